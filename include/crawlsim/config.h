@@ -1,0 +1,171 @@
+/*
+ * config: job files and graph specs (INI, parsed with inih), their defaults and validation, and
+ * `--set section.key=value` overrides.
+ *
+ * One schema table (src/config/schema.c) lists every key with its section, type, default,
+ * allowed range and one-line documentation. Parsing, validation, `crawlsim help config` and the
+ * option reference in the README are all generated from it, so they cannot drift apart.
+ */
+#ifndef CRAWLSIM_CONFIG_H
+#define CRAWLSIM_CONFIG_H
+
+#include "crawlsim/core.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define CS_CONF_STR 1024
+
+/* [gen]: the synthetic web model (DESIGN.md "The world"; docs in schema.c). */
+typedef struct cs_gen_config {
+    int64_t pages;
+    int64_t seed;
+    double host_size_mean;
+    double host_size_alpha;
+    int64_t host_size_max;
+    int64_t topics;
+    double topic_skew;
+    int64_t target_topic;
+    double host_topic_purity;
+    double degree_mean;
+    double degree_alpha;
+    int64_t degree_max;
+    double p_host;
+    double p_topic;
+    double host_popularity_skew;
+    double page_popularity_skew;
+    double hub_fraction;
+    double hub_degree_factor;
+    double hub_focus;
+    double topic_spread;
+    double relevance_noise;
+    double relevance_threshold;
+    int64_t term_dim;
+    double term_noise;
+    double anchor_noise;
+    double delta_median;
+    double delta_host_sigma;
+    double delta_page_sigma;
+    double news_fraction;
+    double news_factor;
+    double mu_alpha;
+    double observable_fraction;
+} cs_gen_config;
+
+enum cs_edge_format { CS_EDGES_PAIRS = 0, CS_EDGES_ADJACENCY = 1, CS_EDGES_ADJACENCY_INDEXED = 2 };
+enum cs_node_ids { CS_IDS_INTEGER = 0, CS_IDS_NAME = 1 };
+enum cs_host_source {
+    CS_HOSTS_URL = 0,
+    CS_HOSTS_FIELD = 1,
+    CS_HOSTS_NODE = 2,
+    CS_HOSTS_SINGLE = 3,
+    CS_HOSTS_PER_PAGE = 4
+};
+enum cs_page_features { CS_FEAT_NONE = 0, CS_FEAT_DENSE_BINARY = 1, CS_FEAT_SPARSE = 2 };
+
+/* Field positions in import tables: 0.. = position, -1 = last field, -2 = none. */
+#define CS_FIELD_LAST (-1)
+#define CS_FIELD_NONE (-2)
+
+/* [import]: how `crawlsim import` reads a real graph (docs in schema.c). */
+typedef struct cs_import_config {
+    char edges[CS_CONF_STR];
+    int edge_format;
+    char separators[64];
+    char comment[16];
+    int64_t skip_lines;
+    int64_t src_field;
+    int64_t dst_field;
+    int64_t weight_field;
+    int reverse;
+    int node_ids;
+    int64_t id_base;
+    int self_loops;
+    char pages[CS_CONF_STR];
+    char page_separators[64];
+    int64_t page_skip_lines;
+    int64_t page_id_field;
+    int64_t page_url_field;
+    int64_t page_host_field;
+    int64_t page_label_field;
+    int page_features;
+    int64_t page_features_first;
+    int64_t page_features_count;
+    int64_t label_depth;
+    int hosts;
+    int lowercase_names;
+    char target_label[256];
+} cs_import_config;
+
+typedef struct cs_config {
+    cs_gen_config gen;
+    cs_import_config import;
+    char path[CS_CONF_STR]; /* the file it came from, "" for defaults only */
+    char dir[CS_CONF_STR];  /* its directory, for relative paths inside it ("." if none) */
+} cs_config;
+
+typedef enum cs_conf_type {
+    CS_CONF_INT,    /* int64_t */
+    CS_CONF_DOUBLE, /* double */
+    CS_CONF_BOOL,   /* int, 0/1; true/false/yes/no/on/off/1/0 */
+    CS_CONF_STRING, /* char[size] */
+    CS_CONF_ENUM    /* int index into choices "a|b|c" */
+} cs_conf_type;
+
+typedef struct cs_conf_entry {
+    const char *section;
+    const char *key;
+    cs_conf_type type;
+    const char *def;     /* default, as written in a file */
+    double min, max;     /* inclusive range for INT and DOUBLE */
+    const char *choices; /* ENUM: "a|b|c" */
+    size_t offset;       /* into cs_config */
+    size_t size;         /* STRING: capacity of the char array */
+    const char *doc;
+} cs_conf_entry;
+
+/* Local. The schema table and its length. */
+CS_API const cs_conf_entry *cs_config_schema(size_t *n);
+
+/* Local. Every key to its default. */
+CS_API void cs_config_defaults(cs_config *cfg);
+
+/*
+ * Local. Parses INI text (named `name` in messages) into cfg on top of what cfg holds.
+ * Unknown sections or keys: CS_ERR_CONFIG naming the nearest valid key; bad type or range:
+ * CS_ERR_CONFIG naming name:line.
+ */
+CS_API cs_err cs_config_parse_string(cs_ctx *ctx, const char *text, const char *name,
+                                     cs_config *cfg);
+
+/* Local. Applies one "section.key=value" assignment; `origin` names it in messages. */
+CS_API cs_err cs_config_set(cs_ctx *ctx, cs_config *cfg, const char *assignment,
+                            const char *origin);
+
+/* Local. Checks relations between keys (e.g. p_host + p_topic <= 1). */
+CS_API cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg);
+
+/*
+ * Collective(ctx->comm). Logically collective: path, overrides. Defaults, then the file (read
+ * on rank 0 and broadcast; path NULL = defaults only), then the overrides in order, then
+ * validation. Every rank returns the same code and the same cfg.
+ */
+CS_API cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides,
+                             int n_overrides, cs_config *cfg);
+
+/* Local. Writes the fully resolved config as INI text (every key of the given section, or of
+ * all sections when section is NULL). Returns a malloc'd string in *text (caller frees). */
+CS_API cs_err cs_config_to_ini(cs_ctx *ctx, const cs_config *cfg, const char *section,
+                               char **text);
+
+/* Local. The option reference: plain text for `crawlsim help config`, or the README's
+ * Markdown tables when markdown != 0. section NULL = all sections. */
+CS_API void cs_config_print_help(FILE *out, const char *section, int markdown);
+
+/* Local. Resolves a path from a config file relative to that file's directory into out. */
+CS_API void cs_config_resolve_path(const cs_config *cfg, const char *p, char *out, size_t size);
+
+/* Local. Levenshtein distance, for "did you mean" suggestions. */
+CS_API size_t cs_edit_distance(const char *a, const char *b);
+
+#endif

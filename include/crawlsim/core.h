@@ -1,0 +1,169 @@
+/*
+ * crawlsim core: error codes, the per-process context, collective error agreement, logging,
+ * progress lines and internal assertions (STYLE.md "Errors", "Logging and output").
+ *
+ * Every other module builds on this header. Nothing here keeps mutable global state: the
+ * context carries the communicator, the log level and the last error message.
+ */
+#ifndef CRAWLSIM_CORE_H
+#define CRAWLSIM_CORE_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define CS_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define CS_NORETURN __attribute__((noreturn))
+#define CS_API __attribute__((visibility("default")))
+#else
+#define CS_PRINTF(fmt, args)
+#define CS_NORETURN
+#define CS_API
+#endif
+
+/* The one error table. CS_OK must stay first (value 0). */
+#define CS_ERR_LIST(X)                                                                             \
+    X(CS_OK, "success")                                                                            \
+    X(CS_ERR_USAGE, "bad command line")                                                            \
+    X(CS_ERR_CONFIG, "invalid configuration")                                                      \
+    X(CS_ERR_ARG, "invalid argument")                                                              \
+    X(CS_ERR_NOMEM, "out of memory")                                                               \
+    X(CS_ERR_IO, "I/O error")                                                                      \
+    X(CS_ERR_FORMAT, "malformed input")                                                            \
+    X(CS_ERR_SCHEMA, "unsupported file schema")                                                    \
+    X(CS_ERR_HDF5, "HDF5 error")                                                                   \
+    X(CS_ERR_MPI, "MPI error")                                                                     \
+    X(CS_ERR_LIMIT, "size beyond a supported limit")                                               \
+    X(CS_ERR_INTERNAL, "internal error")
+
+#define CS_ERR_ENUM_(name, msg) name,
+typedef enum cs_err { CS_ERR_LIST(CS_ERR_ENUM_) CS_ERR_COUNT_ } cs_err;
+#undef CS_ERR_ENUM_
+
+/* Local. The fixed message of an error code ("unknown error" for values outside the table). */
+CS_API const char *cs_strerror(cs_err code);
+/* Local. The symbolic name of an error code ("CS_ERR_IO"). */
+CS_API const char *cs_errname(cs_err code);
+
+/* Log levels: -q gives QUIET (errors only), default INFO, -v VERBOSE, -vv DEBUG. */
+typedef enum cs_log_level {
+    CS_LOG_ERROR = 0,
+    CS_LOG_WARN = 1,
+    CS_LOG_INFO = 2,
+    CS_LOG_VERBOSE = 3,
+    CS_LOG_DEBUG = 4
+} cs_log_level;
+
+#define CS_ERRMSG_MAX 1024
+
+/*
+ * The per-process context. Caller-owned storage (cs_ctx_init / cs_ctx_fini); plain data so
+ * that later layers (cs_sim) can embed it. comm is borrowed, never freed here.
+ */
+typedef struct cs_ctx {
+    MPI_Comm comm;
+    int rank;
+    int size;
+    cs_log_level level;     /* messages above this level are dropped before formatting */
+    int stderr_is_tty;      /* progress lines redraw in place only on a terminal */
+    double t_start;         /* MPI_Wtime at init, for log time stamps */
+    cs_err err;             /* last recorded error (cs_fail), CS_OK if none */
+    char errmsg[CS_ERRMSG_MAX];
+} cs_ctx;
+
+/* Local. Fills ctx for comm (borrowed). Never fails once MPI is initialised. */
+CS_API void cs_ctx_init(cs_ctx *ctx, MPI_Comm comm, cs_log_level level);
+/* Local. Nothing to free today; kept for symmetry and future members. */
+CS_API void cs_ctx_fini(cs_ctx *ctx);
+
+/*
+ * Local. Records a user-facing error message on this rank and returns code, so that
+ * `return cs_fail(ctx, CS_ERR_CONFIG, "%s:%d: ...", file, line)` reads naturally. The first
+ * message recorded wins until cs_ctx_clear_error; later calls only return their code. The
+ * message should name the file, key or line at fault.
+ */
+CS_API cs_err cs_fail(cs_ctx *ctx, cs_err code, const char *fmt, ...) CS_PRINTF(3, 4);
+/* Local. Forgets the recorded error. */
+CS_API void cs_ctx_clear_error(cs_ctx *ctx);
+
+/*
+ * Collective(ctx->comm). Agreement of errors across ranks: every rank passes its local code;
+ * every rank returns the same code, that of the lowest rank that failed (CS_OK if none), and
+ * that rank's message is copied into every rank's ctx->errmsg. Call it after every locally
+ * fallible step and before the next collective or branch (STYLE.md "Errors").
+ */
+CS_API cs_err cs_agree(cs_ctx *ctx, cs_err local);
+
+/*
+ * Collective(ctx->comm). Prints the agreed error (message from cs_agree) once, from rank 0, to
+ * stderr as "crawlsim: error: <message>" (or the code's fixed text when no message was given).
+ */
+CS_API void cs_report_error(const cs_ctx *ctx, cs_err code);
+
+/* Local. Formats and prints a log line to stderr; use the macros below, which test the level
+ * before evaluating any argument. */
+CS_API void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, const char *fmt,
+                         ...) CS_PRINTF(4, 5);
+
+/* Logically collective in spirit: prints from rank 0 only. */
+#define CS_LOG(ctx, lvl, ...)                                                                      \
+    do {                                                                                           \
+        if ((ctx)->rank == 0 && (ctx)->level >= (lvl))                                             \
+            cs_log_print((ctx), (lvl), 0, __VA_ARGS__);                                            \
+    } while (0)
+/* Local: every rank prints, prefixed "[r/size]". */
+#define CS_LOG_ALL(ctx, lvl, ...)                                                                  \
+    do {                                                                                           \
+        if ((ctx)->level >= (lvl))                                                                 \
+            cs_log_print((ctx), (lvl), 1, __VA_ARGS__);                                            \
+    } while (0)
+
+/*
+ * Propagation with one goto ladder: the enclosing function declares `cs_err rc` and a label
+ * `fail:` that releases what was acquired, in reverse order, and returns rc.
+ */
+#define CS_TRY(ctx, expr)                                                                          \
+    do {                                                                                           \
+        rc = (expr);                                                                               \
+        if (rc != CS_OK) {                                                                         \
+            if ((ctx) != NULL && (ctx)->level >= CS_LOG_DEBUG)                                     \
+                cs_log_print((ctx), CS_LOG_DEBUG, 1, "%s:%d: %s -> %s", __FILE__, __LINE__,       \
+                             #expr, cs_errname(rc));                                               \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Internal invariant failures: print "[rank r/size] file:line: expr" and MPI_Abort. */
+CS_API CS_NORETURN void cs_assert_fail(const char *file, int line, const char *expr);
+#define CS_ASSERT(expr) ((expr) ? (void)0 : cs_assert_fail(__FILE__, __LINE__, #expr))
+
+/* Local. malloc/calloc that record CS_ERR_NOMEM with the size and what it was for. */
+CS_API cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
+CS_API cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
+
+/*
+ * Progress of a long piece of work, printed by rank 0: on a terminal a line redrawn in place
+ * at most 5 times a second; in a batch log (stderr not a terminal) one line every
+ * `batch_interval` seconds. Silent below CS_LOG_INFO. done/total count rank 0's own share
+ * (every rank does a similar share), so no communication is needed.
+ */
+typedef struct cs_progress {
+    const cs_ctx *ctx;
+    const char *what;
+    uint64_t total;
+    double t_begin;
+    double t_last;
+    double interval;
+    int printed;
+} cs_progress;
+
+CS_API void cs_progress_begin(cs_progress *p, const cs_ctx *ctx, const char *what, uint64_t total);
+CS_API void cs_progress_update(cs_progress *p, uint64_t done);
+CS_API void cs_progress_end(cs_progress *p);
+
+/* Local. Wall-clock seconds (MPI_Wtime). */
+CS_API double cs_now(void);
+
+#endif

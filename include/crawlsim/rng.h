@@ -1,0 +1,115 @@
+/*
+ * rng: counter-based random streams (Random123 Philox4x64-10) keyed by (seed, domain, id, sub)
+ * with the draw index as counter, and the distributions the models need.
+ *
+ * A stream is never keyed by rank or thread (STYLE.md "Randomness and determinism"): the same
+ * (seed, domain, id, sub) gives the same numbers everywhere, so the world is a pure function of
+ * the seed and the entity id. Streams are tiny plain structs: create them on the stack, one per
+ * entity, and throw them away.
+ *
+ * Key   = {seed, id};  counter = {block index, domain, sub, 0}.
+ * Each Philox call yields four 64-bit words, consumed in order.
+ */
+#ifndef CRAWLSIM_RNG_H
+#define CRAWLSIM_RNG_H
+
+#include "crawlsim/core.h"
+
+#include <stdint.h>
+
+/* Domains: one per kind of randomness, so that streams of different uses never overlap.
+ * Append only: renumbering changes every generated world. */
+typedef enum cs_rng_domain {
+    CS_RNG_TEST = 0,
+    CS_RNG_HOST_SIZE = 1,  /* id = host */
+    CS_RNG_HOST = 2,       /* id = host: topic, change-rate class */
+    CS_RNG_PAGE = 3,       /* id = page: topic, relevance, delta, mu, observable, hub */
+    CS_RNG_LINKS = 4,      /* id = page: out-degree and targets */
+    CS_RNG_TERMS = 5,      /* id = page: term vector */
+    CS_RNG_ANCHOR = 6,     /* id = source page, sub = target page */
+    CS_RNG_TOPIC = 7,      /* id = topic: prototype vectors, host shuffles */
+    CS_RNG_IMPORT = 8,     /* id = page: model attributes of imported pages */
+    CS_RNG_CHANGES = 9,    /* id = page: Poisson change times (refresh issue) */
+    CS_RNG_POLICY = 10,    /* id = entity of a policy (later issues) */
+    CS_RNG_DOMAIN_COUNT_
+} cs_rng_domain;
+
+typedef struct cs_rng {
+    uint64_t key[2];
+    uint64_t ctr[4];
+    uint64_t buf[4];
+    unsigned used; /* words of buf consumed; 4 = refill needed */
+} cs_rng;
+
+/* Local. A stream positioned at its first draw. */
+CS_API void cs_rng_init(cs_rng *r, uint64_t seed, cs_rng_domain domain, uint64_t id, uint64_t sub);
+/* Local. Jumps to draw block `block` (each block is 4 words), discarding buffered words. */
+CS_API void cs_rng_seek(cs_rng *r, uint64_t block);
+
+/* Local. The next raw 64-bit word. */
+CS_API uint64_t cs_rng_u64(cs_rng *r);
+/* Local. Uniform on [0,1) with 53 random bits. */
+CS_API double cs_rng_uniform(cs_rng *r);
+/* Local. Uniform on (0,1], safe under log(). */
+CS_API double cs_rng_uniform_pos(cs_rng *r);
+/* Local. Uniform integer in [0, n), unbiased (Lemire's method); n > 0. */
+CS_API uint64_t cs_rng_below(cs_rng *r, uint64_t n);
+/* Local. Bernoulli(p). */
+CS_API int cs_rng_bernoulli(cs_rng *r, double p);
+/* Local. Standard normal N(0,1) (Box-Muller on two uniforms, no cached second value so the
+ * stream position is a function of the number of calls only). */
+CS_API double cs_rng_normal(cs_rng *r);
+/* Local. exp(mu + sigma N(0,1)). */
+CS_API double cs_rng_lognormal(cs_rng *r, double mu, double sigma);
+/* Local. Exponential with the given rate (> 0): mean 1/rate. */
+CS_API double cs_rng_exponential(cs_rng *r, double rate);
+/* Local. Poisson with the given mean (>= 0): inversion below 30, PTRS (Hormann 1993) above. */
+CS_API uint64_t cs_rng_poisson(cs_rng *r, double mean);
+/* Local. Continuous Pareto: P(X > x) = (xmin/x)^(alpha-1) for x >= xmin, i.e. density
+ * exponent alpha (> 1). */
+CS_API double cs_rng_pareto(cs_rng *r, double xmin, double alpha);
+/* Local. Continuous power law on [xmin, xmax] with density exponent alpha (alpha != 1 or 1). */
+CS_API double cs_rng_power_bounded(cs_rng *r, double xmin, double xmax, double alpha);
+
+/* Zipf on {1..n}: P(k) proportional to k^-s, s >= 0, exact (rejection-inversion,
+ * Hormann & Derflinger 1996). The constants are precomputed once per (n, s). */
+typedef struct cs_zipf {
+    uint64_t n;
+    double s;
+    double h_x1;    /* H(1.5) - 1 */
+    double h_n;     /* H(n + 0.5) */
+    double sconst;  /* 2 - H^{-1}(H(2.5) - h(2)) */
+} cs_zipf;
+
+/* Local. Prepares a Zipf sampler; CS_ERR_ARG if n == 0 or s < 0 or not finite. */
+CS_API cs_err cs_zipf_init(cs_zipf *z, uint64_t n, double s);
+/* Local. One draw in {1..n}. */
+CS_API uint64_t cs_zipf_draw(const cs_zipf *z, cs_rng *r);
+
+/* Categorical over k outcomes by Walker's alias method: O(k) setup, O(1) draws.
+ * Caller-owned storage; cs_alias_fini frees what cs_alias_init allocated. */
+typedef struct cs_alias {
+    int64_t k;
+    double *prob;
+    int64_t *alias;
+} cs_alias;
+
+/* Local. weights[k] >= 0 with a positive finite sum; CS_ERR_ARG otherwise, CS_ERR_NOMEM. */
+CS_API cs_err cs_alias_init(cs_alias *a, const double *weights, int64_t k);
+/* Local. One draw in [0, k). */
+CS_API int64_t cs_alias_draw(const cs_alias *a, cs_rng *r);
+/* Local. Frees the tables; accepts a zeroed struct. */
+CS_API void cs_alias_fini(cs_alias *a);
+
+/* Local. A stateless 64-bit mixer (splitmix64 finaliser), for hashing ids. */
+static inline uint64_t cs_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+#endif

@@ -1,0 +1,556 @@
+/*
+ * config: parsing (inih), typed assignment with range checks, "did you mean" suggestions,
+ * cross-key validation, broadcast from rank 0, and the generated option reference.
+ */
+#include "crawlsim/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+size_t cs_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 127 || lb > 127)
+        return la > lb ? la : lb;
+    size_t prev[128], cur[128];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            size_t m = sub < del ? sub : del;
+            cur[j] = m < ins ? m : ins;
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
+    }
+    return prev[lb];
+}
+
+static const cs_conf_entry *find_entry(const char *section, const char *key)
+{
+    size_t n;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(s[i].section, section) == 0 && strcasecmp(s[i].key, key) == 0)
+            return &s[i];
+    return NULL;
+}
+
+/* The nearest "section.key" to what was written, or NULL if nothing is close. */
+static const cs_conf_entry *nearest_entry(const char *section, const char *key)
+{
+    size_t n;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    char want[300], have[300];
+    snprintf(want, sizeof want, "%s.%s", section, key);
+    const cs_conf_entry *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(have, sizeof have, "%s.%s", s[i].section, s[i].key);
+        size_t d = cs_edit_distance(want, have);
+        /* A key that is right but in the wrong section is a near miss too. */
+        if (strcasecmp(s[i].key, key) == 0 && d > 1)
+            d = 1;
+        if (d < best_d) {
+            best_d = d;
+            best = &s[i];
+        }
+    }
+    size_t len = strlen(want);
+    return (best != NULL && best_d <= (len / 3 > 2 ? len / 3 : 2)) ? best : NULL;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    static const char *yes[] = {"1", "true", "yes", "on"}, *no[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0)
+            return *out = 1, 1;
+        if (strcasecmp(v, no[i]) == 0)
+            return *out = 0, 1;
+    }
+    return 0;
+}
+
+/* Copies v into dst (capacity cap) turning the escapes \t, \n and \\ into characters. */
+static int unescape(const char *v, char *dst, size_t cap)
+{
+    size_t j = 0;
+    for (size_t i = 0; v[i] != '\0'; i++) {
+        char c = v[i];
+        if (c == '\\' && v[i + 1] != '\0') {
+            char e = v[++i];
+            c = e == 't' ? '\t' : e == 'n' ? '\n' : e;
+        }
+        if (j + 1 >= cap)
+            return 0;
+        dst[j++] = c;
+    }
+    dst[j] = '\0';
+    return 1;
+}
+
+/* Assigns one value. `where` is "file:line" or "--set" for messages. */
+static cs_err assign(cs_ctx *ctx, cs_config *cfg, const cs_conf_entry *e, const char *value,
+                     const char *where)
+{
+    char *base = (char *)cfg + e->offset;
+    switch (e->type) {
+    case CS_CONF_INT: {
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(value, &end, 0);
+        if (end == value || *end != '\0' || errno != 0) {
+            /* Accept integral floating forms such as 1e6. */
+            double d = strtod(value, &end);
+            if (end == value || *end != '\0' || d != floor(d) || fabs(d) > 9.2e18)
+                return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s = '%s' is not an integer", where,
+                               e->section, e->key, value);
+            v = (long long)d;
+        }
+        if ((double)v < e->min || (double)v > e->max)
+            return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s = %lld is outside [%.17g, %.17g]", where,
+                           e->section, e->key, v, e->min, e->max);
+        memcpy(base, &(int64_t){(int64_t)v}, sizeof(int64_t));
+        return CS_OK;
+    }
+    case CS_CONF_DOUBLE: {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (end == value || *end != '\0' || errno == ERANGE || !isfinite(v))
+            return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s = '%s' is not a finite number", where,
+                           e->section, e->key, value);
+        if (v < e->min || v > e->max)
+            return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s = %g is outside [%g, %g]", where,
+                           e->section, e->key, v, e->min, e->max);
+        memcpy(base, &v, sizeof v);
+        return CS_OK;
+    }
+    case CS_CONF_BOOL: {
+        int b;
+        if (!parse_bool(value, &b))
+            return cs_fail(ctx, CS_ERR_CONFIG,
+                           "%s: %s.%s = '%s' is not a boolean (true/false, yes/no, on/off, 1/0)",
+                           where, e->section, e->key, value);
+        memcpy(base, &b, sizeof b);
+        return CS_OK;
+    }
+    case CS_CONF_STRING:
+        if (!unescape(value, base, e->size))
+            return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s is longer than %zu characters", where,
+                           e->section, e->key, e->size - 1);
+        return CS_OK;
+    case CS_CONF_ENUM: {
+        const char *c = e->choices;
+        int idx = 0;
+        size_t vl = strlen(value);
+        while (*c) {
+            const char *bar = strchr(c, '|');
+            size_t l = bar ? (size_t)(bar - c) : strlen(c);
+            if (l == vl && strncasecmp(c, value, l) == 0) {
+                memcpy(base, &idx, sizeof idx);
+                return CS_OK;
+            }
+            idx++;
+            c += l + (bar ? 1 : 0);
+        }
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s = '%s' is not one of %s", where, e->section,
+                       e->key, value, e->choices);
+    }
+    }
+    return cs_fail(ctx, CS_ERR_INTERNAL, "unknown config type");
+}
+
+static cs_err unknown_key(cs_ctx *ctx, const char *where, const char *section, const char *key)
+{
+    const cs_conf_entry *near = nearest_entry(section, key);
+    if (near != NULL)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: unknown key '%s.%s'; did you mean '%s.%s'? (crawlsim help config "
+                       "lists every key)",
+                       where, section, key, near->section, near->key);
+    return cs_fail(ctx, CS_ERR_CONFIG,
+                   "%s: unknown key '%s.%s' (crawlsim help config lists every key)", where,
+                   section, key);
+}
+
+void cs_config_defaults(cs_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    size_t n;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    for (size_t i = 0; i < n; i++) {
+        cs_err rc = assign(NULL, cfg, &s[i], s[i].def, "schema");
+        CS_ASSERT(rc == CS_OK); /* a default outside its own range is a bug in schema.c */
+    }
+    snprintf(cfg->dir, sizeof cfg->dir, ".");
+}
+
+/* inih plumbing: a reader over a string that counts lines, so errors can name them. */
+typedef struct parse_state {
+    cs_ctx *ctx;
+    cs_config *cfg;
+    const char *name;
+    const char *cursor;
+    int line;
+    cs_err rc;
+} parse_state;
+
+static char *string_reader(char *buf, int size, void *stream)
+{
+    parse_state *st = stream;
+    const char *c = st->cursor;
+    if (*c == '\0' || size < 2)
+        return NULL;
+    int i = 0;
+    while (i < size - 1 && c[i] != '\0' && c[i] != '\n') {
+        buf[i] = c[i];
+        i++;
+    }
+    if (c[i] == '\n' && i < size - 1)
+        buf[i++] = '\n';
+    buf[i] = '\0';
+    st->cursor = c + i;
+    if (i > 0 && buf[i - 1] == '\n')
+        st->line++;
+    return buf;
+}
+
+static int on_ini_entry(void *user, const char *section, const char *key, const char *value)
+{
+    parse_state *st = user;
+    if (st->rc != CS_OK)
+        return 0;
+    char where[CS_CONF_STR + 32];
+    snprintf(where, sizeof where, "%s:%d", st->name, st->line);
+    if (key == NULL) /* a section header on its own: checked with its first key */
+        return 1;
+    if (section[0] == '\0') {
+        st->rc = cs_fail(st->ctx, CS_ERR_CONFIG, "%s: key '%s' outside any [section]", where, key);
+        return 0;
+    }
+    const cs_conf_entry *e = find_entry(section, key);
+    if (e == NULL) {
+        st->rc = unknown_key(st->ctx, where, section, key);
+        return 0;
+    }
+    st->rc = assign(st->ctx, st->cfg, e, value, where);
+    return st->rc == CS_OK;
+}
+
+cs_err cs_config_parse_string(cs_ctx *ctx, const char *text, const char *name, cs_config *cfg)
+{
+    parse_state st = {ctx, cfg, name, text, 1, CS_OK};
+    int r = ini_parse_stream(string_reader, &st, on_ini_entry, &st);
+    if (st.rc != CS_OK)
+        return st.rc;
+    if (r > 0)
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)",
+                       name, r);
+    if (r < 0)
+        return cs_fail(ctx, CS_ERR_NOMEM, "%s: out of memory while parsing", name);
+    return CS_OK;
+}
+
+cs_err cs_config_set(cs_ctx *ctx, cs_config *cfg, const char *assignment, const char *origin)
+{
+    const char *eq = strchr(assignment, '=');
+    const char *dot = strchr(assignment, '.');
+    if (eq == NULL || dot == NULL || dot > eq)
+        return cs_fail(ctx, CS_ERR_USAGE, "%s '%s': expected section.key=value", origin,
+                       assignment);
+    char section[128], key[128];
+    size_t ls = (size_t)(dot - assignment), lk = (size_t)(eq - dot - 1);
+    if (ls == 0 || lk == 0 || ls >= sizeof section || lk >= sizeof key)
+        return cs_fail(ctx, CS_ERR_USAGE, "%s '%s': expected section.key=value", origin,
+                       assignment);
+    memcpy(section, assignment, ls);
+    section[ls] = '\0';
+    memcpy(key, dot + 1, lk);
+    key[lk] = '\0';
+    const cs_conf_entry *e = find_entry(section, key);
+    if (e == NULL)
+        return unknown_key(ctx, origin, section, key);
+    return assign(ctx, cfg, e, eq + 1, origin);
+}
+
+cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
+{
+    const cs_gen_config *g = &cfg->gen;
+    const char *f = cfg->path[0] ? cfg->path : "configuration";
+    if (g->p_host + g->p_topic > 1.0 + 1e-12)
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.p_host + gen.p_topic = %g exceeds 1", f,
+                       g->p_host + g->p_topic);
+    if (g->target_topic >= g->topics)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: gen.target_topic = %lld must be below gen.topics = %lld", f,
+                       (long long)g->target_topic, (long long)g->topics);
+    if ((double)g->host_size_max < g->host_size_mean)
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.host_size_max = %lld is below host_size_mean = %g",
+                       f, (long long)g->host_size_max, g->host_size_mean);
+    if ((double)g->degree_max < g->degree_mean)
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.degree_max = %lld is below degree_mean = %g", f,
+                       (long long)g->degree_max, g->degree_mean);
+    const cs_import_config *im = &cfg->import;
+    if (im->separators[0] == '\0' || im->page_separators[0] == '\0')
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: import separators must not be empty", f);
+    return CS_OK;
+}
+
+static cs_err read_file_text(cs_ctx *ctx, const char *path, char **out, long *len)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return cs_fail(ctx, CS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    cs_err rc = CS_OK;
+    char *buf = NULL;
+    size_t cap = 4096, n = 0;
+    CS_TRY(ctx, cs_alloc(ctx, &buf, cap, 1, "config text"));
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > (64u << 20)) {
+                rc = cs_fail(ctx, CS_ERR_CONFIG, "'%s' is larger than 64 MiB: not a config file",
+                             path);
+                goto fail;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) {
+                rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory reading '%s'", path);
+                goto fail;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - 1 - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(fp)) {
+        rc = cs_fail(ctx, CS_ERR_IO, "error reading '%s'", path);
+        goto fail;
+    }
+    if (memchr(buf, '\0', n) != NULL) {
+        rc = cs_fail(ctx, CS_ERR_CONFIG, "'%s' contains NUL bytes: not an INI text file", path);
+        goto fail;
+    }
+    buf[n] = '\0';
+    fclose(fp);
+    *out = buf;
+    *len = (long)n;
+    return CS_OK;
+fail:
+    free(buf);
+    fclose(fp);
+    return rc;
+}
+
+cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides,
+                      int n_overrides, cs_config *cfg)
+{
+    cs_err rc = CS_OK;
+    char *text = NULL;
+    long len = 0;
+    cs_config_defaults(cfg);
+    if (path != NULL) {
+        /* Rank 0 reads; everybody parses the same bytes, so errors agree by construction. */
+        cs_err local = CS_OK;
+        if (ctx->rank == 0)
+            local = read_file_text(ctx, path, &text, &len);
+        CS_TRY(ctx, cs_agree(ctx, local));
+        MPI_Bcast(&len, 1, MPI_LONG, 0, ctx->comm);
+        if (ctx->rank != 0)
+            local = cs_alloc(ctx, &text, (size_t)len + 1, 1, "config text");
+        CS_TRY(ctx, cs_agree(ctx, local));
+        MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, ctx->comm);
+        snprintf(cfg->path, sizeof cfg->path, "%s", path);
+        const char *slash = strrchr(path, '/');
+        if (slash == NULL)
+            snprintf(cfg->dir, sizeof cfg->dir, ".");
+        else
+            snprintf(cfg->dir, sizeof cfg->dir, "%.*s", (int)(slash - path + (slash == path)),
+                     path);
+        rc = cs_config_parse_string(ctx, text, path, cfg);
+        if (rc != CS_OK)
+            goto fail;
+    }
+    for (int i = 0; i < n_overrides; i++)
+        if ((rc = cs_config_set(ctx, cfg, overrides[i], "--set")) != CS_OK)
+            goto fail;
+    rc = cs_config_validate(ctx, cfg);
+fail:
+    free(text);
+    return rc;
+}
+
+void cs_config_resolve_path(const cs_config *cfg, const char *p, char *out, size_t size)
+{
+    if (p[0] == '/' || cfg->dir[0] == '\0' || strcmp(cfg->dir, ".") == 0)
+        snprintf(out, size, "%s", p);
+    else
+        snprintf(out, size, "%s/%s", cfg->dir, p);
+}
+
+/* Writes the value of e as it would appear in a file. */
+static void format_value(const cs_config *cfg, const cs_conf_entry *e, char *out, size_t size)
+{
+    const char *base = (const char *)cfg + e->offset;
+    switch (e->type) {
+    case CS_CONF_INT: {
+        int64_t v;
+        memcpy(&v, base, sizeof v);
+        snprintf(out, size, "%lld", (long long)v);
+        return;
+    }
+    case CS_CONF_DOUBLE: {
+        double v;
+        memcpy(&v, base, sizeof v);
+        snprintf(out, size, "%.17g", v);
+        return;
+    }
+    case CS_CONF_BOOL: {
+        int v;
+        memcpy(&v, base, sizeof v);
+        snprintf(out, size, "%s", v ? "true" : "false");
+        return;
+    }
+    case CS_CONF_STRING: {
+        size_t j = 0;
+        for (const char *c = base; *c != '\0' && j + 3 < size; c++) {
+            if (*c == '\t') {
+                out[j++] = '\\';
+                out[j++] = 't';
+            } else if (*c == '\\') {
+                out[j++] = '\\';
+                out[j++] = '\\';
+            } else {
+                out[j++] = *c;
+            }
+        }
+        out[j] = '\0';
+        return;
+    }
+    case CS_CONF_ENUM: {
+        int v;
+        memcpy(&v, base, sizeof v);
+        const char *c = e->choices;
+        for (int i = 0; i < v && c != NULL; i++) {
+            c = strchr(c, '|');
+            if (c != NULL)
+                c++;
+        }
+        if (c == NULL) {
+            snprintf(out, size, "?");
+            return;
+        }
+        const char *bar = strchr(c, '|');
+        snprintf(out, size, "%.*s", (int)(bar ? (size_t)(bar - c) : strlen(c)), c);
+        return;
+    }
+    }
+}
+
+cs_err cs_config_to_ini(cs_ctx *ctx, const cs_config *cfg, const char *section, char **text)
+{
+    size_t n;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    size_t cap = 256;
+    for (size_t i = 0; i < n; i++)
+        cap += strlen(s[i].key) + (s[i].type == CS_CONF_STRING ? 2 * s[i].size : 64) + 32;
+    char *buf = NULL;
+    cs_err rc = cs_alloc(ctx, &buf, cap, 1, "config text");
+    if (rc != CS_OK)
+        return rc;
+    size_t len = 0;
+    const char *cur = NULL;
+    char val[2 * CS_CONF_STR + 8];
+    for (size_t i = 0; i < n; i++) {
+        if (section != NULL && strcmp(section, s[i].section) != 0)
+            continue;
+        if (cur == NULL || strcmp(cur, s[i].section) != 0) {
+            cur = s[i].section;
+            len += (size_t)snprintf(buf + len, cap - len, "%s[%s]\n", len ? "\n" : "", cur);
+        }
+        format_value(cfg, &s[i], val, sizeof val);
+        len += (size_t)snprintf(buf + len, cap - len, "%s = %s\n", s[i].key, val);
+    }
+    *text = buf;
+    return CS_OK;
+}
+
+static const char *type_name(const cs_conf_entry *e)
+{
+    switch (e->type) {
+    case CS_CONF_INT:
+        return "int";
+    case CS_CONF_DOUBLE:
+        return "real";
+    case CS_CONF_BOOL:
+        return "bool";
+    case CS_CONF_STRING:
+        return "string";
+    case CS_CONF_ENUM:
+        return "choice";
+    }
+    return "?";
+}
+
+static void format_range(const cs_conf_entry *e, char *out, size_t size)
+{
+    switch (e->type) {
+    case CS_CONF_INT:
+    case CS_CONF_DOUBLE:
+        snprintf(out, size, "[%.10g, %.10g]", e->min, e->max);
+        return;
+    case CS_CONF_BOOL:
+        snprintf(out, size, "true/false");
+        return;
+    case CS_CONF_ENUM:
+        snprintf(out, size, "%s", e->choices);
+        return;
+    case CS_CONF_STRING:
+        snprintf(out, size, "text");
+        return;
+    }
+}
+
+void cs_config_print_help(FILE *out, const char *section, int markdown)
+{
+    size_t n;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    const char *cur = NULL;
+    char range[256];
+    for (size_t i = 0; i < n; i++) {
+        const cs_conf_entry *e = &s[i];
+        if (section != NULL && strcmp(section, e->section) != 0)
+            continue;
+        format_range(e, range, sizeof range);
+        if (cur == NULL || strcmp(cur, e->section) != 0) {
+            cur = e->section;
+            if (markdown)
+                fprintf(out, "%s#### `[%s]`\n\n| key | type | default | allowed | meaning |\n"
+                             "|---|---|---|---|---|\n",
+                        i ? "\n" : "", cur);
+            else
+                fprintf(out, "%s[%s]\n", i ? "\n" : "", cur);
+        }
+        if (markdown) {
+            /* Escape the table's own delimiter inside cells. */
+            fprintf(out, "| `%s` | %s | `%s` | ", e->key, type_name(e), e->def);
+            for (const char *c = range; *c; c++)
+                fputs(*c == '|' ? "\\|" : (char[2]){*c, 0}, out);
+            fprintf(out, " | %s |\n", e->doc);
+        } else {
+            fprintf(out, "  %-22s %-6s default %-10s %s\n  %24s %s\n", e->key, type_name(e),
+                    e->def[0] ? e->def : "\"\"", range, "", e->doc);
+        }
+    }
+}

@@ -1,0 +1,222 @@
+/*
+ * core: the error table, collective error agreement, logging, progress and assertions.
+ */
+#include "crawlsim/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CS_ERR_MSG_(name, msg) msg,
+#define CS_ERR_NAME_(name, msg) #name,
+static const char *const err_msgs[] = {CS_ERR_LIST(CS_ERR_MSG_)};
+static const char *const err_names[] = {CS_ERR_LIST(CS_ERR_NAME_)};
+#undef CS_ERR_MSG_
+#undef CS_ERR_NAME_
+
+const char *cs_strerror(cs_err code)
+{
+    if ((int)code < 0 || code >= CS_ERR_COUNT_)
+        return "unknown error";
+    return err_msgs[code];
+}
+
+const char *cs_errname(cs_err code)
+{
+    if ((int)code < 0 || code >= CS_ERR_COUNT_)
+        return "CS_ERR_UNKNOWN";
+    return err_names[code];
+}
+
+double cs_now(void) { return MPI_Wtime(); }
+
+void cs_ctx_init(cs_ctx *ctx, MPI_Comm comm, cs_log_level level)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->comm = comm;
+    MPI_Comm_rank(comm, &ctx->rank);
+    MPI_Comm_size(comm, &ctx->size);
+    ctx->level = level;
+    ctx->stderr_is_tty = isatty(STDERR_FILENO);
+    ctx->t_start = MPI_Wtime();
+    ctx->err = CS_OK;
+}
+
+void cs_ctx_fini(cs_ctx *ctx) { (void)ctx; }
+
+void cs_ctx_clear_error(cs_ctx *ctx)
+{
+    ctx->err = CS_OK;
+    ctx->errmsg[0] = '\0';
+}
+
+cs_err cs_fail(cs_ctx *ctx, cs_err code, const char *fmt, ...)
+{
+    if (ctx != NULL && ctx->err == CS_OK && code != CS_OK) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+        va_end(ap);
+        ctx->err = code;
+    }
+    return code;
+}
+
+cs_err cs_agree(cs_ctx *ctx, cs_err local)
+{
+    /* The lowest failing rank speaks for all: its code and message go to every rank. Two
+     * collectives, both always executed by every rank. */
+    int mine = (local != CS_OK) ? ctx->rank : ctx->size;
+    int first = ctx->size;
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS)
+        cs_assert_fail(__FILE__, __LINE__, "MPI_Allreduce in cs_agree");
+    if (first == ctx->size)
+        return CS_OK;
+    struct {
+        int code;
+        char msg[CS_ERRMSG_MAX];
+    } buf;
+    memset(&buf, 0, sizeof buf);
+    if (ctx->rank == first) {
+        buf.code = (int)local;
+        if (ctx->err != CS_OK)
+            memcpy(buf.msg, ctx->errmsg, sizeof buf.msg);
+        else
+            snprintf(buf.msg, sizeof buf.msg, "%s", cs_strerror(local));
+    }
+    if (MPI_Bcast(&buf, (int)sizeof buf, MPI_BYTE, first, ctx->comm) != MPI_SUCCESS)
+        cs_assert_fail(__FILE__, __LINE__, "MPI_Bcast in cs_agree");
+    buf.msg[CS_ERRMSG_MAX - 1] = '\0';
+    ctx->err = (cs_err)buf.code;
+    memcpy(ctx->errmsg, buf.msg, sizeof buf.msg);
+    if (first != 0 && ctx->rank == 0 && ctx->level >= CS_LOG_VERBOSE)
+        fprintf(stderr, "crawlsim: (error raised on rank %d)\n", first);
+    return (cs_err)buf.code;
+}
+
+void cs_report_error(const cs_ctx *ctx, cs_err code)
+{
+    if (ctx->rank != 0 || code == CS_OK)
+        return;
+    if (ctx->err != CS_OK && ctx->errmsg[0] != '\0')
+        fprintf(stderr, "crawlsim: error: %s\n", ctx->errmsg);
+    else
+        fprintf(stderr, "crawlsim: error: %s\n", cs_strerror(code));
+    fflush(stderr);
+}
+
+static const char *level_tag(cs_log_level level)
+{
+    switch (level) {
+    case CS_LOG_ERROR:
+        return "error: ";
+    case CS_LOG_WARN:
+        return "warning: ";
+    case CS_LOG_DEBUG:
+        return "debug: ";
+    default:
+        return "";
+    }
+}
+
+void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    double t = MPI_Wtime() - ctx->t_start;
+    if (all_ranks)
+        fprintf(stderr, "[%d/%d] %8.3fs %s%s\n", ctx->rank, ctx->size, t, level_tag(level), line);
+    else
+        fprintf(stderr, "[crawlsim %8.3fs] %s%s\n", t, level_tag(level), line);
+    fflush(stderr);
+}
+
+void cs_assert_fail(const char *file, int line, const char *expr)
+{
+    int initialized = 0, finalized = 0, rank = 0, size = 1;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+        /* Diagnostics only: the world rank identifies the process in the job's output. */
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+    fprintf(stderr, "[rank %d/%d] %s:%d: assertion failed: %s\n", rank, size, file, line, expr);
+    fflush(stderr);
+    if (initialized && !finalized)
+        MPI_Abort(MPI_COMM_WORLD, 70);
+    abort();
+}
+
+static cs_err alloc_impl(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what,
+                         int zero)
+{
+    void **out = (void **)out_ptr;
+    *out = NULL;
+    if (count == 0)
+        count = 1; /* a valid, freeable pointer even for empty arrays */
+    if (size != 0 && count > SIZE_MAX / size)
+        return cs_fail(ctx, CS_ERR_NOMEM, "allocation of %zu x %zu bytes for %s overflows", count,
+                       size, what);
+    void *p = zero ? calloc(count, size) : malloc(count * size);
+    if (p == NULL)
+        return cs_fail(ctx, CS_ERR_NOMEM, "out of memory allocating %.1f MiB for %s",
+                       (double)(count * size) / 1048576.0, what);
+    *out = p;
+    return CS_OK;
+}
+
+cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what)
+{
+    return alloc_impl(ctx, out_ptr, count, size, what, 0);
+}
+
+cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what)
+{
+    return alloc_impl(ctx, out_ptr, count, size, what, 1);
+}
+
+void cs_progress_begin(cs_progress *p, const cs_ctx *ctx, const char *what, uint64_t total)
+{
+    p->ctx = ctx;
+    p->what = what;
+    p->total = total;
+    p->t_begin = MPI_Wtime();
+    p->t_last = p->t_begin;
+    p->interval = ctx->stderr_is_tty ? 0.2 : 10.0;
+    p->printed = 0;
+}
+
+void cs_progress_update(cs_progress *p, uint64_t done)
+{
+    const cs_ctx *ctx = p->ctx;
+    if (ctx->rank != 0 || ctx->level < CS_LOG_INFO)
+        return;
+    double now = MPI_Wtime();
+    if (now - p->t_last < p->interval)
+        return;
+    p->t_last = now;
+    double frac = p->total ? (double)done / (double)p->total : 0.0;
+    double el = now - p->t_begin;
+    double eta = frac > 0.0 ? el * (1.0 - frac) / frac : 0.0;
+    fprintf(stderr, "%s[crawlsim] %s: %5.1f%%  %.1fs elapsed, ~%.0fs left%s",
+            ctx->stderr_is_tty ? "\r" : "", p->what, 100.0 * frac, el, eta,
+            ctx->stderr_is_tty ? "   " : "\n");
+    fflush(stderr);
+    p->printed = 1;
+}
+
+void cs_progress_end(cs_progress *p)
+{
+    const cs_ctx *ctx = p->ctx;
+    if (ctx->rank != 0 || ctx->level < CS_LOG_INFO || !p->printed)
+        return;
+    if (ctx->stderr_is_tty)
+        fprintf(stderr, "\r[crawlsim] %s: done in %.1fs%30s\n", p->what, MPI_Wtime() - p->t_begin,
+                "");
+    fflush(stderr);
+}
