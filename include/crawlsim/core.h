@@ -75,6 +75,9 @@ typedef struct cs_ctx {
 
 /* Local. Fills ctx for comm (borrowed). Never fails once MPI is initialised. */
 CS_API void cs_ctx_init(cs_ctx *ctx, MPI_Comm comm, cs_log_level level);
+/* Local. A context without MPI (comm = MPI_COMM_NULL, rank 0 of 1): for serial tools and unit
+ * tests, which never call MPI_Init. cs_agree on it returns the local code. */
+CS_API void cs_ctx_init_local(cs_ctx *ctx, cs_log_level level);
 /* Local. Nothing to free today; kept for symmetry and future members. */
 CS_API void cs_ctx_fini(cs_ctx *ctx);
 
@@ -163,7 +166,7 @@ CS_API void cs_progress_begin(cs_progress *p, const cs_ctx *ctx, const char *wha
 CS_API void cs_progress_update(cs_progress *p, uint64_t done);
 CS_API void cs_progress_end(cs_progress *p);
 
-/* Local. Wall-clock seconds (MPI_Wtime). */
+/* Local. Monotonic wall-clock seconds (usable before MPI_Init). */
 CS_API double cs_now(void);
 
 #endif

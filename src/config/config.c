@@ -200,6 +200,7 @@ typedef struct parse_state {
     const char *name;
     const char *cursor;
     int line;
+    int bol; /* the next read starts a new line */
     cs_err rc;
 } parse_state;
 
@@ -209,6 +210,8 @@ static char *string_reader(char *buf, int size, void *stream)
     const char *c = st->cursor;
     if (*c == '\0' || size < 2)
         return NULL;
+    if (st->bol)
+        st->line++;
     int i = 0;
     while (i < size - 1 && c[i] != '\0' && c[i] != '\n') {
         buf[i] = c[i];
@@ -218,8 +221,7 @@ static char *string_reader(char *buf, int size, void *stream)
         buf[i++] = '\n';
     buf[i] = '\0';
     st->cursor = c + i;
-    if (i > 0 && buf[i - 1] == '\n')
-        st->line++;
+    st->bol = i > 0 && buf[i - 1] == '\n';
     return buf;
 }
 
@@ -247,7 +249,7 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
 
 cs_err cs_config_parse_string(cs_ctx *ctx, const char *text, const char *name, cs_config *cfg)
 {
-    parse_state st = {ctx, cfg, name, text, 1, CS_OK};
+    parse_state st = {ctx, cfg, name, text, 0, 1, CS_OK};
     int r = ini_parse_stream(string_reader, &st, on_ini_entry, &st);
     if (st.rc != CS_OK)
         return st.rc;
@@ -366,11 +368,13 @@ cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *override
         if (ctx->rank == 0)
             local = read_file_text(ctx, path, &text, &len);
         CS_TRY(ctx, cs_agree(ctx, local));
-        MPI_Bcast(&len, 1, MPI_LONG, 0, ctx->comm);
-        if (ctx->rank != 0)
-            local = cs_alloc(ctx, &text, (size_t)len + 1, 1, "config text");
-        CS_TRY(ctx, cs_agree(ctx, local));
-        MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, ctx->comm);
+        if (ctx->comm != MPI_COMM_NULL) {
+            MPI_Bcast(&len, 1, MPI_LONG, 0, ctx->comm);
+            if (ctx->rank != 0)
+                local = cs_alloc(ctx, &text, (size_t)len + 1, 1, "config text");
+            CS_TRY(ctx, cs_agree(ctx, local));
+            MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, ctx->comm);
+        }
         snprintf(cfg->path, sizeof cfg->path, "%s", path);
         const char *slash = strrchr(path, '/');
         if (slash == NULL)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CS_ERR_MSG_(name, msg) msg,
@@ -29,7 +30,13 @@ const char *cs_errname(cs_err code)
     return err_names[code];
 }
 
-double cs_now(void) { return MPI_Wtime(); }
+double cs_now(void)
+{
+    /* Not MPI_Wtime: unit tests and serial tools run without MPI_Init. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void cs_ctx_init(cs_ctx *ctx, MPI_Comm comm, cs_log_level level)
 {
@@ -39,8 +46,19 @@ void cs_ctx_init(cs_ctx *ctx, MPI_Comm comm, cs_log_level level)
     MPI_Comm_size(comm, &ctx->size);
     ctx->level = level;
     ctx->stderr_is_tty = isatty(STDERR_FILENO);
-    ctx->t_start = MPI_Wtime();
+    ctx->t_start = cs_now();
     ctx->err = CS_OK;
+}
+
+void cs_ctx_init_local(cs_ctx *ctx, cs_log_level level)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->comm = MPI_COMM_NULL;
+    ctx->rank = 0;
+    ctx->size = 1;
+    ctx->level = level;
+    ctx->stderr_is_tty = isatty(STDERR_FILENO);
+    ctx->t_start = cs_now();
 }
 
 void cs_ctx_fini(cs_ctx *ctx) { (void)ctx; }
@@ -67,6 +85,8 @@ cs_err cs_agree(cs_ctx *ctx, cs_err local)
 {
     /* The lowest failing rank speaks for all: its code and message go to every rank. Two
      * collectives, both always executed by every rank. */
+    if (ctx->comm == MPI_COMM_NULL) /* a local context agrees with itself */
+        return local;
     int mine = (local != CS_OK) ? ctx->rank : ctx->size;
     int first = ctx->size;
     if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS)
@@ -127,7 +147,7 @@ void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, const ch
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    double t = MPI_Wtime() - ctx->t_start;
+    double t = cs_now() - ctx->t_start;
     if (all_ranks)
         fprintf(stderr, "[%d/%d] %8.3fs %s%s\n", ctx->rank, ctx->size, t, level_tag(level), line);
     else
@@ -185,7 +205,7 @@ void cs_progress_begin(cs_progress *p, const cs_ctx *ctx, const char *what, uint
     p->ctx = ctx;
     p->what = what;
     p->total = total;
-    p->t_begin = MPI_Wtime();
+    p->t_begin = cs_now();
     p->t_last = p->t_begin;
     p->interval = ctx->stderr_is_tty ? 0.2 : 10.0;
     p->printed = 0;
@@ -196,7 +216,7 @@ void cs_progress_update(cs_progress *p, uint64_t done)
     const cs_ctx *ctx = p->ctx;
     if (ctx->rank != 0 || ctx->level < CS_LOG_INFO)
         return;
-    double now = MPI_Wtime();
+    double now = cs_now();
     if (now - p->t_last < p->interval)
         return;
     p->t_last = now;
@@ -216,7 +236,7 @@ void cs_progress_end(cs_progress *p)
     if (ctx->rank != 0 || ctx->level < CS_LOG_INFO || !p->printed)
         return;
     if (ctx->stderr_is_tty)
-        fprintf(stderr, "\r[crawlsim] %s: done in %.1fs%30s\n", p->what, MPI_Wtime() - p->t_begin,
+        fprintf(stderr, "\r[crawlsim] %s: done in %.1fs%30s\n", p->what, cs_now() - p->t_begin,
                 "");
     fflush(stderr);
 }

@@ -1,3 +1,297 @@
-/* crawlsim command (being written). */
-int main(void);
-int main(void) { return 0; }
+/*
+ * main: the `crawlsim` command. Initialises MPI (FUNNELED: OpenMP threads never call MPI),
+ * parses the command line identically on every rank, dispatches to a subcommand and turns its
+ * agreed error into one message from rank 0 and the same exit code on every rank.
+ *
+ * Exit codes: 0 success, 1 error in data, files or configuration, 2 bad command line.
+ */
+#include "crawlsim/config.h"
+#include "crawlsim/core.h"
+#include "crawlsim/gen.h"
+#include "crawlsim/graphio.h"
+#include "crawlsim/import.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SETS 256
+
+/* The parsed command line: global flags plus what the subcommand takes. */
+typedef struct cli {
+    const char *cmd;
+    const char *pos[8];
+    int npos;
+    const char *output;
+    const char *sets[MAX_SETS];
+    int nsets;
+    int verbosity; /* -1 quiet, 0 normal, 1.. verbose */
+    int help;
+    int markdown;
+    double threshold;
+    int threshold_set;
+} cli;
+
+typedef struct command {
+    const char *name;
+    const char *synopsis;
+    const char *help;
+    cs_err (*run)(cs_ctx *ctx, const cli *c);
+} command;
+
+static cs_err usage_error(cs_ctx *ctx, const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    return cs_fail(ctx, CS_ERR_USAGE, "%s (see crawlsim --help)", msg);
+}
+
+/* ---- gen ------------------------------------------------------------------------------------ */
+
+static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos > 1)
+        return usage_error(ctx, "gen takes at most one spec file, got extra argument '%s'",
+                           c->pos[1]);
+    if (c->output == NULL)
+        return usage_error(ctx, "gen needs an output file: -o FILE.h5%s", "");
+    cs_config cfg;
+    cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    return cs_gen_write(ctx, &cfg, c->output);
+}
+
+/* ---- info ----------------------------------------------------------------------------------- */
+
+static cs_err cmd_info(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos != 1)
+        return usage_error(ctx, "info takes exactly one graph file%s", "");
+    cs_graph_info info;
+    cs_err rc = cs_graph_info_compute(ctx, c->pos[0], c->threshold_set ? c->threshold : 0.5, &info);
+    if (rc != CS_OK)
+        return rc;
+    if (ctx->rank == 0) {
+        printf("file %s\n", c->pos[0]);
+        cs_graph_info_print(stdout, &info);
+        fflush(stdout);
+    }
+    return CS_OK;
+}
+
+/* ---- import --------------------------------------------------------------------------------- */
+
+static cs_err cmd_import(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos != 1)
+        return usage_error(ctx, "import takes exactly one import spec (see graphs/*.ini)%s", "");
+    if (c->output == NULL)
+        return usage_error(ctx, "import needs an output file: -o FILE.h5%s", "");
+    cs_config cfg;
+    cs_err rc = cs_config_load(ctx, c->pos[0], c->sets, c->nsets, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    return cs_import_run(ctx, &cfg, c->output);
+}
+
+/* ---- help ----------------------------------------------------------------------------------- */
+
+static cs_err cmd_help(cs_ctx *ctx, const cli *c);
+
+static const command commands[] = {
+    {"gen", "crawlsim gen [SPEC.ini] -o WEB.h5 [--set gen.KEY=VALUE ...]",
+     "Generates a synthetic web graph from the [gen] section of SPEC.ini (defaults without one)\n"
+     "and writes it to WEB.h5. Run it under mpirun/srun with any number of ranks: each rank\n"
+     "generates a slice of the page ids, with OpenMP threads inside; the file is identical for\n"
+     "any rank or thread count. Written atomically (temporary name, then rename).\n",
+     cmd_gen},
+    {"info", "crawlsim info WEB.h5 [--relevance-threshold X]",
+     "Prints the statistics of a graph file: pages, links, hosts, topics, out/in-degree\n"
+     "summaries with fitted power-law exponents, links within host and topic, relevant\n"
+     "fraction (relevance >= X, default 0.5), reciprocity, change-rate and importance summaries.\n"
+     "Runs under mpirun with any number of ranks (each reads its block of pages).\n",
+     cmd_info},
+    {"import", "crawlsim import SPEC.ini -o WEB.h5 [--set import.KEY=VALUE ...]",
+     "Imports a real graph (edge list, plain or gzip, plus an optional page table) described by\n"
+     "the [import] section of SPEC.ini into the graph schema. Change rates, importance and\n"
+     "observability come from the [gen] model. Specs for the bundled datasets: graphs/*.ini.\n",
+     cmd_import},
+    {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
+     "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void print_main_help(FILE *out)
+{
+    fprintf(out,
+            "crawlsim %s - a distributed simulator of learning web crawlers\n\n"
+            "usage: mpirun -n P crawlsim [-v|-vv|-q] COMMAND [ARGS] [--set SECTION.KEY=VALUE ...]\n\n"
+            "commands:\n",
+            CRAWLSIM_VERSION);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %s\n", commands[i].synopsis);
+    fprintf(out, "\noptions (any command):\n"
+                 "  -o, --output FILE   output file\n"
+                 "  --set S.K=V         override a key of the job/spec file (repeatable)\n"
+                 "  -v, -vv             more log output (verbose, debug); -q errors only\n"
+                 "  -h, --help          help (crawlsim COMMAND --help for a command)\n"
+                 "  --version           print the version\n\n"
+                 "Every key, its default and range: crawlsim help config\n"
+                 "Exit status: 0 success, 1 error in data/files/configuration, 2 bad command "
+                 "line.\n");
+}
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static cs_err cmd_help(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos >= 1 && strcmp(c->pos[0], "config") == 0) {
+        const char *section = c->npos >= 2 ? c->pos[1] : NULL;
+        if (section != NULL && strcmp(section, "gen") != 0 && strcmp(section, "import") != 0)
+            return usage_error(ctx, "no config section '%s' (sections: gen, import)", section);
+        if (ctx->rank == 0)
+            cs_config_print_help(stdout, section, c->markdown);
+        return CS_OK;
+    }
+    if (c->npos >= 1) {
+        const command *cmd = find_command(c->pos[0]);
+        if (cmd == NULL)
+            return usage_error(ctx, "no command '%s'", c->pos[0]);
+        if (ctx->rank == 0)
+            printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+        return CS_OK;
+    }
+    if (ctx->rank == 0)
+        print_main_help(stdout);
+    return CS_OK;
+}
+
+/* ---- command line --------------------------------------------------------------------------- */
+
+static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs a file name", a);
+            c->output = argv[i];
+        } else if (strncmp(a, "--output=", 9) == 0) {
+            c->output = a + 9;
+        } else if (strcmp(a, "--set") == 0) {
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs SECTION.KEY=VALUE", a);
+            if (c->nsets == MAX_SETS)
+                return usage_error(ctx, "too many --set options (at most %s)", "256");
+            c->sets[c->nsets++] = argv[i];
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            if (c->nsets == MAX_SETS)
+                return usage_error(ctx, "too many --set options (at most %s)", "256");
+            c->sets[c->nsets++] = a + 6;
+        } else if (strcmp(a, "--relevance-threshold") == 0) {
+            char *end = NULL;
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs a number", a);
+            c->threshold = strtod(argv[i], &end);
+            if (end == argv[i] || *end != '\0' || !(c->threshold >= 0.0 && c->threshold <= 1.0))
+                return usage_error(ctx, "--relevance-threshold '%s' is not a number in [0,1]",
+                                   argv[i]);
+            c->threshold_set = 1;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            c->verbosity++;
+        } else if (strcmp(a, "-vv") == 0) {
+            c->verbosity += 2;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c->verbosity = -1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            c->help = 1;
+        } else if (strcmp(a, "--markdown") == 0) {
+            c->markdown = 1;
+        } else if (strcmp(a, "--version") == 0) {
+            c->cmd = "version";
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error(ctx, "unknown option '%s'", a);
+        } else if (c->cmd == NULL) {
+            c->cmd = a;
+        } else {
+            if (c->npos == (int)(sizeof c->pos / sizeof c->pos[0]))
+                return usage_error(ctx, "too many arguments at '%s'", a);
+            c->pos[c->npos++] = a;
+        }
+    }
+    return CS_OK;
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "crawlsim: error: MPI_Init_thread failed\n");
+        return 1;
+    }
+    cs_ctx ctx;
+    cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_INFO);
+    cs_err rc = CS_OK;
+    cli c;
+    if (provided < MPI_THREAD_FUNNELED) {
+        rc = cs_fail(&ctx, CS_ERR_MPI,
+                     "the MPI library provides thread level %d, crawlsim needs "
+                     "MPI_THREAD_FUNNELED",
+                     provided);
+        goto done;
+    }
+    /* argv is the same on every rank, so parse errors agree without communication. */
+    rc = parse_cli(&ctx, argc, argv, &c);
+    if (rc != CS_OK)
+        goto done;
+    ctx.level = c.verbosity < 0   ? CS_LOG_ERROR
+                : c.verbosity == 0 ? CS_LOG_INFO
+                : c.verbosity == 1 ? CS_LOG_VERBOSE
+                                   : CS_LOG_DEBUG;
+    if (c.cmd != NULL && strcmp(c.cmd, "version") == 0) {
+        if (ctx.rank == 0)
+            printf("crawlsim %s\n", CRAWLSIM_VERSION);
+        goto done;
+    }
+    if (c.cmd == NULL) {
+        if (c.help) {
+            if (ctx.rank == 0)
+                print_main_help(stdout);
+            goto done;
+        }
+        if (ctx.rank == 0)
+            print_main_help(stderr);
+        rc = cs_fail(&ctx, CS_ERR_USAGE, "no command given");
+        goto done;
+    }
+    const command *cmd = find_command(c.cmd);
+    if (cmd == NULL) {
+        rc = usage_error(&ctx, "unknown command '%s'", c.cmd);
+        goto done;
+    }
+    if (c.help) {
+        if (ctx.rank == 0)
+            printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+        goto done;
+    }
+    CS_LOG(&ctx, CS_LOG_VERBOSE, "crawlsim %s: %s on %d rank(s), %d OpenMP thread(s) per rank",
+           CRAWLSIM_VERSION, cmd->name, ctx.size, omp_get_max_threads());
+    rc = cmd->run(&ctx, &c);
+done:
+    /* Every path above is taken by all ranks alike; agree once more so that a local failure
+     * inside a command that returned without agreeing still ends the job together. */
+    rc = cs_agree(&ctx, rc);
+    cs_report_error(&ctx, rc);
+    cs_ctx_fini(&ctx);
+    MPI_Finalize();
+    return rc == CS_OK ? 0 : rc == CS_ERR_USAGE ? 2 : 1;
+}

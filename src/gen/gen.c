@@ -1,0 +1,683 @@
+/*
+ * gen: the synthetic web model of DESIGN.md "The world".
+ *
+ * Layout. Hosts are contiguous ranges of page ids (as in a crawl sorted by URL) with sizes
+ * drawn from a bounded power law; each host has a topic drawn by topic size (Zipf over
+ * topics), and each page keeps its host's topic with probability host_topic_purity.
+ *
+ * Links. A page draws its out-degree d from a bounded power law (hubs: d times a factor), then
+ * d distinct targets, each by one of three kinds:
+ *   host   (p_host):  a page of its own host, popular pages first (in-host rank ~ power law);
+ *   topic  (p_topic): a popular host of the page's topic elsewhere (alias table over the
+ *                     topic's hosts with Zipf weights), then a popular page in it that has the
+ *                     topic (a few redraws);
+ *   any    (rest):    a popular host anywhere, then a popular page in it.
+ * A hub sends hub_focus of its links into its own hub topic on other hosts, so that irrelevant
+ * pages lead into relevant regions (the tunnelling of the focused-crawling papers).
+ * Popularity by rank (Zipf) gives heavy-tailed in-degrees; topics on a ring with relevance
+ * decaying with ring distance give topical locality that fades over a few hops.
+ *
+ * Purity. Everything is drawn from counter-based streams keyed by (seed, domain, id): host
+ * tables are computed identically on every rank, page values from the page's own streams, so
+ * the graph is the same for any number of ranks and threads.
+ */
+#include "crawlsim/gen.h"
+
+#include "crawlsim/rng.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Candidate draws allowed per link before a page settles for fewer distinct links. */
+#define GEN_ATTEMPTS_PER_LINK 4
+/* Redraws of a page inside a topic host until one of the wanted topic is found. */
+#define GEN_TOPIC_REDRAWS 3
+
+struct cs_gen {
+    cs_gen_config cfg;
+    int64_t n_pages;
+    int64_t n_hosts;
+    int32_t n_topics;
+    int64_t *host_first;  /* n_hosts + 1 */
+    int32_t *host_topic;  /* n_hosts */
+    double *host_c;       /* in-host popularity constant (see page_in_host) */
+    cs_alias topic_size;  /* topic of a host or of an off-topic page, by size */
+    int64_t *topic_off;   /* n_topics + 1 offsets into topic_hosts */
+    int64_t *topic_hosts; /* hosts of each topic, in popularity order */
+    cs_alias *topic_pick; /* per topic: popularity rank of a host (Zipf) */
+    int64_t *any_hosts;   /* all hosts, in popularity order */
+    cs_alias any_pick;    /* popularity rank over all hosts */
+    float *proto;         /* n_topics x term_dim unit prototypes */
+    double deg_xmin;      /* bounded power-law lower end for out-degrees */
+    double page_inv;      /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
+};
+
+/* ---- bounded power law with a prescribed mean --------------------------------------------- */
+
+/* P(X >= k) for X ~ density x^-alpha on [xmin, xmax). */
+static double pl_tail(double k, double xmin, double xmax, double alpha)
+{
+    if (k <= xmin)
+        return 1.0;
+    if (k >= xmax)
+        return 0.0;
+    double a = 1.0 - alpha;
+    return (pow(k, a) - pow(xmax, a)) / (pow(xmin, a) - pow(xmax, a));
+}
+
+/* E[floor X] = sum_{k>=1} P(X >= k), exact up to 2^16 terms, then by an integral. */
+static double pl_floor_mean(double xmin, double xmax, double alpha)
+{
+    double s = 0.0;
+    double kmax = floor(xmax);
+    double direct = kmax < 65536.0 ? kmax : 65536.0;
+    for (double k = 1.0; k <= direct; k += 1.0)
+        s += pl_tail(k, xmin, xmax, alpha);
+    if (kmax > direct) {
+        /* integral of the tail from direct + 0.5 to xmax (midpoint rule's continuation) */
+        double a = 1.0 - alpha, lo = direct + 0.5;
+        double denom = pow(xmin, a) - pow(xmax, a);
+        double integ = (fabs(2.0 - alpha) < 1e-12)
+                           ? (log(xmax) - log(lo))
+                           : (pow(xmax, 2.0 - alpha) - pow(lo, 2.0 - alpha)) / (2.0 - alpha);
+        s += (integ - pow(xmax, a) * (xmax - lo)) / denom;
+    }
+    return s;
+}
+
+/* The xmin in [1, xmax) whose floor-mean is `mean`, by bisection (mean is increasing in xmin). */
+static cs_err pl_solve_xmin(cs_ctx *ctx, double mean, double xmax, double alpha, const char *what,
+                            double *xmin)
+{
+    double lo = 1.0, hi = xmax - 1e-9;
+    double at_lo = pl_floor_mean(lo, xmax, alpha), at_hi = pl_floor_mean(hi, xmax, alpha);
+    if (mean < at_lo - 1e-9 || mean > at_hi + 1e-9)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "gen: a mean %s of %g is impossible with this exponent and maximum "
+                       "(possible: %.3g to %.3g)",
+                       what, mean, at_lo, at_hi);
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (pl_floor_mean(mid, xmax, alpha) < mean)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *xmin = 0.5 * (lo + hi);
+    return CS_OK;
+}
+
+static int64_t pl_draw_floor(cs_rng *r, double xmin, double xmax, double alpha)
+{
+    double x = cs_rng_power_bounded(r, xmin, xmax, alpha);
+    int64_t k = (int64_t)x;
+    return k < 1 ? 1 : k;
+}
+
+/* ---- model tables -------------------------------------------------------------------------- */
+
+static double ring_similarity(const cs_gen_config *c, int32_t topic)
+{
+    int64_t d = llabs((int64_t)topic - c->target_topic);
+    if (c->topics - d < d)
+        d = c->topics - d;
+    return exp(-(double)d / c->topic_spread);
+}
+
+/* Zipf weights (rank+1)^-s for n ranks into a fresh alias table. */
+static cs_err zipf_alias(cs_ctx *ctx, cs_alias *a, int64_t n, double s)
+{
+    double *w = NULL;
+    cs_err rc = cs_alloc(ctx, &w, (size_t)n, sizeof *w, "popularity weights");
+    if (rc != CS_OK)
+        return rc;
+    for (int64_t i = 0; i < n; i++)
+        w[i] = pow((double)(i + 1), -s);
+    rc = cs_alias_init(a, w, n);
+    free(w);
+    if (rc != CS_OK)
+        return cs_fail(ctx, rc, "gen: cannot build a popularity table of %lld entries",
+                       (long long)n);
+    return CS_OK;
+}
+
+/* Fisher-Yates shuffle of a[0..n) with the stream r: a popularity order independent of ids. */
+static void shuffle(int64_t *a, int64_t n, cs_rng *r)
+{
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)cs_rng_below(r, (uint64_t)(i + 1));
+        int64_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+static cs_err build_hosts(cs_ctx *ctx, cs_gen *g)
+{
+    const cs_gen_config *c = &g->cfg;
+    double hxmin;
+    cs_err rc = pl_solve_xmin(ctx, c->host_size_mean, (double)c->host_size_max + 1.0,
+                              c->host_size_alpha, "host size", &hxmin);
+    if (rc != CS_OK)
+        return rc;
+    /* Host sizes until the pages are covered: the layout is a function of (seed, pages). */
+    size_t cap = (size_t)(g->n_pages / (int64_t)c->host_size_mean) + 16;
+    int64_t *first = NULL;
+    CS_TRY(ctx, cs_alloc(ctx, &first, cap + 1, sizeof *first, "host table"));
+    int64_t h = 0, covered = 0;
+    while (covered < g->n_pages) {
+        if ((size_t)h + 1 >= cap) {
+            cap *= 2;
+            int64_t *nf = realloc(first, (cap + 1) * sizeof *nf);
+            if (nf == NULL) {
+                free(first);
+                return cs_fail(ctx, CS_ERR_NOMEM, "out of memory growing the host table");
+            }
+            first = nf;
+        }
+        cs_rng r;
+        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST_SIZE, (uint64_t)h, 0);
+        int64_t size = pl_draw_floor(&r, hxmin, (double)c->host_size_max + 1.0, c->host_size_alpha);
+        first[h] = covered;
+        covered += size;
+        h++;
+    }
+    first[h] = g->n_pages; /* the last host is truncated */
+    g->host_first = first;
+    g->n_hosts = h;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+static cs_err build_topics(cs_ctx *ctx, cs_gen *g)
+{
+    const cs_gen_config *c = &g->cfg;
+    cs_err rc = CS_OK;
+    int32_t k = g->n_topics;
+    double *w = NULL;
+    int64_t *fill = NULL;
+    CS_TRY(ctx, cs_alloc(ctx, &w, (size_t)k, sizeof *w, "topic sizes"));
+    for (int32_t t = 0; t < k; t++)
+        w[t] = pow((double)(t + 1), -c->topic_skew);
+    if ((rc = cs_alias_init(&g->topic_size, w, k)) != CS_OK) {
+        rc = cs_fail(ctx, rc, "gen: cannot build the topic table");
+        goto fail;
+    }
+
+    CS_TRY(ctx, cs_alloc(ctx, &g->host_topic, (size_t)g->n_hosts, sizeof *g->host_topic,
+                         "host topics"));
+    CS_TRY(ctx, cs_calloc(ctx, &g->topic_off, (size_t)k + 1, sizeof *g->topic_off, "topic index"));
+    for (int64_t h = 0; h < g->n_hosts; h++) {
+        cs_rng r;
+        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)h, 0);
+        int32_t t = (int32_t)cs_alias_draw(&g->topic_size, &r);
+        g->host_topic[h] = t;
+        g->topic_off[t + 1]++;
+    }
+    for (int32_t t = 0; t < k; t++)
+        g->topic_off[t + 1] += g->topic_off[t];
+    CS_TRY(ctx, cs_alloc(ctx, &g->topic_hosts, (size_t)g->n_hosts, sizeof *g->topic_hosts,
+                         "topic host lists"));
+    CS_TRY(ctx, cs_alloc(ctx, &fill, (size_t)k, sizeof *fill, "topic fill"));
+    memcpy(fill, g->topic_off, (size_t)k * sizeof *fill);
+    for (int64_t h = 0; h < g->n_hosts; h++)
+        g->topic_hosts[fill[g->host_topic[h]]++] = h;
+
+    CS_TRY(ctx, cs_calloc(ctx, &g->topic_pick, (size_t)k, sizeof *g->topic_pick, "topic pickers"));
+    for (int32_t t = 0; t < k; t++) {
+        int64_t n = g->topic_off[t + 1] - g->topic_off[t];
+        if (n == 0)
+            continue;
+        cs_rng r;
+        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, (uint64_t)t, 1);
+        shuffle(g->topic_hosts + g->topic_off[t], n, &r);
+        CS_TRY(ctx, zipf_alias(ctx, &g->topic_pick[t], n, c->host_popularity_skew));
+    }
+
+    CS_TRY(ctx, cs_alloc(ctx, &g->any_hosts, (size_t)g->n_hosts, sizeof *g->any_hosts,
+                         "host popularity order"));
+    for (int64_t h = 0; h < g->n_hosts; h++)
+        g->any_hosts[h] = h;
+    {
+        cs_rng r;
+        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, UINT64_MAX, 1);
+        shuffle(g->any_hosts, g->n_hosts, &r);
+    }
+    CS_TRY(ctx, zipf_alias(ctx, &g->any_pick, g->n_hosts, c->host_popularity_skew));
+
+    /* Topic prototypes: unit vectors from (seed, topic). */
+    size_t dim = (size_t)c->term_dim;
+    CS_TRY(ctx, cs_alloc(ctx, &g->proto, (size_t)k * dim, sizeof *g->proto, "topic prototypes"));
+    for (int32_t t = 0; t < k; t++) {
+        cs_rng r;
+        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, (uint64_t)t, 0);
+        double norm = 0.0, v[1024];
+        for (size_t i = 0; i < dim; i++) {
+            v[i] = cs_rng_normal(&r);
+            norm += v[i] * v[i];
+        }
+        norm = sqrt(norm);
+        for (size_t i = 0; i < dim; i++)
+            g->proto[(size_t)t * dim + i] = (float)(v[i] / norm);
+    }
+    free(fill);
+    free(w);
+    return CS_OK;
+fail:
+    free(fill);
+    free(w);
+    return rc;
+}
+
+cs_err cs_gen_create(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out)
+{
+    cs_err rc = CS_OK;
+    cs_gen *g = NULL;
+    if (cfg->target_topic >= cfg->topics)
+        return cs_fail(ctx, CS_ERR_CONFIG, "gen.target_topic must be below gen.topics");
+    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "generator"));
+    g->cfg = *cfg;
+    g->n_pages = cfg->pages;
+    g->n_topics = (int32_t)cfg->topics;
+    CS_TRY(ctx, build_hosts(ctx, g));
+    CS_TRY(ctx, build_topics(ctx, g));
+    CS_TRY(ctx, cs_alloc(ctx, &g->host_c, (size_t)g->n_hosts, sizeof *g->host_c,
+                         "host popularity constants"));
+    {
+        double s = cfg->page_popularity_skew;
+        int one = fabs(1.0 - s) < 1e-9;
+        g->page_inv = one ? 0.0 : 1.0 / (1.0 - s);
+        for (int64_t h = 0; h < g->n_hosts; h++) {
+            double m = (double)(g->host_first[h + 1] - g->host_first[h]);
+            g->host_c[h] = one ? log(m + 1.0) : pow(m + 1.0, 1.0 - s) - 1.0;
+        }
+    }
+    CS_TRY(ctx, pl_solve_xmin(ctx, cfg->degree_mean, (double)cfg->degree_max + 1.0,
+                              cfg->degree_alpha, "out-degree", &g->deg_xmin));
+    *out = g;
+    return CS_OK;
+fail:
+    cs_gen_destroy(&g);
+    return rc;
+}
+
+void cs_gen_destroy(cs_gen **pg)
+{
+    if (pg == NULL || *pg == NULL)
+        return;
+    cs_gen *g = *pg;
+    free(g->host_first);
+    free(g->host_topic);
+    free(g->host_c);
+    cs_alias_fini(&g->topic_size);
+    if (g->topic_pick != NULL)
+        for (int32_t t = 0; t < g->n_topics; t++)
+            cs_alias_fini(&g->topic_pick[t]);
+    free(g->topic_pick);
+    free(g->topic_off);
+    free(g->topic_hosts);
+    free(g->any_hosts);
+    cs_alias_fini(&g->any_pick);
+    free(g->proto);
+    free(g);
+    *pg = NULL;
+}
+
+int64_t cs_gen_n_pages(const cs_gen *g) { return g->n_pages; }
+int64_t cs_gen_n_hosts(const cs_gen *g) { return g->n_hosts; }
+
+int64_t cs_gen_host_of(const cs_gen *g, int64_t page)
+{
+    int64_t lo = 0, hi = g->n_hosts; /* host_first[lo] <= page < host_first[hi] */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (g->host_first[mid] <= page)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count)
+{
+    *first = g->host_first[host];
+    *count = g->host_first[host + 1] - g->host_first[host];
+}
+
+/* ---- per-page values ----------------------------------------------------------------------- */
+
+/* Page attributes drawn from (seed, PAGE, page, 0), in a fixed order. */
+typedef struct page_draw {
+    int32_t topic;
+    int hub;
+    int32_t hub_topic;
+    double relevance;
+} page_draw;
+
+static page_draw draw_page(const cs_gen *g, int64_t page, int64_t host)
+{
+    const cs_gen_config *c = &g->cfg;
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_PAGE, (uint64_t)page, 0);
+    page_draw d;
+    double u_topic = cs_rng_uniform(&r);
+    int32_t off_topic = (int32_t)cs_alias_draw(&g->topic_size, &r);
+    d.topic = u_topic < c->host_topic_purity ? g->host_topic[host] : off_topic;
+    d.hub = cs_rng_uniform(&r) < c->hub_fraction;
+    d.hub_topic = (int32_t)cs_alias_draw(&g->topic_size, &r);
+    double rel = ring_similarity(c, d.topic) + c->relevance_noise * cs_rng_normal(&r);
+    d.relevance = rel < 0.0 ? 0.0 : rel > 1.0 ? 1.0 : rel;
+    return d;
+}
+
+/* Only the hub flag: the first three draws of draw_page. */
+static int page_is_hub(const cs_gen *g, int64_t page)
+{
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)g->cfg.seed, CS_RNG_PAGE, (uint64_t)page, 0);
+    (void)cs_rng_uniform(&r);
+    (void)cs_alias_draw(&g->topic_size, &r);
+    return cs_rng_uniform(&r) < g->cfg.hub_fraction;
+}
+
+/* Only the topic: the first two draws of draw_page, for link targets. */
+static int32_t page_topic(const cs_gen *g, int64_t page, int64_t host)
+{
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)g->cfg.seed, CS_RNG_PAGE, (uint64_t)page, 0);
+    double u_topic = cs_rng_uniform(&r);
+    int32_t off_topic = (int32_t)cs_alias_draw(&g->topic_size, &r);
+    return u_topic < g->cfg.host_topic_purity ? g->host_topic[host] : off_topic;
+}
+
+void cs_gen_page_dynamics(const cs_gen_config *c, int64_t host, int64_t page, int domain,
+                          double *delta, double *mu, uint8_t *observable)
+{
+    cs_rng hr;
+    cs_rng_init(&hr, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)host, 1);
+    int news = cs_rng_uniform(&hr) < c->news_fraction;
+    double host_rate = c->delta_median * exp(c->delta_host_sigma * cs_rng_normal(&hr)) *
+                       (news ? c->news_factor : 1.0);
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)c->seed, (cs_rng_domain)domain, (uint64_t)page, 1);
+    *delta = host_rate * exp(c->delta_page_sigma * cs_rng_normal(&r));
+    *mu = cs_rng_pareto(&r, 1.0, c->mu_alpha);
+    *observable = (uint8_t)(cs_rng_uniform(&r) < c->observable_fraction);
+}
+
+/* A popular page of host h: rank ~ discretised power law with page_popularity_skew (the
+ * inverse of the continuous CDF on [1, m+1)); rank 1 is the host's first page (home page). */
+static int64_t page_in_host(const cs_gen *g, int64_t h, cs_rng *r)
+{
+    int64_t first = g->host_first[h], m = g->host_first[h + 1] - first;
+    double u = cs_rng_uniform(r);
+    double x = g->page_inv == 0.0 ? exp(u * g->host_c[h]) : pow(g->host_c[h] * u + 1.0, g->page_inv);
+    int64_t k = (int64_t)x;
+    if (k < 1)
+        k = 1;
+    if (k > m)
+        k = m;
+    return first + k - 1;
+}
+
+/* A popular page of topic t on a host other than `self` (if the topic has another host). */
+static int64_t page_in_topic(const cs_gen *g, int32_t t, int64_t self, cs_rng *r)
+{
+    int64_t n = g->topic_off[t + 1] - g->topic_off[t];
+    if (n == 0)
+        return -1;
+    int64_t h = self;
+    for (int i = 0; i < GEN_TOPIC_REDRAWS && h == self; i++)
+        h = g->topic_hosts[g->topic_off[t] + cs_alias_draw(&g->topic_pick[t], r)];
+    int64_t p = page_in_host(g, h, r);
+    for (int i = 0; i < GEN_TOPIC_REDRAWS && page_topic(g, p, h) != t; i++)
+        p = page_in_host(g, h, r);
+    return p;
+}
+
+static int64_t page_anywhere(const cs_gen *g, cs_rng *r)
+{
+    int64_t h = g->any_hosts[cs_alias_draw(&g->any_pick, r)];
+    return page_in_host(g, h, r);
+}
+
+/* Out-degree of a page: the first draws of its link stream. */
+static int64_t draw_degree(const cs_gen *g, cs_rng *r, int hub)
+{
+    const cs_gen_config *c = &g->cfg;
+    int64_t d = pl_draw_floor(r, g->deg_xmin, (double)c->degree_max + 1.0, c->degree_alpha);
+    if (hub) {
+        double hd = (double)d * c->hub_degree_factor;
+        d = hd > (double)c->degree_max ? c->degree_max : (int64_t)hd;
+    }
+    if (d > g->n_pages - 1)
+        d = g->n_pages - 1;
+    return d;
+}
+
+static int contains(const int64_t *a, int64_t n, int64_t x)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (a[i] == x)
+            return 1;
+    return 0;
+}
+
+/* Open-addressing set of page ids for pages with many links (scratch per thread). */
+typedef struct idset {
+    int64_t *slot;
+    size_t mask;
+} idset;
+
+static int idset_insert(idset *s, int64_t x)
+{
+    size_t i = (size_t)cs_mix64((uint64_t)x) & s->mask;
+    while (s->slot[i] != -1) {
+        if (s->slot[i] == x)
+            return 0;
+        i = (i + 1) & s->mask;
+    }
+    s->slot[i] = x;
+    return 1;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_i64(int64_t *a, int64_t n)
+{
+    if (n > 48) {
+        qsort(a, (size_t)n, sizeof *a, cmp_i64);
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int64_t x = a[i], j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
+/*
+ * Writes up to d distinct targets of `page` to out and returns how many. Deterministic: the
+ * candidates come from the page's link stream in order.
+ */
+static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page_draw *pd,
+                         cs_rng *r, int64_t d, int64_t *out, idset *set)
+{
+    const cs_gen_config *c = &g->cfg;
+    int64_t hsize = g->host_first[host + 1] - g->host_first[host];
+    int use_set = d > 32;
+    if (use_set) {
+        size_t cap = 1;
+        while (cap < (size_t)d * 2)
+            cap <<= 1;
+        set->mask = cap - 1;
+        for (size_t i = 0; i < cap; i++)
+            set->slot[i] = -1;
+    }
+    int64_t n = 0, attempts = d * GEN_ATTEMPTS_PER_LINK;
+    for (int64_t a = 0; a < attempts && n < d; a++) {
+        double u = cs_rng_uniform(r);
+        int64_t t;
+        if (pd->hub && u < c->hub_focus) {
+            t = page_in_topic(g, pd->hub_topic, host, r);
+        } else {
+            double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
+            if (v < c->p_host && hsize > 1)
+                t = page_in_host(g, host, r);
+            else if (v < c->p_host + c->p_topic)
+                t = page_in_topic(g, pd->topic, host, r);
+            else
+                t = page_anywhere(g, r);
+        }
+        if (t < 0 || t == page)
+            continue;
+        if (use_set ? !idset_insert(set, t) : contains(out, n, t))
+            continue;
+        out[n++] = t;
+    }
+    sort_i64(out, n);
+    return n;
+}
+
+cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_graph_slice *out,
+                    cs_progress *progress)
+{
+    cs_err rc = CS_OK;
+    int64_t *ub = NULL;
+    uint32_t *cnt = NULL;
+    const cs_gen_config *c = &g->cfg;
+    if (first < 0 || n < 0 || first + n > g->n_pages)
+        return cs_fail(ctx, CS_ERR_ARG, "gen: slice [%lld, %lld) outside [0, %lld)",
+                       (long long)first, (long long)(first + n), (long long)g->n_pages);
+
+    /* Pass 1: drawn degrees -> upper bounds of each page's link range. */
+    CS_TRY(ctx, cs_alloc(ctx, &ub, (size_t)n + 1, sizeof *ub, "link bounds"));
+    CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)n + 1, sizeof *cnt, "link counts"));
+    ub[0] = 0;
+#pragma omp parallel for default(none) shared(g, c, ub, first, n) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = first + i;
+        cs_rng lr;
+        cs_rng_init(&lr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 0);
+        ub[i + 1] = draw_degree(g, &lr, page_is_hub(g, p));
+    }
+    for (int64_t i = 0; i < n; i++)
+        ub[i + 1] += ub[i];
+
+    CS_TRY(ctx, cs_graph_slice_alloc(ctx, out, n, ub[n]));
+    out->first = first;
+    out->n_pages_total = g->n_pages;
+    out->n_hosts = g->n_hosts;
+    out->n_topics = g->n_topics;
+
+    /* Pass 2: attributes and links, each page into its own range. */
+    int64_t done = 0;
+    int nomem = 0;
+    size_t set_cap = 1;
+    while (set_cap < (size_t)c->degree_max * 2)
+        set_cap <<= 1;
+#pragma omp parallel default(none) shared(g, c, out, ub, cnt, first, n, done, nomem, progress) \
+    firstprivate(set_cap)
+    {
+        idset set = {malloc(set_cap * sizeof(int64_t)), set_cap - 1};
+        if (set.slot == NULL) {
+#pragma omp atomic write
+            nomem = 1;
+        }
+#pragma omp for schedule(dynamic, 4096)
+        for (int64_t i = 0; i < n; i++) {
+            if (set.slot == NULL)
+                continue;
+            int64_t p = first + i;
+            int64_t host = cs_gen_host_of(g, p);
+            page_draw pd = draw_page(g, p, host);
+            out->host[i] = host;
+            out->topic[i] = pd.topic;
+            out->relevance[i] = pd.relevance;
+            cs_gen_page_dynamics(c, host, p, CS_RNG_PAGE, &out->delta[i], &out->mu[i],
+                                 &out->observable[i]);
+            cs_rng lr;
+            cs_rng_init(&lr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 0);
+            int64_t d = draw_degree(g, &lr, pd.hub);
+            cnt[i] = (uint32_t)gen_links(g, p, host, &pd, &lr, d, out->targets + ub[i], &set);
+            if ((i & 4095) == 4095) {
+                int64_t now;
+#pragma omp atomic capture
+                now = done += 4096;
+                if (progress != NULL && omp_get_thread_num() == 0)
+                    cs_progress_update(progress, (uint64_t)now);
+            }
+        }
+        free(set.slot);
+    }
+    if (nomem) {
+        rc = cs_fail(ctx, CS_ERR_NOMEM, "gen: out of memory for per-thread scratch");
+        goto fail;
+    }
+
+    /* Pass 3: close the gaps left by pages that found fewer distinct links than drawn. */
+    int64_t pos = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t from = ub[i];
+        if (from != pos)
+            memmove(out->targets + pos, out->targets + from, cnt[i] * sizeof *out->targets);
+        out->offsets[i] = pos;
+        pos += cnt[i];
+    }
+    out->offsets[n] = pos;
+    if (pos < ub[n]) {
+        int64_t *t = realloc(out->targets, (size_t)(pos > 0 ? pos : 1) * sizeof *t);
+        if (t != NULL)
+            out->targets = t;
+    }
+    free(cnt);
+    free(ub);
+    return CS_OK;
+fail:
+    free(cnt);
+    free(ub);
+    cs_graph_slice_fini(out);
+    return rc;
+}
+
+/* ---- derived evidence ---------------------------------------------------------------------- */
+
+const float *cs_gen_topic_prototype(const cs_gen *g, int32_t topic)
+{
+    return g->proto + (size_t)topic * (size_t)g->cfg.term_dim;
+}
+
+void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out)
+{
+    int64_t host = cs_gen_host_of(g, page);
+    int32_t t = page_topic(g, page, host);
+    const float *pr = cs_gen_topic_prototype(g, t);
+    int64_t dim = g->cfg.term_dim;
+    double sigma = g->cfg.term_noise / sqrt((double)dim);
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)g->cfg.seed, CS_RNG_TERMS, (uint64_t)page, 0);
+    for (int64_t i = 0; i < dim; i++)
+        out[i] = (float)((double)pr[i] + sigma * cs_rng_normal(&r));
+}
+
+void cs_gen_anchor_terms(const cs_gen *g, int64_t src, int64_t dst, float *out)
+{
+    cs_gen_page_terms(g, dst, out);
+    int64_t dim = g->cfg.term_dim;
+    double sigma = g->cfg.anchor_noise / sqrt((double)dim);
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)g->cfg.seed, CS_RNG_ANCHOR, (uint64_t)src, (uint64_t)dst);
+    for (int64_t i = 0; i < dim; i++)
+        out[i] = (float)((double)out[i] + sigma * cs_rng_normal(&r));
+}

@@ -1,0 +1,193 @@
+/*
+ * Unit tests of config: parsing, typed values, ranges, suggestions for unknown keys, file:line
+ * in messages, --set overrides, round trip through the resolved INI text, generated help.
+ */
+#include "crawlsim/config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cs_ctx ctx;
+
+static void setup(void) { cs_ctx_init_local(&ctx, CS_LOG_ERROR); }
+
+static cs_err parse(const char *text, cs_config *cfg)
+{
+    cs_config_defaults(cfg);
+    cs_ctx_clear_error(&ctx);
+    return cs_config_parse_string(&ctx, text, "job.ini", cfg);
+}
+
+START_TEST(defaults_are_valid)
+{
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    ck_assert_int_eq(cs_config_validate(&ctx, &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 1000000);
+    ck_assert_double_eq(cfg.gen.degree_mean, 16.0);
+    ck_assert_str_eq(cfg.import.separators, " \t");
+    ck_assert_int_eq(cfg.import.weight_field, CS_FIELD_NONE);
+}
+END_TEST
+
+START_TEST(parses_every_type)
+{
+    cs_config cfg;
+    const char *text = "; comment\n[gen]\npages = 1234\ndegree_mean = 7.5\n"
+                       "[import]\nreverse = yes\nedge_format = adjacency-indexed\n"
+                       "separators = |\\t\nedges = a.gz, b.gz\n";
+    ck_assert_int_eq(parse(text, &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 1234);
+    ck_assert_double_eq(cfg.gen.degree_mean, 7.5);
+    ck_assert_int_eq(cfg.import.reverse, 1);
+    ck_assert_int_eq(cfg.import.edge_format, CS_EDGES_ADJACENCY_INDEXED);
+    ck_assert_str_eq(cfg.import.separators, "|\t");
+    ck_assert_str_eq(cfg.import.edges, "a.gz, b.gz");
+    /* integral floating forms are accepted for integers */
+    ck_assert_int_eq(parse("[gen]\npages = 1e6\n", &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 1000000);
+}
+END_TEST
+
+START_TEST(unknown_key_suggests_nearest)
+{
+    cs_config cfg;
+    ck_assert_int_eq(parse("[gen]\npages = 10\ndegre_mean = 3\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:3"));
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "did you mean 'gen.degree_mean'"));
+    /* right key, wrong section */
+    ck_assert_int_eq(parse("[import]\npages_total = 3\n[genn]\nseed = 1\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:2"));
+    ck_assert_int_eq(parse("[genn]\nseed = 1\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "did you mean 'gen.seed'"));
+    /* nothing close: no suggestion, but still the line */
+    ck_assert_int_eq(parse("\n\n[gen]\nzzzzzzzzzzzzzzzz = 1\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:4"));
+    ck_assert_ptr_null(strstr(ctx.errmsg, "did you mean"));
+}
+END_TEST
+
+START_TEST(bad_values_name_file_and_line)
+{
+    cs_config cfg;
+    ck_assert_int_eq(parse("[gen]\n\npages = ten\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:3"));
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "not an integer"));
+    ck_assert_int_eq(parse("[gen]\npages = -5\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "outside"));
+    ck_assert_int_eq(parse("[gen]\npages = 99999999999999\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_int_eq(parse("[gen]\npages = 1.5\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_int_eq(parse("[gen]\np_host = 1.5\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_int_eq(parse("[gen]\np_host = nan\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_int_eq(parse("[gen]\np_host = 0.5x\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_int_eq(parse("[import]\nreverse = maybe\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "not a boolean"));
+    ck_assert_int_eq(parse("[import]\nedge_format = csv\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "pairs|adjacency"));
+    ck_assert_int_eq(parse("pages = 3\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "outside any [section]"));
+    ck_assert_int_eq(parse("[gen]\nthis line has no equals sign\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:2"));
+}
+END_TEST
+
+START_TEST(validation_across_keys)
+{
+    cs_config cfg;
+    ck_assert_int_eq(parse("[gen]\np_host = 0.7\np_topic = 0.4\n", &cfg), CS_OK);
+    ck_assert_int_eq(cs_config_validate(&ctx, &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "p_host + gen.p_topic"));
+    ck_assert_int_eq(parse("[gen]\ntopics = 4\ntarget_topic = 4\n", &cfg), CS_OK);
+    cs_ctx_clear_error(&ctx);
+    ck_assert_int_eq(cs_config_validate(&ctx, &cfg), CS_ERR_CONFIG);
+}
+END_TEST
+
+START_TEST(set_overrides)
+{
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    ck_assert_int_eq(cs_config_set(&ctx, &cfg, "gen.pages=42", "--set"), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 42);
+    ck_assert_int_eq(cs_config_set(&ctx, &cfg, "import.edges=x y.gz", "--set"), CS_OK);
+    ck_assert_str_eq(cfg.import.edges, "x y.gz");
+    cs_ctx_clear_error(&ctx);
+    ck_assert_int_eq(cs_config_set(&ctx, &cfg, "gen.pagez=1", "--set"), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "did you mean 'gen.pages'"));
+    cs_ctx_clear_error(&ctx);
+    ck_assert_int_eq(cs_config_set(&ctx, &cfg, "pages=1", "--set"), CS_ERR_USAGE);
+    cs_ctx_clear_error(&ctx);
+    ck_assert_int_eq(cs_config_set(&ctx, &cfg, "gen.pages", "--set"), CS_ERR_USAGE);
+}
+END_TEST
+
+START_TEST(resolved_text_round_trips)
+{
+    cs_config a, b;
+    ck_assert_int_eq(parse("[gen]\npages = 77\ndegree_mean = 0.1e2\n[import]\nseparators = |\\t\n"
+                           "target_label = subject.Science\n",
+                           &a),
+                     CS_OK);
+    char *text = NULL;
+    ck_assert_int_eq(cs_config_to_ini(&ctx, &a, NULL, &text), CS_OK);
+    ck_assert_int_eq(parse(text, &b), CS_OK);
+    free(text);
+    ck_assert_int_eq(memcmp(&a.gen, &b.gen, sizeof a.gen), 0);
+    ck_assert_int_eq(memcmp(&a.import, &b.import, sizeof a.import), 0);
+}
+END_TEST
+
+START_TEST(help_lists_every_key)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cs_config_print_help(f, NULL, 1);
+    fclose(f);
+    size_t n;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    for (size_t i = 0; i < n; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "| `%s` |", s[i].key);
+        ck_assert_msg(strstr(buf, want) != NULL, "help misses %s", s[i].key);
+    }
+    free(buf);
+}
+END_TEST
+
+START_TEST(edit_distance)
+{
+    ck_assert_uint_eq(cs_edit_distance("kitten", "sitting"), 3);
+    ck_assert_uint_eq(cs_edit_distance("", "abc"), 3);
+    ck_assert_uint_eq(cs_edit_distance("same", "same"), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, defaults_are_valid);
+    tcase_add_test(tc, parses_every_type);
+    tcase_add_test(tc, unknown_key_suggests_nearest);
+    tcase_add_test(tc, bad_values_name_file_and_line);
+    tcase_add_test(tc, validation_across_keys);
+    tcase_add_test(tc, set_overrides);
+    tcase_add_test(tc, resolved_text_round_trips);
+    tcase_add_test(tc, help_lists_every_key);
+    tcase_add_test(tc, edit_distance);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

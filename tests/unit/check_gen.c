@@ -1,0 +1,303 @@
+/*
+ * Unit tests of the synthetic web model: purity (the same pages whatever the slicing and the
+ * thread count), structural invariants of the links, and the model's statistics against the
+ * configured parameters with tolerances derived from their variance.
+ */
+#include "crawlsim/gen.h"
+
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cs_ctx ctx;
+
+static void setup(void) { cs_ctx_init_local(&ctx, CS_LOG_ERROR); }
+
+static cs_gen_config small_config(int64_t pages)
+{
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    cfg.gen.pages = pages;
+    cfg.gen.seed = 11;
+    cfg.gen.topics = 16;
+    cfg.gen.target_topic = 3;
+    return cfg.gen;
+}
+
+static int slices_equal_at(const cs_graph_slice *whole, const cs_graph_slice *part)
+{
+    int64_t off = part->first - whole->first;
+    for (int64_t i = 0; i < part->n; i++) {
+        int64_t w = off + i;
+        int64_t dw = whole->offsets[w + 1] - whole->offsets[w];
+        int64_t dp = part->offsets[i + 1] - part->offsets[i];
+        if (dw != dp)
+            return 0;
+        if (memcmp(whole->targets + whole->offsets[w], part->targets + part->offsets[i],
+                   (size_t)dw * sizeof(int64_t)) != 0)
+            return 0;
+        if (whole->host[w] != part->host[i] || whole->topic[w] != part->topic[i] ||
+            whole->relevance[w] != part->relevance[i] || whole->delta[w] != part->delta[i] ||
+            whole->mu[w] != part->mu[i] || whole->observable[w] != part->observable[i])
+            return 0;
+    }
+    return 1;
+}
+
+START_TEST(pure_function_of_page_id)
+{
+    cs_gen_config c = small_config(20000);
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+    cs_graph_slice whole, a, b;
+    cs_graph_slice_init(&whole);
+    cs_graph_slice_init(&a);
+    cs_graph_slice_init(&b);
+    omp_set_num_threads(1);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, 20000, &whole, NULL), CS_OK);
+    /* other cuts, other thread counts */
+    omp_set_num_threads(3);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, 7777, &a, NULL), CS_OK);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 7777, 20000 - 7777, &b, NULL), CS_OK);
+    ck_assert(slices_equal_at(&whole, &a));
+    ck_assert(slices_equal_at(&whole, &b));
+    /* a second model built from the same config is the same model */
+    cs_gen *g2 = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g2), CS_OK);
+    ck_assert_int_eq(cs_gen_n_hosts(g), cs_gen_n_hosts(g2));
+    cs_graph_slice_fini(&a);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g2, 123, 4000, &a, NULL), CS_OK);
+    ck_assert(slices_equal_at(&whole, &a));
+    /* and another seed gives another world */
+    c.seed = 12;
+    cs_gen *g3 = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g3), CS_OK);
+    cs_graph_slice_fini(&b);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g3, 123, 4000, &b, NULL), CS_OK);
+    ck_assert(!slices_equal_at(&whole, &b));
+    cs_graph_slice_fini(&whole);
+    cs_graph_slice_fini(&a);
+    cs_graph_slice_fini(&b);
+    cs_gen_destroy(&g);
+    cs_gen_destroy(&g2);
+    cs_gen_destroy(&g3);
+    ck_assert_ptr_null(g);
+    omp_set_num_threads(1);
+}
+END_TEST
+
+START_TEST(link_invariants)
+{
+    cs_gen_config c = small_config(30000);
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, 30000, &s, NULL), CS_OK);
+    for (int64_t i = 0; i < s.n; i++) {
+        ck_assert_int_le(s.offsets[i], s.offsets[i + 1]);
+        for (int64_t e = s.offsets[i]; e < s.offsets[i + 1]; e++) {
+            ck_assert_int_ge(s.targets[e], 0);
+            ck_assert_int_lt(s.targets[e], c.pages);
+            ck_assert_int_ne(s.targets[e], i); /* no self links */
+            if (e > s.offsets[i])
+                ck_assert_int_gt(s.targets[e], s.targets[e - 1]); /* sorted, unique */
+        }
+        ck_assert_int_eq(s.host[i], cs_gen_host_of(g, i));
+        ck_assert(s.relevance[i] >= 0.0 && s.relevance[i] <= 1.0);
+        ck_assert(s.delta[i] > 0.0 && s.mu[i] >= 1.0);
+        ck_assert(s.topic[i] >= 0 && s.topic[i] < c.topics);
+    }
+    /* hosts tile the pages */
+    int64_t covered = 0;
+    for (int64_t h = 0; h < cs_gen_n_hosts(g); h++) {
+        int64_t f, n;
+        cs_gen_host_range(g, h, &f, &n);
+        ck_assert_int_eq(f, covered);
+        ck_assert_int_ge(n, 1);
+        covered += n;
+    }
+    ck_assert_int_eq(covered, c.pages);
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+}
+END_TEST
+
+START_TEST(statistics_follow_the_parameters)
+{
+    const int64_t N = 200000;
+    cs_gen_config c = small_config(N);
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    omp_set_num_threads(2);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, N, &s, NULL), CS_OK);
+    omp_set_num_threads(1);
+
+    /* Mean out-degree: the drawn mean is degree_mean, hubs add (factor - 1) * hub_fraction of it
+     * (capped), distinctness removes a little. The standard error of a power law with alpha
+     * 2.7 is about sd/sqrt(N) ~ 25/450 = 0.06; allow 8 % for the hubs and the lost duplicates. */
+    double links = (double)s.offsets[N];
+    double mean = links / (double)N;
+    double expect = c.degree_mean * (1.0 + (c.hub_degree_factor - 1.0) * c.hub_fraction);
+    ck_assert_msg(fabs(mean - expect) < 0.08 * expect, "mean degree %g, expected ~%g", mean,
+                  expect);
+
+    /* Link kinds: within host >= p_host minus small hosts' share, plus topic links that land
+     * in the own host. Measured fractions must lie in a band around p_host. */
+    int64_t within = 0, same_topic = 0, rel = 0, obs = 0;
+    double mean_host = (double)N / (double)cs_gen_n_hosts(g);
+    for (int64_t i = 0; i < N; i++) {
+        for (int64_t e = s.offsets[i]; e < s.offsets[i + 1]; e++) {
+            int64_t t = s.targets[e];
+            within += s.host[t] == s.host[i];
+            same_topic += s.topic[t] == s.topic[i];
+        }
+        rel += s.relevance[i] >= c.relevance_threshold;
+        obs += s.observable[i];
+    }
+    double fw = (double)within / links, ft = (double)same_topic / links;
+    ck_assert_msg(fw > 0.35 && fw < 0.75, "within-host fraction %g", fw);
+    /* topical locality: same-topic links far above the chance level sum_t share_t^2 (< 0.2) */
+    ck_assert_msg(ft > 0.6, "same-topic fraction %g", ft);
+    ck_assert_msg(fabs(mean_host - c.host_size_mean) < 0.25 * c.host_size_mean,
+                  "mean host size %g", mean_host);
+    /* observable: binomial(N, 0.04), sd = sqrt(N p (1-p)) = 88; 5 sd */
+    ck_assert_msg(fabs((double)obs - 0.04 * (double)N) < 5.0 * sqrt((double)N * 0.04 * 0.96),
+                  "observable %lld", (long long)obs);
+    /* relevant pages: those of the target topic (share ~ 1/(4 H_16) = 7.4 %), noise aside */
+    double fr = (double)rel / (double)N;
+    ck_assert_msg(fr > 0.02 && fr < 0.15, "relevant fraction %g", fr);
+
+    /* In-degree is heavy tailed: the most linked page has far more than the mean. */
+    int32_t *indeg = calloc((size_t)N, sizeof *indeg);
+    ck_assert_ptr_nonnull(indeg);
+    for (int64_t e = 0; e < s.offsets[N]; e++)
+        indeg[s.targets[e]]++;
+    int32_t maxin = 0;
+    for (int64_t i = 0; i < N; i++)
+        maxin = indeg[i] > maxin ? indeg[i] : maxin;
+    ck_assert_msg((double)maxin > 50.0 * mean, "max in-degree %d", maxin);
+    free(indeg);
+
+    /* Change rates: the median of log(delta) over pages is about log(delta_median) (host and
+     * page log-normal noise are symmetric; news hosts shift it by < 0.1). */
+    int64_t below = 0;
+    for (int64_t i = 0; i < N; i++)
+        below += s.delta[i] < c.delta_median;
+    double fb = (double)below / (double)N;
+    ck_assert_msg(fb > 0.4 && fb < 0.6, "fraction below the median rate %g", fb);
+
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+}
+END_TEST
+
+static double cosine(const float *a, const float *b, int64_t n)
+{
+    double ab = 0, aa = 0, bb = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ab += (double)a[i] * (double)b[i];
+        aa += (double)a[i] * (double)a[i];
+        bb += (double)b[i] * (double)b[i];
+    }
+    return ab / sqrt(aa * bb);
+}
+
+START_TEST(terms_are_noisy_evidence)
+{
+    cs_gen_config c = small_config(5000);
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, 5000, &s, NULL), CS_OK);
+    float page[64], anchor[64], again[64];
+    double own = 0, other = 0, anc = 0;
+    int64_t n = 0;
+    for (int64_t i = 0; i < 5000; i++) {
+        if (s.offsets[i + 1] == s.offsets[i])
+            continue;
+        int64_t dst = s.targets[s.offsets[i]];
+        cs_gen_page_terms(g, dst, page);
+        cs_gen_page_terms(g, dst, again);
+        ck_assert_int_eq(memcmp(page, again, sizeof(float) * (size_t)c.term_dim), 0);
+        cs_gen_anchor_terms(g, i, dst, anchor);
+        int32_t t = s.topic[dst];
+        own += cosine(page, cs_gen_topic_prototype(g, t), c.term_dim);
+        other += cosine(page, cs_gen_topic_prototype(g, (t + 1) % (int32_t)c.topics), c.term_dim);
+        anc += cosine(anchor, cs_gen_topic_prototype(g, t), c.term_dim);
+        n++;
+    }
+    own /= (double)n;
+    other /= (double)n;
+    anc /= (double)n;
+    /* Signal 1 vs noise norm 0.5: cosine ~ 0.9; anchors add noise 1.0: ~ 0.65; random
+     * prototypes in 16 dimensions: ~ 0 +- 0.25. */
+    ck_assert_msg(own > 0.8, "page/own prototype %g", own);
+    ck_assert_msg(anc < own - 0.1 && anc > 0.4, "anchor/own prototype %g", anc);
+    ck_assert_msg(fabs(other) < 0.3, "page/other prototype %g", other);
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+}
+END_TEST
+
+START_TEST(impossible_parameters_are_errors)
+{
+    cs_gen_config c = small_config(1000);
+    /* with alpha 1.5 and a maximum of 10^6 even xmin = 1 gives a mean of about 1000 */
+    c.degree_mean = 2;
+    c.degree_max = 1000000;
+    c.degree_alpha = 1.5;
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_ERR_CONFIG);
+    ck_assert_ptr_null(g);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "out-degree"));
+}
+END_TEST
+
+START_TEST(tiny_worlds)
+{
+    /* 2 pages: at most one link each; no self links even when the degree asks for more. */
+    cs_gen_config c = small_config(2);
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, 2, &s, NULL), CS_OK);
+    ck_assert_int_le(s.offsets[2], 2);
+    for (int64_t e = 0; e < s.offsets[1]; e++)
+        ck_assert_int_eq(s.targets[e], 1);
+    cs_graph_slice_fini(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 1, 5, &s, NULL), CS_ERR_ARG);
+    cs_gen_destroy(&g);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("gen");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, pure_function_of_page_id);
+    tcase_add_test(tc, link_invariants);
+    tcase_add_test(tc, statistics_follow_the_parameters);
+    tcase_add_test(tc, terms_are_noisy_evidence);
+    tcase_add_test(tc, impossible_parameters_are_errors);
+    tcase_add_test(tc, tiny_worlds);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
