@@ -82,6 +82,7 @@ typedef struct cs_import_config {
     int64_t id_base;
     int self_loops;
     char pages[CS_CONF_STR];
+    char page_list[CS_CONF_STR];
     char page_separators[64];
     int64_t page_skip_lines;
     int64_t page_id_field;
@@ -155,8 +156,7 @@ CS_API cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *o
 
 /* Local. Writes the fully resolved config as INI text (every key of the given section, or of
  * all sections when section is NULL). Returns a malloc'd string in *text (caller frees). */
-CS_API cs_err cs_config_to_ini(cs_ctx *ctx, const cs_config *cfg, const char *section,
-                               char **text);
+CS_API cs_err cs_config_to_ini(cs_ctx *ctx, const cs_config *cfg, const char *section, char **text);
 
 /* Local. The option reference: plain text for `crawlsim help config`, or the README's
  * Markdown tables when markdown != 0. section NULL = all sections. */

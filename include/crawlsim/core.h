@@ -66,10 +66,10 @@ typedef struct cs_ctx {
     MPI_Comm comm;
     int rank;
     int size;
-    cs_log_level level;     /* messages above this level are dropped before formatting */
-    int stderr_is_tty;      /* progress lines redraw in place only on a terminal */
-    double t_start;         /* MPI_Wtime at init, for log time stamps */
-    cs_err err;             /* last recorded error (cs_fail), CS_OK if none */
+    cs_log_level level; /* messages above this level are dropped before formatting */
+    int stderr_is_tty;  /* progress lines redraw in place only on a terminal */
+    double t_start;     /* MPI_Wtime at init, for log time stamps */
+    cs_err err;         /* last recorded error (cs_fail), CS_OK if none */
     char errmsg[CS_ERRMSG_MAX];
 } cs_ctx;
 
@@ -107,8 +107,8 @@ CS_API void cs_report_error(const cs_ctx *ctx, cs_err code);
 
 /* Local. Formats and prints a log line to stderr; use the macros below, which test the level
  * before evaluating any argument. */
-CS_API void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, const char *fmt,
-                         ...) CS_PRINTF(4, 5);
+CS_API void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, const char *fmt, ...)
+    CS_PRINTF(4, 5);
 
 /* Logically collective in spirit: prints from rank 0 only. */
 #define CS_LOG(ctx, lvl, ...)                                                                      \
@@ -132,8 +132,8 @@ CS_API void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, c
         rc = (expr);                                                                               \
         if (rc != CS_OK) {                                                                         \
             if ((ctx) != NULL && (ctx)->level >= CS_LOG_DEBUG)                                     \
-                cs_log_print((ctx), CS_LOG_DEBUG, 1, "%s:%d: %s -> %s", __FILE__, __LINE__,       \
-                             #expr, cs_errname(rc));                                               \
+                cs_log_print((ctx), CS_LOG_DEBUG, 1, "%s:%d: %s -> %s", __FILE__, __LINE__, #expr, \
+                             cs_errname(rc));                                                      \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)

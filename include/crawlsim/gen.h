@@ -60,7 +60,7 @@ CS_API const float *cs_gen_topic_prototype(const cs_gen *g, int32_t topic);
  * the importer: the host's rate class and base rate come from (seed, host), the page's
  * jitter, mu and observability from (seed, page) in stream domain `domain`.
  */
-CS_API void cs_gen_page_dynamics(const cs_gen_config *cfg, int64_t host, int64_t page,
-                                 int domain, double *delta, double *mu, uint8_t *observable);
+CS_API void cs_gen_page_dynamics(const cs_gen_config *cfg, int64_t host, int64_t page, int domain,
+                                 double *delta, double *mu, uint8_t *observable);
 
 #endif

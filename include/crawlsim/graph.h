@@ -25,19 +25,19 @@ typedef struct cs_graph_slice {
     int32_t n_topics;
 
     /* this slice */
-    int64_t first;        /* first page id */
-    int64_t n;            /* pages in the slice */
-    int64_t link_first;   /* global index of this slice's first link (offsets are local) */
-    int64_t *offsets;     /* n + 1 local offsets, offsets[0] = 0 */
-    int64_t *targets;     /* offsets[n] global target page ids, each page's list sorted, unique */
-    uint32_t *weights;    /* optional link multiplicities (imported weighted graphs), or NULL */
+    int64_t first;      /* first page id */
+    int64_t n;          /* pages in the slice */
+    int64_t link_first; /* global index of this slice's first link (offsets are local) */
+    int64_t *offsets;   /* n + 1 local offsets, offsets[0] = 0 */
+    int64_t *targets;   /* offsets[n] global target page ids, each page's list sorted, unique */
+    uint32_t *weights;  /* optional link multiplicities (imported weighted graphs), or NULL */
 
-    int64_t *host;        /* host id of each page, in [0, n_hosts) */
-    int32_t *topic;       /* topic (label) of each page, in [0, n_topics), -1 = unknown */
-    double *relevance;    /* relevance to the target topic, in [0,1] */
-    double *delta;        /* change rate: Poisson changes per time unit, > 0 */
-    double *mu;           /* importance, > 0 */
-    uint8_t *observable;  /* 1 = changes observable without a crawl (sitemaps) */
+    int64_t *host;       /* host id of each page, in [0, n_hosts) */
+    int32_t *topic;      /* topic (label) of each page, in [0, n_topics), -1 = unknown */
+    double *relevance;   /* relevance to the target topic, in [0,1] */
+    double *delta;       /* change rate: Poisson changes per time unit, > 0 */
+    double *mu;          /* importance, > 0 */
+    uint8_t *observable; /* 1 = changes observable without a crawl (sitemaps) */
 
     /* Optional sparse term features of imported pages (CSR over the slice), or NULL. */
     int32_t term_dim;
@@ -50,13 +50,13 @@ typedef struct cs_graph_slice {
 typedef struct cs_graph_meta {
     int64_t n_hosts;
     int32_t n_topics;
-    int32_t target_topic;     /* the focused crawl's target topic, -1 if none */
+    int32_t target_topic; /* the focused crawl's target topic, -1 if none */
     /* optional names (imported graphs): names[i] is a NUL-terminated string inside `blob` */
-    char *host_blob;          /* all host names, NUL separated, or NULL */
-    int64_t *host_name_off;   /* n_hosts offsets into host_blob, or NULL */
+    char *host_blob;        /* all host names, NUL separated, or NULL */
+    int64_t *host_name_off; /* n_hosts offsets into host_blob, or NULL */
     char *topic_blob;
-    int64_t *topic_name_off;  /* n_topics offsets into topic_blob, or NULL */
-    char source[256];         /* "gen" or "import:<spec file>" */
+    int64_t *topic_name_off; /* n_topics offsets into topic_blob, or NULL */
+    char source[256];        /* "gen" or "import:<spec file>" */
     uint64_t seed;
 } cs_graph_meta;
 

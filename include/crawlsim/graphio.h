@@ -2,23 +2,43 @@
  * graphio: HDF5 graph files through parallel HDF5 (collective hyperslab I/O), their versioned
  * schema, and whole-graph statistics (`crawlsim info`).
  *
- * Schema version 1 (documented in full in README.md "Graph file format"):
- *   /                 attributes: format = "crawlsim-graph", schema_version = 1 (int),
- *                     n_pages, n_links, n_hosts (int64), n_topics, target_topic (int32),
- *                     seed (uint64), source (string), spec (string: the resolved INI text)
- *   /pages/host       int64  [N]   host id
- *   /pages/topic      int32  [N]   topic, -1 unknown
- *   /pages/relevance  double [N]   in [0,1]
- *   /pages/delta      double [N]   Poisson change rate
- *   /pages/mu         double [N]   importance
- *   /pages/observable uint8  [N]
- *   /links/offsets    int64  [N+1] CSR offsets
- *   /links/targets    int64  [M]   target page ids, sorted within each page
- *   /links/weights    uint32 [M]   optional multiplicities
- *   /hosts/name_offsets int64 [H], /hosts/names uint8 [bytes]   optional (imported graphs)
- *   /topics/name_offsets int32.. likewise int64 [K], /topics/names uint8 [bytes] optional
- *   /terms/offsets int64 [N+1], /terms/index int32 [T], /terms/value float [T], attribute dim
- *                     optional sparse page features (imported graphs)
+ * Graph file format, schema version 1 (the source for README.md "Graph file format"):
+ *
+ *   /                   root group attributes:
+ *                         format         string  "crawlsim-graph"
+ *                         schema_version int32   1
+ *                         n_pages (N), n_links (M), n_hosts (H)      int64
+ *                         n_topics (K), target_topic (-1 = none)     int32
+ *                         seed           uint64
+ *                         source         string  "gen" or "import:<spec file>"
+ *                         spec           string  the resolved INI text of the generator or
+ *                                                importer (may be empty)
+ *   /pages/host         int64   [N]    host id in [0, H)
+ *   /pages/topic        int32   [N]    topic in [0, K), -1 = unknown
+ *   /pages/relevance    float64 [N]    relevance to the target topic, in [0, 1]
+ *   /pages/delta        float64 [N]    Poisson change rate (changes per time unit), > 0
+ *   /pages/mu           float64 [N]    importance, > 0
+ *   /pages/observable   uint8   [N]    1 = changes observable without a crawl
+ *   /links/offsets      int64   [N+1]  CSR offsets: the out-links of page p are
+ *                                      targets[offsets[p] .. offsets[p+1]); offsets[0] = 0,
+ *                                      offsets[N] = M, non-decreasing
+ *   /links/targets      int64   [M]    target page ids in [0, N), strictly increasing within
+ *                                      each page (sorted, no duplicates); self links allowed
+ *   /links/weights      uint32  [M]    optional: link multiplicities (imported graphs)
+ *   /hosts/name_offsets int64   [H]    optional (imported graphs): host i's name is the
+ *   /hosts/names        uint8   [B]    NUL-terminated string at names[name_offsets[i]]
+ *   /topics/name_offsets int64  [K]    optional: topic names, likewise
+ *   /topics/names       uint8   [B]
+ *   /terms/offsets      int64   [N+1]  optional sparse page features (imported graphs), CSR
+ *   /terms/index        int32   [T]    like /links: feature indices in [0, dim)
+ *   /terms/value        float32 [T]
+ *   /terms              attribute dim (int32): the feature dimension
+ *
+ * All datasets are 1-D and contiguous, written little-endian. An optional dataset is either
+ * absent or complete. Readers check format and schema_version first: a file of another
+ * version is refused with a message asking to regenerate it (no silent conversion). Files are
+ * written with the HDF5 1.8 object format (readable by HDF5 >= 1.8 and h5py), under a
+ * temporary name ".<name>.tmp.<pid>" in the target directory, renamed when complete.
  */
 #ifndef CRAWLSIM_GRAPHIO_H
 #define CRAWLSIM_GRAPHIO_H
@@ -45,32 +65,52 @@ typedef struct cs_graph_header {
     int has_terms;
     int has_host_names;
     int has_topic_names;
+    int32_t term_dim; /* /terms dim attribute, 0 when the file has no terms */
     char source[256];
 } cs_graph_header;
 
 /*
  * Collective(ctx->comm). Writes a graph file. Each rank passes its slice g (possibly empty,
- * n = 0); the slices, in rank order, must tile [0, meta->n_pages_total) exactly (checked: a
- * clear error otherwise). g->link_first is ignored (computed with MPI_Exscan). n_links_total
- * is computed. meta and spec_text must be identical on all ranks (rank 0's are written).
+ * n = 0, arrays may then be NULL); the slices, in rank order, must tile [0, g->n_pages_total)
+ * exactly, and n_pages_total must be the same on every rank (checked: a clear error
+ * otherwise). g->link_first, g->n_links_total, g->n_hosts and g->n_topics are ignored
+ * (link offsets and n_links_total are computed from the allgathered slice sizes; hosts and
+ * topics come from meta). An empty slice's `first` is not looked at. The slices are validated
+ * before anything is written: offsets start at 0 and never decrease, targets lie in [0, N)
+ * and increase strictly within each page, hosts lie in [0, meta->n_hosts), topics in
+ * [-1, meta->n_topics), term indices in [0, term_dim); weights and terms must be present on
+ * all ranks that have links/pages or on none.
+ * meta and spec_text (NULL = empty) should be identical on all ranks: rank 0's are written.
+ * Host and topic names are written when rank 0's meta has them.
  * The file is written under a temporary name in the same directory and renamed to `path`
- * only when every rank succeeded; on any failure no file is left behind.
+ * only when every rank succeeded; on any failure no file (and no temporary) is left behind.
+ * Errors: CS_ERR_ARG (slices), CS_ERR_IO (directory, rename), CS_ERR_HDF5, CS_ERR_NOMEM,
+ * CS_ERR_LIMIT; the same code and message on every rank.
  */
 CS_API cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                                const cs_graph_meta *meta, const char *spec_text);
 
 /*
  * Collective(ctx->comm). Logically collective: path. Opens path and reads its header. A
- * missing file, a file that is not HDF5, not a crawlsim graph, or of another schema version
- * gives a clear error on every rank naming the file.
+ * missing file (CS_ERR_IO), a file that is not HDF5 or not a crawlsim graph (CS_ERR_FORMAT),
+ * a file of another schema version (CS_ERR_SCHEMA), a file HDF5 cannot open (CS_ERR_HDF5), or
+ * one with missing datasets or inconsistent sizes (CS_ERR_FORMAT) gives a clear error naming
+ * the file (and the dataset), with the same code and message on every rank.
  */
 CS_API cs_err cs_graphio_read_header(cs_ctx *ctx, const char *path, cs_graph_header *hdr);
 
 /*
- * Collective(ctx->comm). Reads pages [first, first + n) of path (each rank its own range; ranges
- * may overlap or be empty) into g: offsets (local), targets, weights/terms when present, and the
- * page attributes, through collective hyperslab reads. meta (may be NULL) receives the
- * replicated host/topic tables. A truncated or inconsistent file is a clear error.
+ * Collective(ctx->comm). Logically collective: path. Reads pages [first, first + n) of path
+ * (each rank its own range; ranges may overlap or be empty) into g: offsets (local: offsets[0]
+ * = 0, g->link_first = the global index of the first link), targets, weights/terms when
+ * present, and the page attributes, through collective hyperslab reads. g must be empty
+ * (cs_graph_slice_init) and is left empty on failure; the caller frees it with
+ * cs_graph_slice_fini. meta (may be NULL; initialised with cs_graph_meta_init) receives the
+ * replicated host/topic tables (every rank reads the names). What is read is validated:
+ * offsets monotone within [0, n_links], targets in [0, N) and sorted within each page, host
+ * and topic ids in range. A truncated or inconsistent file is a clear error naming the file
+ * and the dataset (CS_ERR_FORMAT), a range outside [0, N) is CS_ERR_ARG; same code on every
+ * rank.
  */
 CS_API cs_err cs_graphio_read_slice(cs_ctx *ctx, const char *path, int64_t first, int64_t n,
                                     cs_graph_slice *g, cs_graph_meta *meta);
@@ -80,10 +120,10 @@ typedef struct cs_degree_stats {
     int64_t min, max;
     double mean;
     int64_t median, p90, p99;
-    int64_t zeros;          /* pages with degree 0 */
-    double alpha;           /* fitted power-law density exponent (discrete MLE, Clauset et al.) */
-    int64_t xmin;           /* lower cut-off chosen by the KS criterion */
-    int64_t tail;           /* pages at or above xmin */
+    int64_t zeros; /* pages with degree 0 */
+    double alpha;  /* fitted power-law density exponent (discrete MLE, Clauset et al.) */
+    int64_t xmin;  /* lower cut-off chosen by the KS criterion */
+    int64_t tail;  /* pages at or above xmin */
 } cs_degree_stats;
 
 typedef struct cs_summary {
@@ -94,25 +134,44 @@ typedef struct cs_graph_info {
     cs_graph_header hdr;
     cs_degree_stats out_deg, in_deg;
     cs_degree_stats host_size;
-    double frac_within_host;   /* links whose two pages share a host */
-    double frac_within_topic;  /* links whose two pages share a (known) topic */
-    double relevant_fraction;  /* pages with relevance >= relevance_threshold */
+    double frac_within_host;  /* links whose two pages share a host */
+    double frac_within_topic; /* links whose two pages share a (known) topic */
+    double relevant_fraction; /* pages with relevance >= relevance_threshold */
     double relevance_threshold;
-    double reciprocity;        /* fraction of links u->v (u != v) with v->u present */
+    double reciprocity; /* fraction of links u->v (u != v) with v->u present */
     int64_t self_loops;
     cs_summary delta, mu, relevance;
     double observable_fraction;
-    double seconds;            /* wall time of the computation */
+    int64_t reciprocal_links; /* links u->v (u != v) with v->u present */
+    int64_t quantile_step;    /* median/p90/p99 of delta, mu, relevance come from pages whose */
+    int64_t quantile_sample;  /* id is a multiple of quantile_step: quantile_sample pages */
+    int n_ranks;              /* ranks that computed it */
+    double seconds;           /* wall time of the computation (maximum over ranks) */
 } cs_graph_info;
 
 /*
- * Collective(ctx->comm). Computes the statistics of a graph file, each rank reading a block of
- * pages. relevance_threshold decides which pages count as relevant.
+ * Collective(ctx->comm). Logically collective: path, relevance_threshold. Computes the
+ * statistics of a graph file, each rank reading a block of pages (cs_block_range), and fills
+ * info identically on every rank.
+ *
+ * Degree and host-size summaries are exact (from allreduced histograms); quantiles are
+ * nearest-rank (the q-quantile of n values is the ceil(q n)-th smallest). Power laws are
+ * fitted with the discrete maximum-likelihood approximation of Clauset, Shalizi & Newman 2009
+ * (Eq. 3.7: alpha = 1 + n / sum ln(x_i / (xmin - 1/2)) over x_i >= xmin), xmin minimising the
+ * Kolmogorov-Smirnov distance (their Sec. 3.3) between the tail and the fitted law, over the
+ * observed values x >= 1 with at least 50 pages at or above x (at most 400 candidates, evenly
+ * spaced among them); tail = 0 when there are too few samples. Reciprocity is exact (queries
+ * to the owners of remote targets, exchanged with MPI_Alltoallv in bounded rounds). Quantiles
+ * of delta, mu and relevance come from a deterministic sample of at most 10^6 pages (every
+ * quantile_step-th page id); their min, max and mean are exact. Needs N and H below 2^31
+ * (CS_ERR_LIMIT otherwise). Memory per rank: the rank's block plus 12 N bytes (every page's
+ * host and topic) plus 4 N + 4 H bytes of counts. relevance_threshold decides which pages
+ * count as relevant.
  */
 CS_API cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_threshold,
                                     cs_graph_info *info);
 
-/* Local. Prints the statistics as a readable report. */
+/* Local. Prints the statistics as a readable report, one item per line. */
 CS_API void cs_graph_info_print(FILE *out, const cs_graph_info *info);
 
 #endif

@@ -177,8 +177,8 @@ static cs_err unknown_key(cs_ctx *ctx, const char *where, const char *section, c
                        "lists every key)",
                        where, section, key, near->section, near->key);
     return cs_fail(ctx, CS_ERR_CONFIG,
-                   "%s: unknown key '%s.%s' (crawlsim help config lists every key)", where,
-                   section, key);
+                   "%s: unknown key '%s.%s' (crawlsim help config lists every key)", where, section,
+                   key);
 }
 
 void cs_config_defaults(cs_config *cfg)
@@ -254,8 +254,8 @@ cs_err cs_config_parse_string(cs_ctx *ctx, const char *text, const char *name, c
     if (st.rc != CS_OK)
         return st.rc;
     if (r > 0)
-        return cs_fail(ctx, CS_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)",
-                       name, r);
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s:%d: syntax error (expected [section] or key = value)", name, r);
     if (r < 0)
         return cs_fail(ctx, CS_ERR_NOMEM, "%s: out of memory while parsing", name);
     return CS_OK;
@@ -295,8 +295,9 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
                        "%s: gen.target_topic = %lld must be below gen.topics = %lld", f,
                        (long long)g->target_topic, (long long)g->topics);
     if ((double)g->host_size_max < g->host_size_mean)
-        return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.host_size_max = %lld is below host_size_mean = %g",
-                       f, (long long)g->host_size_max, g->host_size_mean);
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: gen.host_size_max = %lld is below host_size_mean = %g", f,
+                       (long long)g->host_size_max, g->host_size_mean);
     if ((double)g->degree_max < g->degree_mean)
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.degree_max = %lld is below degree_mean = %g", f,
                        (long long)g->degree_max, g->degree_mean);
@@ -355,8 +356,8 @@ fail:
     return rc;
 }
 
-cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides,
-                      int n_overrides, cs_config *cfg)
+cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides, int n_overrides,
+                      cs_config *cfg)
 {
     cs_err rc = CS_OK;
     char *text = NULL;
@@ -540,8 +541,9 @@ void cs_config_print_help(FILE *out, const char *section, int markdown)
         if (cur == NULL || strcmp(cur, e->section) != 0) {
             cur = e->section;
             if (markdown)
-                fprintf(out, "%s#### `[%s]`\n\n| key | type | default | allowed | meaning |\n"
-                             "|---|---|---|---|---|\n",
+                fprintf(out,
+                        "%s#### `[%s]`\n\n| key | type | default | allowed | meaning |\n"
+                        "|---|---|---|---|---|\n",
                         i ? "\n" : "", cur);
             else
                 fprintf(out, "%s[%s]\n", i ? "\n" : "", cur);

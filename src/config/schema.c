@@ -108,6 +108,8 @@ static const cs_conf_entry schema[] = {
      "what to do with links from a page to itself"},
     {"import", "pages", CS_CONF_STRING, "", 0, 0, NULL, I(pages), SZ(pages),
      "optional page table(s), plain or gzip, comma separated: one page per line"},
+    {"import", "page_list", CS_CONF_STRING, "", 0, 0, NULL, I(page_list), SZ(page_list),
+     "optional file(s) listing pages, one id or name per line (first field; page-table separators, skip lines and comments): each becomes a page, numbered before the page tables"},
     {"import", "page_separators", CS_CONF_STRING, "\\t", 0, 0, NULL, I(page_separators), SZ(page_separators),
      "field separator characters of page-table lines"},
     {"import", "page_skip_lines", CS_CONF_INT, "0", 0, 1e9, NULL, I(page_skip_lines), 0,

@@ -61,7 +61,10 @@ void cs_ctx_init_local(cs_ctx *ctx, cs_log_level level)
     ctx->t_start = cs_now();
 }
 
-void cs_ctx_fini(cs_ctx *ctx) { (void)ctx; }
+void cs_ctx_fini(cs_ctx *ctx)
+{
+    (void)ctx;
+}
 
 void cs_ctx_clear_error(cs_ctx *ctx)
 {
@@ -236,7 +239,6 @@ void cs_progress_end(cs_progress *p)
     if (ctx->rank != 0 || ctx->level < CS_LOG_INFO || !p->printed)
         return;
     if (ctx->stderr_is_tty)
-        fprintf(stderr, "\r[crawlsim] %s: done in %.1fs%30s\n", p->what, cs_now() - p->t_begin,
-                "");
+        fprintf(stderr, "\r[crawlsim] %s: done in %.1fs%30s\n", p->what, cs_now() - p->t_begin, "");
     fflush(stderr);
 }

@@ -9,8 +9,7 @@
  * d distinct targets, each by one of three kinds:
  *   host   (p_host):  a page of its own host, popular pages first (in-host rank ~ power law);
  *   topic  (p_topic): a popular host of the page's topic elsewhere (alias table over the
- *                     topic's hosts with Zipf weights), then a popular page in it that has the
- *                     topic (a few redraws);
+ *                     topic's hosts with Zipf weights), then a popular page in it;
  *   any    (rest):    a popular host anywhere, then a popular page in it.
  * A hub sends hub_focus of its links into its own hub topic on other hosts, so that irrelevant
  * pages lead into relevant regions (the tunnelling of the focused-crawling papers).
@@ -32,57 +31,91 @@
 
 /* Candidate draws allowed per link before a page settles for fewer distinct links. */
 #define GEN_ATTEMPTS_PER_LINK 4
-/* Redraws of a page inside a topic host until one of the wanted topic is found. */
-#define GEN_TOPIC_REDRAWS 3
+/* Redraws of a topic link's host while it is the page's own host. */
+#define GEN_HOST_REDRAWS 3
+
+/* A host as seen by a link into it. */
+typedef struct host_rec {
+    int64_t first; /* first page */
+    int32_t count; /* pages */
+    float c;       /* in-host popularity constant (see page_in_host) */
+} host_rec;
+
+/*
+ * One entry of an alias table over hosts that stores the hosts themselves, so that picking a
+ * popular host costs one cache miss instead of three (alias arrays, then the host list).
+ */
+typedef struct host_pick {
+    uint32_t thresh; /* keep `host` when the low 32 bits of the draw are below this */
+    int32_t host;
+    int32_t alias_host;
+} host_pick;
 
 struct cs_gen {
     cs_gen_config cfg;
     int64_t n_pages;
     int64_t n_hosts;
     int32_t n_topics;
-    int64_t *host_first;  /* n_hosts + 1 */
-    int32_t *host_topic;  /* n_hosts */
-    double *host_c;       /* in-host popularity constant (see page_in_host) */
-    cs_alias topic_size;  /* topic of a host or of an off-topic page, by size */
-    int64_t *topic_off;   /* n_topics + 1 offsets into topic_hosts */
-    int64_t *topic_hosts; /* hosts of each topic, in popularity order */
-    cs_alias *topic_pick; /* per topic: popularity rank of a host (Zipf) */
-    int64_t *any_hosts;   /* all hosts, in popularity order */
-    cs_alias any_pick;    /* popularity rank over all hosts */
-    float *proto;         /* n_topics x term_dim unit prototypes */
-    double deg_xmin;      /* bounded power-law lower end for out-degrees */
-    double page_inv;      /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
+    int64_t *host_first;    /* n_hosts + 1 */
+    host_rec *hosts;        /* n_hosts: what a link into the host needs, in one cache line */
+    int32_t *host_topic;    /* n_hosts */
+    cs_alias topic_size;    /* topic of a host or of an off-topic page, by size */
+    int64_t *topic_off;     /* n_topics + 1 offsets into topic_picks */
+    host_pick *topic_picks; /* per topic: hosts by popularity (Zipf), as alias entries */
+    host_pick *any_picks;   /* all hosts by popularity */
+    float *proto;           /* n_topics x term_dim unit prototypes */
+    double deg_xmin;        /* bounded power-law lower end for out-degrees */
+    double page_inv;        /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
+    int page_int_exp;       /* page_inv when it is a small nonzero integer, else 0 */
 };
 
 /* ---- bounded power law with a prescribed mean --------------------------------------------- */
 
-/* P(X >= k) for X ~ density x^-alpha on [xmin, xmax). */
-static double pl_tail(double k, double xmin, double xmax, double alpha)
+/*
+ * E[floor X] for X with density ~ x^-alpha on [xmin, xmax): the sum over k >= 1 of
+ * P(X >= k) = (k^a - xmax^a) / (xmin^a - xmax^a), a = 1 - alpha, for xmin < k < xmax (1 below).
+ * Exact up to k = 2^16 through suffix sums of k^a, which do not depend on xmin (so a bisection
+ * step costs O(1)), then continued by the integral of the tail.
+ */
+typedef struct pl_mean_table {
+    double xmax, alpha, a, xa; /* xa = xmax^a */
+    int64_t direct;            /* terms summed exactly */
+    double *suf;               /* suf[k] = sum_{j=k}^{direct} j^a, k = 1..direct+1 */
+} pl_mean_table;
+
+static cs_err pl_table_init(cs_ctx *ctx, pl_mean_table *t, double xmax, double alpha)
 {
-    if (k <= xmin)
-        return 1.0;
-    if (k >= xmax)
-        return 0.0;
-    double a = 1.0 - alpha;
-    return (pow(k, a) - pow(xmax, a)) / (pow(xmin, a) - pow(xmax, a));
+    t->xmax = xmax;
+    t->alpha = alpha;
+    t->a = 1.0 - alpha;
+    t->xa = pow(xmax, t->a);
+    double kmax = floor(xmax);
+    t->direct = (int64_t)(kmax < 65536.0 ? kmax : 65536.0);
+    cs_err rc = cs_alloc(ctx, &t->suf, (size_t)t->direct + 2, sizeof *t->suf, "power-law sums");
+    if (rc != CS_OK)
+        return rc;
+    t->suf[t->direct + 1] = 0.0;
+    for (int64_t k = t->direct; k >= 1; k--)
+        t->suf[k] = t->suf[k + 1] + pow((double)k, t->a);
+    return CS_OK;
 }
 
-/* E[floor X] = sum_{k>=1} P(X >= k), exact up to 2^16 terms, then by an integral. */
-static double pl_floor_mean(double xmin, double xmax, double alpha)
+static double pl_floor_mean(const pl_mean_table *t, double xmin)
 {
-    double s = 0.0;
-    double kmax = floor(xmax);
-    double direct = kmax < 65536.0 ? kmax : 65536.0;
-    for (double k = 1.0; k <= direct; k += 1.0)
-        s += pl_tail(k, xmin, xmax, alpha);
-    if (kmax > direct) {
-        /* integral of the tail from direct + 0.5 to xmax (midpoint rule's continuation) */
-        double a = 1.0 - alpha, lo = direct + 0.5;
-        double denom = pow(xmin, a) - pow(xmax, a);
-        double integ = (fabs(2.0 - alpha) < 1e-12)
-                           ? (log(xmax) - log(lo))
-                           : (pow(xmax, 2.0 - alpha) - pow(lo, 2.0 - alpha)) / (2.0 - alpha);
-        s += (integ - pow(xmax, a) * (xmax - lo)) / denom;
+    double denom = pow(xmin, t->a) - t->xa;
+    int64_t below = (int64_t)floor(xmin); /* k <= xmin: P = 1 */
+    if (below > t->direct)
+        below = t->direct;
+    int64_t k0 = below + 1;
+    double s = (double)below;
+    if (k0 <= t->direct)
+        s += (t->suf[k0] - (double)(t->direct - k0 + 1) * t->xa) / denom;
+    double kmax = floor(t->xmax);
+    if (kmax > (double)t->direct) {
+        double lo = (double)t->direct + 0.5, b = 2.0 - t->alpha;
+        double integ =
+            fabs(b) < 1e-12 ? log(t->xmax) - log(lo) : (pow(t->xmax, b) - pow(lo, b)) / b;
+        s += (integ - t->xa * (t->xmax - lo)) / denom;
     }
     return s;
 }
@@ -91,20 +124,27 @@ static double pl_floor_mean(double xmin, double xmax, double alpha)
 static cs_err pl_solve_xmin(cs_ctx *ctx, double mean, double xmax, double alpha, const char *what,
                             double *xmin)
 {
+    pl_mean_table t;
+    cs_err rc = pl_table_init(ctx, &t, xmax, alpha);
+    if (rc != CS_OK)
+        return rc;
     double lo = 1.0, hi = xmax - 1e-9;
-    double at_lo = pl_floor_mean(lo, xmax, alpha), at_hi = pl_floor_mean(hi, xmax, alpha);
-    if (mean < at_lo - 1e-9 || mean > at_hi + 1e-9)
+    double at_lo = pl_floor_mean(&t, lo), at_hi = pl_floor_mean(&t, hi);
+    if (mean < at_lo - 1e-9 || mean > at_hi + 1e-9) {
+        free(t.suf);
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "gen: a mean %s of %g is impossible with this exponent and maximum "
                        "(possible: %.3g to %.3g)",
                        what, mean, at_lo, at_hi);
+    }
     for (int it = 0; it < 100; it++) {
         double mid = 0.5 * (lo + hi);
-        if (pl_floor_mean(mid, xmax, alpha) < mean)
+        if (pl_floor_mean(&t, mid) < mean)
             lo = mid;
         else
             hi = mid;
     }
+    free(t.suf);
     *xmin = 0.5 * (lo + hi);
     return CS_OK;
 }
@@ -126,21 +166,41 @@ static double ring_similarity(const cs_gen_config *c, int32_t topic)
     return exp(-(double)d / c->topic_spread);
 }
 
-/* Zipf weights (rank+1)^-s for n ranks into a fresh alias table. */
-static cs_err zipf_alias(cs_ctx *ctx, cs_alias *a, int64_t n, double s)
+/*
+ * Fills pick[0..n) with an alias table (Walker/Vose, via cs_alias) of Zipf weights (rank+1)^-s
+ * over the hosts order[0..n): order[0] is the most popular.
+ */
+static cs_err zipf_picks(cs_ctx *ctx, host_pick *pick, const int64_t *order, int64_t n, double s)
 {
     double *w = NULL;
+    cs_alias a = {0, NULL, NULL};
     cs_err rc = cs_alloc(ctx, &w, (size_t)n, sizeof *w, "popularity weights");
     if (rc != CS_OK)
         return rc;
     for (int64_t i = 0; i < n; i++)
         w[i] = pow((double)(i + 1), -s);
-    rc = cs_alias_init(a, w, n);
+    rc = cs_alias_init(&a, w, n);
     free(w);
     if (rc != CS_OK)
         return cs_fail(ctx, rc, "gen: cannot build a popularity table of %lld entries",
                        (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        double t = a.prob[i] * 4294967296.0;
+        pick[i].thresh = t >= 4294967295.0 ? UINT32_MAX : (uint32_t)t;
+        pick[i].host = (int32_t)order[i];
+        pick[i].alias_host = (int32_t)order[a.alias[i]];
+    }
+    cs_alias_fini(&a);
     return CS_OK;
+}
+
+/* A host from a pick table of n entries: the high word chooses the entry (multiply-shift, a
+ * bias below n / 2^32), the low word the coin. */
+static inline int64_t pick_host(const host_pick *p, int64_t n, cs_rng *r)
+{
+    uint64_t w = cs_rng_u64(r);
+    const host_pick *e = &p[((w >> 32) * (uint64_t)n) >> 32];
+    return (uint32_t)w < e->thresh ? e->host : e->alias_host;
 }
 
 /* Fisher-Yates shuffle of a[0..n) with the stream r: a popularity order independent of ids. */
@@ -198,7 +258,7 @@ static cs_err build_topics(cs_ctx *ctx, cs_gen *g)
     cs_err rc = CS_OK;
     int32_t k = g->n_topics;
     double *w = NULL;
-    int64_t *fill = NULL;
+    int64_t *fill = NULL, *order = NULL;
     CS_TRY(ctx, cs_alloc(ctx, &w, (size_t)k, sizeof *w, "topic sizes"));
     for (int32_t t = 0; t < k; t++)
         w[t] = pow((double)(t + 1), -c->topic_skew);
@@ -207,8 +267,8 @@ static cs_err build_topics(cs_ctx *ctx, cs_gen *g)
         goto fail;
     }
 
-    CS_TRY(ctx, cs_alloc(ctx, &g->host_topic, (size_t)g->n_hosts, sizeof *g->host_topic,
-                         "host topics"));
+    CS_TRY(ctx,
+           cs_alloc(ctx, &g->host_topic, (size_t)g->n_hosts, sizeof *g->host_topic, "host topics"));
     CS_TRY(ctx, cs_calloc(ctx, &g->topic_off, (size_t)k + 1, sizeof *g->topic_off, "topic index"));
     for (int64_t h = 0; h < g->n_hosts; h++) {
         cs_rng r;
@@ -219,34 +279,34 @@ static cs_err build_topics(cs_ctx *ctx, cs_gen *g)
     }
     for (int32_t t = 0; t < k; t++)
         g->topic_off[t + 1] += g->topic_off[t];
-    CS_TRY(ctx, cs_alloc(ctx, &g->topic_hosts, (size_t)g->n_hosts, sizeof *g->topic_hosts,
-                         "topic host lists"));
+    CS_TRY(ctx, cs_alloc(ctx, &order, (size_t)g->n_hosts, sizeof *order, "host order"));
     CS_TRY(ctx, cs_alloc(ctx, &fill, (size_t)k, sizeof *fill, "topic fill"));
     memcpy(fill, g->topic_off, (size_t)k * sizeof *fill);
     for (int64_t h = 0; h < g->n_hosts; h++)
-        g->topic_hosts[fill[g->host_topic[h]]++] = h;
-
-    CS_TRY(ctx, cs_calloc(ctx, &g->topic_pick, (size_t)k, sizeof *g->topic_pick, "topic pickers"));
+        order[fill[g->host_topic[h]]++] = h;
+    CS_TRY(ctx, cs_alloc(ctx, &g->topic_picks, (size_t)g->n_hosts, sizeof *g->topic_picks,
+                         "topic host tables"));
     for (int32_t t = 0; t < k; t++) {
         int64_t n = g->topic_off[t + 1] - g->topic_off[t];
         if (n == 0)
             continue;
+        /* popularity order inside the topic: a shuffle from (seed, topic) */
         cs_rng r;
         cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, (uint64_t)t, 1);
-        shuffle(g->topic_hosts + g->topic_off[t], n, &r);
-        CS_TRY(ctx, zipf_alias(ctx, &g->topic_pick[t], n, c->host_popularity_skew));
+        shuffle(order + g->topic_off[t], n, &r);
+        CS_TRY(ctx, zipf_picks(ctx, g->topic_picks + g->topic_off[t], order + g->topic_off[t], n,
+                               c->host_popularity_skew));
     }
-
-    CS_TRY(ctx, cs_alloc(ctx, &g->any_hosts, (size_t)g->n_hosts, sizeof *g->any_hosts,
-                         "host popularity order"));
     for (int64_t h = 0; h < g->n_hosts; h++)
-        g->any_hosts[h] = h;
+        order[h] = h;
     {
         cs_rng r;
         cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, UINT64_MAX, 1);
-        shuffle(g->any_hosts, g->n_hosts, &r);
+        shuffle(order, g->n_hosts, &r);
     }
-    CS_TRY(ctx, zipf_alias(ctx, &g->any_pick, g->n_hosts, c->host_popularity_skew));
+    CS_TRY(ctx, cs_alloc(ctx, &g->any_picks, (size_t)g->n_hosts, sizeof *g->any_picks,
+                         "host popularity table"));
+    CS_TRY(ctx, zipf_picks(ctx, g->any_picks, order, g->n_hosts, c->host_popularity_skew));
 
     /* Topic prototypes: unit vectors from (seed, topic). */
     size_t dim = (size_t)c->term_dim;
@@ -263,10 +323,12 @@ static cs_err build_topics(cs_ctx *ctx, cs_gen *g)
         for (size_t i = 0; i < dim; i++)
             g->proto[(size_t)t * dim + i] = (float)(v[i] / norm);
     }
+    free(order);
     free(fill);
     free(w);
     return CS_OK;
 fail:
+    free(order);
     free(fill);
     free(w);
     return rc;
@@ -284,15 +346,20 @@ cs_err cs_gen_create(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out)
     g->n_topics = (int32_t)cfg->topics;
     CS_TRY(ctx, build_hosts(ctx, g));
     CS_TRY(ctx, build_topics(ctx, g));
-    CS_TRY(ctx, cs_alloc(ctx, &g->host_c, (size_t)g->n_hosts, sizeof *g->host_c,
-                         "host popularity constants"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->hosts, (size_t)g->n_hosts, sizeof *g->hosts, "host records"));
     {
         double s = cfg->page_popularity_skew;
         int one = fabs(1.0 - s) < 1e-9;
         g->page_inv = one ? 0.0 : 1.0 / (1.0 - s);
+        double ri = round(g->page_inv);
+        if (!one && fabs(g->page_inv - ri) < 1e-9 && fabs(ri) <= 64.0)
+            g->page_int_exp = (int)ri;
         for (int64_t h = 0; h < g->n_hosts; h++) {
-            double m = (double)(g->host_first[h + 1] - g->host_first[h]);
-            g->host_c[h] = one ? log(m + 1.0) : pow(m + 1.0, 1.0 - s) - 1.0;
+            int64_t cnt = g->host_first[h + 1] - g->host_first[h];
+            double m = (double)cnt;
+            g->hosts[h].first = g->host_first[h];
+            g->hosts[h].count = (int32_t)cnt;
+            g->hosts[h].c = (float)(one ? log2(m + 1.0) : pow(m + 1.0, 1.0 - s) - 1.0);
         }
     }
     CS_TRY(ctx, pl_solve_xmin(ctx, cfg->degree_mean, (double)cfg->degree_max + 1.0,
@@ -311,23 +378,24 @@ void cs_gen_destroy(cs_gen **pg)
     cs_gen *g = *pg;
     free(g->host_first);
     free(g->host_topic);
-    free(g->host_c);
+    free(g->hosts);
     cs_alias_fini(&g->topic_size);
-    if (g->topic_pick != NULL)
-        for (int32_t t = 0; t < g->n_topics; t++)
-            cs_alias_fini(&g->topic_pick[t]);
-    free(g->topic_pick);
     free(g->topic_off);
-    free(g->topic_hosts);
-    free(g->any_hosts);
-    cs_alias_fini(&g->any_pick);
+    free(g->topic_picks);
+    free(g->any_picks);
     free(g->proto);
     free(g);
     *pg = NULL;
 }
 
-int64_t cs_gen_n_pages(const cs_gen *g) { return g->n_pages; }
-int64_t cs_gen_n_hosts(const cs_gen *g) { return g->n_hosts; }
+int64_t cs_gen_n_pages(const cs_gen *g)
+{
+    return g->n_pages;
+}
+int64_t cs_gen_n_hosts(const cs_gen *g)
+{
+    return g->n_hosts;
+}
 
 int64_t cs_gen_host_of(const cs_gen *g, int64_t page)
 {
@@ -409,13 +477,74 @@ void cs_gen_page_dynamics(const cs_gen_config *c, int64_t host, int64_t page, in
     *observable = (uint8_t)(cs_rng_uniform(&r) < c->observable_fraction);
 }
 
-/* A popular page of host h: rank ~ discretised power law with page_popularity_skew (the
- * inverse of the continuous CDF on [1, m+1)); rank 1 is the host's first page (home page). */
-static int64_t page_in_host(const cs_gen *g, int64_t h, cs_rng *r)
+/*
+ * t^e for the in-host rank, t in (0, 1] (skew > 1) or t >= 1 (skew < 1). Two paths, chosen once
+ * per model: an integral exponent (the default skew 1.2 gives e = -5) by repeated squaring;
+ * otherwise log2 and exp2 by bit manipulation and short series, accurate to about 3e-6
+ * relative, which only moves ranks whose value lies within 3e-6 of an integer. Both are a few
+ * times faster than pow() and give the same bits on every libm: the world must not depend on
+ * the machine's math library.
+ */
+static inline double fast_log2(double y)
 {
-    int64_t first = g->host_first[h], m = g->host_first[h + 1] - first;
-    double u = cs_rng_uniform(r);
-    double x = g->page_inv == 0.0 ? exp(u * g->host_c[h]) : pow(g->host_c[h] * u + 1.0, g->page_inv);
+    uint64_t b;
+    memcpy(&b, &y, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    b = (b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL; /* mantissa in [1, 2) */
+    double m;
+    memcpy(&m, &b, sizeof m);
+    if (m > 1.4142135623730951) { /* centre on 1 so that the series converges fast */
+        m *= 0.5;
+        e += 1;
+    }
+    double z = (m - 1.0) / (m + 1.0), z2 = z * z; /* |z| < 0.172 */
+    double atanh = z * (1.0 + z2 * (1.0 / 3 + z2 * (1.0 / 5)));
+    return (double)e + 2.8853900817779268 * atanh; /* 2 / ln 2 */
+}
+
+static inline double fast_exp2(double y)
+{
+    double n = floor(y + 0.5), f = (y - n) * 0.6931471805599453; /* |f| <= ln2 / 2 */
+    double p = 1.0 + f * (1.0 + f * (1.0 / 2 + f * (1.0 / 6 + f * (1.0 / 24 + f * (1.0 / 120)))));
+    if (n < -1022.0)
+        return 0.0;
+    uint64_t b = (uint64_t)((int64_t)n + 1023) << 52;
+    double scale;
+    memcpy(&scale, &b, sizeof scale);
+    return p * scale;
+}
+
+static inline double ipow(double t, int e)
+{
+    int neg = e < 0;
+    unsigned k = (unsigned)(neg ? -e : e);
+    double r = 1.0;
+    while (k) {
+        if (k & 1u)
+            r *= t;
+        t *= t;
+        k >>= 1;
+    }
+    return neg ? 1.0 / r : r;
+}
+
+/* A popular page of host h: rank ~ discretised power law with page_popularity_skew s (the
+ * inverse of the continuous CDF on [1, m+1): x = (c u + 1)^(1/(1-s)), c = (m+1)^(1-s) - 1);
+ * rank 1 is the host's first page (its home page). */
+static int64_t page_in_host_u(const cs_gen *g, int64_t h, double u)
+{
+    const host_rec *hr = &g->hosts[h];
+    int64_t first = hr->first, m = hr->count;
+    if (m == 1)
+        return first;
+    double c = (double)hr->c;
+    double x;
+    if (g->page_int_exp != 0)
+        x = ipow(c * u + 1.0, g->page_int_exp);
+    else if (g->page_inv == 0.0) /* skew 1: c = log2(m+1), x = (m+1)^u */
+        x = fast_exp2(u * c);
+    else
+        x = fast_exp2(g->page_inv * fast_log2(c * u + 1.0));
     int64_t k = (int64_t)x;
     if (k < 1)
         k = 1;
@@ -424,28 +553,32 @@ static int64_t page_in_host(const cs_gen *g, int64_t h, cs_rng *r)
     return first + k - 1;
 }
 
-/* A popular page of topic t on a host other than `self` (if the topic has another host). */
+static int64_t page_in_host(const cs_gen *g, int64_t h, cs_rng *r)
+{
+    return page_in_host_u(g, h, cs_rng_uniform(r));
+}
+
+/* A popular page on a popular host of topic t other than `self` (if the topic has another
+ * host). The page is chosen by in-host popularity: it has topic t with probability
+ * host_topic_purity, like every page of a topic-t host. */
 static int64_t page_in_topic(const cs_gen *g, int32_t t, int64_t self, cs_rng *r)
 {
     int64_t n = g->topic_off[t + 1] - g->topic_off[t];
     if (n == 0)
         return -1;
     int64_t h = self;
-    for (int i = 0; i < GEN_TOPIC_REDRAWS && h == self; i++)
-        h = g->topic_hosts[g->topic_off[t] + cs_alias_draw(&g->topic_pick[t], r)];
-    int64_t p = page_in_host(g, h, r);
-    for (int i = 0; i < GEN_TOPIC_REDRAWS && page_topic(g, p, h) != t; i++)
-        p = page_in_host(g, h, r);
-    return p;
+    for (int i = 0; i < GEN_HOST_REDRAWS && h == self; i++)
+        h = pick_host(g->topic_picks + g->topic_off[t], n, r);
+    return page_in_host(g, h, r);
 }
 
 static int64_t page_anywhere(const cs_gen *g, cs_rng *r)
 {
-    int64_t h = g->any_hosts[cs_alias_draw(&g->any_pick, r)];
+    int64_t h = pick_host(g->any_picks, g->n_hosts, r);
     return page_in_host(g, h, r);
 }
 
-/* Out-degree of a page: the first draws of its link stream. */
+/* Out-degree of a page, from its degree stream (LINKS, page, sub 1). */
 static int64_t draw_degree(const cs_gen *g, cs_rng *r, int hub)
 {
     const cs_gen_config *c = &g->cfg;
@@ -485,17 +618,36 @@ static int idset_insert(idset *s, int64_t x)
     return 1;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
+/* Sorts a page's targets: insertion sort for short lists, else quicksort (median of three)
+ * down to short runs. In place, no callbacks: it runs once per page in the hot loop. */
 static void sort_i64(int64_t *a, int64_t n)
 {
-    if (n > 48) {
-        qsort(a, (size_t)n, sizeof *a, cmp_i64);
-        return;
+    while (n > 24) {
+        int64_t x = a[0], y = a[n / 2], z = a[n - 1];
+        int64_t piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int64_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < piv)
+                i++;
+            while (a[j] > piv)
+                j--;
+            if (i >= j)
+                break;
+            int64_t t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+            i++;
+            j--;
+        }
+        /* recurse into the smaller part, loop on the larger */
+        if (j + 1 < n - j - 1) {
+            sort_i64(a, j + 1);
+            a += j + 1;
+            n -= j + 1;
+        } else {
+            sort_i64(a + j + 1, n - j - 1);
+            n = j + 1;
+        }
     }
     for (int64_t i = 1; i < n; i++) {
         int64_t x = a[i], j = i - 1;
@@ -515,7 +667,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
                          cs_rng *r, int64_t d, int64_t *out, idset *set)
 {
     const cs_gen_config *c = &g->cfg;
-    int64_t hsize = g->host_first[host + 1] - g->host_first[host];
+    int64_t hsize = g->hosts[host].count;
     int use_set = d > 32;
     if (use_set) {
         size_t cap = 1;
@@ -527,14 +679,18 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
     }
     int64_t n = 0, attempts = d * GEN_ATTEMPTS_PER_LINK;
     for (int64_t a = 0; a < attempts && n < d; a++) {
-        double u = cs_rng_uniform(r);
+        /* One word serves two draws: the top 24 bits choose the kind of link, the low 40 bits
+         * the page inside the own host (resolution 2^-40, far below any rank's probability). */
+        uint64_t w = cs_rng_u64(r);
+        double u = (double)(w >> 40) * 0x1.0p-24;
+        double u_in = (double)(w & 0xffffffffffULL) * 0x1.0p-40;
         int64_t t;
         if (pd->hub && u < c->hub_focus) {
             t = page_in_topic(g, pd->hub_topic, host, r);
         } else {
             double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
             if (v < c->p_host && hsize > 1)
-                t = page_in_host(g, host, r);
+                t = page_in_host_u(g, host, u_in);
             else if (v < c->p_host + c->p_topic)
                 t = page_in_topic(g, pd->topic, host, r);
             else
@@ -568,9 +724,9 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
 #pragma omp parallel for default(none) shared(g, c, ub, first, n) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         int64_t p = first + i;
-        cs_rng lr;
-        cs_rng_init(&lr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 0);
-        ub[i + 1] = draw_degree(g, &lr, page_is_hub(g, p));
+        cs_rng dr;
+        cs_rng_init(&dr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 1);
+        ub[i + 1] = draw_degree(g, &dr, page_is_hub(g, p));
     }
     for (int64_t i = 0; i < n; i++)
         ub[i + 1] += ub[i];
@@ -587,7 +743,7 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
     size_t set_cap = 1;
     while (set_cap < (size_t)c->degree_max * 2)
         set_cap <<= 1;
-#pragma omp parallel default(none) shared(g, c, out, ub, cnt, first, n, done, nomem, progress) \
+#pragma omp parallel default(none) shared(g, c, out, ub, cnt, first, n, done, nomem, progress)     \
     firstprivate(set_cap)
     {
         idset set = {malloc(set_cap * sizeof(int64_t)), set_cap - 1};
@@ -607,9 +763,10 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
             out->relevance[i] = pd.relevance;
             cs_gen_page_dynamics(c, host, p, CS_RNG_PAGE, &out->delta[i], &out->mu[i],
                                  &out->observable[i]);
+            /* the degree drawn in pass 1 (stream sub 1); targets from sub 0 */
+            int64_t d = ub[i + 1] - ub[i];
             cs_rng lr;
             cs_rng_init(&lr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 0);
-            int64_t d = draw_degree(g, &lr, pd.hub);
             cnt[i] = (uint32_t)gen_links(g, p, host, &pd, &lr, d, out->targets + ub[i], &set);
             if ((i & 4095) == 4095) {
                 int64_t now;

@@ -27,8 +27,8 @@ cs_err cs_gen_write(cs_ctx *ctx, const cs_config *cfg, const char *path)
     int64_t first, count;
     cs_block_range(cs_gen_n_pages(g), ctx->rank, ctx->size, &first, &count);
     CS_LOG(ctx, CS_LOG_INFO, "gen: %lld pages, %lld hosts, %d topics on %d rank(s) x %d thread(s)",
-           (long long)cs_gen_n_pages(g), (long long)cs_gen_n_hosts(g), (int32_t)cfg->gen.topics, ctx->size,
-           omp_get_max_threads());
+           (long long)cs_gen_n_pages(g), (long long)cs_gen_n_hosts(g), (int32_t)cfg->gen.topics,
+           ctx->size, omp_get_max_threads());
     cs_progress prog;
     cs_progress_begin(&prog, ctx, "generating pages", (uint64_t)count);
     local = cs_gen_slice(ctx, g, first, count, &slice, &prog);
@@ -51,8 +51,9 @@ cs_err cs_gen_write(cs_ctx *ctx, const cs_config *cfg, const char *path)
     CS_LOG(ctx, CS_LOG_INFO,
            "gen: wrote %s: %lld pages, %lld links (mean out-degree %.2f) in %.2fs "
            "(generate %.2fs, write %.2fs): %.1f M links/s",
-           path, (long long)cs_gen_n_pages(g), (long long)total, (double)total / (double)cs_gen_n_pages(g),
-           t2 - t0, t1 - t0, t2 - t1, (double)total / (t2 - t0) / 1e6);
+           path, (long long)cs_gen_n_pages(g), (long long)total,
+           (double)total / (double)cs_gen_n_pages(g), t2 - t0, t1 - t0, t2 - t1,
+           (double)total / (t2 - t0) / 1e6);
 fail:
     free(spec);
     cs_graph_meta_fini(&meta);

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cs_graph_slice_init(cs_graph_slice *g) { memset(g, 0, sizeof *g); }
+void cs_graph_slice_init(cs_graph_slice *g)
+{
+    memset(g, 0, sizeof *g);
+}
 
 void cs_graph_slice_fini(cs_graph_slice *g)
 {

@@ -125,11 +125,12 @@ static const command commands[] = {
 
 static void print_main_help(FILE *out)
 {
-    fprintf(out,
-            "crawlsim %s - a distributed simulator of learning web crawlers\n\n"
-            "usage: mpirun -n P crawlsim [-v|-vv|-q] COMMAND [ARGS] [--set SECTION.KEY=VALUE ...]\n\n"
-            "commands:\n",
-            CRAWLSIM_VERSION);
+    fprintf(
+        out,
+        "crawlsim %s - a distributed simulator of learning web crawlers\n\n"
+        "usage: mpirun -n P crawlsim [-v|-vv|-q] COMMAND [ARGS] [--set SECTION.KEY=VALUE ...]\n\n"
+        "commands:\n",
+        CRAWLSIM_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %s\n", commands[i].synopsis);
     fprintf(out, "\noptions (any command):\n"
@@ -253,7 +254,7 @@ int main(int argc, char **argv)
     rc = parse_cli(&ctx, argc, argv, &c);
     if (rc != CS_OK)
         goto done;
-    ctx.level = c.verbosity < 0   ? CS_LOG_ERROR
+    ctx.level = c.verbosity < 0    ? CS_LOG_ERROR
                 : c.verbosity == 0 ? CS_LOG_INFO
                 : c.verbosity == 1 ? CS_LOG_VERBOSE
                                    : CS_LOG_DEBUG;

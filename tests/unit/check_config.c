@@ -11,7 +11,10 @@
 
 static cs_ctx ctx;
 
-static void setup(void) { cs_ctx_init_local(&ctx, CS_LOG_ERROR); }
+static void setup(void)
+{
+    cs_ctx_init_local(&ctx, CS_LOG_ERROR);
+}
 
 static cs_err parse(const char *text, cs_config *cfg)
 {

@@ -13,7 +13,10 @@
 
 static cs_ctx ctx;
 
-static void setup(void) { cs_ctx_init_local(&ctx, CS_LOG_ERROR); }
+static void setup(void)
+{
+    cs_ctx_init_local(&ctx, CS_LOG_ERROR);
+}
 
 static cs_gen_config small_config(int64_t pages)
 {
@@ -163,8 +166,8 @@ START_TEST(statistics_follow_the_parameters)
     ck_assert_msg(fw > 0.35 && fw < 0.75, "within-host fraction %g", fw);
     /* topical locality: same-topic links far above the chance level sum_t share_t^2 (< 0.2) */
     ck_assert_msg(ft > 0.6, "same-topic fraction %g", ft);
-    ck_assert_msg(fabs(mean_host - c.host_size_mean) < 0.25 * c.host_size_mean,
-                  "mean host size %g", mean_host);
+    ck_assert_msg(fabs(mean_host - c.host_size_mean) < 0.25 * c.host_size_mean, "mean host size %g",
+                  mean_host);
     /* observable: binomial(N, 0.04), sd = sqrt(N p (1-p)) = 88; 5 sd */
     ck_assert_msg(fabs((double)obs - 0.04 * (double)N) < 5.0 * sqrt((double)N * 0.04 * 0.96),
                   "observable %lld", (long long)obs);
