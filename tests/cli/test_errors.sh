@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Bad input everywhere: a clear message once from rank 0, the same non-zero exit on every
+# rank, no hang, no partial output file.
+source "$(dirname "$0")/lib.sh"
+
+# command line (exit 2)
+expect_exit 2 1 "no command" ""
+expect_exit 2 2 "unknown command 'frobnicate'" frobnicate
+expect_exit 2 2 "unknown option '--frob'" gen --frob
+expect_exit 2 2 "needs an output file" gen "$SRC/graphs/tiny.ini"
+expect_exit 2 1 "no config section" help config nosuch
+expect_exit 0 1 "" --help
+expect_exit 0 2 "" gen --help
+expect_exit 0 1 "" help config
+
+# job files (exit 1, naming file and line or key)
+printf '[gen]\npages = 100\ndegre_mean = 3\n' > typo.ini
+expect_exit 1 2 "typo.ini:3: unknown key 'gen.degre_mean'; did you mean 'gen.degree_mean'" gen typo.ini -o typo.h5
+printf '[gen]\npages = lots\n' > type.ini
+expect_exit 1 2 "type.ini:2: gen.pages = 'lots' is not an integer" gen type.ini -o type.h5
+printf '[gen]\npages = -10\n' > neg.ini
+expect_exit 1 4 "neg.ini:2: gen.pages = -10 is outside" gen neg.ini -o neg.h5
+printf '[gen]\npages = 1e12\n' > absurd.ini
+expect_exit 1 2 "absurd.ini:2: gen.pages = 1000000000000 is outside" gen absurd.ini -o absurd.h5
+printf '[gen]\np_host = 0.8\np_topic = 0.5\n' > sum.ini
+expect_exit 1 2 "p_host \+ gen.p_topic" gen sum.ini -o sum.h5
+printf '\x00\x01garbage' > binary.ini
+expect_exit 1 2 "not an INI text file" gen binary.ini -o bin.h5
+expect_exit 1 2 "cannot open 'missing.ini'" gen missing.ini -o missing.h5
+expect_exit 1 2 "--set: unknown key 'gen.pagez'; did you mean 'gen.pages'" gen -o s.h5 --set gen.pagez=5
+expect_exit 2 2 "expected section.key=value" gen -o s.h5 --set pages=5
+expect_exit 1 2 "impossible" gen -o imp.h5 --set gen.pages=1000 --set gen.degree_alpha=1.5 --set gen.degree_mean=2 --set gen.degree_max=1000000
+no_leftovers "*.h5"
+
+# output that cannot be written: nothing left behind, error on every rank
+expect_exit 1 2 "" gen "$SRC/graphs/tiny.ini" -o /nonexistent-dir/x.h5
+mkdir ro && chmod 555 ro
+if [ "$(id -u)" -ne 0 ]; then
+    expect_exit 1 2 "" gen "$SRC/graphs/tiny.ini" -o ro/x.h5
+fi
+
+# graph files (exit 1)
+expect_exit 1 2 "missing.h5" info missing.h5
+printf 'this is not HDF5\n' > text.h5
+expect_exit 1 2 "text.h5" info text.h5
+run 1 gen "$SRC/graphs/tiny.ini" -o good.h5 -q || fail "gen good.h5"
+head -c 100000 good.h5 > truncated.h5
+expect_exit 1 2 "truncated.h5" info truncated.h5
+cp good.h5 old.h5
+if h5modify_ok=$(command -v python3) && python3 -c "import h5py" 2>/dev/null; then
+    python3 -c "import h5py; f=h5py.File('old.h5','r+'); f.attrs['schema_version']=0; f.close()"
+    expect_exit 1 2 "schema version 0" info old.h5
+fi
+finish
