@@ -1,0 +1,92 @@
+/*
+ * import: `crawlsim import` - reads a real graph (an edge list, plain or gzip, plus optional
+ * page tables) into the crawlsim graph schema and writes it with cs_graphio_write.
+ *
+ * What is read is described by the [import] section of a graph spec (graphs/<name>.ini; every
+ * key is documented in src/config/schema.c and `crawlsim help config`). In short:
+ *
+ * Files. `edges`, `pages` and `page_list` are comma-separated lists of files, each plain text
+ * or gzip. A path is relative to the spec file's directory, except that a leading
+ * "@datasets/" names the datasets folder: the directory in the environment variable
+ * CRAWLSIM_DATASETS if it is set, else "<spec file dir>/../../shared/datasets" (so specs in
+ * graphs/ find the shared datasets of a checkout next to them). Each file may start with
+ * skip_lines (page_skip_lines) header lines; lines starting with `comment` are skipped.
+ * Fields are separated by runs of `separators` (`page_separators`) characters.
+ *
+ * Edges. pairs: one link per line (src_field, dst_field, optional weight_field);
+ * adjacency: "src dst1 dst2 ..."; adjacency-indexed: the i-th data line (counted across the
+ * edge files in order) is page i and reads "outdeg dst1 ... dst_outdeg". reverse swaps every
+ * link's direction. Node ids are integers (page = number - id_base, at most 2^31 - 2 so that
+ * METIS's 32-bit idx_t can hold every page) or names. Names are numbered in this order: the
+ * page lists, the page tables, then first appearance in the edge files; lowercase_names merges
+ * ASCII case variants. Self-loops are dropped or kept (self_loops). Within a page's list,
+ * duplicate links are merged (weights summed when the file has weights) and targets sorted.
+ *
+ * Pages. There are max id + 1 pages (integer ids; page lists and page tables count) or as
+ * many as distinct names. A page table line gives a page's id and optionally its URL, host,
+ * label and text features; a page may have several lines (e.g. several categories): its
+ * URL, host, topic and features come from its first line, and every line's label counts for
+ * relevance. A page list file names pages only (first field of each line), for pages absent
+ * from the tables. Labels, cut to their first label_depth '.'-separated components, become
+ * topics numbered by first appearance; a page without a label has topic -1. With
+ * target_label, relevance is 1 for pages having a label equal to target_label or below it
+ * ("subject.Science" covers "subject.Science.Biology") and 0 otherwise; the target topic is
+ * the topic named target_label (-1 if target_label is finer than the topics). Without it all
+ * relevance is 0 and the target topic -1. Text features are stored sparse: dense-binary reads
+ * page_features_count 0/1 fields from page_features_first (every line of a table must have
+ * the same number of fields); sparse reads "index:value" fields from page_features_first to
+ * the end of the line, skipping fields that hold the id, URL, host or label.
+ *
+ * Hosts (the `hosts` key). url: the authority of the page's URL (page_url_field, or the node
+ * name itself when there is no URL field), lower-cased, without userinfo and port; field: the
+ * page table's host field; node: every node is a host named by its node name (host graphs);
+ * single: one host for all pages (no name); per-page: host i = page i (named by the node
+ * names when nodes have names, else unnamed). Hosts are numbered by their first page.
+ *
+ * Change rate, importance and observability come from the configured [gen] model through
+ * cs_gen_page_dynamics(&cfg->gen, host, page, CS_RNG_IMPORT, ...).
+ *
+ * Errors (no output file is left behind): a missing or unreadable file (CS_ERR_IO); in a file,
+ * naming the file and line and, where one is at fault, the field (CS_ERR_FORMAT): NUL bytes or
+ * lines longer than 16 MiB (binary or garbage), truncated or corrupt gzip data, an empty file,
+ * a missing field, a non-numeric or negative id with node_ids = integer, a bad weight, an
+ * adjacency-indexed line whose count disagrees with its ids, a page table line with the wrong
+ * number of dense features or a bad feature, a URL without a host, and a graph without pages;
+ * an id beyond 2^31 - 2 or a weight sum beyond 2^32 - 1 (CS_ERR_LIMIT); inconsistent [import]
+ * keys (CS_ERR_CONFIG).
+ */
+#ifndef CRAWLSIM_IMPORT_H
+#define CRAWLSIM_IMPORT_H
+
+#include "crawlsim/config.h"
+#include "crawlsim/core.h"
+#include "crawlsim/graph.h"
+
+#include <stddef.h>
+
+/*
+ * Collective(ctx->comm). Logically collective: cfg, out_path. Rank 0 reads and converts the
+ * graph described by cfg->import (file reading is inherently serial); the other ranks wait.
+ * The outcome is agreed before every collective, so every rank returns the same code with
+ * rank 0's message in ctx->errmsg. On success the graph file is written at out_path through
+ * cs_graphio_write (atomically: on failure no file is left), with the whole resolved config as
+ * its spec text and "import:<spec file>" as its source.
+ */
+CS_API cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path);
+
+/*
+ * Local. Reads the graph described by cfg->import into g (whole graph: pages [0, n), owned by
+ * the caller, free with cs_graph_slice_fini) and meta (cs_graph_meta_fini). g and meta are
+ * initialised here and left empty on failure. cs_import_run is this on rank 0 plus the write.
+ */
+CS_API cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g,
+                             cs_graph_meta *meta);
+
+/*
+ * Local. Resolves one path p of an [import] file list into out (capacity size): "@datasets/x"
+ * becomes "$CRAWLSIM_DATASETS/x" or "<spec dir>/../../shared/datasets/x"; any other relative
+ * path is taken relative to the spec file's directory (cs_config_resolve_path).
+ */
+CS_API void cs_import_resolve_path(const cs_config *cfg, const char *p, char *out, size_t size);
+
+#endif
