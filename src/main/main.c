@@ -12,6 +12,7 @@
 #include "crawlsim/import.h"
 
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,15 @@ typedef struct command {
     cs_err (*run)(cs_ctx *ctx, const cli *c);
 } command;
 
-static cs_err usage_error(cs_ctx *ctx, const char *fmt, const char *arg)
+static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...) CS_PRINTF(2, 3);
+
+static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...)
 {
     char msg[512];
-    snprintf(msg, sizeof msg, fmt, arg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return cs_fail(ctx, CS_ERR_USAGE, "%s (see crawlsim --help)", msg);
 }
 
@@ -55,7 +61,7 @@ static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
         return usage_error(ctx, "gen takes at most one spec file, got extra argument '%s'",
                            c->pos[1]);
     if (c->output == NULL)
-        return usage_error(ctx, "gen needs an output file: -o FILE.h5%s", "");
+        return usage_error(ctx, "gen needs an output file: -o FILE.h5");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -68,7 +74,7 @@ static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
 static cs_err cmd_info(cs_ctx *ctx, const cli *c)
 {
     if (c->npos != 1)
-        return usage_error(ctx, "info takes exactly one graph file%s", "");
+        return usage_error(ctx, "info takes exactly one graph file");
     cs_graph_info info;
     cs_err rc = cs_graph_info_compute(ctx, c->pos[0], c->threshold_set ? c->threshold : 0.5, &info);
     if (rc != CS_OK)
@@ -86,9 +92,9 @@ static cs_err cmd_info(cs_ctx *ctx, const cli *c)
 static cs_err cmd_import(cs_ctx *ctx, const cli *c)
 {
     if (c->npos != 1)
-        return usage_error(ctx, "import takes exactly one import spec (see graphs/*.ini)%s", "");
+        return usage_error(ctx, "import takes exactly one import spec (see graphs/*.ini)");
     if (c->output == NULL)
-        return usage_error(ctx, "import needs an output file: -o FILE.h5%s", "");
+        return usage_error(ctx, "import needs an output file: -o FILE.h5");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->pos[0], c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -192,11 +198,11 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
             if (++i >= argc)
                 return usage_error(ctx, "%s needs SECTION.KEY=VALUE", a);
             if (c->nsets == MAX_SETS)
-                return usage_error(ctx, "too many --set options (at most %s)", "256");
+                return usage_error(ctx, "too many --set options (at most %d)", MAX_SETS);
             c->sets[c->nsets++] = argv[i];
         } else if (strncmp(a, "--set=", 6) == 0) {
             if (c->nsets == MAX_SETS)
-                return usage_error(ctx, "too many --set options (at most %s)", "256");
+                return usage_error(ctx, "too many --set options (at most %d)", MAX_SETS);
             c->sets[c->nsets++] = a + 6;
         } else if (strcmp(a, "--relevance-threshold") == 0) {
             char *end = NULL;
