@@ -9,6 +9,9 @@
  *
  * Key   = {seed, id};  counter = {block index, domain, sub, 0}.
  * Each Philox call yields four 64-bit words, consumed in order.
+ *
+ * The cheap draws (u64, uniform, below, bernoulli, alias) are inline below, so that the hot loops
+ * of the generator pay a function call only once per four words (cs_rng_refill).
  */
 #ifndef CRAWLSIM_RNG_H
 #define CRAWLSIM_RNG_H
@@ -21,16 +24,16 @@
  * Append only: renumbering changes every generated world. */
 typedef enum cs_rng_domain {
     CS_RNG_TEST = 0,
-    CS_RNG_HOST_SIZE = 1,  /* id = host */
-    CS_RNG_HOST = 2,       /* id = host: topic, change-rate class */
-    CS_RNG_PAGE = 3,       /* id = page: topic, relevance, delta, mu, observable, hub */
-    CS_RNG_LINKS = 4,      /* id = page: out-degree and targets */
-    CS_RNG_TERMS = 5,      /* id = page: term vector */
-    CS_RNG_ANCHOR = 6,     /* id = source page, sub = target page */
-    CS_RNG_TOPIC = 7,      /* id = topic: prototype vectors, host shuffles */
-    CS_RNG_IMPORT = 8,     /* id = page: model attributes of imported pages */
-    CS_RNG_CHANGES = 9,    /* id = page: Poisson change times (refresh issue) */
-    CS_RNG_POLICY = 10,    /* id = entity of a policy (later issues) */
+    CS_RNG_HOST_SIZE = 1, /* id = host */
+    CS_RNG_HOST = 2,      /* id = host: topic, change-rate class */
+    CS_RNG_PAGE = 3,      /* id = page: topic, relevance, delta, mu, observable, hub */
+    CS_RNG_LINKS = 4,     /* id = page: out-degree and targets */
+    CS_RNG_TERMS = 5,     /* id = page: term vector */
+    CS_RNG_ANCHOR = 6,    /* id = source page, sub = target page */
+    CS_RNG_TOPIC = 7,     /* id = topic: prototype vectors, host shuffles */
+    CS_RNG_IMPORT = 8,    /* id = page: model attributes of imported pages */
+    CS_RNG_CHANGES = 9,   /* id = page: Poisson change times (refresh issue) */
+    CS_RNG_POLICY = 10,   /* id = entity of a policy (later issues) */
     CS_RNG_DOMAIN_COUNT_
 } cs_rng_domain;
 
@@ -46,16 +49,90 @@ CS_API void cs_rng_init(cs_rng *r, uint64_t seed, cs_rng_domain domain, uint64_t
 /* Local. Jumps to draw block `block` (each block is 4 words), discarding buffered words. */
 CS_API void cs_rng_seek(cs_rng *r, uint64_t block);
 
-/* Local. The next raw 64-bit word. */
-CS_API uint64_t cs_rng_u64(cs_rng *r);
-/* Local. Uniform on [0,1) with 53 random bits. */
-CS_API double cs_rng_uniform(cs_rng *r);
-/* Local. Uniform on (0,1], safe under log(). */
-CS_API double cs_rng_uniform_pos(cs_rng *r);
-/* Local. Uniform integer in [0, n), unbiased (Lemire's method); n > 0. */
-CS_API uint64_t cs_rng_below(cs_rng *r, uint64_t n);
-/* Local. Bernoulli(p). */
-CS_API int cs_rng_bernoulli(cs_rng *r, double p);
+/* Local. Internal to the inline fast path below: computes the next block of four words into
+ * r->buf (one Philox4x64-10 call), advances the block counter, sets r->used = 1 and returns the
+ * first word. The only out-of-line step of cs_rng_u64; other modules never call it. */
+CS_API uint64_t cs_rng_refill(cs_rng *r);
+
+#if defined(__GNUC__)
+#define CS_RNG_UNLIKELY_(x) __builtin_expect(!!(x), 0)
+#else
+#define CS_RNG_UNLIKELY_(x) (x)
+#endif
+
+/* Local. The next raw 64-bit word. Inline: three of four calls are a load and an increment. */
+static inline uint64_t cs_rng_u64(cs_rng *r)
+{
+    if (CS_RNG_UNLIKELY_(r->used >= 4))
+        return cs_rng_refill(r);
+    return r->buf[r->used++];
+}
+
+/* Local. Uniform on [0,1) with 53 random bits: the top 53 bits of one word times 2^-53. */
+static inline double cs_rng_uniform(cs_rng *r)
+{
+    return (double)(cs_rng_u64(r) >> 11) * 0x1.0p-53;
+}
+
+/* Local. Uniform on (0,1], safe under log(): (top 53 bits + 1) times 2^-53. */
+static inline double cs_rng_uniform_pos(cs_rng *r)
+{
+    return (double)((cs_rng_u64(r) >> 11) + 1) * 0x1.0p-53;
+}
+
+/* Local. The full 128-bit product a*b as (returned high word, *lo), in 64-bit arithmetic only:
+ * the fallback of cs_rng_mul64_ where the compiler has no 128-bit integer. */
+static inline uint64_t cs_rng_mul64_portable_(uint64_t a, uint64_t b, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xffffffffu, a1 = a >> 32;
+    uint64_t b0 = b & 0xffffffffu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    *lo = (mid << 32) | (p00 & 0xffffffffu);
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 cs_rng_u128_;
+/* Local. The full 128-bit product a*b as (returned high word, *lo). */
+static inline uint64_t cs_rng_mul64_(uint64_t a, uint64_t b, uint64_t *lo)
+{
+    cs_rng_u128_ m = (cs_rng_u128_)a * b;
+    *lo = (uint64_t)m;
+    return (uint64_t)(m >> 64);
+}
+#else
+static inline uint64_t cs_rng_mul64_(uint64_t a, uint64_t b, uint64_t *lo)
+{
+    return cs_rng_mul64_portable_(a, b, lo);
+}
+#endif
+
+/*
+ * Local. Uniform integer in [0, n), unbiased, for n > 0 (n == 0 returns 0): Lemire's
+ * nearly-divisionless method (D. Lemire, "Fast random integer generation in an interval",
+ * ACM TOMACS 29(1), 2019). The high word of x*n is the result unless the low word falls in the
+ * 2^64 mod n values that would bias it; the division computing that threshold runs only when
+ * the low word is below n, i.e. with probability n/2^64.
+ */
+static inline uint64_t cs_rng_below(cs_rng *r, uint64_t n)
+{
+    uint64_t lo;
+    uint64_t hi = cs_rng_mul64_(cs_rng_u64(r), n, &lo);
+    if (CS_RNG_UNLIKELY_(lo < n)) {
+        uint64_t threshold = (0 - n) % n; /* 2^64 mod n */
+        while (lo < threshold)
+            hi = cs_rng_mul64_(cs_rng_u64(r), n, &lo);
+    }
+    return hi;
+}
+
+/* Local. Bernoulli(p): 1 with probability p (p <= 0 never, p >= 1 always). One word per call. */
+static inline int cs_rng_bernoulli(cs_rng *r, double p)
+{
+    return cs_rng_uniform(r) < p;
+}
+
 /* Local. Standard normal N(0,1) (Box-Muller on two uniforms, no cached second value so the
  * stream position is a function of the number of calls only). */
 CS_API double cs_rng_normal(cs_rng *r);
@@ -68,7 +145,8 @@ CS_API uint64_t cs_rng_poisson(cs_rng *r, double mean);
 /* Local. Continuous Pareto: P(X > x) = (xmin/x)^(alpha-1) for x >= xmin, i.e. density
  * exponent alpha (> 1). */
 CS_API double cs_rng_pareto(cs_rng *r, double xmin, double alpha);
-/* Local. Continuous power law on [xmin, xmax] with density exponent alpha (alpha != 1 or 1). */
+/* Local. Continuous power law on [xmin, xmax) (0 < xmin < xmax) with density proportional to
+ * x^-alpha, any real alpha (alpha = 1 is log-uniform). */
 CS_API double cs_rng_power_bounded(cs_rng *r, double xmin, double xmax, double alpha);
 
 /* Zipf on {1..n}: P(k) proportional to k^-s, s >= 0, exact (rejection-inversion,
@@ -76,9 +154,9 @@ CS_API double cs_rng_power_bounded(cs_rng *r, double xmin, double xmax, double a
 typedef struct cs_zipf {
     uint64_t n;
     double s;
-    double h_x1;    /* H(1.5) - 1 */
-    double h_n;     /* H(n + 0.5) */
-    double sconst;  /* 2 - H^{-1}(H(2.5) - h(2)) */
+    double h_x1;   /* H(1.5) - 1 */
+    double h_n;    /* H(n + 0.5) */
+    double sconst; /* 2 - H^{-1}(H(2.5) - h(2)) */
 } cs_zipf;
 
 /* Local. Prepares a Zipf sampler; CS_ERR_ARG if n == 0 or s < 0 or not finite. */
@@ -86,7 +164,8 @@ CS_API cs_err cs_zipf_init(cs_zipf *z, uint64_t n, double s);
 /* Local. One draw in {1..n}. */
 CS_API uint64_t cs_zipf_draw(const cs_zipf *z, cs_rng *r);
 
-/* Categorical over k outcomes by Walker's alias method: O(k) setup, O(1) draws.
+/* Categorical over k outcomes by Walker's alias method with Vose's numerically stable setup
+ * (M. D. Vose, IEEE TSE 17(9), 1991): O(k) setup, O(1) draws.
  * Caller-owned storage; cs_alias_fini frees what cs_alias_init allocated. */
 typedef struct cs_alias {
     int64_t k;
@@ -94,10 +173,16 @@ typedef struct cs_alias {
     int64_t *alias;
 } cs_alias;
 
-/* Local. weights[k] >= 0 with a positive finite sum; CS_ERR_ARG otherwise, CS_ERR_NOMEM. */
+/* Local. weights[k] >= 0 with a positive finite sum; CS_ERR_ARG otherwise, CS_ERR_NOMEM (also
+ * for a k whose tables cannot be addressed). Zeroes *a first, so it is zeroed on failure; it
+ * never frees a table *a held before. */
 CS_API cs_err cs_alias_init(cs_alias *a, const double *weights, int64_t k);
-/* Local. One draw in [0, k). */
-CS_API int64_t cs_alias_draw(const cs_alias *a, cs_rng *r);
+/* Local. One draw in [0, k): a uniform column, then its coin against prob (two words). */
+static inline int64_t cs_alias_draw(const cs_alias *a, cs_rng *r)
+{
+    int64_t i = (int64_t)cs_rng_below(r, (uint64_t)a->k);
+    return cs_rng_uniform(r) < a->prob[i] ? i : a->alias[i];
+}
 /* Local. Frees the tables; accepts a zeroed struct. */
 CS_API void cs_alias_fini(cs_alias *a);
 
