@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 
 # command line (exit 2)
-expect_exit 2 1 "no command" ""
+expect_exit 2 1 "no command"
 expect_exit 2 2 "unknown command 'frobnicate'" frobnicate
 expect_exit 2 2 "unknown option '--frob'" gen --frob
 expect_exit 2 2 "needs an output file" gen "$SRC/graphs/tiny.ini"
