@@ -1,0 +1,185 @@
+/*
+ * graphio common: HDF5 error-stack silencing, the MPI-IO file access list and chunked
+ * collective 1-D dataset I/O shared by the writer, the reader and `crawlsim info`.
+ *
+ * Every rank makes every H5Dwrite/H5Dread call (they are collective with
+ * H5FD_MPIO_COLLECTIVE); a rank with nothing to transfer selects none on both dataspaces.
+ * Transfers are cut into calls of at most 2^27 elements because MPI-IO collective buffering
+ * has had 2 GiB limits; all ranks make the allreduced maximum number of calls.
+ *
+ * Transfers are collective when the ranks' ranges are disjoint or all identical, and
+ * independent otherwise: Open MPI 4.1's OMPIO returns wrong data (zeros) for collective reads
+ * whose ranges partially overlap (reproduced with plain MPI_File_read_at_all on 4 ranks,
+ * fcoll dynamic, dynamic_gen2 and vulcan; ROMIO is correct). The decision is taken on
+ * allgathered ranges, so every rank takes the same one.
+ */
+#include "graphio_impl.h"
+
+#include <stdlib.h>
+
+void gio_quiet_begin(gio_quiet *q)
+{
+    q->func = NULL;
+    q->data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void gio_quiet_end(const gio_quiet *q)
+{
+    H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
+
+hid_t gio_fapl(MPI_Comm comm)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return H5I_INVALID_HID;
+    if (H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) {
+        H5Pclose(fapl);
+        return H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+int64_t gio_chunk_elems(void)
+{
+    const char *s = getenv("CRAWLSIM_GRAPHIO_CHUNK");
+    if (s != NULL) {
+        char *end = NULL;
+        long long v = strtoll(s, &end, 10);
+        if (end != s && *end == '\0' && v > 0 && v <= GIO_CHUNK_ELEMS)
+            return (int64_t)v;
+    }
+    return GIO_CHUNK_ELEMS;
+}
+
+int gio_block_owner(int64_t n, int size, int64_t v)
+{
+    /* Inverse of cs_block_range: the first n % size ranks hold q + 1 pages, the others q. */
+    int64_t q = n / size, r = n % size;
+    int64_t cut = r * (q + 1);
+    if (v < cut)
+        return (int)(v / (q + 1));
+    return (int)(r + (v - cut) / q);
+}
+
+typedef struct range {
+    int64_t off, count, chunk;
+} range;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const range *x = a, *y = b;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Local. Whether the non-empty ranges of all[0..p) are pairwise disjoint or all identical
+ * (sorts all). */
+static int collective_safe(range *all, int p)
+{
+    int k = 0;
+    for (int r = 0; r < p; r++)
+        if (all[r].count > 0)
+            all[k++] = all[r];
+    int same = 1;
+    for (int r = 1; r < k; r++)
+        same = same && all[r].off == all[0].off && all[r].count == all[0].count &&
+               all[r].chunk == all[0].chunk;
+    if (same)
+        return 1;
+    qsort(all, (size_t)k, sizeof *all, cmp_range);
+    for (int r = 1; r < k; r++)
+        if (all[r].off < all[r - 1].off + all[r - 1].count)
+            return 0;
+    return 1;
+}
+
+/* The one loop behind gio_write_1d and gio_read_1d (exactly one of wbuf, rbuf is used). */
+static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                    const void *wbuf, void *rbuf, size_t elem, const char *path, const char *name)
+{
+    cs_err rc = CS_OK;
+    const int writing = (rbuf == NULL);
+    int64_t chunk = gio_chunk_elems();
+    range *all = NULL;
+    cs_err arc = cs_alloc(ctx, &all, (size_t)ctx->size, sizeof *all, "I/O ranges");
+    /* {calls, allocation failed}: one allreduce for both */
+    int64_t mine[2] = {count > 0 ? (count + chunk - 1) / chunk : 0, arc != CS_OK}, red[2] = {0, 0};
+    if (MPI_Allreduce(mine, red, 2, MPI_INT64_T, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce failed while %s %s of %s",
+                     writing ? "writing" : "reading", name, path);
+    else if (red[1] != 0)
+        rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory on some rank while %s %s of %s",
+                     writing ? "writing" : "reading", name, path);
+    const int64_t max_calls = red[0];
+    if (rc != CS_OK || max_calls == 0) {
+        free(all);
+        return rc;
+    }
+    range me = {count > 0 ? off : 0, count > 0 ? count : 0, chunk};
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, ctx->comm);
+    const H5FD_mpio_xfer_t mode =
+        collective_safe(all, ctx->size) ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT;
+    free(all);
+
+    hid_t fspace = H5Dget_space(dset);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (fspace < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, mode) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: cannot set up collective I/O on %s", path,
+                     name);
+    static const unsigned char dummy[8] = {0};
+    for (int64_t c = 0; c < max_calls; c++) {
+        int64_t done = c * chunk;
+        int64_t cnt = 0;
+        if (rc == CS_OK && done < count)
+            cnt = count - done < chunk ? count - done : chunk;
+        if (fspace < 0 || dxpl < 0)
+            continue; /* cannot take part; the caller's agreement reports it */
+        hsize_t mdim = (hsize_t)(cnt > 0 ? cnt : 1);
+        hid_t mspace = H5Screate_simple(1, &mdim, NULL);
+        herr_t st = mspace < 0 ? -1 : 0;
+        if (st >= 0 && cnt > 0) {
+            hsize_t start = (hsize_t)(off + done), hcnt = (hsize_t)cnt;
+            st = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &hcnt, NULL);
+        } else if (st >= 0) {
+            if (H5Sselect_none(fspace) < 0 || H5Sselect_none(mspace) < 0)
+                st = -1;
+        }
+        if (st >= 0) {
+            size_t at = (size_t)done * elem;
+            if (writing)
+                st = H5Dwrite(dset, mtype, mspace, fspace, dxpl,
+                              cnt > 0 ? (const void *)((const unsigned char *)wbuf + at)
+                                      : (const void *)dummy);
+            else
+                st = H5Dread(dset, mtype, mspace, fspace, dxpl,
+                             cnt > 0 ? (void *)((unsigned char *)rbuf + at) : rbuf);
+        }
+        if (st < 0 && rc == CS_OK)
+            rc = cs_fail(ctx, CS_ERR_HDF5,
+                         "graph file %s: HDF5 failed %s dataset %s (elements %lld..%lld)", path,
+                         writing ? "writing" : "reading", name, (long long)(off + done),
+                         (long long)(off + done + cnt));
+        if (mspace >= 0)
+            H5Sclose(mspace);
+    }
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return rc;
+}
+
+cs_err gio_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                    const void *buf, size_t elem, const char *path, const char *name)
+{
+    return io_1d(ctx, dset, mtype, off, count, buf, NULL, elem, path, name);
+}
+
+cs_err gio_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count, void *buf,
+                   size_t elem, const char *path, const char *name)
+{
+    unsigned char dummy[8]; /* a valid address for ranks that select nothing */
+    return io_1d(ctx, dset, mtype, off, count, NULL, buf != NULL ? buf : dummy, elem, path, name);
+}

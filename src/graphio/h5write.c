@@ -1,0 +1,555 @@
+/*
+ * graphio writer: cs_graphio_write, graph files of schema version 1 (see graphio.h) through
+ * parallel HDF5.
+ *
+ * Every rank takes part in every HDF5 call (file creation, groups, attributes and dataset
+ * creation are collective metadata operations; dataset writes are collective transfers).
+ * Each locally fallible step is followed by cs_agree, so all ranks leave together with the
+ * same code. The file is written under ".<name>.tmp.<pid of rank 0>" next to the target and
+ * renamed by rank 0 once every rank has closed it; on failure rank 0 removes the temporary.
+ */
+#include "graphio_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define AGREE(expr)                                                                                \
+    do {                                                                                           \
+        rc = cs_agree(ctx, (expr));                                                                \
+        if (rc != CS_OK)                                                                           \
+            goto fail;                                                                             \
+    } while (0)
+
+/* Rank 0's scalars, broadcast so that every rank writes the same attributes and sizes. */
+typedef struct wmeta {
+    int64_t n_hosts;
+    int64_t host_bytes; /* size of /hosts/names, -1 = no host names */
+    int64_t topic_bytes;
+    int64_t spec_len;
+    uint64_t seed;
+    int32_t n_topics;
+    int32_t target_topic;
+    char source[256];
+} wmeta;
+
+/* What each rank tells the others about its slice (allgathered). */
+enum { SL_FIRST, SL_N, SL_NTOTAL, SL_NLINKS, SL_WEIGHTS, SL_TERMS, SL_TERMDIM, SL_NTERMS, SL_K };
+
+/* Bytes of a names blob: the end of its furthest NUL-terminated name. */
+static int64_t blob_bytes(const char *blob, const int64_t *off, int64_t count)
+{
+    int64_t end = 0;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t e = off[i] + (int64_t)strlen(blob + off[i]) + 1;
+        if (e > end)
+            end = e;
+    }
+    return end;
+}
+
+/* Local. The contract of one slice (graphio.h); the first violation gives the message. */
+static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g, const wmeta *wm)
+{
+    const int64_t n = g->n, N = g->n_pages_total, H = wm->n_hosts;
+    const int32_t K = wm->n_topics;
+    if (n < 0 || g->first < 0)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: slice of rank %d has %lld "
+                       "pages from page %lld",
+                       path, ctx->rank, (long long)n, (long long)g->first);
+    if (n == 0)
+        return CS_OK;
+    if (g->offsets == NULL || g->host == NULL || g->topic == NULL || g->relevance == NULL ||
+        g->delta == NULL || g->mu == NULL || g->observable == NULL)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: slice of rank %d lacks "
+                       "offsets or a page attribute",
+                       path, ctx->rank);
+    const int64_t *off = g->offsets;
+    if (off[0] != 0)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: slice of rank %d has "
+                       "offsets[0] = %lld, not 0",
+                       path, ctx->rank, (long long)off[0]);
+    for (int64_t i = 0; i < n; i++)
+        if (off[i + 1] < off[i])
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: offsets decrease at "
+                           "page %lld",
+                           path, (long long)(g->first + i));
+    if (off[n] > 0 && g->targets == NULL)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: slice of rank %d has "
+                       "links but no targets",
+                       path, ctx->rank);
+    const int64_t *tg = g->targets;
+    const int64_t *host = g->host;
+    const int32_t *topic = g->topic;
+    int64_t bad_link = INT64_MAX, bad_page = INT64_MAX;
+#pragma omp parallel for default(none) shared(n, N, H, K, off, tg, host, topic)                    \
+    reduction(min                                                                                  \
+              : bad_link, bad_page) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        if (host[i] < 0 || host[i] >= H || topic[i] < -1 || topic[i] >= K)
+            bad_page = i < bad_page ? i : bad_page;
+        for (int64_t e = off[i]; e < off[i + 1]; e++) {
+            if (tg[e] < 0 || tg[e] >= N || (e > off[i] && tg[e] <= tg[e - 1])) {
+                bad_link = i < bad_link ? i : bad_link;
+                break;
+            }
+        }
+    }
+    if (bad_link != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: the links of page %lld are "
+                       "not sorted unique targets in [0, %lld)",
+                       path, (long long)(g->first + bad_link), (long long)N);
+    if (bad_page != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: page %lld has host %lld "
+                       "(of %lld) and topic %d (of %d)",
+                       path, (long long)(g->first + bad_page), (long long)host[bad_page],
+                       (long long)H, (int)topic[bad_page], (int)K);
+    if (g->term_offsets != NULL) {
+        const int64_t *to = g->term_offsets;
+        if (to[0] != 0)
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: term_offsets[0] of "
+                           "rank %d is not 0",
+                           path, ctx->rank);
+        for (int64_t i = 0; i < n; i++)
+            if (to[i + 1] < to[i])
+                return cs_fail(ctx, CS_ERR_ARG,
+                               "cannot write graph file %s: term offsets "
+                               "decrease at page %lld",
+                               path, (long long)(g->first + i));
+        if (to[n] > 0 && (g->term_index == NULL || g->term_value == NULL))
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: slice of rank %d has "
+                           "term offsets but no term index or values",
+                           path, ctx->rank);
+        for (int64_t t = 0; t < to[n]; t++)
+            if (g->term_index[t] < 0 || g->term_index[t] >= g->term_dim)
+                return cs_fail(ctx, CS_ERR_ARG,
+                               "cannot write graph file %s: term index %d "
+                               "outside [0, %d)",
+                               path, (int)g->term_index[t], (int)g->term_dim);
+    }
+    return CS_OK;
+}
+
+/* Local. The slices tile [0, N) in rank order, agree on N and on optional arrays. */
+static cs_err check_tiling(cs_ctx *ctx, const char *path, const int64_t *all, int *has_weights,
+                           int *has_terms, int32_t *term_dim)
+{
+    const int P = ctx->size;
+    const int64_t N = all[SL_NTOTAL];
+    int64_t expect = 0;
+    *has_weights = 0;
+    *has_terms = 0;
+    *term_dim = 0;
+    for (int r = 0; r < P; r++) {
+        const int64_t *s = all + (size_t)r * SL_K;
+        if (s[SL_NTOTAL] != N)
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: rank %d says the graph "
+                           "has %lld pages, rank 0 says %lld",
+                           path, r, (long long)s[SL_NTOTAL], (long long)N);
+        if (s[SL_FIRST] != expect && s[SL_N] > 0)
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: the ranks' slices do "
+                           "not tile [0, %lld): rank %d starts at page %lld, expected %lld",
+                           path, (long long)N, r, (long long)s[SL_FIRST], (long long)expect);
+        expect += s[SL_N];
+        if (s[SL_WEIGHTS])
+            *has_weights = 1;
+        if (s[SL_TERMS]) {
+            if (*has_terms && s[SL_TERMDIM] != *term_dim)
+                return cs_fail(ctx, CS_ERR_ARG,
+                               "cannot write graph file %s: ranks disagree on "
+                               "the term dimension (%d and %lld)",
+                               path, (int)*term_dim, (long long)s[SL_TERMDIM]);
+            *has_terms = 1;
+            *term_dim = (int32_t)s[SL_TERMDIM];
+        }
+    }
+    if (expect != N)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: the ranks' slices cover "
+                       "%lld pages, the graph has %lld",
+                       path, (long long)expect, (long long)N);
+    for (int r = 0; r < P; r++) {
+        const int64_t *s = all + (size_t)r * SL_K;
+        if (*has_weights && s[SL_NLINKS] > 0 && !s[SL_WEIGHTS])
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: rank %d has no link "
+                           "weights while other ranks have",
+                           path, r);
+        if (*has_terms && s[SL_N] > 0 && !s[SL_TERMS])
+            return cs_fail(ctx, CS_ERR_ARG,
+                           "cannot write graph file %s: rank %d has no term "
+                           "features while other ranks have",
+                           path, r);
+    }
+    return CS_OK;
+}
+
+/* Local (HDF5 metadata: call on every rank with the same values). */
+static cs_err attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                         const void *val, const char *path)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = sp >= 0 ? H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    herr_t st = a >= 0 ? H5Awrite(a, mtype, val) : -1;
+    if (a >= 0)
+        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (st < 0)
+        return cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed writing attribute %s", path,
+                       name);
+    return CS_OK;
+}
+
+static cs_err attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
+                                const char *path)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0 || H5Tset_size(t, strlen(val) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+        if (t >= 0)
+            H5Tclose(t);
+        return cs_fail(ctx, CS_ERR_HDF5,
+                       "graph file %s: HDF5 failed making the type of "
+                       "attribute %s",
+                       path, name);
+    }
+    cs_err rc = attr_write(ctx, loc, name, t, t, val, path);
+    H5Tclose(t);
+    return rc;
+}
+
+/*
+ * Collective. Creates dataset `leaf` of `total` elements in group loc and writes this rank's
+ * count elements at offset off. Returns an agreed code.
+ */
+static cs_err dataset_write(cs_ctx *ctx, hid_t loc, const char *leaf, const char *name, hid_t ftype,
+                            hid_t mtype, size_t elem, int64_t total, int64_t off, int64_t count,
+                            const void *buf, const char *path)
+{
+    cs_err rc = CS_OK;
+    hsize_t dim = (hsize_t)total;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = -1;
+    /* Every element is written: skip HDF5's fill pass over the whole dataset. */
+    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        d = H5Dcreate2(loc, leaf, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5,
+                     "graph file %s: HDF5 failed creating dataset %s (%lld "
+                     "elements)",
+                     path, name, (long long)total);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK) {
+        if (d >= 0)
+            H5Dclose(d);
+        return rc;
+    }
+    rc = gio_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
+    if (H5Dclose(d) < 0 && rc == CS_OK)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing dataset %s", path, name);
+    return cs_agree(ctx, rc);
+}
+
+static hid_t group_create(hid_t file, const char *name)
+{
+    return H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+/* Rank 0: the directory of path must exist (a clearer message than HDF5's). */
+static cs_err check_dir(cs_ctx *ctx, const char *path, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return cs_fail(ctx, CS_ERR_IO, "cannot write graph file %s: directory %s: %s", path, dir,
+                       strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cs_fail(ctx, CS_ERR_IO, "cannot write graph file %s: %s is not a directory", path,
+                       dir);
+    return CS_OK;
+}
+
+cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
+                        const cs_graph_meta *meta, const char *spec_text)
+{
+    cs_err rc = CS_OK;
+    gio_quiet quiet;
+    gio_quiet_begin(&quiet);
+    wmeta wm;
+    memset(&wm, 0, sizeof wm);
+    char *spec = NULL, *tmp = NULL, *dir = NULL;
+    int64_t *all = NULL, *goff = NULL;
+    hid_t file = -1, fapl = -1, gp = -1, gl = -1, gh = -1, gt = -1, gterm = -1;
+    int created = 0;
+    const int last = ctx->size - 1;
+
+    /* 1. Rank 0's meta and spec, for every rank. */
+    if (ctx->rank == 0) {
+        wm.n_hosts = meta->n_hosts;
+        wm.n_topics = meta->n_topics;
+        wm.target_topic = meta->target_topic;
+        wm.seed = meta->seed;
+        memcpy(wm.source, meta->source, sizeof wm.source);
+        wm.source[sizeof wm.source - 1] = '\0';
+        wm.host_bytes = (meta->host_blob != NULL && meta->host_name_off != NULL)
+                            ? blob_bytes(meta->host_blob, meta->host_name_off, meta->n_hosts)
+                            : -1;
+        wm.topic_bytes = (meta->topic_blob != NULL && meta->topic_name_off != NULL)
+                             ? blob_bytes(meta->topic_blob, meta->topic_name_off, meta->n_topics)
+                             : -1;
+        wm.spec_len = spec_text != NULL ? (int64_t)strlen(spec_text) : 0;
+    }
+    if (MPI_Bcast(&wm, (int)sizeof wm, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
+        rc = cs_fail(ctx, CS_ERR_MPI, "cannot write graph file %s: MPI_Bcast failed", path);
+    AGREE(rc);
+    if (wm.spec_len >= INT_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "cannot write graph file %s: spec text of %lld bytes", path,
+                     (long long)wm.spec_len);
+    if (rc == CS_OK && wm.n_hosts < 0)
+        rc = cs_fail(ctx, CS_ERR_ARG, "cannot write graph file %s: n_hosts = %lld", path,
+                     (long long)wm.n_hosts);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &spec, (size_t)wm.spec_len + 1, 1, "spec text");
+    AGREE(rc);
+    if (ctx->rank == 0 && wm.spec_len > 0)
+        memcpy(spec, spec_text, (size_t)wm.spec_len);
+    spec[wm.spec_len] = '\0';
+    MPI_Bcast(spec, (int)wm.spec_len + 1, MPI_CHAR, 0, ctx->comm);
+
+    /* 2. Every slice valid, together they tile [0, N). */
+    const int64_t n = g->n;
+    const int64_t nl = (n > 0 && g->offsets != NULL) ? g->offsets[n] : 0;
+    AGREE(check_slice(ctx, path, g, &wm));
+    AGREE(cs_alloc(ctx, &all, (size_t)ctx->size * SL_K, sizeof *all, "slice table"));
+    int64_t mine[SL_K] = {
+        g->first,           n,
+        g->n_pages_total,   nl,
+        g->weights != NULL, g->term_offsets != NULL,
+        g->term_dim,        (n > 0 && g->term_offsets != NULL) ? g->term_offsets[n] : 0};
+    MPI_Allgather(mine, SL_K, MPI_INT64_T, all, SL_K, MPI_INT64_T, ctx->comm);
+    int has_weights = 0, has_terms = 0;
+    int32_t term_dim = 0;
+    AGREE(check_tiling(ctx, path, all, &has_weights, &has_terms, &term_dim));
+    const int64_t N = all[SL_NTOTAL];
+    /* Offsets of this rank's pages, links and terms: sums over the lower ranks (an empty slice's
+     * `first` is not looked at). */
+    int64_t f0 = 0, link_first = 0, M = 0, term_first = 0, T = 0, nt = mine[SL_NTERMS];
+    for (int r = 0; r < ctx->size; r++) {
+        if (r < ctx->rank) {
+            f0 += all[(size_t)r * SL_K + SL_N];
+            link_first += all[(size_t)r * SL_K + SL_NLINKS];
+            term_first += all[(size_t)r * SL_K + SL_NTERMS];
+        }
+        M += all[(size_t)r * SL_K + SL_NLINKS];
+        T += all[(size_t)r * SL_K + SL_NTERMS];
+    }
+
+    /* 3. The temporary name: ".<base>.tmp.<pid of rank 0>" in the target's directory. */
+    long pid = (long)getpid();
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
+    size_t plen = strlen(path);
+    rc = cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &dir, plen + 2, 1, "directory name");
+    AGREE(rc);
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) {
+        strcpy(dir, ".");
+        snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, pid);
+    } else {
+        size_t dl = (size_t)(slash - path);
+        memcpy(dir, path, dl == 0 ? 1 : dl);
+        dir[dl == 0 ? 1 : dl] = '\0';
+        snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)dl, path, slash + 1, pid);
+    }
+    if (ctx->rank == 0)
+        rc = check_dir(ctx, path, dir);
+    AGREE(rc);
+
+    /* 4. Create it collectively. */
+    fapl = gio_fapl(ctx->comm);
+    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+        file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    created = 1; /* from here on rank 0 removes the temporary on failure */
+    if (file < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "cannot write graph file %s: HDF5 cannot create %s", path,
+                     tmp);
+    AGREE(rc);
+
+    /* 5. Root attributes (schema version 1). */
+    {
+        int32_t version = CS_GRAPH_SCHEMA_VERSION;
+        rc = attr_write_string(ctx, file, "format", CS_GRAPH_FORMAT, path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32, &version,
+                            path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &N, path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &M, path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "n_hosts", H5T_STD_I64LE, H5T_NATIVE_INT64, &wm.n_hosts,
+                            path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "n_topics", H5T_STD_I32LE, H5T_NATIVE_INT32, &wm.n_topics,
+                            path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "target_topic", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                            &wm.target_topic, path);
+        if (rc == CS_OK)
+            rc = attr_write(ctx, file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &wm.seed, path);
+        if (rc == CS_OK)
+            rc = attr_write_string(ctx, file, "source", wm.source, path);
+        if (rc == CS_OK)
+            rc = attr_write_string(ctx, file, "spec", spec, path);
+        AGREE(rc);
+    }
+
+    /* 6. Groups. */
+    gp = group_create(file, "pages");
+    gl = group_create(file, "links");
+    if (wm.host_bytes >= 0)
+        gh = group_create(file, "hosts");
+    if (wm.topic_bytes >= 0)
+        gt = group_create(file, "topics");
+    if (has_terms)
+        gterm = group_create(file, "terms");
+    if (gp < 0 || gl < 0 || (wm.host_bytes >= 0 && gh < 0) || (wm.topic_bytes >= 0 && gt < 0) ||
+        (has_terms && gterm < 0))
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed creating the groups", path);
+    if (rc == CS_OK && has_terms)
+        rc = attr_write(ctx, gterm, "dim", H5T_STD_I32LE, H5T_NATIVE_INT32, &term_dim, path);
+    AGREE(rc);
+
+    /* 7. Page attributes. */
+    AGREE(dataset_write(ctx, gp, "host", "/pages/host", H5T_STD_I64LE, H5T_NATIVE_INT64, 8, N, f0,
+                        n, g->host, path));
+    AGREE(dataset_write(ctx, gp, "topic", "/pages/topic", H5T_STD_I32LE, H5T_NATIVE_INT32, 4, N, f0,
+                        n, g->topic, path));
+    AGREE(dataset_write(ctx, gp, "relevance", "/pages/relevance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                        8, N, f0, n, g->relevance, path));
+    AGREE(dataset_write(ctx, gp, "delta", "/pages/delta", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8, N,
+                        f0, n, g->delta, path));
+    AGREE(dataset_write(ctx, gp, "mu", "/pages/mu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8, N, f0, n,
+                        g->mu, path));
+    AGREE(dataset_write(ctx, gp, "observable", "/pages/observable", H5T_STD_U8LE, H5T_NATIVE_UINT8,
+                        1, N, f0, n, g->observable, path));
+
+    /* 8. Links: global offsets (the last rank also writes element N), targets, weights. */
+    {
+        int64_t no = n + (ctx->rank == last ? 1 : 0);
+        AGREE(cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global link offsets"));
+        const int64_t *off = g->offsets;
+        for (int64_t i = 0; i < no; i++)
+            goff[i] = (off != NULL ? off[i] : 0) + link_first;
+        AGREE(dataset_write(ctx, gl, "offsets", "/links/offsets", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                            8, N + 1, f0, no, goff, path));
+        free(goff);
+        goff = NULL;
+    }
+    AGREE(dataset_write(ctx, gl, "targets", "/links/targets", H5T_STD_I64LE, H5T_NATIVE_INT64, 8, M,
+                        link_first, nl, g->targets, path));
+    if (has_weights)
+        AGREE(dataset_write(ctx, gl, "weights", "/links/weights", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+                            4, M, link_first, nl, g->weights, path));
+
+    /* 9. Terms. */
+    if (has_terms) {
+        int64_t no = n + (ctx->rank == last ? 1 : 0);
+        AGREE(cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global term offsets"));
+        const int64_t *to = g->term_offsets;
+        for (int64_t i = 0; i < no; i++)
+            goff[i] = (to != NULL ? to[i] : 0) + term_first;
+        AGREE(dataset_write(ctx, gterm, "offsets", "/terms/offsets", H5T_STD_I64LE,
+                            H5T_NATIVE_INT64, 8, N + 1, f0, no, goff, path));
+        free(goff);
+        goff = NULL;
+        AGREE(dataset_write(ctx, gterm, "index", "/terms/index", H5T_STD_I32LE, H5T_NATIVE_INT32, 4,
+                            T, term_first, nt, g->term_index, path));
+        AGREE(dataset_write(ctx, gterm, "value", "/terms/value", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT,
+                            4, T, term_first, nt, g->term_value, path));
+    }
+
+    /* 10. Names, from rank 0 only. */
+    const int r0 = ctx->rank == 0;
+    if (wm.host_bytes >= 0) {
+        AGREE(dataset_write(ctx, gh, "name_offsets", "/hosts/name_offsets", H5T_STD_I64LE,
+                            H5T_NATIVE_INT64, 8, wm.n_hosts, 0, r0 ? wm.n_hosts : 0,
+                            r0 ? meta->host_name_off : NULL, path));
+        AGREE(dataset_write(ctx, gh, "names", "/hosts/names", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1,
+                            wm.host_bytes, 0, r0 ? wm.host_bytes : 0, r0 ? meta->host_blob : NULL,
+                            path));
+    }
+    if (wm.topic_bytes >= 0) {
+        AGREE(dataset_write(ctx, gt, "name_offsets", "/topics/name_offsets", H5T_STD_I64LE,
+                            H5T_NATIVE_INT64, 8, wm.n_topics, 0, r0 ? wm.n_topics : 0,
+                            r0 ? meta->topic_name_off : NULL, path));
+        AGREE(dataset_write(ctx, gt, "names", "/topics/names", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1,
+                            wm.topic_bytes, 0, r0 ? wm.topic_bytes : 0,
+                            r0 ? meta->topic_blob : NULL, path));
+    }
+
+    /* 11. Close everything, then rename. */
+    {
+        hid_t *grp[] = {&gterm, &gt, &gh, &gl, &gp};
+        for (size_t i = 0; i < sizeof grp / sizeof grp[0]; i++) {
+            if (*grp[i] >= 0 && H5Gclose(*grp[i]) < 0 && rc == CS_OK)
+                rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing a group", path);
+            *grp[i] = -1;
+        }
+        if (H5Fclose(file) < 0 && rc == CS_OK)
+            rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing %s", path, tmp);
+        file = -1;
+        AGREE(rc);
+    }
+    if (ctx->rank == 0 && rename(tmp, path) != 0)
+        rc = cs_fail(ctx, CS_ERR_IO, "cannot write graph file %s: renaming %s to it failed: %s",
+                     path, tmp, strerror(errno));
+    AGREE(rc);
+    created = 0;
+
+fail:
+    if (gterm >= 0)
+        H5Gclose(gterm);
+    if (gt >= 0)
+        H5Gclose(gt);
+    if (gh >= 0)
+        H5Gclose(gh);
+    if (gl >= 0)
+        H5Gclose(gl);
+    if (gp >= 0)
+        H5Gclose(gp);
+    if (file >= 0)
+        H5Fclose(file);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (created && ctx->rank == 0)
+        unlink(tmp);
+    if (created) /* nobody looks at the file before it is gone */
+        MPI_Barrier(ctx->comm);
+    free(goff);
+    free(dir);
+    free(tmp);
+    free(all);
+    free(spec);
+    gio_quiet_end(&quiet);
+    return rc;
+}
