@@ -13,7 +13,7 @@
  *                         source         string  "gen" or "import:<spec file>"
  *                         spec           string  the resolved INI text of the generator or
  *                                                importer (may be empty)
- *   /pages/host         int64   [N]    host id in [0, H)
+ *   /pages/host         int32*  [N]    host id in [0, H)
  *   /pages/topic        int32   [N]    topic in [0, K), -1 = unknown
  *   /pages/relevance    float64 [N]    relevance to the target topic, in [0, 1]
  *   /pages/delta        float64 [N]    Poisson change rate (changes per time unit), > 0
@@ -22,7 +22,7 @@
  *   /links/offsets      int64   [N+1]  CSR offsets: the out-links of page p are
  *                                      targets[offsets[p] .. offsets[p+1]); offsets[0] = 0,
  *                                      offsets[N] = M, non-decreasing
- *   /links/targets      int64   [M]    target page ids in [0, N), strictly increasing within
+ *   /links/targets      int32*  [M]    target page ids in [0, N), strictly increasing within
  *                                      each page (sorted, no duplicates); self links allowed
  *   /links/weights      uint32  [M]    optional: link multiplicities (imported graphs)
  *   /hosts/name_offsets int64   [H]    optional (imported graphs): host i's name is the
@@ -33,6 +33,10 @@
  *   /terms/index        int32   [T]    like /links: feature indices in [0, dim)
  *   /terms/value        float32 [T]
  *   /terms              attribute dim (int32): the feature dimension
+ *
+ * (*) Page and host ids are written as int32 when N <= 2^31 - 1 (always today: the generator and
+ * the importer cap N there for METIS), else int64; readers request native int64 and let HDF5
+ * convert, so either width reads the same. Halving the largest dataset halves the write.
  *
  * All datasets are 1-D and contiguous, written little-endian. An optional dataset is either
  * absent or complete. Readers check format and schema_version first: a file of another

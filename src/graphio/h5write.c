@@ -349,6 +349,10 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     int32_t term_dim = 0;
     AGREE(check_tiling(ctx, path, all, &has_weights, &has_terms, &term_dim));
     const int64_t N = all[SL_NTOTAL];
+    /* Page and host ids are stored as 32-bit integers whenever they fit (always below METIS's
+     * 2^31 - 1 limit): half the bytes of the largest dataset. Readers ask for native int64 and
+     * HDF5 converts. */
+    const hid_t id_ftype = N <= INT32_MAX ? H5T_STD_I32LE : H5T_STD_I64LE;
     /* Offsets of this rank's pages, links and terms: sums over the lower ranks (an empty slice's
      * `first` is not looked at). */
     int64_t f0 = 0, link_first = 0, M = 0, term_first = 0, T = 0, nt = mine[SL_NTERMS];
@@ -440,7 +444,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     AGREE(rc);
 
     /* 7. Page attributes. */
-    AGREE(dataset_write(ctx, gp, "host", "/pages/host", H5T_STD_I64LE, H5T_NATIVE_INT64, 8, N, f0,
+    AGREE(dataset_write(ctx, gp, "host", "/pages/host", id_ftype, H5T_NATIVE_INT64, 8, N, f0,
                         n, g->host, path));
     AGREE(dataset_write(ctx, gp, "topic", "/pages/topic", H5T_STD_I32LE, H5T_NATIVE_INT32, 4, N, f0,
                         n, g->topic, path));
@@ -465,7 +469,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
         free(goff);
         goff = NULL;
     }
-    AGREE(dataset_write(ctx, gl, "targets", "/links/targets", H5T_STD_I64LE, H5T_NATIVE_INT64, 8, M,
+    AGREE(dataset_write(ctx, gl, "targets", "/links/targets", id_ftype, H5T_NATIVE_INT64, 8, M,
                         link_first, nl, g->targets, path));
     if (has_weights)
         AGREE(dataset_write(ctx, gl, "weights", "/links/weights", H5T_STD_U32LE, H5T_NATIVE_UINT32,
