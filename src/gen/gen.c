@@ -194,11 +194,10 @@ static cs_err zipf_picks(cs_ctx *ctx, host_pick *pick, const int64_t *order, int
     return CS_OK;
 }
 
-/* A host from a pick table of n entries: the high word chooses the entry (multiply-shift, a
- * bias below n / 2^32), the low word the coin. */
-static inline int64_t pick_host(const host_pick *p, int64_t n, cs_rng *r)
+/* A host from a pick table of n entries for the random word w: its high half chooses the entry
+ * (multiply-shift, a bias below n / 2^32), the low word the coin. */
+static inline int64_t pick_host(const host_pick *p, int64_t n, uint64_t w)
 {
-    uint64_t w = cs_rng_u64(r);
     const host_pick *e = &p[((w >> 32) * (uint64_t)n) >> 32];
     return (uint32_t)w < e->thresh ? e->host : e->alias_host;
 }
@@ -462,19 +461,31 @@ static int32_t page_topic(const cs_gen *g, int64_t page, int64_t host)
     return u_topic < g->cfg.host_topic_purity ? g->host_topic[host] : off_topic;
 }
 
-void cs_gen_page_dynamics(const cs_gen_config *c, int64_t host, int64_t page, int domain,
-                          double *delta, double *mu, uint8_t *observable)
+/* The base change rate of a host: log-normal around delta_median, news-like hosts faster. */
+static double host_rate(const cs_gen_config *c, int64_t host)
 {
     cs_rng hr;
     cs_rng_init(&hr, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)host, 1);
     int news = cs_rng_uniform(&hr) < c->news_fraction;
-    double host_rate = c->delta_median * exp(c->delta_host_sigma * cs_rng_normal(&hr)) *
-                       (news ? c->news_factor : 1.0);
+    return c->delta_median * exp(c->delta_host_sigma * cs_rng_normal(&hr)) *
+           (news ? c->news_factor : 1.0);
+}
+
+/* The page's part of cs_gen_page_dynamics, given its host's base rate. */
+static void page_dynamics(const cs_gen_config *c, double rate, int64_t page, int domain,
+                          double *delta, double *mu, uint8_t *observable)
+{
     cs_rng r;
     cs_rng_init(&r, (uint64_t)c->seed, (cs_rng_domain)domain, (uint64_t)page, 1);
-    *delta = host_rate * exp(c->delta_page_sigma * cs_rng_normal(&r));
+    *delta = rate * exp(c->delta_page_sigma * cs_rng_normal(&r));
     *mu = cs_rng_pareto(&r, 1.0, c->mu_alpha);
     *observable = (uint8_t)(cs_rng_uniform(&r) < c->observable_fraction);
+}
+
+void cs_gen_page_dynamics(const cs_gen_config *c, int64_t host, int64_t page, int domain,
+                          double *delta, double *mu, uint8_t *observable)
+{
+    page_dynamics(c, host_rate(c, host), page, domain, delta, mu, observable);
 }
 
 /*
@@ -551,31 +562,6 @@ static int64_t page_in_host_u(const cs_gen *g, int64_t h, double u)
     if (k > m)
         k = m;
     return first + k - 1;
-}
-
-static int64_t page_in_host(const cs_gen *g, int64_t h, cs_rng *r)
-{
-    return page_in_host_u(g, h, cs_rng_uniform(r));
-}
-
-/* A popular page on a popular host of topic t other than `self` (if the topic has another
- * host). The page is chosen by in-host popularity: it has topic t with probability
- * host_topic_purity, like every page of a topic-t host. */
-static int64_t page_in_topic(const cs_gen *g, int32_t t, int64_t self, cs_rng *r)
-{
-    int64_t n = g->topic_off[t + 1] - g->topic_off[t];
-    if (n == 0)
-        return -1;
-    int64_t h = self;
-    for (int i = 0; i < GEN_HOST_REDRAWS && h == self; i++)
-        h = pick_host(g->topic_picks + g->topic_off[t], n, r);
-    return page_in_host(g, h, r);
-}
-
-static int64_t page_anywhere(const cs_gen *g, cs_rng *r)
-{
-    int64_t h = pick_host(g->any_picks, g->n_hosts, r);
-    return page_in_host(g, h, r);
 }
 
 /* Out-degree of a page, from its degree stream (LINKS, page, sub 1). */
@@ -660,14 +646,32 @@ static void sort_i64(int64_t *a, int64_t n)
 }
 
 /*
- * Writes up to d distinct targets of `page` to out and returns how many. Deterministic: the
- * candidates come from the page's link stream in order.
+ * Writes up to d distinct targets of `page` to out and returns how many.
+ *
+ * Each candidate link consumes one word w0 of the page's link stream (the top 24 bits choose
+ * the kind of link, the low 40 bits the page inside the chosen host, a resolution far below any
+ * rank's probability) and, unless it stays in the own host, a second word w1 that picks the
+ * host. A topic link that picks its own host re-picks with words derived from w1. So the words
+ * a candidate uses are fixed by the candidates before it, and candidates can be made in
+ * batches: first all words and pick entries (prefetched), then the hosts (prefetched), then the
+ * pages. The random pick tables and host records are the generator's cache misses; batching
+ * lets the memory system fetch a batch's lines in parallel instead of one after another.
  */
+#define GEN_BATCH 32
+
+typedef struct cand {
+    uint64_t w1;
+    double u_in;
+    const host_pick *table; /* NULL: the own host */
+    int64_t n;              /* entries in table */
+    int64_t host;
+} cand;
+
 static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page_draw *pd,
                          cs_rng *r, int64_t d, int64_t *out, idset *set)
 {
     const cs_gen_config *c = &g->cfg;
-    int64_t hsize = g->hosts[host].count;
+    int own_ok = g->hosts[host].count > 1;
     int use_set = d > 32;
     if (use_set) {
         size_t cap = 1;
@@ -677,30 +681,77 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         for (size_t i = 0; i < cap; i++)
             set->slot[i] = -1;
     }
-    int64_t n = 0, attempts = d * GEN_ATTEMPTS_PER_LINK;
-    for (int64_t a = 0; a < attempts && n < d; a++) {
-        /* One word serves two draws: the top 24 bits choose the kind of link, the low 40 bits
-         * the page inside the own host (resolution 2^-40, far below any rank's probability). */
-        uint64_t w = cs_rng_u64(r);
-        double u = (double)(w >> 40) * 0x1.0p-24;
-        double u_in = (double)(w & 0xffffffffffULL) * 0x1.0p-40;
-        int64_t t;
-        if (pd->hub && u < c->hub_focus) {
-            t = page_in_topic(g, pd->hub_topic, host, r);
-        } else {
-            double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
-            if (v < c->p_host && hsize > 1)
-                t = page_in_host_u(g, host, u_in);
-            else if (v < c->p_host + c->p_topic)
-                t = page_in_topic(g, pd->topic, host, r);
-            else
-                t = page_anywhere(g, r);
+    const host_pick *topic_tab = g->topic_picks + g->topic_off[pd->topic];
+    int64_t topic_n = g->topic_off[pd->topic + 1] - g->topic_off[pd->topic];
+    const host_pick *hub_tab = g->topic_picks + g->topic_off[pd->hub_topic];
+    int64_t hub_n = g->topic_off[pd->hub_topic + 1] - g->topic_off[pd->hub_topic];
+    double p_topic_end = c->p_host + c->p_topic;
+
+    cand b[GEN_BATCH];
+    int64_t n = 0, left = d * GEN_ATTEMPTS_PER_LINK;
+    while (n < d && left > 0) {
+        int64_t k = d - n;
+        if (k > GEN_BATCH)
+            k = GEN_BATCH;
+        if (k > left)
+            k = left;
+        left -= k;
+        /* 1. words, kinds and pick entries */
+        for (int64_t j = 0; j < k; j++) {
+            uint64_t w0 = cs_rng_u64(r);
+            double u = (double)(w0 >> 40) * 0x1.0p-24;
+            b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
+            b[j].table = NULL;
+            if (pd->hub && u < c->hub_focus) {
+                b[j].table = hub_tab;
+                b[j].n = hub_n;
+            } else {
+                double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
+                if (v < c->p_host && own_ok) {
+                    b[j].table = NULL;
+                } else if (v < p_topic_end) {
+                    b[j].table = topic_tab;
+                    b[j].n = topic_n;
+                } else {
+                    b[j].table = g->any_picks;
+                    b[j].n = g->n_hosts;
+                }
+            }
+            if (b[j].table != NULL) {
+                b[j].w1 = cs_rng_u64(r);
+                if (b[j].n > 0)
+                    __builtin_prefetch(&b[j].table[((b[j].w1 >> 32) * (uint64_t)b[j].n) >> 32]);
+            }
         }
-        if (t < 0 || t == page)
-            continue;
-        if (use_set ? !idset_insert(set, t) : contains(out, n, t))
-            continue;
-        out[n++] = t;
+        /* 2. hosts */
+        for (int64_t j = 0; j < k; j++) {
+            if (b[j].table == NULL) {
+                b[j].host = host;
+                continue;
+            }
+            if (b[j].n == 0) { /* a topic without hosts: no link from this candidate */
+                b[j].host = -1;
+                continue;
+            }
+            uint64_t w = b[j].w1;
+            int64_t h = pick_host(b[j].table, b[j].n, w);
+            /* a link "elsewhere" re-picks its own host a few times (the any-links may stay) */
+            for (int i = 1; i <= GEN_HOST_REDRAWS && h == host && b[j].table != g->any_picks; i++)
+                h = pick_host(b[j].table, b[j].n, cs_mix64(w + (uint64_t)i));
+            b[j].host = h;
+            __builtin_prefetch(&g->hosts[h]);
+        }
+        /* 3. pages, distinct and not the page itself */
+        for (int64_t j = 0; j < k; j++) {
+            if (b[j].host < 0)
+                continue;
+            int64_t t = page_in_host_u(g, b[j].host, b[j].u_in);
+            if (t == page)
+                continue;
+            if (use_set ? !idset_insert(set, t) : contains(out, n, t))
+                continue;
+            out[n++] = t;
+        }
     }
     sort_i64(out, n);
     return n;
@@ -717,6 +768,7 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
         return cs_fail(ctx, CS_ERR_ARG, "gen: slice [%lld, %lld) outside [0, %lld)",
                        (long long)first, (long long)(first + n), (long long)g->n_pages);
 
+    double t0 = cs_now();
     /* Pass 1: drawn degrees -> upper bounds of each page's link range. */
     CS_TRY(ctx, cs_alloc(ctx, &ub, (size_t)n + 1, sizeof *ub, "link bounds"));
     CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)n + 1, sizeof *cnt, "link counts"));
@@ -737,6 +789,7 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
     out->n_hosts = g->n_hosts;
     out->n_topics = g->n_topics;
 
+    double t1 = cs_now();
     /* Pass 2: attributes and links, each page into its own range. */
     int64_t done = 0;
     int nomem = 0;
@@ -747,6 +800,9 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
     firstprivate(set_cap)
     {
         idset set = {malloc(set_cap * sizeof(int64_t)), set_cap - 1};
+        /* consecutive pages mostly share a host: remember it and its base change rate */
+        int64_t host = -1;
+        double rate = 0.0;
         if (set.slot == NULL) {
 #pragma omp atomic write
             nomem = 1;
@@ -756,13 +812,17 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
             if (set.slot == NULL)
                 continue;
             int64_t p = first + i;
-            int64_t host = cs_gen_host_of(g, p);
+            if (host < 0 || p < g->host_first[host] || p >= g->host_first[host + 1]) {
+                host =
+                    (host >= 0 && p == g->host_first[host + 1]) ? host + 1 : cs_gen_host_of(g, p);
+                rate = host_rate(c, host);
+            }
             page_draw pd = draw_page(g, p, host);
             out->host[i] = host;
             out->topic[i] = pd.topic;
             out->relevance[i] = pd.relevance;
-            cs_gen_page_dynamics(c, host, p, CS_RNG_PAGE, &out->delta[i], &out->mu[i],
-                                 &out->observable[i]);
+            page_dynamics(c, rate, p, CS_RNG_PAGE, &out->delta[i], &out->mu[i],
+                          &out->observable[i]);
             /* the degree drawn in pass 1 (stream sub 1); targets from sub 0 */
             int64_t d = ub[i + 1] - ub[i];
             cs_rng lr;
@@ -783,6 +843,7 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
         goto fail;
     }
 
+    double t2 = cs_now();
     /* Pass 3: close the gaps left by pages that found fewer distinct links than drawn. */
     int64_t pos = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -798,6 +859,10 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
         if (t != NULL)
             out->targets = t;
     }
+    CS_LOG(ctx, CS_LOG_VERBOSE,
+           "gen (rank 0): degrees %.2fs, pages and links %.2fs, compaction %.2fs (%lld of %lld "
+           "drawn links kept)",
+           t1 - t0, t2 - t1, cs_now() - t2, (long long)pos, (long long)ub[n]);
     free(cnt);
     free(ub);
     return CS_OK;
