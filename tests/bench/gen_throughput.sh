@@ -15,7 +15,8 @@ mpi=(mpirun -n "$np" --oversubscribe)
 echo "== gen graphs/large.ini on $np rank(s) x $OMP_NUM_THREADS thread(s)"
 rm -f "$out"/large.h5 "$out"/rss.*
 t0=$(date +%s.%N)
-"${mpi[@]}" bash -c "/usr/bin/time -f %M -o $out/rss.\$OMPI_COMM_WORLD_RANK $bin gen $here/graphs/large.ini -o $out/large.h5"
+"${mpi[@]}" bash -c "/usr/bin/time -f %M -o $out/rss.\$OMPI_COMM_WORLD_RANK $bin -v gen $here/graphs/large.ini -o $out/large.h5" 2> "$out/gen.log"
+grep -E "gen \(rank 0\)|gen: wrote" "$out/gen.log"
 t1=$(date +%s.%N)
 links=$(h5dump -H -d /links/targets "$out/large.h5" | grep -o 'DATASPACE  SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 pages=10000000
