@@ -138,6 +138,17 @@ CS_API void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, c
         }                                                                                          \
     } while (0)
 
+/*
+ * Collective form of CS_TRY: agrees on the code of a locally fallible step (cs_agree) and
+ * jumps to `fail:` on every rank alike when any rank failed. Same `rc` / `fail:` convention.
+ */
+#define CS_TRY_AGREE(ctx, expr)                                                                    \
+    do {                                                                                           \
+        rc = cs_agree((ctx), (expr));                                                              \
+        if (rc != CS_OK)                                                                           \
+            goto fail;                                                                             \
+    } while (0)
+
 /* Internal invariant failures: print "[rank r/size] file:line: expr" and MPI_Abort. */
 CS_API CS_NORETURN void cs_assert_fail(const char *file, int line, const char *expr);
 #define CS_ASSERT(expr) ((expr) ? (void)0 : cs_assert_fail(__FILE__, __LINE__, #expr))
@@ -145,6 +156,13 @@ CS_API CS_NORETURN void cs_assert_fail(const char *file, int line, const char *e
 /* Local. malloc/calloc that record CS_ERR_NOMEM with the size and what it was for. */
 CS_API cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
 CS_API cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
+
+/*
+ * Local. Grows the array *pp (elements of size sz, capacity *cap elements) geometrically so
+ * that it holds at least `need` elements; contents are kept (realloc). On failure *pp and *cap
+ * are unchanged and CS_ERR_NOMEM is recorded naming `what`.
+ */
+CS_API cs_err cs_grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz, const char *what);
 
 /*
  * Progress of a long piece of work, printed by rank 0: on a terminal a line redrawn in place

@@ -203,6 +203,27 @@ cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const ch
     return alloc_impl(ctx, out_ptr, count, size, what, 1);
 }
 
+cs_err cs_grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz, const char *what)
+{
+    if (need <= *cap)
+        return CS_OK;
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / (sz ? sz : 1))
+            return cs_fail(ctx, CS_ERR_NOMEM, "%s: %zu elements of %zu bytes overflow", what, need,
+                           sz);
+        nc *= 2;
+    }
+    void **p = (void **)pp;
+    void *q = realloc(*p, nc * sz);
+    if (q == NULL)
+        return cs_fail(ctx, CS_ERR_NOMEM, "out of memory growing %s to %.1f MiB", what,
+                       (double)nc * (double)sz / 1048576.0);
+    *p = q;
+    *cap = nc;
+    return CS_OK;
+}
+
 void cs_progress_begin(cs_progress *p, const cs_ctx *ctx, const char *what, uint64_t total)
 {
     p->ctx = ctx;

@@ -15,13 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define AGREE(expr)                                                                                \
-    do {                                                                                           \
-        rc = cs_agree(ctx, (expr));                                                                \
-        if (rc != CS_OK)                                                                           \
-            goto fail;                                                                             \
-    } while (0)
-
 /* ---- header --------------------------------------------------------------------------------- */
 
 /* Rank 0, before HDF5 sees the file: it exists, is a regular file, and is HDF5. */
@@ -282,7 +275,7 @@ cs_err gio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr
     memset(hdr, 0, sizeof *hdr);
     if (ctx->rank == 0)
         rc = probe(ctx, path);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     hid_t fapl = gio_fapl(ctx->comm);
     if (fapl >= 0) {
         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
@@ -293,8 +286,8 @@ cs_err gio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr
                      "graph file %s: HDF5 cannot open it (truncated or "
                      "corrupt file?)",
                      path);
-    AGREE(rc);
-    AGREE(read_header(ctx, f, path, hdr));
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, read_header(ctx, f, path, hdr));
     *file = f;
     return CS_OK;
 fail:
@@ -333,11 +326,11 @@ cs_err gio_read_range(cs_ctx *ctx, hid_t file, const char *path, const char *nam
             rc =
                 cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open dataset %s", path, name);
     }
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     rc = gio_read_1d(ctx, d, mtype, off, count, *pout, elem, path, name);
     H5Dclose(d);
     d = -1;
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     return CS_OK;
 fail:
     if (d >= 0)
@@ -447,7 +440,7 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
                      "graph file %s has %lld pages: cannot read pages [%lld, "
                      "%lld)",
                      path, (long long)N, (long long)first, (long long)(first + n));
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     g->n_pages_total = N;
     g->n_links_total = M;
     g->n_hosts = hdr->n_hosts;
@@ -456,32 +449,36 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
     g->n = n;
 
     /* Links. */
-    AGREE(gio_read_range(ctx, file, path, "/links/offsets", H5T_NATIVE_INT64, 8, first, n + 1,
-                         &g->offsets));
-    AGREE(localize_offsets(ctx, path, "/links/offsets", g->offsets, first, n, M, &g->link_first));
+    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/links/offsets", H5T_NATIVE_INT64, 8, first,
+                                     n + 1, &g->offsets));
+    CS_TRY_AGREE(ctx, localize_offsets(ctx, path, "/links/offsets", g->offsets, first, n, M,
+                                       &g->link_first));
     const int64_t nl = g->offsets[n];
-    AGREE(gio_read_range(ctx, file, path, "/links/targets", H5T_NATIVE_INT64, 8, g->link_first, nl,
-                         &g->targets));
-    AGREE(check_targets(ctx, path, g->offsets, g->targets, first, n, N));
+    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/links/targets", H5T_NATIVE_INT64, 8,
+                                     g->link_first, nl, &g->targets));
+    CS_TRY_AGREE(ctx, check_targets(ctx, path, g->offsets, g->targets, first, n, N));
     if ((what & GIO_READ_WEIGHTS) && hdr->has_weights)
-        AGREE(gio_read_range(ctx, file, path, "/links/weights", H5T_NATIVE_UINT32, 4, g->link_first,
-                             nl, &g->weights));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/links/weights", H5T_NATIVE_UINT32, 4,
+                                         g->link_first, nl, &g->weights));
 
     /* Page attributes. */
     if (what & GIO_READ_PAGES) {
-        AGREE(gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, first, n,
-                             &g->host));
-        AGREE(gio_check_ids64(ctx, path, "/pages/host", g->host, first, n, 0, hdr->n_hosts));
-        AGREE(gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, first, n,
-                             &g->topic));
-        AGREE(gio_check_ids32(ctx, path, "/pages/topic", g->topic, first, n, -1, hdr->n_topics));
-        AGREE(gio_read_range(ctx, file, path, "/pages/relevance", H5T_NATIVE_DOUBLE, 8, first, n,
-                             &g->relevance));
-        AGREE(gio_read_range(ctx, file, path, "/pages/delta", H5T_NATIVE_DOUBLE, 8, first, n,
-                             &g->delta));
-        AGREE(gio_read_range(ctx, file, path, "/pages/mu", H5T_NATIVE_DOUBLE, 8, first, n, &g->mu));
-        AGREE(gio_read_range(ctx, file, path, "/pages/observable", H5T_NATIVE_UINT8, 1, first, n,
-                             &g->observable));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, first,
+                                         n, &g->host));
+        CS_TRY_AGREE(ctx,
+                     gio_check_ids64(ctx, path, "/pages/host", g->host, first, n, 0, hdr->n_hosts));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4,
+                                         first, n, &g->topic));
+        CS_TRY_AGREE(
+            ctx, gio_check_ids32(ctx, path, "/pages/topic", g->topic, first, n, -1, hdr->n_topics));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/relevance", H5T_NATIVE_DOUBLE, 8,
+                                         first, n, &g->relevance));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/delta", H5T_NATIVE_DOUBLE, 8,
+                                         first, n, &g->delta));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/mu", H5T_NATIVE_DOUBLE, 8, first,
+                                         n, &g->mu));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/observable", H5T_NATIVE_UINT8, 1,
+                                         first, n, &g->observable));
     }
 
     /* Terms. */
@@ -498,18 +495,18 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
             H5Sclose(sp);
         if (d >= 0)
             H5Dclose(d);
-        AGREE(rc);
-        AGREE(gio_read_range(ctx, file, path, "/terms/offsets", H5T_NATIVE_INT64, 8, first, n + 1,
-                             &g->term_offsets));
-        AGREE(
-            localize_offsets(ctx, path, "/terms/offsets", g->term_offsets, first, n, tlen, &tbase));
+        CS_TRY_AGREE(ctx, rc);
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/offsets", H5T_NATIVE_INT64, 8,
+                                         first, n + 1, &g->term_offsets));
+        CS_TRY_AGREE(ctx, localize_offsets(ctx, path, "/terms/offsets", g->term_offsets, first, n,
+                                           tlen, &tbase));
         const int64_t nt = g->term_offsets[n];
-        AGREE(gio_read_range(ctx, file, path, "/terms/index", H5T_NATIVE_INT32, 4, tbase, nt,
-                             &g->term_index));
-        AGREE(
-            gio_check_ids32(ctx, path, "/terms/index", g->term_index, tbase, nt, 0, hdr->term_dim));
-        AGREE(gio_read_range(ctx, file, path, "/terms/value", H5T_NATIVE_FLOAT, 4, tbase, nt,
-                             &g->term_value));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/index", H5T_NATIVE_INT32, 4,
+                                         tbase, nt, &g->term_index));
+        CS_TRY_AGREE(ctx, gio_check_ids32(ctx, path, "/terms/index", g->term_index, tbase, nt, 0,
+                                          hdr->term_dim));
+        CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/value", H5T_NATIVE_FLOAT, 4,
+                                         tbase, nt, &g->term_value));
         g->term_dim = hdr->term_dim;
     }
     return CS_OK;
@@ -540,9 +537,9 @@ static cs_err read_names(cs_ctx *ctx, hid_t file, const char *path, const char *
         H5Sclose(sp);
     if (d >= 0)
         H5Dclose(d);
-    AGREE(rc);
-    AGREE(gio_read_range(ctx, file, path, oname, H5T_NATIVE_INT64, 8, 0, count, offs));
-    AGREE(gio_read_range(ctx, file, path, bname, H5T_NATIVE_UINT8, 1, 0, bytes, blob));
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, oname, H5T_NATIVE_INT64, 8, 0, count, offs));
+    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, bname, H5T_NATIVE_UINT8, 1, 0, bytes, blob));
     if (count > 0 && (bytes == 0 || (*blob)[bytes - 1] != '\0'))
         rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s does not end with a NUL", path,
                      bname);
@@ -552,7 +549,7 @@ static cs_err read_names(cs_ctx *ctx, hid_t file, const char *path, const char *
                          "graph file %s: dataset %s is corrupt: element %lld "
                          "is %lld, outside [0, %lld)",
                          path, oname, (long long)i, (long long)(*offs)[i], (long long)bytes);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     return CS_OK;
 fail:
     free(*blob);

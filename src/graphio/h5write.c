@@ -17,13 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define AGREE(expr)                                                                                \
-    do {                                                                                           \
-        rc = cs_agree(ctx, (expr));                                                                \
-        if (rc != CS_OK)                                                                           \
-            goto fail;                                                                             \
-    } while (0)
-
 /* Rank 0's scalars, broadcast so that every rank writes the same attributes and sizes. */
 typedef struct wmeta {
     int64_t n_hosts;
@@ -319,7 +312,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     }
     if (MPI_Bcast(&wm, (int)sizeof wm, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
         rc = cs_fail(ctx, CS_ERR_MPI, "cannot write graph file %s: MPI_Bcast failed", path);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     if (wm.spec_len >= INT_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "cannot write graph file %s: spec text of %lld bytes", path,
                      (long long)wm.spec_len);
@@ -328,7 +321,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                      (long long)wm.n_hosts);
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &spec, (size_t)wm.spec_len + 1, 1, "spec text");
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     if (ctx->rank == 0 && wm.spec_len > 0)
         memcpy(spec, spec_text, (size_t)wm.spec_len);
     spec[wm.spec_len] = '\0';
@@ -337,8 +330,8 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     /* 2. Every slice valid, together they tile [0, N). */
     const int64_t n = g->n;
     const int64_t nl = (n > 0 && g->offsets != NULL) ? g->offsets[n] : 0;
-    AGREE(check_slice(ctx, path, g, &wm));
-    AGREE(cs_alloc(ctx, &all, (size_t)ctx->size * SL_K, sizeof *all, "slice table"));
+    CS_TRY_AGREE(ctx, check_slice(ctx, path, g, &wm));
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &all, (size_t)ctx->size * SL_K, sizeof *all, "slice table"));
     int64_t mine[SL_K] = {
         g->first,           n,
         g->n_pages_total,   nl,
@@ -347,7 +340,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     MPI_Allgather(mine, SL_K, MPI_INT64_T, all, SL_K, MPI_INT64_T, ctx->comm);
     int has_weights = 0, has_terms = 0;
     int32_t term_dim = 0;
-    AGREE(check_tiling(ctx, path, all, &has_weights, &has_terms, &term_dim));
+    CS_TRY_AGREE(ctx, check_tiling(ctx, path, all, &has_weights, &has_terms, &term_dim));
     const int64_t N = all[SL_NTOTAL];
     /* Page and host ids are stored as 32-bit integers whenever they fit (always below METIS's
      * 2^31 - 1 limit): half the bytes of the largest dataset. Readers ask for native int64 and
@@ -373,7 +366,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     rc = cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &dir, plen + 2, 1, "directory name");
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     const char *slash = strrchr(path, '/');
     if (slash == NULL) {
         strcpy(dir, ".");
@@ -386,7 +379,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     }
     if (ctx->rank == 0)
         rc = check_dir(ctx, path, dir);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
 
     /* 4. Create it collectively. */
     fapl = gio_fapl(ctx->comm);
@@ -396,7 +389,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "cannot write graph file %s: HDF5 cannot create %s", path,
                      tmp);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
 
     /* 5. Root attributes (schema version 1). */
     {
@@ -424,7 +417,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
             rc = attr_write_string(ctx, file, "source", wm.source, path);
         if (rc == CS_OK)
             rc = attr_write_string(ctx, file, "spec", spec, path);
-        AGREE(rc);
+        CS_TRY_AGREE(ctx, rc);
     }
 
     /* 6. Groups. */
@@ -441,74 +434,79 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed creating the groups", path);
     if (rc == CS_OK && has_terms)
         rc = attr_write(ctx, gterm, "dim", H5T_STD_I32LE, H5T_NATIVE_INT32, &term_dim, path);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
 
     /* 7. Page attributes. */
-    AGREE(dataset_write(ctx, gp, "host", "/pages/host", id_ftype, H5T_NATIVE_INT64, 8, N, f0,
-                        n, g->host, path));
-    AGREE(dataset_write(ctx, gp, "topic", "/pages/topic", H5T_STD_I32LE, H5T_NATIVE_INT32, 4, N, f0,
-                        n, g->topic, path));
-    AGREE(dataset_write(ctx, gp, "relevance", "/pages/relevance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                        8, N, f0, n, g->relevance, path));
-    AGREE(dataset_write(ctx, gp, "delta", "/pages/delta", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8, N,
-                        f0, n, g->delta, path));
-    AGREE(dataset_write(ctx, gp, "mu", "/pages/mu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8, N, f0, n,
-                        g->mu, path));
-    AGREE(dataset_write(ctx, gp, "observable", "/pages/observable", H5T_STD_U8LE, H5T_NATIVE_UINT8,
-                        1, N, f0, n, g->observable, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "host", "/pages/host", id_ftype, H5T_NATIVE_INT64, 8,
+                                    N, f0, n, g->host, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "topic", "/pages/topic", H5T_STD_I32LE,
+                                    H5T_NATIVE_INT32, 4, N, f0, n, g->topic, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "relevance", "/pages/relevance", H5T_IEEE_F64LE,
+                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->relevance, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "delta", "/pages/delta", H5T_IEEE_F64LE,
+                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->delta, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "mu", "/pages/mu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                    8, N, f0, n, g->mu, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "observable", "/pages/observable", H5T_STD_U8LE,
+                                    H5T_NATIVE_UINT8, 1, N, f0, n, g->observable, path));
 
     /* 8. Links: global offsets (the last rank also writes element N), targets, weights. */
     {
         int64_t no = n + (ctx->rank == last ? 1 : 0);
-        AGREE(cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global link offsets"));
+        CS_TRY_AGREE(ctx, cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global link offsets"));
         const int64_t *off = g->offsets;
         for (int64_t i = 0; i < no; i++)
             goff[i] = (off != NULL ? off[i] : 0) + link_first;
-        AGREE(dataset_write(ctx, gl, "offsets", "/links/offsets", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                            8, N + 1, f0, no, goff, path));
+        CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "offsets", "/links/offsets", H5T_STD_I64LE,
+                                        H5T_NATIVE_INT64, 8, N + 1, f0, no, goff, path));
         free(goff);
         goff = NULL;
     }
-    AGREE(dataset_write(ctx, gl, "targets", "/links/targets", id_ftype, H5T_NATIVE_INT64, 8, M,
-                        link_first, nl, g->targets, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "targets", "/links/targets", id_ftype,
+                                    H5T_NATIVE_INT64, 8, M, link_first, nl, g->targets, path));
     if (has_weights)
-        AGREE(dataset_write(ctx, gl, "weights", "/links/weights", H5T_STD_U32LE, H5T_NATIVE_UINT32,
-                            4, M, link_first, nl, g->weights, path));
+        CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "weights", "/links/weights", H5T_STD_U32LE,
+                                        H5T_NATIVE_UINT32, 4, M, link_first, nl, g->weights, path));
 
     /* 9. Terms. */
     if (has_terms) {
         int64_t no = n + (ctx->rank == last ? 1 : 0);
-        AGREE(cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global term offsets"));
+        CS_TRY_AGREE(ctx, cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global term offsets"));
         const int64_t *to = g->term_offsets;
         for (int64_t i = 0; i < no; i++)
             goff[i] = (to != NULL ? to[i] : 0) + term_first;
-        AGREE(dataset_write(ctx, gterm, "offsets", "/terms/offsets", H5T_STD_I64LE,
-                            H5T_NATIVE_INT64, 8, N + 1, f0, no, goff, path));
+        CS_TRY_AGREE(ctx, dataset_write(ctx, gterm, "offsets", "/terms/offsets", H5T_STD_I64LE,
+                                        H5T_NATIVE_INT64, 8, N + 1, f0, no, goff, path));
         free(goff);
         goff = NULL;
-        AGREE(dataset_write(ctx, gterm, "index", "/terms/index", H5T_STD_I32LE, H5T_NATIVE_INT32, 4,
-                            T, term_first, nt, g->term_index, path));
-        AGREE(dataset_write(ctx, gterm, "value", "/terms/value", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT,
-                            4, T, term_first, nt, g->term_value, path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, gterm, "index", "/terms/index", H5T_STD_I32LE,
+                                   H5T_NATIVE_INT32, 4, T, term_first, nt, g->term_index, path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, gterm, "value", "/terms/value", H5T_IEEE_F32LE,
+                                   H5T_NATIVE_FLOAT, 4, T, term_first, nt, g->term_value, path));
     }
 
     /* 10. Names, from rank 0 only. */
     const int r0 = ctx->rank == 0;
     if (wm.host_bytes >= 0) {
-        AGREE(dataset_write(ctx, gh, "name_offsets", "/hosts/name_offsets", H5T_STD_I64LE,
-                            H5T_NATIVE_INT64, 8, wm.n_hosts, 0, r0 ? wm.n_hosts : 0,
-                            r0 ? meta->host_name_off : NULL, path));
-        AGREE(dataset_write(ctx, gh, "names", "/hosts/names", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1,
-                            wm.host_bytes, 0, r0 ? wm.host_bytes : 0, r0 ? meta->host_blob : NULL,
-                            path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, gh, "name_offsets", "/hosts/name_offsets", H5T_STD_I64LE,
+                                   H5T_NATIVE_INT64, 8, wm.n_hosts, 0, r0 ? wm.n_hosts : 0,
+                                   r0 ? meta->host_name_off : NULL, path));
+        CS_TRY_AGREE(ctx, dataset_write(ctx, gh, "names", "/hosts/names", H5T_STD_U8LE,
+                                        H5T_NATIVE_UINT8, 1, wm.host_bytes, 0,
+                                        r0 ? wm.host_bytes : 0, r0 ? meta->host_blob : NULL, path));
     }
     if (wm.topic_bytes >= 0) {
-        AGREE(dataset_write(ctx, gt, "name_offsets", "/topics/name_offsets", H5T_STD_I64LE,
-                            H5T_NATIVE_INT64, 8, wm.n_topics, 0, r0 ? wm.n_topics : 0,
-                            r0 ? meta->topic_name_off : NULL, path));
-        AGREE(dataset_write(ctx, gt, "names", "/topics/names", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1,
-                            wm.topic_bytes, 0, r0 ? wm.topic_bytes : 0,
-                            r0 ? meta->topic_blob : NULL, path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, gt, "name_offsets", "/topics/name_offsets", H5T_STD_I64LE,
+                                   H5T_NATIVE_INT64, 8, wm.n_topics, 0, r0 ? wm.n_topics : 0,
+                                   r0 ? meta->topic_name_off : NULL, path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, gt, "names", "/topics/names", H5T_STD_U8LE,
+                                   H5T_NATIVE_UINT8, 1, wm.topic_bytes, 0, r0 ? wm.topic_bytes : 0,
+                                   r0 ? meta->topic_blob : NULL, path));
     }
 
     /* 11. Close everything, then rename. */
@@ -522,12 +520,12 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
         if (H5Fclose(file) < 0 && rc == CS_OK)
             rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing %s", path, tmp);
         file = -1;
-        AGREE(rc);
+        CS_TRY_AGREE(ctx, rc);
     }
     if (ctx->rank == 0 && rename(tmp, path) != 0)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot write graph file %s: renaming %s to it failed: %s",
                      path, tmp, strerror(errno));
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     created = 0;
 
 fail:

@@ -99,24 +99,6 @@ static int quote_len(size_t n)
     return (int)(n < QUOTE_MAX ? n : QUOTE_MAX);
 }
 
-/* Grows *pp (elements of size sz, capacity *cap) geometrically to hold need elements. */
-static cs_err grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz, const char *what)
-{
-    if (need <= *cap)
-        return CS_OK;
-    size_t nc = *cap ? *cap : 4096;
-    while (nc < need)
-        nc *= 2;
-    void **p = (void **)pp;
-    void *q = realloc(*p, nc * sz);
-    if (q == NULL)
-        return cs_fail(ctx, CS_ERR_NOMEM, "out of memory growing %s to %.1f MiB", what,
-                       (double)nc * (double)sz / 1048576.0);
-    *p = q;
-    *cap = nc;
-    return CS_OK;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Paths */
 
@@ -192,8 +174,8 @@ static cs_err split(imp *im, const cs_imp_seps *seps, const char *line, size_t l
     size_t n = 0, tl;
     while ((tl = cs_imp_token(seps, &p, end, &tok)) > 0) {
         if (n == im->fields_cap)
-            CS_TRY(im->ctx, grow(im->ctx, &im->fields, &im->fields_cap, n + 1, sizeof(field),
-                                 "field table"));
+            CS_TRY(im->ctx, cs_grow(im->ctx, &im->fields, &im->fields_cap, n + 1, sizeof(field),
+                                    "field table"));
         im->fields[n].p = tok;
         im->fields[n].n = tl;
         n++;
@@ -228,7 +210,7 @@ static cs_err maybe_lower(imp *im, int on, const char **s, size_t len)
     cs_err rc = CS_OK;
     if (!on)
         return CS_OK;
-    CS_TRY(im->ctx, grow(im->ctx, &im->low, &im->low_cap, len + 1, 1, "name buffer"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->low, &im->low_cap, len + 1, 1, "name buffer"));
     for (size_t i = 0; i < len; i++) {
         char c = (*s)[i];
         im->low[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
@@ -285,12 +267,12 @@ static cs_err grow_links(imp *im)
 {
     cs_err rc = CS_OK;
     size_t cap = im->m_cap, need = im->m + 1;
-    CS_TRY(im->ctx, grow(im->ctx, &im->src, &cap, need, sizeof *im->src, "link sources"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->src, &cap, need, sizeof *im->src, "link sources"));
     cap = im->m_cap;
-    CS_TRY(im->ctx, grow(im->ctx, &im->dst, &cap, need, sizeof *im->dst, "link targets"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->dst, &cap, need, sizeof *im->dst, "link targets"));
     if (im->weighted) {
         cap = im->m_cap;
-        CS_TRY(im->ctx, grow(im->ctx, &im->w, &cap, need, sizeof *im->w, "link weights"));
+        CS_TRY(im->ctx, cs_grow(im->ctx, &im->w, &cap, need, sizeof *im->w, "link weights"));
     }
     im->m_cap = cap;
     return CS_OK;
@@ -468,15 +450,15 @@ static cs_err ensure_pages(imp *im, size_t n)
         nc *= 2;
     size_t c;
     c = im->p_cap;
-    CS_TRY(im->ctx, grow(im->ctx, &im->p_host, &c, nc, sizeof *im->p_host, "page table"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_host, &c, nc, sizeof *im->p_host, "page table"));
     c = im->p_cap;
-    CS_TRY(im->ctx, grow(im->ctx, &im->p_topic, &c, nc, sizeof *im->p_topic, "page table"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_topic, &c, nc, sizeof *im->p_topic, "page table"));
     c = im->p_cap;
-    CS_TRY(im->ctx, grow(im->ctx, &im->p_rel, &c, nc, sizeof *im->p_rel, "page table"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_rel, &c, nc, sizeof *im->p_rel, "page table"));
     c = im->p_cap;
-    CS_TRY(im->ctx, grow(im->ctx, &im->p_feat, &c, nc, sizeof *im->p_feat, "page table"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_feat, &c, nc, sizeof *im->p_feat, "page table"));
     c = im->p_cap;
-    CS_TRY(im->ctx, grow(im->ctx, &im->p_nfeat, &c, nc, sizeof *im->p_nfeat, "page table"));
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_nfeat, &c, nc, sizeof *im->p_nfeat, "page table"));
     for (size_t i = im->p_cap; i < nc; i++) {
         im->p_host[i] = -1;
         im->p_topic[i] = -1;
@@ -575,9 +557,11 @@ static cs_err push_feature(imp *im, int32_t idx, float val)
     cs_err rc = CS_OK;
     if (im->nf == im->f_cap) {
         size_t c = im->f_cap;
-        CS_TRY(im->ctx, grow(im->ctx, &im->f_idx, &c, im->nf + 1, sizeof *im->f_idx, "features"));
+        CS_TRY(im->ctx,
+               cs_grow(im->ctx, &im->f_idx, &c, im->nf + 1, sizeof *im->f_idx, "features"));
         c = im->f_cap;
-        CS_TRY(im->ctx, grow(im->ctx, &im->f_val, &c, im->nf + 1, sizeof *im->f_val, "features"));
+        CS_TRY(im->ctx,
+               cs_grow(im->ctx, &im->f_val, &c, im->nf + 1, sizeof *im->f_val, "features"));
         im->f_cap = c;
     }
     im->f_idx[im->nf] = idx;

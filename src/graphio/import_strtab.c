@@ -91,24 +91,6 @@ int32_t cs_imp_strtab_find(const cs_imp_strtab *t, const char *s, size_t len)
     }
 }
 
-/* Grows a buffer geometrically to hold at least need elements of size sz. */
-static cs_err grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz, const char *what)
-{
-    if (need <= *cap)
-        return CS_OK;
-    size_t nc = *cap ? *cap : 1024;
-    while (nc < need)
-        nc *= 2;
-    void **p = (void **)pp;
-    void *q = realloc(*p, nc * sz);
-    if (q == NULL)
-        return cs_fail(ctx, CS_ERR_NOMEM, "out of memory growing %s to %.1f MiB", what,
-                       (double)(nc * sz) / 1048576.0);
-    *p = q;
-    *cap = nc;
-    return CS_OK;
-}
-
 cs_err cs_imp_strtab_intern(cs_ctx *ctx, cs_imp_strtab *t, const char *s, size_t len, int32_t *id,
                             int *added, const char *what)
 {
@@ -129,8 +111,8 @@ cs_err cs_imp_strtab_intern(cs_ctx *ctx, cs_imp_strtab *t, const char *s, size_t
     }
     if (t->n >= INT32_MAX - 1)
         return cs_fail(ctx, CS_ERR_LIMIT, "more than %d distinct %s", INT32_MAX - 1, what);
-    CS_TRY(ctx, grow(ctx, &t->arena, &t->arena_cap, t->arena_len + len + 1, 1, what));
-    CS_TRY(ctx, grow(ctx, &t->off, &t->off_cap, (size_t)t->n + 1, sizeof *t->off, what));
+    CS_TRY(ctx, cs_grow(ctx, &t->arena, &t->arena_cap, t->arena_len + len + 1, 1, what));
+    CS_TRY(ctx, cs_grow(ctx, &t->off, &t->off_cap, (size_t)t->n + 1, sizeof *t->off, what));
     memcpy(t->arena + t->arena_len, s, len);
     t->arena[t->arena_len + len] = '\0';
     t->off[t->n] = (int64_t)t->arena_len;

@@ -27,13 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AGREE(expr)                                                                                \
-    do {                                                                                           \
-        rc = cs_agree(ctx, (expr));                                                                \
-        if (rc != CS_OK)                                                                           \
-            goto fail;                                                                             \
-    } while (0)
-
 #define FIT_MIN_TAIL 50        /* candidate xmin needs this many samples at or above it */
 #define FIT_MAX_CANDIDATES 400 /* candidates tried, evenly spaced among the eligible ones */
 #define SAMPLE_MAX 1000000     /* pages in the quantile sample of page attributes */
@@ -204,11 +197,11 @@ static cs_err degree_stats(cs_ctx *ctx, const int32_t *v, int64_t nloc, cs_degre
     memset(st, 0, sizeof *st);
     if (kmax < 0)
         return CS_OK;
-    AGREE(cs_calloc(ctx, &h, (size_t)kmax + 1, sizeof *h, "degree histogram"));
+    CS_TRY_AGREE(ctx, cs_calloc(ctx, &h, (size_t)kmax + 1, sizeof *h, "degree histogram"));
     for (int64_t i = 0; i < nloc; i++)
         h[v[i]]++;
-    AGREE(allreduce_sum_i64(ctx, h, kmax + 1));
-    AGREE(stats_from_hist(ctx, h, kmax, st));
+    CS_TRY_AGREE(ctx, allreduce_sum_i64(ctx, h, kmax + 1));
+    CS_TRY_AGREE(ctx, stats_from_hist(ctx, h, kmax, st));
 fail:
     free(h);
     return rc;
@@ -227,7 +220,7 @@ static cs_err reduce_scatter_counts(cs_ctx *ctx, const int32_t *counts, int64_t 
     int *rcounts = NULL;
     int64_t my_first = 0, my_n = 0;
     cs_block_range(total, ctx->rank, P, &my_first, &my_n);
-    AGREE(cs_alloc(ctx, &rcounts, (size_t)P, sizeof *rcounts, "reduce-scatter counts"));
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &rcounts, (size_t)P, sizeof *rcounts, "reduce-scatter counts"));
     for (int64_t w0 = 0; w0 < total; w0 += WINDOW) {
         int64_t w1 = total - w0 < WINDOW ? total : w0 + WINDOW;
         for (int r = 0; r < P; r++) {
@@ -332,7 +325,7 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
                      "page %lld has %lld links to other ranks' pages: more "
                      "than crawlsim info handles",
                      (long long)first, (long long)maxq);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     R = maxq > R ? maxq : R;
     int64_t rounds = 0, all_rounds = 0;
     for (int64_t at = 0; at < n; rounds++)
@@ -347,7 +340,7 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
         rc = cs_alloc(ctx, &sbuf, (size_t)(2 * R), sizeof *sbuf, "reciprocity queries");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &scount, (size_t)P * 4, sizeof *scount, "alltoall counts");
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     sdispl = scount + P;
     rcount = scount + 2 * P;
     rdispl = scount + 3 * P;
@@ -428,7 +421,7 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
             rcap = rtotal;
             rc = cs_alloc(ctx, &rbuf, (size_t)rcap, sizeof *rbuf, "reciprocity answers");
         }
-        AGREE(rc);
+        CS_TRY_AGREE(ctx, rc);
         for (int r = 0, at = 0; r < P; r++) {
             rdispl[r] = at;
             at += rcount[r];
@@ -534,7 +527,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
         rc = cs_alloc(ctx, &samp, (size_t)ns, sizeof *samp, "quantile sample");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &counts, 2 * (size_t)ctx->size, sizeof *counts, "sample counts");
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     displs = counts + ctx->size;
     MPI_Allgather(&sum, 1, MPI_DOUBLE, sums, 1, MPI_DOUBLE, ctx->comm);
     double total = 0.0;
@@ -554,7 +547,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
         }
         rc = cs_alloc(ctx, &all, (size_t)nall, sizeof *all, "quantile sample");
     }
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     MPI_Gatherv(samp, mine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, ctx->comm);
     double q[3] = {0, 0, 0};
     if (ctx->rank == 0 && nall > 0) {
@@ -683,7 +676,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
                      "graph file %s: crawlsim info handles up to 2^31 - 1 "
                      "pages and hosts (this graph has %lld and %lld)",
                      path, (long long)N, (long long)H);
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     int64_t first = 0, n = 0;
     cs_block_range(N, ctx->rank, ctx->size, &first, &n);
     double tp[6];
@@ -692,12 +685,15 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     if (rc != CS_OK)
         goto fail;
     /* Hosts and topics of link targets: every rank holds those of all pages. */
-    AGREE(gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, 0, N, &host_all));
-    AGREE(gio_check_ids64(ctx, path, "/pages/host", host_all, 0, N, 0, H));
-    AGREE(gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, 0, N, &topic_all));
-    AGREE(gio_check_ids32(ctx, path, "/pages/topic", topic_all, 0, N, -1, info->hdr.n_topics));
+    CS_TRY_AGREE(
+        ctx, gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, 0, N, &host_all));
+    CS_TRY_AGREE(ctx, gio_check_ids64(ctx, path, "/pages/host", host_all, 0, N, 0, H));
+    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, 0, N,
+                                     &topic_all));
+    CS_TRY_AGREE(
+        ctx, gio_check_ids32(ctx, path, "/pages/topic", topic_all, 0, N, -1, info->hdr.n_topics));
     /* Host and topic side by side: one cache miss per link target instead of two. */
-    AGREE(cs_alloc(ctx, &cls, (size_t)N, sizeof *cls, "page hosts and topics"));
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &cls, (size_t)N, sizeof *cls, "page hosts and topics"));
     for (int64_t u = 0; u < N; u++) {
         cls[u].host = (int32_t)host_all[u];
         cls[u].topic = topic_all[u];
@@ -709,7 +705,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     if (H5Fclose(file) < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     file = -1;
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
 
     tp[1] = MPI_Wtime();
 
@@ -721,14 +717,14 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
         rc = cs_alloc(ctx, &qcnt, (size_t)n, sizeof *qcnt, "reciprocity query counts");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &indeg, (size_t)n, sizeof *indeg, "in-degrees");
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     /* self loops, within host, within topic, reciprocal, relevant, observable */
     int64_t cnt[6] = {0, 0, 0, 0, 0, 0};
     int64_t self = 0, same_host = 0, same_topic = 0, recip = 0;
     link_pass(&g, cls, incount, outdeg, qcnt, &self, &same_host, &same_topic, &recip);
     tp[2] = MPI_Wtime();
     int64_t remote = 0;
-    AGREE(reciprocity_remote(ctx, &g, qcnt, &remote));
+    CS_TRY_AGREE(ctx, reciprocity_remote(ctx, &g, qcnt, &remote));
     tp[3] = MPI_Wtime();
     cnt[0] = self;
     cnt[1] = same_host;
@@ -749,11 +745,11 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     info->observable_fraction = N > 0 ? (double)cnt[5] / (double)N : 0.0;
 
     /* Degrees. */
-    AGREE(reduce_scatter_counts(ctx, incount, N, indeg));
+    CS_TRY_AGREE(ctx, reduce_scatter_counts(ctx, incount, N, indeg));
     free(incount);
     incount = NULL;
-    AGREE(degree_stats(ctx, outdeg, n, &info->out_deg));
-    AGREE(degree_stats(ctx, indeg, n, &info->in_deg));
+    CS_TRY_AGREE(ctx, degree_stats(ctx, outdeg, n, &info->out_deg));
+    CS_TRY_AGREE(ctx, degree_stats(ctx, indeg, n, &info->in_deg));
 
     /* Host sizes: count this block's pages per host, reduce-scatter to the hosts' owners. */
     int64_t hfirst = 0, hn = 0;
@@ -761,11 +757,11 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     rc = cs_calloc(ctx, &hostcount, (size_t)H, sizeof *hostcount, "host sizes");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &hostsize, (size_t)hn, sizeof *hostsize, "host sizes");
-    AGREE(rc);
+    CS_TRY_AGREE(ctx, rc);
     for (int64_t i = 0; i < n; i++)
         hostcount[g.host[i]]++;
-    AGREE(reduce_scatter_counts(ctx, hostcount, H, hostsize));
-    AGREE(degree_stats(ctx, hostsize, hn, &info->host_size));
+    CS_TRY_AGREE(ctx, reduce_scatter_counts(ctx, hostcount, H, hostsize));
+    CS_TRY_AGREE(ctx, degree_stats(ctx, hostsize, hn, &info->host_size));
 
     tp[4] = MPI_Wtime();
 
@@ -773,9 +769,9 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     const int64_t step = N > SAMPLE_MAX ? (N + SAMPLE_MAX - 1) / SAMPLE_MAX : 1;
     info->quantile_step = step;
     info->quantile_sample = N > 0 ? (N - 1) / step + 1 : 0;
-    AGREE(page_summary(ctx, g.relevance, first, n, N, step, &info->relevance));
-    AGREE(page_summary(ctx, g.delta, first, n, N, step, &info->delta));
-    AGREE(page_summary(ctx, g.mu, first, n, N, step, &info->mu));
+    CS_TRY_AGREE(ctx, page_summary(ctx, g.relevance, first, n, N, step, &info->relevance));
+    CS_TRY_AGREE(ctx, page_summary(ctx, g.delta, first, n, N, step, &info->delta));
+    CS_TRY_AGREE(ctx, page_summary(ctx, g.mu, first, n, N, step, &info->mu));
 
     tp[5] = MPI_Wtime();
     CS_LOG(ctx, CS_LOG_VERBOSE,
