@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# crawlsim import from the command line: a bundled dataset end to end (import, then info), and
+# malformed input rejected with file and line, on every rank, without partial output.
+source "$(dirname "$0")/lib.sh"
+
+ds=${CRAWLSIM_DATASETS:-$SRC/../shared/datasets}
+if [ -d "$ds/webkb" ]; then
+    run 2 import "$SRC/graphs/webkb.ini" -o webkb.h5 -q || fail "import webkb"
+    out=$(run 2 info webkb.h5) || fail "info webkb"
+    grep -q "^pages 877$" <<< "$out" && pass "webkb pages" || fail "webkb pages: $out"
+    grep -q "^links 1516 " <<< "$out" && pass "webkb links" || fail "webkb links: $out"
+    grep -q "host names yes, topic names yes" <<< "$out" && pass "webkb names" || fail "webkb names: $out"
+else
+    echo "note: no datasets at $ds, dataset import skipped"
+fi
+
+# a small edge list of our own, then the same with a bad line
+printf '0 1\n1 2\n2 0\n2 2\n' > edges.txt
+printf '[import]\nedges = edges.txt\nhosts = per-page\n' > ok.ini
+run 2 import ok.ini -o ok.h5 -q || fail "import a 3-page edge list"
+out=$(run 1 info ok.h5)
+grep -q "^pages 3$" <<< "$out" && grep -q "^links 3 " <<< "$out" && pass "3 pages, 3 links (self loop dropped)" || fail "small import: $out"
+
+printf '0 1\n1 x\n' > bad.txt
+printf '[import]\nedges = bad.txt\nhosts = per-page\n' > bad.ini
+expect_exit 1 2 "bad.txt:2: .*non-numeric node id 'x'" import bad.ini -o bad.h5
+printf '0 1\n-4 2\n' > neg.txt
+printf '[import]\nedges = neg.txt\nhosts = per-page\n' > neg.ini
+expect_exit 1 2 "neg.txt:2" import neg.ini -o neg.h5
+printf '[import]\nedges = nothere.txt\nhosts = per-page\n' > missing.ini
+expect_exit 1 2 "nothere.txt" import missing.ini -o missing.h5
+head -c 3000 /dev/urandom | gzip > garbage.txt.gz
+printf '[import]\nedges = garbage.txt.gz\nhosts = per-page\n' > garbage.ini
+expect_exit 1 2 "garbage.txt.gz" import garbage.ini -o garbage.h5
+printf '[import]\nedgez = edges.txt\n' > typo.ini
+expect_exit 1 2 "did you mean 'import.edges'" import typo.ini -o typo.h5
+expect_exit 2 2 "needs an output file" import ok.ini
+no_leftovers "bad.h5"
+no_leftovers "neg.h5"
+no_leftovers "garbage.h5"
+finish
