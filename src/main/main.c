@@ -292,6 +292,14 @@ int main(int argc, char **argv)
     }
     CS_LOG(&ctx, CS_LOG_VERBOSE, "crawlsim %s: %s on %d rank(s), %d OpenMP thread(s) per rank",
            CRAWLSIM_VERSION, cmd->name, ctx.size, omp_get_max_threads());
+    /* omp_get_num_procs counts the cores this process may run on: mpirun binds each rank to
+     * one core by default, which makes extra threads time-share it. */
+    if (omp_get_max_threads() > omp_get_num_procs())
+        CS_LOG(&ctx, CS_LOG_WARN,
+               "%d OpenMP threads per rank but only %d core(s) available to rank 0: run with "
+               "mpirun --bind-to none (or --map-by slot:PE=%d), or srun --cpus-per-task=%d",
+               omp_get_max_threads(), omp_get_num_procs(), omp_get_max_threads(),
+               omp_get_max_threads());
     rc = cmd->run(&ctx, &c);
 done:
     /* Every path above is taken by all ranks alike; agree once more so that a local failure
