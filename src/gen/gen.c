@@ -112,7 +112,12 @@ static double pl_floor_mean(const pl_mean_table *t, double xmin)
         s += (t->suf[k0] - (double)(t->direct - k0 + 1) * t->xa) / denom;
     double kmax = floor(t->xmax);
     if (kmax > (double)t->direct) {
+        /* beyond the exact terms: P = 1 up to xmin, then the integral of the tail */
         double lo = (double)t->direct + 0.5, b = 2.0 - t->alpha;
+        if (xmin > lo) {
+            s += xmin - lo;
+            lo = xmin;
+        }
         double integ =
             fabs(b) < 1e-12 ? log(t->xmax) - log(lo) : (pow(t->xmax, b) - pow(lo, b)) / b;
         s += (integ - t->xa * (t->xmax - lo)) / denom;
@@ -128,7 +133,7 @@ static cs_err pl_solve_xmin(cs_ctx *ctx, double mean, double xmax, double alpha,
     cs_err rc = pl_table_init(ctx, &t, xmax, alpha);
     if (rc != CS_OK)
         return rc;
-    double lo = 1.0, hi = xmax - 1e-9;
+    double lo = 1.0, hi = xmax - 1.0 > 1.0 ? xmax - 1.0 : 1.0; /* floor X >= 1 */
     double at_lo = pl_floor_mean(&t, lo), at_hi = pl_floor_mean(&t, hi);
     if (mean < at_lo - 1e-9 || mean > at_hi + 1e-9) {
         free(t.suf);

@@ -114,8 +114,10 @@ static cs_err powerlaw_fit(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_degre
         tail[j] = t;
         slx[j] = s;
     }
+    /* A cut-off needs FIT_MIN_TAIL values above it spread over at least two distinct values:
+     * a tail of one repeated value has no exponent. */
     int64_t eligible = 0;
-    while (eligible < nd && tail[eligible] >= FIT_MIN_TAIL)
+    while (eligible < nd - 1 && tail[eligible] >= FIT_MIN_TAIL)
         eligible++;
     double best = HUGE_VAL;
     int64_t prev = -1;
@@ -814,8 +816,8 @@ static void print_stats(FILE *out, const char *label, const cs_degree_stats *d, 
         fprintf(out, "; power law alpha %.2f for %s >= %lld (%lld %s)\n", d->alpha, k,
                 (long long)d->xmin, (long long)d->tail, items);
     else
-        fprintf(out, "; no power-law fit (fewer than %d %s with %s >= 1)\n", FIT_MIN_TAIL, items,
-                k);
+        fprintf(out, "; no power-law fit (fewer than %d %s with %s >= 1, or a single value)\n",
+                FIT_MIN_TAIL, items, k);
 }
 
 static void print_summary(FILE *out, const char *label, const cs_summary *s)
