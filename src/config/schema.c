@@ -10,6 +10,7 @@
 
 #define G(k) offsetof(cs_config, gen.k)
 #define I(k) offsetof(cs_config, import.k)
+#define P(k) offsetof(cs_config, partition.k)
 #define SZ(k) sizeof(((cs_config *)0)->import.k)
 #define BIG 1e18
 
@@ -26,9 +27,9 @@ static const cs_conf_entry schema[] = {
      "density exponent of the power-law host-size distribution"},
     {"gen", "host_size_max", CS_CONF_INT, "100000", 1, 2147483647.0, NULL, G(host_size_max), 0,
      "largest host, in pages"},
-    {"gen", "topics", CS_CONF_INT, "32", 1, 65536, NULL, G(topics), 0,
+    {"gen", "topics", CS_CONF_INT, "64", 1, 65536, NULL, G(topics), 0,
      "number of topics K"},
-    {"gen", "topic_skew", CS_CONF_DOUBLE, "1.0", 0, 5, NULL, G(topic_skew), 0,
+    {"gen", "topic_skew", CS_CONF_DOUBLE, "0.5", 0, 5, NULL, G(topic_skew), 0,
      "Zipf exponent of topic sizes: topic t gets a share proportional to (t+1)^-skew"},
     {"gen", "target_topic", CS_CONF_INT, "5", 0, 65535, NULL, G(target_topic), 0,
      "the focused crawl's target topic (relevance is measured against it); must be < topics"},
@@ -40,15 +41,15 @@ static const cs_conf_entry schema[] = {
      "density exponent of the power-law out-degree distribution"},
     {"gen", "degree_max", CS_CONF_INT, "2000", 1, 1000000, NULL, G(degree_max), 0,
      "largest out-degree drawn"},
-    {"gen", "p_host", CS_CONF_DOUBLE, "0.6", 0, 1, NULL, G(p_host), 0,
+    {"gen", "p_host", CS_CONF_DOUBLE, "0.7", 0, 1, NULL, G(p_host), 0,
      "probability that a link stays inside its host"},
-    {"gen", "p_topic", CS_CONF_DOUBLE, "0.3", 0, 1, NULL, G(p_topic), 0,
+    {"gen", "p_topic", CS_CONF_DOUBLE, "0.25", 0, 1, NULL, G(p_topic), 0,
      "probability that a link goes to another host of the page's topic; the rest (1 - p_host - p_topic) go anywhere"},
     {"gen", "host_popularity_skew", CS_CONF_DOUBLE, "1.0", 0, 5, NULL, G(host_popularity_skew), 0,
      "Zipf exponent of host popularity when a link leaves its host (heavy-tailed in-degrees)"},
     {"gen", "page_popularity_skew", CS_CONF_DOUBLE, "1.2", 0, 5, NULL, G(page_popularity_skew), 0,
      "Zipf exponent of page popularity inside a host (the home page is the most linked)"},
-    {"gen", "hub_fraction", CS_CONF_DOUBLE, "0.01", 0, 1, NULL, G(hub_fraction), 0,
+    {"gen", "hub_fraction", CS_CONF_DOUBLE, "0.005", 0, 1, NULL, G(hub_fraction), 0,
      "fraction of pages that are hubs: many links across hosts into one topic"},
     {"gen", "hub_degree_factor", CS_CONF_DOUBLE, "4", 1, 1000, NULL, G(hub_degree_factor), 0,
      "a hub's out-degree is this many times a normal draw (capped by degree_max)"},
@@ -136,6 +137,18 @@ static const cs_conf_entry schema[] = {
      "lower-case node and host names, merging case variants"},
     {"import", "target_label", CS_CONF_STRING, "", 0, 0, NULL, I(target_label), SZ(target_label),
      "label of the target topic: its pages get relevance 1, others 0 (empty: no labels, relevance 0)"},
+
+    /* ---- [partition] assigning pages to ranks (crawlsim partition) ---- */
+    {"partition", "method", CS_CONF_ENUM, "metis-host", 0, 0, "metis-host|metis|host-hash|block", P(method), 0,
+     "metis-host: METIS k-way on the host graph, hosts kept whole; metis: METIS on the symmetrised page graph; host-hash: hash of the host (Nutch, StormCrawler); block: contiguous page ids"},
+    {"partition", "ufactor", CS_CONF_INT, "30", 1, 1000, NULL, P(ufactor), 0,
+     "METIS load imbalance: the heaviest part may weigh up to 1 + ufactor/1000 times the mean"},
+    {"partition", "seed", CS_CONF_INT, "1", 0, 2147483647.0, NULL, P(seed), 0,
+     "seed of METIS and of the host hash: the same seed gives the same partition"},
+    {"partition", "objective", CS_CONF_ENUM, "cut", 0, 0, "cut|volume", P(objective), 0,
+     "what METIS minimises: links cut, or total communication volume"},
+    {"partition", "vertex_weight", CS_CONF_ENUM, "pages", 0, 0, "pages|links", P(vertex_weight), 0,
+     "what METIS balances: pages per part, or out-links per part"},
 };
 /* clang-format on */
 
