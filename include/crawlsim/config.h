@@ -98,9 +98,23 @@ typedef struct cs_import_config {
     char target_label[256];
 } cs_import_config;
 
+enum cs_part_objective { CS_PART_OBJ_CUT = 0, CS_PART_OBJ_VOLUME = 1 };
+enum cs_part_vweight { CS_PART_VW_PAGES = 0, CS_PART_VW_LINKS = 1 };
+
+/* [partition]: how `crawlsim partition` assigns pages to ranks (docs in schema.c). method is a
+ * cs_part_method (partition.h), objective a cs_part_objective, vertex_weight a cs_part_vweight. */
+typedef struct cs_partition_config {
+    int method;
+    int64_t ufactor;
+    int64_t seed;
+    int objective;
+    int vertex_weight;
+} cs_partition_config;
+
 typedef struct cs_config {
     cs_gen_config gen;
     cs_import_config import;
+    cs_partition_config partition;
     char path[CS_CONF_STR]; /* the file it came from, "" for defaults only */
     char dir[CS_CONF_STR];  /* its directory, for relative paths inside it ("." if none) */
 } cs_config;

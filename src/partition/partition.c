@@ -1,0 +1,387 @@
+/*
+ * partition: computing a partition of the pages of a graph file into k parts. METIS k-way
+ * (Karypis & Kumar 1998, METIS_PartGraphKway) on the host graph, pages contracted into their
+ * hosts so that no host is split, or on the symmetrised page graph; the host hash of web
+ * crawlers (Nutch, Frontera, StormCrawler); contiguous page-id blocks. METIS runs on rank 0,
+ * which reads the whole graph; the result is broadcast.
+ */
+#include "crawlsim/partition.h"
+
+#include "crawlsim/graphio.h"
+#include "crawlsim/rng.h"
+
+#include <metis.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(IDXTYPEWIDTH == 32 && sizeof(idx_t) == sizeof(int32_t),
+               "cs_part_csr assumes METIS with 32-bit idx_t");
+
+void cs_partition_init(cs_partition *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void cs_partition_fini(cs_partition *p)
+{
+    if (p == NULL)
+        return;
+    free(p->part);
+    free(p->host_part);
+    free(p->part_first);
+    memset(p, 0, sizeof *p);
+}
+
+const char *cs_partition_method_name(int method)
+{
+    switch (method) {
+    case CS_PART_METIS_HOST:
+        return "metis-host";
+    case CS_PART_METIS:
+        return "metis";
+    case CS_PART_HOST_HASH:
+        return "host-hash";
+    case CS_PART_BLOCK:
+        return "block";
+    default:
+        return "?";
+    }
+}
+
+int32_t cs_partition_host_hash(int64_t host, int64_t seed, int32_t k)
+{
+    uint64_t h = cs_mix64((uint64_t)host + cs_mix64((uint64_t)seed));
+    return (int32_t)(h % (uint64_t)k);
+}
+
+void cs_part_csr_fini(cs_part_csr *c)
+{
+    if (c == NULL)
+        return;
+    free(c->xadj);
+    free(c->adjncy);
+    free(c->adjwgt);
+    free(c->vwgt);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- contraction ---------------------------------------------------------------------------- */
+
+cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t *vmap,
+                             int64_t n_vertices, int vertex_weight, const char *what,
+                             cs_part_csr *out)
+{
+    cs_err rc = CS_OK;
+    int64_t *pos = NULL, *slot = NULL;
+    int32_t *adj = NULL, *wgt = NULL, *xadj = NULL, *vw = NULL;
+    const int64_t N = g->n, nv = n_vertices;
+    memset(out, 0, sizeof *out);
+    if (nv > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT,
+                       "%s: %lld vertices exceed METIS's 32-bit limit of %d (idx_t)", what,
+                       (long long)nv, INT32_MAX);
+
+    /* 1. Entries per vertex: both ends of every link between distinct vertices. */
+    CS_TRY(ctx, cs_calloc(ctx, &pos, (size_t)nv + 1, sizeof(int64_t), "contraction offsets"));
+    for (int64_t p = 0; p < N; p++) {
+        int64_t a = vmap != NULL ? vmap[p] : p;
+        for (int64_t j = g->offsets[p]; j < g->offsets[p + 1]; j++) {
+            int64_t b = vmap != NULL ? vmap[g->targets[j]] : g->targets[j];
+            if (a != b) {
+                pos[a + 1]++;
+                pos[b + 1]++;
+            }
+        }
+    }
+    for (int64_t v = 0; v < nv; v++)
+        pos[v + 1] += pos[v];
+    const int64_t raw = pos[nv];
+
+    /* 2. Counting sort of the entries by their first vertex; pos[v] ends at v's end. */
+    CS_TRY(ctx, cs_alloc(ctx, &adj, (size_t)(raw > 0 ? raw : 1), sizeof(int32_t), "adjacency"));
+    CS_TRY(ctx, cs_alloc(ctx, &wgt, (size_t)(raw > 0 ? raw : 1), sizeof(int32_t), "edge weights"));
+    for (int64_t p = 0; p < N; p++) {
+        int64_t a = vmap != NULL ? vmap[p] : p;
+        for (int64_t j = g->offsets[p]; j < g->offsets[p + 1]; j++) {
+            int64_t b = vmap != NULL ? vmap[g->targets[j]] : g->targets[j];
+            if (a != b) {
+                adj[pos[a]++] = (int32_t)b;
+                adj[pos[b]++] = (int32_t)a;
+            }
+        }
+    }
+
+    /* 3. Aggregation in place: slot[b] is where b went for the current vertex, valid when it
+     * lies at or after the vertex's first output entry (outputs only move forward). */
+    CS_TRY(ctx, cs_alloc(ctx, &slot, (size_t)(nv > 0 ? nv : 1), sizeof(int64_t), "marker"));
+    for (int64_t v = 0; v < nv; v++)
+        slot[v] = -1;
+    CS_TRY(ctx, cs_alloc(ctx, &xadj, (size_t)nv + 1, sizeof(int32_t), "xadj"));
+    int64_t w = 0, begin = 0;
+    for (int64_t v = 0; v < nv; v++) {
+        int64_t end = pos[v], vstart = w;
+        if (w > INT32_MAX)
+            break;
+        xadj[v] = (int32_t)w;
+        for (int64_t r = begin; r < end; r++) {
+            int32_t b = adj[r];
+            if (slot[b] >= vstart) {
+                if (wgt[slot[b]] == INT32_MAX) {
+                    rc = cs_fail(ctx, CS_ERR_LIMIT,
+                                 "%s: an edge weight exceeds METIS's 32-bit limit", what);
+                    goto fail;
+                }
+                wgt[slot[b]]++;
+            } else {
+                slot[b] = w;
+                adj[w] = b;
+                wgt[w] = 1;
+                w++;
+            }
+        }
+        begin = end;
+    }
+    if (w > INT32_MAX) {
+        rc = cs_fail(ctx, CS_ERR_LIMIT,
+                     "%s: the symmetrised adjacency has more than %d entries, beyond METIS's "
+                     "32-bit idx_t",
+                     what, INT32_MAX);
+        goto fail;
+    }
+    xadj[nv] = (int32_t)w;
+    free(slot);
+    slot = NULL;
+    free(pos);
+    pos = NULL;
+    if (w > 0) {
+        int32_t *a2 = realloc(adj, (size_t)w * sizeof(int32_t));
+        int32_t *w2 = a2 != NULL ? realloc(wgt, (size_t)w * sizeof(int32_t)) : NULL;
+        if (a2 != NULL)
+            adj = a2;
+        if (w2 != NULL)
+            wgt = w2;
+    }
+
+    /* 4. Vertex weights. */
+    CS_TRY(ctx, cs_calloc(ctx, &vw, (size_t)(nv > 0 ? nv : 1), sizeof(int32_t), "vertex weights"));
+    for (int64_t p = 0; p < N; p++) {
+        int64_t a = vmap != NULL ? vmap[p] : p;
+        int64_t add = vertex_weight == CS_PART_VW_LINKS ? g->offsets[p + 1] - g->offsets[p] : 1;
+        if ((int64_t)vw[a] + add > INT32_MAX) {
+            rc = cs_fail(ctx, CS_ERR_LIMIT, "%s: a vertex weight exceeds METIS's 32-bit limit",
+                         what);
+            goto fail;
+        }
+        vw[a] += (int32_t)add;
+    }
+    if (vertex_weight == CS_PART_VW_LINKS)
+        for (int64_t v = 0; v < nv; v++)
+            if (vw[v] == 0)
+                vw[v] = 1;
+    out->n = (int32_t)nv;
+    out->xadj = xadj;
+    out->adjncy = adj;
+    out->adjwgt = wgt;
+    out->vwgt = vw;
+    return CS_OK;
+fail:
+    free(vw);
+    free(xadj);
+    free(slot);
+    free(wgt);
+    free(adj);
+    free(pos);
+    return rc;
+}
+
+/* ---- METIS ---------------------------------------------------------------------------------- */
+
+/* Local. METIS k-way on c into vpart[c->n]; k >= 2. */
+static cs_err run_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *pc, int32_t k,
+                        int32_t *vpart, const char *what)
+{
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_UFACTOR] = (idx_t)pc->ufactor;
+    options[METIS_OPTION_SEED] = (idx_t)pc->seed;
+    options[METIS_OPTION_OBJTYPE] =
+        pc->objective == CS_PART_OBJ_VOLUME ? METIS_OBJTYPE_VOL : METIS_OBJTYPE_CUT;
+    options[METIS_OPTION_NUMBERING] = 0;
+    idx_t nv = c->n, ncon = 1, nparts = k, objval = 0;
+    if (nv == 0)
+        return CS_OK;
+    int st = METIS_PartGraphKway(&nv, &ncon, c->xadj, c->adjncy, c->vwgt, NULL, c->adjwgt, &nparts,
+                                 NULL, NULL, options, &objval, vpart);
+    if (st == METIS_OK)
+        return CS_OK;
+    if (st == METIS_ERROR_MEMORY)
+        return cs_fail(ctx, CS_ERR_NOMEM, "%s: METIS ran out of memory (k = %d, %d vertices)", what,
+                       (int)k, (int)nv);
+    return cs_fail(ctx, CS_ERR_INTERNAL, "%s: METIS_PartGraphKway failed (%s, k = %d)", what,
+                   st == METIS_ERROR_INPUT ? "input error" : "error", (int)k);
+}
+
+/* Rank 0. The whole graph g into out->part (and host_part for metis-host). */
+static cs_err metis_rank0(cs_ctx *ctx, const cs_graph_slice *g, const cs_partition_config *pc,
+                          int32_t k, cs_partition *out, const char *path)
+{
+    cs_err rc = CS_OK;
+    cs_part_csr c;
+    memset(&c, 0, sizeof c);
+    char what[CS_CONF_STR + 64];
+    const int host = pc->method == CS_PART_METIS_HOST;
+    snprintf(what, sizeof what, "graph file %s (%s graph)", path, host ? "host" : "page");
+    if (k == 1) {
+        memset(out->part, 0, (size_t)out->n_pages * sizeof(int32_t));
+        if (host)
+            memset(out->host_part, 0, (size_t)out->n_hosts * sizeof(int32_t));
+        return CS_OK;
+    }
+    CS_TRY(ctx,
+           cs_partition_contract(ctx, g, host ? g->host : NULL, host ? out->n_hosts : out->n_pages,
+                                 pc->vertex_weight, what, &c));
+    CS_LOG(ctx, CS_LOG_VERBOSE, "partition: %s graph of %d vertices, %d adjacency entries",
+           host ? "host" : "page", (int)c.n, (int)c.xadj[c.n]);
+    if (host) {
+        CS_TRY(ctx, run_metis(ctx, &c, pc, k, out->host_part, what));
+        for (int64_t p = 0; p < out->n_pages; p++)
+            out->part[p] = out->host_part[g->host[p]];
+    } else {
+        CS_TRY(ctx, run_metis(ctx, &c, pc, k, out->part, what));
+    }
+fail:
+    cs_part_csr_fini(&c);
+    return rc;
+}
+
+/* Collective. Broadcasts n int32 from rank 0 in pieces of at most 2^30. */
+static void bcast_i32(int32_t *v, int64_t n, MPI_Comm comm)
+{
+    const int64_t step = (int64_t)1 << 30;
+    for (int64_t o = 0; o < n; o += step)
+        MPI_Bcast(v + o, (int)(n - o < step ? n - o : step), MPI_INT32_T, 0, comm);
+}
+
+/* ---- the driver ----------------------------------------------------------------------------- */
+
+cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partition_config *pc,
+                            int32_t k, cs_partition *out)
+{
+    cs_err rc = CS_OK;
+    cs_graph_header hdr;
+    cs_graph_slice g;
+    cs_graph_slice_init(&g);
+    double t0 = MPI_Wtime();
+    CS_TRY(ctx, cs_graphio_read_header(ctx, graph_path, &hdr));
+    /* The header is the same on every rank: these checks agree without communication. */
+    if (k < 1 || k > hdr.n_pages) {
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "cannot partition graph file %s (%lld pages) into k = %d "
+                     "parts: k must lie in [1, %lld]",
+                     graph_path, (long long)hdr.n_pages, (int)k, (long long)hdr.n_pages);
+        goto fail;
+    }
+    if (hdr.n_pages > INT32_MAX || hdr.n_hosts > INT32_MAX) {
+        rc = cs_fail(ctx, CS_ERR_LIMIT,
+                     "graph file %s has %lld pages and %lld hosts: partitioning needs both at "
+                     "most %d (METIS's 32-bit idx_t)",
+                     graph_path, (long long)hdr.n_pages, (long long)hdr.n_hosts, INT32_MAX);
+        goto fail;
+    }
+    out->method = pc->method;
+    out->k = k;
+    out->seed = pc->seed;
+    out->ufactor = (int32_t)pc->ufactor;
+    out->objective = pc->objective;
+    out->vertex_weight = pc->vertex_weight;
+    out->n_pages = hdr.n_pages;
+    out->n_links = hdr.n_links;
+    out->n_hosts = hdr.n_hosts;
+    snprintf(out->graph_source, sizeof out->graph_source, "%s", hdr.source);
+    const int64_t N = hdr.n_pages, H = hdr.n_hosts;
+    const int keeps_hosts = pc->method == CS_PART_METIS_HOST || pc->method == CS_PART_HOST_HASH;
+    rc = cs_alloc(ctx, &out->part, (size_t)N, sizeof(int32_t), "partition");
+    if (rc == CS_OK && keeps_hosts)
+        rc = cs_alloc(ctx, &out->host_part, (size_t)(H > 0 ? H : 1), sizeof(int32_t),
+                      "host partition");
+    if (rc == CS_OK && pc->method == CS_PART_BLOCK)
+        rc = cs_alloc(ctx, &out->part_first, (size_t)k + 1, sizeof(int64_t), "part ranges");
+    CS_TRY_AGREE(ctx, rc);
+
+    if (pc->method == CS_PART_BLOCK) {
+        for (int32_t p = 0; p < k; p++) {
+            int64_t f = 0, c = 0;
+            cs_block_range(N, p, k, &f, &c);
+            out->part_first[p] = f;
+            for (int64_t i = f; i < f + c; i++)
+                out->part[i] = p;
+        }
+        out->part_first[k] = N;
+    } else if (pc->method == CS_PART_HOST_HASH) {
+        int64_t first = 0, n = 0;
+        cs_block_range(N, ctx->rank, ctx->size, &first, &n);
+        CS_TRY(ctx, cs_graphio_read_slice(ctx, graph_path, first, n, &g, NULL));
+        for (int64_t h = 0; h < H; h++)
+            out->host_part[h] = cs_partition_host_hash(h, pc->seed, k);
+        for (int64_t i = 0; i < n; i++)
+            out->part[first + i] = out->host_part[g.host[i]];
+        int *counts = NULL, *displs = NULL;
+        rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof(int), "counts");
+        if (rc == CS_OK)
+            rc = cs_alloc(ctx, &displs, (size_t)ctx->size, sizeof(int), "displacements");
+        rc = cs_agree(ctx, rc);
+        if (rc == CS_OK) {
+            for (int r = 0; r < ctx->size; r++) {
+                int64_t f = 0, c = 0;
+                cs_block_range(N, r, ctx->size, &f, &c);
+                counts[r] = (int)c;
+                displs[r] = (int)f;
+            }
+            MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out->part, counts, displs,
+                           MPI_INT32_T, ctx->comm);
+        }
+        free(displs);
+        free(counts);
+        CS_TRY(ctx, rc);
+    } else if (pc->method == CS_PART_METIS_HOST || pc->method == CS_PART_METIS) {
+        CS_TRY(ctx, cs_graphio_read_slice(ctx, graph_path, 0, ctx->rank == 0 ? N : 0, &g, NULL));
+        if (ctx->rank == 0)
+            rc = metis_rank0(ctx, &g, pc, k, out, graph_path);
+        cs_graph_slice_fini(&g);
+        CS_TRY_AGREE(ctx, rc);
+        bcast_i32(out->part, N, ctx->comm);
+        if (out->host_part != NULL)
+            bcast_i32(out->host_part, H, ctx->comm);
+    } else {
+        rc = cs_fail(ctx, CS_ERR_ARG, "unknown partition method %d", pc->method);
+        goto fail;
+    }
+    cs_graph_slice_fini(&g);
+    out->seconds = MPI_Wtime() - t0;
+    MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, ctx->comm);
+    CS_TRY(ctx, cs_partition_quality(ctx, graph_path, out->part, k, &out->quality));
+    return CS_OK;
+fail:
+    cs_graph_slice_fini(&g);
+    cs_partition_fini(out);
+    return rc;
+}
+
+void cs_partition_print(FILE *out, const cs_partition *p)
+{
+    const cs_part_quality *q = &p->quality;
+    fprintf(out, "partition %s, k %d", cs_partition_method_name(p->method), (int)p->k);
+    if (p->method == CS_PART_METIS_HOST || p->method == CS_PART_METIS)
+        fprintf(out, ", seed %lld, ufactor %d, objective %s, vertex weight %s", (long long)p->seed,
+                (int)p->ufactor, p->objective == 1 ? "volume" : "cut",
+                p->vertex_weight == 1 ? "links" : "pages");
+    else if (p->method == CS_PART_HOST_HASH)
+        fprintf(out, ", seed %lld", (long long)p->seed);
+    fprintf(out, " (%.2f s)\n", p->seconds);
+    fprintf(out, "partition edge cut %lld (%.4f of links)\n", (long long)q->edge_cut,
+            q->cut_fraction);
+    fprintf(out, "partition volume %lld\n", (long long)q->volume);
+    fprintf(out, "partition balance pages %.4f, links %.4f (max part / mean)\n", q->page_balance,
+            q->link_balance);
+    fprintf(out, "partition hosts split %lld\n", (long long)q->hosts_split);
+}

@@ -1,0 +1,547 @@
+/*
+ * partition files: writing a partition into its graph file (group /partition, replaced
+ * atomically through /partition.tmp and H5Lmove) or into a separate file (temporary name,
+ * then rename), and reading it back with checks against the graph. Schema: partition.h.
+ * Parallel HDF5 through the graphio helpers (graphio_impl.h): attributes are metadata written
+ * by every rank with the same values; `part` is written in blocks, one per rank.
+ */
+#include "crawlsim/partition.h"
+
+#include "crawlsim/graphio.h"
+#include "graphio/graphio_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TMP_GROUP "/partition.tmp"
+#define GROUP "/partition"
+
+static const char *objective_name(int o)
+{
+    return o == 1 ? "volume" : "cut";
+}
+static const char *vweight_name(int v)
+{
+    return v == 1 ? "links" : "pages";
+}
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+/* Local (HDF5 metadata: every rank calls it with the same values). */
+static cs_err attr_put(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                       const void *val, const char *path)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = sp >= 0 ? H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    herr_t st = a >= 0 ? H5Awrite(a, mtype, val) : -1;
+    if (a >= 0)
+        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (st < 0)
+        return cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed writing attribute %s", path,
+                       name);
+    return CS_OK;
+}
+
+static cs_err attr_put_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
+                              const char *path)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    cs_err rc = CS_OK;
+    if (t < 0 || H5Tset_size(t, strlen(val) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed making a string type for %s",
+                     path, name);
+    else
+        rc = attr_put(ctx, loc, name, t, t, val, path);
+    if (t >= 0)
+        H5Tclose(t);
+    return rc;
+}
+
+static cs_err write_attrs(cs_ctx *ctx, hid_t g, const cs_partition *p, const char *path)
+{
+    cs_err rc = CS_OK;
+    int32_t version = CS_PARTITION_SCHEMA_VERSION;
+    const cs_part_quality *q = &p->quality;
+    CS_TRY(ctx, attr_put_string(ctx, g, "format", CS_PARTITION_FORMAT, path));
+    CS_TRY(ctx,
+           attr_put(ctx, g, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32, &version, path));
+    CS_TRY(ctx, attr_put_string(ctx, g, "method", cs_partition_method_name(p->method), path));
+    CS_TRY(ctx, attr_put(ctx, g, "k", H5T_STD_I32LE, H5T_NATIVE_INT32, &p->k, path));
+    CS_TRY(ctx, attr_put(ctx, g, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->seed, path));
+    CS_TRY(ctx, attr_put(ctx, g, "ufactor", H5T_STD_I32LE, H5T_NATIVE_INT32, &p->ufactor, path));
+    CS_TRY(ctx, attr_put_string(ctx, g, "objective", objective_name(p->objective), path));
+    CS_TRY(ctx, attr_put_string(ctx, g, "vertex_weight", vweight_name(p->vertex_weight), path));
+    CS_TRY(ctx, attr_put(ctx, g, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->n_pages, path));
+    CS_TRY(ctx, attr_put(ctx, g, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->n_links, path));
+    CS_TRY(ctx, attr_put_string(ctx, g, "graph_source", p->graph_source, path));
+    CS_TRY(ctx, attr_put(ctx, g, "edge_cut", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->edge_cut, path));
+    CS_TRY(ctx, attr_put(ctx, g, "cut_fraction", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                         &q->cut_fraction, path));
+    CS_TRY(ctx, attr_put(ctx, g, "volume", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->volume, path));
+    CS_TRY(ctx, attr_put(ctx, g, "page_balance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                         &q->page_balance, path));
+    CS_TRY(ctx, attr_put(ctx, g, "link_balance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                         &q->link_balance, path));
+    CS_TRY(ctx,
+           attr_put(ctx, g, "hosts_split", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->hosts_split, path));
+    CS_TRY(ctx, attr_put(ctx, g, "seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &p->seconds, path));
+fail:
+    return rc;
+}
+
+/*
+ * Collective. Creates dataset `leaf` of `total` elements in g and writes this rank's
+ * [off, off + count) from buf (which holds the whole array). Returns an agreed code.
+ */
+static cs_err dataset_put(cs_ctx *ctx, hid_t g, const char *leaf, hid_t ftype, hid_t mtype,
+                          size_t elem, int64_t total, int64_t off, int64_t count, const void *buf,
+                          const char *path)
+{
+    cs_err rc = CS_OK;
+    hsize_t dim = (hsize_t)total;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = -1;
+    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        d = H5Dcreate2(g, leaf, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed creating dataset %s", path, leaf);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK) {
+        if (d >= 0)
+            H5Dclose(d);
+        return rc;
+    }
+    const char *b = (const char *)buf + (size_t)off * elem;
+    rc = gio_write_1d(ctx, d, mtype, off, count, b, elem, path, leaf);
+    if (H5Dclose(d) < 0 && rc == CS_OK)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed closing dataset %s", path, leaf);
+    return cs_agree(ctx, rc);
+}
+
+/* Collective. Attributes and datasets of p into the open group g. Agreed code. */
+static cs_err write_group(cs_ctx *ctx, hid_t g, const cs_partition *p, const char *path)
+{
+    cs_err rc = cs_agree(ctx, write_attrs(ctx, g, p, path));
+    if (rc != CS_OK)
+        return rc;
+    hid_t ftype = p->k <= 255 ? H5T_STD_U8LE : p->k <= 65535 ? H5T_STD_U16LE : H5T_STD_I32LE;
+    int64_t first = 0, count = 0;
+    cs_block_range(p->n_pages, ctx->rank, ctx->size, &first, &count);
+    rc = dataset_put(ctx, g, "part", ftype, H5T_NATIVE_INT32, sizeof(int32_t), p->n_pages, first,
+                     count, p->part, path);
+    if (rc == CS_OK && p->host_part != NULL) {
+        cs_block_range(p->n_hosts, ctx->rank, ctx->size, &first, &count);
+        rc = dataset_put(ctx, g, "host_part", H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t),
+                         p->n_hosts, first, count, p->host_part, path);
+    }
+    if (rc == CS_OK && p->part_first != NULL)
+        rc = dataset_put(ctx, g, "part_first", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t),
+                         (int64_t)p->k + 1, 0, ctx->rank == 0 ? (int64_t)p->k + 1 : 0,
+                         p->part_first, path);
+    return rc;
+}
+
+/* Collective. Into the graph file: /partition.tmp, then delete /partition, then move. */
+static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition *p)
+{
+    cs_err rc = CS_OK;
+    hid_t file = -1, g = -1;
+    cs_graph_header hdr;
+    CS_TRY(ctx, cs_graphio_read_header(ctx, path, &hdr));
+    if (hdr.n_pages != p->n_pages)
+        rc = cs_fail(ctx, CS_ERR_ARG, "graph file %s has %lld pages, the partition %lld", path,
+                     (long long)hdr.n_pages, (long long)p->n_pages);
+    CS_TRY_AGREE(ctx, rc);
+    hid_t fapl = gio_fapl(ctx->comm);
+    if (fapl >= 0)
+        file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (file < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open it for writing", path);
+    CS_TRY_AGREE(ctx, rc);
+    /* A leftover of a failed run. */
+    if (H5Lexists(file, TMP_GROUP, H5P_DEFAULT) > 0 && H5Ldelete(file, TMP_GROUP, H5P_DEFAULT) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot delete %s", path, TMP_GROUP);
+    CS_TRY_AGREE(ctx, rc);
+    g = H5Gcreate2(file, TMP_GROUP, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot create group %s", path,
+                     TMP_GROUP);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, write_group(ctx, g, p, path));
+    if (H5Gclose(g) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing %s", path, TMP_GROUP);
+    g = -1;
+    CS_TRY_AGREE(ctx, rc);
+    if (H5Lexists(file, GROUP, H5P_DEFAULT) > 0 && H5Ldelete(file, GROUP, H5P_DEFAULT) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot delete the old %s", path, GROUP);
+    CS_TRY_AGREE(ctx, rc);
+    if (H5Lmove(file, TMP_GROUP, file, GROUP, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot move %s to %s", path, TMP_GROUP,
+                     GROUP);
+    CS_TRY_AGREE(ctx, rc);
+    if (H5Fclose(file) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
+    file = -1;
+    CS_TRY_AGREE(ctx, rc);
+    return CS_OK;
+fail:
+    if (g >= 0)
+        H5Gclose(g);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
+/* Collective. A separate partition file, under a temporary name then renamed. */
+static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *p)
+{
+    cs_err rc = CS_OK;
+    hid_t file = -1, fapl = -1;
+    size_t plen = strlen(path);
+    char *tmp = NULL;
+    long pid = (long)getpid();
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name"));
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, pid);
+    else
+        snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1, pid);
+    fapl = gio_fapl(ctx->comm);
+    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+        file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (file < 0)
+        rc = cs_fail(ctx, CS_ERR_IO, "cannot create partition file %s (as %s)", path, tmp);
+    CS_TRY_AGREE(ctx, rc);
+    hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
+    if (root < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "partition file %s: HDF5 cannot open its root", path);
+    CS_TRY_AGREE(ctx, rc);
+    rc = write_group(ctx, root, p, path);
+    H5Gclose(root);
+    CS_TRY(ctx, rc);
+    if (H5Fclose(file) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "partition file %s: HDF5 failed closing %s", path, tmp);
+    file = -1;
+    CS_TRY_AGREE(ctx, rc);
+    if (ctx->rank == 0 && rename(tmp, path) != 0)
+        rc = cs_fail(ctx, CS_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    CS_TRY_AGREE(ctx, rc);
+    free(tmp);
+    return CS_OK;
+fail:
+    if (file >= 0)
+        H5Fclose(file);
+    if (tmp != NULL) {
+        MPI_Barrier(ctx->comm);
+        if (ctx->rank == 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+cs_err cs_partition_write(cs_ctx *ctx, const char *path, int in_graph_file, const cs_partition *p)
+{
+    gio_quiet quiet;
+    gio_quiet_begin(&quiet);
+    cs_err rc = in_graph_file ? write_into_graph(ctx, path, p) : write_separate(ctx, path, p);
+    gio_quiet_end(&quiet);
+    return rc;
+}
+
+/* ---- reading -------------------------------------------------------------------------------- */
+
+/* Local. A scalar numeric attribute of class cls; missing or of another shape: format error. */
+static cs_err attr_get(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
+                       void *out, const char *what)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
+    cs_err rc = CS_OK;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+    if (t < 0 || sp < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
+    else if (H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(sp) != 1)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a single %s", what, name,
+                     cls == H5T_INTEGER ? "integer" : "number");
+    else if (H5Aread(a, mtype, out) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+/* Local. A fixed-length string attribute into out[cap]. */
+static cs_err attr_get_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
+                              const char *what)
+{
+    out[0] = '\0';
+    if (H5Aexists(obj, name) <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
+    cs_err rc = CS_OK;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    hid_t mt = -1;
+    char *buf = NULL;
+    if (t < 0) {
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
+    } else if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) > 0) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a fixed-length string", what,
+                     name);
+    } else {
+        size_t sz = H5Tget_size(t);
+        rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
+        if (rc == CS_OK) {
+            mt = H5Tcopy(H5T_C_S1);
+            if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0)
+                rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+            else
+                snprintf(out, cap, "%s", buf);
+        }
+    }
+    free(buf);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+static int method_from_name(const char *s)
+{
+    for (int m = 0; m <= CS_PART_BLOCK; m++)
+        if (strcmp(s, cs_partition_method_name(m)) == 0)
+            return m;
+    return -1;
+}
+
+/* Local. The attributes of group g into p (format and version checked first). */
+static cs_err read_attrs(cs_ctx *ctx, hid_t g, cs_partition *p, const char *what)
+{
+    cs_err rc = CS_OK;
+    char s[256];
+    int32_t version = 0;
+    cs_part_quality *q = &p->quality;
+    if (H5Aexists(g, "format") <= 0 ||
+        attr_get_string(ctx, g, "format", s, sizeof s, what) != CS_OK ||
+        strcmp(s, CS_PARTITION_FORMAT) != 0) {
+        cs_ctx_clear_error(ctx);
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim partition (format attribute)",
+                       what);
+    }
+    CS_TRY(ctx, attr_get(ctx, g, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version, what));
+    if (version != CS_PARTITION_SCHEMA_VERSION)
+        return cs_fail(ctx, CS_ERR_SCHEMA,
+                       "%s has partition schema version %d, this crawlsim reads version %d: "
+                       "partition the graph again",
+                       what, (int)version, CS_PARTITION_SCHEMA_VERSION);
+    CS_TRY(ctx, attr_get_string(ctx, g, "method", s, sizeof s, what));
+    p->method = method_from_name(s);
+    if (p->method < 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: unknown method '%s'", what, s);
+    CS_TRY(ctx, attr_get(ctx, g, "k", H5T_INTEGER, H5T_NATIVE_INT32, &p->k, what));
+    CS_TRY(ctx, attr_get(ctx, g, "seed", H5T_INTEGER, H5T_NATIVE_INT64, &p->seed, what));
+    CS_TRY(ctx, attr_get(ctx, g, "ufactor", H5T_INTEGER, H5T_NATIVE_INT32, &p->ufactor, what));
+    CS_TRY(ctx, attr_get_string(ctx, g, "objective", s, sizeof s, what));
+    p->objective = strcmp(s, "volume") == 0;
+    CS_TRY(ctx, attr_get_string(ctx, g, "vertex_weight", s, sizeof s, what));
+    p->vertex_weight = strcmp(s, "links") == 0;
+    CS_TRY(ctx, attr_get(ctx, g, "n_pages", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_pages, what));
+    CS_TRY(ctx, attr_get(ctx, g, "n_links", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_links, what));
+    CS_TRY(ctx,
+           attr_get_string(ctx, g, "graph_source", p->graph_source, sizeof p->graph_source, what));
+    CS_TRY(ctx, attr_get(ctx, g, "edge_cut", H5T_INTEGER, H5T_NATIVE_INT64, &q->edge_cut, what));
+    CS_TRY(ctx,
+           attr_get(ctx, g, "cut_fraction", H5T_FLOAT, H5T_NATIVE_DOUBLE, &q->cut_fraction, what));
+    CS_TRY(ctx, attr_get(ctx, g, "volume", H5T_INTEGER, H5T_NATIVE_INT64, &q->volume, what));
+    CS_TRY(ctx,
+           attr_get(ctx, g, "page_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE, &q->page_balance, what));
+    CS_TRY(ctx,
+           attr_get(ctx, g, "link_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE, &q->link_balance, what));
+    CS_TRY(ctx,
+           attr_get(ctx, g, "hosts_split", H5T_INTEGER, H5T_NATIVE_INT64, &q->hosts_split, what));
+    CS_TRY(ctx, attr_get(ctx, g, "seconds", H5T_FLOAT, H5T_NATIVE_DOUBLE, &p->seconds, what));
+fail:
+    return rc;
+}
+
+/* Local. Length of 1-D dataset `name` in g, or -1 when absent (-2 when not 1-D). */
+static int64_t dataset_len(hid_t g, const char *name)
+{
+    if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
+        return -1;
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0)
+        return -2;
+    hid_t sp = H5Dget_space(d);
+    int64_t n = -2;
+    hsize_t dim = 0;
+    if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+        H5Sget_simple_extent_dims(sp, &dim, NULL) == 1)
+        n = (int64_t)dim;
+    if (sp >= 0)
+        H5Sclose(sp);
+    H5Dclose(d);
+    return n;
+}
+
+/* Collective. Reads the whole dataset `name` (expected length n) on every rank into *out. */
+static cs_err read_full(cs_ctx *ctx, hid_t g, const char *name, hid_t mtype, size_t elem, int64_t n,
+                        void *out, const char *path)
+{
+    cs_err rc = CS_OK;
+    void *buf = NULL;
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open dataset %s", path, name);
+    else
+        rc = cs_alloc(ctx, &buf, (size_t)(n > 0 ? n : 1), elem, name);
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK)
+        rc = cs_agree(ctx, gio_read_1d(ctx, d, mtype, 0, n, buf, elem, path, name));
+    if (d >= 0)
+        H5Dclose(d);
+    if (rc != CS_OK) {
+        free(buf);
+        return rc;
+    }
+    *(void **)out = buf;
+    return CS_OK;
+}
+
+/* Rank 0: the separate partition file exists and is HDF5. */
+static cs_err probe_file(cs_ctx *ctx, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return cs_fail(ctx, CS_ERR_IO, "partition file %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return cs_fail(ctx, CS_ERR_IO, "partition file %s is not a regular file", path);
+#if H5_VERSION_GE(1, 12, 0)
+    htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
+#else
+    htri_t is = H5Fis_hdf5(path);
+#endif
+    if (is <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "partition file %s is not an HDF5 file", path);
+    return CS_OK;
+}
+
+static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partition_path,
+                        cs_partition *out)
+{
+    cs_err rc = CS_OK;
+    cs_graph_header hdr;
+    hid_t file = -1, g = -1;
+    char what[CS_CONF_STR + 64];
+    const char *fpath = partition_path != NULL ? partition_path : graph_path;
+    CS_TRY(ctx, cs_graphio_read_header(ctx, graph_path, &hdr));
+    if (partition_path != NULL) {
+        snprintf(what, sizeof what, "partition file %s", partition_path);
+        if (ctx->rank == 0)
+            rc = probe_file(ctx, partition_path);
+        CS_TRY_AGREE(ctx, rc);
+    } else {
+        snprintf(what, sizeof what, "graph file %s, group /partition", graph_path);
+    }
+    hid_t fapl = gio_fapl(ctx->comm);
+    if (fapl >= 0)
+        file = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (file < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open it", fpath);
+    CS_TRY_AGREE(ctx, rc);
+    if (partition_path == NULL && H5Lexists(file, GROUP, H5P_DEFAULT) <= 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "graph file %s has no partition; run crawlsim partition %s -k K", graph_path,
+                     graph_path);
+    CS_TRY_AGREE(ctx, rc);
+    g = H5Gopen2(file, partition_path == NULL ? GROUP : "/", H5P_DEFAULT);
+    if (g < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open the group", what);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, read_attrs(ctx, g, out, what));
+    out->n_hosts = hdr.n_hosts;
+    if (out->n_pages != hdr.n_pages)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "%s is for a graph of %lld pages, graph file %s has %lld: partition it again",
+                     what, (long long)out->n_pages, graph_path, (long long)hdr.n_pages);
+    else if (out->k < 1 || out->k > hdr.n_pages)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: k = %d is outside [1, %lld]", what, (int)out->k,
+                     (long long)hdr.n_pages);
+    else if (dataset_len(g, "part") != hdr.n_pages)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset part is missing or not of %lld elements",
+                     what, (long long)hdr.n_pages);
+    else if (dataset_len(g, "host_part") >= 0 && dataset_len(g, "host_part") != hdr.n_hosts)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset host_part does not have %lld elements", what,
+                     (long long)hdr.n_hosts);
+    else if (dataset_len(g, "part_first") >= 0 && dataset_len(g, "part_first") != out->k + 1)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset part_first does not have k + 1 elements",
+                     what);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, read_full(ctx, g, "part", H5T_NATIVE_INT32, sizeof(int32_t), hdr.n_pages,
+                          &out->part, fpath));
+    if (dataset_len(g, "host_part") >= 0)
+        CS_TRY(ctx, read_full(ctx, g, "host_part", H5T_NATIVE_INT32, sizeof(int32_t), hdr.n_hosts,
+                              &out->host_part, fpath));
+    if (dataset_len(g, "part_first") >= 0)
+        CS_TRY(ctx, read_full(ctx, g, "part_first", H5T_NATIVE_INT64, sizeof(int64_t),
+                              (int64_t)out->k + 1, &out->part_first, fpath));
+    /* Every rank read the same values: checking them locally gives the same answer. */
+    rc = gio_check_ids32(ctx, fpath, "part", out->part, 0, out->n_pages, 0, out->k);
+    if (rc == CS_OK && out->host_part != NULL)
+        rc = gio_check_ids32(ctx, fpath, "host_part", out->host_part, 0, out->n_hosts, 0, out->k);
+    if (rc == CS_OK && out->part_first != NULL) {
+        int ok = out->part_first[0] == 0 && out->part_first[out->k] == out->n_pages;
+        for (int32_t p = 0; ok && p < out->k; p++)
+            ok = out->part_first[p] <= out->part_first[p + 1];
+        if (!ok)
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: part_first is not a range table of [0, %lld)",
+                         what, (long long)out->n_pages);
+    }
+    CS_TRY_AGREE(ctx, rc);
+    H5Gclose(g);
+    H5Fclose(file);
+    return CS_OK;
+fail:
+    if (g >= 0)
+        H5Gclose(g);
+    if (file >= 0)
+        H5Fclose(file);
+    cs_partition_fini(out);
+    return rc;
+}
+
+cs_err cs_partition_read(cs_ctx *ctx, const char *graph_path, const char *partition_path,
+                         cs_partition *out)
+{
+    gio_quiet quiet;
+    gio_quiet_begin(&quiet);
+    cs_err rc = read_impl(ctx, graph_path, partition_path, out);
+    gio_quiet_end(&quiet);
+    return rc;
+}
