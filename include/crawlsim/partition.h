@@ -178,6 +178,13 @@ CS_API cs_err cs_partition_write(cs_ctx *ctx, const char *path, int in_graph_fil
 CS_API cs_err cs_partition_read(cs_ctx *ctx, const char *graph_path, const char *partition_path,
                                 cs_partition *out);
 
+/*
+ * Collective(ctx->comm). Logically collective: graph_path. *exists = 1 when graph_path is an
+ * HDF5 file with a /partition group, 0 otherwise (also when it cannot be opened: the caller
+ * reads the graph and reports that). Rank 0 looks, every rank gets the answer.
+ */
+CS_API cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists);
+
 /* Local. Prints the method, k and quality of p, one item per line ("partition ..."). */
 CS_API void cs_partition_print(FILE *out, const cs_partition *p);
 

@@ -10,6 +10,7 @@
 #include "crawlsim/gen.h"
 #include "crawlsim/graphio.h"
 #include "crawlsim/import.h"
+#include "crawlsim/partition.h"
 
 #include <omp.h>
 #include <stdarg.h>
@@ -32,6 +33,9 @@ typedef struct cli {
     int markdown;
     double threshold;
     int threshold_set;
+    long k; /* partition: -k */
+    int k_set;
+    const char *method;
 } cli;
 
 typedef struct command {
@@ -84,7 +88,57 @@ static cs_err cmd_info(cs_ctx *ctx, const cli *c)
         cs_graph_info_print(stdout, &info);
         fflush(stdout);
     }
-    return CS_OK;
+    int has_part = 0;
+    rc = cs_partition_exists(ctx, c->pos[0], &has_part);
+    if (rc != CS_OK || !has_part)
+        return rc;
+    cs_partition p;
+    cs_partition_init(&p);
+    rc = cs_partition_read(ctx, c->pos[0], NULL, &p);
+    if (rc == CS_OK && ctx->rank == 0) {
+        cs_partition_print(stdout, &p);
+        fflush(stdout);
+    }
+    cs_partition_fini(&p);
+    return rc;
+}
+
+/* ---- partition ------------------------------------------------------------------------------ */
+
+static cs_err cmd_partition(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos < 1 || c->npos > 2)
+        return usage_error(ctx, "partition takes a graph file and optionally a job file");
+    if (!c->k_set)
+        return usage_error(ctx, "partition needs the number of parts: -k K");
+    /* --method is one more override, so the config validates it like any other value. */
+    const char *sets[MAX_SETS + 1];
+    char method_set[128];
+    int n = c->nsets;
+    memcpy(sets, c->sets, (size_t)n * sizeof sets[0]);
+    if (c->method != NULL) {
+        snprintf(method_set, sizeof method_set, "partition.method=%s", c->method);
+        sets[n++] = method_set;
+    }
+    cs_config cfg;
+    cs_err rc = cs_config_load(ctx, c->npos == 2 ? c->pos[1] : NULL, sets, n, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    cs_partition p;
+    cs_partition_init(&p);
+    rc = cs_partition_compute(ctx, c->pos[0], &cfg.partition, (int32_t)c->k, &p);
+    if (rc == CS_OK)
+        rc = cs_partition_write(ctx, c->output != NULL ? c->output : c->pos[0], c->output == NULL,
+                                &p);
+    if (rc == CS_OK && ctx->rank == 0) {
+        printf("file %s\n", c->pos[0]);
+        cs_partition_print(stdout, &p);
+        printf("wrote %s%s\n", c->output != NULL ? c->output : c->pos[0],
+               c->output != NULL ? "" : " (group /partition)");
+        fflush(stdout);
+    }
+    cs_partition_fini(&p);
+    return rc;
 }
 
 /* ---- import --------------------------------------------------------------------------------- */
@@ -124,6 +178,17 @@ static const command commands[] = {
      "the [import] section of SPEC.ini into the graph schema. Change rates, importance and\n"
      "observability come from the [gen] model. Specs for the bundled datasets: graphs/*.ini.\n",
      cmd_import},
+    {"partition",
+     "crawlsim partition WEB.h5 -k K [--method M] [-o PART.h5] [JOB.ini] "
+     "[--set partition.KEY=VALUE ...]",
+     "Partitions the pages of WEB.h5 into K parts (one per rank of a run) and writes the\n"
+     "partition into WEB.h5 (group /partition, replaced atomically) or into PART.h5 with -o.\n"
+     "Methods (--method or partition.method): metis-host (default; METIS k-way on the host\n"
+     "graph, hosts kept whole), metis (METIS on the symmetrised page graph), host-hash (hash of\n"
+     "the host, what Nutch and StormCrawler do), block (contiguous page ids). METIS runs on\n"
+     "rank 0, which reads the whole graph. Prints the method, k, time and the quality: edge\n"
+     "cut, communication volume, page and link balance, hosts split.\n",
+     cmd_partition},
     {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
      "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help},
 };
@@ -162,8 +227,10 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
 {
     if (c->npos >= 1 && strcmp(c->pos[0], "config") == 0) {
         const char *section = c->npos >= 2 ? c->pos[1] : NULL;
-        if (section != NULL && strcmp(section, "gen") != 0 && strcmp(section, "import") != 0)
-            return usage_error(ctx, "no config section '%s' (sections: gen, import)", section);
+        if (section != NULL && strcmp(section, "gen") != 0 && strcmp(section, "import") != 0 &&
+            strcmp(section, "partition") != 0)
+            return usage_error(ctx, "no config section '%s' (sections: gen, import, partition)",
+                               section);
         if (ctx->rank == 0)
             cs_config_print_help(stdout, section, c->markdown);
         return CS_OK;
@@ -213,6 +280,19 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
                 return usage_error(ctx, "--relevance-threshold '%s' is not a number in [0,1]",
                                    argv[i]);
             c->threshold_set = 1;
+        } else if (strcmp(a, "-k") == 0) {
+            char *end = NULL;
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs a number of parts", a);
+            c->k = strtol(argv[i], &end, 10);
+            if (end == argv[i] || *end != '\0' || c->k < -2147483647L || c->k > 2147483647L)
+                return usage_error(ctx, "-k '%s' is not a number of parts", argv[i]);
+            c->k_set = 1;
+        } else if (strcmp(a, "--method") == 0) {
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs a method (metis-host, metis, host-hash, block)",
+                                   a);
+            c->method = argv[i];
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             c->verbosity++;
         } else if (strcmp(a, "-vv") == 0) {

@@ -545,3 +545,22 @@ cs_err cs_partition_read(cs_ctx *ctx, const char *graph_path, const char *partit
     gio_quiet_end(&quiet);
     return rc;
 }
+
+cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
+{
+    int e = 0;
+    gio_quiet quiet;
+    gio_quiet_begin(&quiet);
+    if (ctx->rank == 0) {
+        hid_t f = H5Fopen(graph_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (f >= 0) {
+            e = H5Lexists(f, GROUP, H5P_DEFAULT) > 0;
+            H5Fclose(f);
+        }
+    }
+    gio_quiet_end(&quiet);
+    if (ctx->comm != MPI_COMM_NULL)
+        MPI_Bcast(&e, 1, MPI_INT, 0, ctx->comm);
+    *exists = e;
+    return CS_OK;
+}
