@@ -208,8 +208,14 @@ static cs_err run_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *
         pc->objective == CS_PART_OBJ_VOLUME ? METIS_OBJTYPE_VOL : METIS_OBJTYPE_CUT;
     options[METIS_OPTION_NUMBERING] = 0;
     idx_t nv = c->n, ncon = 1, nparts = k, objval = 0;
-    if (nv == 0)
+    if (nv <= k) {
+        /* METIS cannot split fewer vertices than parts: each vertex gets a part of its own. */
+        CS_LOG(ctx, CS_LOG_WARN, "%s: k = %d is not below the %d vertices: one vertex per part",
+               what, (int)k, (int)nv);
+        for (idx_t v = 0; v < nv; v++)
+            vpart[v] = v;
         return CS_OK;
+    }
     int st = METIS_PartGraphKway(&nv, &ncon, c->xadj, c->adjncy, c->vwgt, NULL, c->adjwgt, &nparts,
                                  NULL, NULL, options, &objval, vpart);
     if (st == METIS_OK)
@@ -221,9 +227,10 @@ static cs_err run_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *
                    st == METIS_ERROR_INPUT ? "input error" : "error", (int)k);
 }
 
-/* Rank 0. The whole graph g into out->part (and host_part for metis-host). */
-static cs_err metis_rank0(cs_ctx *ctx, const cs_graph_slice *g, const cs_partition_config *pc,
-                          int32_t k, cs_partition *out, const char *path)
+/* Rank 0. The whole graph g into out->part (and host_part for metis-host). Frees all of g but
+ * g->host on the way (the caller still finalises g). */
+static cs_err metis_rank0(cs_ctx *ctx, cs_graph_slice *g, const cs_partition_config *pc, int32_t k,
+                          cs_partition *out, const char *path)
 {
     cs_err rc = CS_OK;
     cs_part_csr c;
@@ -242,6 +249,12 @@ static cs_err metis_rank0(cs_ctx *ctx, const cs_graph_slice *g, const cs_partiti
                                  pc->vertex_weight, what, &c));
     CS_LOG(ctx, CS_LOG_VERBOSE, "partition: %s graph of %d vertices, %d adjacency entries",
            host ? "host" : "page", (int)c.n, (int)c.xadj[c.n]);
+    /* Only the hosts are needed from now on: give the links and page attributes back before
+     * METIS builds its own copies (a third of the peak memory on the 10 M-page graph). */
+    int64_t *keep_host = g->host;
+    g->host = NULL;
+    cs_graph_slice_fini(g);
+    g->host = keep_host;
     if (host) {
         CS_TRY(ctx, run_metis(ctx, &c, pc, k, out->host_part, what));
         for (int64_t p = 0; p < out->n_pages; p++)
