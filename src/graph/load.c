@@ -1,0 +1,648 @@
+/*
+ * graph loading: cs_graph, the run-time graph of one rank under a partition (issue 3, item 3
+ * "Distributed loading"), and its O(1) lookups.
+ *
+ * Each rank reads only the pages it owns. Its sorted page ids are merged into runs of
+ * consecutive ids, and every dataset is read through collective HDF5 reads whose file
+ * selection is the union of the runs (H5S_SELECT_OR hyperslabs). Reads are cut into windows
+ * of at most gio_chunk_elems() elements and RUNS_PER_READ runs so that neither the buffers of
+ * MPI-IO nor HDF5's selection building grow without bound; all ranks make the allreduced
+ * maximum number of calls per dataset, a rank with nothing left selecting none. Collective
+ * transfers are safe because the ranks' selections are disjoint (Open MPI's OMPIO returns
+ * zeros only for partly overlapping ranges, see graphio/h5common.c); for the CSR offsets this
+ * means reading each owned page's end offsets[p + 1] and, per run, its start offsets[a]
+ * separately, since offsets[p + 1] is also the start of page p + 1, which another rank may own.
+ *
+ * Owner map: a block partition with part_first keeps the k + 1 range table (the page's part
+ * estimated as page * k / N, then corrected by steps); any other partition keeps the part of
+ * every page narrow (uint8 for k <= 255, uint16 for k <= 65535, else int32), 1/8 word per page
+ * at most ranks counts. Local index: a subtraction when the local ids are contiguous,
+ * otherwise an open-addressing (linear probing) hash of int32 slots at load factor <= 1/2.
+ */
+#include "crawlsim/graph.h"
+#include "crawlsim/partition.h"
+#include "crawlsim/rng.h"
+#include "graphio/graphio_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* At most this many runs per H5Dread: bounds the cost of building the selection union. */
+#define RUNS_PER_READ ((int64_t)1 << 5)
+
+struct cs_graph {
+    int64_t n_pages, n_links, n_hosts;
+    int32_t n_topics;
+    int k, rank;
+
+    int64_t n_local, n_local_links;
+    int64_t *ids;     /* n_local sorted global ids */
+    int64_t *offsets; /* n_local + 1 */
+    int64_t *targets;
+    int64_t *host;
+    int32_t *topic;
+    double *relevance, *delta, *mu;
+    uint8_t *observable;
+
+    /* local index */
+    int contiguous; /* ids are ids[0] .. ids[0] + n_local - 1 */
+    int32_t *slots; /* hash table (mask + 1 slots, -1 empty) when not contiguous */
+    uint64_t mask;
+
+    /* owner map: exactly one of part_first (block range table), owner8/16/32 is set */
+    int64_t *part_first; /* k + 1 */
+    uint8_t *owner8;
+    uint16_t *owner16;
+    int32_t *owner32;
+};
+
+/* ---- accessors ------------------------------------------------------------------------------ */
+
+int64_t cs_graph_n_pages(const cs_graph *g)
+{
+    return g->n_pages;
+}
+int64_t cs_graph_n_links(const cs_graph *g)
+{
+    return g->n_links;
+}
+int64_t cs_graph_n_hosts(const cs_graph *g)
+{
+    return g->n_hosts;
+}
+int32_t cs_graph_n_topics(const cs_graph *g)
+{
+    return g->n_topics;
+}
+int cs_graph_n_parts(const cs_graph *g)
+{
+    return g->k;
+}
+int cs_graph_rank(const cs_graph *g)
+{
+    return g->rank;
+}
+int64_t cs_graph_n_local(const cs_graph *g)
+{
+    return g->n_local;
+}
+int64_t cs_graph_n_local_links(const cs_graph *g)
+{
+    return g->n_local_links;
+}
+const int64_t *cs_graph_local_ids(const cs_graph *g)
+{
+    return g->ids;
+}
+const int64_t *cs_graph_offsets(const cs_graph *g)
+{
+    return g->offsets;
+}
+const int64_t *cs_graph_targets(const cs_graph *g)
+{
+    return g->targets;
+}
+const int64_t *cs_graph_host(const cs_graph *g)
+{
+    return g->host;
+}
+const int32_t *cs_graph_topic(const cs_graph *g)
+{
+    return g->topic;
+}
+const double *cs_graph_relevance(const cs_graph *g)
+{
+    return g->relevance;
+}
+const double *cs_graph_delta(const cs_graph *g)
+{
+    return g->delta;
+}
+const double *cs_graph_mu(const cs_graph *g)
+{
+    return g->mu;
+}
+const uint8_t *cs_graph_observable(const cs_graph *g)
+{
+    return g->observable;
+}
+
+int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
+{
+    if (g->n_local == 0 || page < g->ids[0] || page > g->ids[g->n_local - 1])
+        return -1;
+    if (g->contiguous)
+        return page - g->ids[0];
+    for (uint64_t s = cs_mix64((uint64_t)page) & g->mask;; s = (s + 1) & g->mask) {
+        int32_t i = g->slots[s];
+        if (i < 0)
+            return -1;
+        if (g->ids[i] == page)
+            return i;
+    }
+}
+
+int cs_graph_owner(const cs_graph *g, int64_t page)
+{
+    CS_ASSERT(page >= 0 && page < g->n_pages);
+    if (g->owner8 != NULL)
+        return g->owner8[page];
+    if (g->owner16 != NULL)
+        return g->owner16[page];
+    if (g->owner32 != NULL)
+        return g->owner32[page];
+    /* Block: estimate from the mean block size, then step; balanced blocks need no step. */
+    const int64_t *pf = g->part_first;
+    int r = (int)((double)page / (double)g->n_pages * (double)g->k);
+    r = r < 0 ? 0 : (r >= g->k ? g->k - 1 : r);
+    while (r > 0 && pf[r] > page)
+        r--;
+    while (r < g->k - 1 && pf[r + 1] <= page)
+        r++;
+    return r;
+}
+
+void cs_graph_destroy(cs_graph **pg)
+{
+    if (pg == NULL || *pg == NULL)
+        return;
+    cs_graph *g = *pg;
+    free(g->ids);
+    free(g->offsets);
+    free(g->targets);
+    free(g->host);
+    free(g->topic);
+    free(g->relevance);
+    free(g->delta);
+    free(g->mu);
+    free(g->observable);
+    free(g->slots);
+    free(g->part_first);
+    free(g->owner8);
+    free(g->owner16);
+    free(g->owner32);
+    free(g);
+    *pg = NULL;
+}
+
+/* ---- partition checks and the owner map ------------------------------------------------------ */
+
+/* Local (same verdict on every rank: part is replicated). The partition fits this job. */
+static cs_err check_partition(cs_ctx *ctx, const char *path, const cs_partition *part)
+{
+    if (part == NULL || part->k < 1)
+        return cs_fail(ctx, CS_ERR_ARG, "partition of %s: no partition or k < 1", path);
+    if (part->k != ctx->size)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "partition of %s has k = %d parts but the job runs on %d ranks: run "
+                       "crawlsim partition %s -k %d",
+                       path, (int)part->k, ctx->size, path, ctx->size);
+    if (part->n_pages < 0 || (part->n_pages > 0 && part->part == NULL))
+        return cs_fail(ctx, CS_ERR_ARG, "partition of %s has no part array for its %lld pages",
+                       path, (long long)part->n_pages);
+    const int64_t n = part->n_pages;
+    const int32_t *pa = part->part;
+    const int32_t k = part->k;
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(pa, n, k) reduction(min : bad) schedule(static)
+    for (int64_t p = 0; p < n; p++)
+        if (pa[p] < 0 || pa[p] >= k)
+            bad = p < bad ? p : bad;
+    if (bad != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "partition of %s is corrupt: page %lld has part %d, outside [0, %d)", path,
+                       (long long)bad, (int)pa[bad], (int)k);
+    if (part->part_first != NULL) {
+        const int64_t *pf = part->part_first;
+        int ok = pf[0] == 0 && pf[k] == n;
+        for (int32_t r = 0; ok && r < k; r++)
+            ok = pf[r] <= pf[r + 1];
+#pragma omp parallel for default(none) shared(pa, pf, k) reduction(min : bad) schedule(static)
+        for (int32_t r = 0; r < k; r++)
+            for (int64_t p = pf[r]; p < pf[r + 1]; p++)
+                if (pa[p] != r)
+                    bad = p < bad ? p : bad;
+        if (!ok || bad != INT64_MAX)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "partition of %s is corrupt: part_first does not match part", path);
+    }
+    return CS_OK;
+}
+
+/* Local. The narrow owner map or the block range table. */
+static cs_err build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = part->n_pages;
+    const int32_t *pa = part->part;
+    if (part->part_first != NULL) {
+        CS_TRY(ctx, cs_alloc(ctx, &g->part_first, (size_t)part->k + 1, sizeof *g->part_first,
+                             "block range table"));
+        memcpy(g->part_first, part->part_first, ((size_t)part->k + 1) * sizeof *g->part_first);
+    } else if (part->k <= 255) {
+        CS_TRY(ctx, cs_alloc(ctx, &g->owner8, (size_t)n + 1, 1, "owner map"));
+        uint8_t *o = g->owner8;
+#pragma omp parallel for default(none) shared(o, pa, n) schedule(static)
+        for (int64_t p = 0; p < n; p++)
+            o[p] = (uint8_t)pa[p];
+    } else if (part->k <= 65535) {
+        CS_TRY(ctx, cs_alloc(ctx, &g->owner16, (size_t)n + 1, 2, "owner map"));
+        uint16_t *o = g->owner16;
+#pragma omp parallel for default(none) shared(o, pa, n) schedule(static)
+        for (int64_t p = 0; p < n; p++)
+            o[p] = (uint16_t)pa[p];
+    } else {
+        CS_TRY(ctx, cs_alloc(ctx, &g->owner32, (size_t)n + 1, 4, "owner map"));
+        memcpy(g->owner32, pa, (size_t)n * 4);
+    }
+fail:
+    return rc;
+}
+
+/* Local. This rank's sorted page ids and the local index over them. */
+static cs_err build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = part->n_pages;
+    const int32_t *pa = part->part;
+    const int32_t me = (int32_t)ctx->rank;
+    int64_t cnt = 0;
+    if (part->part_first != NULL) {
+        cnt = part->part_first[me + 1] - part->part_first[me];
+    } else {
+#pragma omp parallel for default(none) shared(pa, n, me) reduction(+ : cnt) schedule(static)
+        for (int64_t p = 0; p < n; p++)
+            cnt += pa[p] == me;
+    }
+    if (cnt >= INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "rank %d owns %lld pages: at most %d are supported",
+                       ctx->rank, (long long)cnt, INT32_MAX - 1);
+    CS_TRY(ctx, cs_alloc(ctx, &g->ids, (size_t)cnt + 1, sizeof *g->ids, "local page ids"));
+    if (part->part_first != NULL) {
+        for (int64_t i = 0; i < cnt; i++)
+            g->ids[i] = part->part_first[me] + i;
+    } else {
+        int64_t i = 0;
+        for (int64_t p = 0; p < n; p++)
+            if (pa[p] == me)
+                g->ids[i++] = p;
+    }
+    g->n_local = cnt;
+    g->contiguous = cnt == 0 || g->ids[cnt - 1] - g->ids[0] == cnt - 1;
+    if (!g->contiguous) {
+        uint64_t cap = 2;
+        while (cap < 2 * (uint64_t)cnt)
+            cap <<= 1;
+        CS_TRY(ctx, cs_alloc(ctx, &g->slots, (size_t)cap, sizeof *g->slots, "local index"));
+        memset(g->slots, 0xff, (size_t)cap * sizeof *g->slots);
+        g->mask = cap - 1;
+        for (int64_t i = 0; i < cnt; i++) {
+            uint64_t s = cs_mix64((uint64_t)g->ids[i]) & g->mask;
+            while (g->slots[s] >= 0)
+                s = (s + 1) & g->mask;
+            g->slots[s] = (int32_t)i;
+        }
+    }
+fail:
+    return rc;
+}
+
+/* ---- reading runs -----------------------------------------------------------------------------
+ */
+
+/* A list of element runs [start[i], start[i] + len[i]) of a dataset, increasing, disjoint. */
+typedef struct runs {
+    int64_t n;
+    int64_t *start, *len;
+} runs;
+
+static void runs_fini(runs *r)
+{
+    free(r->start);
+    free(r->len);
+    memset(r, 0, sizeof *r);
+}
+
+/*
+ * Local. Advances the cursor (run *ri, element *ro inside it) over one read window of at most
+ * `chunk` elements and RUNS_PER_READ runs; selects the window in fspace when fspace >= 0.
+ * Returns the window's element count (0 when the runs are exhausted) or -1 on HDF5 failure.
+ */
+static int64_t next_window(const runs *r, int64_t *ri, int64_t *ro, int64_t chunk, hid_t fspace)
+{
+    int64_t got = 0, nsel = 0;
+    while (*ri < r->n && got < chunk && nsel < RUNS_PER_READ) {
+        int64_t left = r->len[*ri] - *ro;
+        int64_t take = left < chunk - got ? left : chunk - got;
+        if (take > 0 && fspace >= 0) {
+            hsize_t st = (hsize_t)(r->start[*ri] + *ro), ct = (hsize_t)take;
+            if (H5Sselect_hyperslab(fspace, nsel == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, &st, NULL,
+                                    &ct, NULL) < 0)
+                return -1;
+        }
+        if (take > 0)
+            nsel++;
+        got += take;
+        *ro += take;
+        if (*ro == r->len[*ri]) {
+            (*ri)++;
+            *ro = 0;
+        }
+    }
+    return got;
+}
+
+/*
+ * Collective(ctx->comm). Reads the elements of the runs r of dataset `name` (memory type
+ * mtype, element size elem), in run order, into buf (room for the sum of r->len). Every rank
+ * makes the allreduced maximum number of windows; the selections of all ranks must be
+ * disjoint (they are collective transfers). Returns an agreed code.
+ */
+static cs_err read_runs(cs_ctx *ctx, hid_t file, const char *path, const char *name, hid_t mtype,
+                        size_t elem, const runs *r, void *buf)
+{
+    cs_err rc = CS_OK;
+    const int64_t chunk = gio_chunk_elems();
+    int64_t ri = 0, ro = 0, calls = 0, max_calls = 0;
+    while (next_window(r, &ri, &ro, chunk, -1) > 0)
+        calls++;
+    if (MPI_Allreduce(&calls, &max_calls, 1, MPI_INT64_T, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+        return cs_agree(
+            ctx, cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce failed reading %s of %s", name, path));
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    hid_t fspace = d >= 0 ? H5Dget_space(d) : -1;
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (d < 0 || fspace < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot set up reading dataset %s", path,
+                     name);
+    rc = cs_agree(ctx, rc);
+    const int ready = rc == CS_OK;
+    unsigned char dummy[8];
+    unsigned char *at = buf;
+    ri = 0;
+    ro = 0;
+    for (int64_t c = 0; ready && c < max_calls; c++) {
+        /* A local failure leaves the remaining calls with empty selections: no rank leaves a
+         * collective behind; the agreement after the loop reports it. */
+        int64_t cnt = 0;
+        herr_t st = 0;
+        if (rc == CS_OK) {
+            cnt = next_window(r, &ri, &ro, chunk, fspace);
+            st = cnt < 0 ? -1 : 0;
+        }
+        if (st < 0 || cnt == 0)
+            st = H5Sselect_none(fspace) < 0 ? -1 : st;
+        hsize_t mdim = (hsize_t)(cnt > 0 ? cnt : 1);
+        hid_t mspace = H5Screate_simple(1, &mdim, NULL);
+        if (mspace < 0 || (cnt <= 0 && H5Sselect_none(mspace) < 0))
+            st = -1;
+        if (mspace >= 0 &&
+            H5Dread(d, mtype, mspace, fspace, dxpl, cnt > 0 ? (void *)at : (void *)dummy) < 0)
+            st = -1;
+        if (mspace >= 0)
+            H5Sclose(mspace);
+        if (st < 0 && rc == CS_OK)
+            rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed reading dataset %s", path,
+                         name);
+        if (cnt > 0)
+            at += (size_t)cnt * elem;
+    }
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (d >= 0)
+        H5Dclose(d);
+    return cs_agree(ctx, rc);
+}
+
+/* Local. The runs of consecutive ids in ids[0..n) shifted by `shift`; with `single`, only the
+ * first element of each run. */
+static cs_err make_runs(cs_ctx *ctx, const int64_t *ids, int64_t n, int64_t shift, int single,
+                        runs *r)
+{
+    cs_err rc = CS_OK;
+    int64_t nr = 0;
+    for (int64_t i = 0; i < n; i++)
+        nr += i == 0 || ids[i] != ids[i - 1] + 1;
+    CS_TRY(ctx, cs_alloc(ctx, &r->start, (size_t)nr + 1, sizeof *r->start, "page runs"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->len, (size_t)nr + 1, sizeof *r->len, "page runs"));
+    nr = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 0 || ids[i] != ids[i - 1] + 1) {
+            r->start[nr] = ids[i] + shift;
+            r->len[nr++] = 0;
+        }
+        if (!single || r->len[nr - 1] == 0)
+            r->len[nr - 1]++;
+    }
+    r->n = nr;
+fail:
+    return rc;
+}
+
+/* ---- the CSR -------------------------------------------------------------------------------- */
+
+/*
+ * Collective. Offsets and targets of the local pages. pages: the runs of local ids. Each
+ * page's end offset is read into offsets[1..n], each run's start separately; the global
+ * offsets are checked (within [0, M], non-decreasing) and made local, and the link runs
+ * (one per page run with links) are read into targets and checked like cs_graphio_read_slice.
+ */
+static cs_err read_links(cs_ctx *ctx, hid_t file, const char *path, cs_graph *g, const runs *pages)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = g->n_local, M = g->n_links, N = g->n_pages;
+    runs ends = {0}, starts = {0}, links = {0};
+    int64_t *run_off = NULL;
+    rc = cs_alloc(ctx, &g->offsets, (size_t)n + 1, sizeof *g->offsets, "link offsets");
+    if (rc == CS_OK)
+        rc = make_runs(ctx, g->ids, n, 1, 0, &ends);
+    if (rc == CS_OK)
+        rc = make_runs(ctx, g->ids, n, 0, 1, &starts);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &run_off, (size_t)pages->n + 1, sizeof *run_off, "run offsets");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &links.start, (size_t)pages->n + 1, sizeof *links.start, "link runs");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &links.len, (size_t)pages->n + 1, sizeof *links.len, "link runs");
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, read_runs(ctx, file, path, "/links/offsets", H5T_NATIVE_INT64, 8, &ends,
+                          g->offsets + 1));
+    CS_TRY(ctx,
+           read_runs(ctx, file, path, "/links/offsets", H5T_NATIVE_INT64, 8, &starts, run_off));
+
+    /* Global ends -> local offsets, run by run, checking as we go. */
+    g->offsets[0] = 0;
+    int64_t i = 0, nl = 0;
+    for (int64_t r = 0; rc == CS_OK && r < pages->n; r++) {
+        int64_t prev = run_off[r], first = run_off[r];
+        if (prev < 0 || prev > M)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "graph file %s: dataset /links/offsets is corrupt: element %lld is "
+                         "%lld, outside [0, %lld]",
+                         path, (long long)pages->start[r], (long long)prev, (long long)M);
+        for (int64_t j = 0; rc == CS_OK && j < pages->len[r]; j++, i++) {
+            int64_t end = g->offsets[i + 1];
+            if (end < prev || end > M)
+                rc = cs_fail(ctx, CS_ERR_FORMAT,
+                             "graph file %s: dataset /links/offsets is corrupt: element %lld "
+                             "is %lld (previous %lld, n_links %lld)",
+                             path, (long long)(g->ids[i] + 1), (long long)end, (long long)prev,
+                             (long long)M);
+            g->offsets[i + 1] = g->offsets[i] + (end - prev);
+            prev = end;
+        }
+        if (rc == CS_OK && prev > first) {
+            if (links.n > 0 && links.start[links.n - 1] + links.len[links.n - 1] == first) {
+                links.len[links.n - 1] += prev - first;
+            } else {
+                links.start[links.n] = first;
+                links.len[links.n++] = prev - first;
+            }
+        }
+    }
+    nl = g->offsets[n];
+    int64_t sum = 0;
+    for (int64_t r = 0; r < links.n; r++)
+        sum += links.len[r];
+    CS_ASSERT(rc != CS_OK || sum == nl);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->targets, (size_t)nl + 1, sizeof *g->targets, "link targets");
+    CS_TRY_AGREE(ctx, rc);
+    g->n_local_links = nl;
+    CS_TRY(ctx,
+           read_runs(ctx, file, path, "/links/targets", H5T_NATIVE_INT64, 8, &links, g->targets));
+
+    /* Targets in [0, N) and strictly increasing per page. */
+    const int64_t *off = g->offsets, *tg = g->targets;
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(off, tg, n, N) reduction(min : bad) schedule(static)
+    for (int64_t p = 0; p < n; p++)
+        for (int64_t e = off[p]; e < off[p + 1]; e++)
+            if (tg[e] < 0 || tg[e] >= N || (e > off[p] && tg[e] <= tg[e - 1]))
+                bad = p < bad ? p : bad;
+    if (bad != INT64_MAX)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "graph file %s: dataset /links/targets is corrupt: the out-links of page "
+                     "%lld are outside [0, %lld) or not strictly increasing",
+                     path, (long long)g->ids[bad], (long long)N);
+    CS_TRY_AGREE(ctx, rc);
+fail:
+    free(run_off);
+    runs_fini(&links);
+    runs_fini(&starts);
+    runs_fini(&ends);
+    return rc;
+}
+
+/* Local. Every v[i] lies in [lo, hi); a format error naming the page otherwise. */
+static cs_err check_attr(cs_ctx *ctx, const char *path, const char *name, const cs_graph *g,
+                         const int64_t *v64, const int32_t *v32, int64_t lo, int64_t hi)
+{
+    const int64_t n = g->n_local;
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(v64, v32, n, lo, hi) reduction(min                   \
+                                                                             : bad)                \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = v64 != NULL ? v64[i] : v32[i];
+        if (x < lo || x >= hi)
+            bad = i < bad ? i : bad;
+    }
+    if (bad == INT64_MAX)
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_FORMAT,
+                   "graph file %s: dataset %s is corrupt: element %lld is %lld, outside "
+                   "[%lld, %lld)",
+                   path, name, (long long)g->ids[bad],
+                   (long long)(v64 != NULL ? v64[bad] : v32[bad]), (long long)lo, (long long)hi);
+}
+
+/* Collective. The page attributes of the local pages. */
+static cs_err read_attrs(cs_ctx *ctx, hid_t file, const char *path, cs_graph *g, const runs *pages)
+{
+    cs_err rc = CS_OK;
+    const size_t n = (size_t)g->n_local + 1;
+    rc = cs_alloc(ctx, &g->host, n, sizeof *g->host, "page hosts");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->topic, n, sizeof *g->topic, "page topics");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->relevance, n, sizeof *g->relevance, "page relevance");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->delta, n, sizeof *g->delta, "page change rates");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->mu, n, sizeof *g->mu, "page importance");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->observable, n, sizeof *g->observable, "page observability");
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, read_runs(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, pages, g->host));
+    CS_TRY_AGREE(ctx, check_attr(ctx, path, "/pages/host", g, g->host, NULL, 0, g->n_hosts));
+    CS_TRY(ctx, read_runs(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, pages, g->topic));
+    CS_TRY_AGREE(ctx, check_attr(ctx, path, "/pages/topic", g, NULL, g->topic, -1, g->n_topics));
+    CS_TRY(ctx, read_runs(ctx, file, path, "/pages/relevance", H5T_NATIVE_DOUBLE, 8, pages,
+                          g->relevance));
+    CS_TRY(ctx, read_runs(ctx, file, path, "/pages/delta", H5T_NATIVE_DOUBLE, 8, pages, g->delta));
+    CS_TRY(ctx, read_runs(ctx, file, path, "/pages/mu", H5T_NATIVE_DOUBLE, 8, pages, g->mu));
+    CS_TRY(ctx, read_runs(ctx, file, path, "/pages/observable", H5T_NATIVE_UINT8, 1, pages,
+                          g->observable));
+fail:
+    return rc;
+}
+
+/* ---- loading -------------------------------------------------------------------------------- */
+
+cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path, const cs_partition *part,
+                          cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    gio_quiet quiet;
+    gio_quiet_begin(&quiet);
+    hid_t file = -1;
+    cs_graph_header hdr;
+    cs_graph *g = NULL;
+    runs pages = {0};
+    CS_TRY_AGREE(ctx, check_partition(ctx, graph_path, part));
+    CS_TRY(ctx, gio_open(ctx, graph_path, &file, &hdr));
+    if (part->n_pages != hdr.n_pages || (part->n_links != 0 && part->n_links != hdr.n_links))
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "the partition has %lld pages and %lld links but graph file %s has %lld "
+                     "pages and %lld links: it was made for another graph; run crawlsim "
+                     "partition %s -k %d",
+                     (long long)part->n_pages, (long long)part->n_links, graph_path,
+                     (long long)hdr.n_pages, (long long)hdr.n_links, graph_path, ctx->size);
+    CS_TRY_AGREE(ctx, rc);
+
+    rc = cs_calloc(ctx, &g, 1, sizeof *g, "graph");
+    if (rc == CS_OK) {
+        g->n_pages = hdr.n_pages;
+        g->n_links = hdr.n_links;
+        g->n_hosts = hdr.n_hosts;
+        g->n_topics = hdr.n_topics;
+        g->k = part->k;
+        g->rank = ctx->rank;
+        rc = build_owner(ctx, g, part);
+    }
+    if (rc == CS_OK)
+        rc = build_local(ctx, g, part);
+    if (rc == CS_OK)
+        rc = make_runs(ctx, g->ids, g->n_local, 0, 0, &pages);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, read_links(ctx, file, graph_path, g, &pages));
+    CS_TRY(ctx, read_attrs(ctx, file, graph_path, g, &pages));
+    if (H5Fclose(file) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", graph_path);
+    file = -1;
+    CS_TRY_AGREE(ctx, rc);
+    runs_fini(&pages);
+    gio_quiet_end(&quiet);
+    *out = g;
+    return CS_OK;
+fail:
+    runs_fini(&pages);
+    cs_graph_destroy(&g);
+    if (file >= 0)
+        H5Fclose(file);
+    gio_quiet_end(&quiet);
+    return rc;
+}
