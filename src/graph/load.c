@@ -4,9 +4,11 @@
  *
  * Each rank reads only the pages it owns. Its sorted page ids are merged into runs of
  * consecutive ids, and every dataset is read through collective HDF5 reads whose file
- * selection is the union of the runs (H5S_SELECT_OR hyperslabs). Reads are cut into windows
- * of at most gio_chunk_elems() elements and RUNS_PER_READ runs so that neither the buffers of
- * MPI-IO nor HDF5's selection building grow without bound; all ranks make the allreduced
+ * selection is the union of the runs (H5S_SELECT_OR hyperslabs), or, when the runs are short
+ * on average (scattered ownership, e.g. a random per-page partition), a point selection of
+ * their elements. Reads are cut into windows of at most gio_chunk_elems() elements and
+ * RUNS_PER_READ runs (POINTS_PER_READ points) so that neither the buffers of MPI-IO nor
+ * HDF5's selection building grow without bound; all ranks make the allreduced
  * maximum number of calls per dataset, a rank with nothing left selecting none. Collective
  * transfers are safe because the ranks' selections are disjoint (Open MPI's OMPIO returns
  * zeros only for partly overlapping ranges, see graphio/h5common.c); for the CSR offsets this
@@ -27,8 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* At most this many runs per H5Dread: bounds the cost of building the selection union. */
+/* At most this many runs per H5Dread: HDF5 1.10 builds a union of hyperslabs in time
+ * quadratic in its runs (each H5S_SELECT_OR walks the whole span list), while every H5Dread
+ * costs ~20 us of collective set-up; 32 runs balance the two (measured, bench_load). */
 #define RUNS_PER_READ ((int64_t)1 << 5)
+/* Runs shorter than this on average (scattered ownership) are read as point selections,
+ * built in linear time, at most POINTS_PER_READ points per H5Dread. */
+#define POINT_RUN_LEN 8
+#define POINTS_PER_READ ((int64_t)1 << 20)
 
 struct cs_graph {
     int64_t n_pages, n_links, n_hosts;
@@ -325,20 +333,29 @@ static void runs_fini(runs *r)
 
 /*
  * Local. Advances the cursor (run *ri, element *ro inside it) over one read window of at most
- * `chunk` elements and RUNS_PER_READ runs; selects the window in fspace when fspace >= 0.
- * Returns the window's element count (0 when the runs are exhausted) or -1 on HDF5 failure.
+ * `chunk` elements and RUNS_PER_READ runs (hyperslab union), or, with `points`, of at most
+ * min(chunk, POINTS_PER_READ) elements (point selection; coords has room for them); selects
+ * the window in fspace when fspace >= 0. Returns the window's element count (0 when the runs
+ * are exhausted) or -1 on HDF5 failure.
  */
-static int64_t next_window(const runs *r, int64_t *ri, int64_t *ro, int64_t chunk, hid_t fspace)
+static int64_t next_window(const runs *r, int64_t *ri, int64_t *ro, int64_t chunk, int points,
+                           hsize_t *coords, hid_t fspace)
 {
     int64_t got = 0, nsel = 0;
-    while (*ri < r->n && got < chunk && nsel < RUNS_PER_READ) {
+    if (points && chunk > POINTS_PER_READ)
+        chunk = POINTS_PER_READ;
+    while (*ri < r->n && got < chunk && (points || nsel < RUNS_PER_READ)) {
         int64_t left = r->len[*ri] - *ro;
         int64_t take = left < chunk - got ? left : chunk - got;
         if (take > 0 && fspace >= 0) {
             hsize_t st = (hsize_t)(r->start[*ri] + *ro), ct = (hsize_t)take;
-            if (H5Sselect_hyperslab(fspace, nsel == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, &st, NULL,
-                                    &ct, NULL) < 0)
+            if (points) {
+                for (int64_t t = 0; t < take; t++)
+                    coords[got + t] = st + (hsize_t)t;
+            } else if (H5Sselect_hyperslab(fspace, nsel == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, &st,
+                                           NULL, &ct, NULL) < 0) {
                 return -1;
+            }
         }
         if (take > 0)
             nsel++;
@@ -349,6 +366,9 @@ static int64_t next_window(const runs *r, int64_t *ri, int64_t *ro, int64_t chun
             *ro = 0;
         }
     }
+    if (points && got > 0 && fspace >= 0 &&
+        H5Sselect_elements(fspace, H5S_SELECT_SET, (size_t)got, coords) < 0)
+        return -1;
     return got;
 }
 
@@ -363,12 +383,25 @@ static cs_err read_runs(cs_ctx *ctx, hid_t file, const char *path, const char *n
 {
     cs_err rc = CS_OK;
     const int64_t chunk = gio_chunk_elems();
-    int64_t ri = 0, ro = 0, calls = 0, max_calls = 0;
-    while (next_window(r, &ri, &ro, chunk, -1) > 0)
+    int64_t ri = 0, ro = 0, calls = 0, max_calls = 0, total = 0;
+    for (int64_t i = 0; i < r->n; i++)
+        total += r->len[i];
+    const int points = r->n > RUNS_PER_READ && total < POINT_RUN_LEN * r->n;
+    hsize_t *coords = NULL;
+    if (points) {
+        int64_t cap = total < POINTS_PER_READ ? total : POINTS_PER_READ;
+        rc = cs_alloc(ctx, &coords, (size_t)(cap < chunk ? cap : chunk), sizeof *coords,
+                      "point selection");
+    }
+    while (rc == CS_OK && next_window(r, &ri, &ro, chunk, points, NULL, -1) > 0)
         calls++;
     if (MPI_Allreduce(&calls, &max_calls, 1, MPI_INT64_T, MPI_MAX, ctx->comm) != MPI_SUCCESS)
-        return cs_agree(
-            ctx, cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce failed reading %s of %s", name, path));
+        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce failed reading %s of %s", name, path);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK) {
+        free(coords);
+        return rc;
+    }
     hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
     hid_t fspace = d >= 0 ? H5Dget_space(d) : -1;
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -387,7 +420,7 @@ static cs_err read_runs(cs_ctx *ctx, hid_t file, const char *path, const char *n
         int64_t cnt = 0;
         herr_t st = 0;
         if (rc == CS_OK) {
-            cnt = next_window(r, &ri, &ro, chunk, fspace);
+            cnt = next_window(r, &ri, &ro, chunk, points, coords, fspace);
             st = cnt < 0 ? -1 : 0;
         }
         if (st < 0 || cnt == 0)
@@ -407,6 +440,7 @@ static cs_err read_runs(cs_ctx *ctx, hid_t file, const char *path, const char *n
         if (cnt > 0)
             at += (size_t)cnt * elem;
     }
+    free(coords);
     if (dxpl >= 0)
         H5Pclose(dxpl);
     if (fspace >= 0)
