@@ -87,7 +87,9 @@ CS_API const char *cs_partition_method_name(int method);
  *   metis-host  rank 0 reads the whole graph, contracts pages into hosts (vertex weight =
  *               pages, or out-links (at least 1), per host; edge weight w(a,b) = links a->b +
  *               links b->a, no self edges), runs METIS_PartGraphKway; pages inherit their
- *               host's part; host_part filled.
+ *               host's part; host_part filled. When k-way leaves the parts more than 0.05
+ *               above the feasible balance (big hosts), recursive bisection is tried too and
+ *               the better balanced result kept.
  *   metis       METIS_PartGraphKway on the symmetrised page graph on rank 0 (edge weight 2
  *               for reciprocal pairs, 1 otherwise; self loops dropped).
  * k = 1 puts every page in part 0 (METIS refuses nparts = 1). Rank 0 needs the whole graph

@@ -111,19 +111,19 @@ static cs_err cmd_partition(cs_ctx *ctx, const cli *c)
         return usage_error(ctx, "partition takes a graph file and optionally a job file");
     if (!c->k_set)
         return usage_error(ctx, "partition needs the number of parts: -k K");
-    /* --method is one more override, so the config validates it like any other value. */
-    const char *sets[MAX_SETS + 1];
-    char method_set[128];
-    int n = c->nsets;
-    memcpy(sets, c->sets, (size_t)n * sizeof sets[0]);
-    if (c->method != NULL) {
-        snprintf(method_set, sizeof method_set, "partition.method=%s", c->method);
-        sets[n++] = method_set;
-    }
     cs_config cfg;
-    cs_err rc = cs_config_load(ctx, c->npos == 2 ? c->pos[1] : NULL, sets, n, &cfg);
+    cs_err rc = cs_config_load(ctx, c->npos == 2 ? c->pos[1] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
         return rc;
+    /* --method overrides the job file and --set; the same argv on every rank, so the same
+     * answer everywhere. */
+    if (c->method != NULL) {
+        char method_set[128];
+        snprintf(method_set, sizeof method_set, "partition.method=%s", c->method);
+        rc = cs_agree(ctx, cs_config_set(ctx, &cfg, method_set, "--method"));
+        if (rc != CS_OK)
+            return rc;
+    }
     cs_partition p;
     cs_partition_init(&p);
     rc = cs_partition_compute(ctx, c->pos[0], &cfg.partition, (int32_t)c->k, &p);
