@@ -50,6 +50,7 @@
 #include "crawlsim/core.h"
 #include "crawlsim/graph.h"
 
+#include <hdf5.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -177,5 +178,77 @@ CS_API cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double releva
 
 /* Local. Prints the statistics as a readable report, one item per line. */
 CS_API void cs_graph_info_print(FILE *out, const cs_graph_info *info);
+
+/* ---- parallel HDF5 helpers for the files of other modules (partitions, checkpoints, results) --
+ * Each names the file in its messages through `path` (or `what`, a prefix such as
+ * "partition X"). HDF5 error printing should be off around them (cs_graphio_quiet_begin). */
+
+/* At most this many elements per H5Dwrite/H5Dread: 2^27 x 8 bytes = 1 GiB, under the 2 GiB
+ * limits that MPI-IO collective buffering has had. */
+#define CS_GRAPHIO_CHUNK_ELEMS ((int64_t)1 << 27)
+
+/* Saved HDF5 automatic error printing, restored by cs_graphio_quiet_end. */
+typedef struct cs_graphio_quiet {
+    H5E_auto2_t func;
+    void *data;
+} cs_graphio_quiet;
+
+/* Local. Turns off HDF5's automatic error-stack printing, saving the previous handler. */
+CS_API void cs_graphio_quiet_begin(cs_graphio_quiet *q);
+/* Local. Restores the handler saved by cs_graphio_quiet_begin. */
+CS_API void cs_graphio_quiet_end(const cs_graphio_quiet *q);
+
+/* Local. A file access list for MPI-IO on comm, or H5I_INVALID_HID. */
+CS_API hid_t cs_graphio_fapl(MPI_Comm comm);
+
+/* Local. Elements per HDF5 I/O call (CS_GRAPHIO_CHUNK_ELEMS or the CRAWLSIM_GRAPHIO_CHUNK hook). */
+CS_API int64_t cs_graphio_chunk_elems(void);
+
+/*
+ * Collective(ctx->comm). Writes count elements of buf (memory type mtype, element size elem)
+ * to the 1-D dataset dset at element offset off, in calls of at most cs_graphio_chunk_elems()
+ * elements; every rank makes the same number of calls (allreduced maximum), ranks with
+ * nothing (left) to write select none. The calls are collective transfers when the ranks'
+ * ranges are disjoint or identical, independent otherwise (see h5common.c). A local HDF5 failure is
+ * recorded with a message naming path and name, the remaining calls are still made (with empty
+ * selections), and the local code is returned: the caller agrees on it with cs_agree.
+ */
+CS_API cs_err cs_graphio_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                                  const void *buf, size_t elem, const char *path, const char *name);
+/* Collective(ctx->comm). Reading counterpart of cs_graphio_write_1d. */
+CS_API cs_err cs_graphio_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                                 void *buf, size_t elem, const char *path, const char *name);
+
+/*
+ * Collective(ctx->comm). Logically collective: path. Opens a graph file with the MPI-IO
+ * driver, checks it (exists, is HDF5, is a crawlsim graph of schema version 1, all required
+ * datasets present with consistent sizes and types) and fills hdr. On success *file is the
+ * open file (close with H5Fclose, collectively); on failure *file is H5I_INVALID_HID and every
+ * rank returns the same code and message. HDF5 error printing must already be off.
+ */
+CS_API cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr);
+
+/* Local. Every v[i] of the n values read from dataset `name` at element `first` lies in
+ * [lo, hi); a format error naming the first bad element otherwise. */
+CS_API cs_err cs_graphio_check_ids64(cs_ctx *ctx, const char *path, const char *name,
+                                     const int64_t *v, int64_t first, int64_t n, int64_t lo,
+                                     int64_t hi);
+CS_API cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *name,
+                                     const int32_t *v, int64_t first, int64_t n, int64_t lo,
+                                     int64_t hi);
+
+/* Local. Scalar attribute `name` of obj of class cls (H5T_INTEGER or H5T_FLOAT) read as mtype;
+ * missing or not a single value of that class: CS_ERR_FORMAT "<what>: attribute ...". */
+CS_API cs_err cs_graphio_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls,
+                                   hid_t mtype, void *out, const char *what);
+/* Local. String attribute (fixed or variable length) into out[cap]. */
+CS_API cs_err cs_graphio_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out,
+                                          size_t cap, const char *what);
+/* Local, but HDF5 metadata: every rank calls it with the same values. Scalar attribute. */
+CS_API cs_err cs_graphio_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype,
+                                    hid_t mtype, const void *val, const char *what);
+/* Local, HDF5 metadata as above. Fixed-length NUL-terminated string attribute. */
+CS_API cs_err cs_graphio_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name,
+                                           const char *val, const char *what);
 
 #endif

@@ -15,9 +15,11 @@
  */
 #include "graphio_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-void gio_quiet_begin(gio_quiet *q)
+void cs_graphio_quiet_begin(cs_graphio_quiet *q)
 {
     q->func = NULL;
     q->data = NULL;
@@ -25,12 +27,12 @@ void gio_quiet_begin(gio_quiet *q)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-void gio_quiet_end(const gio_quiet *q)
+void cs_graphio_quiet_end(const cs_graphio_quiet *q)
 {
     H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
-hid_t gio_fapl(MPI_Comm comm)
+hid_t cs_graphio_fapl(MPI_Comm comm)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
@@ -42,16 +44,16 @@ hid_t gio_fapl(MPI_Comm comm)
     return fapl;
 }
 
-int64_t gio_chunk_elems(void)
+int64_t cs_graphio_chunk_elems(void)
 {
     const char *s = getenv("CRAWLSIM_GRAPHIO_CHUNK");
     if (s != NULL) {
         char *end = NULL;
         long long v = strtoll(s, &end, 10);
-        if (end != s && *end == '\0' && v > 0 && v <= GIO_CHUNK_ELEMS)
+        if (end != s && *end == '\0' && v > 0 && v <= CS_GRAPHIO_CHUNK_ELEMS)
             return (int64_t)v;
     }
-    return GIO_CHUNK_ELEMS;
+    return CS_GRAPHIO_CHUNK_ELEMS;
 }
 
 int gio_block_owner(int64_t n, int size, int64_t v)
@@ -95,13 +97,14 @@ static int collective_safe(range *all, int p)
     return 1;
 }
 
-/* The one loop behind gio_write_1d and gio_read_1d (exactly one of wbuf, rbuf is used). */
+/* The one loop behind cs_graphio_write_1d and cs_graphio_read_1d (exactly one of wbuf, rbuf is
+ * used). */
 static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
                     const void *wbuf, void *rbuf, size_t elem, const char *path, const char *name)
 {
     cs_err rc = CS_OK;
     const int writing = (rbuf == NULL);
-    int64_t chunk = gio_chunk_elems();
+    int64_t chunk = cs_graphio_chunk_elems();
     range *all = NULL;
     cs_err arc = cs_alloc(ctx, &all, (size_t)ctx->size, sizeof *all, "I/O ranges");
     /* {calls, allocation failed}: one allreduce for both */
@@ -171,15 +174,121 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     return rc;
 }
 
-cs_err gio_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
-                    const void *buf, size_t elem, const char *path, const char *name)
+cs_err cs_graphio_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                           const void *buf, size_t elem, const char *path, const char *name)
 {
     return io_1d(ctx, dset, mtype, off, count, buf, NULL, elem, path, name);
 }
 
-cs_err gio_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count, void *buf,
-                   size_t elem, const char *path, const char *name)
+cs_err cs_graphio_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                          void *buf, size_t elem, const char *path, const char *name)
 {
     unsigned char dummy[8]; /* a valid address for ranks that select nothing */
     return io_1d(ctx, dset, mtype, off, count, NULL, buf != NULL ? buf : dummy, elem, path, name);
+}
+
+/* ---- attributes (shared with the partition and later file formats) ---- */
+
+cs_err cs_graphio_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
+                            void *out, const char *what)
+{
+    htri_t ex = H5Aexists(obj, name);
+    if (ex <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
+    cs_err rc = CS_OK;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+    if (t < 0 || sp < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
+    else if (H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(sp) != 1)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a single %s", what, name,
+                     cls == H5T_INTEGER ? "integer" : "number");
+    else if (H5Aread(a, mtype, out) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+cs_err cs_graphio_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
+                                   const char *what)
+{
+    out[0] = '\0';
+    htri_t ex = H5Aexists(obj, name);
+    if (ex <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
+    cs_err rc = CS_OK;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+    hid_t mt = -1;
+    if (t < 0) {
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
+    } else if (H5Tget_class(t) != H5T_STRING) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a string", what, name);
+    } else if (H5Tis_variable_str(t) > 0) {
+        char *s = NULL;
+        mt = H5Tcopy(H5T_C_S1);
+        if (mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0)
+            rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+        else if (s != NULL)
+            snprintf(out, cap, "%s", s);
+        if (s != NULL)
+            H5free_memory(s);
+    } else {
+        size_t sz = H5Tget_size(t);
+        char *buf = NULL;
+        rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
+        if (rc == CS_OK) {
+            mt = H5Tcopy(H5T_C_S1);
+            if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0)
+                rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+            else
+                snprintf(out, cap, "%s", buf);
+        }
+        free(buf);
+    }
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+cs_err cs_graphio_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                             const void *val, const char *what)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = sp >= 0 ? H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    herr_t st = a >= 0 ? H5Awrite(a, mtype, val) : -1;
+    if (a >= 0)
+        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (st < 0)
+        return cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed writing attribute %s", what, name);
+    return CS_OK;
+}
+
+cs_err cs_graphio_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
+                                    const char *what)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0 || H5Tset_size(t, strlen(val) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+        if (t >= 0)
+            H5Tclose(t);
+        return cs_fail(ctx, CS_ERR_HDF5,
+                       "%s: HDF5 failed making the type of "
+                       "attribute %s",
+                       what, name);
+    }
+    cs_err rc = cs_graphio_attr_write(ctx, loc, name, t, t, val, what);
+    H5Tclose(t);
+    return rc;
 }

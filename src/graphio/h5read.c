@@ -5,7 +5,7 @@
  * Every rank opens the file collectively with the MPI-IO driver and runs the same checks on
  * the same metadata, so the checks give the same verdict everywhere; each locally fallible
  * step is still agreed with cs_agree before the next collective. Page ranges are read with
- * collective hyperslab reads (gio_read_1d) and validated before they are handed out: a
+ * collective hyperslab reads (cs_graphio_read_1d) and validated before they are handed out: a
  * truncated or corrupt file gives a message naming the file and the dataset, never garbage.
  */
 #include "graphio_impl.h"
@@ -38,82 +38,21 @@ static cs_err probe(cs_ctx *ctx, const char *path)
     return CS_OK;
 }
 
-/* Local. Reads scalar attribute `name` of obj; missing or not a single number of class cls is
- * a format error. */
+/* Local. attr_read and attr_read_string name the graph file in their messages. */
 static cs_err attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
                         void *out, const char *path)
 {
-    htri_t ex = H5Aexists(obj, name);
-    if (ex <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: attribute %s is missing", path, name);
-    cs_err rc = CS_OK;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-    if (t < 0 || sp < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open attribute %s", path, name);
-    else if (H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(sp) != 1)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: attribute %s is not a single %s", path,
-                     name, cls == H5T_INTEGER ? "integer" : "number");
-    else if (H5Aread(a, mtype, out) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed reading attribute %s", path,
-                     name);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
+    return cs_graphio_attr_read(ctx, obj, name, cls, mtype, out, what);
 }
 
-/* Local. Reads string attribute `name` (fixed or variable length) into out[cap]. */
 static cs_err attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
                                const char *path)
 {
-    out[0] = '\0';
-    htri_t ex = H5Aexists(obj, name);
-    if (ex <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: attribute %s is missing", path, name);
-    cs_err rc = CS_OK;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    hid_t mt = -1;
-    if (t < 0) {
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open attribute %s", path, name);
-    } else if (H5Tget_class(t) != H5T_STRING) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: attribute %s is not a string", path, name);
-    } else if (H5Tis_variable_str(t) > 0) {
-        char *s = NULL;
-        mt = H5Tcopy(H5T_C_S1);
-        if (mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0)
-            rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed reading attribute %s", path,
-                         name);
-        else if (s != NULL)
-            snprintf(out, cap, "%s", s);
-        if (s != NULL)
-            H5free_memory(s);
-    } else {
-        size_t sz = H5Tget_size(t);
-        char *buf = NULL;
-        rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
-        if (rc == CS_OK) {
-            mt = H5Tcopy(H5T_C_S1);
-            if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0)
-                rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed reading attribute %s",
-                             path, name);
-            else
-                snprintf(out, cap, "%s", buf);
-        }
-        free(buf);
-    }
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
+    return cs_graphio_attr_read_string(ctx, obj, name, out, cap, what);
 }
 
 /* Local. Whether "/<group>/<leaf>" exists (checked link by link, as HDF5 requires). */
@@ -267,7 +206,7 @@ fail:
     return rc;
 }
 
-cs_err gio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr)
+cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr)
 {
     cs_err rc = CS_OK;
     hid_t f = -1;
@@ -276,7 +215,7 @@ cs_err gio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr
     if (ctx->rank == 0)
         rc = probe(ctx, path);
     CS_TRY_AGREE(ctx, rc);
-    hid_t fapl = gio_fapl(ctx->comm);
+    hid_t fapl = cs_graphio_fapl(ctx->comm);
     if (fapl >= 0) {
         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         H5Pclose(fapl);
@@ -299,14 +238,14 @@ fail:
 
 cs_err cs_graphio_read_header(cs_ctx *ctx, const char *path, cs_graph_header *hdr)
 {
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     hid_t file = -1;
-    cs_err rc = gio_open(ctx, path, &file, hdr);
+    cs_err rc = cs_graphio_open(ctx, path, &file, hdr);
     if (rc == CS_OK && H5Fclose(file) < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     rc = cs_agree(ctx, rc);
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     return rc;
 }
 
@@ -327,7 +266,7 @@ cs_err gio_read_range(cs_ctx *ctx, hid_t file, const char *path, const char *nam
                 cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open dataset %s", path, name);
     }
     CS_TRY_AGREE(ctx, rc);
-    rc = gio_read_1d(ctx, d, mtype, off, count, *pout, elem, path, name);
+    rc = cs_graphio_read_1d(ctx, d, mtype, off, count, *pout, elem, path, name);
     H5Dclose(d);
     d = -1;
     CS_TRY_AGREE(ctx, rc);
@@ -396,8 +335,8 @@ static cs_err check_targets(cs_ctx *ctx, const char *path, const int64_t *off, c
                    path, (long long)(first + bad));
 }
 
-cs_err gio_check_ids64(cs_ctx *ctx, const char *path, const char *name, const int64_t *v,
-                       int64_t first, int64_t n, int64_t lo, int64_t hi)
+cs_err cs_graphio_check_ids64(cs_ctx *ctx, const char *path, const char *name, const int64_t *v,
+                              int64_t first, int64_t n, int64_t lo, int64_t hi)
 {
     int64_t bad = INT64_MAX;
 #pragma omp parallel for default(none) shared(v, n, lo, hi) reduction(min : bad) schedule(static)
@@ -413,8 +352,8 @@ cs_err gio_check_ids64(cs_ctx *ctx, const char *path, const char *name, const in
                    (long long)hi);
 }
 
-cs_err gio_check_ids32(cs_ctx *ctx, const char *path, const char *name, const int32_t *v,
-                       int64_t first, int64_t n, int64_t lo, int64_t hi)
+cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *name, const int32_t *v,
+                              int64_t first, int64_t n, int64_t lo, int64_t hi)
 {
     int64_t bad = INT64_MAX;
 #pragma omp parallel for default(none) shared(v, n, lo, hi) reduction(min : bad) schedule(static)
@@ -465,12 +404,12 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
     if (what & GIO_READ_PAGES) {
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, first,
                                          n, &g->host));
-        CS_TRY_AGREE(ctx,
-                     gio_check_ids64(ctx, path, "/pages/host", g->host, first, n, 0, hdr->n_hosts));
+        CS_TRY_AGREE(ctx, cs_graphio_check_ids64(ctx, path, "/pages/host", g->host, first, n, 0,
+                                                 hdr->n_hosts));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4,
                                          first, n, &g->topic));
-        CS_TRY_AGREE(
-            ctx, gio_check_ids32(ctx, path, "/pages/topic", g->topic, first, n, -1, hdr->n_topics));
+        CS_TRY_AGREE(ctx, cs_graphio_check_ids32(ctx, path, "/pages/topic", g->topic, first, n, -1,
+                                                 hdr->n_topics));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/relevance", H5T_NATIVE_DOUBLE, 8,
                                          first, n, &g->relevance));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/delta", H5T_NATIVE_DOUBLE, 8,
@@ -503,8 +442,8 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
         const int64_t nt = g->term_offsets[n];
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/index", H5T_NATIVE_INT32, 4,
                                          tbase, nt, &g->term_index));
-        CS_TRY_AGREE(ctx, gio_check_ids32(ctx, path, "/terms/index", g->term_index, tbase, nt, 0,
-                                          hdr->term_dim));
+        CS_TRY_AGREE(ctx, cs_graphio_check_ids32(ctx, path, "/terms/index", g->term_index, tbase,
+                                                 nt, 0, hdr->term_dim));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/value", H5T_NATIVE_FLOAT, 4,
                                          tbase, nt, &g->term_value));
         g->term_dim = hdr->term_dim;
@@ -563,14 +502,14 @@ cs_err cs_graphio_read_slice(cs_ctx *ctx, const char *path, int64_t first, int64
                              cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     hid_t file = -1;
     cs_graph_header hdr;
     cs_graph_slice_init(g);
     if (meta != NULL)
         cs_graph_meta_init(meta);
-    CS_TRY(ctx, gio_open(ctx, path, &file, &hdr));
+    CS_TRY(ctx, cs_graphio_open(ctx, path, &file, &hdr));
     CS_TRY(ctx, gio_read_pages(ctx, file, path, &hdr, first, n,
                                GIO_READ_PAGES | GIO_READ_WEIGHTS | GIO_READ_TERMS, g));
     if (meta != NULL) {
@@ -590,7 +529,7 @@ cs_err cs_graphio_read_slice(cs_ctx *ctx, const char *path, int64_t first, int64
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     file = -1;
     CS_TRY(ctx, cs_agree(ctx, rc));
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     return CS_OK;
 fail:
     if (file >= 0)
@@ -598,6 +537,6 @@ fail:
     cs_graph_slice_fini(g);
     if (meta != NULL)
         cs_graph_meta_fini(meta);
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     return rc;
 }

@@ -191,38 +191,21 @@ static cs_err check_tiling(cs_ctx *ctx, const char *path, const int64_t *all, in
     return CS_OK;
 }
 
-/* Local (HDF5 metadata: call on every rank with the same values). */
+/* Local (HDF5 metadata: call on every rank with the same values); messages name the file. */
 static cs_err attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                          const void *val, const char *path)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = sp >= 0 ? H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    herr_t st = a >= 0 ? H5Awrite(a, mtype, val) : -1;
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (st < 0)
-        return cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed writing attribute %s", path,
-                       name);
-    return CS_OK;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
+    return cs_graphio_attr_write(ctx, loc, name, ftype, mtype, val, what);
 }
 
 static cs_err attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
                                 const char *path)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t < 0 || H5Tset_size(t, strlen(val) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
-        if (t >= 0)
-            H5Tclose(t);
-        return cs_fail(ctx, CS_ERR_HDF5,
-                       "graph file %s: HDF5 failed making the type of "
-                       "attribute %s",
-                       path, name);
-    }
-    cs_err rc = attr_write(ctx, loc, name, t, t, val, path);
-    H5Tclose(t);
-    return rc;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
+    return cs_graphio_attr_write_string(ctx, loc, name, val, what);
 }
 
 /*
@@ -256,7 +239,7 @@ static cs_err dataset_write(cs_ctx *ctx, hid_t loc, const char *leaf, const char
             H5Dclose(d);
         return rc;
     }
-    rc = gio_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
+    rc = cs_graphio_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
     if (H5Dclose(d) < 0 && rc == CS_OK)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing dataset %s", path, name);
     return cs_agree(ctx, rc);
@@ -284,8 +267,8 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                         const cs_graph_meta *meta, const char *spec_text)
 {
     cs_err rc = CS_OK;
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     wmeta wm;
     memset(&wm, 0, sizeof wm);
     char *spec = NULL, *tmp = NULL, *dir = NULL;
@@ -382,7 +365,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     CS_TRY_AGREE(ctx, rc);
 
     /* 4. Create it collectively. */
-    fapl = gio_fapl(ctx->comm);
+    fapl = cs_graphio_fapl(ctx->comm);
     if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     created = 1; /* from here on rank 0 removes the temporary on failure */
@@ -552,6 +535,6 @@ fail:
     free(tmp);
     free(all);
     free(spec);
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     return rc;
 }

@@ -658,8 +658,8 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
 {
     const double t0 = MPI_Wtime();
     cs_err rc = CS_OK;
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     hid_t file = -1;
     cs_graph_slice g;
     cs_graph_slice_init(&g);
@@ -669,7 +669,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     int32_t *hostcount = NULL, *hostsize = NULL;
     memset(info, 0, sizeof *info);
 
-    rc = gio_open(ctx, path, &file, &info->hdr);
+    rc = cs_graphio_open(ctx, path, &file, &info->hdr);
     if (rc != CS_OK)
         goto fail;
     const int64_t N = info->hdr.n_pages, M = info->hdr.n_links, H = info->hdr.n_hosts;
@@ -689,11 +689,11 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     /* Hosts and topics of link targets: every rank holds those of all pages. */
     CS_TRY_AGREE(
         ctx, gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, 0, N, &host_all));
-    CS_TRY_AGREE(ctx, gio_check_ids64(ctx, path, "/pages/host", host_all, 0, N, 0, H));
+    CS_TRY_AGREE(ctx, cs_graphio_check_ids64(ctx, path, "/pages/host", host_all, 0, N, 0, H));
     CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, 0, N,
                                      &topic_all));
-    CS_TRY_AGREE(
-        ctx, gio_check_ids32(ctx, path, "/pages/topic", topic_all, 0, N, -1, info->hdr.n_topics));
+    CS_TRY_AGREE(ctx, cs_graphio_check_ids32(ctx, path, "/pages/topic", topic_all, 0, N, -1,
+                                             info->hdr.n_topics));
     /* Host and topic side by side: one cache miss per link target instead of two. */
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &cls, (size_t)N, sizeof *cls, "page hosts and topics"));
     for (int64_t u = 0; u < N; u++) {
@@ -797,7 +797,7 @@ fail:
     free(topic_all);
     free(host_all);
     cs_graph_slice_fini(&g);
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     if (rc != CS_OK) {
         memset(info, 0, sizeof *info);
     }

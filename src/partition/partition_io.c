@@ -2,13 +2,13 @@
  * partition files: writing a partition into its graph file (group /partition, replaced
  * atomically through /partition.tmp and H5Lmove) or into a separate file (temporary name,
  * then rename), and reading it back with checks against the graph. Schema: partition.h.
- * Parallel HDF5 through the graphio helpers (graphio_impl.h): attributes are metadata written
+ * Parallel HDF5 through the graphio helpers (the public cs_graphio_* HDF5 API): attributes are metadata written
  * by every rank with the same values; `part` is written in blocks, one per rank.
  */
 #include "crawlsim/partition.h"
 
 #include "crawlsim/graphio.h"
-#include "graphio/graphio_impl.h"
+#include "crawlsim/graphio.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,36 +30,21 @@ static const char *vweight_name(int v)
 
 /* ---- writing -------------------------------------------------------------------------------- */
 
-/* Local (HDF5 metadata: every rank calls it with the same values). */
+/* Local (HDF5 metadata: every rank calls it with the same values); messages name the file. */
 static cs_err attr_put(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                        const void *val, const char *path)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = sp >= 0 ? H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    herr_t st = a >= 0 ? H5Awrite(a, mtype, val) : -1;
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (st < 0)
-        return cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed writing attribute %s", path,
-                       name);
-    return CS_OK;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition %s", path);
+    return cs_graphio_attr_write(ctx, loc, name, ftype, mtype, val, what);
 }
 
 static cs_err attr_put_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
                               const char *path)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    cs_err rc = CS_OK;
-    if (t < 0 || H5Tset_size(t, strlen(val) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed making a string type for %s",
-                     path, name);
-    else
-        rc = attr_put(ctx, loc, name, t, t, val, path);
-    if (t >= 0)
-        H5Tclose(t);
-    return rc;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition %s", path);
+    return cs_graphio_attr_write_string(ctx, loc, name, val, what);
 }
 
 static cs_err write_attrs(cs_ctx *ctx, hid_t g, const cs_partition *p, const char *path)
@@ -122,7 +107,7 @@ static cs_err dataset_put(cs_ctx *ctx, hid_t g, const char *leaf, hid_t ftype, h
         return rc;
     }
     const char *b = (const char *)buf + (size_t)off * elem;
-    rc = gio_write_1d(ctx, d, mtype, off, count, b, elem, path, leaf);
+    rc = cs_graphio_write_1d(ctx, d, mtype, off, count, b, elem, path, leaf);
     if (H5Dclose(d) < 0 && rc == CS_OK)
         rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed closing dataset %s", path, leaf);
     return cs_agree(ctx, rc);
@@ -162,7 +147,7 @@ static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition
         rc = cs_fail(ctx, CS_ERR_ARG, "graph file %s has %lld pages, the partition %lld", path,
                      (long long)hdr.n_pages, (long long)p->n_pages);
     CS_TRY_AGREE(ctx, rc);
-    hid_t fapl = gio_fapl(ctx->comm);
+    hid_t fapl = cs_graphio_fapl(ctx->comm);
     if (fapl >= 0)
         file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     if (fapl >= 0)
@@ -219,7 +204,7 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
         snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, pid);
     else
         snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1, pid);
-    fapl = gio_fapl(ctx->comm);
+    fapl = cs_graphio_fapl(ctx->comm);
     if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (fapl >= 0)
@@ -257,78 +242,14 @@ fail:
 
 cs_err cs_partition_write(cs_ctx *ctx, const char *path, int in_graph_file, const cs_partition *p)
 {
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     cs_err rc = in_graph_file ? write_into_graph(ctx, path, p) : write_separate(ctx, path, p);
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     return rc;
 }
 
 /* ---- reading -------------------------------------------------------------------------------- */
-
-/* Local. A scalar numeric attribute of class cls; missing or of another shape: format error. */
-static cs_err attr_get(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
-                       void *out, const char *what)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
-    cs_err rc = CS_OK;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-    if (t < 0 || sp < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
-    else if (H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(sp) != 1)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a single %s", what, name,
-                     cls == H5T_INTEGER ? "integer" : "number");
-    else if (H5Aread(a, mtype, out) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-/* Local. A fixed-length string attribute into out[cap]. */
-static cs_err attr_get_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
-                              const char *what)
-{
-    out[0] = '\0';
-    if (H5Aexists(obj, name) <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
-    cs_err rc = CS_OK;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    hid_t mt = -1;
-    char *buf = NULL;
-    if (t < 0) {
-        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
-    } else if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) > 0) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a fixed-length string", what,
-                     name);
-    } else {
-        size_t sz = H5Tget_size(t);
-        rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
-        if (rc == CS_OK) {
-            mt = H5Tcopy(H5T_C_S1);
-            if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0)
-                rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
-            else
-                snprintf(out, cap, "%s", buf);
-        }
-    }
-    free(buf);
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
 
 static int method_from_name(const char *s)
 {
@@ -346,44 +267,52 @@ static cs_err read_attrs(cs_ctx *ctx, hid_t g, cs_partition *p, const char *what
     int32_t version = 0;
     cs_part_quality *q = &p->quality;
     if (H5Aexists(g, "format") <= 0 ||
-        attr_get_string(ctx, g, "format", s, sizeof s, what) != CS_OK ||
+        cs_graphio_attr_read_string(ctx, g, "format", s, sizeof s, what) != CS_OK ||
         strcmp(s, CS_PARTITION_FORMAT) != 0) {
         cs_ctx_clear_error(ctx);
         return cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim partition (format attribute)",
                        what);
     }
-    CS_TRY(ctx, attr_get(ctx, g, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32,
+                                     &version, what));
     if (version != CS_PARTITION_SCHEMA_VERSION)
         return cs_fail(ctx, CS_ERR_SCHEMA,
                        "%s has partition schema version %d, this crawlsim reads version %d: "
                        "partition the graph again",
                        what, (int)version, CS_PARTITION_SCHEMA_VERSION);
-    CS_TRY(ctx, attr_get_string(ctx, g, "method", s, sizeof s, what));
+    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "method", s, sizeof s, what));
     p->method = method_from_name(s);
     if (p->method < 0)
         return cs_fail(ctx, CS_ERR_FORMAT, "%s: unknown method '%s'", what, s);
-    CS_TRY(ctx, attr_get(ctx, g, "k", H5T_INTEGER, H5T_NATIVE_INT32, &p->k, what));
-    CS_TRY(ctx, attr_get(ctx, g, "seed", H5T_INTEGER, H5T_NATIVE_INT64, &p->seed, what));
-    CS_TRY(ctx, attr_get(ctx, g, "ufactor", H5T_INTEGER, H5T_NATIVE_INT32, &p->ufactor, what));
-    CS_TRY(ctx, attr_get_string(ctx, g, "objective", s, sizeof s, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "k", H5T_INTEGER, H5T_NATIVE_INT32, &p->k, what));
+    CS_TRY(ctx,
+           cs_graphio_attr_read(ctx, g, "seed", H5T_INTEGER, H5T_NATIVE_INT64, &p->seed, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "ufactor", H5T_INTEGER, H5T_NATIVE_INT32, &p->ufactor,
+                                     what));
+    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "objective", s, sizeof s, what));
     p->objective = strcmp(s, "volume") == 0;
-    CS_TRY(ctx, attr_get_string(ctx, g, "vertex_weight", s, sizeof s, what));
+    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "vertex_weight", s, sizeof s, what));
     p->vertex_weight = strcmp(s, "links") == 0;
-    CS_TRY(ctx, attr_get(ctx, g, "n_pages", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_pages, what));
-    CS_TRY(ctx, attr_get(ctx, g, "n_links", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_links, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "n_pages", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_pages,
+                                     what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "n_links", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_links,
+                                     what));
+    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "graph_source", p->graph_source,
+                                            sizeof p->graph_source, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "edge_cut", H5T_INTEGER, H5T_NATIVE_INT64,
+                                     &q->edge_cut, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "cut_fraction", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                     &q->cut_fraction, what));
     CS_TRY(ctx,
-           attr_get_string(ctx, g, "graph_source", p->graph_source, sizeof p->graph_source, what));
-    CS_TRY(ctx, attr_get(ctx, g, "edge_cut", H5T_INTEGER, H5T_NATIVE_INT64, &q->edge_cut, what));
-    CS_TRY(ctx,
-           attr_get(ctx, g, "cut_fraction", H5T_FLOAT, H5T_NATIVE_DOUBLE, &q->cut_fraction, what));
-    CS_TRY(ctx, attr_get(ctx, g, "volume", H5T_INTEGER, H5T_NATIVE_INT64, &q->volume, what));
-    CS_TRY(ctx,
-           attr_get(ctx, g, "page_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE, &q->page_balance, what));
-    CS_TRY(ctx,
-           attr_get(ctx, g, "link_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE, &q->link_balance, what));
-    CS_TRY(ctx,
-           attr_get(ctx, g, "hosts_split", H5T_INTEGER, H5T_NATIVE_INT64, &q->hosts_split, what));
-    CS_TRY(ctx, attr_get(ctx, g, "seconds", H5T_FLOAT, H5T_NATIVE_DOUBLE, &p->seconds, what));
+           cs_graphio_attr_read(ctx, g, "volume", H5T_INTEGER, H5T_NATIVE_INT64, &q->volume, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "page_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                     &q->page_balance, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "link_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                     &q->link_balance, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "hosts_split", H5T_INTEGER, H5T_NATIVE_INT64,
+                                     &q->hosts_split, what));
+    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "seconds", H5T_FLOAT, H5T_NATIVE_DOUBLE, &p->seconds,
+                                     what));
 fail:
     return rc;
 }
@@ -421,7 +350,7 @@ static cs_err read_full(cs_ctx *ctx, hid_t g, const char *name, hid_t mtype, siz
         rc = cs_alloc(ctx, &buf, (size_t)(n > 0 ? n : 1), elem, name);
     rc = cs_agree(ctx, rc);
     if (rc == CS_OK)
-        rc = cs_agree(ctx, gio_read_1d(ctx, d, mtype, 0, n, buf, elem, path, name));
+        rc = cs_agree(ctx, cs_graphio_read_1d(ctx, d, mtype, 0, n, buf, elem, path, name));
     if (d >= 0)
         H5Dclose(d);
     if (rc != CS_OK) {
@@ -467,7 +396,7 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
     } else {
         snprintf(what, sizeof what, "graph file %s, group /partition", graph_path);
     }
-    hid_t fapl = gio_fapl(ctx->comm);
+    hid_t fapl = cs_graphio_fapl(ctx->comm);
     if (fapl >= 0)
         file = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
     if (fapl >= 0)
@@ -512,9 +441,10 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
         CS_TRY(ctx, read_full(ctx, g, "part_first", H5T_NATIVE_INT64, sizeof(int64_t),
                               (int64_t)out->k + 1, &out->part_first, fpath));
     /* Every rank read the same values: checking them locally gives the same answer. */
-    rc = gio_check_ids32(ctx, fpath, "part", out->part, 0, out->n_pages, 0, out->k);
+    rc = cs_graphio_check_ids32(ctx, fpath, "part", out->part, 0, out->n_pages, 0, out->k);
     if (rc == CS_OK && out->host_part != NULL)
-        rc = gio_check_ids32(ctx, fpath, "host_part", out->host_part, 0, out->n_hosts, 0, out->k);
+        rc = cs_graphio_check_ids32(ctx, fpath, "host_part", out->host_part, 0, out->n_hosts, 0,
+                                    out->k);
     if (rc == CS_OK && out->part_first != NULL) {
         int ok = out->part_first[0] == 0 && out->part_first[out->k] == out->n_pages;
         for (int32_t p = 0; ok && p < out->k; p++)
@@ -539,18 +469,18 @@ fail:
 cs_err cs_partition_read(cs_ctx *ctx, const char *graph_path, const char *partition_path,
                          cs_partition *out)
 {
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     cs_err rc = read_impl(ctx, graph_path, partition_path, out);
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     return rc;
 }
 
 cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
 {
     int e = 0;
-    gio_quiet quiet;
-    gio_quiet_begin(&quiet);
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
     if (ctx->rank == 0) {
         hid_t f = H5Fopen(graph_path, H5F_ACC_RDONLY, H5P_DEFAULT);
         if (f >= 0) {
@@ -558,7 +488,7 @@ cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
             H5Fclose(f);
         }
     }
-    gio_quiet_end(&quiet);
+    cs_graphio_quiet_end(&quiet);
     if (ctx->comm != MPI_COMM_NULL)
         MPI_Bcast(&e, 1, MPI_INT, 0, ctx->comm);
     *exists = e;
