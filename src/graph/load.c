@@ -22,9 +22,9 @@
  * otherwise an open-addressing (linear probing) hash of int32 slots at load factor <= 1/2.
  */
 #include "crawlsim/graph.h"
+#include "crawlsim/graphio.h"
 #include "crawlsim/partition.h"
 #include "crawlsim/rng.h"
-#include "crawlsim/graphio.h"
 
 #include <stdlib.h>
 #include <string.h>

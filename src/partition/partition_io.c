@@ -2,12 +2,11 @@
  * partition files: writing a partition into its graph file (group /partition, replaced
  * atomically through /partition.tmp and H5Lmove) or into a separate file (temporary name,
  * then rename), and reading it back with checks against the graph. Schema: partition.h.
- * Parallel HDF5 through the graphio helpers (the public cs_graphio_* HDF5 API): attributes are metadata written
- * by every rank with the same values; `part` is written in blocks, one per rank.
+ * Parallel HDF5 through the graphio helpers (the public cs_graphio_* HDF5 API): attributes are
+ * metadata written by every rank with the same values; `part` is written in blocks, one per rank.
  */
 #include "crawlsim/partition.h"
 
-#include "crawlsim/graphio.h"
 #include "crawlsim/graphio.h"
 
 #include <errno.h>
