@@ -237,6 +237,11 @@ CS_API cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *
                                      const int32_t *v, int64_t first, int64_t n, int64_t lo,
                                      int64_t hi);
 
+/* Local (call it on one rank, before HDF5 opens the file, and agree): path exists, is a regular
+ * file and is HDF5; else CS_ERR_IO / CS_ERR_FORMAT "<kind> <path>: ..." ("no such file", "is not
+ * an HDF5 file"). kind names the file's role, e.g. "graph file". */
+CS_API cs_err cs_graphio_probe(cs_ctx *ctx, const char *path, const char *kind);
+
 /* Local. Scalar attribute `name` of obj of class cls (H5T_INTEGER or H5T_FLOAT) read as mtype;
  * missing or not a single value of that class: CS_ERR_FORMAT "<what>: attribute ...". */
 CS_API cs_err cs_graphio_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls,

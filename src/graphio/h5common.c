@@ -15,9 +15,11 @@
  */
 #include "graphio_impl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void cs_graphio_quiet_begin(cs_graphio_quiet *q)
 {
@@ -291,4 +293,24 @@ cs_err cs_graphio_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, co
     cs_err rc = cs_graphio_attr_write(ctx, loc, name, t, t, val, what);
     H5Tclose(t);
     return rc;
+}
+
+cs_err cs_graphio_probe(cs_ctx *ctx, const char *path, const char *kind)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return cs_fail(ctx, CS_ERR_IO, "%s %s: no such file", kind, path);
+        return cs_fail(ctx, CS_ERR_IO, "%s %s: %s", kind, path, strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+        return cs_fail(ctx, CS_ERR_IO, "%s %s is not a regular file", kind, path);
+#if H5_VERSION_GE(1, 12, 0)
+    htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
+#else
+    htri_t is = H5Fis_hdf5(path);
+#endif
+    if (is <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s %s is not an HDF5 file", kind, path);
+    return CS_OK;
 }

@@ -10,33 +10,10 @@
  */
 #include "graphio_impl.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- header --------------------------------------------------------------------------------- */
-
-/* Rank 0, before HDF5 sees the file: it exists, is a regular file, and is HDF5. */
-static cs_err probe(cs_ctx *ctx, const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (errno == ENOENT)
-            return cs_fail(ctx, CS_ERR_IO, "graph file %s: no such file", path);
-        return cs_fail(ctx, CS_ERR_IO, "graph file %s: %s", path, strerror(errno));
-    }
-    if (!S_ISREG(st.st_mode))
-        return cs_fail(ctx, CS_ERR_IO, "graph file %s is not a regular file", path);
-#if H5_VERSION_GE(1, 12, 0)
-    htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
-#else
-    htri_t is = H5Fis_hdf5(path);
-#endif
-    if (is <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s is not an HDF5 file", path);
-    return CS_OK;
-}
 
 /* Local. attr_read and attr_read_string name the graph file in their messages. */
 static cs_err attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
@@ -213,7 +190,7 @@ cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_head
     *file = H5I_INVALID_HID;
     memset(hdr, 0, sizeof *hdr);
     if (ctx->rank == 0)
-        rc = probe(ctx, path);
+        rc = cs_graphio_probe(ctx, path, "graph file");
     CS_TRY_AGREE(ctx, rc);
     hid_t fapl = cs_graphio_fapl(ctx->comm);
     if (fapl >= 0) {

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define TMP_GROUP "/partition.tmp"
@@ -360,24 +359,6 @@ static cs_err read_full(cs_ctx *ctx, hid_t g, const char *name, hid_t mtype, siz
     return CS_OK;
 }
 
-/* Rank 0: the separate partition file exists and is HDF5. */
-static cs_err probe_file(cs_ctx *ctx, const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return cs_fail(ctx, CS_ERR_IO, "partition file %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return cs_fail(ctx, CS_ERR_IO, "partition file %s is not a regular file", path);
-#if H5_VERSION_GE(1, 12, 0)
-    htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
-#else
-    htri_t is = H5Fis_hdf5(path);
-#endif
-    if (is <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "partition file %s is not an HDF5 file", path);
-    return CS_OK;
-}
-
 static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partition_path,
                         cs_partition *out)
 {
@@ -390,7 +371,7 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
     if (partition_path != NULL) {
         snprintf(what, sizeof what, "partition file %s", partition_path);
         if (ctx->rank == 0)
-            rc = probe_file(ctx, partition_path);
+            rc = cs_graphio_probe(ctx, partition_path, "partition file");
         CS_TRY_AGREE(ctx, rc);
     } else {
         snprintf(what, sizeof what, "graph file %s, group /partition", graph_path);
