@@ -16,17 +16,6 @@
 static cs_ctx ctx;
 static char tmpdir[256];
 
-/* A directory shared by all ranks (same node), made by rank 0. */
-static void make_tmpdir(void)
-{
-    if (ctx.rank == 0) {
-        snprintf(tmpdir, sizeof tmpdir, "/tmp/crawlsim-test-gen-XXXXXX");
-        if (mkdtemp(tmpdir) == NULL)
-            tmpdir[0] = '\0';
-    }
-    MPI_Bcast(tmpdir, sizeof tmpdir, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
 static void write_text(const char *path, const char *text)
 {
     if (ctx.rank == 0) {
@@ -187,10 +176,9 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    mpitest_init(&argc, &argv);
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_ERROR);
-    make_tmpdir();
+    mpitest_tmpdir(tmpdir, sizeof tmpdir, "gen");
     Suite *s = suite_create("gen (MPI)");
     TCase *tc = tcase_create("collective");
     tcase_set_timeout(tc, 300);
@@ -201,13 +189,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, gen_failure_leaves_no_file);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (ctx.rank == 0 && tmpdir[0] != '\0') {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_gen: could not remove %s\n", tmpdir);
-    }
+    mpitest_rm_tmpdir(tmpdir);
     MPI_Finalize();
     return status;
 }

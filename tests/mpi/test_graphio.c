@@ -1150,46 +1150,11 @@ START_TEST(info_sampled_quantiles)
 }
 END_TEST
 
-/* ---- driver --------------------------------------------------------------------------------- */
-
-static int rm_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return -1;
-    struct dirent *e;
-    char p[1024];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            rm_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    return rmdir(dir);
-}
-
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    mpitest_init(&argc, &argv);
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_ERROR);
-    if (provided < MPI_THREAD_FUNNELED) {
-        fprintf(stderr, "MPI provides thread level %d, crawlsim needs FUNNELED\n", provided);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (ctx.rank == 0) {
-        snprintf(tmpdir, sizeof tmpdir, "/tmp/crawlsim_test_graphio_XXXXXX");
-        if (mkdtemp(tmpdir) == NULL) {
-            perror("mkdtemp");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    MPI_Bcast(tmpdir, sizeof tmpdir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    mpitest_tmpdir(tmpdir, sizeof tmpdir, "graphio");
 
     Suite *s = suite_create("graphio");
     TCase *tc = tcase_create("graphio");
@@ -1210,9 +1175,7 @@ int main(int argc, char **argv)
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (ctx.rank == 0)
-        rm_tree(tmpdir);
+    mpitest_rm_tmpdir(tmpdir);
     cs_ctx_fini(&ctx);
     MPI_Finalize();
     return status;

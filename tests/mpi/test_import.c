@@ -685,42 +685,13 @@ START_TEST(test_bad_inputs)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------------------------ */
-
-static void cleanup_tmp(void)
-{
-    if (g_rank == 0) {
-        DIR *d = opendir(g_tmp);
-        struct dirent *e;
-        char path[1024];
-        while (d != NULL && (e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", g_tmp, e->d_name);
-            unlink(path);
-        }
-        if (d != NULL)
-            closedir(d);
-        rmdir(g_tmp);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    mpitest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     if (argc > 1)
         g_src = argv[1];
-    if (g_rank == 0) {
-        snprintf(g_tmp, sizeof g_tmp, "/tmp/crawlsim-import-XXXXXX");
-        if (mkdtemp(g_tmp) == NULL) {
-            perror("mkdtemp");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    MPI_Bcast(g_tmp, (int)sizeof g_tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
+    mpitest_tmpdir(g_tmp, sizeof g_tmp, "import");
 
     Suite *s = suite_create("import");
     TCase *tc = tcase_create("import");
@@ -735,7 +706,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_cnr2000);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
-    cleanup_tmp();
+    mpitest_rm_tmpdir(g_tmp);
     MPI_Finalize();
     return status;
 }

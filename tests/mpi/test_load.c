@@ -23,17 +23,6 @@ static char tmpdir[256];
 static char gpath[320];
 static cs_graph_slice whole; /* the whole graph, read by every rank: the reference */
 
-/* A directory shared by all ranks (same node), made by rank 0. */
-static void make_tmpdir(void)
-{
-    if (ctx.rank == 0) {
-        snprintf(tmpdir, sizeof tmpdir, "/tmp/crawlsim-test-load-XXXXXX");
-        if (mkdtemp(tmpdir) == NULL)
-            tmpdir[0] = '\0';
-    }
-    MPI_Bcast(tmpdir, sizeof tmpdir, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
 /* Collective. Generates the test graph and reads all of it on every rank. */
 static int setup_graph(void)
 {
@@ -304,11 +293,12 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    mpitest_init(&argc, &argv);
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_ERROR);
     cs_graph_slice_init(&whole);
-    make_tmpdir();
+    mpitest_tmpdir(tmpdir, sizeof tmpdir, "load");
+    char made[sizeof tmpdir];
+    memcpy(made, tmpdir, sizeof made);
     if (tmpdir[0] != '\0' && !mpitest_all(setup_graph()))
         tmpdir[0] = '\0';
     Suite *s = suite_create("load (MPI)");
@@ -329,13 +319,7 @@ int main(int argc, char **argv)
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
     cs_graph_slice_fini(&whole);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (ctx.rank == 0 && tmpdir[0] != '\0') {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_load: could not remove %s\n", tmpdir);
-    }
+    mpitest_rm_tmpdir(made);
     MPI_Finalize();
     return status;
 }

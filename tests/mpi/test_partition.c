@@ -299,34 +299,11 @@ START_TEST(bad_input)
 }
 END_TEST
 
-static void rm_tmpdir(void)
-{
-    const char *names[] = {"web.h5", "part.h5", "bare.h5", "part_other.h5"};
-    char p[400];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
-        unlink(p);
-    }
-    rmdir(tmpdir);
-}
-
 int main(int argc, char **argv)
 {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    mpitest_init(&argc, &argv);
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_ERROR);
-    if (provided < MPI_THREAD_FUNNELED) {
-        fprintf(stderr, "MPI provides thread level %d, crawlsim needs FUNNELED\n", provided);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (ctx.rank == 0) {
-        snprintf(tmpdir, sizeof tmpdir, "/tmp/crawlsim_test_partition_XXXXXX");
-        if (mkdtemp(tmpdir) == NULL) {
-            perror("mkdtemp");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    MPI_Bcast(tmpdir, sizeof tmpdir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    mpitest_tmpdir(tmpdir, sizeof tmpdir, "partition");
     snprintf(graph, sizeof graph, "%s/web.h5", tmpdir);
     /* A small generated web: 20k pages, hosts of at most 200 pages. */
     cs_config cfg;
@@ -350,9 +327,7 @@ int main(int argc, char **argv)
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (ctx.rank == 0)
-        rm_tmpdir();
+    mpitest_rm_tmpdir(tmpdir);
     cs_ctx_fini(&ctx);
     MPI_Finalize();
     return status;
