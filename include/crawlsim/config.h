@@ -111,7 +111,65 @@ typedef struct cs_partition_config {
     int vertex_weight;
 } cs_partition_config;
 
+enum cs_run_policy { CS_POLICY_RANDOM = 0, CS_POLICY_BEST_FIRST = 1, CS_POLICY_SARSA = 2 };
+enum cs_run_partition { CS_RUN_PART_HOST_HASH = 0, CS_RUN_PART_BLOCK = 1, CS_RUN_PART_FILE = 2 };
+
+/* [run]: what `crawlsim run` crawls and for how long (docs in schema.c). policy is a
+ * cs_run_policy (the discover registry, discover.h), partition_method a cs_run_partition. */
+typedef struct cs_run_config {
+    char graph[CS_CONF_STR];
+    char partition[CS_CONF_STR];
+    int partition_method;
+    char output[CS_CONF_STR];
+    int policy;
+    int64_t seed;
+    int64_t ticks;
+    int64_t pages;
+    int64_t tasks;
+    int64_t seeds;
+    int64_t record_every;
+    int64_t progress;
+} cs_run_config;
+
+enum cs_budget_mode { CS_BUDGET_GLOBAL = 0, CS_BUDGET_PROPORTIONAL = 1, CS_BUDGET_FIXED = 2 };
+
+/* [crawl]: bandwidth, budgets, frontier and synchronisation (docs in schema.c). */
+typedef struct cs_crawl_config {
+    int64_t bandwidth;
+    int budget;
+    int64_t rebalance_every;
+    int64_t exchange_every;
+    int64_t sync_every;
+    int64_t frontier_capacity;
+    int64_t host_rate;
+} cs_crawl_config;
+
+enum cs_sarsa_mode { CS_SARSA_SYNCHRONOUS = 0, CS_SARSA_ASYNCHRONOUS = 1, CS_SARSA_MODERATED = 2 };
+enum cs_reward_kind { CS_REWARD_PAPER = 0, CS_REWARD_BINARY = 1 };
+
+/* [sarsa]: Han et al.'s focused crawler (docs in schema.c). */
+typedef struct cs_sarsa_config {
+    int mode;
+    double alpha;
+    double gamma;
+    double epsilon;
+    double beta;
+    double delta1;
+    double delta2;
+    int64_t categories;
+    int reward;
+    double reward_relevant;
+    double reward_high;
+    double reward_mid;
+    double reward_other;
+    double high_threshold;
+    double mid_threshold;
+} cs_sarsa_config;
+
 typedef struct cs_config {
+    cs_run_config run;
+    cs_crawl_config crawl;
+    cs_sarsa_config sarsa;
     cs_gen_config gen;
     cs_import_config import;
     cs_partition_config partition;

@@ -301,6 +301,14 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
     if ((double)g->degree_max < g->degree_mean)
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.degree_max = %lld is below degree_mean = %g", f,
                        (long long)g->degree_max, g->degree_mean);
+    const cs_sarsa_config *sa = &cfg->sarsa;
+    if (sa->delta1 > sa->delta2)
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: sarsa.delta1 = %g exceeds sarsa.delta2 = %g", f,
+                       sa->delta1, sa->delta2);
+    if (sa->mid_threshold > sa->high_threshold)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: sarsa.mid_threshold = %g exceeds sarsa.high_threshold = %g", f,
+                       sa->mid_threshold, sa->high_threshold);
     const cs_import_config *im = &cfg->import;
     if (im->separators[0] == '\0' || im->page_separators[0] == '\0')
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: import separators must not be empty", f);

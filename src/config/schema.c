@@ -12,10 +12,88 @@
 #define I(k) offsetof(cs_config, import.k)
 #define P(k) offsetof(cs_config, partition.k)
 #define SZ(k) sizeof(((cs_config *)0)->import.k)
+#define R(k) offsetof(cs_config, run.k)
+#define RSZ(k) sizeof(((cs_config *)0)->run.k)
+#define C(k) offsetof(cs_config, crawl.k)
+#define S(k) offsetof(cs_config, sarsa.k)
 #define BIG 1e18
 
 /* clang-format off */
 static const cs_conf_entry schema[] = {
+    /* ---- [run] what crawlsim run crawls (DESIGN.md "One rank, one tick") ---- */
+    {"run", "graph", CS_CONF_STRING, "", 0, 0, NULL, R(graph), RSZ(graph),
+     "graph file to crawl (relative to the job file); empty: generate the [gen] world in memory, each rank only its own pages"},
+    {"run", "partition", CS_CONF_STRING, "", 0, 0, NULL, R(partition), RSZ(partition),
+     "partition file for the graph (crawlsim partition -o); used when partition_method = file"},
+    {"run", "partition_method", CS_CONF_ENUM, "host-hash", 0, 0, "host-hash|block|file", R(partition_method), 0,
+     "host-hash or block: computed in memory at start-up; file: the partition file, or the graph file's own /partition group when partition is empty"},
+    {"run", "output", CS_CONF_STRING, "", 0, 0, NULL, R(output), RSZ(output),
+     "results file (HDF5); empty: results/<job name>.h5 in the current directory; -o overrides"},
+    {"run", "policy", CS_CONF_ENUM, "sarsa", 0, 0, "random|best-first|sarsa", R(policy), 0,
+     "focused-crawl policy: random order, best-first on anchor evidence (Han et al.'s no-learning baseline), or SARSA ([sarsa])"},
+    {"run", "seed", CS_CONF_INT, "1", 0, 9.2e18, NULL, R(seed), 0,
+     "seed of the crawl's own randomness (exploration, random priorities, seed pages); independent of the world's gen.seed"},
+    {"run", "ticks", CS_CONF_INT, "1000000", 1, 1e15, NULL, R(ticks), 0,
+     "at most this many ticks per task"},
+    {"run", "pages", CS_CONF_INT, "0", 0, 1e15, NULL, R(pages), 0,
+     "a task ends after this many fetches in total over all ranks (Han et al.'s LIMIT_PAGES; 0 = no limit)"},
+    {"run", "tasks", CS_CONF_INT, "1", 1, 1e9, NULL, R(tasks), 0,
+     "crawling tasks in sequence: each restarts from the seed pages with an empty frontier but keeps the learned weights (Han et al. Fig. 3)"},
+    {"run", "seeds", CS_CONF_INT, "10", 1, 1e9, NULL, R(seeds), 0,
+     "number of seed pages: relevant pages chosen by a hash of (run.seed, page id), the same for any rank count"},
+    {"run", "record_every", CS_CONF_INT, "0", 0, 1e15, NULL, R(record_every), 0,
+     "ticks between points of the /series datasets (0 = every crawl.sync_every ticks, or every 10 ticks when sync_every = 0)"},
+    {"run", "progress", CS_CONF_INT, "10", 0, 1e6, NULL, R(progress), 0,
+     "seconds between progress lines in batch logs (a terminal gets a live line)"},
+
+    /* ---- [crawl] bandwidth, budgets, frontier, synchronisation ---- */
+    {"crawl", "bandwidth", CS_CONF_INT, "1000", 1, 1e12, NULL, C(bandwidth), 0,
+     "global bandwidth B: fetches per tick over all ranks"},
+    {"crawl", "budget", CS_CONF_ENUM, "global", 0, 0, "global|proportional|fixed", C(budget), 0,
+     "global: the exact global top-B by value across ranks (threshold bisection on allreduced counts); proportional: B split by frontier sizes, rebalanced every rebalance_every ticks; fixed: B/P per rank"},
+    {"crawl", "rebalance_every", CS_CONF_INT, "0", 0, 1e12, NULL, C(rebalance_every), 0,
+     "proportional budget: ticks between rebalancing (0 = every sync_every ticks, or every tick when sync_every = 0)"},
+    {"crawl", "exchange_every", CS_CONF_INT, "1", 1, 1e12, NULL, C(exchange_every), 0,
+     "E: ticks between exchanges of the outboxes (links to other ranks' pages)"},
+    {"crawl", "sync_every", CS_CONF_INT, "1", 0, 1e12, NULL, C(sync_every), 0,
+     "K: ticks between averagings of the ranks' weights (0 = never)"},
+    {"crawl", "frontier_capacity", CS_CONF_INT, "1000000", 1, 2e9, NULL, C(frontier_capacity), 0,
+     "most frontier entries per rank; beyond it the lowest-valued entries are evicted (and counted)"},
+    {"crawl", "host_rate", CS_CONF_INT, "8", 0, 1e12, NULL, C(host_rate), 0,
+     "politeness: at most this many fetches per host per tick over all ranks (0 = unlimited)"},
+
+    /* ---- [sarsa] Han, Wuillemin, Senellart 2018 ---- */
+    {"sarsa", "mode", CS_CONF_ENUM, "asynchronous", 0, 0, "synchronous|asynchronous|moderated", S(mode), 0,
+     "synchronous: re-evaluate the whole frontier after the weights change; asynchronous: evaluate only new and updated links; moderated: asynchronous with the moderated update (Eq. 4)"},
+    {"sarsa", "alpha", CS_CONF_DOUBLE, "0.001", 0, 1, NULL, S(alpha), 0,
+     "step size alpha of the gradient update (Eq. 3)"},
+    {"sarsa", "gamma", CS_CONF_DOUBLE, "0.9", 0, 0.999999, NULL, S(gamma), 0,
+     "discount rate gamma"},
+    {"sarsa", "epsilon", CS_CONF_DOUBLE, "0.1", 0, 1, NULL, S(epsilon), 0,
+     "epsilon-greedy: the probability that a fetch is a uniformly random frontier entry"},
+    {"sarsa", "beta", CS_CONF_DOUBLE, "0.4", 0.000001, 0.999999, NULL, S(beta), 0,
+     "exponential smoothing factor of the ancestors' weighted relevance"},
+    {"sarsa", "delta1", CS_CONF_DOUBLE, "0.1", 0, 1, NULL, S(delta1), 0,
+     "relevance change within +-delta1 is bucket 0"},
+    {"sarsa", "delta2", CS_CONF_DOUBLE, "0.3", 0, 1, NULL, S(delta2), 0,
+     "relevance change beyond +-delta2 is its own bucket (increase 2, decrease 4)"},
+    {"sarsa", "categories", CS_CONF_INT, "2", 0, 4, NULL, S(categories), 0,
+     "related categories (the topics nearest the target on the topic ring) whose relevances are features"},
+    {"sarsa", "reward", CS_CONF_ENUM, "paper", 0, 0, "paper|binary", S(reward), 0,
+     "paper: 30 for a relevant page, 30/20 when the estimated relevance exceeds high/mid_threshold, else -1; binary: 1 relevant, 0 otherwise"},
+    {"sarsa", "reward_relevant", CS_CONF_DOUBLE, "30", -1e6, 1e6, NULL, S(reward_relevant), 0,
+     "paper reward of a relevant page"},
+    {"sarsa", "reward_high", CS_CONF_DOUBLE, "30", -1e6, 1e6, NULL, S(reward_high), 0,
+     "paper reward of an irrelevant page whose estimated relevance exceeds high_threshold"},
+    {"sarsa", "reward_mid", CS_CONF_DOUBLE, "20", -1e6, 1e6, NULL, S(reward_mid), 0,
+     "paper reward of an irrelevant page whose estimated relevance exceeds mid_threshold"},
+    {"sarsa", "reward_other", CS_CONF_DOUBLE, "-1", -1e6, 1e6, NULL, S(reward_other), 0,
+     "paper reward of any other page"},
+    {"sarsa", "high_threshold", CS_CONF_DOUBLE, "0.5", 0, 1, NULL, S(high_threshold), 0,
+     "estimated relevance above which an irrelevant page earns reward_high (the paper's w2v 0.5)"},
+    {"sarsa", "mid_threshold", CS_CONF_DOUBLE, "0.4", 0, 1, NULL, S(mid_threshold), 0,
+     "estimated relevance above which an irrelevant page earns reward_mid (the paper's w2v 0.4)"},
+
     /* ---- [gen] the synthetic web (DESIGN.md "The world") ---- */
     {"gen", "pages", CS_CONF_INT, "1000000", 1, 2147483647.0, NULL, G(pages), 0,
      "number of pages N (ids 0..N-1); at most 2^31-1 so that METIS (32-bit idx_t) can partition it"},

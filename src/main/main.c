@@ -227,9 +227,15 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
 {
     if (c->npos >= 1 && strcmp(c->pos[0], "config") == 0) {
         const char *section = c->npos >= 2 ? c->pos[1] : NULL;
-        if (section != NULL && strcmp(section, "gen") != 0 && strcmp(section, "import") != 0 &&
-            strcmp(section, "partition") != 0)
-            return usage_error(ctx, "no config section '%s' (sections: gen, import, partition)",
+        int known = section == NULL;
+        size_t n = 0;
+        const cs_conf_entry *e = cs_config_schema(&n);
+        for (size_t i = 0; i < n && !known; i++)
+            known = strcmp(e[i].section, section) == 0;
+        if (!known)
+            return usage_error(ctx,
+                               "no config section '%s' (sections: run, crawl, sarsa, gen, import, "
+                               "partition)",
                                section);
         if (ctx->rank == 0)
             cs_config_print_help(stdout, section, c->markdown);

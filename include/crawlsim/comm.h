@@ -1,0 +1,76 @@
+/*
+ * comm: the few global operations of a run (DESIGN.md "One rank, one tick"): the outbox
+ * exchange, weight averaging, the exact global top-B, budget splits. Policies never call MPI:
+ * they ask comm.
+ *
+ * Every function here is Collective(ctx->comm) and runs the same collectives on every rank
+ * every time, whatever the rank's data (an empty frontier, nothing to send): no rank may skip
+ * one. Decisions depend only on integer reductions or on fixed-order floating-point sums
+ * (STYLE.md), so every rank takes the same branch.
+ */
+#ifndef CRAWLSIM_COMM_H
+#define CRAWLSIM_COMM_H
+
+#include "crawlsim/core.h"
+
+#include <stdint.h>
+
+/* Growable byte buffers, one per destination rank. */
+typedef struct cs_outbox {
+    int nranks;
+    char **buf;
+    size_t *len, *cap;
+} cs_outbox;
+
+CS_API cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);
+CS_API void cs_outbox_fini(cs_outbox *o);
+/* Local. Appends `bytes` bytes to the box of rank `to`. */
+CS_API cs_err cs_outbox_put(cs_ctx *ctx, cs_outbox *o, int to, const void *data, size_t bytes);
+CS_API void cs_outbox_clear(cs_outbox *o);
+/* Local. Bytes waiting in all boxes. */
+CS_API size_t cs_outbox_bytes(const cs_outbox *o);
+
+/* Phase times of one exchange (seconds): blocked in the count exchange (waiting for the
+ * slowest rank) and moving payloads. */
+typedef struct cs_exchange_stats {
+    double wait, transfer;
+    int64_t bytes_sent, messages_sent; /* to other ranks */
+} cs_exchange_stats;
+
+/*
+ * Collective(ctx->comm). MPI_Alltoall of the byte counts, then MPI_Alltoallv of the payloads.
+ * On return *recv (grown with cs_grow, caller-owned) holds *recv_len bytes: the boxes sent to
+ * this rank in rank order (its own box included, copied locally). The outbox is cleared.
+ * Errors, agreed: CS_ERR_NOMEM, CS_ERR_LIMIT (more than 2 GiB for one rank).
+ */
+CS_API cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
+                               size_t *recv_len, cs_exchange_stats *st);
+
+/*
+ * Collective(ctx->comm). Logically collective: n. Replaces w[0..n) by the mean over ranks,
+ * summed in rank order (MPI_Allgather, then the same fixed-order sum on every rank), so every
+ * rank ends with bit-identical weights. scratch: caller-owned, grown here.
+ */
+CS_API cs_err cs_comm_average(cs_ctx *ctx, double *w, int64_t n, double **scratch,
+                              size_t *scratch_cap);
+
+/*
+ * Collective(ctx->comm). Logically collective: k. keys[0..n) are this rank's candidate keys in
+ * strictly decreasing order (unique across ranks). Finds the k-th largest key over all ranks
+ * by bisection on the key bits (64 allreduces of an integer count; none when there are at most
+ * k keys in total) and returns in *take how many of this rank's keys are >= it: the ranks'
+ * first *take keys are exactly the global top-k.
+ */
+CS_API void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64_t *take);
+
+/*
+ * Collective(ctx->comm). Splits the integer budget B over ranks in proportion to the
+ * non-negative integer demands (largest remainder, ties to the lower rank; an equal split when
+ * all demands are 0) and returns this rank's share. Exact: the shares sum to B.
+ */
+CS_API int64_t cs_comm_split(cs_ctx *ctx, int64_t B, int64_t demand);
+
+/* Local. The fixed split: B / P, the first B mod P ranks one more. */
+CS_API int64_t cs_comm_split_fixed(int64_t B, int rank, int size);
+
+#endif

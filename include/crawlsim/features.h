@@ -1,0 +1,138 @@
+/*
+ * features: the state and action features of Han, Wuillemin and Senellart's focused crawler
+ * (focused-crawling-sarsa.txt, Sec. 3.1), their discretisation, and the evidence a crawler has
+ * about pages and links in a crawlsim world.
+ *
+ * Features. A state (a fetched page) has 8 + 2a discretised indexes and an action (a link) 6 + 2a,
+ * a = number of related categories (Sec. 4):
+ *   state   relevance (5- and 6-bucket), relevance change (5 buckets, delta1/delta2),
+ *           per category relevance (5, 6), average relevance of all parents (5, 6), of relevant
+ *           parents (5, 6), distance from the last relevant page (0..9, 10 buckets)
+ *   action  anchor relevance (5, 6), per category anchor relevance (5, 6), average relevance of
+ *           all parents (5, 6), of relevant parents (5, 6)
+ * The linear Q of Eq. 2 is a sum of one weight per index (one-hot coding of each index), so
+ * Q(x) = sum_f w_f[x_f]. For the hot loop, consecutive indexes are packed into one byte (their
+ * bucket counts multiply to at most 256), and Q(x) = sum_g T_g[code_g] with tables T rebuilt from
+ * w (qnet.h): a frontier entry carries G bytes of codes, state groups first, then action groups.
+ *
+ * Evidence. A crawler estimates relevance as a classifier would: a fetched page's relevance to
+ * the target topic (and to each related category) is the cosine between its term vector and the
+ * topic's prototype (gen.h); a link's anchor evidence is that of the anchor vector, the target's
+ * term vector plus anchor noise (DESIGN.md). For speed, the anchor's cosine uses the exact
+ * distribution of its projections (t.p_j + z_j sigma_a / sqrt(dim), z_j standard normal from the
+ * stream (world seed, src, dst)) over the expected norm sqrt(|t|^2 + sigma_a^2). The projections of
+ * every page's term vector are replicated on every rank ((2 + a) floats per page). Related
+ * categories are the topics nearest the target on the topic ring (target+1, target-1, +2, -2).
+ * Imported graphs have no term vectors: their page estimate is the stored relevance and a link's
+ * anchor estimate the target's relevance plus the same noise; categories are then 0.
+ */
+#ifndef CRAWLSIM_FEATURES_H
+#define CRAWLSIM_FEATURES_H
+
+#include "crawlsim/config.h"
+#include "crawlsim/core.h"
+#include "crawlsim/graph.h"
+
+#include <stdint.h>
+
+#define CS_FEAT_MAX_CATEGORIES 4
+#define CS_FEAT_MAX_INDEXES 32
+#define CS_FEAT_MAX_GROUPS 16
+#define CS_FEAT_DIST_CAP 9
+
+/* The feature layout of a run (plain data, filled by cs_feat_layout_init). */
+typedef struct cs_feat_layout {
+    int categories;                          /* a */
+    int n_state, n_action;                   /* indexes: 8 + 2a, 6 + 2a */
+    int n_index;                             /* n_state + n_action */
+    int buckets[CS_FEAT_MAX_INDEXES];        /* bucket count of each index */
+    int weight_off[CS_FEAT_MAX_INDEXES];     /* first weight of each index */
+    int n_weights;                           /* sum of buckets */
+    int n_groups, n_state_groups;            /* G, and how many of them are state groups */
+    int group_first[CS_FEAT_MAX_GROUPS + 1]; /* indexes of group g: [first[g], first[g+1]) */
+    double delta1, delta2, beta;
+} cs_feat_layout;
+
+/* Local. The layout for `categories` related categories and the [sarsa] parameters. */
+CS_API void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc);
+
+/* Local. Discretisations of Sec. 3.1: [0,.2),[.2,.4),..,[.8,1] -> 0..4; [0,.1),[.1,.3),..,
+ * [.9,1] -> 0..5; relevance change c -> 0 (|c| <= delta1), 1 (c <= delta2), 2 (c > delta2),
+ * 3 (c >= -delta2), 4 (c < -delta2). */
+CS_API int cs_feat_q5(double v);
+CS_API int cs_feat_q6(double v);
+CS_API int cs_feat_change(const cs_feat_layout *L, double c);
+
+/* Local. Packs n indexes (idx[0..n) of the groups starting at index `first_index`, which must
+ * be a group boundary) into group codes out[0..). */
+CS_API void cs_feat_pack(const cs_feat_layout *L, int first_index, int n, const uint8_t *idx,
+                         uint8_t *out);
+/* Local. The inverse: the indexes of group code `code` of group g into idx (buckets order). */
+CS_API int cs_feat_unpack(const cs_feat_layout *L, int g, uint8_t code, uint8_t *idx);
+
+/* What a rank knows about a fetched page: its estimates and the features it hands its links. */
+typedef struct cs_feat_page {
+    float rl;     /* estimated relevance to the target */
+    float wrl;    /* exponentially smoothed relevance over the ancestors */
+    uint8_t dist; /* distance from the last relevant page, capped at 9 */
+    uint8_t relevant;
+    uint8_t state[CS_FEAT_MAX_GROUPS]; /* packed state codes (n_state_groups bytes) */
+} cs_feat_page;
+
+/* Parent aggregates of a link (unvisited URL), updated as parents are crawled. */
+typedef struct cs_feat_parents {
+    uint16_t n, n_rel;     /* parents, relevant parents (saturating) */
+    float sum_rl, sum_rel; /* sums of the parents' (relevant parents') relevance */
+    float best_wrl;        /* max over parents of w_rl (Sec. 3.1) */
+    uint8_t min_dist;      /* min over parents of their distance */
+} cs_feat_parents;
+
+/* The record sent for a link to the owner of its target (exchange payload, 48 bytes). */
+typedef struct cs_link_msg {
+    int64_t dst, src;
+    float anchor_rl;     /* anchor relevance estimate */
+    float parent_rl;     /* the parent's estimated relevance */
+    float parent_wrl;    /* the parent's w_rl */
+    uint32_t anchor_cat; /* anchor category buckets: 4 bits each, (q5, q6) per category */
+    uint8_t parent_dist, parent_relevant;
+    uint8_t state[CS_FEAT_MAX_GROUPS - 6]; /* the parent's packed state codes */
+} cs_link_msg;
+
+/* Replicated evidence about every page (opaque). */
+typedef struct cs_evidence cs_evidence;
+struct cs_gen;
+
+/*
+ * Collective(ctx->comm). Builds the replicated evidence table of graph g: with gen (a generated
+ * world), each rank computes its pages' term projections and the table is allgathered; with
+ * gen NULL (imported graph) the relevance stands in. Errors (the same on every rank):
+ * CS_ERR_NOMEM, CS_ERR_CONFIG when the layout has more categories than the world's topics
+ * allow.
+ */
+CS_API cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
+                                 const cs_config *cfg, const cs_feat_layout *L, cs_evidence **out);
+/* Local. Frees; accepts NULL, sets *e = NULL. */
+CS_API void cs_evidence_destroy(cs_evidence **e);
+/* Local. Estimated relevance of page p to the target (cats[0..a) to the categories), in [0,1]. */
+CS_API float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats);
+/* Local. Anchor estimates of link src -> dst (deterministic in (world seed, src, dst)). */
+CS_API float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats);
+/* Local. The categories' anchor buckets packed 4 bits each, (q5, q6) per category. */
+CS_API uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats);
+
+/*
+ * Local. The state of a fetched page (Sec. 3.1) from its estimates (rl, cats), ground truth
+ * `relevant`, and the aggregates of the parents it was reached from (NULL or n = 0 for a seed).
+ */
+CS_API void cs_feat_page_state(const cs_feat_layout *L, float rl, const float *cats, int relevant,
+                               const cs_feat_parents *par, cs_feat_page *out);
+
+/* Local. Folds one more parent (from a link message) into the aggregates. */
+CS_API void cs_feat_parents_add(cs_feat_parents *par, const cs_link_msg *m);
+
+/* Local. The action codes (n_groups - n_state_groups bytes) of a link from its anchor evidence
+ * and parent aggregates. */
+CS_API void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
+                           const cs_feat_parents *par, uint8_t *out);
+
+#endif

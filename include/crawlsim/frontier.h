@@ -1,0 +1,71 @@
+/*
+ * frontier: a rank's bounded frontier of unvisited URLs (DESIGN.md "One rank, one tick").
+ *
+ * Entries live in structure-of-arrays form so that the hot loops touch only what they need:
+ * the synchronous re-evaluation reads the packed feature codes (G bytes per entry) and writes
+ * the values; selection reads values and ids. A hash table (open addressing, linear probing,
+ * int32 slots at load factor <= 1/2) maps a page id to its entry, so a URL found again updates
+ * its entry (one more parent) instead of adding a duplicate. Memory: 8 (id) + 4 (value) + G
+ * (codes) + 4 (anchor relevance) + 4 (anchor categories) + 20 (parent aggregates) + 8 (hash)
+ * bytes per entry: 48 + G, at most 64 with G <= 16.
+ *
+ * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
+ * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection
+ * bisects on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys.
+ */
+#ifndef CRAWLSIM_FRONTIER_H
+#define CRAWLSIM_FRONTIER_H
+
+#include "crawlsim/core.h"
+#include "crawlsim/features.h"
+
+#include <stdint.h>
+#include <string.h>
+
+typedef struct cs_frontier cs_frontier;
+
+/* Borrowed arrays of the n entries, valid until the next add, remove, evict or clear. */
+typedef struct cs_frontier_view {
+    int64_t n;
+    int stride; /* G: bytes of codes per entry */
+    int64_t *id;
+    float *q;
+    uint8_t *codes; /* n * stride */
+    float *anchor_rl;
+    uint32_t *anchor_cat;
+    cs_feat_parents *par;
+} cs_frontier_view;
+
+/* Local. An empty frontier holding at most `capacity` entries after eviction, with `stride`
+ * bytes of codes per entry. Storage grows on demand. */
+CS_API cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier **out);
+/* Local. Frees; accepts NULL and sets *f = NULL. */
+CS_API void cs_frontier_destroy(cs_frontier **f);
+CS_API int64_t cs_frontier_size(const cs_frontier *f);
+CS_API int64_t cs_frontier_capacity(const cs_frontier *f);
+/* Local. The borrowed arrays. */
+CS_API void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v);
+/* Local. The entry of page id, or -1. */
+CS_API int64_t cs_frontier_find(const cs_frontier *f, int64_t id);
+/* Local. Appends a zeroed entry for id (which must not be present) and returns its index in
+ * *slot. CS_ERR_NOMEM, CS_ERR_LIMIT (2^31 - 2 entries). */
+CS_API cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot);
+/* Local. Removes entry `slot` (the last entry moves into its place). */
+CS_API void cs_frontier_remove(cs_frontier *f, int64_t slot);
+/* Local. Evicts the lowest-keyed entries until at most capacity remain; returns how many. */
+CS_API int64_t cs_frontier_evict(cs_frontier *f);
+/* Local. Removes every entry. */
+CS_API void cs_frontier_clear(cs_frontier *f);
+/* Local. Bytes of memory per entry at the current size (arrays and hash table). */
+CS_API double cs_frontier_bytes_per_entry(const cs_frontier *f);
+
+/* Local. The selection key: higher value first, then lower id. ids must be < 2^32. */
+static inline uint64_t cs_frontier_key(float q, int64_t id)
+{
+    uint32_t b;
+    memcpy(&b, &q, sizeof b);
+    b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+    return ((uint64_t)b << 32) | (uint64_t)(0xffffffffu - (uint32_t)id);
+}
+
+#endif

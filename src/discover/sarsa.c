@@ -1,0 +1,152 @@
+/*
+ * discover/sarsa: Han, Wuillemin, Senellart 2018, Algorithm 1 with linear function
+ * approximation (Eq. 2) and the gradient SARSA update (Eq. 3):
+ *   relevant page:  w <- w + alpha [r - q(s,a)] x(s,a)                         (line 33)
+ *   otherwise:      a' chosen epsilon-greedily among the new page's out-links, delta =
+ *                   r + gamma q(s',a') - q(s,a);
+ *                   asynchronous, synchronous: w <- w + alpha delta x(s,a)        (Eq. 3)
+ *                   moderated:  w <- w + alpha [r + gamma (q(s',a') - delta) - q(s,a)] x(s,a)
+ *                               = w + alpha (1 - gamma) delta x(s,a)             (Eq. 4)
+ * A page without out-links ends its episode: q(s',a') = 0.
+ *
+ * Frontier values: asynchronous and moderated evaluate a link when it enters the frontier or
+ * gains a parent (with the weights of that moment); synchronous re-evaluates the whole
+ * frontier after the weights change (Alg. 1 lines 40-43): once per tick, after the tick's
+ * updates (a tick is a batch of fetches; with one fetch per tick it is the paper's loop).
+ * a' for the target is drawn from the stream (run seed, page, tick).
+ */
+#include "crawlsim/qnet.h"
+#include "crawlsim/rng.h"
+#include "discover_impl.h"
+
+#include <stdlib.h>
+
+typedef struct sarsa {
+    cs_sarsa_config c;
+    const cs_feat_layout *L;
+    cs_qlinear q;
+    uint64_t seed;
+    int dirty; /* weights changed since the last full evaluation (synchronous) */
+} sarsa;
+
+static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layout *L, void **st)
+{
+    cs_err rc = CS_OK;
+    sarsa *s = NULL;
+    CS_TRY(ctx, cs_calloc(ctx, &s, 1, sizeof *s, "sarsa"));
+    s->c = cfg->sarsa;
+    s->L = L;
+    s->seed = (uint64_t)cfg->run.seed;
+    CS_TRY(ctx, cs_qlinear_init(ctx, &s->q, L));
+    *st = s;
+    return CS_OK;
+fail:
+    free(s);
+    return rc;
+}
+
+static void sarsa_destroy(void *st)
+{
+    sarsa *s = st;
+    if (s == NULL)
+        return;
+    cs_qlinear_fini(&s->q);
+    free(s);
+}
+
+static void sarsa_value(void *st, cs_frontier_view *v, int64_t first, int64_t n)
+{
+    sarsa *s = st;
+    const int G = s->L->n_groups;
+    const float *t = s->q.table;
+    for (int64_t i = first; i < first + n; i++) {
+        const uint8_t *c = v->codes + i * v->stride;
+        float q = 0.0f;
+        for (int g = 0; g < G; g++)
+            q += t[g * 256 + c[g]];
+        v->q[i] = q;
+    }
+}
+
+static int sarsa_stale(void *st)
+{
+    const sarsa *s = st;
+    return s->c.mode == CS_SARSA_SYNCHRONOUS && s->dirty;
+}
+
+static void sarsa_evaluate_all(void *st, cs_frontier_view *v)
+{
+    sarsa *s = st;
+    cs_qlinear_eval(&s->q, v->codes, v->stride, v->n, v->q);
+    s->dirty = 0;
+}
+
+static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint64_t tick)
+{
+    sarsa *s = st;
+    const int ga = s->L->n_groups - s->L->n_state_groups;
+    for (int64_t i = 0; i < n; i++) {
+        const cs_discover_fetch *e = &f[i];
+        const double q = cs_qlinear_value(&s->q, e->x);
+        double delta;
+        if (e->relevant || e->n_out == 0) {
+            delta = e->reward - q;
+        } else {
+            /* a' = epsilon-greedy over q(s', .) of the new page's out-links (Alg. 1 line 35) */
+            cs_rng r;
+            cs_rng_init(&r, s->seed, CS_RNG_POLICY, (uint64_t)e->page, tick + 1);
+            double qn;
+            if (cs_rng_uniform(&r) < s->c.epsilon) {
+                int64_t j = (int64_t)cs_rng_below(&r, (uint64_t)e->n_out);
+                qn = cs_qlinear_value2(&s->q, e->state, e->out_action + j * ga);
+            } else {
+                qn = cs_qlinear_value2(&s->q, e->state, e->out_action);
+                for (int64_t j = 1; j < e->n_out; j++) {
+                    double v = cs_qlinear_value2(&s->q, e->state, e->out_action + j * ga);
+                    if (v > qn)
+                        qn = v;
+                }
+            }
+            delta = e->reward + s->c.gamma * qn - q;
+            if (s->c.mode == CS_SARSA_MODERATED)
+                delta = e->reward + s->c.gamma * (qn - delta) - q; /* Eq. 4 */
+        }
+        cs_qlinear_step(&s->q, e->x, s->c.alpha * delta);
+    }
+    if (n > 0) {
+        cs_qlinear_tables(&s->q);
+        s->dirty = 1;
+    }
+}
+
+static double *sarsa_weights(void *st, int64_t *n)
+{
+    sarsa *s = st;
+    *n = s->L->n_weights;
+    return s->q.w;
+}
+
+static void sarsa_synced(void *st)
+{
+    sarsa *s = st;
+    cs_qlinear_tables(&s->q);
+    s->dirty = 1;
+}
+
+static double sarsa_epsilon(void *st)
+{
+    return ((const sarsa *)st)->c.epsilon;
+}
+
+const cs_discover_ops cs_discover_sarsa_ops = {
+    .name = "sarsa",
+    .create = sarsa_create,
+    .destroy = sarsa_destroy,
+    .value = sarsa_value,
+    .stale = sarsa_stale,
+    .evaluate_all = sarsa_evaluate_all,
+    .observe = sarsa_observe,
+    .weights = sarsa_weights,
+    .synced = sarsa_synced,
+    .epsilon = sarsa_epsilon,
+};

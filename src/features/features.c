@@ -1,0 +1,388 @@
+/*
+ * features: Han et al.'s state and action features (Sec. 3.1), their discretisation and byte
+ * packing, and the evidence table (see include/crawlsim/features.h for the model).
+ */
+#include "crawlsim/features.h"
+#include "crawlsim/gen.h"
+#include "crawlsim/rng.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- layout ------------------------------------------------------------------------------- */
+
+static void push(cs_feat_layout *L, int buckets)
+{
+    CS_ASSERT(L->n_index < CS_FEAT_MAX_INDEXES);
+    L->buckets[L->n_index] = buckets;
+    L->weight_off[L->n_index] = L->n_weights;
+    L->n_weights += buckets;
+    L->n_index++;
+}
+
+/* Greedy packing of indexes [from, to) into groups whose bucket products stay <= 256. */
+static void make_groups(cs_feat_layout *L, int from, int to)
+{
+    int prod = 1;
+    for (int i = from; i < to; i++) {
+        if (i == from || prod * L->buckets[i] > 256) {
+            CS_ASSERT(L->n_groups < CS_FEAT_MAX_GROUPS);
+            L->group_first[L->n_groups++] = i;
+            prod = 1;
+        }
+        prod *= L->buckets[i];
+    }
+    L->group_first[L->n_groups] = to;
+}
+
+void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc)
+{
+    memset(L, 0, sizeof *L);
+    L->categories = (int)sc->categories;
+    L->delta1 = sc->delta1;
+    L->delta2 = sc->delta2;
+    L->beta = sc->beta;
+    const int a = L->categories;
+    /* state: relevance, change, categories, parents, relevant parents, distance */
+    push(L, 5);
+    push(L, 6);
+    push(L, 5);
+    for (int j = 0; j < a; j++) {
+        push(L, 5);
+        push(L, 6);
+    }
+    push(L, 5);
+    push(L, 6);
+    push(L, 5);
+    push(L, 6);
+    push(L, CS_FEAT_DIST_CAP + 1);
+    L->n_state = L->n_index;
+    /* action: anchor relevance, anchor categories, parents, relevant parents */
+    push(L, 5);
+    push(L, 6);
+    for (int j = 0; j < a; j++) {
+        push(L, 5);
+        push(L, 6);
+    }
+    push(L, 5);
+    push(L, 6);
+    push(L, 5);
+    push(L, 6);
+    L->n_action = L->n_index - L->n_state;
+    make_groups(L, 0, L->n_state);
+    L->n_state_groups = L->n_groups;
+    make_groups(L, L->n_state, L->n_index);
+    CS_ASSERT(L->n_state_groups <= CS_FEAT_MAX_GROUPS - 6);
+}
+
+int cs_feat_q5(double v)
+{
+    int b = (int)(v * 5.0);
+    return b < 0 ? 0 : b > 4 ? 4 : b;
+}
+
+int cs_feat_q6(double v)
+{
+    int b = (int)((v + 0.1) * 5.0);
+    return b < 0 ? 0 : b > 5 ? 5 : b;
+}
+
+int cs_feat_change(const cs_feat_layout *L, double c)
+{
+    if (fabs(c) <= L->delta1)
+        return 0;
+    if (c > 0)
+        return c <= L->delta2 ? 1 : 2;
+    return c >= -L->delta2 ? 3 : 4;
+}
+
+void cs_feat_pack(const cs_feat_layout *L, int first_index, int n, const uint8_t *idx, uint8_t *out)
+{
+    int g = 0;
+    while (L->group_first[g] != first_index)
+        g++;
+    for (int i = first_index; i < first_index + n; g++) {
+        int code = 0, mul = 1;
+        for (; i < L->group_first[g + 1]; i++) {
+            code += mul * idx[i - first_index];
+            mul *= L->buckets[i];
+        }
+        *out++ = (uint8_t)code;
+    }
+}
+
+int cs_feat_unpack(const cs_feat_layout *L, int g, uint8_t code, uint8_t *idx)
+{
+    int c = code, k = 0;
+    for (int i = L->group_first[g]; i < L->group_first[g + 1]; i++) {
+        idx[k++] = (uint8_t)(c % L->buckets[i]);
+        c /= L->buckets[i];
+    }
+    return k;
+}
+
+/* ---- page state and link aggregates ------------------------------------------------------- */
+
+void cs_feat_page_state(const cs_feat_layout *L, float rl, const float *cats, int relevant,
+                        const cs_feat_parents *par, cs_feat_page *out)
+{
+    const int has = par != NULL && par->n > 0;
+    const double pw = has ? (double)par->best_wrl : 0.0;
+    const double avg = has ? (double)par->sum_rl / par->n : 0.0;
+    const double avg_rel = has && par->n_rel > 0 ? (double)par->sum_rel / par->n_rel : 0.0;
+    uint8_t idx[CS_FEAT_MAX_INDEXES];
+    int k = 0;
+    idx[k++] = (uint8_t)cs_feat_q5(rl);
+    idx[k++] = (uint8_t)cs_feat_q6(rl);
+    idx[k++] = (uint8_t)cs_feat_change(L, has ? (double)rl - pw : 0.0);
+    for (int j = 0; j < L->categories; j++) {
+        idx[k++] = (uint8_t)cs_feat_q5(cats[j]);
+        idx[k++] = (uint8_t)cs_feat_q6(cats[j]);
+    }
+    idx[k++] = (uint8_t)cs_feat_q5(avg);
+    idx[k++] = (uint8_t)cs_feat_q6(avg);
+    idx[k++] = (uint8_t)cs_feat_q5(avg_rel);
+    idx[k++] = (uint8_t)cs_feat_q6(avg_rel);
+    int dist = CS_FEAT_DIST_CAP;
+    if (relevant)
+        dist = 0;
+    else if (has && par->min_dist < CS_FEAT_DIST_CAP)
+        dist = par->min_dist + 1;
+    idx[k++] = (uint8_t)dist;
+    CS_ASSERT(k == L->n_state);
+    out->rl = rl;
+    /* w_rl(x) = beta rl(x) + (1 - beta) max_{x' -> x} w_rl(x') (Sec. 3.1); a seed has no parent */
+    out->wrl = has ? (float)(L->beta * (double)rl + (1.0 - L->beta) * pw) : rl;
+    out->dist = (uint8_t)dist;
+    out->relevant = (uint8_t)(relevant != 0);
+    memset(out->state, 0, sizeof out->state);
+    cs_feat_pack(L, 0, L->n_state, idx, out->state);
+}
+
+void cs_feat_parents_add(cs_feat_parents *par, const cs_link_msg *m)
+{
+    if (par->n == 0) {
+        par->best_wrl = m->parent_wrl;
+        par->min_dist = m->parent_dist;
+    } else {
+        if (m->parent_wrl > par->best_wrl)
+            par->best_wrl = m->parent_wrl;
+        if (m->parent_dist < par->min_dist)
+            par->min_dist = m->parent_dist;
+    }
+    if (par->n < UINT16_MAX)
+        par->n++;
+    par->sum_rl += m->parent_rl;
+    if (m->parent_relevant) {
+        if (par->n_rel < UINT16_MAX)
+            par->n_rel++;
+        par->sum_rel += m->parent_rl;
+    }
+}
+
+uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats)
+{
+    uint32_t v = 0;
+    for (int j = 0; j < L->categories; j++)
+        v |= (uint32_t)(cs_feat_q5(cats[j]) | cs_feat_q6(cats[j]) << 4) << (8 * j);
+    return v;
+}
+
+void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
+                    const cs_feat_parents *par, uint8_t *out)
+{
+    uint8_t idx[CS_FEAT_MAX_INDEXES];
+    int k = 0;
+    const double avg = par->n > 0 ? (double)par->sum_rl / par->n : 0.0;
+    const double avg_rel = par->n_rel > 0 ? (double)par->sum_rel / par->n_rel : 0.0;
+    idx[k++] = (uint8_t)cs_feat_q5(anchor_rl);
+    idx[k++] = (uint8_t)cs_feat_q6(anchor_rl);
+    for (int j = 0; j < L->categories; j++) {
+        idx[k++] = (uint8_t)(anchor_cat >> (8 * j) & 0xf);
+        idx[k++] = (uint8_t)(anchor_cat >> (8 * j + 4) & 0xf);
+    }
+    idx[k++] = (uint8_t)cs_feat_q5(avg);
+    idx[k++] = (uint8_t)cs_feat_q6(avg);
+    idx[k++] = (uint8_t)cs_feat_q5(avg_rel);
+    idx[k++] = (uint8_t)cs_feat_q6(avg_rel);
+    CS_ASSERT(k == L->n_action);
+    cs_feat_pack(L, L->n_state, L->n_action, idx, out);
+}
+
+/* ---- evidence ------------------------------------------------------------------------------ */
+
+struct cs_evidence {
+    int cats;      /* a */
+    int stride;    /* 2 + a floats per page: projections on target and categories, norm */
+    float *table;  /* n_pages * stride */
+    uint64_t seed; /* world seed: the anchor noise stream */
+    double sigma;  /* anchor noise per projection: anchor_noise / sqrt(term_dim) */
+    double noise2; /* anchor_noise^2: expected squared norm of the anchor noise */
+};
+
+/* The topics whose prototypes are projected on: target, then the related categories. */
+static int32_t related_topic(int32_t target, int32_t k, int j)
+{
+    static const int off[CS_FEAT_MAX_CATEGORIES] = {1, -1, 2, -2};
+    int32_t t = (target + off[j]) % k;
+    return t < 0 ? t + k : t;
+}
+
+cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
+                          const cs_config *cfg, const cs_feat_layout *L, cs_evidence **out)
+{
+    cs_err rc = CS_OK;
+    cs_evidence *e = NULL;
+    float *mine = NULL;
+    int *counts = NULL, *displs = NULL;
+    float *recv = NULL;
+    int64_t *cursor = NULL;
+    const int64_t n = cs_graph_n_pages(g), nl = cs_graph_n_local(g);
+    const int a = L->categories;
+    const int stride = 2 + a;
+    if (gen != NULL && cfg->gen.topics < 1 + 2 * ((a + 1) / 2) && a > 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "sarsa.categories = %d needs at least %d topics in the world", a,
+                     1 + 2 * ((a + 1) / 2));
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &e, 1, sizeof *e, "evidence");
+    if (rc == CS_OK) {
+        e->cats = a;
+        e->stride = stride;
+        e->seed = (uint64_t)cfg->gen.seed;
+        e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
+        e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
+        rc = cs_alloc(ctx, &e->table, (size_t)n * (size_t)stride + 1, sizeof(float),
+                      "evidence table");
+    }
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &mine, (size_t)nl * (size_t)stride + 1, sizeof(float), "local evidence");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof *counts, "counts");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &displs, (size_t)ctx->size, sizeof *displs, "displs");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &cursor, (size_t)ctx->size, sizeof *cursor, "cursors");
+    if (rc == CS_OK && (double)nl * stride > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "evidence: too many pages on one rank");
+    CS_TRY_AGREE(ctx, rc);
+
+    const int64_t *ids = cs_graph_local_ids(g);
+    const double *relv = cs_graph_relevance(g);
+    if (gen != NULL) {
+        const int dim = (int)cfg->gen.term_dim;
+        const int32_t k = (int32_t)cfg->gen.topics, target = (int32_t)cfg->gen.target_topic;
+        const float *proto[1 + CS_FEAT_MAX_CATEGORIES];
+        proto[0] = cs_gen_topic_prototype(gen, target);
+        for (int j = 0; j < a; j++)
+            proto[1 + j] = cs_gen_topic_prototype(gen, related_topic(target, k, j));
+#pragma omp parallel default(none) shared(gen, ids, mine, proto, nl, dim, a, stride)
+        {
+            float t[1024];
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < nl; i++) {
+                cs_gen_page_terms(gen, ids[i], t);
+                float *o = mine + i * stride;
+                double nn = 0.0;
+                for (int d = 0; d < dim; d++)
+                    nn += (double)t[d] * (double)t[d];
+                for (int j = 0; j <= a; j++) {
+                    double s = 0.0;
+                    for (int d = 0; d < dim; d++)
+                        s += (double)t[d] * (double)proto[j][d];
+                    o[j] = (float)s;
+                }
+                o[a + 1] = (float)sqrt(nn);
+            }
+        }
+    } else {
+        for (int64_t i = 0; i < nl; i++) {
+            float *o = mine + i * stride;
+            o[0] = (float)relv[i];
+            for (int j = 0; j < a; j++)
+                o[1 + j] = 0.0f;
+            o[a + 1] = 1.0f;
+        }
+    }
+    int mycount = (int)(nl * stride);
+    MPI_Allgather(&mycount, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm);
+    int64_t tot = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        displs[r] = (int)tot;
+        tot += counts[r];
+    }
+    if (tot > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "evidence: %lld values exceed one MPI message",
+                     (long long)tot);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &recv, (size_t)tot + 1, sizeof(float), "evidence exchange");
+    CS_TRY_AGREE(ctx, rc);
+    MPI_Allgatherv(mine, mycount, MPI_FLOAT, recv, counts, displs, MPI_FLOAT, ctx->comm);
+    /* Rank r's values come in the order of its sorted local ids: walk the pages in order. */
+    for (int r = 0; r < ctx->size; r++)
+        cursor[r] = displs[r];
+    for (int64_t p = 0; p < n; p++) {
+        int r = cs_graph_owner(g, p);
+        memcpy(e->table + p * stride, recv + cursor[r], (size_t)stride * sizeof(float));
+        cursor[r] += stride;
+    }
+    free(mine);
+    free(recv);
+    free(counts);
+    free(displs);
+    free(cursor);
+    *out = e;
+    return CS_OK;
+fail:
+    free(mine);
+    free(recv);
+    free(counts);
+    free(displs);
+    free(cursor);
+    cs_evidence_destroy(&e);
+    return rc;
+}
+
+void cs_evidence_destroy(cs_evidence **pe)
+{
+    if (pe == NULL || *pe == NULL)
+        return;
+    free((*pe)->table);
+    free(*pe);
+    *pe = NULL;
+}
+
+static inline float clamp01(double v)
+{
+    return (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
+}
+
+float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats)
+{
+    const float *o = e->table + p * e->stride;
+    const double norm = o[e->cats + 1] > 0.0f ? (double)o[e->cats + 1] : 1.0;
+    for (int j = 0; j < e->cats; j++)
+        cats[j] = clamp01((double)o[1 + j] / norm);
+    return clamp01((double)o[0] / norm);
+}
+
+float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats)
+{
+    const float *o = e->table + dst * e->stride;
+    const double nt = o[e->cats + 1];
+    const double norm = sqrt(nt * nt + e->noise2);
+    cs_rng r;
+    cs_rng_init(&r, e->seed, CS_RNG_ANCHOR, (uint64_t)src, (uint64_t)dst);
+    /* Two normals per uniform pair (Box-Muller, both branches). */
+    double z[1 + CS_FEAT_MAX_CATEGORIES + 1];
+    for (int j = 0; j <= e->cats; j += 2) {
+        double u1 = cs_rng_uniform_pos(&r), u2 = cs_rng_uniform(&r);
+        double rad = sqrt(-2.0 * log(u1));
+        z[j] = rad * cos(6.283185307179586 * u2);
+        z[j + 1] = rad * sin(6.283185307179586 * u2);
+    }
+    for (int j = 0; j < e->cats; j++)
+        cats[j] = clamp01(((double)o[1 + j] + e->sigma * z[1 + j]) / norm);
+    return clamp01(((double)o[0] + e->sigma * z[0]) / norm);
+}

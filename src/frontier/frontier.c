@@ -1,0 +1,290 @@
+/*
+ * frontier: the bounded frontier (structure of arrays + id hash), see frontier.h.
+ */
+#include "crawlsim/frontier.h"
+#include "crawlsim/rng.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cs_frontier {
+    int64_t n, cap_alloc, capacity;
+    int stride;
+    int64_t *id;
+    float *q;
+    uint8_t *codes;
+    float *anchor_rl;
+    uint32_t *anchor_cat;
+    cs_feat_parents *par;
+    int32_t *slots; /* mask + 1 slots, -1 empty */
+    uint64_t mask;
+    uint64_t *scratch; /* eviction keys */
+    int64_t scratch_cap;
+};
+
+static inline uint64_t slot_of(const cs_frontier *f, int64_t id)
+{
+    return cs_mix64((uint64_t)id) & f->mask;
+}
+
+static void rehash(cs_frontier *f)
+{
+    memset(f->slots, 0xff, (size_t)(f->mask + 1) * sizeof *f->slots);
+    for (int64_t i = 0; i < f->n; i++) {
+        uint64_t s = slot_of(f, f->id[i]);
+        while (f->slots[s] >= 0)
+            s = (s + 1) & f->mask;
+        f->slots[s] = (int32_t)i;
+    }
+}
+
+cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier **out)
+{
+    cs_err rc = CS_OK;
+    cs_frontier *f = NULL;
+    CS_TRY(ctx, cs_calloc(ctx, &f, 1, sizeof *f, "frontier"));
+    f->capacity = capacity;
+    f->stride = stride;
+    f->mask = 1023;
+    CS_TRY(ctx, cs_alloc(ctx, &f->slots, (size_t)f->mask + 1, sizeof *f->slots, "frontier hash"));
+    rehash(f);
+    *out = f;
+    return CS_OK;
+fail:
+    cs_frontier_destroy(&f);
+    return rc;
+}
+
+void cs_frontier_destroy(cs_frontier **pf)
+{
+    if (pf == NULL || *pf == NULL)
+        return;
+    cs_frontier *f = *pf;
+    free(f->id);
+    free(f->q);
+    free(f->codes);
+    free(f->anchor_rl);
+    free(f->anchor_cat);
+    free(f->par);
+    free(f->slots);
+    free(f->scratch);
+    free(f);
+    *pf = NULL;
+}
+
+int64_t cs_frontier_size(const cs_frontier *f)
+{
+    return f->n;
+}
+
+int64_t cs_frontier_capacity(const cs_frontier *f)
+{
+    return f->capacity;
+}
+
+void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v)
+{
+    v->n = f->n;
+    v->stride = f->stride;
+    v->id = f->id;
+    v->q = f->q;
+    v->codes = f->codes;
+    v->anchor_rl = f->anchor_rl;
+    v->anchor_cat = f->anchor_cat;
+    v->par = f->par;
+}
+
+int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
+{
+    uint64_t s = slot_of(f, id);
+    for (;;) {
+        int32_t e = f->slots[s];
+        if (e < 0)
+            return -1;
+        if (f->id[e] == id)
+            return e;
+        s = (s + 1) & f->mask;
+    }
+}
+
+static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
+{
+    cs_err rc = CS_OK;
+    if (need > f->cap_alloc) {
+        int64_t cap = f->cap_alloc < 1024 ? 1024 : f->cap_alloc;
+        while (cap < need)
+            cap += cap / 2;
+        if (cap >= INT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
+        size_t c = (size_t)cap, g = (size_t)f->stride;
+        void *p;
+#define REGROW(field, bytes)                                                                       \
+    do {                                                                                           \
+        p = realloc(f->field, (bytes));                                                            \
+        if (p == NULL)                                                                             \
+            return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld entries",          \
+                           (long long)cap);                                                        \
+        f->field = p;                                                                              \
+    } while (0)
+        REGROW(id, c * sizeof *f->id);
+        REGROW(q, c * sizeof *f->q);
+        REGROW(codes, c * g);
+        REGROW(anchor_rl, c * sizeof *f->anchor_rl);
+        REGROW(anchor_cat, c * sizeof *f->anchor_cat);
+        REGROW(par, c * sizeof *f->par);
+#undef REGROW
+        f->cap_alloc = cap;
+    }
+    if ((uint64_t)need * 2 > f->mask + 1) {
+        uint64_t slots = f->mask + 1;
+        while ((uint64_t)need * 2 > slots)
+            slots <<= 1;
+        int32_t *s = realloc(f->slots, (size_t)slots * sizeof *s);
+        if (s == NULL)
+            return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for its hash table");
+        f->slots = s;
+        f->mask = slots - 1;
+        rehash(f);
+    }
+    return rc;
+}
+
+cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
+{
+    cs_err rc = grow(ctx, f, f->n + 1);
+    if (rc != CS_OK)
+        return rc;
+    int64_t i = f->n++;
+    f->id[i] = id;
+    f->q[i] = 0.0f;
+    memset(f->codes + i * f->stride, 0, (size_t)f->stride);
+    f->anchor_rl[i] = 0.0f;
+    f->anchor_cat[i] = 0;
+    memset(&f->par[i], 0, sizeof f->par[i]);
+    uint64_t s = slot_of(f, id);
+    while (f->slots[s] >= 0)
+        s = (s + 1) & f->mask;
+    f->slots[s] = (int32_t)i;
+    *slot = i;
+    return CS_OK;
+}
+
+/* Backward-shift deletion of hash slot s (linear probing keeps no tombstones). */
+static void hash_delete(cs_frontier *f, uint64_t s)
+{
+    uint64_t hole = s;
+    for (uint64_t j = (s + 1) & f->mask; f->slots[j] >= 0; j = (j + 1) & f->mask) {
+        uint64_t home = slot_of(f, f->id[f->slots[j]]);
+        /* the entry at j may move to the hole if its home is not in (hole, j] cyclically */
+        if (((j - home) & f->mask) >= ((j - hole) & f->mask)) {
+            f->slots[hole] = f->slots[j];
+            hole = j;
+        }
+    }
+    f->slots[hole] = -1;
+}
+
+static uint64_t hash_slot_of_entry(const cs_frontier *f, int64_t e)
+{
+    uint64_t s = slot_of(f, f->id[e]);
+    while (f->slots[s] != (int32_t)e)
+        s = (s + 1) & f->mask;
+    return s;
+}
+
+void cs_frontier_remove(cs_frontier *f, int64_t e)
+{
+    CS_ASSERT(e >= 0 && e < f->n);
+    hash_delete(f, hash_slot_of_entry(f, e));
+    int64_t last = f->n - 1;
+    if (e != last) {
+        uint64_t s = hash_slot_of_entry(f, last);
+        f->slots[s] = (int32_t)e;
+        f->id[e] = f->id[last];
+        f->q[e] = f->q[last];
+        memcpy(f->codes + e * f->stride, f->codes + last * f->stride, (size_t)f->stride);
+        f->anchor_rl[e] = f->anchor_rl[last];
+        f->anchor_cat[e] = f->anchor_cat[last];
+        f->par[e] = f->par[last];
+    }
+    f->n--;
+}
+
+/* Quickselect: the k-th smallest (0-based) of a[0..n), partially reordering a. */
+static uint64_t kth_smallest(uint64_t *a, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t pivot = a[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
+}
+
+int64_t cs_frontier_evict(cs_frontier *f)
+{
+    if (f->n <= f->capacity)
+        return 0;
+    const int64_t drop = f->n - f->capacity;
+    if (f->scratch_cap < f->n) {
+        free(f->scratch);
+        f->scratch = malloc((size_t)f->n * sizeof *f->scratch);
+        CS_ASSERT(f->scratch != NULL);
+        f->scratch_cap = f->n;
+    }
+    for (int64_t i = 0; i < f->n; i++)
+        f->scratch[i] = cs_frontier_key(f->q[i], f->id[i]);
+    /* keys are unique (ids are): keep exactly the entries with key >= the drop-th smallest */
+    const uint64_t cut = kth_smallest(f->scratch, f->n, drop);
+    int64_t w = 0;
+    for (int64_t i = 0; i < f->n; i++) {
+        if (cs_frontier_key(f->q[i], f->id[i]) < cut)
+            continue;
+        if (w != i) {
+            f->id[w] = f->id[i];
+            f->q[w] = f->q[i];
+            memcpy(f->codes + w * f->stride, f->codes + i * f->stride, (size_t)f->stride);
+            f->anchor_rl[w] = f->anchor_rl[i];
+            f->anchor_cat[w] = f->anchor_cat[i];
+            f->par[w] = f->par[i];
+        }
+        w++;
+    }
+    CS_ASSERT(w == f->capacity);
+    f->n = w;
+    rehash(f);
+    return drop;
+}
+
+void cs_frontier_clear(cs_frontier *f)
+{
+    f->n = 0;
+    rehash(f);
+}
+
+double cs_frontier_bytes_per_entry(const cs_frontier *f)
+{
+    double per = (double)(sizeof *f->id + sizeof *f->q + (size_t)f->stride + sizeof *f->anchor_rl +
+                          sizeof *f->anchor_cat + sizeof *f->par);
+    double n = f->n > 0 ? (double)f->n : 1.0;
+    return per * (double)f->cap_alloc / n + (double)(f->mask + 1) * sizeof *f->slots / n;
+}
