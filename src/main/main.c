@@ -11,6 +11,7 @@
 #include "crawlsim/graphio.h"
 #include "crawlsim/import.h"
 #include "crawlsim/partition.h"
+#include "crawlsim/sim.h"
 
 #include <omp.h>
 #include <stdarg.h>
@@ -156,6 +157,35 @@ static cs_err cmd_import(cs_ctx *ctx, const cli *c)
     return cs_import_run(ctx, &cfg, c->output);
 }
 
+/* ---- run ------------------------------------------------------------------------------------ */
+
+static cs_err cmd_run(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos > 1)
+        return usage_error(ctx, "run takes at most one job file, got extra argument '%s'",
+                           c->pos[1]);
+    cs_config cfg;
+    cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    char output[CS_CONF_STR + 64];
+    if (c->output != NULL) {
+        snprintf(output, sizeof output, "%s", c->output);
+    } else if (cfg.run.output[0] != '\0') {
+        snprintf(output, sizeof output, "%s", cfg.run.output);
+    } else {
+        /* results/<job name>.h5 in the current directory */
+        const char *job = c->npos ? c->pos[0] : "crawl.ini";
+        const char *b = strrchr(job, '/');
+        b = b ? b + 1 : job;
+        size_t len = strlen(b);
+        if (len > 4 && strcmp(b + len - 4, ".ini") == 0)
+            len -= 4;
+        snprintf(output, sizeof output, "results/%.*s.h5", (int)len, b);
+    }
+    return cs_sim_run(ctx, &cfg, output, NULL);
+}
+
 /* ---- help ----------------------------------------------------------------------------------- */
 
 static cs_err cmd_help(cs_ctx *ctx, const cli *c);
@@ -189,6 +219,14 @@ static const command commands[] = {
      "rank 0, which reads the whole graph. Prints the method, k, time and the quality: edge\n"
      "cut, communication volume, page and link balance, hosts split.\n",
      cmd_partition},
+    {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--set SECTION.KEY=VALUE ...]",
+     "Runs a focused crawl (DESIGN.md \"One rank, one tick\") under mpirun/srun: the world of\n"
+     "run.graph (or the [gen] world generated in memory, each rank its own pages), partitioned\n"
+     "by run.partition_method, crawled by run.policy (random, best-first, sarsa) for run.tasks\n"
+     "tasks. Writes the results file (HDF5: config, /series, /tasks, /ranks, /final, /timing)\n"
+     "to -o, run.output or results/<job name>.h5, and prints a summary. Every key: crawlsim\n"
+     "help config run|crawl|sarsa. Use OMP_NUM_THREADS for threads per rank.\n",
+     cmd_run},
     {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
      "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help},
 };

@@ -1,0 +1,52 @@
+/*
+ * sim: the tick loop of `crawlsim run` (DESIGN.md "One rank, one tick"), tying together the
+ * world (graph, gen, evidence), the frontier, the focused-crawl policy, comm and the results
+ * file. Nothing depends on sim.
+ *
+ * One tick on one rank:
+ *   evaluate   synchronous SARSA only: re-evaluate the whole frontier after the weights changed
+ *   select     the tick's budget (crawl.budget: global top-B by bisection, proportional, fixed),
+ *              greedy picks then epsilon exploration picks, under the per-host politeness quota
+ *   fetch      per fetched page (OpenMP): estimates, state features, reward; per out-link
+ *              (not known visited): anchor evidence, action features, a link record
+ *   learn      the policy observes the fetches in order (SARSA updates)
+ *   exchange   links to own pages are inserted at once; links to other ranks' pages wait in
+ *              outboxes, exchanged every crawl.exchange_every ticks (Alltoall + Alltoallv); the
+ *              owner drops visited pages, merges known ones (one more parent), adds new ones,
+ *              then evicts down to crawl.frontier_capacity
+ *   allreduce  weight averaging every crawl.sync_every ticks; one small integer allreduce per
+ *              tick (fetches, frontier, pending links: the stop decision); metrics at record
+ *              points
+ * Every collective runs on every rank every time.
+ *
+ * A task starts from the seed pages (run.seeds relevant pages chosen by hash, fetched in the
+ * task's first tick, as Alg. 1 lines 5-13) with an empty frontier and visited set, and keeps
+ * the policy's weights from the previous task (Han et al. Fig. 3).
+ */
+#ifndef CRAWLSIM_SIM_H
+#define CRAWLSIM_SIM_H
+
+#include "crawlsim/config.h"
+#include "crawlsim/core.h"
+
+#include <stdint.h>
+
+/* What a run reports back (identical on every rank). */
+typedef struct cs_sim_summary {
+    int64_t fetched, relevant, relevant_hosts, ticks;
+    double harvest_rate;
+    double seconds;    /* wall time of the tick loop */
+    double fetch_rate; /* fetches per second over all ranks, after the first task's warm-up */
+    int64_t politeness_violations;
+} cs_sim_summary;
+
+/*
+ * Collective(ctx->comm). Logically collective: cfg, output. Builds the world (run.graph or the
+ * [gen] world in memory), runs run.tasks tasks and writes the results file `output`
+ * (atomically). A summary goes to stdout (rank 0) and to *sum (may be NULL). Errors, the same
+ * on every rank: configuration (CS_ERR_CONFIG, naming the key), graph and partition files, I/O.
+ */
+CS_API cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output,
+                         cs_sim_summary *sum);
+
+#endif

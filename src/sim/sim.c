@@ -1,0 +1,1257 @@
+/*
+ * sim: the tick loop of `crawlsim run` (see include/crawlsim/sim.h for one tick on one rank).
+ */
+#include "crawlsim/sim.h"
+#include "crawlsim/comm.h"
+#include "crawlsim/discover.h"
+#include "crawlsim/features.h"
+#include "crawlsim/frontier.h"
+#include "crawlsim/gen.h"
+#include "crawlsim/graph.h"
+#include "crawlsim/graphio.h"
+#include "crawlsim/partition.h"
+#include "crawlsim/rng.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Phases of a tick (wall-clock seconds, /timing). evaluate: re-evaluating the frontier (the
+ * synchronous method); insert: merging link records into the frontier (with their values);
+ * wait: blocked in the count exchange (load imbalance); allreduce: weights, the tick's integer
+ * allreduce and metrics. */
+enum phase {
+    PH_EVALUATE,
+    PH_SELECT,
+    PH_FETCH,
+    PH_LEARN,
+    PH_EXCHANGE,
+    PH_INSERT,
+    PH_WAIT,
+    PH_ALLREDUCE,
+    NPH
+};
+static const char *const phase_name[NPH] = {"evaluate", "select", "fetch", "learn",
+                                            "exchange", "insert", "wait",  "allreduce"};
+
+/* Local counters of a rank (int64, summed over ranks at record points). */
+enum counter {
+    C_FETCHED,
+    C_RELEVANT,
+    C_FRONTIER,
+    C_EVICTIONS,
+    C_QEVALS,
+    C_BYTES,
+    C_MESSAGES,
+    C_LINKS,
+    C_DROPPED,
+    C_POLITE,
+    NC
+};
+
+/* A candidate for selection: key (value, id) and frontier slot. */
+typedef struct cand {
+    uint64_t key;
+    int64_t slot;
+} cand;
+
+/* A page being fetched this tick. */
+typedef struct fetch {
+    int64_t page, li;
+    cs_feat_parents par;
+    int has_x;
+} fetch;
+
+/* The series recorded at record points. */
+typedef struct series {
+    int64_t n, cap;
+    int64_t *v[NC + 4]; /* tick, task, relevant_hosts, then counters */
+    double *t[NPH];
+} series;
+
+typedef struct sim {
+    cs_ctx *ctx;
+    const cs_config *cfg;
+    cs_config world; /* cfg with the [gen] of the world actually crawled */
+    double threshold;
+    cs_graph *g;
+    cs_gen *gen;
+    cs_evidence *ev;
+    cs_feat_layout L;
+    const cs_discover_ops *ops;
+    void *pol;
+    cs_frontier *fr;
+    int G, GA;
+    /* per-rank state */
+    uint64_t *visited;  /* bitset over local pages */
+    uint64_t *rel_host; /* bitset over hosts: a relevant page was fetched (this task) */
+    int64_t host_words;
+    int32_t *host_k, *host_idx, *host_used;
+    uint8_t *host_mark; /* host in touched[] this tick */
+    int64_t *touched;
+    int64_t n_touched;
+    uint8_t *taken; /* per frontier slot, this tick */
+    size_t taken_cap;
+    cand *cands;
+    size_t cands_cap;
+    int64_t *sel;
+    size_t sel_cap;
+    /* fetches of a tick */
+    fetch *fx;
+    size_t fx_cap;
+    uint8_t *fx_codes; /* n * G codes of the selected entries */
+    size_t fx_codes_cap;
+    cs_feat_page *pst;
+    size_t pst_cap;
+    double *reward;
+    size_t reward_cap;
+    int64_t *base, *nout;
+    size_t base_cap, nout_cap;
+    cs_link_msg *msgs;
+    size_t msgs_cap;
+    uint8_t *acts;
+    size_t acts_cap;
+    cs_discover_fetch *obs;
+    size_t obs_cap;
+    cs_outbox out;
+    char *recv;
+    size_t recv_cap;
+    double *avg_scratch;
+    size_t avg_cap;
+    /* seeds of every task: global page ids, replicated */
+    int64_t *seeds;
+    int64_t n_seeds;
+    /* metrics */
+    int64_t c[NC];
+    double t[NPH];
+    series s;
+    int64_t share; /* proportional budget share */
+} sim;
+
+#define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
+#define BIT_SET(b, i) ((b)[(i) >> 6] |= (uint64_t)1 << ((i)&63))
+
+/* ---- world --------------------------------------------------------------------------------- */
+
+/* Builds s->g (and s->gen when the world is synthetic). */
+static cs_err build_world(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    const cs_config *cfg = s->cfg;
+    cs_err rc = CS_OK;
+    cs_partition part;
+    cs_partition_init(&part);
+    cs_config *spec = NULL;
+    char *text = NULL;
+    s->threshold = cfg->gen.relevance_threshold;
+    if (cfg->run.graph[0] == '\0') {
+        if (cfg->run.partition_method == CS_RUN_PART_FILE)
+            rc = cs_fail(ctx, CS_ERR_CONFIG,
+                         "run.partition_method = file needs a graph file (run.graph); a world "
+                         "generated in memory takes host-hash or block");
+        CS_TRY_AGREE(ctx, rc);
+        CS_TRY_AGREE(ctx, cs_gen_create(ctx, &cfg->gen, &s->gen));
+        int method = cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK
+                                                                    : CS_PART_HOST_HASH;
+        CS_TRY_AGREE(ctx, cs_gen_partition(ctx, s->gen, method, ctx->size, cfg->partition.seed,
+                                           &part));
+        CS_TRY(ctx, cs_gen_graph(ctx, s->gen, &part, &s->g));
+    } else {
+        char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
+        cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
+        hid_t file = -1;
+        cs_graph_header hdr;
+        CS_TRY(ctx, cs_graphio_open(ctx, path, &file, &hdr));
+        if (strcmp(hdr.source, "gen") == 0) {
+            /* a generated world: its spec rebuilds the model (term vectors for the evidence) */
+            const size_t cap = 1 << 16;
+            rc = cs_alloc(ctx, &text, cap, 1, "graph spec");
+            if (rc == CS_OK)
+                rc = cs_graphio_attr_read_string(ctx, file, "spec", text, cap, path);
+            if (rc == CS_OK)
+                rc = cs_alloc(ctx, &spec, 1, sizeof *spec, "graph spec");
+            if (rc == CS_OK) {
+                cs_config_defaults(spec);
+                rc = cs_config_parse_string(ctx, text, path, spec);
+            }
+            if (rc == CS_OK && (spec->gen.pages != hdr.n_pages))
+                rc = cs_fail(ctx, CS_ERR_FORMAT,
+                             "graph file %s: its spec describes %lld pages but it has %lld", path,
+                             (long long)spec->gen.pages, (long long)hdr.n_pages);
+            if (rc == CS_OK)
+                rc = cs_gen_create(ctx, &spec->gen, &s->gen);
+            if (rc == CS_OK)
+                s->threshold = spec->gen.relevance_threshold;
+        }
+        H5Fclose(file);
+        CS_TRY_AGREE(ctx, rc);
+        if (cfg->run.partition_method == CS_RUN_PART_FILE) {
+            if (cfg->run.partition[0] != '\0')
+                cs_config_resolve_path(cfg, cfg->run.partition, ppath, sizeof ppath);
+            CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &s->g));
+        } else {
+            cs_partition_config pc = cfg->partition;
+            pc.method = cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK
+                                                                       : CS_PART_HOST_HASH;
+            CS_TRY(ctx, cs_partition_compute(ctx, path, &pc, ctx->size, &part));
+            CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &s->g));
+        }
+    }
+fail:
+    if (rc == CS_OK && spec != NULL)
+        s->world.gen = spec->gen; /* the evidence uses the world's own parameters */
+    free(text);
+    free(spec);
+    cs_partition_fini(&part);
+    return rc;
+}
+
+/* Politeness bookkeeping: how many ranks own pages of each host and this rank's index. */
+static cs_err build_hosts(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t H = cs_graph_n_hosts(s->g), nl = cs_graph_n_local(s->g);
+    const int64_t *host = cs_graph_host(s->g);
+    int32_t *mine = NULL;
+    s->host_words = (H + 63) / 64;
+    rc = cs_calloc(ctx, &s->rel_host, (size_t)s->host_words + 1, 8, "relevant hosts");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->host_k, (size_t)H + 1, 4, "host owners");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->host_idx, (size_t)H + 1, 4, "host owners");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->host_used, (size_t)H + 1, 4, "host quotas");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &s->touched, (size_t)H + 1, 8, "host quotas");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->host_mark, (size_t)H + 1, 1, "host quotas");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
+    if (rc == CS_OK && H > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < nl; i++)
+        mine[host[i]] = 1;
+    MPI_Allreduce(mine, s->host_k, (int)H, MPI_INT32_T, MPI_SUM, ctx->comm);
+    MPI_Exscan(mine, s->host_idx, (int)H, MPI_INT32_T, MPI_SUM, ctx->comm);
+    if (ctx->rank == 0)
+        memset(s->host_idx, 0, (size_t)H * 4);
+fail:
+    free(mine);
+    return rc;
+}
+
+/* The most fetches of host h this rank may make in tick t: the host's rate, split over the
+ * ranks owning its pages (the remainder rotating with the tick), so the sum over ranks never
+ * exceeds crawl.host_rate. */
+static int64_t quota(const sim *s, int64_t h, int64_t t)
+{
+    const int64_t rate = s->cfg->crawl.host_rate;
+    if (rate == 0)
+        return INT64_MAX;
+    const int64_t k = s->host_k[h];
+    if (k <= 1)
+        return rate;
+    const int64_t extra = ((s->host_idx[h] + k - t % k) % k) < rate % k;
+    return rate / k + extra;
+}
+
+/* ---- seeds --------------------------------------------------------------------------------- */
+
+static uint64_t seed_key(const sim *s, int64_t p)
+{
+    return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + 0x5eed));
+}
+
+/* The run.seeds relevant pages of smallest hash, the same for any rank count. */
+static cs_err choose_seeds(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t S = s->cfg->run.seeds, nl = cs_graph_n_local(s->g);
+    const int64_t *ids = cs_graph_local_ids(s->g);
+    const double *rel = cs_graph_relevance(s->g);
+    uint64_t *mine = NULL, *all = NULL;
+    if (S * 2 * ctx->size > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_CONFIG, "run.seeds = %lld is too large", (long long)S);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &mine, (size_t)S * 2, 8, "seeds");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &all, (size_t)S * 2 * (size_t)ctx->size, 8, "seeds");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &s->seeds, (size_t)S, 8, "seeds");
+    CS_TRY_AGREE(ctx, rc);
+    /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list */
+    int64_t m = 0;
+    for (int64_t i = 0; i < nl; i++) {
+        if (rel[i] < s->threshold)
+            continue;
+        uint64_t k = seed_key(s, ids[i]);
+        if (m == S && k >= mine[2 * (m - 1)])
+            continue;
+        int64_t j = m < S ? m++ : m - 1;
+        while (j > 0 && mine[2 * (j - 1)] > k) {
+            mine[2 * j] = mine[2 * (j - 1)];
+            mine[2 * j + 1] = mine[2 * (j - 1) + 1];
+            j--;
+        }
+        mine[2 * j] = k;
+        mine[2 * j + 1] = (uint64_t)ids[i];
+    }
+    for (int64_t j = m; j < S; j++)
+        mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
+    MPI_Allgather(mine, (int)(2 * S), MPI_UINT64_T, all, (int)(2 * S), MPI_UINT64_T, ctx->comm);
+    /* merge: repeatedly the smallest head (lists are sorted) */
+    int64_t *head = calloc((size_t)ctx->size, sizeof *head);
+    CS_ASSERT(head != NULL);
+    s->n_seeds = 0;
+    while (s->n_seeds < S) {
+        int best = -1;
+        for (int r = 0; r < ctx->size; r++) {
+            if (head[r] >= S)
+                continue;
+            uint64_t k = all[(size_t)r * 2 * (size_t)S + 2 * (size_t)head[r]];
+            if (k != UINT64_MAX &&
+                (best < 0 || k < all[(size_t)best * 2 * (size_t)S + 2 * (size_t)head[best]]))
+                best = r;
+        }
+        if (best < 0)
+            break;
+        s->seeds[s->n_seeds++] =
+            (int64_t)all[(size_t)best * 2 * (size_t)S + 2 * (size_t)head[best] + 1];
+        head[best]++;
+    }
+    free(head);
+    if (s->n_seeds == 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "the world has no relevant page (relevance >= %g) to start the crawl from",
+                     s->threshold);
+fail:
+    free(mine);
+    free(all);
+    return rc;
+}
+
+/* ---- selection ------------------------------------------------------------------------------ */
+
+static int cand_desc(const void *a, const void *b)
+{
+    uint64_t x = ((const cand *)a)->key, y = ((const cand *)b)->key;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Partial quickselect: moves the m largest keys of c[0..n) to the front (any order). */
+static void top_m(cand *c, int64_t n, int64_t m)
+{
+    int64_t lo = 0, hi = n - 1;
+    if (m >= n)
+        return;
+    while (lo < hi) {
+        uint64_t pivot = c[lo + (hi - lo) / 2].key;
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (c[i].key > pivot)
+                i++;
+            while (c[j].key < pivot)
+                j--;
+            if (i <= j) {
+                cand t = c[i];
+                c[i] = c[j];
+                c[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (m - 1 <= j)
+            hi = j;
+        else if (m - 1 >= i)
+            lo = i;
+        else
+            break;
+    }
+}
+
+static void reset_hosts(sim *s)
+{
+    for (int64_t i = 0; i < s->n_touched; i++) {
+        s->host_used[s->touched[i]] = 0;
+        s->host_mark[s->touched[i]] = 0;
+    }
+    s->n_touched = 0;
+}
+
+static int64_t host_of_slot(const sim *s, const cs_frontier_view *v, int64_t slot)
+{
+    return cs_graph_host(s->g)[cs_graph_local_index(s->g, v->id[slot])];
+}
+
+static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
+{
+    uint64_t h = cs_mix64((uint64_t)id ^ cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u +
+                                                  (uint64_t)tick));
+    return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
+}
+
+/*
+ * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
+ * (s->host_used counts them): into s->cands[0..*got). explore: random keys instead of values.
+ */
+static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    *got = 0;
+    if (want <= 0 || v.n == 0)
+        return CS_OK;
+    CS_TRY(ctx, cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)v.n, sizeof *s->cands, "selection"));
+    int64_t n = 0;
+    for (int64_t i = 0; i < v.n; i++) {
+        if (s->taken[i])
+            continue;
+        s->cands[n].key = explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
+        s->cands[n].slot = i;
+        n++;
+    }
+    int64_t m = want + want / 2 + 64;
+    for (;;) {
+        if (m > n)
+            m = n;
+        top_m(s->cands, n, m);
+        qsort(s->cands, (size_t)m, sizeof *s->cands, cand_desc);
+        int64_t k = 0;
+        for (int64_t i = 0; i < m && k < want; i++) {
+            int64_t h = host_of_slot(s, &v, s->cands[i].slot);
+            if (s->host_used[h] >= quota(s, h, tick))
+                continue;
+            s->host_used[h]++;
+            if (!s->host_mark[h]) {
+                s->host_mark[h] = 1;
+                s->touched[s->n_touched++] = h;
+            }
+            s->cands[k++] = s->cands[i];
+        }
+        if (k == want || m == n) {
+            *got = k;
+            return CS_OK;
+        }
+        /* quotas skipped too many: undo this walk's counts and look deeper */
+        for (int64_t i = 0; i < k; i++)
+            s->host_used[host_of_slot(s, &v, s->cands[i].slot)]--;
+        /* the walk reordered the first k entries; rebuild the array from scratch */
+        n = 0;
+        for (int64_t i = 0; i < v.n; i++) {
+            if (s->taken[i])
+                continue;
+            s->cands[n].key =
+                explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
+            s->cands[n].slot = i;
+            n++;
+        }
+        m = 2 * m;
+    }
+fail:
+    return rc;
+}
+
+/* Keeps the first `take` candidates: marks them taken, appends their slots to s->sel and
+ * recounts the host quotas for exactly them. */
+static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
+{
+    cs_err rc = CS_OK;
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    for (int64_t i = take; i < got; i++)
+        s->host_used[host_of_slot(s, &v, s->cands[i].slot)]--;
+    CS_TRY(s->ctx, cs_grow(s->ctx, &s->sel, &s->sel_cap, (size_t)(*nsel + take) + 1,
+                           sizeof *s->sel, "selection"));
+    for (int64_t i = 0; i < take; i++) {
+        s->taken[s->cands[i].slot] = 1;
+        s->sel[(*nsel)++] = s->cands[i].slot;
+    }
+fail:
+    return rc;
+}
+
+/* Binomial(n, p) by counting Bernoulli draws of one stream (n is a tick's budget). */
+static int64_t binomial(uint64_t seed, uint64_t id, uint64_t sub, int64_t n, double p)
+{
+    if (p <= 0.0)
+        return 0;
+    cs_rng r;
+    cs_rng_init(&r, seed, CS_RNG_POLICY, id, sub);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += cs_rng_uniform(&r) < p;
+    return k;
+}
+
+/*
+ * Collective. Selects this tick's fetches from the frontier into s->sel (frontier slots, in
+ * selection order): greedy then exploration picks, by the budget mode.
+ */
+static cs_err select_tick(sim *s, int64_t tick, int64_t Bt, int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_crawl_config *cc = &s->cfg->crawl;
+    const double eps = s->ops->epsilon(s->pol);
+    const uint64_t seed = (uint64_t)s->cfg->run.seed;
+    const uint64_t tick_id = ((uint64_t)1 << 62) + (uint64_t)tick;
+    int64_t n = cs_frontier_size(s->fr);
+    *nsel = 0;
+    rc = cs_grow(ctx, &s->taken, &s->taken_cap, (size_t)n + 1, 1, "selection");
+    if (rc == CS_OK)
+        memset(s->taken, 0, (size_t)n + 1);
+    CS_TRY_AGREE(ctx, rc);
+    int64_t got = 0, take = 0;
+    if (cc->budget == CS_BUDGET_GLOBAL) {
+        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
+        rc = candidates(s, 0, tick, Bt - nx, &got);
+        CS_TRY_AGREE(ctx, rc);
+        /* keys of the candidates, contiguous for the bisection */
+        uint64_t *keys = malloc((size_t)got * sizeof *keys + 8);
+        CS_ASSERT(keys != NULL);
+        for (int64_t i = 0; i < got; i++)
+            keys[i] = s->cands[i].key;
+        cs_comm_topk(ctx, keys, got, Bt - nx, &take);
+        rc = keep(s, got, take, nsel);
+        if (rc == CS_OK)
+            rc = candidates(s, 1, tick, nx, &got);
+        rc = cs_agree(ctx, rc);
+        if (rc == CS_OK) {
+            CS_ASSERT((keys = realloc(keys, (size_t)got * sizeof *keys + 8)) != NULL);
+            for (int64_t i = 0; i < got; i++)
+                keys[i] = s->cands[i].key;
+            cs_comm_topk(ctx, keys, got, nx, &take);
+            rc = keep(s, got, take, nsel);
+        }
+        free(keys);
+        CS_TRY_AGREE(ctx, rc);
+    } else {
+        int64_t b;
+        if (cc->budget == CS_BUDGET_FIXED)
+            b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+        else
+            b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
+        const int64_t nx = binomial(seed, tick_id, (uint64_t)ctx->rank + 1, b, eps);
+        rc = candidates(s, 0, tick, b - nx, &got);
+        if (rc == CS_OK)
+            rc = keep(s, got, got, nsel);
+        if (rc == CS_OK)
+            rc = candidates(s, 1, tick, nx, &got);
+        if (rc == CS_OK)
+            rc = keep(s, got, got, nsel);
+        CS_TRY_AGREE(ctx, rc);
+    }
+    /* politeness: by construction no host exceeds its quota; the counter proves it */
+    for (int64_t i = 0; i < s->n_touched; i++) {
+        int64_t h = s->touched[i], q = quota(s, h, tick);
+        if (s->host_used[h] > q)
+            s->c[C_POLITE] += s->host_used[h] - q;
+    }
+    reset_hosts(s);
+fail:
+    return rc;
+}
+
+/* ---- fetching --------------------------------------------------------------------------------
+ */
+
+static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
+{
+    if (sc->reward == CS_REWARD_BINARY)
+        return relevant ? 1.0 : 0.0;
+    if (relevant)
+        return sc->reward_relevant;
+    if (rl > sc->high_threshold)
+        return sc->reward_high;
+    if (rl > sc->mid_threshold)
+        return sc->reward_mid;
+    return sc->reward_other;
+}
+
+/*
+ * Fetches s->fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
+ * then the policy learns in order, then the out-link records go to the outboxes.
+ */
+static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_graph *g = s->g;
+    const int64_t *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
+    const double *relv = cs_graph_relevance(g);
+    const int G = s->G, GA = s->GA, GS = G - GA;
+    double t0 = cs_now();
+    CS_TRY(ctx, cs_grow(ctx, &s->pst, &s->pst_cap, (size_t)n + 1, sizeof *s->pst, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->reward, &s->reward_cap, (size_t)n + 1, sizeof *s->reward,
+                        "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->base, &s->base_cap, (size_t)n + 1, sizeof *s->base, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->nout, &s->nout_cap, (size_t)n + 1, sizeof *s->nout, "fetches"));
+    int64_t links = 0;
+    for (int64_t i = 0; i < n; i++) {
+        s->base[i] = links;
+        links += off[s->fx[i].li + 1] - off[s->fx[i].li];
+    }
+    CS_TRY(ctx, cs_grow(ctx, &s->msgs, &s->msgs_cap, (size_t)links + 1, sizeof *s->msgs, "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->acts, &s->acts_cap, (size_t)(links + 1) * (size_t)GA, 1,
+                        "links"));
+
+    const cs_feat_layout *L = &s->L;
+    const cs_evidence *ev = s->ev;
+    const fetch *fx = s->fx;
+    cs_feat_page *pst = s->pst;
+    double *reward = s->reward;
+    int64_t *base = s->base, *nout = s->nout;
+    cs_link_msg *msgs = s->msgs;
+    uint8_t *acts = s->acts;
+    const uint64_t *visited = s->visited;
+    const cs_sarsa_config *sc = &s->cfg->sarsa;
+    const double thr = s->threshold;
+    const int me = s->ctx->rank;
+#pragma omp parallel for default(none)                                                             \
+    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, me, \
+               n, GS, GA) schedule(dynamic, 16)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t p = fx[i].page, li = fx[i].li;
+        float cats[CS_FEAT_MAX_CATEGORIES];
+        const float rl = cs_evidence_page(ev, p, cats);
+        const int relevant = relv[li] >= thr;
+        cs_feat_page *ps = &pst[i];
+        cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
+        reward[i] = reward_of(sc, relevant, (double)rl);
+        int64_t k = 0;
+        for (int64_t j = off[li]; j < off[li + 1]; j++) {
+            const int64_t d = tg[j];
+            if (d == p)
+                continue;
+            if (cs_graph_owner(g, d) == me && BIT_GET(visited, cs_graph_local_index(g, d)))
+                continue;
+            cs_link_msg *m = &msgs[base[i] + k];
+            memset(m, 0, sizeof *m);
+            m->dst = d;
+            m->src = p;
+            m->anchor_rl = cs_evidence_anchor(ev, p, d, cats);
+            m->anchor_cat = cs_feat_pack_anchor_cats(L, cats);
+            m->parent_rl = rl;
+            m->parent_wrl = ps->wrl;
+            m->parent_dist = ps->dist;
+            m->parent_relevant = ps->relevant;
+            memcpy(m->state, ps->state, (size_t)GS);
+            /* the action as seen from this page alone (one parent) */
+            cs_feat_parents one = {0};
+            cs_feat_parents_add(&one, m);
+            cs_feat_action(L, m->anchor_rl, m->anchor_cat, &one, acts + (base[i] + k) * GA);
+            k++;
+        }
+        nout[i] = k;
+    }
+    double t1 = cs_now();
+    s->t[PH_FETCH] += t1 - t0;
+
+    /* statistics and learning, in selection order */
+    const int64_t *host = cs_graph_host(g);
+    for (int64_t i = 0; i < n; i++) {
+        s->c[C_FETCHED]++;
+        if (pst[i].relevant) {
+            s->c[C_RELEVANT]++;
+            BIT_SET(s->rel_host, host[fx[i].li]);
+        }
+    }
+    if (s->ops->observe != NULL) {
+        CS_TRY(ctx, cs_grow(ctx, &s->obs, &s->obs_cap, (size_t)n + 1, sizeof *s->obs, "fetches"));
+        int64_t m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (!fx[i].has_x)
+                continue; /* a seed was not chosen by an action */
+            cs_discover_fetch *o = &s->obs[m++];
+            o->page = fx[i].page;
+            o->x = s->fx_codes + i * G;
+            o->reward = reward[i];
+            o->relevant = pst[i].relevant;
+            o->state = pst[i].state;
+            o->n_out = nout[i];
+            o->out_action = acts + base[i] * GA;
+        }
+        s->ops->observe(s->pol, s->obs, m, tick);
+    }
+    double t2 = cs_now();
+    s->t[PH_LEARN] += t2 - t1;
+
+    /* route the link records */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = 0; k < nout[i]; k++) {
+            const cs_link_msg *m = &msgs[base[i] + k];
+            CS_TRY(ctx, cs_outbox_put(ctx, &s->out, cs_graph_owner(g, m->dst), m, sizeof *m));
+            s->c[C_LINKS]++;
+        }
+    s->t[PH_EXCHANGE] += cs_now() - t2;
+fail:
+    return rc;
+}
+
+/* Inserts link records into the frontier (the owner's side of the exchange). */
+static cs_err insert_links(sim *s, const cs_link_msg *m, int64_t n)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int GS = s->G - s->GA;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t li = cs_graph_local_index(s->g, m[i].dst);
+        CS_ASSERT(li >= 0);
+        if (BIT_GET(s->visited, li)) {
+            s->c[C_DROPPED]++;
+            continue;
+        }
+        int64_t e = cs_frontier_find(s->fr, m[i].dst);
+        cs_frontier_view v;
+        if (e < 0) {
+            CS_TRY(ctx, cs_frontier_add(ctx, s->fr, m[i].dst, &e));
+            cs_frontier_view_get(s->fr, &v);
+            v.anchor_rl[e] = m[i].anchor_rl;
+            v.anchor_cat[e] = m[i].anchor_cat;
+            memcpy(v.codes + e * v.stride, m[i].state, (size_t)GS);
+        } else {
+            cs_frontier_view_get(s->fr, &v);
+            if (m[i].anchor_rl > v.anchor_rl[e]) {
+                v.anchor_rl[e] = m[i].anchor_rl;
+                v.anchor_cat[e] = m[i].anchor_cat;
+            }
+            /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
+            if (m[i].parent_wrl > v.par[e].best_wrl)
+                memcpy(v.codes + e * v.stride, m[i].state, (size_t)GS);
+        }
+        cs_feat_parents_add(&v.par[e], &m[i]);
+        cs_feat_action(&s->L, v.anchor_rl[e], v.anchor_cat[e], &v.par[e],
+                       v.codes + e * v.stride + GS);
+        s->ops->value(s->pol, &v, e, 1);
+        s->c[C_QEVALS]++;
+    }
+fail:
+    return rc;
+}
+
+/* ---- metrics and results -------------------------------------------------------------------- */
+
+enum { S_TICK = NC, S_TASK, S_HOSTS, NS };
+
+static const char *const series_name[NS] = {
+    "fetched", "relevant", "frontier", "evictions", "q_evals", "bytes_exchanged", "messages",
+    "links",   "dropped_visited", "politeness_violations", "tick", "task", "relevant_hosts"};
+
+/* Collective. Global totals of the counters and of the relevant hosts. */
+static void global_counts(sim *s, int64_t *tot, int64_t *hosts)
+{
+    s->c[C_FRONTIER] = cs_frontier_size(s->fr);
+    MPI_Allreduce(s->c, tot, NC, MPI_INT64_T, MPI_SUM, s->ctx->comm);
+    uint64_t *u = malloc((size_t)s->host_words * 8 + 8);
+    CS_ASSERT(u != NULL);
+    MPI_Allreduce(s->rel_host, u, (int)s->host_words, MPI_UINT64_T, MPI_BOR, s->ctx->comm);
+    int64_t h = 0;
+    for (int64_t i = 0; i < s->host_words; i++)
+        h += __builtin_popcountll(u[i]);
+    free(u);
+    *hosts = h;
+}
+
+/* Collective. Appends a point to the series (counters are cumulative over the run; fetched and
+ * relevant restart with each task, like the paper's per-task curves). */
+static cs_err record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    double t0 = cs_now();
+    int64_t tot[NC], hosts;
+    global_counts(s, tot, &hosts);
+    double tmax[NPH];
+    MPI_Allreduce(s->t, tmax, NPH, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    series *se = &s->s;
+    if (se->n == se->cap) {
+        int64_t cap = se->cap ? 2 * se->cap : 256;
+        for (int i = 0; i < NS && rc == CS_OK; i++) {
+            void *p = realloc(se->v[i], (size_t)cap * 8);
+            if (p == NULL)
+                rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the series");
+            else
+                se->v[i] = p;
+        }
+        for (int i = 0; i < NPH && rc == CS_OK; i++) {
+            void *p = realloc(se->t[i], (size_t)cap * 8);
+            if (p == NULL)
+                rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the series");
+            else
+                se->t[i] = p;
+        }
+        if (rc == CS_OK)
+            se->cap = cap;
+    }
+    CS_TRY_AGREE(ctx, rc);
+    for (int i = 0; i < NC; i++)
+        se->v[i][se->n] = tot[i];
+    se->v[C_FETCHED][se->n] -= task_base[0];
+    se->v[C_RELEVANT][se->n] -= task_base[1];
+    se->v[S_TICK][se->n] = tick;
+    se->v[S_TASK][se->n] = task;
+    se->v[S_HOSTS][se->n] = hosts;
+    for (int i = 0; i < NPH; i++)
+        se->t[i][se->n] = tmax[i];
+    se->n++;
+    s->t[PH_ALLREDUCE] += cs_now() - t0;
+fail:
+    return rc;
+}
+
+/* ---- the tick loop ------------------------------------------------------------------------ */
+
+/* Links to this rank's own pages go into the frontier at once. */
+static cs_err insert_own(sim *s)
+{
+    const int me = s->ctx->rank;
+    double t0 = cs_now();
+    cs_err rc = insert_links(s, (const cs_link_msg *)s->out.buf[me],
+                             (int64_t)(s->out.len[me] / sizeof(cs_link_msg)));
+    s->out.len[me] = 0;
+    s->t[PH_INSERT] += cs_now() - t0;
+    return rc;
+}
+
+/* Collective. The exchange of the outboxes and the insertion of what arrived. */
+static cs_err exchange(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_exchange_stats st = {0};
+    size_t len = 0;
+    double t0 = cs_now();
+    CS_TRY(ctx, cs_comm_exchange(ctx, &s->out, &s->recv, &s->recv_cap, &len, &st));
+    s->t[PH_WAIT] += st.wait;
+    s->t[PH_EXCHANGE] += cs_now() - t0 - st.wait;
+    s->c[C_BYTES] += st.bytes_sent;
+    s->c[C_MESSAGES] += st.messages_sent;
+    double t1 = cs_now();
+    rc = insert_links(s, (const cs_link_msg *)s->recv, (int64_t)(len / sizeof(cs_link_msg)));
+    s->t[PH_INSERT] += cs_now() - t1;
+    CS_TRY_AGREE(ctx, rc);
+fail:
+    return rc;
+}
+
+/* Moves the selected frontier entries into s->fx (slots removed in decreasing order so that
+ * the swap-with-last removal never moves an entry still to be removed). */
+static cs_err take_selected(sim *s, int64_t nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    CS_TRY(ctx, cs_grow(ctx, &s->fx, &s->fx_cap, (size_t)nsel + 1, sizeof *s->fx, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->fx_codes, &s->fx_codes_cap, (size_t)(nsel + 1) * (size_t)s->G,
+                        1, "fetches"));
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    for (int64_t i = 0; i < nsel; i++) {
+        int64_t e = s->sel[i];
+        fetch *f = &s->fx[i];
+        f->page = v.id[e];
+        f->li = cs_graph_local_index(s->g, f->page);
+        f->par = v.par[e];
+        f->has_x = 1;
+        memcpy(s->fx_codes + i * s->G, v.codes + e * v.stride, (size_t)s->G);
+        BIT_SET(s->visited, f->li);
+    }
+    /* remove by decreasing slot */
+    int64_t *slots = s->sel;
+    for (int64_t i = 1; i < nsel; i++) {
+        int64_t x = slots[i], j = i;
+        while (j > 0 && slots[j - 1] < x) {
+            slots[j] = slots[j - 1];
+            j--;
+        }
+        slots[j] = x;
+    }
+    for (int64_t i = 0; i < nsel; i++)
+        cs_frontier_remove(s->fr, slots[i]);
+fail:
+    return rc;
+}
+
+/* Collective. Sets s->fx to this rank's seed pages (task start). */
+static cs_err take_seeds(sim *s, int64_t *n)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    *n = 0;
+    CS_TRY(ctx, cs_grow(ctx, &s->fx, &s->fx_cap, (size_t)s->n_seeds + 1, sizeof *s->fx, "seeds"));
+    CS_TRY(ctx, cs_grow(ctx, &s->fx_codes, &s->fx_codes_cap,
+                        (size_t)(s->n_seeds + 1) * (size_t)s->G, 1, "seeds"));
+    for (int64_t i = 0; i < s->n_seeds; i++) {
+        int64_t li = cs_graph_local_index(s->g, s->seeds[i]);
+        if (li < 0)
+            continue;
+        fetch *f = &s->fx[(*n)++];
+        memset(f, 0, sizeof *f);
+        f->page = s->seeds[i];
+        f->li = li;
+        BIT_SET(s->visited, li);
+    }
+fail:
+    return cs_agree(ctx, rc);
+}
+
+typedef struct loop_state {
+    int64_t tick;         /* global tick counter over all tasks */
+    int64_t task_base[2]; /* global fetched, relevant at the task's start */
+    cs_progress progress;
+    int64_t total_fetched;
+    double t_begin;
+    double *wall; /* wall time at each record point */
+    int64_t wall_cap;
+    int64_t *task_v[4]; /* per task: fetched, relevant, relevant hosts, ticks */
+} loop_state;
+
+static cs_err record_point(sim *s, loop_state *ls, int64_t task)
+{
+    cs_err rc = record(s, ls->tick, task, ls->task_base);
+    if (rc != CS_OK)
+        return rc;
+    if (s->s.n > ls->wall_cap) {
+        ls->wall_cap = s->s.cap;
+        double *w = realloc(ls->wall, (size_t)ls->wall_cap * sizeof *w);
+        CS_ASSERT(w != NULL);
+        ls->wall = w;
+    }
+    ls->wall[s->s.n - 1] = cs_now() - ls->t_begin;
+    return CS_OK;
+}
+
+/* Collective. One task: seeds, then ticks until the page limit, the tick limit or an empty
+ * frontier everywhere. */
+static cs_err run_task(sim *s, loop_state *ls, int64_t task)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_run_config *rn = &s->cfg->run;
+    const cs_crawl_config *cc = &s->cfg->crawl;
+    const int64_t E = cc->exchange_every, K = cc->sync_every;
+    const int64_t R = rn->record_every ? rn->record_every : K ? K : 10;
+    const int64_t rebalance = cc->rebalance_every ? cc->rebalance_every : K ? K : 1;
+    cs_frontier_clear(s->fr);
+    memset(s->visited, 0, (size_t)((cs_graph_n_local(s->g) + 63) / 64) * 8);
+    memset(s->rel_host, 0, (size_t)s->host_words * 8);
+    cs_outbox_clear(&s->out);
+    {
+        int64_t tot[NC], hosts;
+        global_counts(s, tot, &hosts);
+        ls->task_base[0] = tot[C_FETCHED];
+        ls->task_base[1] = tot[C_RELEVANT];
+    }
+    int64_t fetched_task = 0, force = 0;
+    s->share = cs_comm_split_fixed(cc->bandwidth, ctx->rank, ctx->size);
+    for (int64_t t = 0;; t++, ls->tick++) {
+        int64_t nsel = 0;
+        double t0 = cs_now();
+        if (t == 0) {
+            CS_TRY(ctx, take_seeds(s, &nsel));
+        } else {
+            cs_frontier_view v;
+            if (s->ops->stale(s->pol)) {
+                cs_frontier_view_get(s->fr, &v);
+                s->ops->evaluate_all(s->pol, &v);
+                s->c[C_QEVALS] += v.n;
+            }
+            double t1 = cs_now();
+            s->t[PH_EVALUATE] += t1 - t0;
+            if (cc->budget == CS_BUDGET_PROPORTIONAL && (t - 1) % rebalance == 0)
+                s->share = cs_comm_split(ctx, cc->bandwidth, cs_frontier_size(s->fr));
+            int64_t Bt = cc->bandwidth;
+            if (rn->pages > 0 && rn->pages - fetched_task < Bt)
+                Bt = rn->pages - fetched_task;
+            CS_TRY(ctx, select_tick(s, ls->tick, Bt, &nsel));
+            rc = take_selected(s, nsel);
+            CS_TRY_AGREE(ctx, rc);
+            s->t[PH_SELECT] += cs_now() - t1;
+        }
+        rc = fetch_pages(s, nsel, (uint64_t)ls->tick);
+        if (rc == CS_OK)
+            rc = insert_own(s);
+        CS_TRY_AGREE(ctx, rc);
+        if (t % E == 0 || force)
+            CS_TRY(ctx, exchange(s));
+        s->c[C_EVICTIONS] += cs_frontier_evict(s->fr);
+
+        double t2 = cs_now();
+        if (K > 0 && t % K == 0 && s->ops->weights != NULL) {
+            int64_t nw = 0;
+            double *w = s->ops->weights(s->pol, &nw);
+            CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->avg_scratch, &s->avg_cap));
+            s->ops->synced(s->pol);
+        }
+        int64_t loc[3] = {nsel, cs_frontier_size(s->fr),
+                          (int64_t)(cs_outbox_bytes(&s->out) / sizeof(cs_link_msg))};
+        int64_t glob[3];
+        MPI_Allreduce(loc, glob, 3, MPI_INT64_T, MPI_SUM, ctx->comm);
+        s->t[PH_ALLREDUCE] += cs_now() - t2;
+        fetched_task += glob[0];
+        ls->total_fetched += glob[0];
+        cs_progress_update(&ls->progress, (uint64_t)ls->total_fetched);
+        force = glob[1] == 0 && glob[2] > 0;
+        const int done = (rn->pages > 0 && fetched_task >= rn->pages) ||
+                         (glob[1] == 0 && glob[2] == 0) || t + 1 >= rn->ticks;
+        if (done || (t + 1) % R == 0)
+            CS_TRY(ctx, record_point(s, ls, task));
+        if (done)
+            break;
+    }
+    {
+        int64_t tot[NC], hosts;
+        global_counts(s, tot, &hosts);
+        ls->task_v[0][task] = tot[C_FETCHED] - ls->task_base[0];
+        ls->task_v[1][task] = tot[C_RELEVANT] - ls->task_base[1];
+        ls->task_v[2][task] = hosts;
+        ls->task_v[3][task] = ls->tick;
+    }
+    ls->tick++;
+fail:
+    return rc;
+}
+
+/* ---- set-up, results, tear-down ------------------------------------------------------------ */
+
+static void sim_free(sim *s)
+{
+    if (s->pol != NULL)
+        s->ops->destroy(s->pol);
+    cs_frontier_destroy(&s->fr);
+    cs_evidence_destroy(&s->ev);
+    cs_graph_destroy(&s->g);
+    cs_gen_destroy(&s->gen);
+    cs_outbox_fini(&s->out);
+    free(s->visited);
+    free(s->rel_host);
+    free(s->host_k);
+    free(s->host_idx);
+    free(s->host_used);
+    free(s->touched);
+    free(s->host_mark);
+    free(s->taken);
+    free(s->cands);
+    free(s->sel);
+    free(s->fx);
+    free(s->fx_codes);
+    free(s->pst);
+    free(s->reward);
+    free(s->base);
+    free(s->nout);
+    free(s->msgs);
+    free(s->acts);
+    free(s->obs);
+    free(s->recv);
+    free(s->avg_scratch);
+    free(s->seeds);
+    for (int i = 0; i < NS; i++)
+        free(s->s.v[i]);
+    for (int i = 0; i < NPH; i++)
+        free(s->s.t[i]);
+}
+
+/* Collective. The results file (graphio.h "Results file format"). */
+static cs_err write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_results *r = NULL;
+    char *ini = NULL;
+    char path[128];
+    const int64_t n = s->s.n, T = s->cfg->run.tasks;
+    CS_TRY_AGREE(ctx, cs_results_create(ctx, &r));
+    rc = cs_config_to_ini(ctx, s->cfg, NULL, &ini);
+    if (rc == CS_OK)
+        rc = cs_results_add_text(ctx, r, "config", ini);
+    if (rc == CS_OK)
+        rc = cs_results_attr(ctx, r, "/", "policy", s->ops->name);
+    for (int i = 0; i < NS && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "series/%s", series_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_I64, n, 0, s->s.v[i]);
+    }
+    /* harvest rate = relevant / fetched at each point */
+    double *hr = calloc((size_t)(n > T ? n : T) + 1, sizeof *hr);
+    CS_ASSERT(hr != NULL);
+    for (int64_t i = 0; i < n; i++)
+        hr[i] = s->s.v[C_FETCHED][i] > 0
+                    ? (double)s->s.v[C_RELEVANT][i] / (double)s->s.v[C_FETCHED][i]
+                    : 0.0;
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "series/harvest_rate", CS_RES_F64, n, 0, hr);
+    static const char *const task_name[4] = {"fetched", "relevant", "relevant_hosts", "end_tick"};
+    for (int i = 0; i < 4 && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "tasks/%s", task_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_I64, T, 0, ls->task_v[i]);
+    }
+    for (int64_t i = 0; i < T; i++)
+        hr[i] = ls->task_v[0][i] > 0 ? (double)ls->task_v[1][i] / (double)ls->task_v[0][i] : 0.0;
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "tasks/harvest_rate", CS_RES_F64, T, 0, hr);
+    for (int i = 0; i < NPH && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "timing/series/%s", phase_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_F64, n, 0, s->s.t[i]);
+    }
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "timing/series/wall", CS_RES_F64, n, 0, ls->wall);
+    free(hr);
+    int64_t nw = 0;
+    double *w = s->ops->weights != NULL ? s->ops->weights(s->pol, &nw) : NULL;
+    if (rc == CS_OK && w != NULL)
+        rc = cs_results_add(ctx, r, "final/weights", CS_RES_F64, nw, 0, w);
+    if (rc == CS_OK) {
+        int64_t fin[4] = {sum->fetched, sum->relevant, sum->relevant_hosts, sum->ticks};
+        static const char *const fin_name[4] = {"fetched", "relevant", "relevant_hosts", "ticks"};
+        for (int i = 0; i < 4 && rc == CS_OK; i++) {
+            snprintf(path, sizeof path, "final/%s", fin_name[i]);
+            rc = cs_results_add(ctx, r, path, CS_RES_I64, 1, 0, &fin[i]);
+        }
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "final/harvest_rate", CS_RES_F64, 1, 0, &sum->harvest_rate);
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "final/politeness_violations", CS_RES_I64, 1, 0,
+                                &sum->politeness_violations);
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "timing/seconds", CS_RES_F64, 1, 0, &sum->seconds);
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "timing/fetch_rate", CS_RES_F64, 1, 0, &sum->fetch_rate);
+    }
+    rc = cs_agree(ctx, rc);
+    /* per-rank tables */
+    s->c[C_FRONTIER] = cs_frontier_size(s->fr);
+    int64_t pages = cs_graph_n_local(s->g);
+    if (rc == CS_OK)
+        rc = cs_results_gather(ctx, r, "ranks/pages", CS_RES_I64, 1, &pages);
+    for (int i = 0; i < NC && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "ranks/%s", series_name[i]);
+        rc = cs_results_gather(ctx, r, path, CS_RES_I64, 1, &s->c[i]);
+    }
+    for (int i = 0; i < NPH && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "timing/ranks/%s", phase_name[i]);
+        rc = cs_results_gather(ctx, r, path, CS_RES_F64, 1, &s->t[i]);
+    }
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_results_write(ctx, r, output));
+fail:
+    free(ini);
+    cs_results_destroy(&r);
+    return rc;
+}
+
+cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_summary *out)
+{
+    cs_err rc = CS_OK;
+    sim S;
+    memset(&S, 0, sizeof S);
+    sim *s = &S;
+    loop_state ls;
+    memset(&ls, 0, sizeof ls);
+    cs_sim_summary sum;
+    memset(&sum, 0, sizeof sum);
+    s->ctx = ctx;
+    s->cfg = cfg;
+    s->world = *cfg;
+    double t_setup = cs_now();
+
+    const char *const policies[] = {"random", "best-first", "sarsa"};
+    s->ops = cs_discover_find(policies[cfg->run.policy]);
+    CS_ASSERT(s->ops != NULL);
+    CS_TRY(ctx, build_world(s));
+    cs_feat_layout_init(&s->L, &cfg->sarsa);
+    s->G = s->L.n_groups;
+    s->GA = s->L.n_groups - s->L.n_state_groups;
+    CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L, &s->ev));
+    CS_TRY(ctx, build_hosts(s));
+    CS_TRY(ctx, choose_seeds(s));
+    rc = s->ops->create(ctx, cfg, &s->L, &s->pol);
+    if (rc == CS_OK)
+        rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
+    if (rc == CS_OK)
+        rc = cs_outbox_init(ctx, &s->out, ctx->size);
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->visited, (size_t)(cs_graph_n_local(s->g) + 63) / 64 + 1, 8,
+                       "visited set");
+    for (int i = 0; i < 4 && rc == CS_OK; i++)
+        rc = cs_calloc(ctx, &ls.task_v[i], (size_t)cfg->run.tasks + 1, 8, "task results");
+    CS_TRY_AGREE(ctx, rc);
+    t_setup = cs_now() - t_setup;
+    CS_LOG(ctx, CS_LOG_INFO,
+           "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s, "
+           "B = %lld fetches/tick, budget %s, E = %lld, K = %lld, %lld seed pages",
+           (long long)cs_graph_n_pages(s->g), (long long)cs_graph_n_links(s->g),
+           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->ops->name,
+           (long long)cfg->crawl.bandwidth,
+           cfg->crawl.budget == CS_BUDGET_GLOBAL         ? "global"
+           : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"
+                                                         : "fixed",
+           (long long)cfg->crawl.exchange_every, (long long)cfg->crawl.sync_every,
+           (long long)s->n_seeds);
+
+    uint64_t total = cfg->run.pages > 0 ? (uint64_t)(cfg->run.pages * cfg->run.tasks) : 0;
+    cs_progress_begin(&ls.progress, ctx, "crawl (fetches)", total);
+    ls.t_begin = cs_now();
+    for (int64_t task = 0; task < cfg->run.tasks; task++)
+        CS_TRY(ctx, run_task(s, &ls, task));
+    cs_progress_end(&ls.progress);
+    sum.seconds = cs_now() - ls.t_begin;
+
+    int64_t tot[NC], hosts;
+    global_counts(s, tot, &hosts);
+    sum.fetched = tot[C_FETCHED];
+    sum.relevant = tot[C_RELEVANT];
+    sum.relevant_hosts = ls.task_v[2][cfg->run.tasks - 1];
+    sum.ticks = ls.tick;
+    sum.harvest_rate = sum.fetched > 0 ? (double)sum.relevant / (double)sum.fetched : 0.0;
+    sum.politeness_violations = tot[C_POLITE];
+    /* steady rate: over the second half of the loop's wall time (warm-up excluded) */
+    {
+        double tw = 0.0;
+        int64_t i0 = 0, cum = 0, cum0 = 0;
+        double w_end = s->s.n ? ls.wall[s->s.n - 1] : 0.0;
+        /* series fetched restart per task: accumulate across tasks */
+        int64_t prev = 0;
+        for (int64_t i = 0; i < s->s.n; i++) {
+            int64_t f = s->s.v[C_FETCHED][i];
+            if (i > 0 && s->s.v[S_TASK][i] != s->s.v[S_TASK][i - 1])
+                prev = 0;
+            cum += f - prev;
+            prev = f;
+            if (ls.wall[i] <= w_end / 2) {
+                i0 = i;
+                cum0 = cum;
+                tw = ls.wall[i];
+            }
+        }
+        (void)i0;
+        sum.fetch_rate = w_end > tw ? (double)(cum - cum0) / (w_end - tw) : 0.0;
+        /* the allreduced wall clocks differ per rank: use rank 0's, identical everywhere */
+        MPI_Bcast(&sum.fetch_rate, 1, MPI_DOUBLE, 0, ctx->comm);
+        MPI_Bcast(&sum.seconds, 1, MPI_DOUBLE, 0, ctx->comm);
+    }
+    CS_TRY(ctx, write_results(s, &ls, output, &sum));
+    if (ctx->rank == 0 && ctx->level >= CS_LOG_WARN) {
+        printf("crawl: %s on %d ranks, %lld ticks, %.2f s\n", s->ops->name, ctx->size,
+               (long long)sum.ticks, sum.seconds);
+        printf("  fetched %lld, relevant %lld (harvest rate %.4f), relevant hosts %lld\n",
+               (long long)sum.fetched, (long long)sum.relevant, sum.harvest_rate,
+               (long long)sum.relevant_hosts);
+        printf("  %.3g fetches/s (second half of the run), politeness violations %lld\n",
+               sum.fetch_rate, (long long)sum.politeness_violations);
+        printf("  results: %s\n", output);
+        fflush(stdout);
+    }
+    if (out != NULL)
+        *out = sum;
+fail:
+    free(ls.wall);
+    for (int i = 0; i < 4; i++)
+        free(ls.task_v[i]);
+    sim_free(s);
+    return rc;
+}
