@@ -129,6 +129,7 @@ typedef struct cs_run_config {
     int64_t seeds;
     int64_t record_every;
     int64_t progress;
+    int trace;
 } cs_run_config;
 
 enum cs_budget_mode { CS_BUDGET_GLOBAL = 0, CS_BUDGET_PROPORTIONAL = 1, CS_BUDGET_FIXED = 2 };

@@ -43,6 +43,8 @@ static const cs_conf_entry schema[] = {
      "number of seed pages: relevant pages chosen by a hash of (run.seed, page id), the same for any rank count"},
     {"run", "record_every", CS_CONF_INT, "0", 0, 1e15, NULL, R(record_every), 0,
      "ticks between points of the /series datasets (0 = every crawl.sync_every ticks, or every 10 ticks when sync_every = 0)"},
+    {"run", "trace", CS_CONF_BOOL, "false", 0, 0, NULL, R(trace), 0,
+     "record every fetch as (tick, page) in /trace of the results file (for tests and small studies: 16 bytes per fetch)"},
     {"run", "progress", CS_CONF_INT, "10", 0, 1e6, NULL, R(progress), 0,
      "seconds between progress lines in batch logs (a terminal gets a live line)"},
 

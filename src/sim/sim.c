@@ -128,6 +128,8 @@ typedef struct sim {
     double t[NPH];
     series s;
     int64_t share; /* proportional budget share */
+    int64_t *trace; /* run.trace: (tick, page) pairs of this rank's fetches */
+    size_t trace_len, trace_cap;
 } sim;
 
 #define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
@@ -656,6 +658,14 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
 
     /* statistics and learning, in selection order */
     const int64_t *host = cs_graph_host(g);
+    if (s->cfg->run.trace) {
+        CS_TRY(ctx, cs_grow(ctx, &s->trace, &s->trace_cap, s->trace_len + 2 * (size_t)n + 2,
+                            sizeof *s->trace, "trace"));
+        for (int64_t i = 0; i < n; i++) {
+            s->trace[s->trace_len++] = (int64_t)tick;
+            s->trace[s->trace_len++] = fx[i].page;
+        }
+    }
     for (int64_t i = 0; i < n; i++) {
         s->c[C_FETCHED]++;
         if (pst[i].relevant) {
@@ -1051,10 +1061,64 @@ static void sim_free(sim *s)
     free(s->recv);
     free(s->avg_scratch);
     free(s->seeds);
+    free(s->trace);
     for (int i = 0; i < NS; i++)
         free(s->s.v[i]);
     for (int i = 0; i < NPH; i++)
         free(s->s.t[i]);
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Collective. run.trace: every rank's (tick, page) pairs gathered on rank 0, sorted, as
+ * /trace/tick and /trace/page: the same datasets for any rank count when the crawl is. */
+static cs_err write_trace(sim *s, cs_results *r)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    if (!s->cfg->run.trace)
+        return CS_OK;
+    int *cnt = NULL, *dsp = NULL;
+    int64_t *all = NULL, *col = NULL;
+    int mine = (int)s->trace_len;
+    rc = cs_alloc(ctx, &cnt, (size_t)ctx->size * 2, sizeof *cnt, "trace");
+    CS_TRY_AGREE(ctx, rc);
+    dsp = cnt + ctx->size;
+    MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, ctx->comm);
+    int64_t tot = 0;
+    if (ctx->rank == 0)
+        for (int q = 0; q < ctx->size; q++) {
+            dsp[q] = (int)tot;
+            tot += cnt[q];
+        }
+    if (tot > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "run.trace: too many fetches to gather");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &all, (size_t)tot + 2, sizeof *all, "trace");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &col, (size_t)tot / 2 + 1, sizeof *col, "trace");
+    CS_TRY_AGREE(ctx, rc);
+    MPI_Gatherv(s->trace, mine, MPI_INT64_T, all, cnt, dsp, MPI_INT64_T, 0, ctx->comm);
+    const int64_t n = tot / 2;
+    if (ctx->rank == 0)
+        qsort(all, (size_t)n, 2 * sizeof *all, pair_cmp);
+    for (int c = 0; c < 2 && rc == CS_OK; c++) {
+        for (int64_t i = 0; i < n; i++)
+            col[i] = all[2 * i + c];
+        rc = cs_results_add(ctx, r, c == 0 ? "trace/tick" : "trace/page", CS_RES_I64, n, 0, col);
+    }
+    rc = cs_agree(ctx, rc);
+fail:
+    free(cnt);
+    free(all);
+    free(col);
+    return rc;
 }
 
 /* Collective. The results file (graphio.h "Results file format"). */
@@ -1137,6 +1201,20 @@ static cs_err write_results(sim *s, loop_state *ls, const char *output, cs_sim_s
         rc = cs_results_gather(ctx, r, path, CS_RES_F64, 1, &s->t[i]);
     }
     CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, write_trace(s, r));
+    /* do all ranks hold bit-identical weights at the end? (they do right after averaging) */
+    {
+        uint64_t h = 0x9e3779b97f4a7c15u;
+        const unsigned char *b = (const unsigned char *)w;
+        for (size_t i = 0; w != NULL && i < (size_t)nw * sizeof *w; i++)
+            h = cs_mix64(h ^ b[i]);
+        uint64_t hmin = 0, hmax = 0;
+        MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
+        MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
+        int64_t same = hmin == hmax;
+        CS_TRY_AGREE(ctx, cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0,
+                                         &same));
+    }
     CS_TRY(ctx, cs_results_write(ctx, r, output));
 fail:
     free(ini);

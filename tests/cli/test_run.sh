@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# crawlsim run: the exact global top-B (best-first and random fetch exactly the same pages, tick
+# by tick, on 1, 2 and 4 ranks with E = 1), determinism for 1 and 2 OpenMP threads (every
+# dataset outside /timing), bit-identical weights after averaging (and not without it), the
+# results file's datasets, politeness, and bad input as one clear error on every rank.
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1
+
+run 2 gen "$SRC/graphs/tiny.ini" --set gen.pages=30000 -o web.h5 > /dev/null 2>&1 || fail "gen"
+common=(--set run.graph=web.h5 --set run.pages=3000 --set crawl.bandwidth=40 --set run.trace=true
+        --set partition.seed=3)
+
+# 1. global budget = one serial frontier: identical fetches tick by tick at 1, 2, 4 ranks
+for pol in best-first random; do
+    for np in 1 2 4; do
+        run "$np" -q run "${common[@]}" --set run.policy=$pol -o "t_${pol}_$np.h5" 2> err.txt ||
+            fail "run $pol np $np: $(cat err.txt)"
+    done
+    for np in 2 4; do
+        if h5diff -q "t_${pol}_1.h5" "t_${pol}_$np.h5" /trace /trace > /dev/null 2>&1; then
+            pass "$pol: the same pages tick by tick on 1 and $np ranks"
+        else
+            fail "$pol: fetches differ between 1 and $np ranks"
+        fi
+        for d in fetched relevant relevant_hosts frontier; do
+            h5diff -q "t_${pol}_1.h5" "t_${pol}_$np.h5" /series/$d /series/$d > /dev/null 2>&1 ||
+                fail "$pol: /series/$d differs between 1 and $np ranks"
+        done
+    done
+done
+# ... and the test can fail: a fixed split is not the global top-B
+run 2 -q run "${common[@]}" --set run.policy=best-first --set crawl.budget=fixed -o t_fixed.h5 2> /dev/null ||
+    fail "run budget fixed"
+h5diff -q t_best-first_1.h5 t_fixed.h5 /trace /trace > /dev/null 2>&1 &&
+    fail "budget fixed fetched the same pages as one rank: the comparison cannot fail" ||
+    pass "a fixed split fetches other pages (the comparison can fail)"
+
+# 2. determinism: 1 and 2 threads, everything outside /timing identical
+for th in 1 2; do
+    OMP_NUM_THREADS=$th run 2 -q run "${common[@]}" --set sarsa.mode=synchronous -o "d_$th.h5" 2> err.txt ||
+        fail "sarsa threads $th: $(cat err.txt)"
+done
+same=1
+for g in /config /series /tasks /ranks /final /trace; do
+    h5diff -q d_1.h5 d_2.h5 $g $g > /dev/null 2>&1 || { same=0; fail "group $g differs between 1 and 2 threads"; }
+done
+[ $same = 1 ] && pass "bit-identical results (outside /timing) for 1 and 2 threads"
+
+# 3. weight averaging: identical weights on every rank with K = 1, different with K = 0
+for k in 1 0; do
+    run 2 -q run "${common[@]}" --set crawl.sync_every=$k -o "w_$k.h5" 2> /dev/null || fail "sync_every $k"
+done
+h5dump -d /final/weights_identical w_1.h5 | grep -q "(0): 1" && pass "K = 1: weights bit-identical on all ranks" ||
+    fail "K = 1: the ranks' weights differ"
+h5dump -d /final/weights_identical w_0.h5 | grep -q "(0): 0" && pass "K = 0: independent learners differ" ||
+    fail "K = 0: weights identical without averaging (the check cannot fail)"
+
+# 4. the results file and the summary
+out=$(run 2 run "${common[@]}" --set run.tasks=2 --set crawl.host_rate=1 -o res.h5 2> /dev/null) || fail "run tasks 2"
+grep -q "fetched 6000, relevant" <<< "$out" && pass "summary on stdout" || fail "summary: $out"
+for d in /config /series/fetched /series/relevant /series/harvest_rate /series/relevant_hosts \
+    /series/frontier /series/evictions /series/q_evals /series/bytes_exchanged /series/messages \
+    /tasks/relevant /ranks/fetched /ranks/pages /final/weights /final/politeness_violations \
+    /timing/series/select /timing/series/evaluate /timing/series/learn /timing/series/exchange \
+    /timing/series/allreduce /timing/series/wait /timing/ranks/fetch; do
+    h5dump -H -d $d res.h5 > /dev/null 2>&1 || fail "results lack $d"
+done
+h5dump -d /final/politeness_violations res.h5 | grep -q "(0): 0" && pass "no politeness violation at host_rate 1" ||
+    fail "politeness violated"
+h5dump -d /tasks/fetched res.h5 | grep -q "3000, 3000" && pass "two tasks of 3000 fetches" ||
+    fail "tasks: $(h5dump -d /tasks/fetched res.h5 | tail -3)"
+run 1 -q run "${common[@]}" --set crawl.frontier_capacity=100 -o small.h5 2> /dev/null || fail "small frontier"
+h5dump -d /final/fetched small.h5 > /dev/null 2>&1 && ! h5dump -d /ranks/evictions small.h5 | grep -q "(0): 0$" &&
+    pass "a frontier of 100 entries evicts" || fail "no evictions with frontier_capacity 100"
+
+# 5. bad input: one message, exit 1 (data/config) or 2 (command line), no partial results
+expect_exit 1 2 "run.policy" run --set run.policy=greedy -o bad.h5
+expect_exit 1 2 "partition_method = file needs a graph" run --set run.partition_method=file -o bad.h5
+expect_exit 1 2 "nothere.h5" run --set run.graph=nothere.h5 -o bad.h5
+expect_exit 1 2 "sarsa.delta1" run "${common[@]}" --set sarsa.delta1=0.5 -o bad.h5
+expect_exit 1 2 "results file" run "${common[@]}" -o web.h5/sub/bad.h5
+expect_exit 2 1 "at most one job file" run a.ini b.ini
+no_leftovers "bad.h5"
+finish
