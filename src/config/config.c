@@ -50,15 +50,17 @@ static const cs_conf_entry *nearest_entry(const char *section, const char *key)
     char want[300], have[300];
     snprintf(want, sizeof want, "%s.%s", section, key);
     const cs_conf_entry *best = NULL;
-    size_t best_d = (size_t)-1;
+    size_t best_d = (size_t)-1, best_raw = (size_t)-1;
     for (size_t i = 0; i < n; i++) {
         snprintf(have, sizeof have, "%s.%s", s[i].section, s[i].key);
-        size_t d = cs_edit_distance(want, have);
-        /* A key that is right but in the wrong section is a near miss too. */
+        size_t raw = cs_edit_distance(want, have), d = raw;
+        /* A key that is right but in the wrong section is a near miss too (ties between such
+         * keys, e.g. run.seed and gen.seed, go to the nearer section). */
         if (strcasecmp(s[i].key, key) == 0 && d > 1)
             d = 1;
-        if (d < best_d) {
+        if (d < best_d || (d == best_d && raw < best_raw)) {
             best_d = d;
+            best_raw = raw;
             best = &s[i];
         }
     }
