@@ -28,6 +28,7 @@ CS_API void cs_gen_destroy(cs_gen **g);
 
 CS_API int64_t cs_gen_n_pages(const cs_gen *g);
 CS_API int64_t cs_gen_n_hosts(const cs_gen *g);
+CS_API int32_t cs_gen_n_topics(const cs_gen *g);
 /* Local. Host of a page, O(log hosts). */
 CS_API int64_t cs_gen_host_of(const cs_gen *g, int64_t page);
 /* Local. First page and page count of a host. */
@@ -46,6 +47,46 @@ CS_API cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t 
  * pages and the graph file is written through cs_graphio_write (atomically).
  */
 CS_API cs_err cs_gen_write(cs_ctx *ctx, const cs_config *cfg, const char *path);
+
+/* ---- a run-time graph without a graph file ------------------------------------------------ */
+
+struct cs_partition; /* partition.h */
+
+/*
+ * Local (replicated: every rank computes the same partition, no communication). The partition
+ * of the generated world g into k parts by `method`, exactly the one `crawlsim partition F -k
+ * K --method ...` computes (cs_partition_compute) on a graph file F written by `crawlsim gen`
+ * for the same [gen] config, with the same seed:
+ *   CS_PART_BLOCK      contiguous page-id ranges (cs_block_range), part_first filled;
+ *   CS_PART_HOST_HASH  part of host h = cs_partition_host_hash(h, seed, k), that is
+ *                      cs_mix64(h + cs_mix64(seed)) mod k; host_part filled.
+ * out must be zeroed (cs_partition_init) and is freed with cs_partition_fini; it gets
+ * method, k, seed, n_pages, n_hosts, part, graph_source "gen", and n_links = 0 (unknown
+ * before generating: cs_graph_load_with and cs_graph_build accept 0); quality, seconds and
+ * the METIS settings stay zero. Errors (out left zeroed): CS_ERR_ARG for a METIS method
+ * (METIS needs the graph: `crawlsim gen` then `crawlsim partition`), an unknown method, or k
+ * outside [1, pages]; CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t k, int64_t seed,
+                               struct cs_partition *out);
+
+/*
+ * Collective(ctx->comm). Logically collective: g's config, part (identical, replicated on every
+ * rank). The run-time graph of the generated world g under part without a graph file: each rank
+ * generates only the pages part gives it (a block's range, or the list of its owned ids,
+ * OpenMP-parallel over all of them) and builds its graph with cs_graph_build; the only
+ * communication is the error agreement and one int64 allreduce of the link count. The result is
+ * identical, array for array and accessor for accessor, to cs_graph_load_with of a file written
+ * by cs_gen_write for the same config under the same partition. part may come from
+ * cs_gen_partition or from a partition file of that world (METIS included); it is borrowed. On
+ * success *out is a new graph (cs_graph_destroy); on failure *out is untouched and every rank
+ * returns the same code and message: CS_ERR_ARG for a partition of another world (page or host
+ * count), for part->k != ctx->size or a part array cs_graph_build refuses, CS_ERR_LIMIT,
+ * CS_ERR_NOMEM. Memory per rank: the owned pages' graph plus the replicated owner map (as
+ * loading), and transiently 8 bytes per owned page for the id list.
+ */
+CS_API cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const struct cs_partition *part,
+                           cs_graph **out);
 
 /* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic. */
 CS_API void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out);

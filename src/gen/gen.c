@@ -20,6 +20,8 @@
  * tables are computed identically on every rank, page values from the page's own streams, so
  * the graph is the same for any number of ranks and threads.
  */
+#include "gen_impl.h"
+
 #include "crawlsim/gen.h"
 
 #include "crawlsim/rng.h"
@@ -400,6 +402,10 @@ int64_t cs_gen_n_hosts(const cs_gen *g)
 {
     return g->n_hosts;
 }
+int32_t cs_gen_n_topics(const cs_gen *g)
+{
+    return g->n_topics;
+}
 
 int64_t cs_gen_host_of(const cs_gen *g, int64_t page)
 {
@@ -762,25 +768,24 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
     return n;
 }
 
-cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_graph_slice *out,
-                    cs_progress *progress)
+/* Pages first + i, or ids[i] when ids is not NULL (gen_impl.h): one body for both, so that a
+ * page is generated the same way whichever way it is asked for. */
+static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64_t *ids, int64_t n,
+                        cs_graph_slice *out, cs_progress *progress)
 {
     cs_err rc = CS_OK;
     int64_t *ub = NULL;
     uint32_t *cnt = NULL;
     const cs_gen_config *c = &g->cfg;
-    if (first < 0 || n < 0 || first + n > g->n_pages)
-        return cs_fail(ctx, CS_ERR_ARG, "gen: slice [%lld, %lld) outside [0, %lld)",
-                       (long long)first, (long long)(first + n), (long long)g->n_pages);
 
     double t0 = cs_now();
     /* Pass 1: drawn degrees -> upper bounds of each page's link range. */
     CS_TRY(ctx, cs_alloc(ctx, &ub, (size_t)n + 1, sizeof *ub, "link bounds"));
     CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)n + 1, sizeof *cnt, "link counts"));
     ub[0] = 0;
-#pragma omp parallel for default(none) shared(g, c, ub, first, n) schedule(static)
+#pragma omp parallel for default(none) shared(g, c, ub, first, ids, n) schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        int64_t p = first + i;
+        int64_t p = ids != NULL ? ids[i] : first + i;
         cs_rng dr;
         cs_rng_init(&dr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 1);
         ub[i + 1] = draw_degree(g, &dr, page_is_hub(g, p));
@@ -801,8 +806,8 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
     size_t set_cap = 1;
     while (set_cap < (size_t)c->degree_max * 2)
         set_cap <<= 1;
-#pragma omp parallel default(none) shared(g, c, out, ub, cnt, first, n, done, nomem, progress)     \
-    firstprivate(set_cap)
+#pragma omp parallel default(none)                                                                 \
+    shared(g, c, out, ub, cnt, first, ids, n, done, nomem, progress) firstprivate(set_cap)
     {
         idset set = {malloc(set_cap * sizeof(int64_t)), set_cap - 1};
         /* consecutive pages mostly share a host: remember it and its base change rate */
@@ -816,7 +821,7 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
         for (int64_t i = 0; i < n; i++) {
             if (set.slot == NULL)
                 continue;
-            int64_t p = first + i;
+            int64_t p = ids != NULL ? ids[i] : first + i;
             if (host < 0 || p < g->host_first[host] || p >= g->host_first[host + 1]) {
                 host =
                     (host >= 0 && p == g->host_first[host + 1]) ? host + 1 : cs_gen_host_of(g, p);
@@ -875,6 +880,34 @@ fail:
     free(cnt);
     free(ub);
     cs_graph_slice_fini(out);
+    return rc;
+}
+
+cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_graph_slice *out,
+                    cs_progress *progress)
+{
+    if (first < 0 || n < 0 || first + n > g->n_pages)
+        return cs_fail(ctx, CS_ERR_ARG, "gen: slice [%lld, %lld) outside [0, %lld)",
+                       (long long)first, (long long)(first + n), (long long)g->n_pages);
+    return gen_pages(ctx, g, first, NULL, n, out, progress);
+}
+
+cs_err gen_slice_ids(cs_ctx *ctx, const cs_gen *g, const int64_t *ids, int64_t n,
+                     cs_graph_slice *out, cs_progress *progress)
+{
+    int64_t bad = n < 0 ? 0 : INT64_MAX;
+    const int64_t N = g->n_pages;
+#pragma omp parallel for default(none) shared(ids, n, N) reduction(min : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= N || (i > 0 && ids[i] <= ids[i - 1]))
+            bad = i < bad ? i : bad;
+    if (bad != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "gen: page list entry %lld is outside [0, %lld) or not increasing",
+                       (long long)bad, (long long)N);
+    cs_err rc = gen_pages(ctx, g, 0, ids, n, out, progress);
+    if (rc == CS_OK)
+        out->first = n > 0 ? ids[0] : 0;
     return rc;
 }
 

@@ -20,12 +20,17 @@
  * every page narrow (uint8 for k <= 255, uint16 for k <= 65535, else int32), 1/8 word per page
  * at most ranks counts. Local index: a subtraction when the local ids are contiguous,
  * otherwise an open-addressing (linear probing) hash of int32 slots at load factor <= 1/2.
+ * The struct, the partition check, the owner map and the local index are shared with
+ * cs_graph_build (build.c) through graph_impl.h, so both constructors give the same graph.
  */
+#include "graph_impl.h"
+
 #include "crawlsim/graph.h"
 #include "crawlsim/graphio.h"
 #include "crawlsim/partition.h"
 #include "crawlsim/rng.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,32 +42,6 @@
  * built in linear time, at most POINTS_PER_READ points per H5Dread. */
 #define POINT_RUN_LEN 8
 #define POINTS_PER_READ ((int64_t)1 << 20)
-
-struct cs_graph {
-    int64_t n_pages, n_links, n_hosts;
-    int32_t n_topics;
-    int k, rank;
-
-    int64_t n_local, n_local_links;
-    int64_t *ids;     /* n_local sorted global ids */
-    int64_t *offsets; /* n_local + 1 */
-    int64_t *targets;
-    int64_t *host;
-    int32_t *topic;
-    double *relevance, *delta, *mu;
-    uint8_t *observable;
-
-    /* local index */
-    int contiguous; /* ids are ids[0] .. ids[0] + n_local - 1 */
-    int32_t *slots; /* hash table (mask + 1 slots, -1 empty) when not contiguous */
-    uint64_t mask;
-
-    /* owner map: exactly one of part_first (block range table), owner8/16/32 is set */
-    int64_t *part_first; /* k + 1 */
-    uint8_t *owner8;
-    uint16_t *owner16;
-    int32_t *owner32;
-};
 
 /* ---- accessors ------------------------------------------------------------------------------ */
 
@@ -195,19 +174,27 @@ void cs_graph_destroy(cs_graph **pg)
 
 /* ---- partition checks and the owner map ------------------------------------------------------ */
 
-/* Local (same verdict on every rank: part is replicated). The partition fits this job. */
-static cs_err check_partition(cs_ctx *ctx, const char *path, const cs_partition *part)
+cs_err graph_check_partition(cs_ctx *ctx, const char *path, const cs_partition *part)
 {
+    char what[CS_ERRMSG_MAX / 2];
+    if (path != NULL)
+        snprintf(what, sizeof what, "partition of %s", path);
+    else
+        snprintf(what, sizeof what, "the partition");
     if (part == NULL || part->k < 1)
-        return cs_fail(ctx, CS_ERR_ARG, "partition of %s: no partition or k < 1", path);
+        return cs_fail(ctx, CS_ERR_ARG, "%s: no partition or k < 1", what);
+    if (part->k != ctx->size && path != NULL)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "%s has k = %d parts but the job runs on %d ranks: run crawlsim "
+                       "partition %s -k %d",
+                       what, (int)part->k, ctx->size, path, ctx->size);
     if (part->k != ctx->size)
         return cs_fail(ctx, CS_ERR_ARG,
-                       "partition of %s has k = %d parts but the job runs on %d ranks: run "
-                       "crawlsim partition %s -k %d",
-                       path, (int)part->k, ctx->size, path, ctx->size);
+                       "%s has k = %d parts but the job runs on %d ranks: make it for %d parts",
+                       what, (int)part->k, ctx->size, ctx->size);
     if (part->n_pages < 0 || (part->n_pages > 0 && part->part == NULL))
-        return cs_fail(ctx, CS_ERR_ARG, "partition of %s has no part array for its %lld pages",
-                       path, (long long)part->n_pages);
+        return cs_fail(ctx, CS_ERR_ARG, "%s has no part array for its %lld pages", what,
+                       (long long)part->n_pages);
     const int64_t n = part->n_pages;
     const int32_t *pa = part->part;
     const int32_t k = part->k;
@@ -217,9 +204,8 @@ static cs_err check_partition(cs_ctx *ctx, const char *path, const cs_partition 
         if (pa[p] < 0 || pa[p] >= k)
             bad = p < bad ? p : bad;
     if (bad != INT64_MAX)
-        return cs_fail(ctx, CS_ERR_FORMAT,
-                       "partition of %s is corrupt: page %lld has part %d, outside [0, %d)", path,
-                       (long long)bad, (int)pa[bad], (int)k);
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s is corrupt: page %lld has part %d, outside [0, %d)",
+                       what, (long long)bad, (int)pa[bad], (int)k);
     if (part->part_first != NULL) {
         const int64_t *pf = part->part_first;
         int ok = pf[0] == 0 && pf[k] == n;
@@ -231,14 +217,13 @@ static cs_err check_partition(cs_ctx *ctx, const char *path, const cs_partition 
                 if (pa[p] != r)
                     bad = p < bad ? p : bad;
         if (!ok || bad != INT64_MAX)
-            return cs_fail(ctx, CS_ERR_FORMAT,
-                           "partition of %s is corrupt: part_first does not match part", path);
+            return cs_fail(ctx, CS_ERR_FORMAT, "%s is corrupt: part_first does not match part",
+                           what);
     }
     return CS_OK;
 }
 
-/* Local. The narrow owner map or the block range table. */
-static cs_err build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
 {
     cs_err rc = CS_OK;
     const int64_t n = part->n_pages;
@@ -267,8 +252,7 @@ fail:
     return rc;
 }
 
-/* Local. This rank's sorted page ids and the local index over them. */
-static cs_err build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
 {
     cs_err rc = CS_OK;
     const int64_t n = part->n_pages;
@@ -636,7 +620,7 @@ cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path, const cs_partitio
     cs_graph_header hdr;
     cs_graph *g = NULL;
     runs pages = {0};
-    CS_TRY_AGREE(ctx, check_partition(ctx, graph_path, part));
+    CS_TRY_AGREE(ctx, graph_check_partition(ctx, graph_path, part));
     CS_TRY(ctx, cs_graphio_open(ctx, graph_path, &file, &hdr));
     if (part->n_pages != hdr.n_pages || (part->n_links != 0 && part->n_links != hdr.n_links))
         rc = cs_fail(ctx, CS_ERR_ARG,
@@ -655,10 +639,10 @@ cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path, const cs_partitio
         g->n_topics = hdr.n_topics;
         g->k = part->k;
         g->rank = ctx->rank;
-        rc = build_owner(ctx, g, part);
+        rc = graph_build_owner(ctx, g, part);
     }
     if (rc == CS_OK)
-        rc = build_local(ctx, g, part);
+        rc = graph_build_local(ctx, g, part);
     if (rc == CS_OK)
         rc = make_runs(ctx, g->ids, g->n_local, 0, 0, &pages);
     CS_TRY_AGREE(ctx, rc);

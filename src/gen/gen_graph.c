@@ -1,0 +1,154 @@
+/*
+ * gen_graph: the run-time graph of a generated world without a graph file (DESIGN.md "The
+ * world": a run on a host-hash partition needs no graph file). The world is a pure function
+ * of (seed, page id), so each rank generates exactly the pages its partition gives it and
+ * gets the graph that loading a `crawlsim gen` file under the same partition would give.
+ *
+ * Block and host-hash partitions are computed here without the graph (hosts are contiguous
+ * page ranges of the model); METIS partitions need the links, hence a graph file.
+ */
+#include "gen_impl.h"
+
+#include "crawlsim/gen.h"
+#include "crawlsim/partition.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t k, int64_t seed,
+                        cs_partition *out)
+{
+    cs_err rc = CS_OK;
+    const int64_t N = cs_gen_n_pages(g), H = cs_gen_n_hosts(g);
+    if (method == CS_PART_METIS || method == CS_PART_METIS_HOST)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "partition method %s needs a graph file: METIS partitions the links, "
+                       "which a generated world only has once written; run crawlsim gen, then "
+                       "crawlsim partition (block and host-hash need no file)",
+                       cs_partition_method_name(method));
+    if (method != CS_PART_BLOCK && method != CS_PART_HOST_HASH)
+        return cs_fail(ctx, CS_ERR_ARG, "unknown partition method %d", method);
+    if (k < 1 || k > N)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot partition the generated world (%lld pages) into k = %d parts: k "
+                       "must lie in [1, %lld]",
+                       (long long)N, (int)k, (long long)N);
+    out->method = method;
+    out->k = k;
+    out->seed = seed;
+    out->n_pages = N;
+    out->n_links = 0;
+    out->n_hosts = H;
+    snprintf(out->graph_source, sizeof out->graph_source, "gen");
+    CS_TRY(ctx, cs_alloc(ctx, &out->part, (size_t)N, sizeof *out->part, "partition"));
+    int32_t *pa = out->part;
+    if (method == CS_PART_BLOCK) {
+        CS_TRY(ctx, cs_alloc(ctx, &out->part_first, (size_t)k + 1, sizeof *out->part_first,
+                             "part ranges"));
+        for (int32_t r = 0; r < k; r++) {
+            int64_t f = 0, c = 0;
+            cs_block_range(N, r, k, &f, &c);
+            out->part_first[r] = f;
+        }
+        out->part_first[k] = N;
+        const int64_t *pf = out->part_first;
+#pragma omp parallel for default(none) shared(pa, pf, k) schedule(dynamic, 1)
+        for (int32_t r = 0; r < k; r++)
+            for (int64_t p = pf[r]; p < pf[r + 1]; p++)
+                pa[p] = r;
+    } else {
+        CS_TRY(ctx,
+               cs_alloc(ctx, &out->host_part, (size_t)H, sizeof *out->host_part, "host partition"));
+        int32_t *hp = out->host_part;
+#pragma omp parallel for default(none) shared(g, pa, hp, H, k, seed) schedule(static)
+        for (int64_t h = 0; h < H; h++) {
+            int64_t f = 0, c = 0;
+            cs_gen_host_range(g, h, &f, &c);
+            hp[h] = cs_partition_host_hash(h, seed, k);
+            for (int64_t p = f; p < f + c; p++)
+                pa[p] = hp[h];
+        }
+    }
+    return CS_OK;
+fail:
+    cs_partition_fini(out);
+    return rc;
+}
+
+/*
+ * Local. Generates the pages part gives this rank into `mine` (empty on entry), page i being
+ * the i-th owned id: a block's range in one cs_gen_slice, any other ownership (host-hash:
+ * whole hosts, scattered runs of about two hosts per rank at k = 2) through the list of owned
+ * ids in one gen_slice_ids, so that the OpenMP threads share all owned pages rather than each
+ * short run (one cs_gen_slice per run leaves all but one thread idle on runs shorter than the
+ * generator's 4096-page chunks).
+ */
+static cs_err gen_owned(cs_ctx *ctx, const cs_gen *g, const cs_partition *part,
+                        cs_graph_slice *mine)
+{
+    cs_err rc = CS_OK;
+    const int64_t N = part->n_pages;
+    const int32_t *pa = part->part, me = (int32_t)ctx->rank;
+    int64_t *ids = NULL, n = 0;
+    cs_progress prog;
+    if (part->part_first != NULL) {
+        int64_t f = part->part_first[me];
+        n = part->part_first[me + 1] - f;
+        cs_progress_begin(&prog, ctx, "generating pages", (uint64_t)n);
+        rc = cs_gen_slice(ctx, g, f, n, mine, &prog);
+        cs_progress_end(&prog);
+        return rc;
+    }
+#pragma omp parallel for default(none) shared(pa, N, me) reduction(+ : n) schedule(static)
+    for (int64_t p = 0; p < N; p++)
+        n += pa[p] == me;
+    CS_TRY(ctx, cs_alloc(ctx, &ids, (size_t)n, sizeof *ids, "owned page ids"));
+    for (int64_t p = 0, i = 0; p < N; p++)
+        if (pa[p] == me)
+            ids[i++] = p;
+    cs_progress_begin(&prog, ctx, "generating pages", (uint64_t)n);
+    rc = gen_slice_ids(ctx, g, ids, n, mine, &prog);
+    cs_progress_end(&prog);
+fail:
+    free(ids);
+    return rc;
+}
+
+cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph_slice mine;
+    cs_graph_slice_init(&mine);
+    cs_graph *graph = NULL;
+    const int64_t N = cs_gen_n_pages(g), H = cs_gen_n_hosts(g);
+    /* part is replicated: these verdicts are the same on every rank. */
+    if (part == NULL || part->n_pages != N || (part->n_hosts != 0 && part->n_hosts != H))
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "the partition has %lld pages and %lld hosts but the generated world has "
+                     "%lld pages and %lld hosts: it was made for another world",
+                     part != NULL ? (long long)part->n_pages : 0LL,
+                     part != NULL ? (long long)part->n_hosts : 0LL, (long long)N, (long long)H);
+    else if (part->k != ctx->size)
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "the partition has k = %d parts but the job runs on %d ranks: make it for "
+                     "%d parts",
+                     (int)part->k, ctx->size, ctx->size);
+    else if (N > 0 && part->part == NULL)
+        rc = cs_fail(ctx, CS_ERR_ARG, "the partition has no part array for its %lld pages",
+                     (long long)N);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, gen_owned(ctx, g, part, &mine));
+    int64_t links = mine.offsets != NULL ? mine.offsets[mine.n] : 0, total = 0;
+    if (MPI_Allreduce(&links, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm) != MPI_SUCCESS)
+        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the link counts failed");
+    CS_TRY_AGREE(ctx, rc);
+    rc = cs_graph_build(ctx, part, total, H, cs_gen_n_topics(g), &mine, &graph);
+    CS_TRY_AGREE(ctx, rc);
+    *out = graph;
+    graph = NULL;
+fail:
+    cs_graph_destroy(&graph); /* built here but refused elsewhere */
+    cs_graph_slice_fini(&mine);
+    return rc;
+}

@@ -1,0 +1,139 @@
+/*
+ * graph building: cs_graph_build, the run-time graph of one rank made from pages held in
+ * memory (a generated world, DESIGN.md "The world": a host-hash run needs no graph file).
+ *
+ * The partition check, the owner map and the local ids come from the same functions as in
+ * cs_graph_load_with (graph_impl.h); the CSR and the page attributes are taken over from the
+ * caller's slice without a copy, after the checks cs_graph_load_with makes on a file's pages.
+ */
+#include "graph_impl.h"
+
+#include "crawlsim/graph.h"
+#include "crawlsim/partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Local. The slice holds g's pages: the count, the arrays, the CSR and the attribute ranges. */
+static cs_err check_pages(cs_ctx *ctx, const cs_graph *g, const cs_graph_slice *s)
+{
+    const int64_t n = s->n, N = g->n_pages, H = g->n_hosts, K = g->n_topics;
+    if (n != g->n_local)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cs_graph_build: the slice holds %lld pages but the partition gives rank %d "
+                       "%lld pages",
+                       (long long)n, g->rank, (long long)g->n_local);
+    if (n > 0 &&
+        (s->offsets == NULL || s->targets == NULL || s->host == NULL || s->topic == NULL ||
+         s->relevance == NULL || s->delta == NULL || s->mu == NULL || s->observable == NULL))
+        return cs_fail(ctx, CS_ERR_ARG, "cs_graph_build: the slice of %lld pages lacks an array",
+                       (long long)n);
+    if (s->offsets == NULL)
+        return CS_OK;
+    const int64_t *off = s->offsets, *tg = s->targets, *host = s->host;
+    const int32_t *topic = s->topic;
+    int64_t bad_off = off[0] != 0 ? 0 : INT64_MAX, bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(off, n) reduction(min : bad_off) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (off[i + 1] < off[i])
+            bad_off = i < bad_off ? i : bad_off;
+    if (bad_off != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cs_graph_build: the slice's offsets do not start at 0 or decrease at "
+                       "local page %lld",
+                       (long long)bad_off);
+#pragma omp parallel for default(none) shared(off, tg, host, topic, n, N, H, K) reduction(min      \
+                                                                                          : bad)   \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        int ok = host[i] >= 0 && host[i] < H && topic[i] >= -1 && topic[i] < K;
+        for (int64_t e = off[i]; ok && e < off[i + 1]; e++)
+            ok = tg[e] >= 0 && tg[e] < N && (e == off[i] || tg[e] > tg[e - 1]);
+        if (!ok)
+            bad = i < bad ? i : bad;
+    }
+    if (bad != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cs_graph_build: page %lld has a host outside [0, %lld), a topic outside "
+                       "[-1, %d) or out-links outside [0, %lld) or not strictly increasing",
+                       (long long)g->ids[bad], (long long)H, (int)K, (long long)N);
+    return CS_OK;
+}
+
+/* Local. *dst = an array of one zeroed element when the slice has none (an empty slice), so
+ * that an empty graph's accessors return valid pointers as cs_graph_load_with's do. */
+static cs_err placeholder(cs_ctx *ctx, void *dst, const void *src, size_t elem)
+{
+    if (src != NULL)
+        return CS_OK;
+    return cs_calloc(ctx, dst, 1, elem, "empty graph arrays");
+}
+
+cs_err cs_graph_build(cs_ctx *ctx, const cs_partition *part, int64_t n_links_total, int64_t n_hosts,
+                      int32_t n_topics, cs_graph_slice *pages, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph *g = NULL;
+    CS_TRY(ctx, graph_check_partition(ctx, NULL, part));
+    if (n_links_total < 0 || n_hosts < 0 || n_topics < 0 || pages == NULL) {
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "cs_graph_build: no slice, or negative sizes (%lld links, %lld hosts, %d "
+                     "topics)",
+                     (long long)n_links_total, (long long)n_hosts, (int)n_topics);
+        goto fail;
+    }
+    if (part->n_links != 0 && part->n_links != n_links_total) {
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "the partition has %lld links but the graph %lld: it was made for another "
+                     "graph",
+                     (long long)part->n_links, (long long)n_links_total);
+        goto fail;
+    }
+    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "graph"));
+    g->n_pages = part->n_pages;
+    g->n_links = n_links_total;
+    g->n_hosts = n_hosts;
+    g->n_topics = n_topics;
+    g->k = part->k;
+    g->rank = ctx->rank;
+    CS_TRY(ctx, graph_build_owner(ctx, g, part));
+    CS_TRY(ctx, graph_build_local(ctx, g, part));
+    CS_TRY(ctx, check_pages(ctx, g, pages));
+
+    /* Everything that can fail is done before the slice's arrays change hands. */
+    CS_TRY(ctx, placeholder(ctx, &g->offsets, pages->offsets, sizeof *g->offsets));
+    CS_TRY(ctx, placeholder(ctx, &g->targets, pages->targets, sizeof *g->targets));
+    CS_TRY(ctx, placeholder(ctx, &g->host, pages->host, sizeof *g->host));
+    CS_TRY(ctx, placeholder(ctx, &g->topic, pages->topic, sizeof *g->topic));
+    CS_TRY(ctx, placeholder(ctx, &g->relevance, pages->relevance, sizeof *g->relevance));
+    CS_TRY(ctx, placeholder(ctx, &g->delta, pages->delta, sizeof *g->delta));
+    CS_TRY(ctx, placeholder(ctx, &g->mu, pages->mu, sizeof *g->mu));
+    CS_TRY(ctx, placeholder(ctx, &g->observable, pages->observable, sizeof *g->observable));
+    if (pages->offsets != NULL)
+        g->offsets = pages->offsets;
+    if (pages->targets != NULL)
+        g->targets = pages->targets;
+    if (pages->host != NULL)
+        g->host = pages->host;
+    if (pages->topic != NULL)
+        g->topic = pages->topic;
+    if (pages->relevance != NULL)
+        g->relevance = pages->relevance;
+    if (pages->delta != NULL)
+        g->delta = pages->delta;
+    if (pages->mu != NULL)
+        g->mu = pages->mu;
+    if (pages->observable != NULL)
+        g->observable = pages->observable;
+    g->n_local_links = g->offsets[g->n_local];
+    pages->offsets = pages->targets = pages->host = NULL;
+    pages->topic = NULL;
+    pages->relevance = pages->delta = pages->mu = NULL;
+    pages->observable = NULL;
+    cs_graph_slice_fini(pages); /* weights and terms, if any */
+    *out = g;
+    return CS_OK;
+fail:
+    cs_graph_destroy(&g);
+    return rc;
+}
