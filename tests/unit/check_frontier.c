@@ -1,0 +1,423 @@
+/*
+ * check_frontier: unit tests of the bounded frontier (serial, forked, no MPI_Init).
+ *
+ * Add/find/remove against a reference array through many random operations (the last entry
+ * moves into a removed slot, the hash follows it), growth past the initial 1024 entries and
+ * hash rehashes, eviction against a sorted reference (ties in value broken by the lower id),
+ * the order of cs_frontier_key, and the memory per entry of a large frontier.
+ */
+#include "crawlsim/core.h"
+#include "crawlsim/frontier.h"
+#include "crawlsim/rng.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cs_ctx ctx;
+
+static void setup(void)
+{
+    cs_ctx_init_local(&ctx, CS_LOG_ERROR);
+}
+
+static cs_frontier *make(int64_t capacity, int stride)
+{
+    cs_frontier *f = NULL;
+    ck_assert_int_eq(cs_frontier_create(&ctx, capacity, stride, &f), CS_OK);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(cs_frontier_size(f), 0);
+    ck_assert_int_eq(cs_frontier_capacity(f), capacity);
+    return f;
+}
+
+/* Adds id and stamps the entry's fields with values derived from id. Checks without a Check
+ * assertion per call (each records a mark point, a system call in fork mode). */
+static int64_t add(cs_frontier *f, int64_t id)
+{
+    int64_t slot = -2;
+    if (cs_frontier_add(&ctx, f, id, &slot) != CS_OK || slot != cs_frontier_size(f) - 1)
+        ck_abort_msg("add(%lld) failed or gave slot %lld", (long long)id, (long long)slot);
+    cs_frontier_view v;
+    cs_frontier_view_get(f, &v);
+    int bad = v.id[slot] != id || v.q[slot] != 0.0f || v.anchor_rl[slot] != 0.0f ||
+              v.anchor_cat[slot] != 0 || v.par[slot].n != 0 || v.par[slot].sum_rl != 0.0f;
+    for (int g = 0; g < v.stride; g++)
+        bad |= v.codes[slot * v.stride + g] != 0;
+    if (bad)
+        ck_abort_msg("the new entry of %lld is not zeroed", (long long)id);
+    v.q[slot] = (float)(id % 1000) * 0.5f;
+    v.anchor_rl[slot] = (float)id;
+    v.anchor_cat[slot] = (uint32_t)(id * 7);
+    v.par[slot].n = (uint16_t)(id & 0xffff);
+    v.par[slot].sum_rl = 1.0f;
+    for (int g = 0; g < v.stride; g++)
+        v.codes[slot * v.stride + g] = (uint8_t)(id + g);
+    return slot;
+}
+
+/* Number of entries whose find or stamped fields disagree with their id; reference ids ref[] of
+ * the entries (in slot order). */
+static int64_t check_all(cs_frontier *f, const int64_t *ref, int64_t n)
+{
+    int64_t bad = 0;
+    cs_frontier_view v;
+    cs_frontier_view_get(f, &v);
+    bad += v.n != n || cs_frontier_size(f) != n;
+    for (int64_t i = 0; i < n && v.n == n; i++) {
+        const int64_t id = ref[i];
+        bad += v.id[i] != id;
+        bad += cs_frontier_find(f, id) != i;
+        bad += v.q[i] != (float)(id % 1000) * 0.5f || v.anchor_rl[i] != (float)id ||
+               v.anchor_cat[i] != (uint32_t)(id * 7) || v.par[i].n != (uint16_t)(id & 0xffff);
+        for (int g = 0; g < v.stride; g++)
+            bad += v.codes[i * v.stride + g] != (uint8_t)(id + g);
+    }
+    return bad;
+}
+
+START_TEST(test_add_find_remove_small)
+{
+    cs_frontier *f = make(100, 3);
+    ck_assert_int_eq(cs_frontier_find(f, 0), -1);
+    ck_assert_int_eq(cs_frontier_find(f, 12345), -1);
+    int64_t ref[4] = {10, 20, 30, 40};
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(add(f, ref[i]), i);
+    ck_assert_int_eq(check_all(f, ref, 4), 0);
+    /* removing slot 1 moves the last entry (40) into it */
+    cs_frontier_remove(f, 1);
+    ref[1] = 40;
+    ck_assert_int_eq(cs_frontier_find(f, 20), -1);
+    ck_assert_int_eq(check_all(f, ref, 3), 0);
+    /* removing the last entry moves nothing */
+    cs_frontier_remove(f, 2);
+    ck_assert_int_eq(cs_frontier_find(f, 30), -1);
+    ck_assert_int_eq(check_all(f, ref, 2), 0);
+    cs_frontier_remove(f, 0);
+    ref[0] = 40;
+    ck_assert_int_eq(check_all(f, ref, 1), 0);
+    cs_frontier_remove(f, 0);
+    ck_assert_int_eq(cs_frontier_size(f), 0);
+    ck_assert_int_eq(cs_frontier_find(f, 40), -1);
+    /* ids can come back */
+    ck_assert_int_eq(add(f, 20), 0);
+    ck_assert_int_eq(cs_frontier_find(f, 20), 0);
+    cs_frontier_clear(f);
+    ck_assert_int_eq(cs_frontier_size(f), 0);
+    ck_assert_int_eq(cs_frontier_find(f, 20), -1);
+    cs_frontier_destroy(&f);
+    ck_assert_ptr_null(f);
+    cs_frontier_destroy(&f); /* NULL is fine */
+    cs_frontier_destroy(NULL);
+}
+END_TEST
+
+/* Many random adds and removes with ids drawn from a small range (so that probe chains collide
+ * and removals shift them), through growth from 0 to 6000 entries and back: after every phase,
+ * every present id is at its slot and every absent id gives -1. */
+START_TEST(test_random_ops_against_reference)
+{
+    const int64_t U = 20000; /* id universe */
+    cs_frontier *f = make(1 << 20, 5);
+    int64_t *ref = malloc((size_t)U * sizeof *ref);   /* slot -> id */
+    int64_t *where = malloc((size_t)U * sizeof *ref); /* id -> slot or -1 */
+    ck_assert_ptr_nonnull(ref);
+    ck_assert_ptr_nonnull(where);
+    for (int64_t i = 0; i < U; i++)
+        where[i] = -1;
+    int64_t n = 0, bad = 0;
+    cs_rng r;
+    cs_rng_init(&r, 1234, CS_RNG_TEST, 0, 0);
+    /* phases: grow (add-heavy), churn, shrink (remove-heavy), grow again */
+    static const struct {
+        int ops, add_per_mille;
+    } phases[] = {{9000, 900}, {20000, 500}, {12000, 150}, {8000, 800}, {20000, 500}};
+    for (size_t ph = 0; ph < sizeof phases / sizeof phases[0]; ph++) {
+        for (int op = 0; op < phases[ph].ops; op++) {
+            const int do_add = n == 0 || (int)cs_rng_below(&r, 1000) < phases[ph].add_per_mille;
+            if (do_add) {
+                /* ids spread over 2^32 (the key's limit) but drawn from U values */
+                int64_t u = (int64_t)cs_rng_below(&r, (uint64_t)U);
+                if (where[u] >= 0)
+                    continue;
+                const int64_t id = u * 104729 + 3;
+                add(f, id);
+                ref[n] = id;
+                where[u] = n++;
+            } else {
+                int64_t s = (int64_t)cs_rng_below(&r, (uint64_t)n);
+                const int64_t id = ref[s];
+                bad += cs_frontier_find(f, id) != s;
+                cs_frontier_remove(f, s);
+                where[(id - 3) / 104729] = -1;
+                if (s != n - 1) {
+                    ref[s] = ref[n - 1];
+                    where[(ref[s] - 3) / 104729] = s;
+                }
+                n--;
+            }
+        }
+        bad += check_all(f, ref, n);
+        for (int64_t u = 0; u < U; u++)
+            bad += cs_frontier_find(f, u * 104729 + 3) != where[u];
+        for (int64_t u = 0; u < 2000; u++) /* ids never added */
+            bad += cs_frontier_find(f, u * 104729 + 4) != -1;
+        ck_assert_msg(bad == 0, "phase %zu: %lld mismatches at n = %lld", ph, (long long)bad,
+                      (long long)n);
+    }
+    free(ref);
+    free(where);
+    cs_frontier_destroy(&f);
+}
+END_TEST
+
+/* Growth past the first 1024 entries, and hash tables doubled several times: consecutive ids,
+ * ids that share their low bits, then removal of every other entry. */
+START_TEST(test_growth_and_rehash)
+{
+    for (int pattern = 0; pattern < 2; pattern++) {
+        cs_frontier *f = make(1 << 20, 16);
+        const int64_t n = 50000;
+        int64_t *ref = malloc((size_t)n * sizeof *ref);
+        ck_assert_ptr_nonnull(ref);
+        for (int64_t i = 0; i < n; i++) {
+            ref[i] = pattern == 0 ? i : i << 16;
+            add(f, ref[i]);
+            if (i == 1023 || i == 1024 || i == 4096 || i == 30000)
+                ck_assert_int_eq(check_all(f, ref, i + 1), 0);
+        }
+        ck_assert_int_eq(check_all(f, ref, n), 0);
+        ck_assert_int_eq(cs_frontier_find(f, pattern == 0 ? n : n << 16), -1);
+        /* remove from the front: each removal moves the last entry */
+        int64_t m = n;
+        for (int64_t k = 0; k < n / 2; k++) {
+            cs_frontier_remove(f, k);
+            ref[k] = ref[--m];
+        }
+        ck_assert_int_eq(check_all(f, ref, m), 0);
+        cs_frontier_destroy(&f);
+        free(ref);
+    }
+}
+END_TEST
+
+/* ---- keys and eviction --------------------------------------------------------------------- */
+
+START_TEST(test_key_order)
+{
+    /* increasing values */
+    const float vals[] = {-INFINITY, -1e30f, -3.5f, -1.0f, -1e-30f, -1e-45f, 0.0f,
+                          1e-45f,    1e-30f, 0.25f, 1.0f,  3.5f,    1e30f,   INFINITY};
+    const int nv = (int)(sizeof vals / sizeof vals[0]);
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++) {
+            /* value decides, whatever the ids */
+            if (i < j) {
+                ck_assert_uint_lt(cs_frontier_key(vals[i], 0),
+                                  cs_frontier_key(vals[j], 0xffffffff));
+                ck_assert_uint_lt(cs_frontier_key(vals[i], 5), cs_frontier_key(vals[j], 7));
+                ck_assert_uint_lt(cs_frontier_key(vals[i], 7), cs_frontier_key(vals[j], 5));
+            }
+        }
+    for (int i = 0; i < nv; i++) {
+        /* equal values: the lower id has the higher key */
+        ck_assert_uint_gt(cs_frontier_key(vals[i], 0), cs_frontier_key(vals[i], 1));
+        ck_assert_uint_gt(cs_frontier_key(vals[i], 41), cs_frontier_key(vals[i], 42));
+        ck_assert_uint_gt(cs_frontier_key(vals[i], 0xfffffffe),
+                          cs_frontier_key(vals[i], 0xffffffff));
+        ck_assert_uint_eq(cs_frontier_key(vals[i], 9), cs_frontier_key(vals[i], 9));
+    }
+    /* random pairs against the (value, lower id first) comparison */
+    cs_rng r;
+    cs_rng_init(&r, 5, CS_RNG_TEST, 0, 0);
+    int bad = 0;
+    for (int t = 0; t < 200000; t++) {
+        float a = (float)(cs_rng_uniform(&r) * 20.0 - 10.0),
+              b = (float)(cs_rng_uniform(&r) * 20.0 - 10.0);
+        if (t % 3 == 0)
+            b = a;
+        if (t % 7 == 0)
+            a = 0.0f;
+        const int64_t ia = (int64_t)cs_rng_below(&r, 1ULL << 32),
+                      ib = (int64_t)cs_rng_below(&r, 1ULL << 32);
+        const int want = a > b ? 1 : a < b ? -1 : ia < ib ? 1 : ia > ib ? -1 : 0;
+        const uint64_t ka = cs_frontier_key(a, ia), kb = cs_frontier_key(b, ib);
+        const int got = ka > kb ? 1 : ka < kb ? -1 : 0;
+        bad += want != got;
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+typedef struct ent {
+    float q;
+    int64_t id;
+} ent;
+
+/* Descending (value, then lower id first). */
+static int by_key_desc(const void *pa, const void *pb)
+{
+    const ent *a = pa, *b = pb;
+    if (a->q != b->q)
+        return a->q > b->q ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id ? 1 : 0;
+}
+
+static int by_id(const void *pa, const void *pb)
+{
+    const int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Fills a frontier of capacity cap with n entries, values from `levels` distinct levels (many
+ * ties) including negative ones, evicts, and compares the survivors with the first cap entries
+ * of the sorted reference. Entries keep their fields through the compaction. */
+static void evict_case(int64_t cap, int64_t n, int levels, uint64_t seed)
+{
+    cs_frontier *f = make(cap, 7);
+    ent *e = malloc((size_t)n * sizeof *e);
+    int64_t *kept = malloc((size_t)n * sizeof *kept), *want = malloc((size_t)n * sizeof *want);
+    ck_assert(e != NULL && kept != NULL && want != NULL);
+    cs_rng r;
+    cs_rng_init(&r, seed, CS_RNG_TEST, (uint64_t)n, (uint64_t)cap);
+    cs_frontier_view v;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t id;
+        do
+            id = (int64_t)cs_rng_below(&r, (uint64_t)n * 10);
+        while (cs_frontier_find(f, id) >= 0);
+        int64_t s = add(f, id);
+        e[i].id = id;
+        e[i].q = (float)((int)cs_rng_below(&r, (uint64_t)levels) - levels / 2) * 0.375f;
+        cs_frontier_view_get(f, &v);
+        v.q[s] = e[i].q;
+    }
+    const int64_t dropped = cs_frontier_evict(f);
+    const int64_t left = n > cap ? cap : n;
+    ck_assert_int_eq(dropped, n - left);
+    ck_assert_int_eq(cs_frontier_size(f), left);
+    qsort(e, (size_t)n, sizeof *e, by_key_desc);
+    cs_frontier_view_get(f, &v);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < left; i++) {
+        want[i] = e[i].id;
+        kept[i] = v.id[i];
+        /* the fields moved with the entry; find follows */
+        bad += cs_frontier_find(f, v.id[i]) != i;
+        bad += v.anchor_rl[i] != (float)v.id[i] || v.anchor_cat[i] != (uint32_t)(v.id[i] * 7) ||
+               v.par[i].n != (uint16_t)(v.id[i] & 0xffff);
+        for (int g = 0; g < 7; g++)
+            bad += v.codes[i * 7 + g] != (uint8_t)(v.id[i] + g);
+    }
+    ck_assert_int_eq(bad, 0);
+    qsort(want, (size_t)left, sizeof *want, by_id);
+    qsort(kept, (size_t)left, sizeof *kept, by_id);
+    for (int64_t i = 0; i < left; i++)
+        if (kept[i] != want[i])
+            ck_abort_msg("cap %lld n %lld: kept[%lld] = %lld, want %lld", (long long)cap,
+                         (long long)n, (long long)i, (long long)kept[i], (long long)want[i]);
+    for (int64_t i = left; i < n; i++) /* the evicted are gone from the hash too */
+        bad += cs_frontier_find(f, e[i].id) != -1;
+    ck_assert_int_eq(bad, 0);
+    /* a second eviction has nothing to do */
+    ck_assert_int_eq(cs_frontier_evict(f), 0);
+    ck_assert_int_eq(cs_frontier_size(f), left);
+    free(e);
+    free(kept);
+    free(want);
+    cs_frontier_destroy(&f);
+}
+
+START_TEST(test_evict_against_sorted_reference)
+{
+    evict_case(10, 5, 3, 1);       /* under capacity: nothing */
+    evict_case(10, 10, 3, 2);      /* at capacity */
+    evict_case(10, 11, 3, 3);      /* one over */
+    evict_case(1, 50, 2, 4);       /* keep one */
+    evict_case(100, 1000, 1, 6);   /* all values equal: the lowest ids survive */
+    evict_case(100, 1000, 5, 7);   /* heavy ties */
+    evict_case(3000, 5000, 40, 8); /* past the initial storage */
+    evict_case(4999, 5000, 1000, 9);
+    evict_case(777, 20000, 100000, 10); /* almost no ties */
+}
+END_TEST
+
+/* Eviction after removals (the arrays were permuted by swaps) and re-adds after eviction. */
+START_TEST(test_evict_after_churn)
+{
+    cs_frontier *f = make(50, 2);
+    cs_frontier_view v;
+    for (int64_t id = 0; id < 200; id++) {
+        int64_t s = add(f, id);
+        cs_frontier_view_get(f, &v);
+        v.q[s] = (float)(id % 10); /* values 0..9, 20 ids each */
+    }
+    for (int64_t id = 0; id < 200; id += 3)
+        cs_frontier_remove(f, cs_frontier_find(f, id));
+    ck_assert_int_eq(cs_frontier_evict(f), 200 - 67 - 50);
+    /* survivors: value 9 (ids 9, 19, .. not multiple of 3), then 8, .. lower ids first */
+    int64_t want[50], m = 0;
+    for (int val = 9; val >= 0 && m < 50; val--)
+        for (int64_t id = val; id < 200 && m < 50; id += 10)
+            if (id % 3 != 0)
+                want[m++] = id;
+    ck_assert_int_eq(m, 50);
+    for (int i = 0; i < 50; i++)
+        ck_assert_msg(cs_frontier_find(f, want[i]) >= 0, "id %lld evicted", (long long)want[i]);
+    ck_assert_int_eq(cs_frontier_size(f), 50);
+    for (int64_t id = 1000; id < 1100; id++)
+        add(f, id);
+    ck_assert_int_eq(cs_frontier_size(f), 150);
+    for (int64_t id = 1000; id < 1100; id++)
+        ck_assert_int_eq(cs_frontier_find(f, id), 50 + id - 1000);
+    cs_frontier_destroy(&f);
+}
+END_TEST
+
+/* The header's budget: 48 + G bytes per entry, at most 64 with G <= 16; here 10^5 entries with
+ * G = 9 (the layout of a = 0..4 categories has at most 9 groups) in a frontier of that
+ * capacity. */
+START_TEST(test_bytes_per_entry)
+{
+    const int64_t n = 100000;
+    cs_frontier *f = make(n, 9);
+    for (int64_t id = 0; id < n; id++) {
+        int64_t s;
+        ck_assert_int_eq(cs_frontier_add(&ctx, f, id, &s), CS_OK);
+    }
+    const double b = cs_frontier_bytes_per_entry(f);
+    ck_assert_msg(b >= 48.0 + 9.0 - 8.0 && b <= 64.0, "%.2f bytes per entry", b);
+    cs_frontier_destroy(&f);
+}
+END_TEST
+
+static Suite *frontier_suite(void)
+{
+    Suite *s = suite_create("frontier");
+    TCase *tc = tcase_create("hash");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_add_find_remove_small);
+    tcase_add_test(tc, test_random_ops_against_reference);
+    tcase_add_test(tc, test_growth_and_rehash);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("evict");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_key_order);
+    tcase_add_test(tc, test_evict_against_sorted_reference);
+    tcase_add_test(tc, test_evict_after_churn);
+    tcase_add_test(tc, test_bytes_per_entry);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(frontier_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
