@@ -127,7 +127,7 @@ typedef struct sim {
     int64_t c[NC];
     double t[NPH];
     series s;
-    int64_t share; /* proportional budget share */
+    int64_t share;  /* proportional budget share */
     int64_t *trace; /* run.trace: (tick, page) pairs of this rank's fetches */
     size_t trace_len, trace_cap;
 } sim;
@@ -155,10 +155,10 @@ static cs_err build_world(sim *s)
                          "generated in memory takes host-hash or block");
         CS_TRY_AGREE(ctx, rc);
         CS_TRY_AGREE(ctx, cs_gen_create(ctx, &cfg->gen, &s->gen));
-        int method = cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK
-                                                                    : CS_PART_HOST_HASH;
-        CS_TRY_AGREE(ctx, cs_gen_partition(ctx, s->gen, method, ctx->size, cfg->partition.seed,
-                                           &part));
+        int method =
+            cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
+        CS_TRY_AGREE(ctx,
+                     cs_gen_partition(ctx, s->gen, method, ctx->size, cfg->partition.seed, &part));
         CS_TRY(ctx, cs_gen_graph(ctx, s->gen, &part, &s->g));
     } else {
         char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
@@ -195,8 +195,8 @@ static cs_err build_world(sim *s)
             CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &s->g));
         } else {
             cs_partition_config pc = cfg->partition;
-            pc.method = cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK
-                                                                       : CS_PART_HOST_HASH;
+            pc.method =
+                cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
             CS_TRY(ctx, cs_partition_compute(ctx, path, &pc, ctx->size, &part));
             CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &s->g));
         }
@@ -392,8 +392,8 @@ static int64_t host_of_slot(const sim *s, const cs_frontier_view *v, int64_t slo
 
 static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
 {
-    uint64_t h = cs_mix64((uint64_t)id ^ cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u +
-                                                  (uint64_t)tick));
+    uint64_t h = cs_mix64(
+        (uint64_t)id ^ cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u + (uint64_t)tick));
     return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
 }
 
@@ -415,7 +415,8 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
     for (int64_t i = 0; i < v.n; i++) {
         if (s->taken[i])
             continue;
-        s->cands[n].key = explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
+        s->cands[n].key =
+            explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
         s->cands[n].slot = i;
         n++;
     }
@@ -469,8 +470,8 @@ static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
     cs_frontier_view_get(s->fr, &v);
     for (int64_t i = take; i < got; i++)
         s->host_used[host_of_slot(s, &v, s->cands[i].slot)]--;
-    CS_TRY(s->ctx, cs_grow(s->ctx, &s->sel, &s->sel_cap, (size_t)(*nsel + take) + 1,
-                           sizeof *s->sel, "selection"));
+    CS_TRY(s->ctx, cs_grow(s->ctx, &s->sel, &s->sel_cap, (size_t)(*nsel + take) + 1, sizeof *s->sel,
+                           "selection"));
     for (int64_t i = 0; i < take; i++) {
         s->taken[s->cands[i].slot] = 1;
         s->sel[(*nsel)++] = s->cands[i].slot;
@@ -591,8 +592,8 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     const int G = s->G, GA = s->GA, GS = G - GA;
     double t0 = cs_now();
     CS_TRY(ctx, cs_grow(ctx, &s->pst, &s->pst_cap, (size_t)n + 1, sizeof *s->pst, "fetches"));
-    CS_TRY(ctx, cs_grow(ctx, &s->reward, &s->reward_cap, (size_t)n + 1, sizeof *s->reward,
-                        "fetches"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->reward, &s->reward_cap, (size_t)n + 1, sizeof *s->reward, "fetches"));
     CS_TRY(ctx, cs_grow(ctx, &s->base, &s->base_cap, (size_t)n + 1, sizeof *s->base, "fetches"));
     CS_TRY(ctx, cs_grow(ctx, &s->nout, &s->nout_cap, (size_t)n + 1, sizeof *s->nout, "fetches"));
     int64_t links = 0;
@@ -601,8 +602,7 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         links += off[s->fx[i].li + 1] - off[s->fx[i].li];
     }
     CS_TRY(ctx, cs_grow(ctx, &s->msgs, &s->msgs_cap, (size_t)links + 1, sizeof *s->msgs, "links"));
-    CS_TRY(ctx, cs_grow(ctx, &s->acts, &s->acts_cap, (size_t)(links + 1) * (size_t)GA, 1,
-                        "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->acts, &s->acts_cap, (size_t)(links + 1) * (size_t)GA, 1, "links"));
 
     const cs_feat_layout *L = &s->L;
     const cs_evidence *ev = s->ev;
@@ -616,9 +616,9 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
     const int me = s->ctx->rank;
-#pragma omp parallel for default(none)                                                             \
-    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, me, \
-               n, GS, GA) schedule(dynamic, 16)
+#pragma omp parallel for default(none) shared(g, off, tg, relv, L, ev, fx, pst, reward, base,      \
+                                              nout, msgs, acts, visited, sc, thr, me, n, GS, GA)   \
+    schedule(dynamic, 16)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li;
         float cats[CS_FEAT_MAX_CATEGORIES];
@@ -750,9 +750,19 @@ fail:
 
 enum { S_TICK = NC, S_TASK, S_HOSTS, NS };
 
-static const char *const series_name[NS] = {
-    "fetched", "relevant", "frontier", "evictions", "q_evals", "bytes_exchanged", "messages",
-    "links",   "dropped_visited", "politeness_violations", "tick", "task", "relevant_hosts"};
+static const char *const series_name[NS] = {"fetched",
+                                            "relevant",
+                                            "frontier",
+                                            "evictions",
+                                            "q_evals",
+                                            "bytes_exchanged",
+                                            "messages",
+                                            "links",
+                                            "dropped_visited",
+                                            "politeness_violations",
+                                            "tick",
+                                            "task",
+                                            "relevant_hosts"};
 
 /* Collective. Global totals of the counters and of the relevant hosts. */
 static void global_counts(sim *s, int64_t *tot, int64_t *hosts)
@@ -858,8 +868,8 @@ static cs_err take_selected(sim *s, int64_t nsel)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     CS_TRY(ctx, cs_grow(ctx, &s->fx, &s->fx_cap, (size_t)nsel + 1, sizeof *s->fx, "fetches"));
-    CS_TRY(ctx, cs_grow(ctx, &s->fx_codes, &s->fx_codes_cap, (size_t)(nsel + 1) * (size_t)s->G,
-                        1, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->fx_codes, &s->fx_codes_cap, (size_t)(nsel + 1) * (size_t)s->G, 1,
+                        "fetches"));
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     for (int64_t i = 0; i < nsel; i++) {
@@ -1212,8 +1222,8 @@ static cs_err write_results(sim *s, loop_state *ls, const char *output, cs_sim_s
         MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
         MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
         int64_t same = hmin == hmax;
-        CS_TRY_AGREE(ctx, cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0,
-                                         &same));
+        CS_TRY_AGREE(ctx,
+                     cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0, &same));
     }
     CS_TRY(ctx, cs_results_write(ctx, r, output));
 fail:
