@@ -84,8 +84,8 @@ int cs_feat_q5(double v)
 
 int cs_feat_q6(double v)
 {
-    int b = (int)((v + 0.1) * 5.0);
-    return b < 0 ? 0 : b > 5 ? 5 : b;
+    /* explicit comparisons: (v + 0.1) * 5 rounds across the boundaries (0.7 -> 3) */
+    return v < 0.1 ? 0 : v < 0.3 ? 1 : v < 0.5 ? 2 : v < 0.7 ? 3 : v < 0.9 ? 4 : 5;
 }
 
 int cs_feat_change(const cs_feat_layout *L, double c)

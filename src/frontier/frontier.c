@@ -114,6 +114,8 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
         int64_t cap = f->cap_alloc < 1024 ? 1024 : f->cap_alloc;
         while (cap < need)
             cap += cap / 2;
+        if (need <= f->capacity && cap > f->capacity)
+            cap = f->capacity; /* no growth slack beyond the capacity while within it */
         if (cap >= INT32_MAX)
             return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
         size_t c = (size_t)cap, g = (size_t)f->stride;
