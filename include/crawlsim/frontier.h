@@ -37,7 +37,7 @@ typedef struct cs_frontier_view {
 } cs_frontier_view;
 
 /* Local. An empty frontier holding at most `capacity` entries after eviction, with `stride`
- * bytes of codes per entry. Storage grows on demand. */
+ * bytes of codes per entry. Storage grows on demand. CS_ERR_ARG for capacity or stride < 1. */
 CS_API cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier **out);
 /* Local. Frees; accepts NULL and sets *f = NULL. */
 CS_API void cs_frontier_destroy(cs_frontier **f);
@@ -66,6 +66,12 @@ static inline uint64_t cs_frontier_key(float q, int64_t id)
     memcpy(&b, &q, sizeof b);
     b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
     return ((uint64_t)b << 32) | (uint64_t)(0xffffffffu - (uint32_t)id);
+}
+
+/* Local. The page id a key (cs_frontier_key, or any key with the same low 32 bits) encodes. */
+static inline int64_t cs_frontier_key_id(uint64_t key)
+{
+    return (int64_t)(0xffffffffu - (uint32_t)key);
 }
 
 #endif

@@ -30,6 +30,36 @@ const char *cs_errname(cs_err code)
     return err_names[code];
 }
 
+uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k)
+{
+    CS_ASSERT(k >= 0 && k < n);
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t pivot = a[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return a[k];
+}
+
 double cs_now(void)
 {
     /* Not MPI_Wtime: unit tests and serial tools run without MPI_Init. */

@@ -42,6 +42,9 @@ cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier
 {
     cs_err rc = CS_OK;
     cs_frontier *f = NULL;
+    if (capacity < 1 || stride < 1)
+        return cs_fail(ctx, CS_ERR_ARG, "frontier: capacity %lld and stride %d must be >= 1",
+                       (long long)capacity, stride);
     CS_TRY(ctx, cs_calloc(ctx, &f, 1, sizeof *f, "frontier"));
     f->capacity = capacity;
     f->stride = stride;
@@ -212,36 +215,6 @@ void cs_frontier_remove(cs_frontier *f, int64_t e)
     f->n--;
 }
 
-/* Quickselect: the k-th smallest (0-based) of a[0..n), partially reordering a. */
-static uint64_t kth_smallest(uint64_t *a, int64_t n, int64_t k)
-{
-    int64_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        uint64_t pivot = a[lo + (hi - lo) / 2];
-        int64_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                uint64_t t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return a[k];
-    }
-    return a[k];
-}
-
 int64_t cs_frontier_evict(cs_frontier *f)
 {
     if (f->n <= f->capacity)
@@ -256,7 +229,7 @@ int64_t cs_frontier_evict(cs_frontier *f)
     for (int64_t i = 0; i < f->n; i++)
         f->scratch[i] = cs_frontier_key(f->q[i], f->id[i]);
     /* keys are unique (ids are): keep exactly the entries with key >= the drop-th smallest */
-    const uint64_t cut = kth_smallest(f->scratch, f->n, drop);
+    const uint64_t cut = cs_select_u64(f->scratch, f->n, drop);
     int64_t w = 0;
     for (int64_t i = 0; i < f->n; i++) {
         if (cs_frontier_key(f->q[i], f->id[i]) < cut)

@@ -51,12 +51,6 @@ enum counter {
     NC
 };
 
-/* A candidate for selection: key (value, id) and frontier slot. */
-typedef struct cand {
-    uint64_t key;
-    int64_t slot;
-} cand;
-
 /* A page being fetched this tick. */
 typedef struct fetch {
     int64_t page, li;
@@ -85,8 +79,9 @@ typedef struct sim {
     cs_frontier *fr;
     int G, GA;
     /* per-rank state */
-    uint64_t *visited;  /* bitset over local pages */
-    uint64_t *rel_host; /* bitset over hosts: a relevant page was fetched (this task) */
+    uint64_t *visited;      /* bitset over local pages */
+    uint64_t *rel_host;     /* bitset over hosts: a relevant page was fetched (this task) */
+    uint64_t *rel_host_all; /* its OR over ranks (global_counts) */
     int64_t host_words;
     int32_t *host_k, *host_idx, *host_used;
     uint8_t *host_mark; /* host in touched[] this tick */
@@ -94,7 +89,7 @@ typedef struct sim {
     int64_t n_touched;
     uint8_t *taken; /* per frontier slot, this tick */
     size_t taken_cap;
-    cand *cands;
+    uint64_t *cands; /* selection keys; each encodes its page id (cs_frontier_key_id) */
     size_t cands_cap;
     int64_t *sel;
     size_t sel_cap;
@@ -221,6 +216,8 @@ static cs_err build_hosts(sim *s)
     s->host_words = (H + 63) / 64;
     rc = cs_calloc(ctx, &s->rel_host, (size_t)s->host_words + 1, 8, "relevant hosts");
     if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->rel_host_all, (size_t)s->host_words + 1, 8, "relevant hosts");
+    if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->host_k, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->host_idx, (size_t)H + 1, 4, "host owners");
@@ -339,41 +336,10 @@ fail:
 
 /* ---- selection ------------------------------------------------------------------------------ */
 
-static int cand_desc(const void *a, const void *b)
+static int key_desc(const void *a, const void *b)
 {
-    uint64_t x = ((const cand *)a)->key, y = ((const cand *)b)->key;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* Partial quickselect: moves the m largest keys of c[0..n) to the front (any order). */
-static void top_m(cand *c, int64_t n, int64_t m)
-{
-    int64_t lo = 0, hi = n - 1;
-    if (m >= n)
-        return;
-    while (lo < hi) {
-        uint64_t pivot = c[lo + (hi - lo) / 2].key;
-        int64_t i = lo, j = hi;
-        while (i <= j) {
-            while (c[i].key > pivot)
-                i++;
-            while (c[j].key < pivot)
-                j--;
-            if (i <= j) {
-                cand t = c[i];
-                c[i] = c[j];
-                c[j] = t;
-                i++;
-                j--;
-            }
-        }
-        if (m - 1 <= j)
-            hi = j;
-        else if (m - 1 >= i)
-            lo = i;
-        else
-            break;
-    }
 }
 
 static void reset_hosts(sim *s)
@@ -385,9 +351,9 @@ static void reset_hosts(sim *s)
     s->n_touched = 0;
 }
 
-static int64_t host_of_slot(const sim *s, const cs_frontier_view *v, int64_t slot)
+static int64_t host_of_key(const sim *s, uint64_t key)
 {
-    return cs_graph_host(s->g)[cs_graph_local_index(s->g, v->id[slot])];
+    return cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))];
 }
 
 static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
@@ -397,38 +363,46 @@ static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
     return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
 }
 
+/* Local. The keys of the entries not yet taken into s->cands; returns how many. */
+static int64_t fill_keys(sim *s, int explore, int64_t tick)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    int64_t n = 0;
+    for (int64_t i = 0; i < v.n; i++)
+        if (!s->taken[i])
+            s->cands[n++] =
+                explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
+    return n;
+}
+
 /*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->host_used counts them): into s->cands[0..*got). explore: random keys instead of values.
+ * Only the best m keys are sorted and walked (m grows when the quotas skip too many).
  */
 static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_t *got)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    cs_frontier_view v;
-    cs_frontier_view_get(s->fr, &v);
+    const int64_t size = cs_frontier_size(s->fr);
     *got = 0;
-    if (want <= 0 || v.n == 0)
+    if (want <= 0 || size == 0)
         return CS_OK;
-    CS_TRY(ctx, cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)v.n, sizeof *s->cands, "selection"));
-    int64_t n = 0;
-    for (int64_t i = 0; i < v.n; i++) {
-        if (s->taken[i])
-            continue;
-        s->cands[n].key =
-            explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
-        s->cands[n].slot = i;
-        n++;
-    }
-    int64_t m = want + want / 2 + 64;
-    for (;;) {
-        if (m > n)
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)size, sizeof *s->cands, "selection"));
+    for (int64_t m = want + want / 2 + 64;; m *= 2) {
+        const int64_t n = fill_keys(s, explore, tick);
+        if (m >= n)
             m = n;
-        top_m(s->cands, n, m);
-        qsort(s->cands, (size_t)m, sizeof *s->cands, cand_desc);
+        else
+            cs_select_u64(s->cands, n, n - m); /* the m largest keys last */
+        uint64_t *top = s->cands + (n - m);
+        qsort(top, (size_t)m, sizeof *top, key_desc);
+        /* accepted keys move to the front; writes never overtake the reads of top[] */
         int64_t k = 0;
         for (int64_t i = 0; i < m && k < want; i++) {
-            int64_t h = host_of_slot(s, &v, s->cands[i].slot);
+            int64_t h = host_of_key(s, top[i]);
             if (s->host_used[h] >= quota(s, h, tick))
                 continue;
             s->host_used[h]++;
@@ -436,26 +410,15 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                 s->host_mark[h] = 1;
                 s->touched[s->n_touched++] = h;
             }
-            s->cands[k++] = s->cands[i];
+            s->cands[k++] = top[i];
         }
         if (k == want || m == n) {
             *got = k;
             return CS_OK;
         }
-        /* quotas skipped too many: undo this walk's counts and look deeper */
+        /* the quotas skipped too many: undo this walk's counts and look deeper */
         for (int64_t i = 0; i < k; i++)
-            s->host_used[host_of_slot(s, &v, s->cands[i].slot)]--;
-        /* the walk reordered the first k entries; rebuild the array from scratch */
-        n = 0;
-        for (int64_t i = 0; i < v.n; i++) {
-            if (s->taken[i])
-                continue;
-            s->cands[n].key =
-                explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
-            s->cands[n].slot = i;
-            n++;
-        }
-        m = 2 * m;
+            s->host_used[host_of_key(s, s->cands[i])]--;
     }
 fail:
     return rc;
@@ -466,18 +429,27 @@ fail:
 static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
 {
     cs_err rc = CS_OK;
-    cs_frontier_view v;
-    cs_frontier_view_get(s->fr, &v);
     for (int64_t i = take; i < got; i++)
-        s->host_used[host_of_slot(s, &v, s->cands[i].slot)]--;
+        s->host_used[host_of_key(s, s->cands[i])]--;
     CS_TRY(s->ctx, cs_grow(s->ctx, &s->sel, &s->sel_cap, (size_t)(*nsel + take) + 1, sizeof *s->sel,
                            "selection"));
     for (int64_t i = 0; i < take; i++) {
-        s->taken[s->cands[i].slot] = 1;
-        s->sel[(*nsel)++] = s->cands[i].slot;
+        int64_t slot = cs_frontier_find(s->fr, cs_frontier_key_id(s->cands[i]));
+        CS_ASSERT(slot >= 0);
+        s->taken[slot] = 1;
+        s->sel[(*nsel)++] = slot;
     }
 fail:
     return rc;
+}
+
+/* Collective. The global top-k of this rank's candidates (keys are all a rank needs to
+ * bisect on), kept. */
+static cs_err keep_global(sim *s, int64_t got, int64_t k, int64_t *nsel)
+{
+    int64_t take = 0;
+    cs_comm_topk(s->ctx, s->cands, got, k, &take);
+    return keep(s, got, take, nsel);
 }
 
 /* Binomial(n, p) by counting Bernoulli draws of one stream (n is a tick's budget). */
@@ -511,30 +483,13 @@ static cs_err select_tick(sim *s, int64_t tick, int64_t Bt, int64_t *nsel)
     if (rc == CS_OK)
         memset(s->taken, 0, (size_t)n + 1);
     CS_TRY_AGREE(ctx, rc);
-    int64_t got = 0, take = 0;
+    int64_t got = 0;
     if (cc->budget == CS_BUDGET_GLOBAL) {
         const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
-        rc = candidates(s, 0, tick, Bt - nx, &got);
-        CS_TRY_AGREE(ctx, rc);
-        /* keys of the candidates, contiguous for the bisection */
-        uint64_t *keys = malloc((size_t)got * sizeof *keys + 8);
-        CS_ASSERT(keys != NULL);
-        for (int64_t i = 0; i < got; i++)
-            keys[i] = s->cands[i].key;
-        cs_comm_topk(ctx, keys, got, Bt - nx, &take);
-        rc = keep(s, got, take, nsel);
-        if (rc == CS_OK)
-            rc = candidates(s, 1, tick, nx, &got);
-        rc = cs_agree(ctx, rc);
-        if (rc == CS_OK) {
-            CS_ASSERT((keys = realloc(keys, (size_t)got * sizeof *keys + 8)) != NULL);
-            for (int64_t i = 0; i < got; i++)
-                keys[i] = s->cands[i].key;
-            cs_comm_topk(ctx, keys, got, nx, &take);
-            rc = keep(s, got, take, nsel);
-        }
-        free(keys);
-        CS_TRY_AGREE(ctx, rc);
+        CS_TRY_AGREE(ctx, candidates(s, 0, tick, Bt - nx, &got));
+        CS_TRY_AGREE(ctx, keep_global(s, got, Bt - nx, nsel));
+        CS_TRY_AGREE(ctx, candidates(s, 1, tick, nx, &got));
+        CS_TRY_AGREE(ctx, keep_global(s, got, nx, nsel));
     } else {
         int64_t b;
         if (cc->budget == CS_BUDGET_FIXED)
@@ -769,13 +724,11 @@ static void global_counts(sim *s, int64_t *tot, int64_t *hosts)
 {
     s->c[C_FRONTIER] = cs_frontier_size(s->fr);
     MPI_Allreduce(s->c, tot, NC, MPI_INT64_T, MPI_SUM, s->ctx->comm);
-    uint64_t *u = malloc((size_t)s->host_words * 8 + 8);
-    CS_ASSERT(u != NULL);
+    uint64_t *u = s->rel_host_all;
     MPI_Allreduce(s->rel_host, u, (int)s->host_words, MPI_UINT64_T, MPI_BOR, s->ctx->comm);
     int64_t h = 0;
     for (int64_t i = 0; i < s->host_words; i++)
         h += __builtin_popcountll(u[i]);
-    free(u);
     *hosts = h;
 }
 
@@ -1051,6 +1004,7 @@ static void sim_free(sim *s)
     cs_outbox_fini(&s->out);
     free(s->visited);
     free(s->rel_host);
+    free(s->rel_host_all);
     free(s->host_k);
     free(s->host_idx);
     free(s->host_used);
@@ -1300,7 +1254,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     /* steady rate: over the second half of the loop's wall time (warm-up excluded) */
     {
         double tw = 0.0;
-        int64_t i0 = 0, cum = 0, cum0 = 0;
+        int64_t cum = 0, cum0 = 0;
         double w_end = s->s.n ? ls.wall[s->s.n - 1] : 0.0;
         /* series fetched restart per task: accumulate across tasks */
         int64_t prev = 0;
@@ -1311,12 +1265,10 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
             cum += f - prev;
             prev = f;
             if (ls.wall[i] <= w_end / 2) {
-                i0 = i;
                 cum0 = cum;
                 tw = ls.wall[i];
             }
         }
-        (void)i0;
         sum.fetch_rate = w_end > tw ? (double)(cum - cum0) / (w_end - tw) : 0.0;
         /* the allreduced wall clocks differ per rank: use rank 0's, identical everywhere */
         MPI_Bcast(&sum.fetch_rate, 1, MPI_DOUBLE, 0, ctx->comm);
