@@ -192,4 +192,8 @@ CS_API double cs_now(void);
  * it >= a[k]; returns a[k]. O(n) expected. */
 CS_API uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k);
 
+/* Local. Sorts a[0..n) ascending: LSD radix sort on bytes (passes whose byte is the same in every
+ * key are skipped), insertion sort below 64 keys. tmp: scratch of n keys. O(n) per pass. */
+CS_API void cs_sort_u64(uint64_t *a, int64_t n, uint64_t *tmp);
+
 #endif

@@ -50,6 +50,8 @@ typedef struct cs_feat_layout {
     int n_weights;                           /* sum of buckets */
     int n_groups, n_state_groups;            /* G, and how many of them are state groups */
     int group_first[CS_FEAT_MAX_GROUPS + 1]; /* indexes of group g: [first[g], first[g+1]) */
+    int index_group[CS_FEAT_MAX_INDEXES];    /* the group of each index */
+    int index_mul[CS_FEAT_MAX_INDEXES];      /* its place value in the group's code */
     double delta1, delta2, beta;
 } cs_feat_layout;
 
@@ -117,6 +119,9 @@ CS_API void cs_evidence_destroy(cs_evidence **e);
 CS_API float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats);
 /* Local. Anchor estimates of link src -> dst (deterministic in (world seed, src, dst)). */
 CS_API float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats);
+/* Local. A hint that cs_evidence_anchor(e, ., dst, .) follows soon: prefetches dst's row (rows of
+ * the targets of a page are scattered over the whole table, a cache miss each). */
+CS_API void cs_evidence_prefetch(const cs_evidence *e, int64_t dst);
 /* Local. The categories' anchor buckets packed 4 bits each, (q5, q6) per category. */
 CS_API uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats);
 
@@ -134,5 +139,10 @@ CS_API void cs_feat_parents_add(cs_feat_parents *par, const cs_link_msg *m);
  * and parent aggregates. */
 CS_API void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
                            const cs_feat_parents *par, uint8_t *out);
+/* Local. cs_feat_action in two steps, for many links with the same parents (a fetched page's
+ * out-links): the parents' four indexes once, then each link's action with them. */
+CS_API void cs_feat_parent_idx(const cs_feat_parents *par, uint8_t out[4]);
+CS_API void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
+                                const uint8_t parent_idx[4], uint8_t *out);
 
 #endif

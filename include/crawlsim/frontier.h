@@ -47,6 +47,10 @@ CS_API int64_t cs_frontier_capacity(const cs_frontier *f);
 CS_API void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v);
 /* Local. The entry of page id, or -1. */
 CS_API int64_t cs_frontier_find(const cs_frontier *f, int64_t id);
+/* Local. Hints for a find of `id` that follows soon (a batch of lookups at random places):
+ * stage 1 prefetches its hash slot; stage 2, issued later, reads the slot and prefetches the
+ * entry it points to. Neither changes anything. */
+CS_API void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage);
 /* Local. Appends a zeroed entry for id (which must not be present) and returns its index in
  * *slot. CS_ERR_NOMEM, CS_ERR_LIMIT (2^31 - 2 entries). */
 CS_API cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot);

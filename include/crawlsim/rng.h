@@ -136,6 +136,12 @@ static inline int cs_rng_bernoulli(cs_rng *r, double p)
 /* Local. Standard normal N(0,1) (Box-Muller on two uniforms, no cached second value so the
  * stream position is a function of the number of calls only). */
 CS_API double cs_rng_normal(cs_rng *r);
+/* Local. Standard normal N(0,1) by the ziggurat: about 1.01 words and no libm call per draw on
+ * average, ~5x faster than cs_rng_normal, for draws on the crawl's hot paths (the world generator
+ * keeps Box-Muller so that generated worlds do not change). Call cs_rng_zig_init() once (any
+ * thread, any number of times) before the first draw. */
+CS_API void cs_rng_zig_init(void);
+CS_API double cs_rng_normal_zig(cs_rng *r);
 /* Local. exp(mu + sigma N(0,1)). */
 CS_API double cs_rng_lognormal(cs_rng *r, double mu, double sigma);
 /* Local. Exponential with the given rate (> 0): mean 1/rate. */

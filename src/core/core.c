@@ -60,6 +60,44 @@ uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k)
     return a[k];
 }
 
+void cs_sort_u64(uint64_t *a, int64_t n, uint64_t *tmp)
+{
+    if (n < 64) {
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            int64_t j = i;
+            for (; j > 0 && a[j - 1] > x; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    /* all eight histograms in one read pass */
+    int64_t cnt[8][256];
+    memset(cnt, 0, sizeof cnt);
+    for (int64_t i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++)
+            cnt[b][(a[i] >> (8 * b)) & 0xff]++;
+    uint64_t *src = a, *dst = tmp;
+    for (int b = 0; b < 8; b++) {
+        if (cnt[b][(a[0] >> (8 * b)) & 0xff] == n)
+            continue; /* every key has this byte: the pass would not move anything */
+        int64_t pos = 0;
+        for (int d = 0; d < 256; d++) {
+            int64_t c = cnt[b][d];
+            cnt[b][d] = pos;
+            pos += c;
+        }
+        for (int64_t i = 0; i < n; i++)
+            dst[cnt[b][(src[i] >> (8 * b)) & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)n * sizeof *a);
+}
+
 double cs_now(void)
 {
     /* Not MPI_Wtime: unit tests and serial tools run without MPI_Init. */

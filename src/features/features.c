@@ -34,6 +34,12 @@ static void make_groups(cs_feat_layout *L, int from, int to)
         prod *= L->buckets[i];
     }
     L->group_first[L->n_groups] = to;
+    for (int g = L->n_groups - 1, mul = 1; g >= 0 && L->group_first[g] >= from; g--, mul = 1)
+        for (int i = L->group_first[g]; i < L->group_first[g + 1]; i++) {
+            L->index_group[i] = g;
+            L->index_mul[i] = mul;
+            mul *= L->buckets[i];
+        }
 }
 
 void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc)
@@ -76,16 +82,19 @@ void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc)
     CS_ASSERT(L->n_state_groups <= CS_FEAT_MAX_GROUPS - 6);
 }
 
+/* Branch-free (the values are data, their branches unpredictable; every link record takes
+ * several of these): max/min compile to maxsd/minsd, comparisons to setcc. */
 int cs_feat_q5(double v)
 {
-    int b = (int)(v * 5.0);
-    return b < 0 ? 0 : b > 4 ? 4 : b;
+    v = v > 0.0 ? v : 0.0;
+    v = v < 4.0 / 5.0 ? v : 4.0 / 5.0;
+    return (int)(v * 5.0);
 }
 
 int cs_feat_q6(double v)
 {
     /* explicit comparisons: (v + 0.1) * 5 rounds across the boundaries (0.7 -> 3) */
-    return v < 0.1 ? 0 : v < 0.3 ? 1 : v < 0.5 ? 2 : v < 0.7 ? 3 : v < 0.9 ? 4 : 5;
+    return (v >= 0.1) + (v >= 0.3) + (v >= 0.5) + (v >= 0.7) + (v >= 0.9);
 }
 
 int cs_feat_change(const cs_feat_layout *L, double c)
@@ -99,15 +108,13 @@ int cs_feat_change(const cs_feat_layout *L, double c)
 
 void cs_feat_pack(const cs_feat_layout *L, int first_index, int n, const uint8_t *idx, uint8_t *out)
 {
-    int g = 0;
-    while (L->group_first[g] != first_index)
-        g++;
-    for (int i = first_index; i < first_index + n; g++) {
-        int code = 0, mul = 1;
-        for (; i < L->group_first[g + 1]; i++) {
-            code += mul * idx[i - first_index];
-            mul *= L->buckets[i];
-        }
+    /* with precomputed place values; each code is summed in a register (a hot path: every
+     * link record) */
+    const int end = first_index + n;
+    for (int g = L->index_group[first_index], i = first_index; i < end; g++) {
+        int code = 0;
+        for (; i < L->group_first[g + 1]; i++)
+            code += L->index_mul[i] * idx[i - first_index];
         *out++ = (uint8_t)code;
     }
 }
@@ -189,25 +196,39 @@ uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats)
     return v;
 }
 
-void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
-                    const cs_feat_parents *par, uint8_t *out)
+void cs_feat_parent_idx(const cs_feat_parents *par, uint8_t out[4])
+{
+    const double avg = par->n > 0 ? (double)par->sum_rl / par->n : 0.0;
+    const double avg_rel = par->n_rel > 0 ? (double)par->sum_rel / par->n_rel : 0.0;
+    out[0] = (uint8_t)cs_feat_q5(avg);
+    out[1] = (uint8_t)cs_feat_q6(avg);
+    out[2] = (uint8_t)cs_feat_q5(avg_rel);
+    out[3] = (uint8_t)cs_feat_q6(avg_rel);
+}
+
+void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
+                         const uint8_t parent_idx[4], uint8_t *out)
 {
     uint8_t idx[CS_FEAT_MAX_INDEXES];
     int k = 0;
-    const double avg = par->n > 0 ? (double)par->sum_rl / par->n : 0.0;
-    const double avg_rel = par->n_rel > 0 ? (double)par->sum_rel / par->n_rel : 0.0;
     idx[k++] = (uint8_t)cs_feat_q5(anchor_rl);
     idx[k++] = (uint8_t)cs_feat_q6(anchor_rl);
     for (int j = 0; j < L->categories; j++) {
         idx[k++] = (uint8_t)(anchor_cat >> (8 * j) & 0xf);
         idx[k++] = (uint8_t)(anchor_cat >> (8 * j + 4) & 0xf);
     }
-    idx[k++] = (uint8_t)cs_feat_q5(avg);
-    idx[k++] = (uint8_t)cs_feat_q6(avg);
-    idx[k++] = (uint8_t)cs_feat_q5(avg_rel);
-    idx[k++] = (uint8_t)cs_feat_q6(avg_rel);
+    for (int j = 0; j < 4; j++)
+        idx[k++] = parent_idx[j];
     CS_ASSERT(k == L->n_action);
     cs_feat_pack(L, L->n_state, L->n_action, idx, out);
+}
+
+void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
+                    const cs_feat_parents *par, uint8_t *out)
+{
+    uint8_t pidx[4];
+    cs_feat_parent_idx(par, pidx);
+    cs_feat_action_with(L, anchor_rl, anchor_cat, pidx, out);
 }
 
 /* ---- evidence ------------------------------------------------------------------------------ */
@@ -251,6 +272,7 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
         e->cats = a;
         e->stride = stride;
         e->seed = (uint64_t)cfg->gen.seed;
+        cs_rng_zig_init();
         e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
         e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
         rc = cs_alloc(ctx, &e->table, (size_t)n * (size_t)stride + 1, sizeof(float),
@@ -355,7 +377,9 @@ void cs_evidence_destroy(cs_evidence **pe)
 
 static inline float clamp01(double v)
 {
-    return (float)(v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v);
+    v = v > 0.0 ? v : 0.0; /* maxsd, minsd: no branch on data */
+    v = v < 1.0 ? v : 1.0;
+    return (float)v;
 }
 
 float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats)
@@ -367,22 +391,23 @@ float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats)
     return clamp01((double)o[0] / norm);
 }
 
+void cs_evidence_prefetch(const cs_evidence *e, int64_t dst)
+{
+    __builtin_prefetch(e->table + dst * e->stride);
+}
+
 float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats)
 {
     const float *o = e->table + dst * e->stride;
     const double nt = o[e->cats + 1];
-    const double norm = sqrt(nt * nt + e->noise2);
+    const double inv = 1.0 / sqrt(nt * nt + e->noise2);
     cs_rng r;
     cs_rng_init(&r, e->seed, CS_RNG_ANCHOR, (uint64_t)src, (uint64_t)dst);
-    /* Two normals per uniform pair (Box-Muller, both branches). */
-    double z[1 + CS_FEAT_MAX_CATEGORIES + 1];
-    for (int j = 0; j <= e->cats; j += 2) {
-        double u1 = cs_rng_uniform_pos(&r), u2 = cs_rng_uniform(&r);
-        double rad = sqrt(-2.0 * log(u1));
-        z[j] = rad * cos(6.283185307179586 * u2);
-        z[j + 1] = rad * sin(6.283185307179586 * u2);
-    }
+    /* Ziggurat normals: one Philox block covers the 1 + a <= 4 draws almost always. */
+    double z[1 + CS_FEAT_MAX_CATEGORIES];
+    for (int j = 0; j <= e->cats; j++)
+        z[j] = cs_rng_normal_zig(&r);
     for (int j = 0; j < e->cats; j++)
-        cats[j] = clamp01(((double)o[1 + j] + e->sigma * z[1 + j]) / norm);
-    return clamp01(((double)o[0] + e->sigma * z[0]) / norm);
+        cats[j] = clamp01(((double)o[1 + j] + e->sigma * z[1 + j]) * inv);
+    return clamp01(((double)o[0] + e->sigma * z[0]) * inv);
 }

@@ -110,6 +110,24 @@ int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
     }
 }
 
+void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage)
+{
+    const uint64_t s = slot_of(f, id);
+    if (stage == 1) {
+        __builtin_prefetch(&f->slots[s]);
+        return;
+    }
+    const int32_t e = f->slots[s];
+    if (e < 0)
+        return;
+    __builtin_prefetch(&f->id[e]);
+    __builtin_prefetch(&f->q[e]);
+    __builtin_prefetch(&f->par[e]);
+    __builtin_prefetch(&f->anchor_rl[e]);
+    __builtin_prefetch(&f->anchor_cat[e]);
+    __builtin_prefetch(f->codes + e * f->stride);
+}
+
 static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
 {
     cs_err rc = CS_OK;

@@ -28,8 +28,10 @@ struct cs_graph {
 
     /* local index */
     int contiguous; /* ids are ids[0] .. ids[0] + n_local - 1 */
-    int32_t *slots; /* hash table (mask + 1 slots, -1 empty) when not contiguous */
-    uint64_t mask;
+    /* when not contiguous, a rank directory over all pages: bit p of mine[] is set when this
+     * rank owns page p, and below[w] counts the owned pages before word w (0.625 B per page) */
+    uint64_t *mine;
+    int32_t *below;
 
     /* owner map: exactly one of part_first (block range table), owner8/16/32 is set */
     int64_t *part_first; /* k + 1 */

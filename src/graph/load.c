@@ -19,7 +19,10 @@
  * estimated as page * k / N, then corrected by steps); any other partition keeps the part of
  * every page narrow (uint8 for k <= 255, uint16 for k <= 65535, else int32), 1/8 word per page
  * at most ranks counts. Local index: a subtraction when the local ids are contiguous,
- * otherwise an open-addressing (linear probing) hash of int32 slots at load factor <= 1/2.
+ * otherwise a rank directory over all pages (a bit per page, whether this rank owns it, and
+ * an int32 count of owned pages per 64-page word: 0.625 B per page): the index is the count
+ * before the word plus a popcount, two reads of small arrays instead of a hash probe's two
+ * cache misses (the crawl's hot paths look up every link's target).
  * The struct, the partition check, the owner map and the local index are shared with
  * cs_graph_build (build.c) through graph_impl.h, so both constructors give the same graph.
  */
@@ -120,13 +123,10 @@ int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
         return -1;
     if (g->contiguous)
         return page - g->ids[0];
-    for (uint64_t s = cs_mix64((uint64_t)page) & g->mask;; s = (s + 1) & g->mask) {
-        int32_t i = g->slots[s];
-        if (i < 0)
-            return -1;
-        if (g->ids[i] == page)
-            return i;
-    }
+    const uint64_t w = g->mine[page >> 6], bit = (uint64_t)1 << (page & 63);
+    if (!(w & bit))
+        return -1;
+    return g->below[page >> 6] + __builtin_popcountll(w & (bit - 1));
 }
 
 int cs_graph_owner(const cs_graph *g, int64_t page)
@@ -163,7 +163,8 @@ void cs_graph_destroy(cs_graph **pg)
     free(g->delta);
     free(g->mu);
     free(g->observable);
-    free(g->slots);
+    free(g->mine);
+    free(g->below);
     free(g->part_first);
     free(g->owner8);
     free(g->owner16);
@@ -282,17 +283,15 @@ cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
     g->n_local = cnt;
     g->contiguous = cnt == 0 || g->ids[cnt - 1] - g->ids[0] == cnt - 1;
     if (!g->contiguous) {
-        uint64_t cap = 2;
-        while (cap < 2 * (uint64_t)cnt)
-            cap <<= 1;
-        CS_TRY(ctx, cs_alloc(ctx, &g->slots, (size_t)cap, sizeof *g->slots, "local index"));
-        memset(g->slots, 0xff, (size_t)cap * sizeof *g->slots);
-        g->mask = cap - 1;
-        for (int64_t i = 0; i < cnt; i++) {
-            uint64_t s = cs_mix64((uint64_t)g->ids[i]) & g->mask;
-            while (g->slots[s] >= 0)
-                s = (s + 1) & g->mask;
-            g->slots[s] = (int32_t)i;
+        const int64_t words = (n >> 6) + 1;
+        CS_TRY(ctx, cs_calloc(ctx, &g->mine, (size_t)words, sizeof *g->mine, "local index"));
+        CS_TRY(ctx, cs_alloc(ctx, &g->below, (size_t)words, sizeof *g->below, "local index"));
+        for (int64_t i = 0; i < cnt; i++)
+            g->mine[g->ids[i] >> 6] |= (uint64_t)1 << (g->ids[i] & 63);
+        int32_t c = 0;
+        for (int64_t w = 0; w < words; w++) {
+            g->below[w] = c;
+            c += (int32_t)__builtin_popcountll(g->mine[w]);
         }
     }
 fail:

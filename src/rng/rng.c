@@ -18,6 +18,7 @@
 #include <Random123/philox.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,70 @@ double cs_rng_normal(cs_rng *r)
     double u1 = cs_rng_uniform_pos(r);
     double u2 = cs_rng_uniform(r);
     return sqrt(-2.0 * log(u1)) * cos(CS_TWO_PI * u2);
+}
+
+/*
+ * Ziggurat normal (G. Marsaglia and W. W. Tsang, "The ziggurat method for generating random
+ * variables", J. Stat. Softw. 5(8), 2000), 128 layers, with J. A. Doornik's fix ("An improved
+ * ziggurat method to generate normal random samples", 2005): the layer index and the value come
+ * from disjoint bits of one 64-bit word (bits 0-6 and 8-63), so they are independent. About 98.8 %
+ * of draws take one word, one multiply and one compare; the rest sample the wedge or the tail
+ * with further words of the same stream. Tables are built once (pthread_once).
+ */
+#define ZIG_N 128
+#define ZIG_R 3.442619855899
+#define ZIG_V 9.91256303526217e-3
+#define ZIG_M 36028797018963968.0 /* 2^55: the value is a signed 56-bit integer */
+
+static int64_t zig_k[ZIG_N];
+static double zig_w[ZIG_N], zig_f[ZIG_N];
+static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
+
+static void zig_setup(void)
+{
+    double dn = ZIG_R, tn = dn;
+    const double q = ZIG_V / exp(-0.5 * dn * dn);
+    zig_k[0] = (int64_t)((dn / q) * ZIG_M);
+    zig_k[1] = 0;
+    zig_w[0] = q / ZIG_M;
+    zig_w[ZIG_N - 1] = dn / ZIG_M;
+    zig_f[0] = 1.0;
+    zig_f[ZIG_N - 1] = exp(-0.5 * dn * dn);
+    for (int i = ZIG_N - 2; i >= 1; i--) {
+        dn = sqrt(-2.0 * log(ZIG_V / dn + exp(-0.5 * dn * dn)));
+        zig_k[i + 1] = (int64_t)((dn / tn) * ZIG_M);
+        tn = dn;
+        zig_f[i] = exp(-0.5 * dn * dn);
+        zig_w[i] = dn / ZIG_M;
+    }
+}
+
+void cs_rng_zig_init(void)
+{
+    pthread_once(&zig_once, zig_setup);
+}
+
+double cs_rng_normal_zig(cs_rng *r)
+{
+    for (;;) {
+        const uint64_t u = cs_rng_u64(r);
+        const int iz = (int)(u & (ZIG_N - 1));
+        const int64_t h = (int64_t)u >> 8; /* arithmetic: sign from bit 63 */
+        const int64_t a = h < 0 ? -h : h;
+        const double x = (double)h * zig_w[iz];
+        if (a < zig_k[iz])
+            return x;  /* inside the layer's rectangle */
+        if (iz == 0) { /* the tail beyond R (Marsaglia's method) */
+            double xt, y;
+            do {
+                xt = -log(cs_rng_uniform_pos(r)) / ZIG_R;
+                y = -log(cs_rng_uniform_pos(r));
+            } while (y + y < xt * xt);
+            return h > 0 ? ZIG_R + xt : -ZIG_R - xt;
+        }
+        if (zig_f[iz] + cs_rng_uniform(r) * (zig_f[iz - 1] - zig_f[iz]) < exp(-0.5 * x * x))
+            return x; /* in the wedge under the density */
+    }
 }
 
 double cs_rng_lognormal(cs_rng *r, double mu, double sigma)

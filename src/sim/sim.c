@@ -79,7 +79,7 @@ typedef struct sim {
     cs_frontier *fr;
     int G, GA;
     /* per-rank state */
-    uint64_t *visited;      /* bitset over local pages */
+    uint64_t *visited;      /* bitset over all page ids: fetched by this rank (so owned) */
     uint64_t *rel_host;     /* bitset over hosts: a relevant page was fetched (this task) */
     uint64_t *rel_host_all; /* its OR over ranks (global_counts) */
     int64_t host_words;
@@ -93,6 +93,9 @@ typedef struct sim {
     size_t cands_cap;
     int64_t *sel;
     size_t sel_cap;
+    uint64_t floor;     /* greedy selection: keys below are skipped first (candidates) */
+    uint64_t *sort_tmp; /* cs_sort_u64 scratch */
+    size_t sort_tmp_cap;
     /* fetches of a tick */
     fetch *fx;
     size_t fx_cap;
@@ -336,12 +339,6 @@ fail:
 
 /* ---- selection ------------------------------------------------------------------------------ */
 
-static int key_desc(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
 static void reset_hosts(sim *s)
 {
     for (int64_t i = 0; i < s->n_touched; i++) {
@@ -356,6 +353,12 @@ static int64_t host_of_key(const sim *s, uint64_t key)
     return cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))];
 }
 
+/* A hint that host_of_key(key) follows soon (its host is a miss at a random place). */
+static void prefetch_host(const sim *s, uint64_t key)
+{
+    __builtin_prefetch(&cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))]);
+}
+
 static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
 {
     uint64_t h = cs_mix64(
@@ -363,16 +366,26 @@ static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
     return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
 }
 
-/* Local. The keys of the entries not yet taken into s->cands; returns how many. */
-static int64_t fill_keys(sim *s, int explore, int64_t tick)
+/* Local. The keys >= floor of the entries not yet taken into s->cands; returns how many. */
+static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor)
 {
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
+    uint64_t *c = s->cands;
     int64_t n = 0;
-    for (int64_t i = 0; i < v.n; i++)
-        if (!s->taken[i])
-            s->cands[n++] =
-                explore ? explore_key(s, v.id[i], tick) : cs_frontier_key(v.q[i], v.id[i]);
+    if (explore) {
+        for (int64_t i = 0; i < v.n; i++) {
+            const uint64_t k = explore_key(s, v.id[i], tick);
+            c[n] = k;
+            n += !s->taken[i] & (k >= floor);
+        }
+    } else {
+        for (int64_t i = 0; i < v.n; i++) {
+            const uint64_t k = cs_frontier_key(v.q[i], v.id[i]);
+            c[n] = k;
+            n += !s->taken[i] & (k >= floor);
+        }
+    }
     return n;
 }
 
@@ -380,7 +393,14 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick)
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->host_used counts them): into s->cands[0..*got). explore: random keys instead of values.
  * Only the best m keys are sorted and walked (m grows when the quotas skip too many).
+ *
+ * A floor spares the quickselect most of the frontier: only keys >= floor are collected, and
+ * when at least m are, their best m are the frontier's best m; when fewer are, the pass is
+ * repeated with no floor. So the floor changes the work, never the result. Greedy keys keep
+ * the key of rank POOL * m of the last pass without a floor (values change little from tick to
+ * tick); exploration keys are uniform hashes, so their floor leaves POOL * m keys expected.
  */
+#define POOL 4
 static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_t *got)
 {
     cs_ctx *ctx = s->ctx;
@@ -390,18 +410,47 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
     if (want <= 0 || size == 0)
         return CS_OK;
     CS_TRY(ctx,
-           cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)size, sizeof *s->cands, "selection"));
+           cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)size + 1, sizeof *s->cands, "selection"));
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
-        const int64_t n = fill_keys(s, explore, tick);
+        uint64_t floor = 0;
+        if (explore && POOL * m < size)
+            floor = UINT64_MAX - (uint64_t)(0x1.0p64 * ((double)(POOL * m) / (double)size));
+        else if (!explore)
+            floor = s->floor;
+        int64_t n = fill_keys(s, explore, tick, floor);
+        if (n < m && floor > 0) {
+            floor = 0;
+            n = fill_keys(s, explore, tick, 0);
+        }
+        if (!explore && floor == 0) {
+            /* a full pass: the new floor is the key of rank POOL m */
+            s->floor = 0;
+            if (n > POOL * m) {
+                s->floor = cs_select_u64(s->cands, n, n - POOL * m);
+                /* the POOL m largest are last now: select within them */
+                cs_select_u64(s->cands + (n - POOL * m), POOL * m, (POOL - 1) * m);
+            } else if (m < n) {
+                cs_select_u64(s->cands, n, n - m);
+            }
+        } else if (m < n) {
+            cs_select_u64(s->cands, n, n - m); /* the m largest keys last */
+        }
         if (m >= n)
             m = n;
-        else
-            cs_select_u64(s->cands, n, n - m); /* the m largest keys last */
         uint64_t *top = s->cands + (n - m);
-        qsort(top, (size_t)m, sizeof *top, key_desc);
+        CS_TRY(ctx, cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)m + 1, sizeof *s->sort_tmp,
+                            "selection"));
+        cs_sort_u64(top, m, s->sort_tmp);
+        for (int64_t i = 0, j = m - 1; i < j; i++, j--) { /* decreasing key order */
+            uint64_t t = top[i];
+            top[i] = top[j];
+            top[j] = t;
+        }
         /* accepted keys move to the front; writes never overtake the reads of top[] */
         int64_t k = 0;
         for (int64_t i = 0; i < m && k < want; i++) {
+            if (i + 8 < m)
+                prefetch_host(s, top[i + 8]);
             int64_t h = host_of_key(s, top[i]);
             if (s->host_used[h] >= quota(s, h, tick))
                 continue;
@@ -434,6 +483,10 @@ static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
     CS_TRY(s->ctx, cs_grow(s->ctx, &s->sel, &s->sel_cap, (size_t)(*nsel + take) + 1, sizeof *s->sel,
                            "selection"));
     for (int64_t i = 0; i < take; i++) {
+        if (i + 16 < take)
+            cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->cands[i + 16]), 1);
+        if (i + 8 < take)
+            cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->cands[i + 8]), 2);
         int64_t slot = cs_frontier_find(s->fr, cs_frontier_key_id(s->cands[i]));
         CS_ASSERT(slot >= 0);
         s->taken[slot] = 1;
@@ -570,9 +623,8 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     const uint64_t *visited = s->visited;
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
-    const int me = s->ctx->rank;
 #pragma omp parallel for default(none) shared(g, off, tg, relv, L, ev, fx, pst, reward, base,      \
-                                              nout, msgs, acts, visited, sc, thr, me, n, GS, GA)   \
+                                              nout, msgs, acts, visited, sc, thr, n, GS, GA)       \
     schedule(dynamic, 16)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li;
@@ -582,28 +634,47 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         cs_feat_page *ps = &pst[i];
         cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
         reward[i] = reward_of(sc, relevant, (double)rl);
+        /* Software pipeline over the pages (each of these is a cache miss at a random place):
+         * the offsets of page i + 3, the targets of page i + 2, the evidence rows of the targets
+         * of page i + 1 (and of page i, in case this thread's chunk starts here). */
+        if (i + 3 < n)
+            __builtin_prefetch(&off[fx[i + 3].li]);
+        if (i + 2 < n)
+            __builtin_prefetch(&tg[off[fx[i + 2].li]]);
+        for (int64_t j = off[li]; j < off[li + 1]; j++)
+            cs_evidence_prefetch(ev, tg[j]);
+        if (i + 1 < n) {
+            __builtin_prefetch(&relv[fx[i + 1].li]);
+            for (int64_t j = off[fx[i + 1].li]; j < off[fx[i + 1].li + 1]; j++)
+                cs_evidence_prefetch(ev, tg[j]);
+        }
+        /* what every out-link record of this page shares, and the parent part of the action
+         * as seen from this page alone (one parent) */
+        cs_link_msg tmpl;
+        memset(&tmpl, 0, sizeof tmpl);
+        tmpl.src = p;
+        tmpl.parent_rl = rl;
+        tmpl.parent_wrl = ps->wrl;
+        tmpl.parent_dist = ps->dist;
+        tmpl.parent_relevant = ps->relevant;
+        memcpy(tmpl.state, ps->state, (size_t)GS);
+        cs_feat_parents one = {0};
+        cs_feat_parents_add(&one, &tmpl);
+        uint8_t pidx[4];
+        cs_feat_parent_idx(&one, pidx);
         int64_t k = 0;
         for (int64_t j = off[li]; j < off[li + 1]; j++) {
             const int64_t d = tg[j];
             if (d == p)
                 continue;
-            if (cs_graph_owner(g, d) == me && BIT_GET(visited, cs_graph_local_index(g, d)))
+            if (BIT_GET(visited, d)) /* one bit: no owner or local-index lookup per link */
                 continue;
             cs_link_msg *m = &msgs[base[i] + k];
-            memset(m, 0, sizeof *m);
+            *m = tmpl;
             m->dst = d;
-            m->src = p;
             m->anchor_rl = cs_evidence_anchor(ev, p, d, cats);
             m->anchor_cat = cs_feat_pack_anchor_cats(L, cats);
-            m->parent_rl = rl;
-            m->parent_wrl = ps->wrl;
-            m->parent_dist = ps->dist;
-            m->parent_relevant = ps->relevant;
-            memcpy(m->state, ps->state, (size_t)GS);
-            /* the action as seen from this page alone (one parent) */
-            cs_feat_parents one = {0};
-            cs_feat_parents_add(&one, m);
-            cs_feat_action(L, m->anchor_rl, m->anchor_cat, &one, acts + (base[i] + k) * GA);
+            cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx, acts + (base[i] + k) * GA);
             k++;
         }
         nout[i] = k;
@@ -667,9 +738,12 @@ static cs_err insert_links(sim *s, const cs_link_msg *m, int64_t n)
     cs_err rc = CS_OK;
     const int GS = s->G - s->GA;
     for (int64_t i = 0; i < n; i++) {
-        const int64_t li = cs_graph_local_index(s->g, m[i].dst);
-        CS_ASSERT(li >= 0);
-        if (BIT_GET(s->visited, li)) {
+        /* a software pipeline over the records: every lookup is at a random place */
+        if (i + 16 < n)
+            cs_frontier_prefetch(s->fr, m[i + 16].dst, 1);
+        if (i + 8 < n)
+            cs_frontier_prefetch(s->fr, m[i + 8].dst, 2);
+        if (BIT_GET(s->visited, m[i].dst)) {
             s->c[C_DROPPED]++;
             continue;
         }
@@ -833,20 +907,15 @@ static cs_err take_selected(sim *s, int64_t nsel)
         f->par = v.par[e];
         f->has_x = 1;
         memcpy(s->fx_codes + i * s->G, v.codes + e * v.stride, (size_t)s->G);
-        BIT_SET(s->visited, f->li);
+        BIT_SET(s->visited, f->page);
     }
     /* remove by decreasing slot */
-    int64_t *slots = s->sel;
-    for (int64_t i = 1; i < nsel; i++) {
-        int64_t x = slots[i], j = i;
-        while (j > 0 && slots[j - 1] < x) {
-            slots[j] = slots[j - 1];
-            j--;
-        }
-        slots[j] = x;
-    }
-    for (int64_t i = 0; i < nsel; i++)
-        cs_frontier_remove(s->fr, slots[i]);
+    CS_TRY(ctx, cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)nsel + 1, sizeof *s->sort_tmp,
+                        "fetches"));
+    uint64_t *slots = (uint64_t *)s->sel; /* slots are >= 0 */
+    cs_sort_u64(slots, nsel, s->sort_tmp);
+    for (int64_t i = nsel - 1; i >= 0; i--)
+        cs_frontier_remove(s->fr, (int64_t)slots[i]);
 fail:
     return rc;
 }
@@ -868,7 +937,7 @@ static cs_err take_seeds(sim *s, int64_t *n)
         memset(f, 0, sizeof *f);
         f->page = s->seeds[i];
         f->li = li;
-        BIT_SET(s->visited, li);
+        BIT_SET(s->visited, s->seeds[i]);
     }
 fail:
     return cs_agree(ctx, rc);
@@ -912,7 +981,7 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
     const int64_t R = rn->record_every ? rn->record_every : K ? K : 10;
     const int64_t rebalance = cc->rebalance_every ? cc->rebalance_every : K ? K : 1;
     cs_frontier_clear(s->fr);
-    memset(s->visited, 0, (size_t)((cs_graph_n_local(s->g) + 63) / 64) * 8);
+    memset(s->visited, 0, (size_t)((cs_graph_n_pages(s->g) + 63) / 64) * 8);
     memset(s->rel_host, 0, (size_t)s->host_words * 8);
     cs_outbox_clear(&s->out);
     {
@@ -1013,6 +1082,7 @@ static void sim_free(sim *s)
     free(s->taken);
     free(s->cands);
     free(s->sel);
+    free(s->sort_tmp);
     free(s->fx);
     free(s->fx_codes);
     free(s->pst);
@@ -1217,7 +1287,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->out, ctx->size);
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->visited, (size_t)(cs_graph_n_local(s->g) + 63) / 64 + 1, 8,
+        rc = cs_calloc(ctx, &s->visited, (size_t)(cs_graph_n_pages(s->g) + 63) / 64 + 1, 8,
                        "visited set");
     for (int i = 0; i < 4 && rc == CS_OK; i++)
         rc = cs_calloc(ctx, &ls.task_v[i], (size_t)cfg->run.tasks + 1, 8, "task results");

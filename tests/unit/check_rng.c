@@ -493,6 +493,43 @@ START_TEST(test_normal)
 }
 END_TEST
 
+/* The ziggurat: the same tests as Box-Muller, plus the tail beyond the base strip (R = 3.4426,
+ * P(|z| > R) = 5.76e-4) and beyond 4, where a wrong wedge or tail sampler shows first. */
+START_TEST(test_normal_zig)
+{
+    enum { N_TAIL = 4000000 };
+    double *x = xmalloc(N_KS * sizeof *x);
+    st_moments m = {0, 0, 0};
+    cs_rng r;
+    cs_rng_zig_init();
+    cs_rng_init(&r, SEED, CS_RNG_TEST, 18, 0);
+    for (int i = 0; i < N_KS; i++) {
+        x[i] = cs_rng_normal_zig(&r);
+        st_moments_add(&m, x[i]);
+    }
+    double n = m.n;
+    ck_assert_double_le(fabs(m.mean), 5.0 / sqrt(n));
+    ck_assert_double_le(fabs(st_moments_var(&m) - 1.0), 5.0 * sqrt(2.0 / (n - 1.0)));
+    st_ks ks = st_ks_test(x, N_KS, cdf_normal, NULL);
+    ck_assert_msg(ks.p > P_MIN, "normal_zig: D = %g, p = %g", ks.d, ks.p);
+    free(x);
+
+    const double R = 3.442619855899;
+    int64_t beyond_r = 0, beyond_4 = 0, positive = 0;
+    for (int i = 0; i < N_TAIL; i++) {
+        double z = cs_rng_normal_zig(&r);
+        beyond_r += fabs(z) > R;
+        beyond_4 += fabs(z) > 4.0;
+        positive += z > 0.0;
+    }
+    const double p_r = erfc(R / sqrt(2.0)), p_4 = erfc(4.0 / sqrt(2.0));
+    /* binomial counts: 5 standard errors */
+    ck_assert_double_le(fabs((double)beyond_r - N_TAIL * p_r), 5.0 * sqrt(N_TAIL * p_r));
+    ck_assert_double_le(fabs((double)beyond_4 - N_TAIL * p_4), 5.0 * sqrt(N_TAIL * p_4));
+    ck_assert_double_le(fabs((double)positive - 0.5 * N_TAIL), 5.0 * sqrt(0.25 * N_TAIL));
+}
+END_TEST
+
 typedef struct lognormal_par {
     double mu, sigma;
 } lognormal_par;
@@ -1026,6 +1063,7 @@ static Suite *rng_suite(void)
 
     tc = tcase_create("continuous");
     tcase_add_test(tc, test_normal);
+    tcase_add_test(tc, test_normal_zig);
     tcase_add_test(tc, test_lognormal);
     tcase_add_test(tc, test_exponential);
     tcase_add_test(tc, test_pareto);
