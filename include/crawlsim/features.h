@@ -11,9 +11,12 @@
  *   action  anchor relevance (5, 6), per category anchor relevance (5, 6), average relevance of
  *           all parents (5, 6), of relevant parents (5, 6)
  * The linear Q of Eq. 2 is a sum of one weight per index (one-hot coding of each index), so
- * Q(x) = sum_f w_f[x_f]. For the hot loop, consecutive indexes are packed into one byte (their
- * bucket counts multiply to at most 256), and Q(x) = sum_g T_g[code_g] with tables T rebuilt from
- * w (qnet.h): a frontier entry carries G bytes of codes, state groups first, then action groups.
+ * Q(x) = sum_f w_f[x_f]. For the hot loop, consecutive indexes are packed into one byte code
+ * (their bucket counts multiply to at most CS_FEAT_CODES = 32), and Q(x) = sum_g T_g[code_g] with
+ * tables T rebuilt from w (qnet.h): a frontier entry carries G bytes of codes, state groups
+ * first, then action groups. 32 codes, not 256: a group's table is then 32 floats, two AVX-512
+ * registers, and the frontier's re-evaluation is a register permute per group instead of a load
+ * (G = 12 bytes at a = 2 instead of 9, but 2x faster: qnet.h).
  *
  * Evidence. A crawler estimates relevance as a classifier would: a fetched page's relevance to
  * the target topic (and to each related category) is the cosine between its term vector and the
@@ -38,6 +41,7 @@
 #define CS_FEAT_MAX_CATEGORIES 4
 #define CS_FEAT_MAX_INDEXES 32
 #define CS_FEAT_MAX_GROUPS 16
+#define CS_FEAT_CODES 32 /* codes of a group are 0 .. CS_FEAT_CODES - 1 */
 #define CS_FEAT_DIST_CAP 9
 
 /* The feature layout of a run (plain data, filled by cs_feat_layout_init). */

@@ -4,10 +4,11 @@
  * Entries live in structure-of-arrays form so that the hot loops touch only what they need:
  * the synchronous re-evaluation reads the packed feature codes (G bytes per entry) and writes
  * the values; selection reads values and ids. A hash table (open addressing, linear probing,
- * int32 slots at load factor <= 1/2) maps a page id to its entry, so a URL found again updates
+ * int32 slots at load factor <= 0.6) maps a page id to its entry, so a URL found again updates
  * its entry (one more parent) instead of adding a duplicate. Memory: 8 (id) + 4 (value) + G
- * (codes) + 4 (anchor relevance) + 4 (anchor categories) + 20 (parent aggregates) + 8 (hash)
- * bytes per entry: 48 + G, at most 64 with G <= 16.
+ * (codes) + 4 (anchor relevance) + 4 (anchor categories) + 20 (parent aggregates) + 6.7 (hash,
+ * 5/3 int32 slots per entry of any table size) bytes per entry at capacity: 46.7 + G, at most
+ * 62.7 with G <= 16 (G = 12 at the default a = 2).
  *
  * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
  * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection

@@ -5,8 +5,11 @@
  *
  * The weights w are doubles (the updates are alpha ~ 1e-3 times rewards ~ 30). Evaluation uses
  * float tables T_g[code] = sum_{f in g} w_f[digit_f(code)], one per packed group of indexes,
- * rebuilt from w by cs_qlinear_tables (O(G * 256)); an entry's Q is then G table lookups, so the
- * frontier scan reads G bytes per entry and is bound by memory bandwidth or by L1 loads.
+ * rebuilt from w by cs_qlinear_tables (O(G * 32)); an entry's Q is then G table lookups, so the
+ * frontier scan reads G bytes per entry. As scalar loads that is ~0.6 cycles per lookup (Zen 5),
+ * far from memory bandwidth; with AVX-512 VBMI (chosen at run time) each 32-float table stays in
+ * two registers and 16 entries take ~3 permutes per group: memory-bound on 2 cores
+ * (tests/bench/bench_frontier.c).
  */
 #ifndef CRAWLSIM_QNET_H
 #define CRAWLSIM_QNET_H
@@ -19,8 +22,9 @@
 typedef struct cs_qlinear {
     const cs_feat_layout *L; /* borrowed */
     double *w;               /* L->n_weights */
-    float *table;            /* L->n_groups * 256 */
-    /* decode[g * 256 + code]: offsets into w of the indexes of code (up to 4, -1 padded) */
+    float *table;            /* L->n_groups * CS_FEAT_CODES */
+    /* decode[g * CS_FEAT_CODES + code]: offsets into w of the indexes of code (up to 4, -1
+     * padded) */
     int16_t *decode;
 } cs_qlinear;
 
@@ -33,15 +37,26 @@ CS_API void cs_qlinear_tables(cs_qlinear *q);
 CS_API double cs_qlinear_value(const cs_qlinear *q, const uint8_t *codes);
 /* Local. Q of state codes plus action codes given separately. */
 CS_API double cs_qlinear_value2(const cs_qlinear *q, const uint8_t *state, const uint8_t *action);
+/* Local. cs_qlinear_value2 in two steps, for one state and many actions (a page's out-links):
+ * value_action(q, value_state(q, s), a) == value2(q, s, a) bit for bit (same additions, same
+ * order). */
+CS_API double cs_qlinear_value_state(const cs_qlinear *q, const uint8_t *state);
+CS_API double cs_qlinear_value_action(const cs_qlinear *q, double partial, const uint8_t *action);
 /* Local. The gradient step w_f[x_f] += step for every index of x (the gradient of a one-hot
  * linear Q is x itself). */
 CS_API void cs_qlinear_step(cs_qlinear *q, const uint8_t *codes, double step);
 /*
  * Local. The hot loop: out[i] = sum_g T_g[codes[i * stride + g]] for i in [0, n), from the
  * tables (call cs_qlinear_tables after changing w). OpenMP-parallel over entries; the result
- * does not depend on the thread count (each entry is summed in group order).
+ * depends neither on the thread count nor on the kernel (each entry is summed in group order
+ * from 0.0f by both).
  */
 CS_API void cs_qlinear_eval(const cs_qlinear *q, const uint8_t *codes, int64_t stride, int64_t n,
                             float *out);
+/* Local. The kernel cs_qlinear_eval uses for rows of `stride` bytes: "avx512" (x86-64 with
+ * AVX-512 F/BW/VBMI, stride <= 16) or "scalar". */
+CS_API const char *cs_qlinear_eval_kernel(int64_t stride);
+/* Local, for tests and benchmarks: on = 1 makes cs_qlinear_eval use the scalar kernel. */
+CS_API void cs_qlinear_eval_force_scalar(int on);
 
 #endif

@@ -63,7 +63,7 @@ static void sarsa_value(void *st, cs_frontier_view *v, int64_t first, int64_t n)
         const uint8_t *c = v->codes + i * v->stride;
         float q = 0.0f;
         for (int g = 0; g < G; g++)
-            q += t[g * 256 + c[g]];
+            q += t[g * CS_FEAT_CODES + c[g]];
         v->q[i] = q;
     }
 }
@@ -96,13 +96,14 @@ static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint6
             cs_rng r;
             cs_rng_init(&r, s->seed, CS_RNG_POLICY, (uint64_t)e->page, tick + 1);
             double qn;
+            const double qs = cs_qlinear_value_state(&s->q, e->state); /* shared by every a' */
             if (cs_rng_uniform(&r) < s->c.epsilon) {
                 int64_t j = (int64_t)cs_rng_below(&r, (uint64_t)e->n_out);
-                qn = cs_qlinear_value2(&s->q, e->state, e->out_action + j * ga);
+                qn = cs_qlinear_value_action(&s->q, qs, e->out_action + j * ga);
             } else {
-                qn = cs_qlinear_value2(&s->q, e->state, e->out_action);
+                qn = cs_qlinear_value_action(&s->q, qs, e->out_action);
                 for (int64_t j = 1; j < e->n_out; j++) {
-                    double v = cs_qlinear_value2(&s->q, e->state, e->out_action + j * ga);
+                    double v = cs_qlinear_value_action(&s->q, qs, e->out_action + j * ga);
                     if (v > qn)
                         qn = v;
                 }

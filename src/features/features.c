@@ -21,12 +21,12 @@ static void push(cs_feat_layout *L, int buckets)
     L->n_index++;
 }
 
-/* Greedy packing of indexes [from, to) into groups whose bucket products stay <= 256. */
+/* Greedy packing of indexes [from, to) into groups whose bucket products stay <= CS_FEAT_CODES. */
 static void make_groups(cs_feat_layout *L, int from, int to)
 {
     int prod = 1;
     for (int i = from; i < to; i++) {
-        if (i == from || prod * L->buckets[i] > 256) {
+        if (i == from || prod * L->buckets[i] > CS_FEAT_CODES) {
             CS_ASSERT(L->n_groups < CS_FEAT_MAX_GROUPS);
             L->group_first[L->n_groups++] = i;
             prod = 1;

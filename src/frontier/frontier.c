@@ -16,24 +16,37 @@ struct cs_frontier {
     float *anchor_rl;
     uint32_t *anchor_cat;
     cs_feat_parents *par;
-    int32_t *slots; /* mask + 1 slots, -1 empty */
-    uint64_t mask;
+    int32_t *slots; /* nslots slots, -1 empty */
+    uint64_t nslots;
     uint64_t *scratch; /* eviction keys */
     int64_t scratch_cap;
 };
 
 static inline uint64_t slot_of(const cs_frontier *f, int64_t id)
 {
-    return cs_mix64((uint64_t)id) & f->mask;
+    /* any table size: the high word of hash * nslots (Lemire's multiply-shift range map) */
+    uint64_t lo;
+    return cs_rng_mul64_(cs_mix64((uint64_t)id), f->nslots, &lo);
+}
+
+static inline uint64_t next_slot(const cs_frontier *f, uint64_t s)
+{
+    return s + 1 == f->nslots ? 0 : s + 1;
+}
+
+/* Cyclic distance from slot a forward to slot b. */
+static inline uint64_t cyc(const cs_frontier *f, uint64_t a, uint64_t b)
+{
+    return b >= a ? b - a : b + f->nslots - a;
 }
 
 static void rehash(cs_frontier *f)
 {
-    memset(f->slots, 0xff, (size_t)(f->mask + 1) * sizeof *f->slots);
+    memset(f->slots, 0xff, (size_t)f->nslots * sizeof *f->slots);
     for (int64_t i = 0; i < f->n; i++) {
         uint64_t s = slot_of(f, f->id[i]);
         while (f->slots[s] >= 0)
-            s = (s + 1) & f->mask;
+            s = next_slot(f, s);
         f->slots[s] = (int32_t)i;
     }
 }
@@ -48,8 +61,8 @@ cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier
     CS_TRY(ctx, cs_calloc(ctx, &f, 1, sizeof *f, "frontier"));
     f->capacity = capacity;
     f->stride = stride;
-    f->mask = 1023;
-    CS_TRY(ctx, cs_alloc(ctx, &f->slots, (size_t)f->mask + 1, sizeof *f->slots, "frontier hash"));
+    f->nslots = 1024;
+    CS_TRY(ctx, cs_alloc(ctx, &f->slots, (size_t)f->nslots, sizeof *f->slots, "frontier hash"));
     rehash(f);
     *out = f;
     return CS_OK;
@@ -106,7 +119,7 @@ int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
             return -1;
         if (f->id[e] == id)
             return e;
-        s = (s + 1) & f->mask;
+        s = next_slot(f, s);
     }
 }
 
@@ -158,15 +171,15 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
 #undef REGROW
         f->cap_alloc = cap;
     }
-    if ((uint64_t)need * 2 > f->mask + 1) {
-        uint64_t slots = f->mask + 1;
-        while ((uint64_t)need * 2 > slots)
-            slots <<= 1;
+    /* the hash follows the arrays: 5/3 slots per allocated entry (load <= 0.6, 6.7 bytes per
+     * entry at capacity; a power-of-two table would cost 8 to 16) */
+    if ((uint64_t)f->cap_alloc * 5 / 3 > f->nslots) {
+        uint64_t slots = (uint64_t)f->cap_alloc * 5 / 3 + 1;
         int32_t *s = realloc(f->slots, (size_t)slots * sizeof *s);
         if (s == NULL)
             return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for its hash table");
         f->slots = s;
-        f->mask = slots - 1;
+        f->nslots = slots;
         rehash(f);
     }
     return rc;
@@ -186,7 +199,7 @@ cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
     memset(&f->par[i], 0, sizeof f->par[i]);
     uint64_t s = slot_of(f, id);
     while (f->slots[s] >= 0)
-        s = (s + 1) & f->mask;
+        s = next_slot(f, s);
     f->slots[s] = (int32_t)i;
     *slot = i;
     return CS_OK;
@@ -196,10 +209,10 @@ cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
 static void hash_delete(cs_frontier *f, uint64_t s)
 {
     uint64_t hole = s;
-    for (uint64_t j = (s + 1) & f->mask; f->slots[j] >= 0; j = (j + 1) & f->mask) {
+    for (uint64_t j = next_slot(f, s); f->slots[j] >= 0; j = next_slot(f, j)) {
         uint64_t home = slot_of(f, f->id[f->slots[j]]);
         /* the entry at j may move to the hole if its home is not in (hole, j] cyclically */
-        if (((j - home) & f->mask) >= ((j - hole) & f->mask)) {
+        if (cyc(f, home, j) >= cyc(f, hole, j)) {
             f->slots[hole] = f->slots[j];
             hole = j;
         }
@@ -211,7 +224,7 @@ static uint64_t hash_slot_of_entry(const cs_frontier *f, int64_t e)
 {
     uint64_t s = slot_of(f, f->id[e]);
     while (f->slots[s] != (int32_t)e)
-        s = (s + 1) & f->mask;
+        s = next_slot(f, s);
     return s;
 }
 
@@ -279,5 +292,5 @@ double cs_frontier_bytes_per_entry(const cs_frontier *f)
     double per = (double)(sizeof *f->id + sizeof *f->q + (size_t)f->stride + sizeof *f->anchor_rl +
                           sizeof *f->anchor_cat + sizeof *f->par);
     double n = f->n > 0 ? (double)f->n : 1.0;
-    return per * (double)f->cap_alloc / n + (double)(f->mask + 1) * sizeof *f->slots / n;
+    return per * (double)f->cap_alloc / n + (double)f->nslots * sizeof *f->slots / n;
 }

@@ -9,7 +9,8 @@
  *               of any scan of these bytes
  *   eval        cs_qlinear_eval over N entries of G random valid codes (layout of [sarsa] with
  *               categories = 2): feature bytes N * G, total traffic N * (G + 4) with the float
- *               output
+ *               output; with the kernel the CPU selects (avx512 where it has F/BW/VBMI) and
+ *               again with the scalar kernel forced
  *
  * Every figure is the best of the repetitions. The eval results are checked bit for bit against
  * a serial evaluation in group order and summarised by a checksum (FNV-1a of the output bits),
@@ -142,12 +143,12 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < n; i++) {
         float s = 0.0f;
         for (int g = 0; g < G; g++)
-            s += q.table[g * 256 + codes[i * stride + g]];
+            s += q.table[g * CS_FEAT_CODES + codes[i * stride + g]];
         ref[i] = s;
     }
 
     const int threads = omp_get_max_threads();
-    double t_triad = 1e30, t_read = 1e30, t_eval = 1e30;
+    double t_triad = 1e30, t_read = 1e30, t_eval = 1e30, t_scalar = 1e30;
     uint64_t sink = 0;
     for (int rep = 0; rep < reps; rep++) {
         double t = triad(a, b, c, m, 3.0);
@@ -158,8 +159,16 @@ int main(int argc, char **argv)
         cs_qlinear_eval(&q, codes, stride, n, out);
         t = omp_get_wtime() - t0;
         t_eval = t < t_eval ? t : t_eval;
+        cs_qlinear_eval_force_scalar(1);
+        t0 = omp_get_wtime();
+        cs_qlinear_eval(&q, codes, stride, n, out);
+        t = omp_get_wtime() - t0;
+        t_scalar = t < t_scalar ? t : t_scalar;
+        cs_qlinear_eval_force_scalar(0);
     }
-    const int same = memcmp(out, ref, (size_t)n * sizeof *out) == 0;
+    const int same_scalar = memcmp(out, ref, (size_t)n * sizeof *out) == 0;
+    cs_qlinear_eval(&q, codes, stride, n, out);
+    const int same = same_scalar && memcmp(out, ref, (size_t)n * sizeof *out) == 0;
 
     const double bw_triad = 24.0 * (double)m / t_triad;
     const double bw_read = (double)(n * stride) / t_read;
@@ -180,7 +189,12 @@ int main(int argc, char **argv)
         char note[96];
         snprintf(note, sizeof note, "%.2f ns/entry, %.3g entries/s", 1e9 * t_eval / (double)n,
                  (double)n / t_eval);
-        row("eval: feature bytes", bw_feat, bw_triad, note);
+        char what[64];
+        snprintf(what, sizeof what, "eval (%s): features", cs_qlinear_eval_kernel(stride));
+        row(what, bw_feat, bw_triad, note);
+        snprintf(note, sizeof note, "%.2f ns/entry, %.3g entries/s", 1e9 * t_scalar / (double)n,
+                 (double)n / t_scalar);
+        row("eval (scalar): features", (double)(n * stride) / t_scalar, bw_triad, note);
     }
     row("eval: total (+4 B out)", bw_total, bw_triad, "");
     printf("eval vs serial group-order reference: %s; checksum %016llx\n",

@@ -4,7 +4,7 @@
  * Discretisations of Han et al. Sec. 3.1 at every bucket boundary (the double nearest a
  * boundary goes to the upper bucket, its predecessor to the lower one), the relevance change
  * with delta1 = 0.1, delta2 = 0.3, the layout for a = 0..4 categories (sizes, weights, groups
- * of at most 256 codes, state groups that fit a link message), pack/unpack round trips, a
+ * of at most CS_FEAT_CODES codes, state groups that fit a link message), pack/unpack round trips, a
  * fetched page's state (seed, relevant, distance, w_rl), the parent aggregates and the action
  * bytes.
  */
@@ -189,7 +189,8 @@ START_TEST(test_layout_sizes)
         }
         ck_assert_int_eq(L.n_weights, sum);
         ck_assert_int_eq(L.n_weights, 5 + 6 + 5 + 11 * (2 + a) + 10 + 11 * (3 + a));
-        /* groups: a partition of the indexes, state groups first, each at most 256 codes */
+        /* groups: a partition of the indexes, state groups first, each at most CS_FEAT_CODES codes
+         */
         ck_assert_int_le(L.n_state_groups, 10);
         ck_assert_int_le(L.n_state_groups, CS_FEAT_MAX_GROUPS - 6);
         ck_assert_int_le(L.n_groups, CS_FEAT_MAX_GROUPS);
@@ -202,7 +203,7 @@ START_TEST(test_layout_sizes)
             int prod = 1;
             for (int i = L.group_first[g]; i < L.group_first[g + 1]; i++)
                 prod *= L.buckets[i];
-            ck_assert_int_le(prod, 256);
+            ck_assert_int_le(prod, CS_FEAT_CODES);
         }
     }
 }
