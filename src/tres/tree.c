@@ -12,6 +12,7 @@
 
 #define EMPTY_ID UINT64_MAX
 #define MIN_CAP 4
+#define MAP_MIN 1024
 /* Split search runs its features on OpenMP threads from this many (samples x features). */
 #define PAR_SPLIT_WORK 16384
 /* Representatives are drawn on OpenMP threads from this many non-empty leaves. */
@@ -98,12 +99,13 @@ static inline uint64_t home(const cs_tree *t, uint64_t id)
     return cs_mix64(id) & t->map_mask;
 }
 
-static cs_err map_rehash(cs_ctx *ctx, cs_tree *t, uint64_t newcap)
+/* Moves the map to newcap entries (a power of two above the count); 0 if out of memory, the
+ * map then unchanged. */
+static int map_rehash(cs_tree *t, uint64_t newcap)
 {
     map_entry *m = malloc((size_t)newcap * sizeof *m);
     if (m == NULL)
-        return cs_fail(ctx, CS_ERR_NOMEM, "tree: out of memory for the id map (%llu entries)",
-                       (unsigned long long)newcap);
+        return 0;
     for (uint64_t i = 0; i < newcap; i++)
         m[i].id = EMPTY_ID;
     map_entry *old = t->map;
@@ -118,14 +120,31 @@ static cs_err map_rehash(cs_ctx *ctx, cs_tree *t, uint64_t newcap)
             m[s] = old[i];
         }
     free(old);
-    return CS_OK;
+    return 1;
+}
+
+static cs_err map_rehash_or_fail(cs_ctx *ctx, cs_tree *t, uint64_t newcap)
+{
+    if (map_rehash(t, newcap))
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_NOMEM, "tree: out of memory for the id map (%llu entries)",
+                   (unsigned long long)newcap);
+}
+
+/* After removals: halves the map while its load is below 1/8 (so it stays >= 1/4 after), keeping
+ * the memory per sample bounded when the frontier shrinks. Best effort. */
+static void map_maybe_shrink(cs_tree *t)
+{
+    while (t->map_mask + 1 > MAP_MIN && (uint64_t)t->map_count * 8 < t->map_mask + 1)
+        if (!map_rehash(t, (t->map_mask + 1) / 2))
+            return;
 }
 
 static cs_err map_insert(cs_ctx *ctx, cs_tree *t, uint64_t id, int32_t lf, int64_t slot)
 {
     /* load factor <= 3/4 */
     if ((uint64_t)(t->map_count + 1) * 4 > (t->map_mask + 1) * 3) {
-        cs_err rc = map_rehash(ctx, t, (t->map_mask + 1) * 2);
+        cs_err rc = map_rehash_or_fail(ctx, t, (t->map_mask + 1) * 2);
         if (rc != CS_OK)
             return rc;
     }
@@ -361,7 +380,7 @@ cs_err cs_tree_create(cs_ctx *ctx, const cs_tree_config *c, cs_tree **out)
     CS_TRY(ctx, cs_alloc(ctx, &t->leaves, (size_t)t->cap_leaves, sizeof *t->leaves, "leaves"));
     CS_TRY(ctx,
            cs_alloc(ctx, &t->nonempty, (size_t)t->cap_nonempty, sizeof *t->nonempty, "leaf list"));
-    CS_TRY(ctx, map_rehash(ctx, t, 1024));
+    CS_TRY(ctx, map_rehash_or_fail(ctx, t, MAP_MIN));
     int32_t lf, nd;
     CS_TRY(ctx, leaf_new(ctx, t, 0, &lf));
     CS_TRY(ctx, node_new(ctx, t, lf, &nd));
@@ -702,6 +721,7 @@ int64_t cs_tree_remove(cs_tree *t, uint64_t id)
         map_delete_at(t, s); /* s now holds the next entry of the cluster, or is empty */
         count++;
     }
+    map_maybe_shrink(t);
     return count;
 }
 
@@ -781,6 +801,7 @@ static void take(cs_tree *t, int32_t lf, int64_t slot, cs_tree_pick *out)
     const uint64_t pos = map_find(t, out->id, lf, slot);
     frontier_remove_slot(t, lf, slot);
     map_delete_at(t, pos);
+    map_maybe_shrink(t);
     t->picks++;
 }
 
