@@ -1,0 +1,167 @@
+/*
+ * qnet/ddqn: the Double DQN update of TRES (Kontogiannis et al., Sec. 2.4.2, Eq. 5) on the MLP
+ * and the replay buffer. See crawlsim/ddqn.h.
+ */
+#include "crawlsim/ddqn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cs_ddqn {
+    cs_ddqn_config c;
+    cs_mlp *online, *target;
+    int64_t steps;
+    /* scratch, grown on demand */
+    float *cand; /* candidate rows of a minibatch */
+    size_t cand_cap;
+    float *qcand; /* their online values */
+    size_t qcand_cap;
+    float *best; /* n argmax rows */
+    size_t best_cap;
+    float *qbest; /* their target values */
+    size_t qbest_cap;
+    float *xb; /* minibatch inputs */
+    size_t xb_cap;
+    float *yb;
+    size_t yb_cap;
+    int64_t *idx;
+    size_t idx_cap;
+};
+
+void cs_ddqn_config_default(cs_ddqn_config *c)
+{
+    cs_mlp_config_default(&c->net);
+    cs_mlp_opt_default(&c->opt);
+    c->init = CS_MLP_INIT_GLOROT;
+    c->gamma = 0.99f;
+    c->batch = 60;
+    c->target_every = 500;
+}
+
+cs_err cs_ddqn_create(cs_ctx *ctx, const cs_ddqn_config *c, cs_rng *r, cs_ddqn **out)
+{
+    cs_err rc = CS_OK;
+    cs_ddqn *q = NULL;
+    if (!(c->gamma >= 0.0f && c->gamma <= 1.0f) || c->batch < 1 || c->target_every < 1)
+        return cs_fail(ctx, CS_ERR_ARG, "ddqn: bad config gamma %g batch %d target_every %lld",
+                       (double)c->gamma, c->batch, (long long)c->target_every);
+    CS_TRY(ctx, cs_calloc(ctx, &q, 1, sizeof *q, "DDQN"));
+    q->c = *c;
+    CS_TRY(ctx, cs_mlp_create(ctx, &c->net, &q->online));
+    CS_TRY(ctx, cs_mlp_create(ctx, &c->net, &q->target));
+    cs_mlp_init_weights(q->online, c->init, r);
+    CS_TRY(ctx, cs_mlp_copy(ctx, q->target, q->online));
+    *out = q;
+    return CS_OK;
+fail:
+    cs_ddqn_destroy(&q);
+    return rc;
+}
+
+void cs_ddqn_destroy(cs_ddqn **p)
+{
+    if (p == NULL || *p == NULL)
+        return;
+    cs_ddqn *q = *p;
+    cs_mlp_destroy(&q->online);
+    cs_mlp_destroy(&q->target);
+    free(q->cand);
+    free(q->qcand);
+    free(q->best);
+    free(q->qbest);
+    free(q->xb);
+    free(q->yb);
+    free(q->idx);
+    free(q);
+    *p = NULL;
+}
+
+cs_mlp *cs_ddqn_online(cs_ddqn *q)
+{
+    return q->online;
+}
+cs_mlp *cs_ddqn_target(cs_ddqn *q)
+{
+    return q->target;
+}
+int64_t cs_ddqn_steps(const cs_ddqn *q)
+{
+    return q->steps;
+}
+
+cs_err cs_ddqn_targets(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, const int64_t *idx, int64_t n,
+                       float *y)
+{
+    cs_err rc = CS_OK;
+    const int64_t d = q->c.net.d_in;
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cs_replay_item it;
+        cs_replay_get(b, idx[i], &it);
+        total += it.k;
+    }
+    CS_TRY(ctx, cs_grow(ctx, &q->cand, &q->cand_cap, (size_t)(total * d), sizeof(float),
+                        "DDQN candidates"));
+    CS_TRY(ctx, cs_grow(ctx, &q->qcand, &q->qcand_cap, (size_t)total, sizeof(float),
+                        "DDQN candidate values"));
+    CS_TRY(ctx, cs_grow(ctx, &q->best, &q->best_cap, (size_t)(n * d), sizeof(float),
+                        "DDQN argmax rows"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &q->qbest, &q->qbest_cap, (size_t)n, sizeof(float), "DDQN target values"));
+    int64_t o = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cs_replay_item it;
+        cs_replay_get(b, idx[i], &it);
+        if (it.k > 0)
+            memcpy(q->cand + o * d, it.next, (size_t)(it.k * d) * sizeof(float));
+        o += it.k;
+    }
+    CS_TRY(ctx, cs_mlp_eval(ctx, q->online, q->cand, d, total, q->qcand));
+    /* argmax of the online values per transition; rows without candidates get a dummy row */
+    o = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cs_replay_item it;
+        cs_replay_get(b, idx[i], &it);
+        int64_t a = 0;
+        for (int64_t j = 1; j < it.k; j++)
+            if (q->qcand[o + j] > q->qcand[o + a])
+                a = j;
+        if (it.k > 0)
+            memcpy(q->best + i * d, q->cand + (o + a) * d, (size_t)d * sizeof(float));
+        else
+            memset(q->best + i * d, 0, (size_t)d * sizeof(float));
+        o += it.k;
+    }
+    CS_TRY(ctx, cs_mlp_eval(ctx, q->target, q->best, d, n, q->qbest));
+    for (int64_t i = 0; i < n; i++) {
+        cs_replay_item it;
+        cs_replay_get(b, idx[i], &it);
+        y[i] = it.k > 0 ? it.r + q->c.gamma * q->qbest[i] : it.r;
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_ddqn_train(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, cs_rng *r, double *loss)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = q->c.batch, d = q->c.net.d_in;
+    CS_TRY(ctx, cs_grow(ctx, &q->idx, &q->idx_cap, (size_t)n, sizeof(int64_t), "DDQN batch"));
+    CS_TRY(ctx, cs_grow(ctx, &q->xb, &q->xb_cap, (size_t)(n * d), sizeof(float), "DDQN batch"));
+    CS_TRY(ctx, cs_grow(ctx, &q->yb, &q->yb_cap, (size_t)n, sizeof(float), "DDQN batch"));
+    CS_TRY(ctx, cs_replay_sample(ctx, b, r, n, q->idx));
+    for (int64_t i = 0; i < n; i++) {
+        cs_replay_item it;
+        cs_replay_get(b, q->idx[i], &it);
+        memcpy(q->xb + i * d, it.x, (size_t)d * sizeof(float));
+    }
+    CS_TRY(ctx, cs_ddqn_targets(ctx, q, b, q->idx, n, q->yb));
+    CS_TRY(ctx, cs_mlp_train_step(ctx, q->online, &q->c.opt, q->xb, d, n, q->yb, loss));
+    q->steps++;
+    if (q->steps % q->c.target_every == 0)
+        CS_TRY(ctx, cs_mlp_copy(ctx, q->target, q->online));
+    return CS_OK;
+fail:
+    return rc;
+}

@@ -1,0 +1,902 @@
+/*
+ * tres/tree: the Tree-Frontier of TRES (Kontogiannis et al., Sec. 2.6, Algorithms 2-3, Eq. 3-4).
+ * Rules, randomness and memory layout: include/crawlsim/tree.h.
+ */
+#include "crawlsim/tree.h"
+#include "crawlsim/rng.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY_ID UINT64_MAX
+#define MIN_CAP 4
+#define MAP_MIN 1024
+/* Split search runs its features on OpenMP threads from this many (samples x features). */
+#define PAR_SPLIT_WORK 16384
+/* Representatives are drawn on OpenMP threads from this many non-empty leaves. */
+#define PAR_REPS 4096
+/* A split needs VR > VR_REL_TOL * V(P) (see tree.h). */
+#define VR_REL_TOL 1e-9
+
+typedef struct node {
+    int32_t feature; /* -1: leaf */
+    float thr;
+    int32_t left, right; /* children (node indexes) */
+    int32_t leaf;        /* leaf index when a leaf */
+} node;
+
+typedef struct leaf {
+    int32_t node; /* -1: dead (split) */
+    int32_t depth;
+    int64_t ne_pos; /* position in the non-empty list, -1 if no frontier samples */
+    /* frontier samples */
+    int64_t nf, capf;
+    float *fx; /* capf * d */
+    uint64_t *fid;
+    /* experience samples */
+    int64_t ne, cape;
+    float *ex; /* cape * d */
+    float *er;
+    float rmin, rmax;
+} leaf;
+
+typedef struct map_entry {
+    uint64_t id;
+    uint32_t leaf, slot;
+} map_entry;
+
+struct cs_tree {
+    cs_tree_config c;
+    node *nodes;
+    int64_t n_nodes, cap_nodes;
+    leaf *leaves;
+    int64_t n_leaves, cap_leaves; /* indexes used, including dead ones */
+    int64_t live_leaves, splits;
+    int32_t *nonempty; /* indexes of leaves with frontier samples */
+    int64_t n_nonempty, cap_nonempty;
+    map_entry *map;
+    uint64_t map_mask;
+    int64_t map_count;
+    int64_t n_frontier, n_experience;
+    uint64_t calls; /* sampling calls: the sub of their streams */
+    int64_t picks, q_evals_last, q_evals_total;
+    /* representatives scratch: cap_reps rows */
+    float *rep_x;
+    uint64_t *rep_id;
+    int32_t *rep_leaf;
+    float *rep_q;
+    int64_t cap_reps;
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+/* realloc *pp to n elements of size sz; *pp unchanged on failure. */
+static cs_err resize(cs_ctx *ctx, void *pp, size_t n, size_t sz, const char *what)
+{
+    void **p = (void **)pp;
+    void *q = realloc(*p, n * sz > 0 ? n * sz : 1);
+    if (q == NULL)
+        return cs_fail(ctx, CS_ERR_NOMEM, "tree: out of memory for %s (%zu x %zu bytes)", what, n,
+                       sz);
+    *p = q;
+    return CS_OK;
+}
+
+static int finite_row(const float *x, int d)
+{
+    for (int i = 0; i < d; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- id map (linear probing) */
+
+static inline uint64_t home(const cs_tree *t, uint64_t id)
+{
+    return cs_mix64(id) & t->map_mask;
+}
+
+/* Moves the map to newcap entries (a power of two above the count); 0 if out of memory, the
+ * map then unchanged. */
+static int map_rehash(cs_tree *t, uint64_t newcap)
+{
+    map_entry *m = malloc((size_t)newcap * sizeof *m);
+    if (m == NULL)
+        return 0;
+    for (uint64_t i = 0; i < newcap; i++)
+        m[i].id = EMPTY_ID;
+    map_entry *old = t->map;
+    const uint64_t oldcap = old != NULL ? t->map_mask + 1 : 0;
+    t->map = m;
+    t->map_mask = newcap - 1;
+    for (uint64_t i = 0; i < oldcap; i++)
+        if (old[i].id != EMPTY_ID) {
+            uint64_t s = home(t, old[i].id);
+            while (m[s].id != EMPTY_ID)
+                s = (s + 1) & t->map_mask;
+            m[s] = old[i];
+        }
+    free(old);
+    return 1;
+}
+
+static cs_err map_rehash_or_fail(cs_ctx *ctx, cs_tree *t, uint64_t newcap)
+{
+    if (map_rehash(t, newcap))
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_NOMEM, "tree: out of memory for the id map (%llu entries)",
+                   (unsigned long long)newcap);
+}
+
+/* After removals: halves the map while its load is below 1/8 (so it stays >= 1/4 after), keeping
+ * the memory per sample bounded when the frontier shrinks. Best effort. */
+static void map_maybe_shrink(cs_tree *t)
+{
+    while (t->map_mask + 1 > MAP_MIN && (uint64_t)t->map_count * 8 < t->map_mask + 1)
+        if (!map_rehash(t, (t->map_mask + 1) / 2))
+            return;
+}
+
+static cs_err map_insert(cs_ctx *ctx, cs_tree *t, uint64_t id, int32_t lf, int64_t slot)
+{
+    /* load factor <= 3/4 */
+    if ((uint64_t)(t->map_count + 1) * 4 > (t->map_mask + 1) * 3) {
+        cs_err rc = map_rehash_or_fail(ctx, t, (t->map_mask + 1) * 2);
+        if (rc != CS_OK)
+            return rc;
+    }
+    uint64_t s = home(t, id);
+    while (t->map[s].id != EMPTY_ID)
+        s = (s + 1) & t->map_mask;
+    t->map[s].id = id;
+    t->map[s].leaf = (uint32_t)lf;
+    t->map[s].slot = (uint32_t)slot;
+    t->map_count++;
+    return CS_OK;
+}
+
+/* Position of the entry (id, leaf, slot); it must exist. */
+static uint64_t map_find(const cs_tree *t, uint64_t id, int32_t lf, int64_t slot)
+{
+    uint64_t s = home(t, id);
+    for (;;) {
+        const map_entry *e = &t->map[s];
+        CS_ASSERT(e->id != EMPTY_ID);
+        if (e->id == id && e->leaf == (uint32_t)lf && e->slot == (uint32_t)slot)
+            return s;
+        s = (s + 1) & t->map_mask;
+    }
+}
+
+/* Deletes the entry at position i by backward shift (no tombstones). */
+static void map_delete_at(cs_tree *t, uint64_t i)
+{
+    const uint64_t mask = t->map_mask;
+    uint64_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (t->map[j].id == EMPTY_ID)
+            break;
+        const uint64_t k = home(t, t->map[j].id);
+        /* entry j may move to i unless its home lies cyclically in (i, j] */
+        const int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (stays)
+            continue;
+        t->map[i] = t->map[j];
+        i = j;
+    }
+    t->map[i].id = EMPTY_ID;
+    t->map_count--;
+}
+
+/* ---------------------------------------------------------------- leaves */
+
+static void nonempty_add(cs_tree *t, int32_t lf)
+{
+    CS_ASSERT(t->n_nonempty < t->cap_nonempty);
+    t->leaves[lf].ne_pos = t->n_nonempty;
+    t->nonempty[t->n_nonempty++] = lf;
+}
+
+static void nonempty_del(cs_tree *t, int32_t lf)
+{
+    const int64_t p = t->leaves[lf].ne_pos;
+    const int32_t last = t->nonempty[--t->n_nonempty];
+    t->nonempty[p] = last;
+    t->leaves[last].ne_pos = p;
+    t->leaves[lf].ne_pos = -1;
+}
+
+/* A new live leaf index at depth (node set by the caller). */
+static cs_err leaf_new(cs_ctx *ctx, cs_tree *t, int32_t depth, int32_t *out)
+{
+    cs_err rc = CS_OK;
+    if (t->n_leaves == t->cap_leaves) {
+        const int64_t nc = t->cap_leaves * 2;
+        if (nc > INT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 leaves");
+        CS_TRY(ctx, resize(ctx, &t->leaves, (size_t)nc, sizeof *t->leaves, "leaves"));
+        CS_TRY(ctx, resize(ctx, &t->nonempty, (size_t)nc, sizeof *t->nonempty, "leaf list"));
+        t->cap_leaves = t->cap_nonempty = nc;
+    }
+    leaf *L = &t->leaves[t->n_leaves];
+    memset(L, 0, sizeof *L);
+    L->node = -1;
+    L->depth = depth;
+    L->ne_pos = -1;
+    L->rmin = INFINITY;
+    L->rmax = -INFINITY;
+    *out = (int32_t)t->n_leaves++;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+static cs_err node_new(cs_ctx *ctx, cs_tree *t, int32_t lf, int32_t *out)
+{
+    cs_err rc = CS_OK;
+    if (t->n_nodes == t->cap_nodes) {
+        const int64_t nc = t->cap_nodes * 2;
+        if (nc > INT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 nodes");
+        CS_TRY(ctx, resize(ctx, &t->nodes, (size_t)nc, sizeof *t->nodes, "nodes"));
+        t->cap_nodes = nc;
+    }
+    node *N = &t->nodes[t->n_nodes];
+    N->feature = -1;
+    N->thr = 0.0f;
+    N->left = N->right = -1;
+    N->leaf = lf;
+    t->leaves[lf].node = (int32_t)t->n_nodes;
+    *out = (int32_t)t->n_nodes++;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+static int64_t grown(int64_t cap, int64_t need)
+{
+    int64_t nc = cap < MIN_CAP ? MIN_CAP : cap;
+    while (nc < need)
+        nc += nc / 2;
+    return nc;
+}
+
+static cs_err frontier_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
+{
+    cs_err rc = CS_OK;
+    if (need <= L->capf)
+        return CS_OK;
+    const int64_t nc = grown(L->capf, need);
+    CS_TRY(ctx, resize(ctx, &L->fx, (size_t)(nc * t->c.d), sizeof *L->fx, "frontier vectors"));
+    CS_TRY(ctx, resize(ctx, &L->fid, (size_t)nc, sizeof *L->fid, "frontier ids"));
+    L->capf = nc;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+static cs_err experience_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
+{
+    cs_err rc = CS_OK;
+    if (need <= L->cape)
+        return CS_OK;
+    const int64_t nc = grown(L->cape, need);
+    CS_TRY(ctx, resize(ctx, &L->ex, (size_t)(nc * t->c.d), sizeof *L->ex, "experience vectors"));
+    CS_TRY(ctx, resize(ctx, &L->er, (size_t)nc, sizeof *L->er, "experience rewards"));
+    L->cape = nc;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+static void leaf_free(leaf *L)
+{
+    free(L->fx);
+    free(L->fid);
+    free(L->ex);
+    free(L->er);
+    L->fx = L->ex = L->er = NULL;
+    L->fid = NULL;
+    L->capf = L->cape = 0;
+}
+
+/* Appends a frontier sample to leaf lf (arrays reserved) and maps it. */
+static cs_err frontier_append(cs_ctx *ctx, cs_tree *t, int32_t lf, const float *x, uint64_t id)
+{
+    cs_err rc = CS_OK;
+    leaf *L = &t->leaves[lf];
+    CS_TRY(ctx, frontier_reserve(ctx, t, L, L->nf + 1));
+    CS_TRY(ctx, map_insert(ctx, t, id, lf, L->nf));
+    memcpy(L->fx + L->nf * t->c.d, x, (size_t)t->c.d * sizeof *x);
+    L->fid[L->nf] = id;
+    if (L->nf++ == 0)
+        nonempty_add(t, lf);
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* Swap-removes frontier sample `slot` of leaf lf and fixes the moved sample's map entry. The
+ * caller deletes the removed sample's own map entry. Shrinks the arrays when a quarter full. */
+static void frontier_remove_slot(cs_tree *t, int32_t lf, int64_t slot)
+{
+    leaf *L = &t->leaves[lf];
+    const int d = t->c.d;
+    const int64_t last = L->nf - 1;
+    if (slot != last) {
+        memcpy(L->fx + slot * d, L->fx + last * d, (size_t)d * sizeof *L->fx);
+        L->fid[slot] = L->fid[last];
+        t->map[map_find(t, L->fid[slot], lf, last)].slot = (uint32_t)slot;
+    }
+    L->nf--;
+    t->n_frontier--;
+    if (L->nf == 0)
+        nonempty_del(t, lf);
+    if (L->capf > MIN_CAP && L->nf * 4 <= L->capf) {
+        /* shrinking never fails in practice; if realloc refuses, keep the larger arrays */
+        const int64_t nc = L->capf / 2 > MIN_CAP ? L->capf / 2 : MIN_CAP;
+        float *fx = realloc(L->fx, (size_t)(nc * d) * sizeof *fx);
+        if (fx != NULL) {
+            L->fx = fx;
+            uint64_t *fid = realloc(L->fid, (size_t)nc * sizeof *fid);
+            if (fid != NULL) {
+                L->fid = fid;
+                L->capf = nc;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- create / destroy */
+
+void cs_tree_config_default(cs_tree_config *c, int d)
+{
+    c->d = d;
+    c->min_samples = 5;
+    c->min_child = 1;
+    c->max_depth = 18;
+    c->seed = 0;
+    c->stream = 0;
+}
+
+cs_err cs_tree_create(cs_ctx *ctx, const cs_tree_config *c, cs_tree **out)
+{
+    cs_err rc = CS_OK;
+    cs_tree *t = NULL;
+    if (c->d < 1 || c->d > CS_TREE_MAX_D || c->min_samples < 2 || c->min_child < 1 ||
+        c->max_depth < 0 || c->max_depth > 1000)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "tree: bad config d %d min_samples %d min_child %d max_depth %d", c->d,
+                       c->min_samples, c->min_child, c->max_depth);
+    CS_TRY(ctx, cs_calloc(ctx, &t, 1, sizeof *t, "tree"));
+    t->c = *c;
+    t->cap_nodes = 64;
+    t->cap_leaves = t->cap_nonempty = 64;
+    CS_TRY(ctx, cs_alloc(ctx, &t->nodes, (size_t)t->cap_nodes, sizeof *t->nodes, "tree nodes"));
+    CS_TRY(ctx, cs_alloc(ctx, &t->leaves, (size_t)t->cap_leaves, sizeof *t->leaves, "leaves"));
+    CS_TRY(ctx,
+           cs_alloc(ctx, &t->nonempty, (size_t)t->cap_nonempty, sizeof *t->nonempty, "leaf list"));
+    CS_TRY(ctx, map_rehash_or_fail(ctx, t, MAP_MIN));
+    int32_t lf, nd;
+    CS_TRY(ctx, leaf_new(ctx, t, 0, &lf));
+    CS_TRY(ctx, node_new(ctx, t, lf, &nd));
+    t->live_leaves = 1;
+    *out = t;
+    return CS_OK;
+fail:
+    cs_tree_destroy(&t);
+    return rc;
+}
+
+void cs_tree_destroy(cs_tree **p)
+{
+    if (p == NULL || *p == NULL)
+        return;
+    cs_tree *t = *p;
+    for (int64_t i = 0; i < t->n_leaves; i++)
+        leaf_free(&t->leaves[i]);
+    free(t->leaves);
+    free(t->nodes);
+    free(t->nonempty);
+    free(t->map);
+    free(t->rep_x);
+    free(t->rep_id);
+    free(t->rep_leaf);
+    free(t->rep_q);
+    free(t);
+    *p = NULL;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+int32_t cs_tree_leaf_of(const cs_tree *t, const float *x)
+{
+    int32_t n = 0;
+    while (t->nodes[n].feature >= 0) {
+        const node *N = &t->nodes[n];
+        n = x[N->feature] <= N->thr ? N->left : N->right;
+    }
+    return t->nodes[n].leaf;
+}
+
+int32_t cs_tree_leaf_bound(const cs_tree *t)
+{
+    return (int32_t)t->n_leaves;
+}
+
+void cs_tree_leaf_info_get(const cs_tree *t, int32_t lf, cs_tree_leaf_info *info)
+{
+    CS_ASSERT(lf >= 0 && lf < t->n_leaves);
+    const leaf *L = &t->leaves[lf];
+    info->live = L->node >= 0;
+    info->depth = L->depth;
+    info->n_frontier = L->nf;
+    info->n_experience = L->ne;
+}
+
+void cs_tree_leaf_frontier(const cs_tree *t, int32_t lf, const float **x, const uint64_t **ids,
+                           int64_t *n)
+{
+    CS_ASSERT(lf >= 0 && lf < t->n_leaves);
+    const leaf *L = &t->leaves[lf];
+    *x = L->fx;
+    *ids = L->fid;
+    *n = L->nf;
+}
+
+int cs_tree_node_rule(const cs_tree *t, int32_t nd, int *feature, float *threshold, int32_t *left,
+                      int32_t *right)
+{
+    CS_ASSERT(nd >= 0 && nd < t->n_nodes);
+    const node *N = &t->nodes[nd];
+    if (N->feature < 0)
+        return 0;
+    *feature = N->feature;
+    *threshold = N->thr;
+    if (left != NULL)
+        *left = N->left;
+    if (right != NULL)
+        *right = N->right;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- split search (Eq. 3-4) */
+
+double cs_tree_vr(const float *r, const unsigned char *left, int64_t n)
+{
+    if (n == 0)
+        return 0.0;
+    double s[3] = {0, 0, 0};
+    int64_t c[3] = {0, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        s[0] += (double)r[i];
+        c[0]++;
+        const int k = left[i] ? 1 : 2;
+        s[k] += (double)r[i];
+        c[k]++;
+    }
+    double v[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        if (c[k] == 0)
+            continue;
+        const double mean = s[k] / (double)c[k];
+        double q = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            const int in = k == 0 || (k == 1) == (left[i] != 0);
+            if (in)
+                q += ((double)r[i] - mean) * ((double)r[i] - mean);
+        }
+        v[k] = q / (double)c[k];
+    }
+    return v[0] - (double)c[1] / (double)n * v[1] - (double)c[2] / (double)n * v[2];
+}
+
+typedef struct vi {
+    float v;
+    int32_t i;
+} vi;
+
+static int cmp_vi(const void *a, const void *b)
+{
+    const vi *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The best threshold of one feature: scan the sorted values with prefix sums of the rewards.
+ * VR = nl nr / n^2 (mean_L - mean_R)^2 equals Eq. 4 with population variances. */
+static void best_of_feature(const float *x, int64_t ldx, int f, const float *r, int64_t n,
+                            int64_t min_child, vi *s, double *bvr, float *bthr, int64_t *bnl)
+{
+    for (int64_t i = 0; i < n; i++) {
+        s[i].v = x[i * ldx + f];
+        s[i].i = (int32_t)i;
+    }
+    qsort(s, (size_t)n, sizeof *s, cmp_vi);
+    double total = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        total += (double)r[i];
+    double sl = 0.0;
+    *bvr = 0.0;
+    *bnl = 0;
+    *bthr = 0.0f;
+    for (int64_t i = 0; i + 1 < n; i++) {
+        sl += (double)r[s[i].i];
+        if (s[i + 1].v == s[i].v)
+            continue; /* a threshold sends all equal values the same way */
+        const int64_t nl = i + 1, nr = n - nl;
+        if (nl < min_child || nr < min_child)
+            continue;
+        const double ml = sl / (double)nl, mr = (total - sl) / (double)nr;
+        const double vr = (double)nl * (double)nr / ((double)n * (double)n) * (ml - mr) * (ml - mr);
+        if (vr > *bvr) {
+            *bvr = vr;
+            *bthr = s[i].v;
+            *bnl = nl;
+        }
+    }
+}
+
+cs_err cs_tree_best_split(cs_ctx *ctx, const float *x, int64_t ldx, int d, const float *r,
+                          int64_t n, int64_t min_child, cs_tree_split *out)
+{
+    cs_err rc = CS_OK;
+    vi *scratch = NULL;
+    out->feature = -1;
+    out->threshold = 0.0f;
+    out->vr = 0.0;
+    out->n_left = out->n_right = 0;
+    if (n < 2 || d < 1 || d > CS_TREE_MAX_D)
+        return CS_OK;
+    if (n > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "tree: %lld experience samples in one leaf",
+                       (long long)n);
+    /* parent variance (two-pass) for the rounding guard; nothing to gain when it is 0 */
+    double mean = 0.0, vp = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        mean += (double)r[i];
+    mean /= (double)n;
+    for (int64_t i = 0; i < n; i++)
+        vp += ((double)r[i] - mean) * ((double)r[i] - mean);
+    vp /= (double)n;
+    if (!(vp > 0.0))
+        return CS_OK;
+    CS_TRY(ctx, cs_alloc(ctx, &scratch, (size_t)n * (size_t)d, sizeof *scratch, "split scratch"));
+    double bvr[CS_TREE_MAX_D];
+    float bthr[CS_TREE_MAX_D];
+    int64_t bnl[CS_TREE_MAX_D];
+    const int par = (int64_t)d * n >= PAR_SPLIT_WORK;
+#pragma omp parallel for schedule(static) if (par) default(none)                                   \
+    shared(x, ldx, d, r, n, min_child, scratch, bvr, bthr, bnl)
+    for (int f = 0; f < d; f++)
+        best_of_feature(x, ldx, f, r, n, min_child, scratch + (int64_t)f * n, &bvr[f], &bthr[f],
+                        &bnl[f]);
+    /* fixed-order reduction: strictly better wins, so ties keep the lowest feature */
+    for (int f = 0; f < d; f++)
+        if (bvr[f] > VR_REL_TOL * vp && bvr[f] > out->vr) {
+            out->feature = f;
+            out->threshold = bthr[f];
+            out->vr = bvr[f];
+            out->n_left = bnl[f];
+            out->n_right = n - bnl[f];
+        }
+    free(scratch);
+    return CS_OK;
+fail:
+    free(scratch);
+    return rc;
+}
+
+/* Splits leaf lf by (f, v): two new leaves, the node becomes internal, samples distributed. */
+static cs_err split_leaf(cs_ctx *ctx, cs_tree *t, int32_t lf, int f, float v)
+{
+    cs_err rc = CS_OK;
+    const int d = t->c.d;
+    int32_t li, ri, ln, rn;
+    const int32_t depth = t->leaves[lf].depth + 1;
+    CS_TRY(ctx, leaf_new(ctx, t, depth, &li));
+    CS_TRY(ctx, leaf_new(ctx, t, depth, &ri));
+    CS_TRY(ctx, node_new(ctx, t, li, &ln));
+    CS_TRY(ctx, node_new(ctx, t, ri, &rn));
+    leaf *P = &t->leaves[lf], *LL = &t->leaves[li], *RL = &t->leaves[ri];
+    /* reserve exact sizes first, so that nothing below fails half-way */
+    int64_t nel = 0, nfl = 0;
+    for (int64_t i = 0; i < P->ne; i++)
+        nel += P->ex[i * d + f] <= v;
+    for (int64_t i = 0; i < P->nf; i++)
+        nfl += P->fx[i * d + f] <= v;
+    CS_TRY(ctx, experience_reserve(ctx, t, LL, nel));
+    CS_TRY(ctx, experience_reserve(ctx, t, RL, P->ne - nel));
+    CS_TRY(ctx, frontier_reserve(ctx, t, LL, nfl));
+    CS_TRY(ctx, frontier_reserve(ctx, t, RL, P->nf - nfl));
+    for (int64_t i = 0; i < P->ne; i++) {
+        leaf *C = P->ex[i * d + f] <= v ? LL : RL;
+        memcpy(C->ex + C->ne * d, P->ex + i * d, (size_t)d * sizeof *C->ex);
+        const float r = P->er[i];
+        C->er[C->ne++] = r;
+        C->rmin = r < C->rmin ? r : C->rmin;
+        C->rmax = r > C->rmax ? r : C->rmax;
+    }
+    for (int64_t i = 0; i < P->nf; i++) {
+        const int left = P->fx[i * d + f] <= v;
+        leaf *C = left ? LL : RL;
+        const int32_t ci = left ? li : ri;
+        memcpy(C->fx + C->nf * d, P->fx + i * d, (size_t)d * sizeof *C->fx);
+        C->fid[C->nf] = P->fid[i];
+        map_entry *e = &t->map[map_find(t, P->fid[i], lf, i)];
+        e->leaf = (uint32_t)ci;
+        e->slot = (uint32_t)C->nf;
+        C->nf++;
+    }
+    if (P->nf > 0)
+        nonempty_del(t, lf);
+    if (LL->nf > 0)
+        nonempty_add(t, li);
+    if (RL->nf > 0)
+        nonempty_add(t, ri);
+    node *N = &t->nodes[P->node];
+    N->feature = f;
+    N->thr = v;
+    N->left = ln;
+    N->right = rn;
+    N->leaf = -1;
+    P->node = -1;
+    P->nf = P->ne = 0;
+    leaf_free(P);
+    t->live_leaves++;
+    t->splits++;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* ---------------------------------------------------------------- updates (Algorithm 3) */
+
+cs_err cs_tree_add_experience(cs_ctx *ctx, cs_tree *t, const float *x, float r, int *split)
+{
+    cs_err rc = CS_OK;
+    const int d = t->c.d;
+    if (split != NULL)
+        *split = 0;
+    if (!finite_row(x, d) || !isfinite(r))
+        return cs_fail(ctx, CS_ERR_ARG, "tree: non-finite experience sample");
+    const int32_t lf = cs_tree_leaf_of(t, x);
+    leaf *L = &t->leaves[lf];
+    CS_TRY(ctx, experience_reserve(ctx, t, L, L->ne + 1));
+    memcpy(L->ex + L->ne * d, x, (size_t)d * sizeof *x);
+    L->er[L->ne++] = r;
+    L->rmin = r < L->rmin ? r : L->rmin;
+    L->rmax = r > L->rmax ? r : L->rmax;
+    t->n_experience++;
+    /* one split attempt, on this leaf only; equal rewards (V(P) = 0) cannot gain */
+    if (L->ne < t->c.min_samples || L->depth >= t->c.max_depth || !(L->rmin < L->rmax))
+        return CS_OK;
+    cs_tree_split s;
+    CS_TRY(ctx, cs_tree_best_split(ctx, L->ex, d, d, L->er, L->ne, t->c.min_child, &s));
+    if (s.feature < 0)
+        return CS_OK;
+    CS_TRY(ctx, split_leaf(ctx, t, lf, s.feature, s.threshold));
+    if (split != NULL)
+        *split = 1;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_tree_add_frontier(cs_ctx *ctx, cs_tree *t, const float *x, uint64_t id)
+{
+    cs_err rc = CS_OK;
+    if (id == EMPTY_ID || !finite_row(x, t->c.d))
+        return cs_fail(ctx, CS_ERR_ARG, "tree: bad frontier sample (id %llu)",
+                       (unsigned long long)id);
+    const int32_t lf = cs_tree_leaf_of(t, x);
+    if (t->leaves[lf].nf >= (int64_t)UINT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "tree: 2^32 frontier samples in one leaf");
+    CS_TRY(ctx, frontier_append(ctx, t, lf, x, id));
+    t->n_frontier++;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+int64_t cs_tree_remove(cs_tree *t, uint64_t id)
+{
+    if (id == EMPTY_ID)
+        return 0;
+    int64_t count = 0;
+    uint64_t s = home(t, id);
+    while (t->map[s].id != EMPTY_ID) {
+        if (t->map[s].id != id) {
+            s = (s + 1) & t->map_mask;
+            continue;
+        }
+        const int32_t lf = (int32_t)t->map[s].leaf;
+        const int64_t slot = t->map[s].slot;
+        frontier_remove_slot(t, lf, slot);
+        map_delete_at(t, s); /* s now holds the next entry of the cluster, or is empty */
+        count++;
+    }
+    map_maybe_shrink(t);
+    return count;
+}
+
+/* ---------------------------------------------------------------- sampling (Algorithm 2) */
+
+static cs_err reps_reserve(cs_ctx *ctx, cs_tree *t, int64_t n)
+{
+    cs_err rc = CS_OK;
+    if (n <= t->cap_reps)
+        return CS_OK;
+    const int64_t nc = grown(t->cap_reps, n);
+    CS_TRY(ctx, resize(ctx, &t->rep_x, (size_t)(nc * t->c.d), sizeof *t->rep_x, "representatives"));
+    CS_TRY(ctx, resize(ctx, &t->rep_id, (size_t)nc, sizeof *t->rep_id, "representatives"));
+    CS_TRY(ctx, resize(ctx, &t->rep_leaf, (size_t)nc, sizeof *t->rep_leaf, "representatives"));
+    CS_TRY(ctx, resize(ctx, &t->rep_q, (size_t)nc, sizeof *t->rep_q, "representatives"));
+    t->cap_reps = nc;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* Draws the representatives of call `call` into the scratch (rep_leaf holds the slot in
+ * rep_id's place until the caller needs the id: both are filled here). */
+static void draw_reps(cs_tree *t, uint64_t call, int64_t *slots)
+{
+    const int d = t->c.d;
+    const int64_t n = t->n_nonempty;
+    const int32_t *ne = t->nonempty;
+    const leaf *leaves = t->leaves;
+    float *rx = t->rep_x;
+    uint64_t *rid = t->rep_id;
+    int32_t *rl = t->rep_leaf;
+    const uint64_t seed = t->c.seed, stream = t->c.stream;
+    const int par = n >= PAR_REPS;
+#pragma omp parallel for schedule(static) if (par) default(none)                                   \
+    shared(d, n, ne, leaves, rx, rid, rl, seed, stream, call, slots)
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t lf = ne[i];
+        const leaf *L = &leaves[lf];
+        cs_rng r;
+        cs_rng_init(&r, seed, CS_RNG_TRES, stream, call);
+        cs_rng_seek(&r, 1 + (uint64_t)lf);
+        const int64_t s = (int64_t)cs_rng_below(&r, (uint64_t)L->nf);
+        memcpy(rx + i * d, L->fx + s * d, (size_t)d * sizeof *rx);
+        rid[i] = L->fid[s];
+        rl[i] = lf;
+        if (slots != NULL)
+            slots[i] = s;
+    }
+}
+
+cs_err cs_tree_representatives(cs_ctx *ctx, cs_tree *t, const float **x, const uint64_t **ids,
+                               const int32_t **leaves, int64_t *n)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(ctx, reps_reserve(ctx, t, t->n_nonempty));
+    draw_reps(t, t->calls++, NULL);
+    *x = t->rep_x;
+    *ids = t->rep_id;
+    *leaves = t->rep_leaf;
+    *n = t->n_nonempty;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* Removes sample `slot` of leaf lf (and its map entry) and describes it in *out. */
+static void take(cs_tree *t, int32_t lf, int64_t slot, cs_tree_pick *out)
+{
+    const leaf *L = &t->leaves[lf];
+    const int d = t->c.d;
+    out->found = 1;
+    out->id = L->fid[slot];
+    out->leaf = lf;
+    memset(out->x, 0, sizeof out->x);
+    memcpy(out->x, L->fx + slot * d, (size_t)d * sizeof *out->x);
+    const uint64_t pos = map_find(t, out->id, lf, slot);
+    frontier_remove_slot(t, lf, slot);
+    map_delete_at(t, pos);
+    map_maybe_shrink(t);
+    t->picks++;
+}
+
+/* The exploration branch of call `call`: a uniform leaf, then a uniform sample in it. */
+static void explore(cs_tree *t, cs_rng *r, cs_tree_pick *out)
+{
+    const int32_t lf = t->nonempty[cs_rng_below(r, (uint64_t)t->n_nonempty)];
+    const int64_t slot = (int64_t)cs_rng_below(r, (uint64_t)t->leaves[lf].nf);
+    out->explored = 1;
+    out->q = 0.0f;
+    out->q_evals = 0;
+    take(t, lf, slot, out);
+}
+
+cs_err cs_tree_sample(cs_ctx *ctx, cs_tree *t, cs_mlp *q, double epsilon, cs_tree_pick *out)
+{
+    cs_err rc = CS_OK;
+    int64_t *slots = NULL;
+    memset(out, 0, sizeof *out);
+    const uint64_t call = t->calls++;
+    t->q_evals_last = 0;
+    if (t->n_nonempty == 0)
+        return CS_OK;
+    cs_rng r;
+    cs_rng_init(&r, t->c.seed, CS_RNG_TRES, t->c.stream, call);
+    if (cs_rng_uniform(&r) < epsilon) {
+        explore(t, &r, out);
+        return CS_OK;
+    }
+    CS_ASSERT(cs_mlp_config_of(q)->d_in == t->c.d);
+    const int64_t n = t->n_nonempty;
+    CS_TRY(ctx, reps_reserve(ctx, t, n));
+    CS_TRY(ctx, cs_alloc(ctx, &slots, (size_t)n, sizeof *slots, "representative slots"));
+    draw_reps(t, call, slots);
+    CS_TRY(ctx, cs_mlp_eval(ctx, q, t->rep_x, t->c.d, n, t->rep_q));
+    int64_t best = 0;
+    for (int64_t i = 1; i < n; i++) {
+        const float a = t->rep_q[i], b = t->rep_q[best];
+        if (a > b || (a == b && t->rep_leaf[i] < t->rep_leaf[best]))
+            best = i;
+    }
+    out->explored = 0;
+    out->q = t->rep_q[best];
+    out->q_evals = n;
+    t->q_evals_last = n;
+    t->q_evals_total += n;
+    take(t, t->rep_leaf[best], slots[best], out);
+    free(slots);
+    return CS_OK;
+fail:
+    free(slots);
+    return rc;
+}
+
+cs_err cs_tree_sample_random(cs_ctx *ctx, cs_tree *t, cs_tree_pick *out)
+{
+    (void)ctx;
+    memset(out, 0, sizeof *out);
+    const uint64_t call = t->calls++;
+    t->q_evals_last = 0;
+    if (t->n_nonempty == 0)
+        return CS_OK;
+    cs_rng r;
+    cs_rng_init(&r, t->c.seed, CS_RNG_TRES, t->c.stream, call);
+    (void)cs_rng_uniform(&r); /* the coin of cs_tree_sample: same draws as epsilon = 1 */
+    explore(t, &r, out);
+    return CS_OK;
+}
+
+/* ---------------------------------------------------------------- statistics */
+
+void cs_tree_stats_get(const cs_tree *t, cs_tree_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->leaves = t->live_leaves;
+    s->nonempty = t->n_nonempty;
+    s->frontier = t->n_frontier;
+    s->experience = t->n_experience;
+    s->splits = t->splits;
+    s->picks = t->picks;
+    s->q_evals_last = t->q_evals_last;
+    s->q_evals_total = t->q_evals_total;
+    const size_t d = (size_t)t->c.d;
+    size_t fb = (size_t)(t->map_mask + 1) * sizeof(map_entry), other = sizeof *t;
+    for (int64_t i = 0; i < t->n_leaves; i++) {
+        const leaf *L = &t->leaves[i];
+        if (L->node >= 0 && L->depth > s->depth)
+            s->depth = L->depth;
+        fb += (size_t)L->capf * (d * sizeof(float) + sizeof(uint64_t));
+        other += (size_t)L->cape * (d * sizeof(float) + sizeof(float));
+    }
+    other += (size_t)t->cap_nodes * sizeof(node) + (size_t)t->cap_leaves * sizeof(leaf) +
+             (size_t)t->cap_nonempty * sizeof(int32_t) +
+             (size_t)t->cap_reps *
+                 (d * sizeof(float) + sizeof(uint64_t) + sizeof(int32_t) + sizeof(float));
+    s->bytes_frontier = fb;
+    s->bytes = fb + other;
+}
