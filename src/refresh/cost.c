@@ -7,6 +7,17 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <string.h>
+
+void cs_refresh_allreduce(cs_ctx *ctx, const void *in, void *out, int count, MPI_Datatype type,
+                          MPI_Op op)
+{
+    if (ctx->comm == MPI_COMM_NULL) {
+        memcpy(out, in, (size_t)count * 8); /* both types are 8 bytes */
+        return;
+    }
+    MPI_Allreduce(in, out, count, type, op, ctx->comm);
+}
 
 double cs_refresh_fx_scale(double bound)
 {
@@ -63,7 +74,7 @@ cs_err cs_refresh_sum(cs_ctx *ctx, const double *x, int64_t n, double *sum)
         else if (x[i] > mx[0])
             mx[0] = x[i];
     }
-    MPI_Allreduce(mx, gmx, 2, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    cs_refresh_allreduce(ctx, mx, gmx, 2, MPI_DOUBLE, MPI_MAX);
     if (gmx[1] != 0.0)
         return cs_agree(ctx, cs_fail(ctx, CS_ERR_ARG,
                                      "cs_refresh_sum: a value is negative or not "
@@ -78,7 +89,7 @@ cs_err cs_refresh_sum(cs_ctx *ctx, const double *x, int64_t n, double *sum)
     a[0] = a0;
     a[1] = a1;
     a[2] = a2;
-    MPI_Allreduce(a, g, 4, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_refresh_allreduce(ctx, a, g, 4, MPI_INT64_T, MPI_SUM);
     if (g[3] > FX_MAX_TERMS)
         return cs_agree(ctx, cs_fail(ctx, CS_ERR_LIMIT, "%lld values: exact sums take at most 2^32",
                                      (long long)g[3]));
@@ -109,7 +120,7 @@ cs_err cs_refresh_cost(cs_ctx *ctx, const cs_refresh_pages *pg, const double *ra
         mb = b > mb ? b : mb;
     }
     double m[3] = {mh, mb, infh}, gm[3];
-    MPI_Allreduce(m, gm, 3, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    cs_refresh_allreduce(ctx, m, gm, 3, MPI_DOUBLE, MPI_MAX);
     const double sh = cs_refresh_fx_scale(gm[0]), sb = cs_refresh_fx_scale(gm[1]);
     int64_t h0 = 0, h1 = 0, h2 = 0, b0 = 0, b1 = 0, b2 = 0;
 #pragma omp parallel for default(none) shared(n, mu, delta, rate, prob, sh, sb)                   \
@@ -124,7 +135,7 @@ cs_err cs_refresh_cost(cs_ctx *ctx, const cs_refresh_pages *pg, const double *ra
         FX_ADD(b, sb, b0, b1, b2);
     }
     int64_t a[6] = {h0, h1, h2, b0, b1, b2}, g[6];
-    MPI_Allreduce(a, g, 6, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_refresh_allreduce(ctx, a, g, 6, MPI_INT64_T, MPI_SUM);
     *jh = gm[2] != 0.0 ? CS_INF : cs_refresh_fx_value(g, sh);
     *jb = cs_refresh_fx_value(g + 3, sb);
     return CS_OK;

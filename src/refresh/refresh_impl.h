@@ -54,6 +54,11 @@ static inline int64_t fx_bits(double y)
 /* Local. The power of two that maps bound (> 0, finite) to at most FX_TOP; 1 otherwise. */
 double cs_refresh_fx_scale(double bound);
 
+/* Collective(ctx->comm). MPI_Allreduce on ctx->comm; on a local context (MPI_COMM_NULL: serial
+ * tools and unit tests, without MPI_Init) a copy. Types: MPI_DOUBLE or MPI_INT64_T. */
+void cs_refresh_allreduce(cs_ctx *ctx, const void *in, void *out, int count, MPI_Datatype type,
+                          MPI_Op op);
+
 /* Local. The value of an (allreduced) accumulator a[0..3) with the given scale. */
 double cs_refresh_fx_value(const int64_t *a, double scale);
 

@@ -142,7 +142,7 @@ static cs_err solver_setup(solver *s, int need_a)
         }
     }
     double mx[6] = {mxi, mdi, mxc, dxc, dx, ax}, g[6];
-    MPI_Allreduce(mx, g, 6, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    cs_refresh_allreduce(ctx, mx, g, 6, MPI_DOUBLE, MPI_MAX);
     s->mu_max_i = g[0];
     s->md_max_i = g[1];
     s->mu_max_c = g[2];
@@ -171,7 +171,7 @@ static cs_err solver_setup(solver *s, int need_a)
     }
     const int64_t loc[17] = {m0, m1, m2, c0, c1, c2, e0, e1, e2, d0, d1, d2, r0, r1, r2, n, nc};
     memcpy(a, loc, sizeof a);
-    MPI_Allreduce(a, gs, 17, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_refresh_allreduce(ctx, a, gs, 17, MPI_INT64_T, MPI_SUM);
     s->mu_sum_i = cs_refresh_fx_value(gs, s_mi);
     s->mu_sum_c = cs_refresh_fx_value(gs + 3, s_mc);
     s->d_sum_c = cs_refresh_fx_value(gs + 6, s_dc);
@@ -292,7 +292,7 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
         }
     }
     int64_t a[6] = {f0, f1, f2, g0, g1, g2}, g[6];
-    MPI_Allreduce(a, g, 6, MPI_INT64_T, MPI_SUM, s->ctx->comm);
+    cs_refresh_allreduce(s->ctx, a, g, 6, MPI_INT64_T, MPI_SUM);
     *f = cs_refresh_fx_value(g, sf);
     *df = cs_refresh_fx_value(g + 3, sd);
     s->iters++;
@@ -385,7 +385,7 @@ static cs_err tally(solver *s, const double *rate, const double *prob, cs_refres
 #pragma omp parallel for default(none) shared(n, rate) reduction(max : mx) schedule(static)
     for (int64_t i = 0; i < n; i++)
         mx = rate[i] > mx ? rate[i] : mx;
-    MPI_Allreduce(&mx, &gmx, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    cs_refresh_allreduce(ctx, &mx, &gmx, 1, MPI_DOUBLE, MPI_MAX);
     const double sc = cs_refresh_fx_scale(gmx);
     int64_t i0 = 0, i1 = 0, i2 = 0, c0 = 0, c1 = 0, c2 = 0, ntrig = 0, nstarved = 0, nsat = 0;
 #pragma omp parallel for default(none) shared(n, rate, prob, sc)                                  \
@@ -399,7 +399,7 @@ static cs_err tally(solver *s, const double *rate, const double *prob, cs_refres
         nsat += prob[i] == 1.0;
     }
     int64_t a[9] = {i0, i1, i2, c0, c1, c2, ntrig, nstarved, nsat}, g[9];
-    MPI_Allreduce(a, g, 9, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_refresh_allreduce(ctx, a, g, 9, MPI_INT64_T, MPI_SUM);
     res->r_incomplete = cs_refresh_fx_value(g, sc);
     res->r_complete = cs_refresh_fx_value(g + 3, sc);
     res->residual = fabs(res->r_incomplete + res->r_complete - s->R) / s->R;
@@ -434,7 +434,7 @@ static cs_err solve_complete(solver *s, double Ro, double *t)
         for (int64_t j = 0; j < s->nc; j++)
             tt = fmax(tt, s->cdelta[j] / s->cmu[j]);
         double gt = 0.0;
-        MPI_Allreduce(&tt, &gt, 1, MPI_DOUBLE, MPI_MAX, s->ctx->comm);
+        cs_refresh_allreduce(s->ctx, &tt, &gt, 1, MPI_DOUBLE, MPI_MAX);
         *t = gt;
         return CS_OK;
     }
