@@ -21,6 +21,9 @@
  * associative, so the iterates, the multiplier lambda and the costs are bit-identical on every
  * rank, for any rank or OpenMP thread count and any split of the pages over ranks. Limits: at most
  * 2^32 pages in total (CS_ERR_LIMIT beyond).
+ *
+ * Collective functions also accept a local context (cs_ctx_init_local, no MPI_Init): they then
+ * solve this process's pages alone.
  */
 #ifndef CRAWLSIM_REFRESH_H
 #define CRAWLSIM_REFRESH_H
