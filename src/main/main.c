@@ -12,6 +12,7 @@
 #include "crawlsim/import.h"
 #include "crawlsim/partition.h"
 #include "crawlsim/sim.h"
+#include "main/cmd_schedule.h"
 
 #include <omp.h>
 #include <stdarg.h>
@@ -37,6 +38,7 @@ typedef struct cli {
     long k; /* partition: -k */
     int k_set;
     const char *method;
+    cs_schedule_args sched; /* schedule: --policy, --bandwidth, --epsilon, --input */
 } cli;
 
 typedef struct command {
@@ -186,6 +188,18 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
     return cs_sim_run(ctx, &cfg, output, NULL);
 }
 
+/* ---- schedule (cmd_schedule.c) -----------------------------------------------------------------
+ */
+
+static cs_err cmd_schedule(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos > 0)
+        return usage_error(ctx, "schedule takes no positional argument, got '%s'", c->pos[0]);
+    cs_schedule_args a = c->sched;
+    a.output = c->output;
+    return cs_cmd_schedule(ctx, &a);
+}
+
 /* ---- help ----------------------------------------------------------------------------------- */
 
 static cs_err cmd_help(cs_ctx *ctx, const cli *c);
@@ -227,6 +241,17 @@ static const command commands[] = {
      "to -o, run.output or results/<job name>.h5, and prints a summary. Every key: crawlsim\n"
      "help config run|crawl|sarsa. Use OMP_NUM_THREADS for threads per rank.\n",
      cmd_run},
+    {"schedule",
+     "crawlsim schedule --policy P --bandwidth R --input PAGES.csv -o RATES.csv [--epsilon E]",
+     "Computes re-crawl rates under the bandwidth R (crawls per time unit, summed over pages)\n"
+     "with LambdaCrawl (Kolobov et al. 2019) or a baseline, and writes id,rate,probability in\n"
+     "input order. PAGES.csv has a header naming id, mu, delta, complete (any order, no other\n"
+     "column). Policies: lambdacrawl (Alg. 1, 2 or the mixed optimum, from the data),\n"
+     "lambdacrawl-incomplete (Alg. 1 on every page), lca (Prop. 9), binary-lambdacrawl (Azar et\n"
+     "al.; may starve pages), binary-lambdacrawl-floor (rates >= E R / N, E in (0,1), default\n"
+     "0.1), uniform, change-rate. Prints lambda, the split of R and the costs J_h and J_b\n"
+     "(sums over pages). Runs under mpirun: the rows are split over the ranks.\n",
+     cmd_schedule},
     {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
      "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help},
 };
@@ -337,6 +362,16 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
                 return usage_error(ctx, "%s needs a method (metis-host, metis, host-hash, block)",
                                    a);
             c->method = argv[i];
+        } else if (strcmp(a, "--policy") == 0 || strcmp(a, "--bandwidth") == 0 ||
+                   strcmp(a, "--epsilon") == 0 || strcmp(a, "--input") == 0) {
+            /* schedule's options: their values are checked by the command */
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs a value", a);
+            const char **slot = a[2] == 'p'   ? &c->sched.policy
+                                : a[2] == 'b' ? &c->sched.bandwidth
+                                : a[2] == 'e' ? &c->sched.epsilon
+                                              : &c->sched.input;
+            *slot = argv[i];
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             c->verbosity++;
         } else if (strcmp(a, "-vv") == 0) {
