@@ -58,6 +58,12 @@ int main(int argc, char **argv)
         dsink += cs_rng_normal(&r);
     report("normal", n, t0);
 
+    cs_rng_zig_init();
+    t0 = now();
+    for (uint64_t i = 0; i < n; i++)
+        dsink += cs_rng_normal_zig(&r);
+    report("normal (ziggurat)", n, t0);
+
     t0 = now();
     for (uint64_t i = 0; i < n; i++)
         dsink += cs_rng_exponential(&r, 2.0);
