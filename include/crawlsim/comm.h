@@ -57,8 +57,8 @@ CS_API cs_err cs_comm_average(cs_ctx *ctx, double *w, int64_t n, double **scratc
 /*
  * Collective(ctx->comm). Logically collective: k. keys[0..n) are this rank's candidate keys in
  * strictly decreasing order (unique across ranks). Finds the k-th largest key over all ranks
- * by bisection on the key bits (64 allreduces of an integer count; none when there are at most
- * k keys in total) and returns in *take how many of this rank's keys are >= it: the ranks'
+ * by radix search on the key bytes (8 allreduces of 255 integer counts; none when there are at
+ * most k keys in total) and returns in *take how many of this rank's keys are >= it: the ranks'
  * first *take keys are exactly the global top-k.
  */
 CS_API void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64_t *take);

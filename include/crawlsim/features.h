@@ -123,6 +123,12 @@ CS_API void cs_evidence_destroy(cs_evidence **e);
 CS_API float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats);
 /* Local. Anchor estimates of link src -> dst (deterministic in (world seed, src, dst)). */
 CS_API float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats);
+/* Local. cs_evidence_anchor for the links src -> dst[0..n), n <= CS_EVIDENCE_BATCH: rl[i] and
+ * cats[i * a ..], bit-identical to n single calls, with the noise streams' Philox blocks computed
+ * back to back (cs_rng_normals_zig_batch). */
+#define CS_EVIDENCE_BATCH 64
+CS_API void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, int64_t n,
+                                float *rl, float *cats);
 /* Local. A hint that cs_evidence_anchor(e, ., dst, .) follows soon: prefetches dst's row (rows of
  * the targets of a page are scattered over the whole table, a cache miss each). */
 CS_API void cs_evidence_prefetch(const cs_evidence *e, int64_t dst);

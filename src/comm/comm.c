@@ -180,14 +180,21 @@ void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64
         *take = 0;
         return;
     }
-    /* The largest t with count(keys >= t) >= k is the k-th largest key: set bits from the top. */
+    /* The largest t with count(keys >= t) >= k is the k-th largest key: set it a byte at a time
+     * from the top, each round one allreduce of the 255 counts of keys >= t | v << shift
+     * (v = 1..255): 8 rounds instead of 64 one-bit rounds, since the rounds are bound by the
+     * allreduce's latency, not by its 2 KiB. */
     uint64_t t = 0;
-    for (int bit = 63; bit >= 0; bit--) {
-        uint64_t cand = t | ((uint64_t)1 << bit);
-        int64_t c = count_ge(keys, n, cand), cg = 0;
-        MPI_Allreduce(&c, &cg, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
-        if (cg >= k)
-            t = cand;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+        int64_t c[255], cg[255];
+        for (int v = 1; v < 256; v++)
+            c[v - 1] = count_ge(keys, n, t | ((uint64_t)v << shift));
+        MPI_Allreduce(c, cg, 255, MPI_INT64_T, MPI_SUM, ctx->comm);
+        int best = 0; /* counts fall as v grows: the largest v whose count is still >= k */
+        for (int v = 1; v < 256; v++)
+            if (cg[v - 1] >= k)
+                best = v;
+        t |= (uint64_t)best << shift;
     }
     *take = count_ge(keys, n, t);
 }

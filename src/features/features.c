@@ -391,6 +391,25 @@ float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats)
     return clamp01((double)o[0] / norm);
 }
 
+void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, int64_t n,
+                         float *rl, float *cats)
+{
+    CS_ASSERT(n >= 0 && n <= CS_EVIDENCE_BATCH);
+    const int m = 1 + e->cats;
+    double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
+    cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
+    for (int64_t i = 0; i < n; i++) {
+        /* the same arithmetic as cs_evidence_anchor */
+        const float *o = e->table + dst[i] * e->stride;
+        const double nt = o[e->cats + 1];
+        const double inv = 1.0 / sqrt(nt * nt + e->noise2);
+        const double *zi = z + i * m;
+        for (int j = 0; j < e->cats; j++)
+            cats[i * e->cats + j] = clamp01(((double)o[1 + j] + e->sigma * zi[1 + j]) * inv);
+        rl[i] = clamp01(((double)o[0] + e->sigma * zi[0]) * inv);
+    }
+}
+
 void cs_evidence_prefetch(const cs_evidence *e, int64_t dst)
 {
     __builtin_prefetch(e->table + dst * e->stride);

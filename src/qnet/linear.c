@@ -202,7 +202,9 @@ eval_avx512(const float *t, const uint8_t *codes, int64_t stride, int64_t i0, in
         from_cd[g] = cd;
     }
     const int64_t block = 16 * stride;
-    const __mmask64 last = block - 192 >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (block - 192)) - 1;
+    const __mmask64 last = block >= 256  ? ~(__mmask64)0
+                           : block > 192 ? ((__mmask64)1 << (block - 192)) - 1
+                                         : 0;
     int64_t i = i0;
     for (; i + 16 <= i1; i += 16) {
         const uint8_t *c = codes + i * stride;

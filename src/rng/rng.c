@@ -128,6 +128,47 @@ double cs_rng_normal_zig(cs_rng *r)
     }
 }
 
+void cs_rng_normals_zig_batch(uint64_t seed, cs_rng_domain domain, uint64_t id, const int64_t *subs,
+                              int64_t n, int m, double *z)
+{
+    CS_ASSERT(m >= 0 && m <= 4);
+    enum { CHUNK = 32 };
+    uint64_t w[CHUNK][4];
+    const philox4x64_key_t k = {{seed, id}};
+    for (int64_t c0 = 0; c0 < n; c0 += CHUNK) {
+        const int64_t c1 = c0 + CHUNK < n ? c0 + CHUNK : n;
+        /* independent Philox blocks back to back: their multiplications overlap */
+        for (int64_t i = c0; i < c1; i++) {
+            const philox4x64_ctr_t c = {{0, (uint64_t)domain, (uint64_t)subs[i], 0}};
+            const philox4x64_ctr_t o = philox4x64(c, k);
+            memcpy(w[i - c0], o.v, sizeof w[i - c0]);
+        }
+        for (int64_t i = c0; i < c1; i++) {
+            double *out = z + i * m;
+            int used = 0;
+            for (; used < m; used++) { /* the ziggurat's fast path on word `used` */
+                const uint64_t u = w[i - c0][used];
+                const int iz = (int)(u & (ZIG_N - 1));
+                const int64_t h = (int64_t)u >> 8;
+                const int64_t a = h < 0 ? -h : h;
+                if (a >= zig_k[iz])
+                    break;
+                out[used] = (double)h * zig_w[iz];
+            }
+            if (used < m) {
+                /* a rare slow draw: continue with the stream's exact state after these words */
+                cs_rng r;
+                cs_rng_init(&r, seed, domain, id, (uint64_t)subs[i]);
+                memcpy(r.buf, w[i - c0], sizeof r.buf);
+                r.ctr[0] = 1;
+                r.used = (unsigned)used;
+                for (int j = used; j < m; j++)
+                    out[j] = cs_rng_normal_zig(&r);
+            }
+        }
+    }
+}
+
 double cs_rng_lognormal(cs_rng *r, double mu, double sigma)
 {
     return exp(mu + sigma * cs_rng_normal(r));

@@ -107,6 +107,9 @@ typedef struct sim {
     size_t reward_cap;
     int64_t *base, *nout;
     size_t base_cap, nout_cap;
+    int64_t *own; /* this tick's records for this rank's own pages: indexes into msgs */
+    int64_t n_own;
+    size_t own_cap;
     cs_link_msg *msgs;
     size_t msgs_cap;
     uint8_t *acts;
@@ -663,19 +666,27 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         uint8_t pidx[4];
         cs_feat_parent_idx(&one, pidx);
         int64_t k = 0;
-        for (int64_t j = off[li]; j < off[li + 1]; j++) {
-            const int64_t d = tg[j];
-            if (d == p)
-                continue;
-            if (BIT_GET(visited, d)) /* one bit: no owner or local-index lookup per link */
-                continue;
-            cs_link_msg *m = &msgs[base[i] + k];
-            *m = tmpl;
-            m->dst = d;
-            m->anchor_rl = cs_evidence_anchor(ev, p, d, cats);
-            m->anchor_cat = cs_feat_pack_anchor_cats(L, cats);
-            cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx, acts + (base[i] + k) * GA);
-            k++;
+        for (int64_t j = off[li]; j < off[li + 1];) {
+            /* a batch of the out-links not known visited, then their anchors at once */
+            int64_t dst[CS_EVIDENCE_BATCH];
+            int nb = 0;
+            for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
+                const int64_t d = tg[j];
+                if (d != p && !BIT_GET(visited, d)) /* one bit: no owner or local-index lookup */
+                    dst[nb++] = d;
+            }
+            float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
+            cs_evidence_anchors(ev, p, dst, nb, arl, acats);
+            for (int b = 0; b < nb; b++) {
+                cs_link_msg *m = &msgs[base[i] + k];
+                *m = tmpl;
+                m->dst = dst[b];
+                m->anchor_rl = arl[b];
+                m->anchor_cat = cs_feat_pack_anchor_cats(L, acats + b * L->categories);
+                cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx,
+                                    acts + (base[i] + k) * GA);
+                k++;
+            }
         }
         nout[i] = k;
     }
@@ -719,11 +730,18 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     double t2 = cs_now();
     s->t[PH_LEARN] += t2 - t1;
 
-    /* route the link records */
+    /* route the link records: other ranks' to the outboxes, this rank's stay where they are
+     * (insert_own reads them by index, in the same order, without a copy) */
+    CS_TRY(ctx, cs_grow(ctx, &s->own, &s->own_cap, (size_t)links + 1, sizeof *s->own, "links"));
+    s->n_own = 0;
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++) {
             const cs_link_msg *m = &msgs[base[i] + k];
-            CS_TRY(ctx, cs_outbox_put(ctx, &s->out, cs_graph_owner(g, m->dst), m, sizeof *m));
+            const int o = cs_graph_owner(g, m->dst);
+            if (o == s->ctx->rank)
+                s->own[s->n_own++] = base[i] + k;
+            else
+                CS_TRY(ctx, cs_outbox_put(ctx, &s->out, o, m, sizeof *m));
             s->c[C_LINKS]++;
         }
     s->t[PH_EXCHANGE] += cs_now() - t2;
@@ -731,41 +749,44 @@ fail:
     return rc;
 }
 
-/* Inserts link records into the frontier (the owner's side of the exchange). */
-static cs_err insert_links(sim *s, const cs_link_msg *m, int64_t n)
+/* Inserts link records into the frontier (the owner's side of the exchange): recs[idx[i]] for
+ * i in [0, n), or recs[0..n) when idx is NULL. */
+static cs_err insert_links(sim *s, const cs_link_msg *recs, const int64_t *idx, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const int GS = s->G - s->GA;
+#define REC(i) (idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
     for (int64_t i = 0; i < n; i++) {
         /* a software pipeline over the records: every lookup is at a random place */
         if (i + 16 < n)
-            cs_frontier_prefetch(s->fr, m[i + 16].dst, 1);
+            cs_frontier_prefetch(s->fr, REC(i + 16)->dst, 1);
         if (i + 8 < n)
-            cs_frontier_prefetch(s->fr, m[i + 8].dst, 2);
-        if (BIT_GET(s->visited, m[i].dst)) {
+            cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
+        const cs_link_msg *m = REC(i);
+        if (BIT_GET(s->visited, m->dst)) {
             s->c[C_DROPPED]++;
             continue;
         }
-        int64_t e = cs_frontier_find(s->fr, m[i].dst);
+        int64_t e = cs_frontier_find(s->fr, m->dst);
         cs_frontier_view v;
         if (e < 0) {
-            CS_TRY(ctx, cs_frontier_add(ctx, s->fr, m[i].dst, &e));
+            CS_TRY(ctx, cs_frontier_add(ctx, s->fr, m->dst, &e));
             cs_frontier_view_get(s->fr, &v);
-            v.anchor_rl[e] = m[i].anchor_rl;
-            v.anchor_cat[e] = m[i].anchor_cat;
-            memcpy(v.codes + e * v.stride, m[i].state, (size_t)GS);
+            v.anchor_rl[e] = m->anchor_rl;
+            v.anchor_cat[e] = m->anchor_cat;
+            memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
         } else {
             cs_frontier_view_get(s->fr, &v);
-            if (m[i].anchor_rl > v.anchor_rl[e]) {
-                v.anchor_rl[e] = m[i].anchor_rl;
-                v.anchor_cat[e] = m[i].anchor_cat;
+            if (m->anchor_rl > v.anchor_rl[e]) {
+                v.anchor_rl[e] = m->anchor_rl;
+                v.anchor_cat[e] = m->anchor_cat;
             }
             /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
-            if (m[i].parent_wrl > v.par[e].best_wrl)
-                memcpy(v.codes + e * v.stride, m[i].state, (size_t)GS);
+            if (m->parent_wrl > v.par[e].best_wrl)
+                memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
         }
-        cs_feat_parents_add(&v.par[e], &m[i]);
+        cs_feat_parents_add(&v.par[e], m);
         cs_feat_action(&s->L, v.anchor_rl[e], v.anchor_cat[e], &v.par[e],
                        v.codes + e * v.stride + GS);
         s->ops->value(s->pol, &v, e, 1);
@@ -773,6 +794,7 @@ static cs_err insert_links(sim *s, const cs_link_msg *m, int64_t n)
     }
 fail:
     return rc;
+#undef REC
 }
 
 /* ---- metrics and results -------------------------------------------------------------------- */
@@ -860,9 +882,9 @@ static cs_err insert_own(sim *s)
 {
     const int me = s->ctx->rank;
     double t0 = cs_now();
-    cs_err rc = insert_links(s, (const cs_link_msg *)s->out.buf[me],
-                             (int64_t)(s->out.len[me] / sizeof(cs_link_msg)));
-    s->out.len[me] = 0;
+    CS_ASSERT(s->out.len[me] == 0);
+    cs_err rc = insert_links(s, s->msgs, s->own, s->n_own);
+    s->n_own = 0;
     s->t[PH_INSERT] += cs_now() - t0;
     return rc;
 }
@@ -881,7 +903,7 @@ static cs_err exchange(sim *s)
     s->c[C_BYTES] += st.bytes_sent;
     s->c[C_MESSAGES] += st.messages_sent;
     double t1 = cs_now();
-    rc = insert_links(s, (const cs_link_msg *)s->recv, (int64_t)(len / sizeof(cs_link_msg)));
+    rc = insert_links(s, (const cs_link_msg *)s->recv, NULL, (int64_t)(len / sizeof(cs_link_msg)));
     s->t[PH_INSERT] += cs_now() - t1;
     CS_TRY_AGREE(ctx, rc);
 fail:
@@ -1089,6 +1111,7 @@ static void sim_free(sim *s)
     free(s->reward);
     free(s->base);
     free(s->nout);
+    free(s->own);
     free(s->msgs);
     free(s->acts);
     free(s->obs);

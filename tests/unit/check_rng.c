@@ -530,6 +530,37 @@ START_TEST(test_normal_zig)
 }
 END_TEST
 
+/* The batch of first draws of many streams is bit-identical to drawing them one by one,
+ * including the streams whose draws leave the fast path (wedge, tail, or more than one block). */
+START_TEST(test_normal_zig_batch)
+{
+    enum { N = 20000 };
+    cs_rng_zig_init();
+    int64_t *subs = xmalloc(N * sizeof *subs);
+    double *z = xmalloc((size_t)N * 4 * sizeof *z);
+    for (int i = 0; i < N; i++)
+        subs[i] = (int64_t)(cs_mix64((uint64_t)i) >> 20);
+    for (int m = 1; m <= 4; m++) {
+        cs_rng_normals_zig_batch(SEED, CS_RNG_ANCHOR, 77, subs, N, m, z);
+        int bad = 0, slow = 0;
+        for (int i = 0; i < N; i++) {
+            cs_rng r;
+            cs_rng_init(&r, SEED, CS_RNG_ANCHOR, 77, (uint64_t)subs[i]);
+            for (int j = 0; j < m; j++) {
+                double want = cs_rng_normal_zig(&r);
+                bad += memcmp(&want, &z[i * m + j], sizeof want) != 0;
+            }
+            slow += r.ctr[0] > 1 || r.used > (unsigned)m; /* more words than the fast path */
+        }
+        ck_assert_msg(bad == 0, "m = %d: %d draws differ", m, bad);
+        ck_assert_msg(slow > 0, "m = %d: no stream left the fast path: the slow branch untested",
+                      m);
+    }
+    free(subs);
+    free(z);
+}
+END_TEST
+
 typedef struct lognormal_par {
     double mu, sigma;
 } lognormal_par;
@@ -1064,6 +1095,7 @@ static Suite *rng_suite(void)
     tc = tcase_create("continuous");
     tcase_add_test(tc, test_normal);
     tcase_add_test(tc, test_normal_zig);
+    tcase_add_test(tc, test_normal_zig_batch);
     tcase_add_test(tc, test_lognormal);
     tcase_add_test(tc, test_exponential);
     tcase_add_test(tc, test_pareto);
