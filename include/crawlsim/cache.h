@@ -31,7 +31,8 @@
  *   uint32_t k[i]     its index in the change stream (at most 2^32 - 1 changes per page)
  *   uint32_t cnt[i]   changes delivered since the last crawl (complete pages)
  *   uint32_t next[i]  calendar-queue link (complete pages)
- * plus 4 bytes per queue bucket (about one bucket per complete page). The page attributes
+ * plus 4 bytes per queue bucket (by default between n_complete / 2 and n_complete buckets, at
+ * least 64): at most 24 bytes per page with every page cached. The page attributes
  * (mu, delta, complete, id) are the caller's arrays, borrowed. The arrays are sized for every
  * local page, so the figure is per cached page when every local page is cached.
  *

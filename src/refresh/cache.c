@@ -159,7 +159,9 @@ cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opt
     int64_t nc = 0;
     for (int64_t i = 0; i < n && pg->complete != NULL; i++)
         nc += pg->complete[i] != 0;
-    uint64_t want = o.queue_slots > 0 ? (uint64_t)o.queue_slots : (uint64_t)(nc > 64 ? nc : 64);
+    /* default: a power of two in [nc/2, nc), so the queue costs at most 4 bytes per page */
+    uint64_t want =
+        o.queue_slots > 0 ? (uint64_t)o.queue_slots : (uint64_t)(nc / 2 > 64 ? nc / 2 : 64);
     uint64_t nb = 1;
     while (nb < want)
         nb <<= 1;
