@@ -62,4 +62,34 @@ void cs_refresh_allreduce(cs_ctx *ctx, const void *in, void *out, int count, MPI
 /* Local. The value of an (allreduced) accumulator a[0..3) with the given scale. */
 double cs_refresh_fx_value(const int64_t *a, double scale);
 
+/*
+ * An exact signed accumulator for sums whose bound is not known in advance (staleness integrals
+ * accumulated over a run). The value is a fixed-point integer of CS_XSUM_LIMBS 32-bit limbs, bit 0
+ * weighing 2^-CS_XSUM_LOW: every double term is added exactly (terms below 2^-CS_XSUM_LOW are
+ * truncated towards zero, deterministically; |terms| must stay below 2^(32 CS_XSUM_LIMBS -
+ * CS_XSUM_LOW - 40)). Integer addition is associative, so the same terms in any order, on any
+ * number of ranks, give the same bits: the idea of the fixed-point sums above, without the
+ * global bound. Limbs stay signed int64 with carries deferred (normalised every 2^29 additions).
+ */
+#define CS_XSUM_LIMBS 12
+#define CS_XSUM_LOW 192
+
+typedef struct cs_xsum {
+    int64_t limb[CS_XSUM_LIMBS];
+    int64_t adds;
+} cs_xsum;
+
+/* Local. Zero. */
+void cs_xsum_zero(cs_xsum *s);
+/* Local. s += x (finite). */
+void cs_xsum_add(cs_xsum *s, double x);
+/* Local. s += t. */
+void cs_xsum_merge(cs_xsum *s, const cs_xsum *t);
+/* Local. Propagates carries: every limb but the top one in [0, 2^32). */
+void cs_xsum_norm(cs_xsum *s);
+/* Local. The value, rounded to double (deterministic: a function of the integer only). */
+double cs_xsum_value(const cs_xsum *s);
+/* Collective(ctx->comm). The sum over ranks of the accumulators a[0..n) into out[0..n). */
+void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n);
+
 #endif

@@ -1,0 +1,146 @@
+/*
+ * recrawl: re-crawl policies behind one interface, registered by name (STYLE.md), driving a
+ * rank's page cache (cache.h), and a refresh-only experiment driver.
+ *
+ * Policies (Kolobov et al. NeurIPS 2019, Sections 4, 5 and 7; the production rule of Nutch and
+ * StormCrawler):
+ *   uniform, change-rate, lambdacrawl, lambdacrawl-incomplete, lca, binary-lambdacrawl,
+ *   binary-lambdacrawl-floor   rates from cs_refresh_solve on the true change rates (refresh.h)
+ *   adaptive                   per page interval I: after a crawl that saw a change I *= shrink,
+ *                              otherwise I *= grow, clamped to [I_min, I_max]; the next crawl is
+ *                              one interval after the last (not Poisson, no bandwidth control)
+ *   lambda-learn               LambdaLearnAndCrawl (Alg. 4): at every sync (epoch boundary) the
+ *                              change rates are re-estimated from the observations of the last
+ *                              `suffix` epochs (Eq. 10 for incomplete pages, Eq. 11 for complete
+ *                              ones, both with the 0.5 smoothing) and LambdaCrawl is re-solved
+ *   lambda-learn-lca           the same with LambdaCrawlApprox (LLCA)
+ *   lambda-learn-binary        the same with binary-lambdacrawl-floor (BLLC)
+ * A Poisson-rate policy crawls page i at the times of a Poisson process of rate rate[i] (times
+ * drawn from the stream (seed, CS_RNG_POLICY, page id, sub CS_RECRAWL_SUB_CRAWL), counter = the
+ * page's draw count) and, for pages crawled on observations (prob[i] >= 0), crawls on each
+ * notified change with probability prob[i] (one word of stream sub CS_RECRAWL_SUB_NOTE at the
+ * change's index). Every draw is a function of (seed, page, count): the crawls do not depend on
+ * the rank count or the tick length. At each sync the Poisson clocks restart from the sync time
+ * (memoryless, the authors' practice).
+ *
+ * Rates are solved over the cached pages of all ranks (collective); pages that join between
+ * syncs are crawled from the next sync on.
+ */
+#ifndef CRAWLSIM_RECRAWL_H
+#define CRAWLSIM_RECRAWL_H
+
+#include "crawlsim/cache.h"
+#include "crawlsim/core.h"
+#include "crawlsim/refresh.h"
+
+#include <stdint.h>
+
+#define CS_RECRAWL_SUB_CRAWL 0x7265637200000000ULL /* "recr" */
+#define CS_RECRAWL_SUB_NOTE 0x7265637200000001ULL
+
+typedef struct cs_recrawl cs_recrawl;
+
+typedef struct cs_recrawl_config {
+    const char *policy; /* a registered name */
+    double bandwidth;   /* R: crawls per time unit over all ranks, > 0 */
+    uint64_t seed;      /* the policy's streams */
+    double epsilon;     /* *-floor and lambda-learn-binary: rate floor epsilon R / N (0.1) */
+    /* adaptive (Nutch's AdaptiveFetchSchedule defaults: dec_rate 0.2, inc_rate 0.4) */
+    double adapt_shrink;         /* interval factor after a change was seen, in (0, 1] (0.8) */
+    double adapt_grow;           /* interval factor otherwise, >= 1 (1.4) */
+    double adapt_init;           /* initial interval; 0: N / R, the uniform interval (0) */
+    double adapt_min, adapt_max; /* bounds; 0: init / 64 and init * 64 */
+    /* lambda-learn* */
+    double learn_guess; /* initial change-rate estimate of every page (1) */
+    int learn_suffix;   /* epochs of history the estimators use; 0: all (Prop. 8) (0) */
+} cs_recrawl_config;
+
+/* Local. The defaults above (policy "lambdacrawl", bandwidth 0: must be set). */
+CS_API void cs_recrawl_config_default(cs_recrawl_config *c);
+
+/* Local. The registered policy names: n entries. */
+CS_API const char *const *cs_recrawl_names(int *n);
+
+/* One crawl a step performed. */
+typedef struct cs_recrawl_crawl {
+    int64_t page; /* local index */
+    double t;
+} cs_recrawl_crawl;
+
+/*
+ * Local. A policy over the pages of cache (borrowed; pg is the cache's page slice, borrowed).
+ * Nothing is scheduled until the first cs_recrawl_sync. Errors: CS_ERR_ARG (unknown policy, bad
+ * config; message recorded), CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cache_pages *pg,
+                                cs_cache *cache, cs_recrawl **out);
+/* Local. Accepts NULL; sets *r = NULL. */
+CS_API void cs_recrawl_destroy(cs_recrawl **r);
+
+/*
+ * Collective(ctx->comm). Logically collective: t. The epoch boundary at time t (>= the last
+ * step): learners re-estimate the change rates, the rates of the cached pages are solved under
+ * the bandwidth (cs_refresh_solve), and the next crawl times are redrawn from t. Errors (agreed):
+ * those of cs_refresh_solve, CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t);
+
+/*
+ * Local. Performs the crawls due in (last step, t_hi]: Poisson (or interval) crawls in time
+ * order, each closing its page's staleness in the cache (a complete page's earlier changes are
+ * delivered first), then the notifications of complete pages (crawls with probability prob).
+ * *crawls (borrowed until the next step) receives the crawls performed, *n their number.
+ */
+CS_API cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **crawls,
+                              int64_t *n);
+
+/* Local. The schedule in force (per local page): rate (expected crawls per time unit) and prob
+ * (crawl probability per notified change, -1 for Poisson or interval pages). Borrowed. */
+CS_API const double *cs_recrawl_rates(const cs_recrawl *r);
+CS_API const double *cs_recrawl_probs(const cs_recrawl *r);
+/* Local. The change-rate estimates of a learning policy (per local page), else NULL. */
+CS_API const double *cs_recrawl_estimates(const cs_recrawl *r);
+/* Local. Crawls performed on this rank since creation. */
+CS_API int64_t cs_recrawl_count(const cs_recrawl *r);
+/* Local. Whether the policy's crawls are Poisson processes (closed forms apply). */
+CS_API int cs_recrawl_is_poisson(const cs_recrawl *r);
+
+/* Local. Eq. 10's MLE with the 0.5 smoothing: the rate d solving
+ *   sum_{changed} a / (e^{a d} - 1) + 0.5 / (e^{0.5 d} - 1) = sum_{unchanged} a + 0.5
+ * over intervals a[0..n) with z[j] = 1 when a change was seen. Cannot overflow (terms are written
+ * with e^{-a d}); bracketed by [C / (U + S/2), C / U] (C = changed intervals, S their total
+ * length, U the unchanged total, smoothing included), which holds for any data; relative
+ * precision 1e-12. */
+CS_API double cs_recrawl_mle_incomplete(const double *a, const uint8_t *z, int64_t n);
+/* Local. Eq. 11 with the smoothing: (changes + 0.5) / (time + 0.5). */
+CS_API double cs_recrawl_mle_complete(int64_t changes, double time);
+
+/* One epoch of a refresh-only experiment (or the total over the measured epochs). */
+typedef struct cs_recrawl_epoch {
+    double t0, t1;
+    double jh, jb;               /* empirical Eq. 1 costs: time averages over [t0, t1] of the SUMS
+                                    over pages of mu H(N) and mu 1{N > 0} (not means) */
+    double jh_closed, jb_closed; /* closed forms of the schedule in force under the true rates
+                                    (Prop. 1, Prop. 4, mu delta / (delta + rho), mu (1 - p));
+                                    NaN for adaptive */
+    double bandwidth;            /* realised crawls per time unit, all ranks */
+    int64_t crawls;              /* crawls, all ranks */
+    double delta_err; /* learners: mean over pages of |ln(estimate / delta)| at the epoch's
+                         start; else NaN */
+} cs_recrawl_epoch;
+
+/*
+ * Collective(ctx->comm). Logically collective: cfg, world_seed, t_epoch, n_epochs, steps,
+ * warm. A refresh-only experiment on this rank's pages pg (mu, delta, complete; all cached fresh
+ * at time 0; no discovery) with change streams of world_seed: n_epochs epochs of t_epoch, a sync
+ * at each epoch start, each epoch stepped in `steps` windows (the results do not depend on it).
+ * ep[0..n_epochs) (may be NULL) receives each epoch; total the aggregate over epochs
+ * [warm, n_epochs): empirical costs over that interval, the closed forms averaged over its
+ * epochs, the realised bandwidth. Identical on every rank and for any rank count.
+ */
+CS_API cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg,
+                                    const cs_cache_pages *pg, uint64_t world_seed, double t_epoch,
+                                    int n_epochs, int steps, int warm, cs_recrawl_epoch *ep,
+                                    cs_recrawl_epoch *total);
+
+#endif

@@ -1,0 +1,479 @@
+/*
+ * refresh/recrawl: the re-crawl engine (recrawl.h). It owns the registry of policies, the heap of
+ * next crawl times of a rank's pages, the Poisson clocks and notification coin flips drawn from
+ * per-page counter-based streams, and the refresh-only experiment driver that measures the
+ * empirical J_h and J_b of Eq. 1 (Kolobov et al. 2019) against the closed forms of Props. 1, 4.
+ */
+#include "crawlsim/rng.h"
+#include "refresh/recrawl_impl.h"
+#include "refresh/refresh_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const recrawl_ops *const registry[] = {
+    &cs_recrawl_uniform_ops,   &cs_recrawl_change_rate_ops,   &cs_recrawl_adaptive_ops,
+    &cs_recrawl_lc_ops,        &cs_recrawl_lc_incomplete_ops, &cs_recrawl_lca_ops,
+    &cs_recrawl_blc_ops,       &cs_recrawl_blc_floor_ops,     &cs_recrawl_learn_ops,
+    &cs_recrawl_learn_lca_ops, &cs_recrawl_learn_binary_ops,
+};
+#define NREG ((int)(sizeof registry / sizeof registry[0]))
+
+const char *const *cs_recrawl_names(int *n)
+{
+    static const char *const names[] = {
+        "uniform",
+        "change-rate",
+        "adaptive",
+        "lambdacrawl",
+        "lambdacrawl-incomplete",
+        "lca",
+        "binary-lambdacrawl",
+        "binary-lambdacrawl-floor",
+        "lambda-learn",
+        "lambda-learn-lca",
+        "lambda-learn-binary",
+    };
+    *n = (int)(sizeof names / sizeof names[0]);
+    return names;
+}
+
+void cs_recrawl_config_default(cs_recrawl_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->policy = "lambdacrawl";
+    c->bandwidth = 0.0;
+    c->epsilon = 0.1;
+    c->adapt_shrink = 0.8;
+    c->adapt_grow = 1.4;
+    c->learn_guess = 1.0;
+    c->learn_suffix = 0;
+}
+
+/* ---- heap of next crawl times ---------------------------------------------------------------- */
+
+static void sift_down(cs_recrawl *r, int64_t p)
+{
+    const int64_t n = r->hn;
+    const double key = r->hkey[p];
+    const uint32_t pg = r->hpage[p];
+    for (;;) {
+        int64_t c = 2 * p + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && r->hkey[c + 1] < r->hkey[c])
+            c++;
+        if (!(r->hkey[c] < key))
+            break;
+        r->hkey[p] = r->hkey[c];
+        r->hpage[p] = r->hpage[c];
+        p = c;
+    }
+    r->hkey[p] = key;
+    r->hpage[p] = pg;
+}
+
+/* ---- the streams ----------------------------------------------------------------------------- */
+
+static double word_uniform_pos(uint64_t seed, uint64_t id, uint64_t sub, uint64_t w)
+{
+    cs_rng g;
+    cs_rng_init(&g, seed, CS_RNG_POLICY, id, sub);
+    cs_rng_seek(&g, w >> 2);
+    for (uint64_t j = 0; j < (w & 3); j++)
+        (void)cs_rng_u64(&g);
+    return cs_rng_uniform_pos(&g);
+}
+
+static inline uint64_t pid(const cs_recrawl *r, int64_t i)
+{
+    return r->pg.id != NULL ? (uint64_t)r->pg.id[i] : (uint64_t)i;
+}
+
+/* The next crawl of page i after t: Poisson at rate[i] or the policy's interval; INF: none. */
+static double next_crawl(cs_recrawl *r, int64_t i, double t)
+{
+    if (r->ops->next != NULL)
+        return r->ops->next(r, r->st, i, t);
+    if (!(r->rate[i] > 0.0) || r->prob[i] >= 0.0)
+        return CS_INF;
+    const double u = word_uniform_pos(r->cfg.seed, pid(r, i), CS_RECRAWL_SUB_CRAWL, r->draws[i]++);
+    return t + (-log(u) / r->rate[i]);
+}
+
+/* ---- create / destroy ------------------------------------------------------------------------ */
+
+cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cache_pages *pg,
+                         cs_cache *cache, cs_recrawl **out)
+{
+    cs_err rc = CS_OK;
+    const recrawl_ops *ops = NULL;
+    for (int j = 0; j < NREG && cfg != NULL && cfg->policy != NULL; j++)
+        if (strcmp(registry[j]->name, cfg->policy) == 0)
+            ops = registry[j];
+    if (ops == NULL)
+        return cs_fail(ctx, CS_ERR_ARG, "recrawl: unknown policy '%s'",
+                       cfg != NULL && cfg->policy != NULL ? cfg->policy : "(null)");
+    if (!(cfg->bandwidth > 0.0) || !isfinite(cfg->bandwidth))
+        return cs_fail(ctx, CS_ERR_ARG, "recrawl: bandwidth %g must be finite and > 0",
+                       cfg->bandwidth);
+    if (!(cfg->epsilon > 0.0 && cfg->epsilon < 1.0))
+        return cs_fail(ctx, CS_ERR_ARG, "recrawl: epsilon %g must lie in (0, 1)", cfg->epsilon);
+    if (!(cfg->adapt_shrink > 0.0 && cfg->adapt_shrink <= 1.0) || !(cfg->adapt_grow >= 1.0) ||
+        !isfinite(cfg->adapt_grow) || !(cfg->adapt_init >= 0.0) || !(cfg->adapt_min >= 0.0) ||
+        !(cfg->adapt_max >= 0.0) ||
+        (cfg->adapt_min > 0.0 && cfg->adapt_max > 0.0 && cfg->adapt_min > cfg->adapt_max))
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "recrawl: adaptive needs 0 < shrink <= 1 <= grow and 0 <= min <= max");
+    if (!(cfg->learn_guess > 0.0) || !isfinite(cfg->learn_guess) || cfg->learn_suffix < 0)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "recrawl: learn_guess must be finite > 0 and learn_suffix >= 0");
+    cs_recrawl *r = NULL;
+    CS_TRY(ctx, cs_calloc(ctx, &r, 1, sizeof *r, "recrawl"));
+    r->ctx = ctx;
+    r->cfg = *cfg;
+    r->ops = ops;
+    r->cache = cache;
+    r->pg = *pg;
+    r->n = pg->n;
+    const size_t m = r->n > 0 ? (size_t)r->n : 1;
+    CS_TRY(ctx, cs_calloc(ctx, &r->rate, m, sizeof *r->rate, "recrawl rates"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->prob, m, sizeof *r->prob, "recrawl rates"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->t_last, m, sizeof *r->t_last, "recrawl"));
+    CS_TRY(ctx, cs_calloc(ctx, &r->draws, m, sizeof *r->draws, "recrawl"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->hkey, m, sizeof *r->hkey, "recrawl heap"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->hpage, m, sizeof *r->hpage, "recrawl heap"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->cidx, m, sizeof *r->cidx, "recrawl scratch"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->cmu, m, sizeof *r->cmu, "recrawl scratch"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->cdelta, m, sizeof *r->cdelta, "recrawl scratch"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->crate, m, sizeof *r->crate, "recrawl scratch"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->cprob, m, sizeof *r->cprob, "recrawl scratch"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->ccomp, m, 1, "recrawl scratch"));
+    for (int64_t i = 0; i < r->n; i++) {
+        r->prob[i] = -1.0;
+        r->t_last[i] = CS_NAN;
+    }
+    r->t_step = -CS_INF;
+    if (ops->create != NULL)
+        CS_TRY(ctx, ops->create(ctx, r, &r->st));
+    *out = r;
+    return CS_OK;
+fail:
+    cs_recrawl_destroy(&r);
+    return rc;
+}
+
+void cs_recrawl_destroy(cs_recrawl **pr)
+{
+    if (pr == NULL || *pr == NULL)
+        return;
+    cs_recrawl *r = *pr;
+    if (r->ops != NULL && r->ops->destroy != NULL && r->st != NULL)
+        r->ops->destroy(r->st);
+    free(r->rate);
+    free(r->prob);
+    free(r->t_last);
+    free(r->draws);
+    free(r->hkey);
+    free(r->hpage);
+    free(r->out);
+    free(r->cidx);
+    free(r->cmu);
+    free(r->cdelta);
+    free(r->crate);
+    free(r->cprob);
+    free(r->ccomp);
+    free(r);
+    *pr = NULL;
+}
+
+const double *cs_recrawl_rates(const cs_recrawl *r)
+{
+    return r->rate;
+}
+
+const double *cs_recrawl_probs(const cs_recrawl *r)
+{
+    return r->prob;
+}
+
+const double *cs_recrawl_estimates(const cs_recrawl *r)
+{
+    return r->ops->estimates != NULL ? r->ops->estimates(r->st) : NULL;
+}
+
+int64_t cs_recrawl_count(const cs_recrawl *r)
+{
+    return r->crawls;
+}
+
+int cs_recrawl_is_poisson(const cs_recrawl *r)
+{
+    return r->ops->next == NULL;
+}
+
+/* ---- solves ---------------------------------------------------------------------------------- */
+
+cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
+                              const double *delta)
+{
+    cs_err rc = CS_OK;
+    int64_t m = 0;
+    for (int64_t i = 0; i < r->n; i++) {
+        r->rate[i] = 0.0;
+        r->prob[i] = -1.0;
+        if (!cs_cache_has(r->cache, i))
+            continue;
+        r->cidx[m] = i;
+        r->cmu[m] = r->pg.mu[i];
+        r->cdelta[m] = delta[i];
+        r->ccomp[m] = (uint8_t)(r->pg.complete != NULL && r->pg.complete[i]);
+        m++;
+    }
+    int64_t gm = 0;
+    cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+    if (gm == 0)
+        return CS_OK; /* nothing cached anywhere: nothing to crawl */
+    cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
+    cs_refresh_opts o;
+    cs_refresh_opts_default(&o);
+    o.epsilon = r->cfg.epsilon;
+    o.costs = 0;
+    CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, r->cfg.bandwidth, &o, r->crate, r->cprob, NULL));
+    for (int64_t j = 0; j < m; j++) {
+        r->rate[r->cidx[j]] = r->crate[j];
+        r->prob[r->cidx[j]] = r->cprob[j];
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t)
+{
+    cs_err rc = CS_OK;
+    if (!isfinite(t) || (r->synced && t < r->t_step))
+        return cs_fail(ctx, CS_ERR_ARG, "recrawl: sync at %g before the last step %g", t,
+                       r->t_step);
+    for (int64_t i = 0; i < r->n; i++)
+        if (isnan(r->t_last[i]) && cs_cache_has(r->cache, i))
+            r->t_last[i] = t;
+    CS_TRY(ctx, r->ops->sync(ctx, r, r->st, t));
+    /* restart the clocks: Poisson ones from t (memoryless), interval ones from the last crawl */
+    r->hn = 0;
+    for (int64_t i = 0; i < r->n; i++) {
+        if (!cs_cache_has(r->cache, i))
+            continue;
+        double nx =
+            r->ops->next != NULL ? r->ops->next(r, r->st, i, r->t_last[i]) : next_crawl(r, i, t);
+        if (nx < t)
+            nx = t;
+        if (!(nx < CS_INF))
+            continue;
+        r->hkey[r->hn] = nx;
+        r->hpage[r->hn] = (uint32_t)i;
+        r->hn++;
+    }
+    for (int64_t p = r->hn / 2 - 1; p >= 0; p--)
+        sift_down(r, p);
+    r->t_step = t;
+    r->synced = 1;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* ---- steps ----------------------------------------------------------------------------------- */
+
+static void record(cs_recrawl *r, int64_t i, double t)
+{
+    if (r->out_n == r->out_cap && cs_grow(r->ctx, &r->out, &r->out_cap, r->out_n + 1,
+                                          sizeof *r->out, "recrawl crawls") != CS_OK) {
+        r->err = CS_ERR_NOMEM;
+        return;
+    }
+    r->out[r->out_n].page = i;
+    r->out[r->out_n].t = t;
+    r->out_n++;
+    r->crawls++;
+}
+
+/* The cache's callback: a notified change of complete page i. */
+static int on_note(void *arg, int64_t i, double tau, uint64_t k)
+{
+    cs_recrawl *r = arg;
+    if (r->ops->on_change != NULL)
+        r->ops->on_change(r, r->st, i, tau);
+    if (!(r->prob[i] >= 0.0))
+        return 0;
+    const double u = word_uniform_pos(r->cfg.seed, pid(r, i), CS_RECRAWL_SUB_NOTE, k);
+    if (!(u <= r->prob[i]))
+        return 0;
+    record(r, i, tau);
+    if (r->ops->on_crawl != NULL)
+        r->ops->on_crawl(r, r->st, i, tau, r->t_last[i], 1);
+    r->t_last[i] = tau;
+    return 1;
+}
+
+cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **crawls, int64_t *n)
+{
+    r->out_n = 0;
+    r->err = CS_OK;
+    if (!r->synced || !(t_hi >= r->t_step) || !isfinite(t_hi))
+        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: step to %g (last %g, synced %d)", t_hi,
+                       r->t_step, r->synced);
+    while (r->hn > 0 && r->hkey[0] <= t_hi && r->err == CS_OK) {
+        const int64_t i = r->hpage[0];
+        const double t = r->hkey[0];
+        uint32_t ch = 0;
+        if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: page %lld is not in the cache",
+                           (long long)i);
+        record(r, i, t);
+        if (r->ops->on_crawl != NULL)
+            r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
+        r->t_last[i] = t;
+        const double nx = next_crawl(r, i, t);
+        if (nx < CS_INF) {
+            r->hkey[0] = nx > t ? nx : t;
+        } else {
+            r->hn--;
+            r->hkey[0] = r->hkey[r->hn];
+            r->hpage[0] = r->hpage[r->hn];
+        }
+        if (r->hn > 0)
+            sift_down(r, 0);
+    }
+    if (r->err == CS_OK && cs_cache_poll(r->cache, t_hi, on_note, r, NULL, NULL) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: cache poll to %g refused", t_hi);
+    r->t_step = t_hi;
+    *crawls = r->out;
+    *n = (int64_t)r->out_n;
+    return r->err;
+}
+
+/* ---- the refresh-only experiment ------------------------------------------------------------- */
+
+/* Collective. Mean over all pages of |ln(est / delta)| (exact sums); NaN without estimates. */
+static cs_err delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
+{
+    cs_err rc = CS_OK;
+    const double *est = cs_recrawl_estimates(r);
+    int64_t has = est != NULL, all = 0;
+    cs_refresh_allreduce(ctx, &has, &all, 1, MPI_INT64_T, MPI_MIN);
+    *err = CS_NAN;
+    if (!all)
+        return CS_OK;
+    double *x = NULL;
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, r->n > 0 ? (size_t)r->n : 1, sizeof *x, "delta error"));
+    for (int64_t i = 0; i < r->n; i++)
+        x[i] = fabs(log(est[i] / r->pg.delta[i]));
+    double s = 0.0;
+    int64_t n = r->n, gn = 0;
+    rc = cs_refresh_sum(ctx, x, r->n, &s);
+    free(x);
+    if (rc != CS_OK)
+        return rc;
+    cs_refresh_allreduce(ctx, &n, &gn, 1, MPI_INT64_T, MPI_SUM);
+    *err = gn > 0 ? s / (double)gn : CS_NAN;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cache_pages *pg,
+                             uint64_t world_seed, double t_epoch, int n_epochs, int steps, int warm,
+                             cs_recrawl_epoch *ep, cs_recrawl_epoch *total)
+{
+    cs_err rc = CS_OK;
+    cs_cache *cache = NULL;
+    cs_recrawl *r = NULL;
+    if (!(t_epoch > 0.0) || !isfinite(t_epoch) || n_epochs < 1 || steps < 1 || warm < 0 ||
+        warm >= n_epochs)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "recrawl experiment: need t_epoch > 0, n_epochs >= 1, steps >= 1, "
+                       "0 <= warm < n_epochs");
+    cs_cache_opts co;
+    cs_cache_opts_default(&co);
+    co.seed = world_seed;
+    co.queue_width = t_epoch / steps;
+    CS_TRY_AGREE(ctx, cs_cache_create(ctx, pg, &co, &cache));
+    cs_err local = CS_OK;
+    for (int64_t i = 0; i < pg->n && local == CS_OK; i++)
+        if (cs_cache_add(cache, i, 0.0) != CS_OK)
+            local = cs_fail(ctx, CS_ERR_ARG, "recrawl experiment: page %lld has mu %g, delta %g",
+                            (long long)i, pg->mu[i], pg->delta[i]);
+    CS_TRY_AGREE(ctx, local);
+    CS_TRY_AGREE(ctx, cs_recrawl_create(ctx, cfg, pg, cache, &r));
+    double ih0 = 0.0, ib0 = 0.0, ihw = 0.0, ibw = 0.0, sum_ch = 0.0, sum_cb = 0.0;
+    int64_t crawls_w = 0;
+    CS_TRY(ctx, cs_cache_integrals(ctx, cache, 0.0, &ih0, &ib0));
+    for (int e = 0; e < n_epochs; e++) {
+        const double t0 = e * t_epoch, t1 = (e + 1) * t_epoch;
+        cs_recrawl_epoch x;
+        memset(&x, 0, sizeof x);
+        x.t0 = t0;
+        x.t1 = t1;
+        CS_TRY(ctx, cs_recrawl_sync(ctx, r, t0));
+        CS_TRY(ctx, delta_error(ctx, r, &x.delta_err));
+        if (cs_recrawl_is_poisson(r)) {
+            CS_TRY(ctx,
+                   cs_refresh_cost(ctx, &(cs_refresh_pages){pg->n, pg->mu, pg->delta, pg->complete},
+                                   r->rate, r->prob, &x.jh_closed, &x.jb_closed));
+        } else {
+            x.jh_closed = x.jb_closed = CS_NAN;
+        }
+        const int64_t c0 = r->crawls;
+        local = CS_OK;
+        for (int s = 0; s < steps && local == CS_OK; s++) {
+            const double hi = s + 1 == steps ? t1 : t0 + (s + 1) * (t_epoch / steps);
+            const cs_recrawl_crawl *cr = NULL;
+            int64_t ncr = 0;
+            local = cs_recrawl_step(r, hi, &cr, &ncr);
+        }
+        CS_TRY_AGREE(ctx, local);
+        int64_t dc = r->crawls - c0;
+        cs_refresh_allreduce(ctx, &dc, &x.crawls, 1, MPI_INT64_T, MPI_SUM);
+        x.bandwidth = (double)x.crawls / t_epoch;
+        double ih1 = 0.0, ib1 = 0.0;
+        CS_TRY(ctx, cs_cache_integrals(ctx, cache, t1, &ih1, &ib1));
+        x.jh = (ih1 - ih0) / t_epoch;
+        x.jb = (ib1 - ib0) / t_epoch;
+        if (e == warm) {
+            ihw = ih0;
+            ibw = ib0;
+        }
+        if (e >= warm) {
+            sum_ch += x.jh_closed;
+            sum_cb += x.jb_closed;
+            crawls_w += x.crawls;
+        }
+        ih0 = ih1;
+        ib0 = ib1;
+        if (ep != NULL)
+            ep[e] = x;
+        if (total != NULL && e == n_epochs - 1) {
+            const int m = n_epochs - warm;
+            const double span = m * t_epoch;
+            total->t0 = warm * t_epoch;
+            total->t1 = t1;
+            total->jh = (ih1 - ihw) / span;
+            total->jb = (ib1 - ibw) / span;
+            total->jh_closed = sum_ch / m;
+            total->jb_closed = sum_cb / m;
+            total->crawls = crawls_w;
+            total->bandwidth = (double)crawls_w / span;
+            total->delta_err = x.delta_err;
+        }
+    }
+    CS_TRY(ctx, cs_cache_close(cache, n_epochs * t_epoch) == CS_OK ? CS_OK : CS_ERR_INTERNAL);
+    cs_recrawl_destroy(&r);
+    cs_cache_destroy(&cache);
+    return CS_OK;
+fail:
+    cs_recrawl_destroy(&r);
+    cs_cache_destroy(&cache);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * recrawl internals: the engine shared by the policies (recrawl.c) and the ops table each policy
+ * file implements (recrawl_policies.c: the solve-based policies and adaptive; recrawl_learn.c:
+ * LambdaLearnAndCrawl and its flavours).
+ */
+#ifndef CRAWLSIM_RECRAWL_IMPL_H
+#define CRAWLSIM_RECRAWL_IMPL_H
+
+#include "crawlsim/recrawl.h"
+
+#include <stdint.h>
+
+typedef struct recrawl_ops {
+    const char *name;
+    cs_refresh_policy solver; /* the rate solver of solve-based and learning policies */
+    /* Local. Policy state (may stay NULL). */
+    cs_err (*create)(cs_ctx *ctx, cs_recrawl *r, void **st);
+    void (*destroy)(void *st);
+    /* Collective. Fills r->rate and r->prob for the cached pages at the epoch boundary t. */
+    cs_err (*sync)(cs_ctx *ctx, cs_recrawl *r, void *st, double t);
+    /* Local, may be NULL. A crawl of page i at t (previous crawl t_prev) that found `changes`. */
+    void (*on_crawl)(cs_recrawl *r, void *st, int64_t i, double t, double t_prev, uint32_t changes);
+    /* Local, may be NULL. A notified change of complete page i at tau. */
+    void (*on_change)(cs_recrawl *r, void *st, int64_t i, double tau);
+    /* Local. The next crawl time of page i last crawled at t; NULL: Poisson at rate[i]. */
+    double (*next)(cs_recrawl *r, void *st, int64_t i, double t);
+    /* Local, may be NULL. Change-rate estimates. */
+    const double *(*estimates)(const void *st);
+} recrawl_ops;
+
+struct cs_recrawl {
+    cs_ctx *ctx; /* borrowed: errors of local steps are recorded here */
+    cs_recrawl_config cfg;
+    const recrawl_ops *ops;
+    void *st;
+    cs_cache *cache;
+    cs_cache_pages pg;
+    int64_t n;
+    double *rate, *prob; /* the schedule in force */
+    double *t_last;      /* last crawl (or the sync that first saw the page cached); NaN */
+    uint32_t *draws;     /* crawl-time draws per page */
+    double *hkey;        /* heap of next crawl times */
+    uint32_t *hpage;
+    int64_t hn;
+    cs_recrawl_crawl *out;
+    size_t out_n, out_cap;
+    int64_t crawls;
+    double t_step; /* steps are done up to here */
+    int synced;
+    cs_err err; /* a failure inside a cache callback */
+    /* scratch of the solves: the cached pages, compacted */
+    int64_t *cidx;
+    double *cmu, *cdelta, *crate, *cprob;
+    uint8_t *ccomp;
+};
+
+/* Collective. Solves the rates of the cached pages with `policy` and change rates delta[] (per
+ * local page), writes r->rate / r->prob (uncached pages: 0 and -1). */
+cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
+                              const double *delta);
+
+extern const recrawl_ops cs_recrawl_uniform_ops, cs_recrawl_change_rate_ops, cs_recrawl_lc_ops,
+    cs_recrawl_lc_incomplete_ops, cs_recrawl_lca_ops, cs_recrawl_blc_ops, cs_recrawl_blc_floor_ops,
+    cs_recrawl_adaptive_ops, cs_recrawl_learn_ops, cs_recrawl_learn_lca_ops,
+    cs_recrawl_learn_binary_ops;
+
+#endif

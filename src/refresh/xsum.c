@@ -1,0 +1,104 @@
+/*
+ * refresh/xsum: the exact signed fixed-point accumulator of refresh_impl.h (cs_xsum), used for
+ * the staleness integrals of the cache (cache.c), whose terms have no bound known in advance.
+ */
+#include "refresh/refresh_impl.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <string.h>
+
+#define XS_MASK 0xffffffffLL
+#define XS_NORM_EVERY (1LL << 29)
+
+void cs_xsum_zero(cs_xsum *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void cs_xsum_norm(cs_xsum *s)
+{
+    int64_t carry = 0;
+    for (int i = 0; i < CS_XSUM_LIMBS - 1; i++) {
+        const int64_t v = s->limb[i] + carry;
+        /* floor division by 2^32, also for negative v */
+        carry = (v - (v & XS_MASK)) / (XS_MASK + 1);
+        s->limb[i] = v & XS_MASK;
+    }
+    s->limb[CS_XSUM_LIMBS - 1] += carry;
+    s->adds = 0;
+}
+
+void cs_xsum_add(cs_xsum *s, double x)
+{
+    if (x == 0.0 || !isfinite(x))
+        return;
+    int e = 0;
+    const double f = frexp(fabs(x), &e); /* |x| = f 2^e, f in [0.5, 1) */
+    uint64_t m = (uint64_t)ldexp(f, 53); /* |x| = m 2^(e - 53), exactly */
+    int p = e - 53 + CS_XSUM_LOW;        /* bit position of m's lowest bit */
+    if (p < 0) {
+        if (p <= -64)
+            return;
+        m >>= -p;
+        p = 0;
+    }
+    const int li = p / 32, sh = p % 32;
+    if (li + 2 >= CS_XSUM_LIMBS)
+        return; /* beyond the range: the documented bound is far below */
+    const uint64_t lo = (m & (uint64_t)XS_MASK) << sh; /* < 2^63 */
+    const uint64_t hi = (m >> 32) << sh;               /* < 2^52 */
+    const int64_t a0 = (int64_t)(lo & (uint64_t)XS_MASK);
+    const int64_t a1 = (int64_t)(lo >> 32) + (int64_t)(hi & (uint64_t)XS_MASK);
+    const int64_t a2 = (int64_t)(hi >> 32);
+    if (x > 0.0) {
+        s->limb[li] += a0;
+        s->limb[li + 1] += a1;
+        s->limb[li + 2] += a2;
+    } else {
+        s->limb[li] -= a0;
+        s->limb[li + 1] -= a1;
+        s->limb[li + 2] -= a2;
+    }
+    if (++s->adds >= XS_NORM_EVERY)
+        cs_xsum_norm(s);
+}
+
+void cs_xsum_merge(cs_xsum *s, const cs_xsum *t)
+{
+    cs_xsum a = *t;
+    cs_xsum_norm(&a);
+    cs_xsum_norm(s);
+    for (int i = 0; i < CS_XSUM_LIMBS; i++)
+        s->limb[i] += a.limb[i];
+    cs_xsum_norm(s);
+}
+
+double cs_xsum_value(const cs_xsum *s)
+{
+    cs_xsum a = *s;
+    cs_xsum_norm(&a);
+    /* from the top limb down; the lower limbs are non-negative after normalisation */
+    double v = 0.0;
+    for (int i = CS_XSUM_LIMBS - 1; i >= 0; i--)
+        v = v * 4294967296.0 + (double)a.limb[i];
+    /* v counts units of 2^-CS_XSUM_LOW */
+    return ldexp(v, -CS_XSUM_LOW);
+}
+
+void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n)
+{
+    int64_t buf[8 * CS_XSUM_LIMBS] = {0}, res[8 * CS_XSUM_LIMBS];
+    CS_ASSERT(n >= 0 && n <= 8);
+    for (int j = 0; j < n; j++) {
+        cs_xsum t = a[j];
+        cs_xsum_norm(&t);
+        memcpy(buf + j * CS_XSUM_LIMBS, t.limb, sizeof t.limb);
+    }
+    cs_refresh_allreduce(ctx, buf, res, n * CS_XSUM_LIMBS, MPI_INT64_T, MPI_SUM);
+    for (int j = 0; j < n; j++) {
+        memcpy(out[j].limb, res + j * CS_XSUM_LIMBS, sizeof out[j].limb);
+        out[j].adds = 0;
+        cs_xsum_norm(&out[j]);
+    }
+}
