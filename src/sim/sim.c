@@ -281,16 +281,18 @@ static int64_t quota(const sim *s, int64_t h, int64_t t)
  * The per-host MAX cap (tres.max_per_host, the paper's Sec. 3.5) on this rank: a host owned by k
  * ranks (k = 1 under host-hash partitions: exact) gets cap / k fetches per rank, the remainder
  * to its first owners, so the sum over ranks never exceeds the cap without any communication
- * (conservative when a host's relevant pages sit on one of its ranks). Counts are of this task.
+ * (conservative when a host's relevant pages sit on one of its ranks). Counts are of this task
+ * and, with with_tick, the picks already made in this tick (host_used; the global budget may
+ * still give some back, so only the fetches make a page's rejection final).
  */
-static int capped(const sim *s, int64_t h)
+static int capped(const sim *s, int64_t h, int with_tick)
 {
     const int64_t cap = s->cap_now;
     if (cap <= 0)
         return 0;
     const int64_t k = s->host_k[h];
     const int64_t mine = k <= 1 ? cap : cap / k + (s->host_idx[h] < cap % k);
-    return s->host_fetched[h] >= mine;
+    return s->host_fetched[h] + (with_tick ? s->host_used[h] : 0) >= mine;
 }
 
 /* The cap of this tick: the fixed one, or the adaptive 5 -> 2 schedule (5, 4, 3, 2 in the
@@ -499,11 +501,13 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             if (i + 8 < m)
                 prefetch_host(s, top[i + 8]);
             int64_t h = host_of_key(s, top[i]);
-            if (capped(s, h)) {
-                /* MAX: never again; demoted so that later ticks do not walk it first */
-                cs_frontier_view v;
-                cs_frontier_view_get(s->fr, &v);
-                v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+            if (capped(s, h, 1)) {
+                if (capped(s, h, 0)) {
+                    /* MAX: never again; demoted so that later ticks do not walk it first */
+                    cs_frontier_view v;
+                    cs_frontier_view_get(s->fr, &v);
+                    v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+                }
                 continue;
             }
             if (s->host_used[h] >= quota(s, h, tick))
@@ -584,9 +588,9 @@ static int admit(void *eng, int64_t page)
     if (e < 0)
         return CS_ADMIT_NEVER; /* fetched or evicted */
     const int64_t h = cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
-    if (capped(s, h))
+    if (capped(s, h, 0))
         return CS_ADMIT_NEVER;
-    if (s->taken[e] || s->host_used[h] >= quota(s, h, s->sel_tick))
+    if (s->taken[e] || capped(s, h, 1) || s->host_used[h] >= quota(s, h, s->sel_tick))
         return CS_ADMIT_LATER;
     s->taken[e] = 1;
     s->host_used[h]++;
@@ -888,7 +892,7 @@ static cs_err insert_links(sim *s, const cs_link_msg *m, int64_t n)
         int64_t h = -1;
         if (s->cap_now > 0 || s->tres_d > 0) {
             h = cs_graph_host(s->g)[cs_graph_local_index(s->g, m[i].dst)];
-            if (capped(s, h))
+            if (capped(s, h, 0))
                 continue; /* MAX reached: the link can never be fetched in this task */
         }
         int64_t e = cs_frontier_find(s->fr, m[i].dst);
