@@ -111,7 +111,14 @@ typedef struct cs_partition_config {
     int vertex_weight;
 } cs_partition_config;
 
-enum cs_run_policy { CS_POLICY_RANDOM = 0, CS_POLICY_BEST_FIRST = 1, CS_POLICY_SARSA = 2 };
+enum cs_run_policy {
+    CS_POLICY_RANDOM = 0,
+    CS_POLICY_BEST_FIRST = 1,
+    CS_POLICY_SARSA = 2,
+    CS_POLICY_TRES = 3,
+    CS_POLICY_TRES_ASYNC = 4,
+    CS_POLICY_TREE_RANDOM = 5
+};
 enum cs_run_partition { CS_RUN_PART_HOST_HASH = 0, CS_RUN_PART_BLOCK = 1, CS_RUN_PART_FILE = 2 };
 
 /* [run]: what `crawlsim run` crawls and for how long (docs in schema.c). policy is a
@@ -167,10 +174,37 @@ typedef struct cs_sarsa_config {
     double mid_threshold;
 } cs_sarsa_config;
 
+/* [tres]: Kontogiannis et al.'s TRES, its baselines and the per-host MAX cap (docs in
+ * schema.c). max_per_host: "inf", "adaptive" or a positive integer (cs_tres_max_parse). */
+typedef struct cs_tres_config {
+    int64_t hidden1, hidden2;
+    double lr;
+    double gamma;
+    int64_t batch;
+    int64_t train_every;
+    int64_t replay;
+    int64_t target_every;
+    int64_t warmup;
+    double epsilon;
+    char max_per_host[32];
+    int host_features;
+    int64_t min_samples;
+    int64_t max_depth;
+    int64_t max_next;
+} cs_tres_config;
+
+/* max_per_host parsed: CS_TRES_MAX_INF (no cap), CS_TRES_MAX_ADAPTIVE (5 -> 2) or the cap. */
+#define CS_TRES_MAX_INF 0
+#define CS_TRES_MAX_ADAPTIVE (-1)
+/* Local. Parses tres.max_per_host into *cap; returns 0 if it is not inf, adaptive or an
+ * integer in [1, 2^31 - 1]. */
+CS_API int cs_tres_max_parse(const char *s, int64_t *cap);
+
 typedef struct cs_config {
     cs_run_config run;
     cs_crawl_config crawl;
     cs_sarsa_config sarsa;
+    cs_tres_config tres;
     cs_gen_config gen;
     cs_import_config import;
     cs_partition_config partition;

@@ -9,6 +9,26 @@
  *               estimate from its anchor evidence (the best anchor seen for it)
  *   sarsa       Han et al.'s SARSA with linear Q over state and action features (Alg. 1;
  *               synchronous / asynchronous / moderated, sarsa.c)
+ *   tres        Kontogiannis et al.'s TRES: TRES features (features.h), a Tree-Frontier per rank
+ *               (tree.h) and a double DQN (ddqn.h) (tres.c)
+ *   tres-async  TRES features and double DQN without the tree: each frontier sample is valued
+ *               once, when it arrives (like SARSA's asynchronous mode), the best value first
+ *   tree-random the Tree-Frontier alone: a uniform sample of a uniform leaf
+ *
+ * Two kinds of policies. Value policies (random, best-first, sarsa) give every frontier entry a
+ * value and the engine selects by value. Selecting policies (tres, tres-async, tree-random) keep
+ * their own structure over the frontier's samples (one sample per link record, the paper's
+ * (path, url) pairs) and propose picks: `select` returns this rank's picks with 64-bit keys in
+ * strictly decreasing order (cs_frontier_key(Q, page) for greedy picks; a hash of (run seed,
+ * tick, page) with the page in the low 32 bits for exploration picks), and the engine's budget
+ * modes apply to the keys as to value keys: `global` keeps the global top-B of all ranks' keys
+ * (cs_comm_topk: each rank learns how many of its first picks to take), proportional and fixed
+ * take the rank's share. `commit` then tells the policy how many of its first picks were taken;
+ * the others go back into its structure. The engine's admit callback is asked about every
+ * candidate before it is proposed: CS_ADMIT_NEVER for a page that is no longer in the frontier
+ * (fetched, evicted) or whose host reached its MAX cap (tres.max_per_host) -- the policy drops
+ * the sample for good (lazy rejection: nothing rescans the frontier); CS_ADMIT_LATER for a page
+ * the politeness quota or an earlier proposal blocks this tick.
  *
  * Adding a policy is adding a file with its ops table and a line in the registry (discover.c)
  * and in the run.policy choices (config schema).
@@ -25,6 +45,8 @@
 
 /* One fetched page, as the learner sees it. Arrays are borrowed for the call. */
 typedef struct cs_discover_fetch {
+    int64_t pick;       /* selecting policies: its index among the picks of the last commit */
+    const float *out_x; /* selecting policies: n_out TRES vectors of its out-links (d floats) */
     int64_t page;
     const uint8_t *x; /* the codes of the entry that was selected (n_groups bytes) */
     double reward;
@@ -34,8 +56,38 @@ typedef struct cs_discover_fetch {
     const uint8_t *out_action; /* n_out * (n_groups - n_state_groups) action codes */
 } cs_discover_fetch;
 
+/* What the engine's admit callback answers (see above). */
+enum { CS_ADMIT_OK = 0, CS_ADMIT_NEVER = 1, CS_ADMIT_LATER = 2 };
+
+/* One selection of a selecting policy. */
+typedef struct cs_discover_select {
+    int64_t want; /* at most this many picks */
+    uint64_t tick;
+    int64_t step; /* fetches over all ranks since the run began (identical on every rank) */
+    /* Local. Asked once per candidate; CS_ADMIT_OK reserves the page's politeness quota. */
+    int (*admit)(void *eng, int64_t page);
+    void *eng;
+    uint64_t *keys; /* out: room for `want` keys; filled in strictly decreasing order */
+    int64_t n;      /* out: picks proposed */
+} cs_discover_select;
+
 typedef struct cs_discover_ops {
     const char *name;
+    /* Selecting policies only (NULL otherwise; see above). tres_features: the engine computes
+     * the TRES vector (features.h) of every link record. */
+    int tres_features;
+    /* Local. A new frontier sample of page (a link record arrived), its TRES vector x; *value
+     * is the frontier entry's value (used only for eviction), updated by the policy. */
+    cs_err (*link)(void *st, cs_ctx *ctx, int64_t page, const float *x, float *value);
+    /* Local. Proposes the tick's picks (see cs_discover_select). */
+    cs_err (*select)(void *st, cs_ctx *ctx, cs_discover_select *a);
+    /* Local. The first `take` picks of the last select are fetched; the rest go back. */
+    cs_err (*commit)(void *st, cs_ctx *ctx, int64_t take);
+    /* Local. A task starts with an empty frontier (the learned weights stay). */
+    cs_err (*begin_task)(void *st, cs_ctx *ctx, int64_t task);
+    /* Local. Tree-Frontier leaves now and Q evaluations so far (cumulative). */
+    void (*counters)(void *st, int64_t *leaves, int64_t *q_evals);
+
     /* Local. Creates the policy state. */
     cs_err (*create)(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layout *L, void **st);
     void (*destroy)(void *st);

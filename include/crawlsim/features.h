@@ -91,6 +91,10 @@ typedef struct cs_feat_parents {
     float sum_rl, sum_rel; /* sums of the parents' (relevant parents') relevance */
     float best_wrl;        /* max over parents of w_rl (Sec. 3.1) */
     uint8_t min_dist;      /* min over parents of their distance */
+    /* TRES (cs_tres_x): the web path of the parent with the largest relevant fraction (ties:
+     * the first): its length and relevant pages, halved together when the length reaches 255
+     * (so the fraction keeps its value; a window of the last ~128..255 pages) */
+    uint8_t path_len, path_rel;
 } cs_feat_parents;
 
 /* The record sent for a link to the owner of its target (exchange payload, 48 bytes). */
@@ -101,7 +105,10 @@ typedef struct cs_link_msg {
     float parent_wrl;    /* the parent's w_rl */
     uint32_t anchor_cat; /* anchor category buckets: 4 bits each, (q5, q6) per category */
     uint8_t parent_dist, parent_relevant;
-    uint8_t state[CS_FEAT_MAX_GROUPS - 6]; /* the parent's packed state codes */
+    uint8_t state[CS_FEAT_MAX_GROUPS - 6];    /* the parent's packed state codes */
+    uint8_t parent_path_len, parent_path_rel; /* TRES: the parent's web path (cs_feat_parents) */
+    uint16_t url_rl; /* TRES: the URL-words estimate of dst (cs_tres_url_rl) * 65535; 0 unless
+                        the policy uses TRES features */
 } cs_link_msg;
 
 /* Replicated evidence about every page (opaque). */
@@ -154,5 +161,44 @@ CS_API void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t an
 CS_API void cs_feat_parent_idx(const cs_feat_parents *par, uint8_t out[4]);
 CS_API void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
                                 const uint8_t parent_idx[4], uint8_t *out);
+
+/*
+ * TRES features (Kontogiannis et al. Sec. 2.4.1; the authors' code's order): the shared
+ * state-action vector of a link, raw values in [0, 1]:
+ *   x[0] parent reward (the parent page is relevant)
+ *   x[1] 1 / hops from the link's target to the last relevant page on the parent's path
+ *        (1 / (parent distance + 1); the distance is capped at CS_FEAT_DIST_CAP)
+ *   x[2] relevant fraction of the parent's web path (seed .. parent)
+ *   x[3] keyword in the URL:      url_rl    >= CS_TRES_KW_URL
+ *   x[4] keyword in the anchor:   anchor_rl >= CS_TRES_KW_ANCHOR
+ *   x[5] keyphrase in the anchor: anchor_rl >= CS_TRES_KP_ANCHOR
+ *   [x[6] host relevant ratio so far (0.5 for a host not fetched yet),
+ *    x[7] host known: 1, or 0.5 for a host not fetched yet]      (host features on)
+ *   x[d-1] classifier P(relevant | anchor and URL words) = logistic(CS_TRES_CLS_SLOPE *
+ *        ((anchor_rl + url_rl) / 2 - CS_TRES_CLS_MID))
+ * Stand-ins (no words in a crawlsim world): the anchor's words are the link's anchor evidence
+ * (cs_evidence_anchor, a noisy view of the target's term vector); the URL's words are a second,
+ * independent view of the same noise level, the anchor evidence of the pseudo-link
+ * (-1 - dst) -> dst, which depends on the target only (one URL, whatever links to it); keyword
+ * and keyphrase presence are thresholds on those estimates (a keyphrase is a stricter match);
+ * the BiLSTM is a logistic curve on the mean of both views (two views: less noise than either).
+ */
+#define CS_TRES_MAX_D 9
+#define CS_TRES_KW_URL 0.3f
+#define CS_TRES_KW_ANCHOR 0.3f
+#define CS_TRES_KP_ANCHOR 0.5f
+#define CS_TRES_CLS_MID 0.15f
+#define CS_TRES_CLS_SLOPE 10.0f
+
+/* Local. The TRES vector length: 9 with host features, 7 without. */
+CS_API int cs_tres_dim(int host_features);
+/* Local. The URL-words estimate of page dst, in [0, 1] (deterministic in (world seed, dst)). */
+CS_API float cs_tres_url_rl(const cs_evidence *e, int64_t dst);
+/* Local. The TRES vector of link record m into x[0 .. cs_tres_dim(host_features)), with the
+ * host's fetched and relevant pages as this rank knows them. */
+CS_API void cs_tres_x(int host_features, const cs_link_msg *m, int64_t host_fetched,
+                      int64_t host_relevant, float *x);
+/* Local. Extends a web path (len, rel) by one page; halves both when len would pass 255. */
+CS_API void cs_tres_path_step(uint8_t *len, uint8_t *rel, int relevant);
 
 #endif

@@ -285,6 +285,25 @@ cs_err cs_config_set(cs_ctx *ctx, cs_config *cfg, const char *assignment, const 
     return assign(ctx, cfg, e, eq + 1, origin);
 }
 
+int cs_tres_max_parse(const char *s, int64_t *cap)
+{
+    if (strcmp(s, "inf") == 0) {
+        *cap = CS_TRES_MAX_INF;
+        return 1;
+    }
+    if (strcmp(s, "adaptive") == 0) {
+        *cap = CS_TRES_MAX_ADAPTIVE;
+        return 1;
+    }
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < 1 || v > INT32_MAX)
+        return 0;
+    *cap = v;
+    return 1;
+}
+
 cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
 {
     const cs_gen_config *g = &cfg->gen;
@@ -311,6 +330,11 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "%s: sarsa.mid_threshold = %g exceeds sarsa.high_threshold = %g", f,
                        sa->mid_threshold, sa->high_threshold);
+    int64_t cap = 0;
+    if (!cs_tres_max_parse(cfg->tres.max_per_host, &cap))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: tres.max_per_host = '%s': expected inf, adaptive or a positive integer",
+                       f, cfg->tres.max_per_host);
     const cs_import_config *im = &cfg->import;
     if (im->separators[0] == '\0' || im->page_separators[0] == '\0')
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: import separators must not be empty", f);

@@ -16,6 +16,8 @@
 #define RSZ(k) sizeof(((cs_config *)0)->run.k)
 #define C(k) offsetof(cs_config, crawl.k)
 #define S(k) offsetof(cs_config, sarsa.k)
+#define T(k) offsetof(cs_config, tres.k)
+#define TSZ(k) sizeof(((cs_config *)0)->tres.k)
 #define BIG 1e18
 
 /* clang-format off */
@@ -29,8 +31,8 @@ static const cs_conf_entry schema[] = {
      "host-hash or block: computed in memory at start-up; file: the partition file, or the graph file's own /partition group when partition is empty"},
     {"run", "output", CS_CONF_STRING, "", 0, 0, NULL, R(output), RSZ(output),
      "results file (HDF5); empty: results/<job name>.h5 in the current directory; -o overrides"},
-    {"run", "policy", CS_CONF_ENUM, "sarsa", 0, 0, "random|best-first|sarsa", R(policy), 0,
-     "focused-crawl policy: random order, best-first on anchor evidence (Han et al.'s no-learning baseline), or SARSA ([sarsa])"},
+    {"run", "policy", CS_CONF_ENUM, "sarsa", 0, 0, "random|best-first|sarsa|tres|tres-async|tree-random", R(policy), 0,
+     "focused-crawl policy: random order, best-first on anchor evidence (Han et al.'s no-learning baseline), SARSA ([sarsa]), TRES (Tree-Frontier + double DQN, [tres]), tres-async (TRES features and DQN, a value per frontier entry), tree-random (a random sample of a random Tree-Frontier leaf)"},
     {"run", "seed", CS_CONF_INT, "1", 0, 9.2e18, NULL, R(seed), 0,
      "seed of the crawl's own randomness (exploration, random priorities, seed pages); independent of the world's gen.seed"},
     {"run", "ticks", CS_CONF_INT, "1000000", 1, 1e15, NULL, R(ticks), 0,
@@ -95,6 +97,38 @@ static const cs_conf_entry schema[] = {
      "estimated relevance above which an irrelevant page earns reward_high (the paper's w2v 0.5)"},
     {"sarsa", "mid_threshold", CS_CONF_DOUBLE, "0.4", 0, 1, NULL, S(mid_threshold), 0,
      "estimated relevance above which an irrelevant page earns reward_mid (the paper's w2v 0.4)"},
+
+    /* ---- [tres] Kontogiannis et al., TRES (tres-tree-frontier.md Sec. 2.4-2.6) ---- */
+    {"tres", "hidden1", CS_CONF_INT, "30", 1, 4096, NULL, T(hidden1), 0,
+     "first hidden layer of the Q-network (LeakyReLU 0.1; the authors' 7 -> 30 -> 15 -> 1)"},
+    {"tres", "hidden2", CS_CONF_INT, "15", 1, 4096, NULL, T(hidden2), 0,
+     "second hidden layer of the Q-network"},
+    {"tres", "lr", CS_CONF_DOUBLE, "0.001", 1e-9, 1, NULL, T(lr), 0,
+     "Adam learning rate (gradients clipped by global norm 1)"},
+    {"tres", "gamma", CS_CONF_DOUBLE, "0.3", 0, 1, NULL, T(gamma), 0,
+     "discount of the double-DQN target; the paper argues for a small one (0.3, Sec. 2.7); the authors' code uses 0.99"},
+    {"tres", "batch", CS_CONF_INT, "60", 1, 100000, NULL, T(batch), 0,
+     "minibatch size (the authors: 60, and 128 at MAX = 5)"},
+    {"tres", "train_every", CS_CONF_INT, "3", 1, 1000000, NULL, T(train_every), 0,
+     "one gradient step every this many fetches of the rank (the authors: 3, and 1 at MAX = 5)"},
+    {"tres", "replay", CS_CONF_INT, "20000", 1, 100000000, NULL, T(replay), 0,
+     "replay buffer capacity in transitions"},
+    {"tres", "target_every", CS_CONF_INT, "500", 1, 1000000000, NULL, T(target_every), 0,
+     "gradient steps between copies of the online network into the target network"},
+    {"tres", "warmup", CS_CONF_INT, "300", 0, 1e15, NULL, T(warmup), 0,
+     "the first this many fetches of the run (over all ranks) take a random sample of a random leaf (tres) or a random entry (tres-async); then greedy"},
+    {"tres", "epsilon", CS_CONF_DOUBLE, "0", 0, 1, NULL, T(epsilon), 0,
+     "after the warm-up, the probability that a tick explores as in the warm-up (the authors' code: 0)"},
+    {"tres", "max_per_host", CS_CONF_STRING, "inf", 0, 0, NULL, T(max_per_host), TSZ(max_per_host),
+     "MAX: at most this many fetches per host in a task, for every policy: inf, a positive integer (the paper: 100, 10, 5) or adaptive (5, then 4, 3, 2 in the quarters of the task's run.pages)"},
+    {"tres", "host_features", CS_CONF_BOOL, "true", 0, 0, NULL, T(host_features), 0,
+     "the two web-domain features (host relevant ratio, host known); off: TRES_NH of the paper's Table 4"},
+    {"tres", "min_samples", CS_CONF_INT, "5", 2, 1000000, NULL, T(min_samples), 0,
+     "Tree-Frontier: experience samples a leaf needs before a split is tried"},
+    {"tres", "max_depth", CS_CONF_INT, "18", 0, 60, NULL, T(max_depth), 0,
+     "Tree-Frontier: leaves at this depth never split"},
+    {"tres", "max_next", CS_CONF_INT, "256", 0, 100000, NULL, T(max_next), 0,
+     "at most this many out-links of a fetched page are stored as the next candidates of its transition (the double-DQN argmax)"},
 
     /* ---- [gen] the synthetic web (DESIGN.md "The world") ---- */
     {"gen", "pages", CS_CONF_INT, "1000000", 1, 2147483647.0, NULL, G(pages), 0,

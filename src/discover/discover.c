@@ -1,6 +1,6 @@
 /*
  * discover: the registry of focused-crawl policies. Its order matches the run.policy choices
- * of the config schema ("random|best-first|sarsa").
+ * of the config schema ("random|best-first|sarsa|tres|tres-async|tree-random").
  */
 #include "crawlsim/discover.h"
 #include "discover_impl.h"
@@ -8,9 +8,8 @@
 #include <string.h>
 
 static const cs_discover_ops *const registry[] = {
-    &cs_discover_random_ops,
-    &cs_discover_best_first_ops,
-    &cs_discover_sarsa_ops,
+    &cs_discover_random_ops, &cs_discover_best_first_ops, &cs_discover_sarsa_ops,
+    &cs_discover_tres_ops,   &cs_discover_tres_async_ops, &cs_discover_tree_random_ops,
 };
 
 const cs_discover_ops *cs_discover_find(const char *name)

@@ -6,5 +6,8 @@
 extern const cs_discover_ops cs_discover_random_ops;
 extern const cs_discover_ops cs_discover_best_first_ops;
 extern const cs_discover_ops cs_discover_sarsa_ops;
+extern const cs_discover_ops cs_discover_tres_ops;
+extern const cs_discover_ops cs_discover_tres_async_ops;
+extern const cs_discover_ops cs_discover_tree_random_ops;
 
 #endif

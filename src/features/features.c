@@ -172,7 +172,15 @@ void cs_feat_parents_add(cs_feat_parents *par, const cs_link_msg *m)
     if (par->n == 0) {
         par->best_wrl = m->parent_wrl;
         par->min_dist = m->parent_dist;
+        par->path_len = m->parent_path_len;
+        par->path_rel = m->parent_path_rel;
     } else {
+        /* the path with the larger relevant fraction: rel_m / len_m > rel / len */
+        if ((unsigned)m->parent_path_rel * par->path_len >
+            (unsigned)par->path_rel * m->parent_path_len) {
+            par->path_len = m->parent_path_len;
+            par->path_rel = m->parent_path_rel;
+        }
         if (m->parent_wrl > par->best_wrl)
             par->best_wrl = m->parent_wrl;
         if (m->parent_dist < par->min_dist)
@@ -429,4 +437,50 @@ float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *
     for (int j = 0; j < e->cats; j++)
         cats[j] = clamp01(((double)o[1 + j] + e->sigma * z[1 + j]) * inv);
     return clamp01(((double)o[0] + e->sigma * z[0]) * inv);
+}
+
+/* ---- TRES features (features.h) ----------------------------------------------------------- */
+
+int cs_tres_dim(int host_features)
+{
+    return host_features ? 9 : 7;
+}
+
+float cs_tres_url_rl(const cs_evidence *e, int64_t dst)
+{
+    float cats[CS_FEAT_MAX_CATEGORIES];
+    return cs_evidence_anchor(e, -1 - dst, dst, cats);
+}
+
+void cs_tres_x(int host_features, const cs_link_msg *m, int64_t host_fetched, int64_t host_relevant,
+               float *x)
+{
+    const float url = (float)m->url_rl * (1.0f / 65535.0f);
+    const float a = m->anchor_rl;
+    x[0] = m->parent_relevant ? 1.0f : 0.0f;
+    x[1] = 1.0f / (float)(m->parent_dist + 1);
+    x[2] = m->parent_path_len > 0 ? (float)m->parent_path_rel / (float)m->parent_path_len : 0.0f;
+    x[3] = url >= CS_TRES_KW_URL ? 1.0f : 0.0f;
+    x[4] = a >= CS_TRES_KW_ANCHOR ? 1.0f : 0.0f;
+    x[5] = a >= CS_TRES_KP_ANCHOR ? 1.0f : 0.0f;
+    int k = 6;
+    if (host_features) {
+        x[k++] = host_fetched > 0 ? (float)host_relevant / (float)host_fetched : 0.5f;
+        x[k++] = host_fetched > 0 ? 1.0f : 0.5f;
+    }
+    const float z = CS_TRES_CLS_SLOPE * (0.5f * (a + url) - CS_TRES_CLS_MID);
+    x[k] = 1.0f / (1.0f + expf(-z));
+}
+
+void cs_tres_path_step(uint8_t *len, uint8_t *rel, int relevant)
+{
+    unsigned l = *len, r = *rel;
+    if (l == 255) {
+        l = (l + 1) / 2;
+        r = (r + 1) / 2;
+    }
+    l += 1;
+    r += relevant ? 1u : 0u;
+    *len = (uint8_t)l;
+    *rel = (uint8_t)(r > l ? l : r);
 }

@@ -48,12 +48,14 @@ enum counter {
     C_LINKS,
     C_DROPPED,
     C_POLITE,
+    C_LEAVES, /* Tree-Frontier leaves now (not cumulative) */
     NC
 };
 
 /* A page being fetched this tick. */
 typedef struct fetch {
     int64_t page, li;
+    int64_t pick; /* selecting policies: index among the committed picks */
     cs_feat_parents par;
     int has_x;
 } fetch;
@@ -78,6 +80,16 @@ typedef struct sim {
     void *pol;
     cs_frontier *fr;
     int G, GA;
+    /* TRES features (selecting policies) and the per-host MAX cap (tres.max_per_host) */
+    int tres_d;                       /* TRES vector length, 0 when the policy does not use them */
+    int host_features;                /* tres.host_features */
+    int64_t max_cap;                  /* CS_TRES_MAX_INF, CS_TRES_MAX_ADAPTIVE or the cap */
+    int64_t cap_now;                  /* the cap this tick (0: none) */
+    int32_t *host_fetched, *host_rel; /* this rank's fetches per host in the task */
+    float *tx;                        /* TRES vectors of a tick's out-links */
+    size_t tx_cap;
+    int64_t pol_qevals; /* the policy's Q evaluations already counted */
+    int64_t sel_tick;   /* the tick being selected (admit) */
     /* per-rank state */
     uint64_t *visited;      /* bitset over all page ids: fetched by this rank (so owned) */
     uint64_t *rel_host;     /* bitset over hosts: a relevant page was fetched (this task) */
@@ -234,6 +246,10 @@ static cs_err build_hosts(sim *s)
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->host_mark, (size_t)H + 1, 1, "host quotas");
     if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->host_fetched, (size_t)H + 1, 4, "host caps");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->host_rel, (size_t)H + 1, 4, "host caps");
+    if (rc == CS_OK)
         rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK && H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
@@ -262,6 +278,39 @@ static int64_t quota(const sim *s, int64_t h, int64_t t)
         return rate;
     const int64_t extra = ((s->host_idx[h] + k - t % k) % k) < rate % k;
     return rate / k + extra;
+}
+
+/*
+ * The per-host MAX cap (tres.max_per_host, the paper's Sec. 3.5) on this rank: a host owned by k
+ * ranks (k = 1 under host-hash partitions: exact) gets cap / k fetches per rank, the remainder
+ * to its first owners, so the sum over ranks never exceeds the cap without any communication
+ * (conservative when a host's relevant pages sit on one of its ranks). Counts are of this task
+ * and, with with_tick, the picks already made in this tick (host_used; the global budget may
+ * still give some back, so only the fetches make a page's rejection final).
+ */
+static int capped(const sim *s, int64_t h, int with_tick)
+{
+    const int64_t cap = s->cap_now;
+    if (cap <= 0)
+        return 0;
+    const int64_t k = s->host_k[h];
+    const int64_t mine = k <= 1 ? cap : cap / k + (s->host_idx[h] < cap % k);
+    return s->host_fetched[h] + (with_tick ? s->host_used[h] : 0) >= mine;
+}
+
+/* The cap of this tick: the fixed one, or the adaptive 5 -> 2 schedule (5, 4, 3, 2 in the
+ * quarters of the task's fetches: run.pages, or run.ticks * bandwidth without a page limit). */
+static int64_t cap_at(const sim *s, int64_t fetched_task)
+{
+    if (s->max_cap != CS_TRES_MAX_ADAPTIVE)
+        return s->max_cap;
+    const cs_run_config *rn = &s->cfg->run;
+    const double horizon =
+        rn->pages > 0 ? (double)rn->pages : (double)rn->ticks * (double)s->cfg->crawl.bandwidth;
+    int64_t q = (int64_t)(4.0 * (double)fetched_task / horizon);
+    if (q > 3)
+        q = 3;
+    return 5 - q;
 }
 
 /* ---- seeds --------------------------------------------------------------------------------- */
@@ -455,6 +504,15 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             if (i + 8 < m)
                 prefetch_host(s, top[i + 8]);
             int64_t h = host_of_key(s, top[i]);
+            if (capped(s, h, 1)) {
+                if (capped(s, h, 0)) {
+                    /* MAX: never again; demoted so that later ticks do not walk it first */
+                    cs_frontier_view v;
+                    cs_frontier_view_get(s->fr, &v);
+                    v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+                }
+                continue;
+            }
             if (s->host_used[h] >= quota(s, h, tick))
                 continue;
             s->host_used[h]++;
@@ -525,7 +583,51 @@ static int64_t binomial(uint64_t seed, uint64_t id, uint64_t sub, int64_t n, dou
  * Collective. Selects this tick's fetches from the frontier into s->sel (frontier slots, in
  * selection order): greedy then exploration picks, by the budget mode.
  */
-static cs_err select_tick(sim *s, int64_t tick, int64_t Bt, int64_t *nsel)
+/* Local. The engine's answer to a selecting policy about a candidate page (discover.h). */
+static int admit(void *eng, int64_t page)
+{
+    sim *s = eng;
+    const int64_t e = cs_frontier_find(s->fr, page);
+    if (e < 0)
+        return CS_ADMIT_NEVER; /* fetched or evicted */
+    const int64_t h = cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
+    if (capped(s, h, 0))
+        return CS_ADMIT_NEVER;
+    if (s->taken[e] || capped(s, h, 1) || s->host_used[h] >= quota(s, h, s->sel_tick))
+        return CS_ADMIT_LATER;
+    s->taken[e] = 1;
+    s->host_used[h]++;
+    if (!s->host_mark[h]) {
+        s->host_mark[h] = 1;
+        s->touched[s->n_touched++] = h;
+    }
+    return CS_ADMIT_OK;
+}
+
+/* Local. A selecting policy's picks of this rank: their keys into s->cands[0..*got). */
+static cs_err propose(sim *s, int64_t tick, int64_t step, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    *got = 0;
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)want + 1, sizeof *s->cands, "selection"));
+    cs_discover_select a;
+    memset(&a, 0, sizeof a);
+    a.want = want;
+    a.tick = (uint64_t)tick;
+    a.step = step;
+    a.admit = admit;
+    a.eng = s;
+    a.keys = s->cands;
+    s->sel_tick = tick;
+    CS_TRY(ctx, s->ops->select(s->pol, ctx, &a));
+    *got = a.n;
+fail:
+    return rc;
+}
+
+static cs_err select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
@@ -540,7 +642,20 @@ static cs_err select_tick(sim *s, int64_t tick, int64_t Bt, int64_t *nsel)
         memset(s->taken, 0, (size_t)n + 1);
     CS_TRY_AGREE(ctx, rc);
     int64_t got = 0;
-    if (cc->budget == CS_BUDGET_GLOBAL) {
+    if (s->ops->select != NULL) {
+        int64_t b = Bt;
+        if (cc->budget == CS_BUDGET_FIXED)
+            b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+        else if (cc->budget == CS_BUDGET_PROPORTIONAL)
+            b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
+        CS_TRY_AGREE(ctx, propose(s, tick, step, b, &got));
+        if (cc->budget == CS_BUDGET_GLOBAL)
+            rc = keep_global(s, got, Bt, nsel);
+        else
+            rc = keep(s, got, got, nsel);
+        CS_TRY_AGREE(ctx, rc);
+        CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
+    } else if (cc->budget == CS_BUDGET_GLOBAL) {
         const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
         CS_TRY_AGREE(ctx, candidates(s, 0, tick, Bt - nx, &got));
         CS_TRY_AGREE(ctx, keep_global(s, got, Bt - nx, nsel));
@@ -614,6 +729,14 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     }
     CS_TRY(ctx, cs_grow(ctx, &s->msgs, &s->msgs_cap, (size_t)links + 1, sizeof *s->msgs, "links"));
     CS_TRY(ctx, cs_grow(ctx, &s->acts, &s->acts_cap, (size_t)(links + 1) * (size_t)GA, 1, "links"));
+    const int TD = s->tres_d, HF = s->host_features;
+    if (TD > 0)
+        CS_TRY(ctx, cs_grow(ctx, &s->tx, &s->tx_cap, (size_t)(links + 1) * (size_t)TD,
+                            sizeof *s->tx, "links"));
+    float *tx = s->tx;
+    const int32_t *hfetch = s->host_fetched, *hrel = s->host_rel;
+    const int64_t *hostv = cs_graph_host(g);
+    const int me = ctx->rank;
 
     const cs_feat_layout *L = &s->L;
     const cs_evidence *ev = s->ev;
@@ -626,9 +749,9 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     const uint64_t *visited = s->visited;
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
-#pragma omp parallel for default(none) shared(g, off, tg, relv, L, ev, fx, pst, reward, base,      \
-                                              nout, msgs, acts, visited, sc, thr, n, GS, GA)       \
-    schedule(dynamic, 16)
+#pragma omp parallel for default(none)                                                             \
+    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, n,  \
+           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me) schedule(dynamic, 16)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li;
         float cats[CS_FEAT_MAX_CATEGORIES];
@@ -661,6 +784,9 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         tmpl.parent_dist = ps->dist;
         tmpl.parent_relevant = ps->relevant;
         memcpy(tmpl.state, ps->state, (size_t)GS);
+        tmpl.parent_path_len = fx[i].par.path_len;
+        tmpl.parent_path_rel = fx[i].par.path_rel;
+        cs_tres_path_step(&tmpl.parent_path_len, &tmpl.parent_path_rel, relevant);
         cs_feat_parents one = {0};
         cs_feat_parents_add(&one, &tmpl);
         uint8_t pidx[4];
@@ -678,13 +804,26 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
             float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
             cs_evidence_anchors(ev, p, dst, nb, arl, acats);
             for (int b = 0; b < nb; b++) {
+                const int64_t d = dst[b];
                 cs_link_msg *m = &msgs[base[i] + k];
                 *m = tmpl;
-                m->dst = dst[b];
+                m->dst = d;
                 m->anchor_rl = arl[b];
                 m->anchor_cat = cs_feat_pack_anchor_cats(L, acats + b * L->categories);
                 cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx,
                                     acts + (base[i] + k) * GA);
+                if (TD > 0) {
+                    /* the next candidates of the transition (host features as this rank knows
+                     * them: a host of another rank's pages is unknown here) */
+                    m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d) * 65535.0f + 0.5f);
+                    int64_t hf = 0, hr = 0;
+                    if (cs_graph_owner(g, d) == me) {
+                        const int64_t h = hostv[cs_graph_local_index(g, d)];
+                        hf = hfetch[h];
+                        hr = hrel[h];
+                    }
+                    cs_tres_x(HF, m, hf, hr, tx + (base[i] + k) * TD);
+                }
                 k++;
             }
         }
@@ -705,8 +844,10 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     }
     for (int64_t i = 0; i < n; i++) {
         s->c[C_FETCHED]++;
+        s->host_fetched[host[fx[i].li]]++;
         if (pst[i].relevant) {
             s->c[C_RELEVANT]++;
+            s->host_rel[host[fx[i].li]]++;
             BIT_SET(s->rel_host, host[fx[i].li]);
         }
     }
@@ -717,6 +858,8 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
             if (!fx[i].has_x)
                 continue; /* a seed was not chosen by an action */
             cs_discover_fetch *o = &s->obs[m++];
+            o->pick = fx[i].pick;
+            o->out_x = TD > 0 ? tx + base[i] * TD : NULL;
             o->page = fx[i].page;
             o->x = s->fx_codes + i * G;
             o->reward = reward[i];
@@ -768,6 +911,12 @@ static cs_err insert_links(sim *s, const cs_link_msg *recs, const int64_t *idx, 
             s->c[C_DROPPED]++;
             continue;
         }
+        int64_t h = -1;
+        if (s->cap_now > 0 || s->tres_d > 0) {
+            h = cs_graph_host(s->g)[cs_graph_local_index(s->g, m->dst)];
+            if (capped(s, h, 0))
+                continue; /* MAX reached: the link can never be fetched in this task */
+        }
         int64_t e = cs_frontier_find(s->fr, m->dst);
         cs_frontier_view v;
         if (e < 0) {
@@ -789,8 +938,14 @@ static cs_err insert_links(sim *s, const cs_link_msg *recs, const int64_t *idx, 
         cs_feat_parents_add(&v.par[e], m);
         cs_feat_action(&s->L, v.anchor_rl[e], v.anchor_cat[e], &v.par[e],
                        v.codes + e * v.stride + GS);
-        s->ops->value(s->pol, &v, e, 1);
-        s->c[C_QEVALS]++;
+        if (s->ops->link != NULL) {
+            float x[CS_TRES_MAX_D];
+            cs_tres_x(s->host_features, m, s->host_fetched[h], s->host_rel[h], x);
+            CS_TRY(ctx, s->ops->link(s->pol, ctx, m->dst, x, &v.q[e]));
+        } else {
+            s->ops->value(s->pol, &v, e, 1);
+            s->c[C_QEVALS]++;
+        }
     }
 fail:
     return rc;
@@ -801,19 +956,10 @@ fail:
 
 enum { S_TICK = NC, S_TASK, S_HOSTS, NS };
 
-static const char *const series_name[NS] = {"fetched",
-                                            "relevant",
-                                            "frontier",
-                                            "evictions",
-                                            "q_evals",
-                                            "bytes_exchanged",
-                                            "messages",
-                                            "links",
-                                            "dropped_visited",
-                                            "politeness_violations",
-                                            "tick",
-                                            "task",
-                                            "relevant_hosts"};
+static const char *const series_name[NS] = {
+    "fetched",         "relevant", "frontier", "evictions",       "q_evals",
+    "bytes_exchanged", "messages", "links",    "dropped_visited", "politeness_violations",
+    "leaves",          "tick",     "task",     "relevant_hosts"};
 
 /* Collective. Global totals of the counters and of the relevant hosts. */
 static void global_counts(sim *s, int64_t *tot, int64_t *hosts)
@@ -926,6 +1072,7 @@ static cs_err take_selected(sim *s, int64_t nsel)
         fetch *f = &s->fx[i];
         f->page = v.id[e];
         f->li = cs_graph_local_index(s->g, f->page);
+        f->pick = i;
         f->par = v.par[e];
         f->has_x = 1;
         memcpy(s->fx_codes + i * s->G, v.codes + e * v.stride, (size_t)s->G);
@@ -957,6 +1104,7 @@ static cs_err take_seeds(sim *s, int64_t *n)
             continue;
         fetch *f = &s->fx[(*n)++];
         memset(f, 0, sizeof *f);
+        f->pick = -1;
         f->page = s->seeds[i];
         f->li = li;
         BIT_SET(s->visited, s->seeds[i]);
@@ -1006,6 +1154,11 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
     memset(s->visited, 0, (size_t)((cs_graph_n_pages(s->g) + 63) / 64) * 8);
     memset(s->rel_host, 0, (size_t)s->host_words * 8);
     cs_outbox_clear(&s->out);
+    memset(s->host_fetched, 0, (size_t)cs_graph_n_hosts(s->g) * 4);
+    memset(s->host_rel, 0, (size_t)cs_graph_n_hosts(s->g) * 4);
+    s->cap_now = cap_at(s, 0);
+    if (s->ops->begin_task != NULL)
+        CS_TRY_AGREE(ctx, s->ops->begin_task(s->pol, ctx, task));
     {
         int64_t tot[NC], hosts;
         global_counts(s, tot, &hosts);
@@ -1033,7 +1186,8 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
             int64_t Bt = cc->bandwidth;
             if (rn->pages > 0 && rn->pages - fetched_task < Bt)
                 Bt = rn->pages - fetched_task;
-            CS_TRY(ctx, select_tick(s, ls->tick, Bt, &nsel));
+            s->cap_now = cap_at(s, fetched_task);
+            CS_TRY(ctx, select_tick(s, ls->tick, ls->total_fetched, Bt, &nsel));
             rc = take_selected(s, nsel);
             CS_TRY_AGREE(ctx, rc);
             s->t[PH_SELECT] += cs_now() - t1;
@@ -1045,6 +1199,13 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
         if (t % E == 0 || force)
             CS_TRY(ctx, exchange(s));
         s->c[C_EVICTIONS] += cs_frontier_evict(s->fr);
+        if (s->ops->counters != NULL) {
+            int64_t lv = 0, qe = 0;
+            s->ops->counters(s->pol, &lv, &qe);
+            s->c[C_QEVALS] += qe - s->pol_qevals;
+            s->pol_qevals = qe;
+            s->c[C_LEAVES] = lv;
+        }
 
         double t2 = cs_now();
         if (K > 0 && t % K == 0 && s->ops->weights != NULL) {
@@ -1101,6 +1262,9 @@ static void sim_free(sim *s)
     free(s->host_used);
     free(s->touched);
     free(s->host_mark);
+    free(s->host_fetched);
+    free(s->host_rel);
+    free(s->tx);
     free(s->taken);
     free(s->cands);
     free(s->sel);
@@ -1294,9 +1458,13 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     s->world = *cfg;
     double t_setup = cs_now();
 
-    const char *const policies[] = {"random", "best-first", "sarsa"};
-    s->ops = cs_discover_find(policies[cfg->run.policy]);
-    CS_ASSERT(s->ops != NULL);
+    int npol = 0;
+    const cs_discover_ops *const *reg = cs_discover_list(&npol);
+    CS_ASSERT(cfg->run.policy >= 0 && cfg->run.policy < npol);
+    s->ops = reg[cfg->run.policy]; /* the registry's order is the run.policy choices' */
+    CS_ASSERT(cs_tres_max_parse(cfg->tres.max_per_host, &s->max_cap));
+    s->tres_d = s->ops->tres_features ? cs_tres_dim(cfg->tres.host_features) : 0;
+    s->host_features = cfg->tres.host_features;
     CS_TRY(ctx, build_world(s));
     cs_feat_layout_init(&s->L, &cfg->sarsa);
     s->G = s->L.n_groups;

@@ -333,6 +333,7 @@ static void run_world(const world *w, double dt, int reverse, double *ih, double
     memset(&r, 0, sizeof r);
     for (int64_t j = 0; j < w->n; j++)
         ck_assert(cs_cache_add(c, reverse ? w->n - 1 - j : j, 0.0) == CS_OK);
+    ck_assert(w->n > 0);
     double *next = malloc((size_t)w->n * sizeof *next);
     uint32_t *cnt = calloc((size_t)w->n, sizeof *cnt);
     for (int64_t i = 0; i < w->n; i++) {
