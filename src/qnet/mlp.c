@@ -164,16 +164,25 @@ void cs_mlp_init_weights(cs_mlp *m, cs_mlp_init kind, cs_rng *r)
 static void affine(const float *X, int64_t ldx, int64_t n, int64_t k, const float *W,
                    const float *b, int64_t h, float *Z)
 {
-    for (int64_t i = 0; i < n; i++)
-        memcpy(Z + i * h, b, (size_t)h * sizeof *Z);
+    for (int64_t i = 0; i < n; i++) /* a loop, not a memcpy call per (short) row */
+        for (int64_t j = 0; j < h; j++)
+            Z[i * h + j] = b[j];
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)n, (blasint)h, (blasint)k, 1.0f,
                 X, (blasint)ldx, W, (blasint)h, 1.0f, Z, (blasint)h);
 }
 
 static void leaky(const float *Z, float *A, int64_t count, float leak)
 {
-    for (int64_t i = 0; i < count; i++)
-        A[i] = Z[i] > 0.0f ? Z[i] : leak * Z[i];
+    /* a multiply by a selected factor, not a branch: the signs of pre-activations are data,
+     * their branches unpredictable (the same values as z > 0 ? z : leak * z, zeros and
+     * NaNs included) */
+    const float factor[2] = {1.0f, leak}; /* by the sign bit: positive, negative (and -0) */
+    for (int64_t i = 0; i < count; i++) {
+        const float z = Z[i];
+        uint32_t bits;
+        memcpy(&bits, &z, sizeof bits);
+        A[i] = z * factor[bits >> 31];
+    }
 }
 
 /* q[i] = A2[i] . w3 + b3, summed in index order (no BLAS: deterministic and tiny). */
