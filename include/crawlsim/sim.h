@@ -5,8 +5,11 @@
  *
  * One tick on one rank:
  *   evaluate   synchronous SARSA only: re-evaluate the whole frontier after the weights changed
- *   select     the tick's budget (crawl.budget: global top-B by bisection, proportional, fixed),
- *              greedy picks then epsilon exploration picks, under the per-host politeness quota
+ *   select     the tick's budget (crawl.budget: global top-B by radix search on 64-bit keys,
+ *              proportional, fixed), greedy picks then epsilon exploration picks, under the
+ *              per-host politeness quota and MAX cap; value policies are ranked by their
+ *              entries' keys, selecting policies (TRES, Tree-Random: discover.h `select`)
+ *              propose their own ordered picks with keys, and the same budget modes apply
  *   fetch      per fetched page (OpenMP): estimates, state features, reward; per out-link
  *              (not known visited): anchor evidence, action features, a link record
  *   learn      the policy observes the fetches in order (SARSA updates)

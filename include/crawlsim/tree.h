@@ -138,6 +138,9 @@ CS_API cs_err cs_tree_representatives(cs_ctx *ctx, cs_tree *t, const float **x,
 CS_API cs_err cs_tree_sample(cs_ctx *ctx, cs_tree *t, cs_mlp *q, double epsilon, cs_tree_pick *out);
 /* Local. Tree-Random: a uniform leaf, then a uniform sample of it; removed. */
 CS_API cs_err cs_tree_sample_random(cs_ctx *ctx, cs_tree *t, cs_tree_pick *out);
+/* Local. A uniform sample of a uniform non-empty leaf, left in the tree: its vector into x (d
+ * floats). Returns 0 (x untouched) when the tree holds no frontier sample. */
+CS_API int cs_tree_peek_random(const cs_tree *t, cs_rng *r, float *x);
 
 /* Local. Counters and memory. */
 CS_API void cs_tree_stats_get(const cs_tree *t, cs_tree_stats *s);

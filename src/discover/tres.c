@@ -6,7 +6,8 @@
  *                of the experience samples (Alg. 3); a greedy pick is the argmax of the online
  *                Q-network over one uniform representative per leaf (Alg. 2); the double DQN
  *                (ddqn.h) learns from a replay buffer whose transitions carry the fetched page's
- *                out-links as the next candidates (Eq. 5, the authors' code)
+ *                out-links and one Tree-Frontier sample as the next candidates (Alg. 4, Eq. 5;
+ *                the authors' code has the out-links alone)
  *   tres-async   the same features and learner without the tree: each frontier sample is
  *                valued by the online network once, at the first selection after it arrived
  *                (one batched evaluation), and kept in a max-heap; the best value first
@@ -80,6 +81,8 @@ typedef struct tres {
     size_t stash_cap;
     float *tx;
     size_t tx_cap;
+    float *nx; /* a transition's next candidates: out-links and a Tree-Frontier sample */
+    size_t nx_cap;
     /* scratch */
     float *rx, *qv;
     uint64_t *rid;
@@ -219,6 +222,7 @@ static void tres_destroy(void *st)
     free(t->stash);
     free(t->tx);
     free(t->rx);
+    free(t->nx);
     free(t->qv);
     free(t->rid);
     free(t->ord);
@@ -521,7 +525,22 @@ static void tres_observe(void *st, const cs_discover_fetch *f, int64_t n, uint64
         if (rc != CS_OK || t->q == NULL)
             continue;
         int64_t k = f[i].n_out < t->c.max_next ? f[i].n_out : t->c.max_next;
-        rc = cs_replay_push(ctx, t->rb, x, r, f[i].out_x, t->d, (int32_t)k);
+        const float *next = f[i].out_x;
+        if (t->tree != NULL) {
+            /* the paper's target (Alg. 4): the argmax over the out-links and a sample of the
+             * Tree-Frontier, here a uniform sample of a uniform leaf, left in the tree */
+            rc = cs_grow(ctx, &t->nx, &t->nx_cap, (size_t)(k + 1) * (size_t)t->d, sizeof *t->nx,
+                         "tres");
+            if (rc != CS_OK)
+                continue;
+            if (k > 0)
+                memcpy(t->nx, f[i].out_x, (size_t)(k * t->d) * sizeof *t->nx);
+            cs_rng pr;
+            cs_rng_init(&pr, t->seed, CS_RNG_TRES, ((uint64_t)1 << 40) + 2, (uint64_t)t->steps);
+            k += cs_tree_peek_random(t->tree, &pr, t->nx + k * t->d);
+            next = t->nx;
+        }
+        rc = cs_replay_push(ctx, t->rb, x, r, next, t->d, (int32_t)k);
         t->steps++;
         if (rc == CS_OK && t->steps % t->c.train_every == 0 &&
             cs_replay_size(t->rb) >= t->c.batch) {

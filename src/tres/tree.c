@@ -886,6 +886,16 @@ fail:
     return rc;
 }
 
+int cs_tree_peek_random(const cs_tree *t, cs_rng *r, float *x)
+{
+    if (t->n_nonempty == 0)
+        return 0;
+    const leaf *L = &t->leaves[t->nonempty[cs_rng_below(r, (uint64_t)t->n_nonempty)]];
+    const int64_t s = (int64_t)cs_rng_below(r, (uint64_t)L->nf);
+    memcpy(x, L->fx + s * t->c.d, (size_t)t->c.d * sizeof *x);
+    return 1;
+}
+
 cs_err cs_tree_sample_random(cs_ctx *ctx, cs_tree *t, cs_tree_pick *out)
 {
     (void)ctx;

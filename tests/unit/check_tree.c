@@ -464,6 +464,51 @@ START_TEST(test_tree_random_uniform)
 }
 END_TEST
 
+/* cs_tree_peek_random (the DDQN target's Tree-Frontier sample): the same distribution as
+ * Tree-Random (uniform leaf, uniform sample; chi-square as above), and nothing leaves the tree. */
+START_TEST(test_peek_random_uniform)
+{
+    cs_tree *t = three_leaves(61);
+    enum { DRAWS = 30000 };
+    uint64_t count[30] = {0};
+    double prob[30];
+    const int sizes[3] = {3, 7, 20};
+    const float base[3] = {0.0f, 0.3f, 0.7f};
+    for (int l = 0, id = 0; l < 3; l++)
+        for (int i = 0; i < sizes[l]; i++)
+            prob[id++] = 1.0 / (3.0 * sizes[l]);
+    cs_rng r;
+    cs_rng_init(&r, 61, CS_RNG_TEST, 0, 0);
+    cs_tree_stats before, after;
+    cs_tree_stats_get(t, &before);
+    int unknown = 0;
+    for (int k = 0; k < DRAWS; k++) {
+        float x = -1.0f;
+        ck_assert_int_eq(cs_tree_peek_random(t, &r, &x), 1);
+        int id = -1;
+        for (int l = 0, j = 0; l < 3; l++)
+            for (int i = 0; i < sizes[l]; i++, j++)
+                if (x == base[l] + 0.001f * (float)i)
+                    id = j;
+        if (id < 0)
+            unknown++;
+        else
+            count[id]++;
+    }
+    cs_tree_stats_get(t, &after);
+    ck_assert_int_eq(unknown, 0);
+    ck_assert_int_eq(after.frontier, before.frontier);
+    st_chi2 res = st_chi2_test(count, prob, 30, DRAWS);
+    ck_assert_msg(res.p > 1e-4, "chi2 %g df %d p %g", res.chi2, res.df, res.p);
+    cs_tree_destroy(&t);
+    cs_tree *e = make_tree(1, 5, 1, 18, 1); /* no frontier sample: 0, x untouched */
+    float x = 7.0f;
+    ck_assert_int_eq(cs_tree_peek_random(e, &r, &x), 0);
+    ck_assert(x == 7.0f);
+    cs_tree_destroy(&e);
+}
+END_TEST
+
 /* The same sequence of operations gives the same tree and picks with 1 and 2 threads, with
  * leaves large enough for the parallel split search and enough leaves for parallel
  * representatives. */
@@ -601,6 +646,7 @@ static Suite *tree_suite(void)
     tcase_add_test(tc, test_sample_argmax);
     tcase_add_test(tc, test_representatives_uniform);
     tcase_add_test(tc, test_tree_random_uniform);
+    tcase_add_test(tc, test_peek_random_uniform);
     tcase_add_test(tc, test_independent_of_threads);
     tcase_add_test(tc, test_memory_per_sample);
     suite_add_tcase(s, tc);
