@@ -200,11 +200,34 @@ typedef struct cs_tres_config {
  * integer in [1, 2^31 - 1]. */
 CS_API int cs_tres_max_parse(const char *s, int64_t *cap);
 
+/* [refresh]: re-crawls of the fetched pages sharing the budget with discovery (docs in
+ * schema.c). policy: 0 = none, else 1 + the index in the choices after "none" (the recrawl
+ * registry's names, recrawl.h); fraction: a number in (0, 1] or "adaptive"
+ * (cs_refresh_fraction_parse). */
+typedef struct cs_refresh_config {
+    int policy;
+    char fraction[32];
+    double tick_time;
+    int64_t sync_every;
+    double split_start, split_step, split_min, split_max;
+    double epsilon;
+    double learn_guess;
+    int64_t learn_suffix;
+    double adapt_shrink, adapt_grow, adapt_init, adapt_min, adapt_max;
+} cs_refresh_config;
+
+/* refresh.fraction parsed: the fraction, or CS_REFRESH_SPLIT_ADAPTIVE. */
+#define CS_REFRESH_SPLIT_ADAPTIVE (-1.0)
+/* Local. Parses refresh.fraction into *f; returns 0 if it is neither "adaptive" nor a number in
+ * (0, 1]. */
+CS_API int cs_refresh_fraction_parse(const char *s, double *f);
+
 typedef struct cs_config {
     cs_run_config run;
     cs_crawl_config crawl;
     cs_sarsa_config sarsa;
     cs_tres_config tres;
+    cs_refresh_config refresh;
     cs_gen_config gen;
     cs_import_config import;
     cs_partition_config partition;

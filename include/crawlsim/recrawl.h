@@ -65,6 +65,7 @@ CS_API const char *const *cs_recrawl_names(int *n);
 typedef struct cs_recrawl_crawl {
     int64_t page; /* local index */
     double t;
+    uint32_t changes; /* changes the crawl found since the page's previous crawl (z = 1 iff > 0) */
 } cs_recrawl_crawl;
 
 /*
@@ -93,6 +94,34 @@ CS_API cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t);
  */
 CS_API cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **crawls,
                               int64_t *n);
+
+/*
+ * Local. A fetch of page i at time t made outside the policy (by discovery, `crawlsim run`):
+ * if the page is not cached it joins the cache fresh at t (cs_cache_add) and t counts as its
+ * last crawl (so a learner's first interval starts at its first fetch); otherwise the fetch is
+ * a crawl (cs_cache_crawl, delivering a complete page's pending changes to the policy first)
+ * that the policy observes as its own (learners log it). A page that joins is scheduled from
+ * the next cs_recrawl_sync on. t must be >= the last step. *joined (may be NULL) is set to 1
+ * when the page joined the cache. CS_ERR_ARG: t before the last step, or the page's mu or delta
+ * not finite and > 0 (message recorded).
+ */
+CS_API cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined);
+
+/* Logically collective(comm): R. The bandwidth R (> 0, finite) of the solves from the next
+ * cs_recrawl_sync on. CS_ERR_ARG otherwise. */
+CS_API cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R);
+
+/*
+ * Collective(ctx->comm). The closed-form costs J_h and J_b (sums over pages, refresh.h) of the
+ * schedule in force under the TRUE change rates, over the cached pages of all ranks: call it
+ * right after cs_recrawl_sync (a page that joined since is not scheduled yet). NaN for a policy
+ * whose crawls are not Poisson (adaptive); INFINITY when a page starves. Exact sums.
+ */
+CS_API cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb);
+
+/* Collective(ctx->comm). Learners: the mean over the cached pages of all ranks of
+ * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. */
+CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err);
 
 /* Local. The schedule in force (per local page): rate (expected crawls per time unit) and prob
  * (crawl probability per notified change, -1 for Poisson or interval pages). Borrowed. */

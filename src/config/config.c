@@ -304,6 +304,21 @@ int cs_tres_max_parse(const char *s, int64_t *cap)
     return 1;
 }
 
+int cs_refresh_fraction_parse(const char *s, double *f)
+{
+    if (strcmp(s, "adaptive") == 0) {
+        *f = CS_REFRESH_SPLIT_ADAPTIVE;
+        return 1;
+    }
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno != 0 || !(v > 0.0 && v <= 1.0))
+        return 0;
+    *f = v;
+    return 1;
+}
+
 cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
 {
     const cs_gen_config *g = &cfg->gen;
@@ -335,6 +350,20 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "%s: tres.max_per_host = '%s': expected inf, adaptive or a positive integer",
                        f, cfg->tres.max_per_host);
+    const cs_refresh_config *rf = &cfg->refresh;
+    double frac = 0.0;
+    if (!cs_refresh_fraction_parse(rf->fraction, &frac))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: refresh.fraction = '%s': expected a number in (0, 1] or adaptive", f,
+                       rf->fraction);
+    if (!(rf->split_min <= rf->split_start && rf->split_start <= rf->split_max))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: refresh.split_min = %g <= split_start = %g <= split_max = %g does not "
+                       "hold",
+                       f, rf->split_min, rf->split_start, rf->split_max);
+    if (rf->adapt_min > 0.0 && rf->adapt_max > 0.0 && rf->adapt_min > rf->adapt_max)
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: refresh.adapt_min = %g exceeds adapt_max = %g", f,
+                       rf->adapt_min, rf->adapt_max);
     const cs_import_config *im = &cfg->import;
     if (im->separators[0] == '\0' || im->page_separators[0] == '\0')
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: import separators must not be empty", f);

@@ -18,6 +18,8 @@
 #define S(k) offsetof(cs_config, sarsa.k)
 #define T(k) offsetof(cs_config, tres.k)
 #define TSZ(k) sizeof(((cs_config *)0)->tres.k)
+#define F(k) offsetof(cs_config, refresh.k)
+#define FSZ(k) sizeof(((cs_config *)0)->refresh.k)
 #define BIG 1e18
 
 /* clang-format off */
@@ -129,6 +131,40 @@ static const cs_conf_entry schema[] = {
      "Tree-Frontier: leaves at this depth never split"},
     {"tres", "max_next", CS_CONF_INT, "256", 0, 100000, NULL, T(max_next), 0,
      "at most this many out-links of a fetched page are stored as the next candidates of its transition (the double-DQN argmax)"},
+
+    /* ---- [refresh] re-crawls sharing the budget with discovery (lambdacrawl-freshness-scheduling.txt; README "Refresh inside crawlsim run") ---- */
+    {"refresh", "policy", CS_CONF_ENUM, "none", 0, 0, "none|uniform|change-rate|adaptive|lambdacrawl|lambdacrawl-incomplete|lca|binary-lambdacrawl|binary-lambdacrawl-floor|lambda-learn|lambda-learn-lca|lambda-learn-binary", F(policy), 0,
+     "re-crawl policy of the fetched pages (README \"Freshness\"); none: discovery only, the run is exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch"},
+    {"refresh", "fraction", CS_CONF_STRING, "0.2", 0, 0, NULL, F(fraction), FSZ(fraction),
+     "share f of crawl.bandwidth B given to re-crawls: the refresh bandwidth is R = f B / tick_time crawls per time unit, solved over the cached pages of all ranks; discovery gets B minus the tick's re-crawls. A number in (0, 1], or adaptive (split_*)"},
+    {"refresh", "tick_time", CS_CONF_DOUBLE, "0.01", 1e-9, 1e9, NULL, F(tick_time), 0,
+     "simulated time units per tick (the unit of gen.delta_median: changes per time unit); tick T is at time T tick_time, counted over all tasks"},
+    {"refresh", "sync_every", CS_CONF_INT, "100", 1, 1e12, NULL, F(sync_every), 0,
+     "ticks between re-solves of the schedule over the cached pages (pages fetched since join it) and points of /refresh; the learners' epoch is sync_every * tick_time"},
+    {"refresh", "split_start", CS_CONF_DOUBLE, "0.2", 0.000001, 1, NULL, F(split_start), 0,
+     "fraction = adaptive: the first share f"},
+    {"refresh", "split_step", CS_CONF_DOUBLE, "0.05", 0, 1, NULL, F(split_step), 0,
+     "fraction = adaptive: at each sync f moves by this toward refresh when the last epoch's re-crawls found a change more often than its discovery fetches found a relevant page (both integer counts over all ranks), else toward discovery"},
+    {"refresh", "split_min", CS_CONF_DOUBLE, "0.05", 0.000001, 1, NULL, F(split_min), 0,
+     "fraction = adaptive: the least share f"},
+    {"refresh", "split_max", CS_CONF_DOUBLE, "0.8", 0.000001, 1, NULL, F(split_max), 0,
+     "fraction = adaptive: the largest share f"},
+    {"refresh", "epsilon", CS_CONF_DOUBLE, "0.1", 1e-9, 0.999999, NULL, F(epsilon), 0,
+     "binary-lambdacrawl-floor and lambda-learn-binary: rate floor epsilon R / N"},
+    {"refresh", "learn_guess", CS_CONF_DOUBLE, "1", 1e-12, 1e12, NULL, F(learn_guess), 0,
+     "lambda-learn*: initial change-rate estimate of every page (changes per time unit)"},
+    {"refresh", "learn_suffix", CS_CONF_INT, "0", 0, 1e9, NULL, F(learn_suffix), 0,
+     "lambda-learn*: epochs of history the estimators (Eqs. 10, 11) use; 0: all of them (Prop. 8)"},
+    {"refresh", "adapt_shrink", CS_CONF_DOUBLE, "0.8", 0.000001, 1, NULL, F(adapt_shrink), 0,
+     "adaptive policy (Nutch, StormCrawler): a page's interval is multiplied by this after a crawl that found a change"},
+    {"refresh", "adapt_grow", CS_CONF_DOUBLE, "1.4", 1, 1e6, NULL, F(adapt_grow), 0,
+     "adaptive policy: the interval is multiplied by this after a crawl that found none"},
+    {"refresh", "adapt_init", CS_CONF_DOUBLE, "0", 0, 1e12, NULL, F(adapt_init), 0,
+     "adaptive policy: first interval in time units (0: N / R over the pages cached at the first sync)"},
+    {"refresh", "adapt_min", CS_CONF_DOUBLE, "0", 0, 1e12, NULL, F(adapt_min), 0,
+     "adaptive policy: shortest interval (0: adapt_init / 64)"},
+    {"refresh", "adapt_max", CS_CONF_DOUBLE, "0", 0, 1e12, NULL, F(adapt_max), 0,
+     "adaptive policy: longest interval (0: adapt_init * 64)"},
 
     /* ---- [gen] the synthetic web (DESIGN.md "The world") ---- */
     {"gen", "pages", CS_CONF_INT, "1000000", 1, 2147483647.0, NULL, G(pages), 0,

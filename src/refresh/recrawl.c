@@ -286,7 +286,7 @@ fail:
 
 /* ---- steps ----------------------------------------------------------------------------------- */
 
-static void record(cs_recrawl *r, int64_t i, double t)
+static void record(cs_recrawl *r, int64_t i, double t, uint32_t changes)
 {
     if (r->out_n == r->out_cap && cs_grow(r->ctx, &r->out, &r->out_cap, r->out_n + 1,
                                           sizeof *r->out, "recrawl crawls") != CS_OK) {
@@ -295,6 +295,7 @@ static void record(cs_recrawl *r, int64_t i, double t)
     }
     r->out[r->out_n].page = i;
     r->out[r->out_n].t = t;
+    r->out[r->out_n].changes = changes;
     r->out_n++;
     r->crawls++;
 }
@@ -310,7 +311,7 @@ static int on_note(void *arg, int64_t i, double tau, uint64_t k)
     const double u = word_uniform_pos(r->cfg.seed, pid(r, i), CS_RECRAWL_SUB_NOTE, k);
     if (!(u <= r->prob[i]))
         return 0;
-    record(r, i, tau);
+    record(r, i, tau, 1);
     if (r->ops->on_crawl != NULL)
         r->ops->on_crawl(r, r->st, i, tau, r->t_last[i], 1);
     r->t_last[i] = tau;
@@ -331,7 +332,7 @@ cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **craw
         if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
             return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: page %lld is not in the cache",
                            (long long)i);
-        record(r, i, t);
+        record(r, i, t, ch);
         if (r->ops->on_crawl != NULL)
             r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
         r->t_last[i] = t;
@@ -356,8 +357,70 @@ cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **craw
 
 /* ---- the refresh-only experiment ------------------------------------------------------------- */
 
-/* Collective. Mean over all pages of |ln(est / delta)| (exact sums); NaN without estimates. */
-static cs_err delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
+cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
+{
+    if (joined != NULL)
+        *joined = 0;
+    if (!(t >= r->t_step) || !isfinite(t) || i < 0 || i >= r->n)
+        return cs_fail(r->ctx, CS_ERR_ARG,
+                       "recrawl: fetch of page %lld at %g before the last "
+                       "step %g",
+                       (long long)i, t, r->t_step);
+    if (!cs_cache_has(r->cache, i)) {
+        if (cs_cache_add(r->cache, i, t) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_ARG,
+                           "page %lld cannot be cached: its importance mu = %g and change rate "
+                           "delta = %g must be finite and > 0",
+                           (long long)pid(r, i), r->pg.mu[i], r->pg.delta[i]);
+        r->t_last[i] = t;
+        if (joined != NULL)
+            *joined = 1;
+        return CS_OK;
+    }
+    r->err = CS_OK;
+    uint32_t ch = 0;
+    if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: fetch of page %lld at %g refused",
+                       (long long)i, t);
+    if (r->ops->on_crawl != NULL && !isnan(r->t_last[i]))
+        r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
+    r->t_last[i] = t;
+    return r->err;
+}
+
+cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R)
+{
+    if (!(R > 0.0) || !isfinite(R))
+        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: bandwidth %g must be finite and > 0", R);
+    r->cfg.bandwidth = R;
+    return CS_OK;
+}
+
+cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
+{
+    *jh = *jb = CS_NAN;
+    if (!cs_recrawl_is_poisson(r))
+        return CS_OK;
+    int64_t m = 0;
+    for (int64_t i = 0; i < r->n; i++) {
+        if (!cs_cache_has(r->cache, i))
+            continue;
+        r->cmu[m] = r->pg.mu[i];
+        r->cdelta[m] = r->pg.delta[i];
+        r->ccomp[m] = (uint8_t)(r->pg.complete != NULL && r->pg.complete[i]);
+        r->crate[m] = r->rate[i];
+        r->cprob[m] = r->prob[i];
+        m++;
+    }
+    int64_t gm = 0;
+    cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+    if (gm == 0)
+        return CS_OK;
+    cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
+    return cs_refresh_cost(ctx, &cp, r->crate, r->cprob, jh, jb);
+}
+
+cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
 {
     cs_err rc = CS_OK;
     const double *est = cs_recrawl_estimates(r);
@@ -368,11 +431,12 @@ static cs_err delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
         return CS_OK;
     double *x = NULL;
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, r->n > 0 ? (size_t)r->n : 1, sizeof *x, "delta error"));
+    int64_t n = 0, gn = 0;
     for (int64_t i = 0; i < r->n; i++)
-        x[i] = fabs(log(est[i] / r->pg.delta[i]));
+        if (cs_cache_has(r->cache, i))
+            x[n++] = fabs(log(est[i] / r->pg.delta[i]));
     double s = 0.0;
-    int64_t n = r->n, gn = 0;
-    rc = cs_refresh_sum(ctx, x, r->n, &s);
+    rc = cs_refresh_sum(ctx, x, n, &s);
     free(x);
     if (rc != CS_OK)
         return rc;
@@ -417,7 +481,7 @@ cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs
         x.t0 = t0;
         x.t1 = t1;
         CS_TRY(ctx, cs_recrawl_sync(ctx, r, t0));
-        CS_TRY(ctx, delta_error(ctx, r, &x.delta_err));
+        CS_TRY(ctx, cs_recrawl_delta_error(ctx, r, &x.delta_err));
         if (cs_recrawl_is_poisson(r)) {
             CS_TRY(ctx,
                    cs_refresh_cost(ctx, &(cs_refresh_pages){pg->n, pg->mu, pg->delta, pg->complete},

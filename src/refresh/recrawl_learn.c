@@ -199,9 +199,11 @@ static cs_err learn_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     l->ep_start[l->nep] = (int64_t)l->ln;
     l->ep_time[l->nep] = t;
     l->nep++;
+    /* a page's observations start when it joined: its first fetch (cs_recrawl_fetch) or, when
+     * it was added to the cache directly, this sync (cs_recrawl_sync set its last crawl to t) */
     for (int64_t i = 0; i < r->n; i++)
         if (isnan(l->t_join[i]) && cs_cache_has(r->cache, i))
-            l->t_join[i] = t;
+            l->t_join[i] = isnan(r->t_last[i]) ? t : r->t_last[i];
     return cs_recrawl_solve_rates(ctx, r, r->ops->solver, l->est);
 fail:
     return rc;

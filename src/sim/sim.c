@@ -11,6 +11,7 @@
 #include "crawlsim/graphio.h"
 #include "crawlsim/partition.h"
 #include "crawlsim/rng.h"
+#include "sim/sim_impl.h"
 
 #include <float.h>
 #include <math.h>
@@ -143,6 +144,7 @@ typedef struct sim {
     int64_t share;  /* proportional budget share */
     int64_t *trace; /* run.trace: (tick, page) pairs of this rank's fetches */
     size_t trace_len, trace_cap;
+    sim_refresh *rf; /* [refresh]: NULL when refresh.policy = none */
 } sim;
 
 #define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
@@ -398,6 +400,33 @@ static void reset_hosts(sim *s)
         s->host_mark[s->touched[i]] = 0;
     }
     s->n_touched = 0;
+}
+
+/* Politeness: discovery never exceeds a host's quota by construction, re-crawls (which take the
+ * quota first and are never deferred) may; the counter proves the one and counts the other. */
+static void polite_check(sim *s, int64_t tick)
+{
+    for (int64_t i = 0; i < s->n_touched; i++) {
+        int64_t h = s->touched[i], q = quota(s, h, tick);
+        if (s->host_used[h] > q)
+            s->c[C_POLITE] += s->host_used[h] - q;
+    }
+    reset_hosts(s);
+}
+
+/* The tick's re-crawls take their hosts' quotas before discovery selects (select_tick, or
+ * polite_check at a task's seed tick, resets the counts). */
+static void refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
+{
+    const int64_t *host = cs_graph_host(s->g);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t h = host[cr[i].page];
+        s->host_used[h]++;
+        if (!s->host_mark[h]) {
+            s->host_mark[h] = 1;
+            s->touched[s->n_touched++] = h;
+        }
+    }
 }
 
 static int64_t host_of_key(const sim *s, uint64_t key)
@@ -677,13 +706,7 @@ static cs_err select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_
             rc = keep(s, got, got, nsel);
         CS_TRY_AGREE(ctx, rc);
     }
-    /* politeness: by construction no host exceeds its quota; the counter proves it */
-    for (int64_t i = 0; i < s->n_touched; i++) {
-        int64_t h = s->touched[i], q = quota(s, h, tick);
-        if (s->host_used[h] > q)
-            s->c[C_POLITE] += s->host_used[h] - q;
-    }
-    reset_hosts(s);
+    polite_check(s, tick);
 fail:
     return rc;
 }
@@ -1168,10 +1191,19 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
     int64_t fetched_task = 0, force = 0;
     s->share = cs_comm_split_fixed(cc->bandwidth, ctx->rank, ctx->size);
     for (int64_t t = 0;; t++, ls->tick++) {
-        int64_t nsel = 0;
+        int64_t nsel = 0, n_refresh = 0;
         double t0 = cs_now();
+        if (s->rf != NULL) {
+            /* one budget: the re-crawls due by this tick's time first, discovery the rest */
+            const cs_recrawl_crawl *cr = NULL;
+            int64_t ncr = 0;
+            CS_TRY(ctx, cs_simrf_step(ctx, s->rf, ls->tick, &cr, &ncr, &n_refresh));
+            refresh_quota(s, cr, ncr);
+            cs_simrf_excess(s->rf, n_refresh > cc->bandwidth ? n_refresh - cc->bandwidth : 0);
+        }
         if (t == 0) {
             CS_TRY(ctx, take_seeds(s, &nsel));
+            polite_check(s, ls->tick);
         } else {
             cs_frontier_view v;
             if (s->ops->stale(s->pol)) {
@@ -1183,7 +1215,9 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
             s->t[PH_EVALUATE] += t1 - t0;
             if (cc->budget == CS_BUDGET_PROPORTIONAL && (t - 1) % rebalance == 0)
                 s->share = cs_comm_split(ctx, cc->bandwidth, cs_frontier_size(s->fr));
-            int64_t Bt = cc->bandwidth;
+            int64_t Bt = cc->bandwidth - n_refresh;
+            if (Bt < 0)
+                Bt = 0;
             if (rn->pages > 0 && rn->pages - fetched_task < Bt)
                 Bt = rn->pages - fetched_task;
             s->cap_now = cap_at(s, fetched_task);
@@ -1195,6 +1229,8 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
         rc = fetch_pages(s, nsel, (uint64_t)ls->tick);
         if (rc == CS_OK)
             rc = insert_own(s);
+        for (int64_t i = 0; s->rf != NULL && i < nsel && rc == CS_OK; i++)
+            rc = cs_simrf_fetched(s->rf, s->fx[i].li, ls->tick);
         CS_TRY_AGREE(ctx, rc);
         if (t % E == 0 || force)
             CS_TRY(ctx, exchange(s));
@@ -1223,8 +1259,16 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
         ls->total_fetched += glob[0];
         cs_progress_update(&ls->progress, (uint64_t)ls->total_fetched);
         force = glob[1] == 0 && glob[2] > 0;
+        if (s->rf != NULL) {
+            /* the discovery counts of the adaptive split: over the run, identical everywhere */
+            int64_t tot[NC] = {0}, hosts = 0;
+            if (ls->tick % s->cfg->refresh.sync_every == 0)
+                global_counts(s, tot, &hosts);
+            CS_TRY(ctx, cs_simrf_sync(ctx, s->rf, ls->tick, tot[C_FETCHED], tot[C_RELEVANT]));
+        }
+        /* with refresh on, an empty frontier does not end a task: the cache still needs it */
         const int done = (rn->pages > 0 && fetched_task >= rn->pages) ||
-                         (glob[1] == 0 && glob[2] == 0) || t + 1 >= rn->ticks;
+                         (glob[1] == 0 && glob[2] == 0 && s->rf == NULL) || t + 1 >= rn->ticks;
         if (done || (t + 1) % R == 0)
             CS_TRY(ctx, record_point(s, ls, task));
         if (done)
@@ -1247,6 +1291,7 @@ fail:
 
 static void sim_free(sim *s)
 {
+    cs_simrf_destroy(&s->rf);
     if (s->pol != NULL)
         s->ops->destroy(s->pol);
     cs_frontier_destroy(&s->fr);
@@ -1423,6 +1468,8 @@ static cs_err write_results(sim *s, loop_state *ls, const char *output, cs_sim_s
     }
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, write_trace(s, r));
+    if (s->rf != NULL)
+        CS_TRY_AGREE(ctx, cs_simrf_results(ctx, s->rf, r));
     /* do all ranks hold bit-identical weights at the end? (they do right after averaging) */
     {
         uint64_t h = 0x9e3779b97f4a7c15u;
@@ -1474,6 +1521,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     CS_TRY(ctx, choose_seeds(s));
     rc = s->ops->create(ctx, cfg, &s->L, &s->pol);
     if (rc == CS_OK)
+        rc = cs_simrf_create(ctx, &s->world, s->g, &s->rf);
+    if (rc == CS_OK)
         rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->out, ctx->size);
@@ -1502,6 +1551,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     for (int64_t task = 0; task < cfg->run.tasks; task++)
         CS_TRY(ctx, run_task(s, &ls, task));
     cs_progress_end(&ls.progress);
+    if (s->rf != NULL)
+        CS_TRY(ctx, cs_simrf_finish(ctx, s->rf, ls.tick - 1));
     sum.seconds = cs_now() - ls.t_begin;
 
     int64_t tot[NC], hosts;
@@ -1544,6 +1595,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
                (long long)sum.relevant_hosts);
         printf("  %.3g fetches/s (second half of the run), politeness violations %lld\n",
                sum.fetch_rate, (long long)sum.politeness_violations);
+        if (s->rf != NULL)
+            cs_simrf_summary(s->rf);
         printf("  results: %s\n", output);
         fflush(stdout);
     }

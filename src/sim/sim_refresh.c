@@ -1,0 +1,387 @@
+/*
+ * sim/sim_refresh: discovery and refresh sharing one budget in `crawlsim run` (DESIGN.md "The
+ * time model"; issue 6 item 4). Every page discovery fetches joins its rank's cache (cache.h)
+ * at the time of its tick; a re-crawl policy (recrawl.h) crawls the cached pages as Poisson
+ * processes (or Nutch intervals) under the refresh bandwidth R = f B / tick_time, solved over
+ * the cached pages of all ranks at every refresh sync (so a rank's refresh share is the sum of
+ * its pages' optimal rates, LambdaCrawl Eq. 5 for the lambdacrawl family); the tick's re-crawls
+ * are cut from the tick's discovery budget. Staleness is integrated exactly (Eq. 1) and
+ * reported per epoch beside the closed forms (Props. 1, 4) of the schedule in force.
+ */
+#include "crawlsim/rng.h"
+#include "sim/sim_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integer and real columns of /refresh (one row per epoch). */
+enum { RI_TICK, RI_CACHED, RI_CRAWLS, RI_CHANGED, RI_EXCESS, NRI };
+enum {
+    RD_T0,
+    RD_T1,
+    RD_SHARE,
+    RD_FRACTION,
+    RD_BANDWIDTH,
+    RD_JH,
+    RD_JB,
+    RD_JH_CLOSED,
+    RD_JB_CLOSED,
+    RD_DELTA_ERR,
+    RD_IH,
+    RD_IB,
+    NRD
+};
+static const char *const ri_name[NRI] = {"tick", "cache_size", "crawls", "crawls_changed",
+                                         "budget_excess"};
+static const char *const rd_name[NRD] = {"t0",        "t1",        "share", "fraction",
+                                         "bandwidth", "jh",        "jb",    "jh_closed",
+                                         "jb_closed", "delta_err", "ih",    "ib"};
+
+struct sim_refresh {
+    const cs_config *cfg;
+    char policy[64];
+    cs_cache_pages pg;
+    cs_cache *cache;
+    cs_recrawl *rc;
+    double tau;      /* refresh.tick_time */
+    double frac;     /* the share f in force */
+    int adaptive;    /* refresh.fraction = adaptive */
+    int synced;      /* the first sync happened */
+    int64_t t_sync;  /* tick of the last sync */
+    double ih0, ib0; /* integrals at the last sync */
+    double R;        /* bandwidth of the schedule in force */
+    double jh_closed, jb_closed, derr;
+    /* counts: local cumulative re-crawls and those that found a change; global excess */
+    int64_t crawls, changed, excess;
+    /* global counts at the last sync (the adaptive split compares epochs) */
+    int64_t g_crawls0, g_changed0, g_fetched0, g_relevant0;
+    /* the rows */
+    int64_t n, cap;
+    int64_t *vi[NRI];
+    double *vd[NRD];
+    double jh_run, jb_run; /* time averages over the whole run (finish) */
+    int64_t crawls_run;
+};
+
+/* The name of choice idx of the ENUM key section.key (the schema's own list). */
+static int choice_name(const char *section, const char *key, int idx, char *out, size_t size)
+{
+    size_t n = 0;
+    const cs_conf_entry *s = cs_config_schema(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(s[i].section, section) != 0 || strcmp(s[i].key, key) != 0)
+            continue;
+        const char *c = s[i].choices;
+        for (int j = 0; j < idx && c != NULL; j++) {
+            c = strchr(c, '|');
+            if (c != NULL)
+                c++;
+        }
+        if (c == NULL)
+            return 0;
+        const char *bar = strchr(c, '|');
+        snprintf(out, size, "%.*s", (int)(bar ? (size_t)(bar - c) : strlen(c)), c);
+        return 1;
+    }
+    return 0;
+}
+
+cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh **out)
+{
+    cs_err rc = CS_OK;
+    const cs_refresh_config *fc = &cfg->refresh;
+    *out = NULL;
+    if (fc->policy == 0)
+        return CS_OK;
+    sim_refresh *rf = NULL;
+    CS_TRY(ctx, cs_calloc(ctx, &rf, 1, sizeof *rf, "refresh"));
+    rf->cfg = cfg;
+    CS_ASSERT(choice_name("refresh", "policy", fc->policy, rf->policy, sizeof rf->policy));
+    double f = 0.0;
+    CS_ASSERT(cs_refresh_fraction_parse(fc->fraction, &f)); /* validated with the config */
+    rf->adaptive = f == CS_REFRESH_SPLIT_ADAPTIVE;
+    rf->frac = rf->adaptive ? fc->split_start : f;
+    rf->tau = fc->tick_time;
+    rf->R = rf->frac * (double)cfg->crawl.bandwidth / rf->tau;
+    rf->jh_closed = rf->jb_closed = rf->derr = (double)NAN;
+    rf->pg.n = cs_graph_n_local(g);
+    rf->pg.id = cs_graph_local_ids(g);
+    rf->pg.mu = cs_graph_mu(g);
+    rf->pg.delta = cs_graph_delta(g);
+    rf->pg.complete = cs_graph_observable(g);
+    cs_cache_opts co;
+    cs_cache_opts_default(&co);
+    co.seed = (uint64_t)cfg->gen.seed; /* the world's change streams */
+    co.t0 = 0.0;
+    co.queue_width = rf->tau; /* polls come once per tick */
+    CS_TRY(ctx, cs_cache_create(ctx, &rf->pg, &co, &rf->cache));
+    cs_recrawl_config rcfg;
+    cs_recrawl_config_default(&rcfg);
+    rcfg.policy = rf->policy;
+    rcfg.bandwidth = rf->R;
+    rcfg.seed = cs_mix64((uint64_t)cfg->run.seed ^ 0x7265667265736801ULL);
+    rcfg.epsilon = fc->epsilon;
+    rcfg.adapt_shrink = fc->adapt_shrink;
+    rcfg.adapt_grow = fc->adapt_grow;
+    rcfg.adapt_init = fc->adapt_init;
+    rcfg.adapt_min = fc->adapt_min;
+    rcfg.adapt_max = fc->adapt_max;
+    rcfg.learn_guess = fc->learn_guess;
+    rcfg.learn_suffix = (int)fc->learn_suffix;
+    CS_TRY(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
+    *out = rf;
+    return CS_OK;
+fail:
+    cs_simrf_destroy(&rf);
+    return rc;
+}
+
+void cs_simrf_destroy(sim_refresh **prf)
+{
+    if (prf == NULL || *prf == NULL)
+        return;
+    sim_refresh *rf = *prf;
+    cs_recrawl_destroy(&rf->rc);
+    cs_cache_destroy(&rf->cache);
+    for (int i = 0; i < NRI; i++)
+        free(rf->vi[i]);
+    for (int i = 0; i < NRD; i++)
+        free(rf->vd[i]);
+    free(rf);
+    *prf = NULL;
+}
+
+double cs_simrf_time(const sim_refresh *rf, int64_t tick)
+{
+    return (double)tick * rf->tau;
+}
+
+cs_err cs_simrf_step(cs_ctx *ctx, sim_refresh *rf, int64_t tick, const cs_recrawl_crawl **crawls,
+                     int64_t *n, int64_t *n_all)
+{
+    cs_err rc = CS_OK;
+    *crawls = NULL;
+    *n = 0;
+    if (rf->synced)
+        rc = cs_recrawl_step(rf->rc, cs_simrf_time(rf, tick), crawls, n);
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < *n; i++)
+        rf->changed += (*crawls)[i].changes > 0;
+    rf->crawls += *n;
+    MPI_Allreduce(n, n_all, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+fail:
+    return rc;
+}
+
+cs_err cs_simrf_fetched(sim_refresh *rf, int64_t li, int64_t tick)
+{
+    return cs_recrawl_fetch(rf->rc, li, cs_simrf_time(rf, tick), NULL);
+}
+
+void cs_simrf_excess(sim_refresh *rf, int64_t excess)
+{
+    rf->excess += excess;
+}
+
+/* Local. Room for one more row. */
+static cs_err grow_rows(cs_ctx *ctx, sim_refresh *rf)
+{
+    if (rf->n < rf->cap)
+        return CS_OK;
+    const int64_t cap = rf->cap ? 2 * rf->cap : 64;
+    for (int i = 0; i < NRI; i++) {
+        void *p = realloc(rf->vi[i], (size_t)cap * sizeof(int64_t));
+        if (p == NULL)
+            return cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the refresh series");
+        rf->vi[i] = p;
+    }
+    for (int i = 0; i < NRD; i++) {
+        void *p = realloc(rf->vd[i], (size_t)cap * sizeof(double));
+        if (p == NULL)
+            return cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the refresh series");
+        rf->vd[i] = p;
+    }
+    rf->cap = cap;
+    return CS_OK;
+}
+
+/* Collective. The row of the epoch (last sync, tick]; g[] = global crawls, changed (cumulative).
+ * Returns the integrals at tick in *ih, *ib. */
+static cs_err add_row(cs_ctx *ctx, sim_refresh *rf, int64_t tick, const int64_t *g, double *ih,
+                      double *ib)
+{
+    cs_err rc = CS_OK;
+    const double t0 = cs_simrf_time(rf, rf->t_sync), t1 = cs_simrf_time(rf, tick);
+    CS_TRY(ctx, cs_cache_integrals(ctx, rf->cache, t1, ih, ib));
+    cs_cache_stats st;
+    cs_cache_get_stats(rf->cache, &st);
+    int64_t cached = 0;
+    MPI_Allreduce(&st.cached, &cached, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    CS_TRY_AGREE(ctx, grow_rows(ctx, rf));
+    const int64_t k = rf->n++;
+    rf->vi[RI_TICK][k] = tick;
+    rf->vi[RI_CACHED][k] = cached;
+    rf->vi[RI_CRAWLS][k] = g[0] - rf->g_crawls0;
+    rf->vi[RI_CHANGED][k] = g[1] - rf->g_changed0;
+    rf->vi[RI_EXCESS][k] = rf->excess;
+    rf->vd[RD_T0][k] = t0;
+    rf->vd[RD_T1][k] = t1;
+    rf->vd[RD_SHARE][k] = rf->R;
+    rf->vd[RD_FRACTION][k] = rf->frac;
+    rf->vd[RD_BANDWIDTH][k] = (double)(g[0] - rf->g_crawls0) / (t1 - t0);
+    rf->vd[RD_JH][k] = (*ih - rf->ih0) / (t1 - t0);
+    rf->vd[RD_JB][k] = (*ib - rf->ib0) / (t1 - t0);
+    rf->vd[RD_JH_CLOSED][k] = rf->jh_closed;
+    rf->vd[RD_JB_CLOSED][k] = rf->jb_closed;
+    rf->vd[RD_DELTA_ERR][k] = rf->derr;
+    rf->vd[RD_IH][k] = *ih;
+    rf->vd[RD_IB][k] = *ib;
+fail:
+    return rc;
+}
+
+/*
+ * The adaptive split: one step of refresh.split_step toward the side whose last epoch was the
+ * more useful per fetch, judged on integer counts over all ranks (the same decision for any
+ * rank count): re-crawls that found a change per re-crawl against relevant pages per discovery
+ * fetch. No discovery fetch in the epoch (nothing left to discover) moves toward refresh; no
+ * re-crawl leaves the share as it is.
+ */
+static void adapt_split(sim_refresh *rf, const int64_t *g)
+{
+    const cs_refresh_config *fc = &rf->cfg->refresh;
+    const int64_t dc = g[0] - rf->g_crawls0, dz = g[1] - rf->g_changed0;
+    const int64_t df = g[2] - rf->g_fetched0, dr = g[3] - rf->g_relevant0;
+    int dir = 0;
+    if (dc > 0 && df == 0)
+        dir = 1;
+    else if (dc > 0) /* dz / dc > dr / df; the same counts on every rank: the same decision */
+        dir = (long double)dz * (long double)df > (long double)dr * (long double)dc ? 1 : -1;
+    rf->frac += dir * fc->split_step;
+    if (rf->frac > fc->split_max)
+        rf->frac = fc->split_max;
+    if (rf->frac < fc->split_min)
+        rf->frac = fc->split_min;
+}
+
+/*
+ * Collective. Caps R when every cached page is complete: crawling on each notified change then
+ * uses at most the sum of their change rates (cs_refresh_solve refuses more); the share left
+ * over is not used (discovery gets it back tick by tick). Exact sums: the same R everywhere.
+ */
+static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
+{
+    cs_err rc = CS_OK;
+    int64_t inc = 0, ginc = 0;
+    for (int64_t i = 0; i < rf->pg.n; i++)
+        inc += cs_cache_has(rf->cache, i) && !(rf->pg.complete != NULL && rf->pg.complete[i]);
+    MPI_Allreduce(&inc, &ginc, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    if (ginc > 0)
+        return CS_OK;
+    double *x = NULL, sum = 0.0;
+    int64_t m = 0;
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, (size_t)rf->pg.n + 1, sizeof *x, "refresh"));
+    for (int64_t i = 0; i < rf->pg.n; i++)
+        if (cs_cache_has(rf->cache, i))
+            x[m++] = rf->pg.delta[i];
+    rc = cs_refresh_sum(ctx, x, m, &sum);
+    free(x);
+    if (rc == CS_OK && sum > 0.0 && *R > 0.999 * sum)
+        *R = 0.999 * sum;
+fail:
+    return rc;
+}
+
+cs_err cs_simrf_sync(cs_ctx *ctx, sim_refresh *rf, int64_t tick, int64_t fetched, int64_t relevant)
+{
+    cs_err rc = CS_OK;
+    if (tick % rf->cfg->refresh.sync_every != 0)
+        return CS_OK;
+    const double t = cs_simrf_time(rf, tick);
+    int64_t loc[2] = {rf->crawls, rf->changed}, g[4];
+    MPI_Allreduce(loc, g, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
+    g[2] = fetched;
+    g[3] = relevant;
+    double ih = 0.0, ib = 0.0;
+    if (rf->synced && tick > rf->t_sync) {
+        CS_TRY(ctx, add_row(ctx, rf, tick, g, &ih, &ib));
+        if (rf->adaptive)
+            adapt_split(rf, g);
+    } else {
+        CS_TRY(ctx, cs_cache_integrals(ctx, rf->cache, t, &ih, &ib));
+    }
+    double R = rf->frac * (double)rf->cfg->crawl.bandwidth / rf->tau;
+    CS_TRY(ctx, cap_complete(ctx, rf, &R));
+    CS_TRY_AGREE(ctx, cs_recrawl_set_bandwidth(rf->rc, R));
+    CS_TRY(ctx, cs_recrawl_sync(ctx, rf->rc, t));
+    CS_TRY(ctx, cs_recrawl_cost(ctx, rf->rc, &rf->jh_closed, &rf->jb_closed));
+    CS_TRY(ctx, cs_recrawl_delta_error(ctx, rf->rc, &rf->derr));
+    rf->R = R;
+    rf->ih0 = ih;
+    rf->ib0 = ib;
+    rf->t_sync = tick;
+    rf->synced = 1;
+    rf->g_crawls0 = g[0];
+    rf->g_changed0 = g[1];
+    rf->g_fetched0 = g[2];
+    rf->g_relevant0 = g[3];
+fail:
+    return rc;
+}
+
+cs_err cs_simrf_finish(cs_ctx *ctx, sim_refresh *rf, int64_t tick)
+{
+    cs_err rc = CS_OK;
+    int64_t loc[2] = {rf->crawls, rf->changed}, g[2];
+    MPI_Allreduce(loc, g, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
+    double ih = 0.0, ib = 0.0;
+    const double t = cs_simrf_time(rf, tick);
+    if (rf->synced && tick > rf->t_sync)
+        CS_TRY(ctx, add_row(ctx, rf, tick, g, &ih, &ib));
+    else
+        CS_TRY(ctx, cs_cache_integrals(ctx, rf->cache, t, &ih, &ib));
+    rf->jh_run = t > 0.0 ? ih / t : (double)NAN;
+    rf->jb_run = t > 0.0 ? ib / t : (double)NAN;
+    rf->crawls_run = g[0];
+    CS_TRY_AGREE(ctx, cs_cache_close(rf->cache, t));
+fail:
+    return rc;
+}
+
+cs_err cs_simrf_results(cs_ctx *ctx, const sim_refresh *rf, cs_results *r)
+{
+    cs_err rc = CS_OK;
+    char path[128];
+    for (int i = 0; i < NRI && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "refresh/%s", ri_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_I64, rf->n, 0, rf->vi[i]);
+    }
+    for (int i = 0; i < NRD && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "refresh/%s", rd_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_F64, rf->n, 0, rf->vd[i]);
+    }
+    if (rc == CS_OK)
+        rc = cs_results_attr(ctx, r, "refresh", "policy", rf->policy);
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "final/refresh_crawls", CS_RES_I64, 1, 0, &rf->crawls_run);
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "final/refresh_jh", CS_RES_F64, 1, 0, &rf->jh_run);
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "final/refresh_jb", CS_RES_F64, 1, 0, &rf->jb_run);
+    return rc;
+}
+
+void cs_simrf_summary(const sim_refresh *rf)
+{
+    const int64_t k = rf->n - 1;
+    printf("  refresh %s: %lld re-crawls, cache %lld pages, J_h %.6g J_b %.6g over the run",
+           rf->policy, (long long)rf->crawls_run, (long long)(k >= 0 ? rf->vi[RI_CACHED][k] : 0),
+           rf->jh_run, rf->jb_run);
+    if (k >= 0)
+        printf("; last epoch J_h %.6g (closed form %.6g), %.6g crawls/time unit (share %.6g)",
+               rf->vd[RD_JH][k], rf->vd[RD_JH_CLOSED][k], rf->vd[RD_BANDWIDTH][k],
+               rf->vd[RD_SHARE][k]);
+    printf("\n");
+}
