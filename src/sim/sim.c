@@ -551,7 +551,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             }
             s->cands[k++] = top[i];
         }
-        if (k == want || m == n) {
+        if (k == want || (m == n && floor == 0)) { /* all of the frontier was walked */
             *got = k;
             return CS_OK;
         }

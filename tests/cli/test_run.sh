@@ -28,6 +28,19 @@ for pol in best-first random; do
         done
     done
 done
+# ... also when the host quotas bind and the frontier runs low (a 20 000-page world crawled to its
+# end: a selection that stops walking too early shows there first)
+run 1 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 -o small.h5 > /dev/null 2>&1 || fail "gen small"
+for np in 1 2 4; do
+    run "$np" -q run --set run.graph=small.h5 --set run.policy=best-first --set run.pages=20000 \
+        --set crawl.bandwidth=100 --set crawl.host_rate=2 --set run.trace=true -o "q_$np.h5" 2> err.txt ||
+        fail "run quotas np $np: $(cat err.txt)"
+done
+for np in 2 4; do
+    h5diff -q q_1.h5 "q_$np.h5" /trace /trace > /dev/null 2>&1 &&
+        pass "binding host quotas: the same pages tick by tick on 1 and $np ranks" ||
+        fail "binding host quotas: fetches differ between 1 and $np ranks"
+done
 # ... and the test can fail: a fixed split is not the global top-B
 run 2 -q run "${common[@]}" --set run.policy=best-first --set crawl.budget=fixed -o t_fixed.h5 2> /dev/null ||
     fail "run budget fixed"
