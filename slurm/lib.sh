@@ -1,6 +1,9 @@
 # Helpers of the job scripts (run.sbatch, sweep.sbatch, step.sbatch), sourced inside the job after
 # site.sh. Not meant to be edited per site: settings live in site.sh.
 
+# SIGUSR1 (sbatch --signal=B:USR1@60) would kill the job script before cs_crawl sets its handler
+trap 'cs_log "SIGUSR1 outside the crawl: ignored"' USR1
+
 cs_log() { printf '[crawlsim-slurm %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 cs_die() {
     cs_log "error: $*"
@@ -124,7 +127,9 @@ cs_crawl() {
             ;;
         esac
     done
-    trap - USR1 TERM
+    # a late SIGUSR1 (the crawl ended just before the time limit) must not kill the job script
+    trap 'cs_log "SIGUSR1 outside the crawl: ignored"' USR1
+    trap - TERM
     if [ "$rc" -eq 0 ]; then
         [ "$ckpt_on" = 1 ] && rm -f "$ckpt"
         cs_log "results: $out"
