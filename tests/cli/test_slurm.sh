@@ -4,7 +4,7 @@
 # 2 cores), the gen -> partition -> run pipeline (in order; a failing gen cancels the rest), a sweep
 # as a job array (one results file per task with its settings in /config), strong and weak scaling
 # (rank counts, grown world), SIGUSR1 with today's engine (ignored, the run completes) and the
-# checkpoint-requeue-restart path with a stand-in engine that has --restart.
+# checkpoint-requeue-restart path (srun and mpirun) with a stand-in engine that has --restart.
 source "$(dirname "$0")/lib.sh"
 
 slurm_local=${CRAWLSIM_SLURM_LOCAL:-$SRC/../shared/tools/slurm-local}
@@ -232,41 +232,51 @@ if [ -n "$restart" ]; then
     exit 0
 fi
 trap 'echo "state at signal" > "$ckpt.tmp" && mv "$ckpt.tmp" "$ckpt"' USR1
+touch "$out.ready"
 for _ in $(seq 1 600); do sleep 0.1; done
 echo "fake: never signalled" >&2
 exit 1
 EOF
 chmod +x fake-crawlsim
-out=$(CRAWLSIM=$WORK/fake-crawlsim "$S/submit" run -n 1 --name ckpt "$SRC/jobs/quickstart.ini")
-j=$(jobid run <<< "$out")
-for _ in $(seq 1 300); do
-    grep -q "srun --ntasks" "$(log_of "$j")" 2> /dev/null && break
-    sleep 0.1
-done
-scancel --signal=USR1 --batch "$j"
-requeued=0
-for _ in $(seq 1 300); do
-    info=$(scontrol show job "$j")
-    if grep -q "Restarts=1" <<< "$info" && grep -q "JobState=PENDING" <<< "$info"; then
-        requeued=1
-        break
+for launcher in srun mpirun; do
+    out=$(CRAWLSIM=$WORK/fake-crawlsim CRAWLSIM_LAUNCHER=$launcher "$S/submit" run -n 1 --name "ckpt-$launcher" \
+        "$SRC/jobs/quickstart.ini")
+    j=$(jobid run <<< "$out")
+    for _ in $(seq 1 300); do # until the stand-in runs with its handler (a signal before is lost)
+        [ -e "$R/ckpt-$launcher.h5.ready" ] && break
+        sleep 0.1
+    done
+    scancel --signal=USR1 --batch "$j"
+    requeued=0
+    for _ in $(seq 1 300); do
+        info=$(scontrol show job "$j")
+        if grep -q "Restarts=1" <<< "$info" && grep -q "JobState=PENDING" <<< "$info"; then
+            requeued=1
+            break
+        fi
+        sleep 0.1
+    done
+    if [ $requeued = 1 ]; then
+        pass "checkpoint ($launcher): SIGUSR1 forwarded, checkpoint written, job $j requeued itself"
+        # Slurm holds a requeued job for 2 minutes: release it, but only in the next second, as
+        # slurmd refuses a credential made in the second the killed run's was revoked ("Job
+        # credential revoked"; a later StartTime would wait for the scheduler's 30 s backfill pass)
+        sleep 1.1
+        scontrol update jobid="$j" StartTime=now
+    else
+        fail "checkpoint ($launcher): job $j not requeued: $(scontrol show job "$j" | grep -E 'JobState|Restarts'); $(cat "$(log_of "$j")")"
     fi
-    sleep 0.1
+    res=$R/ckpt-$launcher.h5
+    if swait "$j" > /dev/null && grep -q "^restarted from $R/ckpt/$j.h5: state at signal$" "$res" 2> /dev/null; then
+        pass "checkpoint ($launcher): the requeued job continued with --restart $R/ckpt/$j.h5"
+    else
+        fail "checkpoint ($launcher): no restart: $(swait "$j"); results: $(cat "$res" 2> /dev/null); $(cat "$(log_of "$j")")"
+    fi
+    [ ! -e "$R/ckpt/$j.h5" ] && pass "checkpoint ($launcher): removed after success" ||
+        fail "checkpoint ($launcher): $R/ckpt/$j.h5 left behind"
+    grep -q "continuing from checkpoint" "$(log_of "$j")" && grep -q "restart count 1" "$(log_of "$j")" &&
+        pass "checkpoint ($launcher): both attempts in one log" || fail "checkpoint log: $(cat "$(log_of "$j")")"
 done
-if [ $requeued = 1 ]; then
-    pass "checkpoint: SIGUSR1 forwarded, checkpoint written, job $j requeued itself"
-    scontrol update jobid="$j" StartTime=now # Slurm holds a requeued job for 2 minutes
-else
-    fail "checkpoint: job $j not requeued: $(scontrol show job "$j" | grep -E 'JobState|Restarts'); $(cat "$(log_of "$j")")"
-fi
-if swait "$j" > /dev/null && grep -q "^restarted from $R/ckpt/$j.h5: state at signal$" "$R/ckpt.h5" 2> /dev/null; then
-    pass "checkpoint: the requeued job continued with --restart $R/ckpt/$j.h5"
-else
-    fail "checkpoint: no restart: $(swait "$j"); results: $(cat "$R/ckpt.h5" 2> /dev/null); $(cat "$(log_of "$j")")"
-fi
-[ ! -e "$R/ckpt/$j.h5" ] && pass "checkpoint: removed after success" || fail "checkpoint: $R/ckpt/$j.h5 left behind"
-grep -q "continuing from checkpoint" "$(log_of "$j")" && grep -q "restart count 1" "$(log_of "$j")" &&
-    pass "checkpoint: both attempts in one log" || fail "checkpoint log: $(cat "$(log_of "$j")")"
 
 echo "Slurm tests took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 finish
