@@ -41,6 +41,16 @@ for np in 2 4; do
         pass "binding host quotas: the same pages tick by tick on 1 and $np ranks" ||
         fail "binding host quotas: fetches differ between 1 and $np ranks"
 done
+# ... and when the best pages crowd on few ranks (block partition, B = 1000: the ranks' first
+# proposals of about B / P keys fall short and the search is repeated with B keys each)
+for np in 1 4; do
+    run "$np" -q run --set run.graph=small.h5 --set run.policy=best-first --set run.pages=20000 \
+        --set crawl.bandwidth=1000 --set crawl.host_rate=0 --set run.partition_method=block \
+        --set run.trace=true -o "c_$np.h5" 2> err.txt || fail "run crowded np $np: $(cat err.txt)"
+done
+h5diff -q c_1.h5 c_4.h5 /trace /trace > /dev/null 2>&1 &&
+    pass "best pages crowded on few ranks: the same pages tick by tick on 1 and 4 ranks" ||
+    fail "best pages crowded on few ranks: fetches differ between 1 and 4 ranks"
 # ... and the test can fail: a fixed split is not the global top-B
 run 2 -q run "${common[@]}" --set run.policy=best-first --set crawl.budget=fixed -o t_fixed.h5 2> /dev/null ||
     fail "run budget fixed"
