@@ -83,7 +83,8 @@ CS_API void cs_whittle_arms_set(cs_whittle_arms *a, int64_t i, uint64_t id, doub
  * mean dynamics: crawled arms restart (age 1), the others age by one tick.
  * chosen (caller-owned, >= min(n, n0) entries) receives the local positions of this rank's
  * crawled arms in decreasing key order, *n_chosen their number; *reward_local the sum of their
- * states x at the crawl (the objective of Sec. II) over this rank. The chosen sets are the same
+ * states at the crawl divided by C, x / C (float precision; the objective of Sec. II when every
+ * C = 1), over this rank. The chosen sets are the same
  * for any number of ranks. Errors, agreed: CS_ERR_NOMEM.
  */
 CS_API cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *chosen,

@@ -206,7 +206,7 @@ cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *cho
         const int64_t i = hp[j];
         chosen[j] = i;
         const double pw0 = (double)a->pw[i] / (double)a->alpha[i];
-        /* w (1 - pw) / (1 - alpha) = x / C: the state x itself for C = 1 */
+        /* w (1 - pw) / (1 - alpha) = x / C */
         reward += (double)a->w[i] * (1.0 - pw0) / (1.0 - (double)a->alpha[i]);
         a->pw[i] = a->alpha[i];
         a->age[i] = 1;

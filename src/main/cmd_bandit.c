@@ -137,18 +137,29 @@ static cs_err run_one(cs_ctx *local, const cs_bandit_config *b, const pol *p, in
     cs_err rc = cs_whittle_arms_init(local, &A, K);
     if (rc != CS_OK)
         return rc;
-    /* every arm crawled just before tick 1 (age 1, x = u), as for the learning scheme; the
-     * reward counts x itself, so cost only shapes the index */
+    /* every arm crawled just before tick 1 (age 1, x = u), as for the learning scheme. The
+     * reward is the sum of the crawled arms' states x, computed here in double precision from
+     * their ages before the tick (the tick's own sum is x / C, in index units). */
     for (int64_t i = 0; i < K; i++)
-        cs_whittle_arms_set(&A, i, (uint64_t)i, u[i] * cost[i], alpha[i], cost[i], 1);
-    int64_t *ch = malloc((size_t)(b->crawlers < K ? b->crawlers : K) * sizeof *ch);
+        cs_whittle_arms_set(&A, i, (uint64_t)i, u[i], alpha[i], cost[i], 1);
+    const int64_t nmax = b->crawlers < K ? b->crawlers : K;
+    int64_t *ch = malloc((size_t)(nmax + K) * sizeof *ch);
     if (ch == NULL) {
         cs_whittle_arms_fini(&A);
         return cs_fail(local, CS_ERR_NOMEM, "out of memory");
     }
+    int64_t *age = ch + nmax;
     for (int64_t t = 0; t < H && rc == CS_OK; t++) {
         int64_t nc;
-        rc = cs_whittle_tick(local, &A, b->crawlers, ch, &nc, &rw[t]);
+        double r_index;
+        for (int64_t i = 0; i < K; i++)
+            age[i] = (int64_t)A.age[i];
+        rc = cs_whittle_tick(local, &A, b->crawlers, ch, &nc, &r_index);
+        rw[t] = 0.0;
+        for (int64_t j = 0; j < nc; j++) {
+            const int64_t i = ch[j];
+            rw[t] += u[i] * (1.0 - pow(alpha[i], (double)age[i])) / (1.0 - alpha[i]);
+        }
     }
     free(ch);
     cs_whittle_arms_fini(&A);
