@@ -221,6 +221,32 @@ typedef struct cs_refresh_config {
 /* Local. Parses refresh.fraction into *f; returns 0 if it is neither "adaptive" nor a number in
  * (0, 1]. */
 CS_API int cs_refresh_fraction_parse(const char *s, double *f);
+enum cs_bandit_experiment { CS_BANDIT_EPHEMERAL = 0, CS_BANDIT_FRESHNESS = 1 };
+
+/* [bandit]: `crawlsim bandit`, the restless-bandit experiments of the Whittle and DRL papers
+ * (docs in schema.c; bandit.h). Per-arm values are comma-separated lists. */
+typedef struct cs_bandit_config {
+    int experiment; /* cs_bandit_experiment */
+    char policies[256];
+    int64_t runs, horizon, seed, window;
+    char output[CS_CONF_STR];
+    /* ephemeral content (Whittle paper) */
+    char arrival[CS_CONF_STR], decay[CS_CONF_STR], lifetime[CS_CONF_STR], cost[CS_CONF_STR];
+    int64_t crawlers;
+    double learn_kappa, learn_gamma, learn_delta, learn_epsilon;
+    double learn_a_c, learn_a_period, learn_b_c, learn_b_period;
+    int learn_inverse;  /* cs_lspe_inverse */
+    int learn_features; /* 0 quadratic, 1 linear */
+    /* binary freshness (DRL paper) */
+    char group_sizes[CS_CONF_STR], rates[CS_CONF_STR], importance[CS_CONF_STR];
+    double slot;
+    int64_t hidden1, hidden2;
+    double gamma, eps_start, eps_end;
+    int64_t eps_steps;
+    double lr, lr_decay, noise;
+    int64_t batch, replay;
+    double x_scale;
+} cs_bandit_config;
 
 typedef struct cs_config {
     cs_run_config run;
@@ -228,6 +254,7 @@ typedef struct cs_config {
     cs_sarsa_config sarsa;
     cs_tres_config tres;
     cs_refresh_config refresh;
+    cs_bandit_config bandit;
     cs_gen_config gen;
     cs_import_config import;
     cs_partition_config partition;

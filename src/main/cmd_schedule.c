@@ -10,6 +10,7 @@
  */
 #include "main/cmd_schedule.h"
 
+#include "crawlsim/bandit.h"
 #include "crawlsim/refresh.h"
 
 #include <errno.h>
@@ -309,12 +310,14 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
     /* options: the same argv on every rank, so these checks agree without communication */
     if (a->policy == NULL)
         return sched_usage(ctx, "schedule needs --policy P");
-    cs_refresh_policy policy;
-    if (cs_refresh_policy_parse(a->policy, &policy) != CS_OK)
+    /* static-opt (bandit.h): Azar et al.'s binary-freshness optimum in discrete time */
+    const int static_opt = strcmp(a->policy, "static-opt") == 0;
+    cs_refresh_policy policy = CS_REFRESH_UNIFORM;
+    if (!static_opt && cs_refresh_policy_parse(a->policy, &policy) != CS_OK)
         return sched_usage(ctx,
                            "--policy '%s' is not one of lambdacrawl, lambdacrawl-incomplete, "
                            "lca, binary-lambdacrawl, binary-lambdacrawl-floor, uniform, "
-                           "change-rate",
+                           "change-rate, static-opt",
                            a->policy);
     if (a->bandwidth == NULL)
         return sched_usage(ctx, "schedule needs --bandwidth R (crawls per time unit)");
@@ -325,7 +328,7 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
     cs_refresh_opts opts;
     cs_refresh_opts_default(&opts);
     if (a->epsilon != NULL) {
-        if (policy != CS_REFRESH_BLC_FLOOR)
+        if (static_opt || policy != CS_REFRESH_BLC_FLOOR)
             return sched_usage(ctx, "--epsilon applies to --policy binary-lambdacrawl-floor only");
         end = NULL;
         opts.epsilon = strtod(a->epsilon, &end);
@@ -384,14 +387,42 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
     cs_refresh_result res;
     MPI_Barrier(ctx->comm);
     const double t0 = MPI_Wtime();
-    CS_TRY(ctx, cs_refresh_solve(ctx, policy, &pg, R, &opts, rate, prob, &res));
+    double so_lambda = 0.0, so_F = 0.0; /* F(p) of Eq. 8 */
+    int64_t so_never = 0;               /* pages never crawled */
+    if (static_opt) {
+        /* one slot = one time unit: D = 1 - exp(-delta); rate = prob = p (crawls per slot) */
+        for (int i = 0; i < n; i++)
+            rate[i] = cs_static_opt_change_prob(delta[i], 1.0);
+        CS_TRY(ctx, cs_static_opt_solve(ctx, n, mu, rate, R, prob, &so_lambda));
+        for (int i = 0; i < n; i++) {
+            const double D = rate[i];
+            rate[i] = mu[i] * prob[i] / (prob[i] + D - D * prob[i]);
+            so_never += prob[i] == 0.0;
+        }
+        /* exact sum: the printed F is the same for any rank count */
+        CS_TRY(ctx, cs_refresh_sum(ctx, rate, n, &so_F));
+        MPI_Allreduce(MPI_IN_PLACE, &so_never, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+        for (int i = 0; i < n; i++)
+            rate[i] = prob[i];
+    } else {
+        CS_TRY(ctx, cs_refresh_solve(ctx, policy, &pg, R, &opts, rate, prob, &res));
+    }
     const double dt = MPI_Wtime() - t0;
 
     MPI_Gatherv(rate, n, MPI_DOUBLE, grate, counts, displs, MPI_DOUBLE, 0, ctx->comm);
     MPI_Gatherv(prob, n, MPI_DOUBLE, gprob, counts, displs, MPI_DOUBLE, 0, ctx->comm);
     CS_TRY_AGREE(ctx, ctx->rank == 0 ? write_output(ctx, a->output, &t, grate, gprob) : CS_OK);
 
-    if (ctx->rank == 0) {
+    if (ctx->rank == 0 && static_opt) {
+        printf("policy static-opt on %lld pages, R = %.17g crawls per slot (one slot = one time "
+               "unit; change probability per slot 1 - exp(-delta))\n",
+               (long long)N, R);
+        printf("lambda %.17g\n", so_lambda);
+        printf("F %.17g (Eq. 8: sum over pages of mu * probability of being fresh)\n", so_F);
+        printf("never crawled %lld\n", (long long)so_never);
+        printf("solve %.3f s\nwrote %s\n", dt, a->output);
+        fflush(stdout);
+    } else if (ctx->rank == 0) {
         const int mixed =
             policy == CS_REFRESH_LAMBDACRAWL && res.n_complete > 0 && res.n_complete < res.n;
         printf("policy %s on %lld pages (%lld with complete change observations), R = %.17g\n",

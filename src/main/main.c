@@ -12,6 +12,7 @@
 #include "crawlsim/import.h"
 #include "crawlsim/partition.h"
 #include "crawlsim/sim.h"
+#include "main/cmd_bandit.h"
 #include "main/cmd_schedule.h"
 
 #include <omp.h>
@@ -200,6 +201,16 @@ static cs_err cmd_schedule(cs_ctx *ctx, const cli *c)
     return cs_cmd_schedule(ctx, &a);
 }
 
+/* ---- bandit (cmd_bandit.c) ------------------------------------------------------------------ */
+
+static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos > 1)
+        return usage_error(ctx, "bandit takes at most one job file, got extra argument '%s'",
+                           c->pos[1]);
+    return cs_cmd_bandit(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, c->output);
+}
+
 /* ---- help ----------------------------------------------------------------------------------- */
 
 static cs_err cmd_help(cs_ctx *ctx, const cli *c);
@@ -249,9 +260,23 @@ static const command commands[] = {
      "column). Policies: lambdacrawl (Alg. 1, 2 or the mixed optimum, from the data),\n"
      "lambdacrawl-incomplete (Alg. 1 on every page), lca (Prop. 9), binary-lambdacrawl (Azar et\n"
      "al.; may starve pages), binary-lambdacrawl-floor (rates >= E R / N, E in (0,1), default\n"
-     "0.1), uniform, change-rate. Prints lambda, the split of R and the costs J_h and J_b\n"
-     "(sums over pages). Runs under mpirun: the rows are split over the ranks.\n",
+     "0.1), uniform, change-rate, static-opt (Azar et al.'s binary-freshness optimum in discrete\n"
+     "time, DRL paper Eq. 8: R crawls per slot of one time unit, change probability per slot\n"
+     "1 - exp(-delta); rate = probability = the page's crawl probability per slot). Prints\n"
+     "lambda, the split of R and the costs J_h and J_b (sums over pages; static-opt: F of Eq. 8).\n"
+     "Runs under mpirun: the rows are split over the ranks.\n",
      cmd_schedule},
+    {"bandit", "crawlsim bandit [JOB.ini] [-o RESULTS.h5] [--set bandit.KEY=VALUE ...]",
+     "Runs a restless-bandit experiment from the [bandit] section of JOB.ini: bandit.experiment\n"
+     "= ephemeral (Avrachenkov & Borkar 2019: arms with arrival rates, decays and lifetimes;\n"
+     "policies whittle (index policy, top bandit.crawlers arms per tick), learn (the LSPE(0)\n"
+     "learning scheme), fixed (always one arm)) or freshness (Avrachenkov, Borkar & Patil 2021:\n"
+     "groups of pages with change rates and importances; policies static-opt, fgdqn, thompson,\n"
+     "uniform). Writes the running- and moving-average reward series with 95 % intervals over\n"
+     "bandit.runs runs to -o, bandit.output or results/<job name>.h5 and prints a summary. Runs\n"
+     "under mpirun: the runs are dealt to the ranks; the file is the same for any rank count.\n"
+     "Every key: crawlsim help config bandit.\n",
+     cmd_bandit},
     {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
      "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help},
 };
@@ -297,8 +322,8 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
             known = strcmp(e[i].section, section) == 0;
         if (!known)
             return usage_error(ctx,
-                               "no config section '%s' (sections: run, crawl, sarsa, gen, import, "
-                               "partition)",
+                               "no config section '%s' (sections: run, crawl, sarsa, tres, bandit, "
+                               "gen, import, partition)",
                                section);
         if (ctx->rank == 0)
             cs_config_print_help(stdout, section, c->markdown);

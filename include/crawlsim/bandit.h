@@ -1,0 +1,213 @@
+/*
+ * bandit: re-crawling as a restless bandit.
+ *
+ *  - The Whittle index policy for ephemeral content (Avrachenkov & Borkar, "A learning algorithm
+ *    for the Whittle index policy for scheduling web crawlers", Allerton 2019, Eqs. 1-5): per-arm
+ *    state x (interest accumulated since the last crawl) with the mean dynamics (2)-(3), the
+ *    closed-form index gamma(x), finite and infinite M, and the distributed top-N0 selection.
+ *  - Its learning scheme (Sec. IV with the fixes of Sec. V): logistic relaxation of the
+ *    threshold policy, LSPE(0) with a Tikhonov-regularised or Sherman-Morrison inverse, two
+ *    time-scale step sizes, thresholds projected onto [u, u/(1-alpha)].
+ *  - The binary-freshness bandit of Avrachenkov, Borkar & Patil ("Deep reinforcement learning
+ *    for web crawling", ICC 2021): groups of pages crawled round-robin, with static optimisation
+ *    (Azar et al., Eq. 8), Thompson sampling, uniform and FG-DQN (Algorithm 1 and appendix).
+ *
+ * Randomness: every draw comes from a Philox stream keyed by (seed, CS_RNG_BANDIT, entity, sub)
+ * (rng.h), never by rank or thread.
+ */
+#ifndef CRAWLSIM_BANDIT_H
+#define CRAWLSIM_BANDIT_H
+
+#include "crawlsim/core.h"
+#include "crawlsim/rng.h"
+
+#include <stdint.h>
+
+/* ==== Whittle index for ephemeral content ==================================================== */
+
+/* Local. alpha = exp(-c) and u = E[xi] = (1 - alpha)(1 - alpha^M) lambda / c (Sec. II), for
+ * arrival rate lambda > 0, decay rate c > 0 and lifetime M > 0 (INFINITY: alpha^M = 0). */
+CS_API double cs_whittle_u(double lambda, double c, double M);
+
+/*
+ * Local. The Whittle index, Eqs. 4-5:
+ *   zeta = ceil(log+_alpha((u - (1 - alpha) x) / u)),
+ *   gamma = (1/C) [zeta ((1 - alpha) x - u) + (1 - alpha^zeta) / (1 - alpha) u].
+ * x is clamped to [0, u/(1-alpha)); at the fixed point u/(1-alpha) (never reached in finite
+ * time) the limit u/((1 - alpha) C) is returned. C > 0 is the paper's normalising constant C_i
+ * (not defined in the paper's text; 1 makes the index the subsidy of the classic Whittle
+ * relaxation). gamma is continuous and non-decreasing in x.
+ */
+CS_API double cs_whittle_index(double x, double u, double alpha, double C);
+
+/* Local. The same index for the state reached k >= 0 ticks after a crawl under the mean
+ * dynamics (x_k = u (1 - alpha^k) / (1 - alpha)), without a logarithm:
+ *   gamma = (u / C) (sum_{j<k} alpha^j - k alpha^k). */
+CS_API double cs_whittle_index_age(int64_t k, double u, double alpha, double C);
+
+/* Local. An order-preserving 64-bit key of (index, id): the float32 index in the high word
+ * (order-preserving bit map, -0 = +0), 2^32 - 1 - id in the low word, so equal float indices
+ * are broken in favour of the LOWER id. id < 2^32; index not NaN. */
+CS_API uint64_t cs_whittle_key(float index, uint64_t id);
+
+/*
+ * A rank's arms for the distributed index policy, structure of arrays, in float32 so that a
+ * tick streams 16 bytes per arm. Caller-owned (cs_whittle_arms_init / _fini). The state of arm
+ * i is its age k (ticks since its last crawl, Eq. 3 resets it to 1 at the next tick) and
+ * pw = alpha^k, so x = u (1 - pw) / (1 - alpha) and the index needs no logarithm.
+ */
+typedef struct cs_whittle_arms {
+    int64_t n;
+    uint64_t *id;  /* global arm ids, unique over ranks, < 2^32 */
+    float *w;      /* u / C */
+    float *alpha;  /* exp(-c) */
+    float *pw;     /* alpha^age */
+    uint32_t *age; /* ticks since the last crawl */
+    /* scratch of cs_whittle_tick: the local top-n0 heap */
+    uint64_t *heap_key;
+    int64_t *heap_pos;
+    int64_t heap_cap;
+} cs_whittle_arms;
+
+/* Local. Allocates n arms (all arrays, zeroed: age 0 = just crawled, pw = 1). CS_ERR_NOMEM. */
+CS_API cs_err cs_whittle_arms_init(cs_ctx *ctx, cs_whittle_arms *a, int64_t n);
+CS_API void cs_whittle_arms_fini(cs_whittle_arms *a);
+/* Local. Sets arm i: id, u, alpha, C (see cs_whittle_index), age (pw = alpha^age). */
+CS_API void cs_whittle_arms_set(cs_whittle_arms *a, int64_t i, uint64_t id, double u, double alpha,
+                                double C, uint32_t age);
+
+/*
+ * Collective(ctx->comm). Logically collective: n0. One tick of the Whittle index policy: the
+ * index of every arm at its current state (one pass, keeping the local top-n0 keys in a heap),
+ * the global top-n0 by cs_comm_topk on cs_whittle_key (exact, integer counts only), then the
+ * mean dynamics: crawled arms restart (age 1), the others age by one tick.
+ * chosen (caller-owned, >= min(n, n0) entries) receives the local positions of this rank's
+ * crawled arms in decreasing key order, *n_chosen their number; *reward_local the sum of their
+ * states at the crawl divided by C, x / C (float precision; the objective of Sec. II when every
+ * C = 1), over this rank. The chosen sets are the same
+ * for any number of ranks. Errors, agreed: CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *chosen,
+                              int64_t *n_chosen, double *reward_local);
+
+/* ==== The learning scheme (Sec. IV, fixes of Sec. V) ======================================== */
+
+typedef enum cs_lspe_inverse {
+    CS_LSPE_TIKHONOV = 0,        /* (B^T B + delta I)^-1 B^T (Sec. V) */
+    CS_LSPE_SHERMAN_MORRISON = 1 /* the recursive inverse of Sec. IV */
+} cs_lspe_inverse;
+
+typedef struct cs_lspe_config {
+    double kappa;   /* logistic slope kappa_i (Sec. V: 2) */
+    double gamma;   /* LSPE step gamma (Sec. V: 0.05) */
+    double delta;   /* Tikhonov delta, > 0 */
+    double epsilon; /* B(-1) = epsilon I */
+    double a_c;     /* a(n) = a_c / ceil((n + 1) / a_period) */
+    double a_period;
+    double b_c; /* b(n) = b_c / ceil((n + 1) / b_period)^(2/3) */
+    double b_period;
+    int inverse;  /* cs_lspe_inverse */
+    int features; /* 2: phi = [x_i, x_i x_j (i <= j)] (Sec. V); 1: [1, x_i] */
+} cs_lspe_config;
+
+/* Local. Sec. V's values: kappa 2, gamma 0.05, delta 1e-3, epsilon 1, a_c = b_c = 0.5,
+ * periods 500 and 1000, Tikhonov, quadratic features. */
+CS_API void cs_lspe_config_default(cs_lspe_config *c);
+
+/*
+ * Local. Runs the learning scheme for `steps` ticks on N arms (u, alpha per arm; M enters
+ * through u) under the mean dynamics, with each arm active with the logistic probability
+ * f_i = 1/(1 + exp(-kappa (x_i - T_i - 0.5))) (the simulation-based reading of Sec. III, the
+ * only one under which "on average one arm sampled" is meaningful). States and thresholds are
+ * expressed in units of s = max_i u_i/(1 - alpha_i) inside the features (a conditioning choice;
+ * the paper's raw units make B-bar's entries span 10 orders of magnitude). reward[t] (may be
+ * NULL) receives sum_i x_i nu_i at tick t, *active_mean the mean number of active arms.
+ * CS_ERR_ARG, CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_lspe_run(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double *u,
+                          const double *alpha, int64_t steps, uint64_t seed, uint64_t run,
+                          double *reward, double *active_mean);
+
+/* ==== Static optimisation (Azar et al.; DRL paper Eq. 8) ==================================== */
+
+/* Local. The per-slot change probability of a Poisson change rate: 1 - exp(-rate * slot). */
+CS_API double cs_static_opt_change_prob(double rate, double slot);
+
+/*
+ * Collective(ctx->comm). Logically collective: R. Maximises F(p) = sum_k mu_k p_k /
+ * (p_k + D_k - D_k p_k) over 0 <= p_k <= 1, sum p_k = R (R crawls per slot; R <= number of pages
+ * over all ranks), D_k in (0, 1] the per-slot change probability. KKT: p_k = clamp((sqrt(mu_k
+ * D_k / lambda) - D_k) / (1 - D_k), 0, 1) (p_k = 1 if D_k = 1 and lambda < mu_k), lambda found
+ * by bisection on the exact fixed-point sum (cs_refresh_sum), so every rank gets bit-identical
+ * results for any rank count. p: caller-owned, n entries. *lambda_out may be NULL.
+ * Errors, agreed: CS_ERR_ARG (mu <= 0, D outside (0,1], R outside (0, N]), CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const double *D,
+                                  double R, double *p, double *lambda_out);
+
+/* ==== The binary-freshness bandit of the DRL paper ========================================== */
+
+typedef enum cs_fresh_policy {
+    CS_FRESH_UNIFORM = 0,
+    CS_FRESH_STATIC_OPT = 1,
+    CS_FRESH_THOMPSON = 2,
+    CS_FRESH_FGDQN = 3,
+    CS_FRESH_POLICY_COUNT_
+} cs_fresh_policy;
+
+/* Local. "uniform", "static-opt", "thompson", "fgdqn"; parse returns CS_ERR_ARG if unknown. */
+CS_API const char *cs_fresh_policy_name(cs_fresh_policy p);
+CS_API cs_err cs_fresh_policy_parse(const char *name, cs_fresh_policy *out);
+
+typedef struct cs_fgdqn_config {
+    int64_t hidden1, hidden2;  /* ReLU layers (paper: 4000 and 8) */
+    double gamma;              /* discount (paper: 0.95) */
+    double eps_start, eps_end; /* epsilon-greedy (paper: 0.7 -> 0.1) */
+    int64_t eps_steps;         /* linear decay over this many ticks */
+    double lr;                 /* a(n) = lr / (1 + n / lr_decay) */
+    double lr_decay;
+    double noise;   /* xi ~ U[-noise, noise] per parameter (paper: 1) */
+    int64_t batch;  /* minibatch B, 1..1024 */
+    int64_t replay; /* replay memory M (transitions) */
+    double x_scale; /* network input X_k / x_scale */
+} cs_fgdqn_config;
+
+/* Local. Defaults: 64, 8, 0.95, 0.7, 0.1, eps_steps 2000, lr 1e-3, lr_decay 1e4, noise 1,
+ * batch 32, replay 10000, x_scale 100. */
+CS_API void cs_fgdqn_config_default(cs_fgdqn_config *c);
+
+/* A freshness experiment: K groups of identical pages. */
+typedef struct cs_fresh_setup {
+    int64_t K;
+    const int64_t *size; /* pages per group */
+    const double *rate;  /* Poisson change rate per page, per time unit */
+    const double *mu;    /* importance of the group's pages */
+    double slot;         /* time units per tick */
+    cs_fgdqn_config fgdqn;
+} cs_fresh_setup;
+
+/*
+ * Local. One run of `horizon` ticks of a policy on the freshness bandit (DRL paper Sec. II):
+ * one group chosen per tick, its round-robin page crawled, reward mu_k if that page changed
+ * since its last crawl (each page changes in a slot with probability
+ * cs_static_opt_change_prob(rate, slot), drawn from the page's own stream). reward[t]
+ * (caller-owned, horizon entries) receives the tick's reward. CS_ERR_ARG, CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, cs_fresh_policy policy,
+                           int64_t horizon, uint64_t seed, uint64_t run, double *reward);
+
+/* ---- FG-DQN on its own (for the benchmark) ---- */
+typedef struct cs_fgdqn cs_fgdqn;
+/* Local. A network 2K -> h1 -> h2 -> K (ReLU), He-uniform weights from (seed, run). */
+CS_API cs_err cs_fgdqn_create(cs_ctx *ctx, const cs_fgdqn_config *c, int64_t K, uint64_t seed,
+                              uint64_t run, cs_fgdqn **out);
+CS_API void cs_fgdqn_destroy(cs_fgdqn **p);
+/* Local. Q(z, .) for the state z (2K floats) into q (K floats). */
+CS_API void cs_fgdqn_q(cs_fgdqn *f, const float *z, float *q);
+/* Local. Stores the transition (z, a, r, z'). */
+CS_API void cs_fgdqn_push(cs_fgdqn *f, const float *z, int64_t a, float r, const float *z1);
+/* Local. One full-gradient update (appendix Eq. 9) on a minibatch from the replay memory (no-op
+ * until it holds `batch` transitions). Returns the mean squared Bellman error of the batch. */
+CS_API double cs_fgdqn_train(cs_fgdqn *f);
+
+#endif
