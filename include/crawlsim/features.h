@@ -56,6 +56,7 @@ typedef struct cs_feat_layout {
     int group_first[CS_FEAT_MAX_GROUPS + 1]; /* indexes of group g: [first[g], first[g+1]) */
     int index_group[CS_FEAT_MAX_INDEXES];    /* the group of each index */
     int index_mul[CS_FEAT_MAX_INDEXES];      /* its place value in the group's code */
+    int action_pairs; /* every action group is one (5-bucket, 6-bucket) pair: code = a + 5 b */
     double delta1, delta2, beta;
 } cs_feat_layout;
 
@@ -65,8 +66,20 @@ CS_API void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc);
 /* Local. Discretisations of Sec. 3.1: [0,.2),[.2,.4),..,[.8,1] -> 0..4; [0,.1),[.1,.3),..,
  * [.9,1] -> 0..5; relevance change c -> 0 (|c| <= delta1), 1 (c <= delta2), 2 (c > delta2),
  * 3 (c >= -delta2), 4 (c < -delta2). */
-CS_API int cs_feat_q5(double v);
-CS_API int cs_feat_q6(double v);
+static inline int cs_feat_q5(double v)
+{
+    /* branch-free (the values are data; every link record takes several): max/min compile to
+     * maxsd/minsd */
+    v = v > 0.0 ? v : 0.0;
+    v = v < 4.0 / 5.0 ? v : 4.0 / 5.0;
+    return (int)(v * 5.0);
+}
+
+static inline int cs_feat_q6(double v)
+{
+    /* explicit comparisons: (v + 0.1) * 5 rounds across the boundaries (0.7 -> 3) */
+    return (v >= 0.1) + (v >= 0.3) + (v >= 0.5) + (v >= 0.7) + (v >= 0.9);
+}
 CS_API int cs_feat_change(const cs_feat_layout *L, double c);
 
 /* Local. Packs n indexes (idx[0..n) of the groups starting at index `first_index`, which must
@@ -140,7 +153,13 @@ CS_API void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t
  * the targets of a page are scattered over the whole table, a cache miss each). */
 CS_API void cs_evidence_prefetch(const cs_evidence *e, int64_t dst);
 /* Local. The categories' anchor buckets packed 4 bits each, (q5, q6) per category. */
-CS_API uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats);
+static inline uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats)
+{
+    uint32_t v = 0;
+    for (int j = 0; j < L->categories; j++)
+        v |= (uint32_t)(cs_feat_q5(cats[j]) | cs_feat_q6(cats[j]) << 4) << (8 * j);
+    return v;
+}
 
 /*
  * Local. The state of a fetched page (Sec. 3.1) from its estimates (rl, cats), ground truth
@@ -159,8 +178,26 @@ CS_API void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t an
 /* Local. cs_feat_action in two steps, for many links with the same parents (a fetched page's
  * out-links): the parents' four indexes once, then each link's action with them. */
 CS_API void cs_feat_parent_idx(const cs_feat_parents *par, uint8_t out[4]);
-CS_API void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
-                                const uint8_t parent_idx[4], uint8_t *out);
+CS_API void cs_feat_action_with_packed(const cs_feat_layout *L, float anchor_rl,
+                                       uint32_t anchor_cat, const uint8_t parent_idx[4],
+                                       uint8_t *out);
+static inline void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl,
+                                       uint32_t anchor_cat, const uint8_t parent_idx[4],
+                                       uint8_t *out)
+{
+    if (!L->action_pairs) {
+        cs_feat_action_with_packed(L, anchor_rl, anchor_cat, parent_idx, out);
+        return;
+    }
+    /* the layout of every a (groups of at most 32 codes pair each 5-bucket index with the
+     * 6-bucket one after it): the codes directly, inline (every link record) */
+    int k = 0;
+    out[k++] = (uint8_t)(cs_feat_q5(anchor_rl) + 5 * cs_feat_q6(anchor_rl));
+    for (int j = 0; j < L->categories; j++)
+        out[k++] = (uint8_t)((anchor_cat >> (8 * j) & 0xf) + 5 * (anchor_cat >> (8 * j + 4) & 0xf));
+    out[k++] = (uint8_t)(parent_idx[0] + 5 * parent_idx[1]);
+    out[k++] = (uint8_t)(parent_idx[2] + 5 * parent_idx[3]);
+}
 
 /*
  * TRES features (Kontogiannis et al. Sec. 2.4.1; the authors' code's order): the shared

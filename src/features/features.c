@@ -79,22 +79,13 @@ void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc)
     make_groups(L, 0, L->n_state);
     L->n_state_groups = L->n_groups;
     make_groups(L, L->n_state, L->n_index);
+    L->action_pairs = 1;
+    for (int g = L->n_state_groups; g < L->n_groups; g++) {
+        const int i = L->group_first[g];
+        L->action_pairs &=
+            L->group_first[g + 1] - i == 2 && L->buckets[i] == 5 && L->buckets[i + 1] == 6;
+    }
     CS_ASSERT(L->n_state_groups <= CS_FEAT_MAX_GROUPS - 6);
-}
-
-/* Branch-free (the values are data, their branches unpredictable; every link record takes
- * several of these): max/min compile to maxsd/minsd, comparisons to setcc. */
-int cs_feat_q5(double v)
-{
-    v = v > 0.0 ? v : 0.0;
-    v = v < 4.0 / 5.0 ? v : 4.0 / 5.0;
-    return (int)(v * 5.0);
-}
-
-int cs_feat_q6(double v)
-{
-    /* explicit comparisons: (v + 0.1) * 5 rounds across the boundaries (0.7 -> 3) */
-    return (v >= 0.1) + (v >= 0.3) + (v >= 0.5) + (v >= 0.7) + (v >= 0.9);
 }
 
 int cs_feat_change(const cs_feat_layout *L, double c)
@@ -196,14 +187,6 @@ void cs_feat_parents_add(cs_feat_parents *par, const cs_link_msg *m)
     }
 }
 
-uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats)
-{
-    uint32_t v = 0;
-    for (int j = 0; j < L->categories; j++)
-        v |= (uint32_t)(cs_feat_q5(cats[j]) | cs_feat_q6(cats[j]) << 4) << (8 * j);
-    return v;
-}
-
 void cs_feat_parent_idx(const cs_feat_parents *par, uint8_t out[4])
 {
     const double avg = par->n > 0 ? (double)par->sum_rl / par->n : 0.0;
@@ -214,8 +197,9 @@ void cs_feat_parent_idx(const cs_feat_parents *par, uint8_t out[4])
     out[3] = (uint8_t)cs_feat_q6(avg_rel);
 }
 
-void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
-                         const uint8_t parent_idx[4], uint8_t *out)
+/* The general form (any grouping): the indexes, then cs_feat_pack. */
+void cs_feat_action_with_packed(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_cat,
+                                const uint8_t parent_idx[4], uint8_t *out)
 {
     uint8_t idx[CS_FEAT_MAX_INDEXES];
     int k = 0;

@@ -534,6 +534,36 @@ START_TEST(test_action_known)
 }
 END_TEST
 
+/* The inline pair form of cs_feat_action_with (every layout of a = 0..4 is made of (5, 6) pairs)
+ * equals the general index-and-pack form, code for code, over random anchors and parents. */
+START_TEST(test_action_pairs_equal_packed)
+{
+    for (int a = 0; a <= CS_FEAT_MAX_CATEGORIES; a++) {
+        cs_feat_layout L;
+        layout(&L, a);
+        ck_assert_int_eq(L.action_pairs, 1);
+        const int GA = L.n_groups - L.n_state_groups;
+        cs_rng r;
+        cs_rng_init(&r, 700 + (uint64_t)a, CS_RNG_TEST, 0, 0);
+        int bad = 0;
+        for (int t = 0; t < 20000; t++) {
+            float cats[CS_FEAT_MAX_CATEGORIES];
+            for (int j = 0; j < a; j++)
+                cats[j] = (float)(1.2 * cs_rng_uniform(&r) - 0.1);
+            const float anchor = (float)(1.2 * cs_rng_uniform(&r) - 0.1);
+            const uint8_t pidx[4] = {(uint8_t)cs_rng_below(&r, 5), (uint8_t)cs_rng_below(&r, 6),
+                                     (uint8_t)cs_rng_below(&r, 5), (uint8_t)cs_rng_below(&r, 6)};
+            uint8_t x[CS_FEAT_MAX_GROUPS], y[CS_FEAT_MAX_GROUPS];
+            const uint32_t ac = cs_feat_pack_anchor_cats(&L, cats);
+            cs_feat_action_with(&L, anchor, ac, pidx, x);
+            cs_feat_action_with_packed(&L, anchor, ac, pidx, y);
+            bad += memcmp(x, y, (size_t)GA) != 0;
+        }
+        ck_assert_msg(bad == 0, "a = %d: %d actions differ", a, bad);
+    }
+}
+END_TEST
+
 static Suite *features_suite(void)
 {
     Suite *s = suite_create("features");
@@ -555,6 +585,7 @@ static Suite *features_suite(void)
     tcase_add_test(tc, test_parents_add);
     tcase_add_test(tc, test_action_bytes);
     tcase_add_test(tc, test_action_known);
+    tcase_add_test(tc, test_action_pairs_equal_packed);
     suite_add_tcase(s, tc);
     return s;
 }
