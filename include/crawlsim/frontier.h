@@ -12,7 +12,7 @@
  *
  * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
  * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection
- * bisects on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys.
+ * searches on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys.
  */
 #ifndef CRAWLSIM_FRONTIER_H
 #define CRAWLSIM_FRONTIER_H

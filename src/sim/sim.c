@@ -587,7 +587,7 @@ fail:
 }
 
 /* Collective. The global top-k of this rank's candidates (keys are all a rank needs to
- * bisect on), kept. */
+ * search on), kept. */
 static cs_err keep_global(sim *s, int64_t got, int64_t k, int64_t *nsel)
 {
     int64_t take = 0;
