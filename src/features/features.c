@@ -391,7 +391,6 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
     cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
     for (int64_t i = 0; i < n; i++) {
-        /* the same arithmetic as cs_evidence_anchor */
         const float *o = e->table + dst[i] * e->stride;
         const double nt = o[e->cats + 1];
         const double inv = 1.0 / sqrt(nt * nt + e->noise2);
@@ -409,18 +408,9 @@ void cs_evidence_prefetch(const cs_evidence *e, int64_t dst)
 
 float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats)
 {
-    const float *o = e->table + dst * e->stride;
-    const double nt = o[e->cats + 1];
-    const double inv = 1.0 / sqrt(nt * nt + e->noise2);
-    cs_rng r;
-    cs_rng_init(&r, e->seed, CS_RNG_ANCHOR, (uint64_t)src, (uint64_t)dst);
-    /* Ziggurat normals: one Philox block covers the 1 + a <= 4 draws almost always. */
-    double z[1 + CS_FEAT_MAX_CATEGORIES];
-    for (int j = 0; j <= e->cats; j++)
-        z[j] = cs_rng_normal_zig(&r);
-    for (int j = 0; j < e->cats; j++)
-        cats[j] = clamp01(((double)o[1 + j] + e->sigma * z[1 + j]) * inv);
-    return clamp01(((double)o[0] + e->sigma * z[0]) * inv);
+    float rl;
+    cs_evidence_anchors(e, src, &dst, 1, &rl, cats);
+    return rl;
 }
 
 /* ---- TRES features (features.h) ----------------------------------------------------------- */
