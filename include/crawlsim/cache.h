@@ -42,6 +42,7 @@
 #ifndef CRAWLSIM_CACHE_H
 #define CRAWLSIM_CACHE_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 
 #include <stdint.h>
@@ -138,6 +139,13 @@ CS_API void cs_cache_integrals_local(const cs_cache *c, double t, double *ih, do
  * are unchanged) and refuses further crawls, polls and additions. CS_ERR_ARG if closed or t_end
  * before the last poll. */
 CS_API cs_err cs_cache_close(cs_cache *c, double t_end);
+
+/* Collective(ctx->comm) (ckpt.h). The cache's state (per cached page: staleness, change clocks,
+ * open intervals; the running integrals) as items under "refresh/cache/", and its restoration
+ * into a cache freshly created over the same pages, after which it behaves exactly as the
+ * saved one would have. */
+CS_API cs_err cs_cache_save(cs_ctx *ctx, const cs_cache *c, cs_ckpt *ck);
+CS_API cs_err cs_cache_load(cs_ctx *ctx, cs_cache *c, cs_ckpt *ck);
 
 /*
  * Local. The change times of page id (delta > 0) in (0, t_hi], from its stream alone (the

@@ -36,6 +36,7 @@
 #ifndef CRAWLSIM_DISCOVER_H
 #define CRAWLSIM_DISCOVER_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
 #include "crawlsim/features.h"
@@ -105,6 +106,13 @@ typedef struct cs_discover_ops {
     void (*synced)(void *st);
     /* Local. The probability that a fetch is a uniformly random frontier entry. */
     double (*epsilon)(void *st);
+    /* Collective (ckpt.h), may be NULL (nothing beyond what create builds): the policy's state
+     * at a tick boundary (weights, optimiser, replay, trees, counters, RNG counters) as items
+     * under "policy/", and its restoration into a policy freshly created with the same
+     * configuration, after which it behaves exactly as the saved one would have. Every rank
+     * writes the same items in the same order, whatever its local data. */
+    cs_err (*save)(void *st, cs_ctx *ctx, cs_ckpt *ck);
+    cs_err (*load)(void *st, cs_ctx *ctx, cs_ckpt *ck);
 } cs_discover_ops;
 
 /* Local. The policy registered as `name`, or NULL. */

@@ -30,6 +30,7 @@
 #define CRAWLSIM_RECRAWL_H
 
 #include "crawlsim/cache.h"
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/refresh.h"
 
@@ -129,6 +130,12 @@ CS_API const double *cs_recrawl_rates(const cs_recrawl *r);
 CS_API const double *cs_recrawl_probs(const cs_recrawl *r);
 /* Local. The change-rate estimates of a learning policy (per local page), else NULL. */
 CS_API const double *cs_recrawl_estimates(const cs_recrawl *r);
+/* Collective(ctx->comm) (ckpt.h). The policy's state at a tick boundary (schedule, clocks,
+ * heap, learners' observations) as items under "refresh/recrawl/", and its restoration into a
+ * policy freshly created over the same pages and cache (the cache is saved separately,
+ * cs_cache_save), after which it behaves exactly as the saved one would have. */
+CS_API cs_err cs_recrawl_save(cs_ctx *ctx, const cs_recrawl *r, cs_ckpt *ck);
+CS_API cs_err cs_recrawl_load(cs_ctx *ctx, cs_recrawl *r, cs_ckpt *ck);
 /* Local. Crawls performed on this rank since creation. */
 CS_API int64_t cs_recrawl_count(const cs_recrawl *r);
 /* Local. Whether the policy's crawls are Poisson processes (closed forms apply). */

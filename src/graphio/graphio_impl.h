@@ -40,6 +40,16 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
 cs_err gio_read_range(cs_ctx *ctx, hid_t file, const char *path, const char *name, hid_t mtype,
                       size_t elem, int64_t off, int64_t count, void *out);
 
+/* Local. The temporary name ".<name>.tmp.<pid>" beside path (*tmp) and path's directory (*dir),
+ * both new strings (free()). CS_ERR_ARG when path names a directory; kind names the file's role
+ * in messages ("results file"). */
+cs_err gio_tmp_name(cs_ctx *ctx, const char *kind, const char *path, long pid, char **tmp,
+                    char **dir);
+
+/* Local. Makes dir (path's directory, modified and restored) and its missing parents (mkdir -p):
+ * CS_ERR_IO "cannot create <kind> <path>: directory ...". */
+cs_err gio_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir);
+
 /* Local. The rank owning page v under cs_block_range(n, ., size). */
 int gio_block_owner(int64_t n, int size, int64_t v);
 

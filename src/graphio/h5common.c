@@ -314,3 +314,62 @@ cs_err cs_graphio_probe(cs_ctx *ctx, const char *path, const char *kind)
         return cs_fail(ctx, CS_ERR_FORMAT, "%s %s is not an HDF5 file", kind, path);
     return CS_OK;
 }
+
+/* ---- temporary names and directories (results and checkpoint files) ---- */
+
+cs_err gio_tmp_name(cs_ctx *ctx, const char *kind, const char *path, long pid, char **tmp,
+                    char **dir)
+{
+    cs_err rc = CS_OK;
+    const size_t plen = strlen(path);
+    *tmp = *dir = NULL;
+    CS_TRY(ctx, cs_alloc(ctx, tmp, plen + 64, 1, "temporary file name"));
+    CS_TRY(ctx, cs_alloc(ctx, dir, plen + 2, 1, "directory name"));
+    const char *slash = strrchr(path, '/');
+    if (plen == 0 || (slash != NULL && slash[1] == '\0'))
+        CS_TRY(ctx,
+               cs_fail(ctx, CS_ERR_ARG, "cannot create %s '%s': it names a directory", kind, path));
+    if (slash == NULL) {
+        strcpy(*dir, ".");
+        snprintf(*tmp, plen + 64, ".%s.tmp.%ld", path, pid);
+    } else {
+        size_t dl = (size_t)(slash - path);
+        memcpy(*dir, path, dl == 0 ? 1 : dl);
+        (*dir)[dl == 0 ? 1 : dl] = '\0';
+        snprintf(*tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)dl, path, slash + 1, pid);
+    }
+    return CS_OK;
+fail:
+    free(*tmp);
+    free(*dir);
+    *tmp = *dir = NULL;
+    return rc;
+}
+
+cs_err gio_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 && errno == ENOENT) {
+        for (char *c = dir + 1;; c++) {
+            if (*c != '/' && *c != '\0')
+                continue;
+            char keep = *c;
+            *c = '\0';
+            int bad = mkdir(dir, 0777) != 0 && errno != EEXIST;
+            int err = errno;
+            *c = keep;
+            if (bad)
+                return cs_fail(ctx, CS_ERR_IO, "cannot create %s %s: directory %s: %s", kind, path,
+                               dir, strerror(err));
+            if (keep == '\0')
+                break;
+        }
+    }
+    if (stat(dir, &st) != 0)
+        return cs_fail(ctx, CS_ERR_IO, "cannot create %s %s: directory %s: %s", kind, path, dir,
+                       strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cs_fail(ctx, CS_ERR_IO, "cannot create %s %s: %s: %s", kind, path, dir,
+                       strerror(ENOTDIR));
+    return CS_OK;
+}

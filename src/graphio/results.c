@@ -14,6 +14,7 @@
  * values belong under /timing, by convention only.
  */
 #include "crawlsim/graphio.h"
+#include "graphio_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -528,35 +529,6 @@ fail:
     return rc;
 }
 
-/* Rank 0. Makes dir and its missing parents (mkdir -p); dir is modified and restored. */
-static cs_err make_dirs(cs_ctx *ctx, const char *path, char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st) != 0 && errno == ENOENT) {
-        for (char *c = dir + 1;; c++) {
-            if (*c != '/' && *c != '\0')
-                continue;
-            char keep = *c;
-            *c = '\0';
-            int bad = mkdir(dir, 0777) != 0 && errno != EEXIST;
-            int err = errno;
-            *c = keep;
-            if (bad)
-                return cs_fail(ctx, CS_ERR_IO, "cannot create results file %s: directory %s: %s",
-                               path, dir, strerror(err));
-            if (keep == '\0')
-                break;
-        }
-    }
-    if (stat(dir, &st) != 0)
-        return cs_fail(ctx, CS_ERR_IO, "cannot create results file %s: directory %s: %s", path, dir,
-                       strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cs_fail(ctx, CS_ERR_IO, "cannot create results file %s: %s: %s", path, dir,
-                       strerror(ENOTDIR));
-    return CS_OK;
-}
-
 /* Rank 0. The whole write: directory, temporary, contents, fsync, rename; on failure the
  * temporary is removed. */
 static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
@@ -566,23 +538,8 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
     hid_t fapl = -1, fcpl = -1;
     char *tmp = NULL, *dir = NULL;
     int created = 0;
-    const size_t plen = strlen(path);
-    CS_TRY(ctx, cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name"));
-    CS_TRY(ctx, cs_alloc(ctx, &dir, plen + 2, 1, "directory name"));
-    const char *slash = strrchr(path, '/');
-    if (slash != NULL && slash[1] == '\0')
-        CS_TRY(ctx, cs_fail(ctx, CS_ERR_ARG, "cannot create results file %s: it names a directory",
-                            path));
-    if (slash == NULL) {
-        strcpy(dir, ".");
-        snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, (long)getpid());
-    } else {
-        size_t dl = (size_t)(slash - path);
-        memcpy(dir, path, dl == 0 ? 1 : dl);
-        dir[dl == 0 ? 1 : dl] = '\0';
-        snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)dl, path, slash + 1, (long)getpid());
-    }
-    CS_TRY(ctx, make_dirs(ctx, path, dir));
+    CS_TRY(ctx, gio_tmp_name(ctx, "results file", path, (long)getpid(), &tmp, &dir));
+    CS_TRY(ctx, gio_make_dirs(ctx, "results file", path, dir));
 
     /* Create the temporary ourselves first: errno says why a directory is not writable. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);

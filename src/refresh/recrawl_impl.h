@@ -6,6 +6,7 @@
 #ifndef CRAWLSIM_RECRAWL_IMPL_H
 #define CRAWLSIM_RECRAWL_IMPL_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/recrawl.h"
 
 #include <stdint.h>
@@ -26,6 +27,11 @@ typedef struct recrawl_ops {
     double (*next)(cs_recrawl *r, void *st, int64_t i, double t);
     /* Local, may be NULL. Change-rate estimates. */
     const double *(*estimates)(const void *st);
+    /* Collective (ckpt.h), may be NULL (nothing beyond create): the policy state's items at a
+     * tick boundary, and their restoration into state freshly created over the same pages.
+     * Every rank writes the same items in the same order. */
+    cs_err (*save)(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ckpt *ck);
+    cs_err (*load)(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck);
 } recrawl_ops;
 
 struct cs_recrawl {

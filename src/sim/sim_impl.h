@@ -5,6 +5,7 @@
 #ifndef CRAWLSIM_SIM_IMPL_H
 #define CRAWLSIM_SIM_IMPL_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/config.h"
 #include "crawlsim/graph.h"
 #include "crawlsim/graphio.h"
@@ -50,6 +51,12 @@ cs_err cs_simrf_sync(cs_ctx *ctx, sim_refresh *rf, int64_t tick, int64_t fetched
 /* Collective(ctx->comm). End of the run at tick `tick` (the last one): the last epoch's point,
  * then the cache's open intervals are closed. */
 cs_err cs_simrf_finish(cs_ctx *ctx, sim_refresh *rf, int64_t tick);
+
+/* Collective(ctx->comm) (ckpt.h). The refresh's state at a tick boundary (cache, re-crawl
+ * policy, split, counters, /refresh rows so far) as items under "refresh/", and its restoration
+ * into a refresh freshly created by cs_simrf_create with the same configuration. */
+cs_err cs_simrf_save(cs_ctx *ctx, const sim_refresh *rf, cs_ckpt *ck);
+cs_err cs_simrf_load(cs_ctx *ctx, sim_refresh *rf, cs_ckpt *ck);
 
 /* Local. Records /refresh/... and /final/refresh_* into r (rank 0's data are written). */
 cs_err cs_simrf_results(cs_ctx *ctx, const sim_refresh *rf, cs_results *r);

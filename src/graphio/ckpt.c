@@ -1,0 +1,410 @@
+/*
+ * ckpt: checkpoint files (include/crawlsim/ckpt.h). One dataset per item, every rank's piece
+ * at the offset of the lower ranks' pieces, written and read with the chunked collective 1-D
+ * transfers of h5common.c.
+ */
+#include "crawlsim/ckpt.h"
+#include "crawlsim/graphio.h"
+#include "crawlsim/rng.h"
+#include "graphio_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cs_ckpt {
+    char *path, *tmp; /* tmp: the temporary name while writing, NULL when reading */
+    hid_t file;
+    int64_t *counts; /* [ranks] scratch */
+};
+
+static hid_t file_type(cs_ckpt_type t)
+{
+    static const hid_t *const ty[] = {&H5T_STD_U8LE_g,  &H5T_STD_I32LE_g,  &H5T_STD_I64LE_g,
+                                      &H5T_STD_U64LE_g, &H5T_IEEE_F32LE_g, &H5T_IEEE_F64LE_g};
+    return *ty[t];
+}
+
+static hid_t mem_type(cs_ckpt_type t)
+{
+    static const hid_t *const ty[] = {&H5T_NATIVE_UINT8_g, &H5T_NATIVE_INT32_g,
+                                      &H5T_NATIVE_INT64_g, &H5T_NATIVE_UINT64_g,
+                                      &H5T_NATIVE_FLOAT_g, &H5T_NATIVE_DOUBLE_g};
+    return *ty[t];
+}
+
+static size_t elem_size(cs_ckpt_type t)
+{
+    static const size_t sz[] = {1, 4, 8, 8, 4, 8};
+    return sz[t];
+}
+
+static int type_valid(cs_ckpt_type t)
+{
+    return (int)t >= (int)CS_CK_BYTES && (int)t <= (int)CS_CK_F64;
+}
+
+static void ckpt_free(cs_ckpt *ck)
+{
+    if (ck == NULL)
+        return;
+    free(ck->path);
+    free(ck->tmp);
+    free(ck->counts);
+    free(ck);
+}
+
+static cs_err ckpt_new(cs_ctx *ctx, const char *path, cs_ckpt **out)
+{
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = NULL;
+    CS_TRY(ctx, cs_calloc(ctx, &ck, 1, sizeof *ck, "checkpoint"));
+    ck->file = H5I_INVALID_HID;
+    CS_TRY(ctx, cs_alloc(ctx, &ck->path, strlen(path) + 1, 1, "checkpoint"));
+    strcpy(ck->path, path);
+    CS_TRY(ctx,
+           cs_alloc(ctx, &ck->counts, (size_t)ctx->size + 1, sizeof *ck->counts, "checkpoint"));
+    *out = ck;
+    return CS_OK;
+fail:
+    ckpt_free(ck);
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------------------------- */
+
+cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
+{
+    cs_err rc = CS_OK;
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
+    cs_ckpt *ck = NULL;
+    char *dir = NULL;
+    hid_t fapl = H5I_INVALID_HID;
+    *out = NULL;
+    CS_TRY_AGREE(ctx, ckpt_new(ctx, path, &ck));
+    /* rank 0's pid names the temporary on every rank; rank 0 makes the directory */
+    long pid = (long)getpid();
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
+    rc = gio_tmp_name(ctx, "checkpoint", path, pid, &ck->tmp, &dir);
+    if (rc == CS_OK && ctx->rank == 0)
+        rc = gio_make_dirs(ctx, "checkpoint", path, dir);
+    CS_TRY_AGREE(ctx, rc);
+    fapl = cs_graphio_fapl(ctx->comm);
+    if (fapl < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "cannot create checkpoint %s: no MPI-IO access list", path);
+    CS_TRY_AGREE(ctx, rc);
+    ck->file = H5Fcreate(ck->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (ck->file < 0)
+        rc = cs_fail(ctx, CS_ERR_IO, "cannot create checkpoint %s: HDF5 cannot create %s", path,
+                     ck->tmp);
+    CS_TRY_AGREE(ctx, rc);
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "checkpoint %s", path);
+    const int32_t version = CS_CKPT_SCHEMA_VERSION, ranks = ctx->size;
+    rc = cs_graphio_attr_write_string(ctx, ck->file, "format", CS_CKPT_FORMAT, what);
+    if (rc == CS_OK)
+        rc = cs_graphio_attr_write(ctx, ck->file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                                   &version, what);
+    if (rc == CS_OK)
+        rc =
+            cs_graphio_attr_write_string(ctx, ck->file, "crawlsim_version", CRAWLSIM_VERSION, what);
+    if (rc == CS_OK)
+        rc = cs_graphio_attr_write(ctx, ck->file, "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &ranks,
+                                   what);
+    CS_TRY_AGREE(ctx, rc);
+    *out = ck;
+    ck = NULL;
+fail:
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    free(dir);
+    if (ck != NULL)
+        cs_ckpt_close(ctx, &ck);
+    cs_graphio_quiet_end(&quiet);
+    return rc;
+}
+
+/* A checksum of (name, type) that differs between ranks when they call with different items. */
+static uint64_t item_hash(const char *name, cs_ckpt_type type)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)type;
+    for (const char *c = name; *c != '\0'; c++)
+        h = cs_mix64(h ^ (uint64_t)(unsigned char)*c);
+    return h;
+}
+
+cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, int64_t n,
+                   const void *data)
+{
+    cs_err rc = CS_OK;
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
+    hid_t sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
+    hid_t d = H5I_INVALID_HID, asp = H5I_INVALID_HID, a = H5I_INVALID_HID;
+    CS_ASSERT(ck != NULL && ck->tmp != NULL && type_valid(type) && n >= 0);
+    uint64_t h = item_hash(name, type), hmin = 0, hmax = 0;
+    MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
+    MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
+    if (hmin != hmax)
+        rc = cs_fail(ctx, CS_ERR_ARG, "checkpoint %s: the ranks write different items (%s here)",
+                     ck->path, name);
+    CS_TRY_AGREE(ctx, rc);
+    MPI_Allgather(&n, 1, MPI_INT64_T, ck->counts, 1, MPI_INT64_T, ctx->comm);
+    int64_t off = 0, total = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        if (r < ctx->rank)
+            off += ck->counts[r];
+        total += ck->counts[r];
+    }
+    hsize_t dim = (hsize_t)total, adim = (hsize_t)ctx->size;
+    sp = H5Screate_simple(1, &dim, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    lcpl = H5Pcreate(H5P_LINK_CREATE);
+    if (sp >= 0 && dcpl >= 0 && lcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+        H5Pset_create_intermediate_group(lcpl, 1) >= 0)
+        d = H5Dcreate2(ck->file, name, file_type(type), sp, lcpl, dcpl, H5P_DEFAULT);
+    if (d >= 0 && (asp = H5Screate_simple(1, &adim, NULL)) >= 0)
+        a = H5Acreate2(d, "counts", H5T_STD_I64LE, asp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT64, ck->counts) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "checkpoint %s: HDF5 cannot create item %s (%lld elements)",
+                     ck->path, name, (long long)total);
+    CS_TRY_AGREE(ctx, rc);
+    rc = cs_graphio_write_1d(ctx, d, mem_type(type), off, n, data, elem_size(type), ck->path, name);
+    CS_TRY_AGREE(ctx, rc);
+fail:
+    if (a >= 0)
+        H5Aclose(a);
+    if (asp >= 0)
+        H5Sclose(asp);
+    if (d >= 0 && H5Dclose(d) < 0 && rc == CS_OK)
+        rc =
+            cs_fail(ctx, CS_ERR_HDF5, "checkpoint %s: HDF5 failed closing item %s", ck->path, name);
+    if (lcpl >= 0)
+        H5Pclose(lcpl);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    cs_graphio_quiet_end(&quiet);
+    return cs_agree(ctx, rc);
+}
+
+cs_err cs_ckpt_commit(cs_ctx *ctx, cs_ckpt **pck)
+{
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = *pck;
+    CS_ASSERT(ck != NULL && ck->tmp != NULL);
+    herr_t st = H5Fclose(ck->file);
+    ck->file = H5I_INVALID_HID;
+    if (st < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "checkpoint %s: HDF5 failed closing %s", ck->path, ck->tmp);
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK && ctx->rank == 0) {
+        /* on disk before it gets its name: a crash leaves the old checkpoint or the new one */
+        int fd = open(ck->tmp, O_RDONLY);
+        if (fd < 0 || fsync(fd) != 0)
+            rc = cs_fail(ctx, CS_ERR_IO, "checkpoint %s: fsync of %s: %s", ck->path, ck->tmp,
+                         strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        if (rc == CS_OK && rename(ck->tmp, ck->path) != 0)
+            rc = cs_fail(ctx, CS_ERR_IO, "checkpoint %s: renaming %s: %s", ck->path, ck->tmp,
+                         strerror(errno));
+        if (rc != CS_OK)
+            unlink(ck->tmp);
+    } else if (rc != CS_OK && ctx->rank == 0) {
+        unlink(ck->tmp);
+    }
+    ckpt_free(ck);
+    *pck = NULL;
+    return cs_agree(ctx, rc);
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+cs_err cs_ckpt_open(cs_ctx *ctx, const char *path, cs_ckpt **out)
+{
+    cs_err rc = CS_OK;
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
+    cs_ckpt *ck = NULL;
+    hid_t fapl = H5I_INVALID_HID;
+    *out = NULL;
+    if (ctx->rank == 0)
+        rc = cs_graphio_probe(ctx, path, "checkpoint");
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, ckpt_new(ctx, path, &ck));
+    fapl = cs_graphio_fapl(ctx->comm);
+    if (fapl >= 0)
+        ck->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (ck->file < 0)
+        rc = cs_fail(ctx, CS_ERR_IO, "checkpoint %s: HDF5 cannot open it", path);
+    CS_TRY_AGREE(ctx, rc);
+    char what[CS_ERRMSG_MAX], buf[256];
+    snprintf(what, sizeof what, "checkpoint %s", path);
+    int32_t version = 0, ranks = 0;
+    rc = cs_graphio_attr_read_string(ctx, ck->file, "format", buf, sizeof buf, what);
+    if (rc == CS_OK && strcmp(buf, CS_CKPT_FORMAT) != 0)
+        rc =
+            cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim checkpoint (format '%s')", path, buf);
+    if (rc == CS_OK)
+        rc = cs_graphio_attr_read(ctx, ck->file, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32,
+                                  &version, what);
+    if (rc == CS_OK && version != CS_CKPT_SCHEMA_VERSION)
+        rc = cs_fail(ctx, CS_ERR_SCHEMA,
+                     "checkpoint %s has schema version %d; this crawlsim reads %d", path,
+                     (int)version, CS_CKPT_SCHEMA_VERSION);
+    if (rc == CS_OK)
+        rc = cs_graphio_attr_read_string(ctx, ck->file, "crawlsim_version", buf, sizeof buf, what);
+    if (rc == CS_OK && strcmp(buf, CRAWLSIM_VERSION) != 0)
+        rc = cs_fail(ctx, CS_ERR_SCHEMA,
+                     "checkpoint %s was written by crawlsim %s; this is crawlsim %s", path, buf,
+                     CRAWLSIM_VERSION);
+    if (rc == CS_OK)
+        rc = cs_graphio_attr_read(ctx, ck->file, "ranks", H5T_INTEGER, H5T_NATIVE_INT32, &ranks,
+                                  what);
+    if (rc == CS_OK && ranks != ctx->size)
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "checkpoint %s was written on %d ranks: restart it on %d ranks, not %d", path,
+                     (int)ranks, (int)ranks, ctx->size);
+    CS_TRY_AGREE(ctx, rc);
+    *out = ck;
+    ck = NULL;
+fail:
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (ck != NULL)
+        cs_ckpt_close(ctx, &ck);
+    cs_graphio_quiet_end(&quiet);
+    return rc;
+}
+
+/* Collective. Opens item name, checks its type and reads the counts: *d open, *off and *n this
+ * rank's piece. */
+static cs_err item_open(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, hid_t *d,
+                        int64_t *off, int64_t *n)
+{
+    cs_err rc = CS_OK;
+    hid_t t = H5I_INVALID_HID, a = H5I_INVALID_HID, asp = H5I_INVALID_HID;
+    *d = H5I_INVALID_HID;
+    CS_ASSERT(ck != NULL && ck->tmp == NULL && type_valid(type));
+    htri_t ex = H5Lexists(ck->file, name, H5P_DEFAULT);
+    if (ex > 0)
+        *d = H5Dopen2(ck->file, name, H5P_DEFAULT);
+    if (*d < 0) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "checkpoint %s has no item %s (written by another policy or configuration?)",
+                     ck->path, name);
+        goto fail;
+    }
+    t = H5Dget_type(*d);
+    if (t < 0 || H5Tequal(t, file_type(type)) <= 0) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has another type", ck->path, name);
+        goto fail;
+    }
+    a = H5Aopen(*d, "counts", H5P_DEFAULT);
+    if (a >= 0)
+        asp = H5Aget_space(a);
+    if (asp < 0 || H5Sget_simple_extent_npoints(asp) != ctx->size ||
+        H5Aread(a, H5T_NATIVE_INT64, ck->counts) < 0) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has no valid counts", ck->path,
+                     name);
+        goto fail;
+    }
+    *off = 0;
+    for (int r = 0; r < ctx->rank; r++)
+        *off += ck->counts[r];
+    *n = ck->counts[ctx->rank];
+fail:
+    if (asp >= 0)
+        H5Sclose(asp);
+    if (a >= 0)
+        H5Aclose(a);
+    if (t >= 0)
+        H5Tclose(t);
+    return rc;
+}
+
+/* Collective. The one reader behind cs_ckpt_get and cs_ckpt_get_exact: exact >= 0 reads into
+ * buf, else allocates *(void **)buf. */
+static cs_err get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, int64_t *n,
+                  int64_t exact, void *buf)
+{
+    cs_err rc = CS_OK;
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
+    hid_t d = H5I_INVALID_HID;
+    int64_t off = 0, cnt = 0;
+    void *dst = NULL;
+    rc = item_open(ctx, ck, name, type, &d, &off, &cnt);
+    if (rc == CS_OK && exact >= 0 && cnt != exact)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "checkpoint %s: item %s holds %lld elements on rank %d, expected %lld "
+                     "(another configuration?)",
+                     ck->path, name, (long long)cnt, ctx->rank, (long long)exact);
+    if (rc == CS_OK) {
+        if (exact >= 0)
+            dst = buf;
+        else
+            rc = cs_alloc(ctx, &dst, (size_t)cnt + 1, elem_size(type), name);
+    }
+    CS_TRY_AGREE(ctx, rc);
+    rc = cs_graphio_read_1d(ctx, d, mem_type(type), off, cnt, dst, elem_size(type), ck->path, name);
+    CS_TRY_AGREE(ctx, rc);
+    if (exact < 0) {
+        *(void **)buf = dst;
+        *n = cnt;
+        dst = NULL;
+    }
+fail:
+    if (exact < 0)
+        free(dst);
+    if (d >= 0)
+        H5Dclose(d);
+    cs_graphio_quiet_end(&quiet);
+    return rc;
+}
+
+cs_err cs_ckpt_get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, int64_t *n,
+                   void *data)
+{
+    *(void **)data = NULL;
+    *n = 0;
+    return get(ctx, ck, name, type, n, -1, data);
+}
+
+cs_err cs_ckpt_get_exact(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, int64_t n,
+                         void *buf)
+{
+    CS_ASSERT(n >= 0);
+    int64_t got = 0;
+    return get(ctx, ck, name, type, &got, n, buf);
+}
+
+void cs_ckpt_close(cs_ctx *ctx, cs_ckpt **pck)
+{
+    if (pck == NULL || *pck == NULL)
+        return;
+    cs_ckpt *ck = *pck;
+    cs_graphio_quiet quiet;
+    cs_graphio_quiet_begin(&quiet);
+    if (ck->file >= 0)
+        H5Fclose(ck->file);
+    cs_graphio_quiet_end(&quiet);
+    if (ck->tmp != NULL) {
+        MPI_Barrier(ctx->comm);
+        if (ctx->rank == 0)
+            unlink(ck->tmp);
+    }
+    ckpt_free(ck);
+    *pck = NULL;
+}
+
+const char *cs_ckpt_path(const cs_ckpt *ck)
+{
+    return ck->path;
+}

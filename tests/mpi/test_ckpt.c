@@ -1,0 +1,218 @@
+/*
+ * MPI integration tests of checkpoint files (cs_ckpt_*): every type round-trips with pieces of
+ * different lengths per rank (some empty) under nested names; a piece of another length, a
+ * missing item and another type are refused with the same code on every rank; an abandoned
+ * checkpoint leaves neither file nor temporary, and a commit replaces an older checkpoint
+ * atomically; a checkpoint written on another number of ranks, a results file and a missing
+ * file are refused. Run at 1, 2 and 4 ranks.
+ */
+#include "crawlsim/ckpt.h"
+#include "mpitest.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cs_ctx ctx;
+static char tmpdir[256];
+
+/* Rank r writes 3 r + 1 elements of item k, except rank 1, which writes none. */
+static int64_t piece_len(int r)
+{
+    return r == 1 ? 0 : 3 * (int64_t)r + 1;
+}
+
+static int count_tmp(void)
+{
+    int n = 0;
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL)
+        n += strstr(e->d_name, ".tmp.") != NULL;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+static cs_err write_all(const char *path, double tag)
+{
+    cs_ckpt *ck = NULL;
+    const int64_t n = piece_len(ctx.rank);
+    int64_t i64[64];
+    int32_t i32[64];
+    uint64_t u64[64];
+    float f32[64];
+    double f64[64];
+    unsigned char bytes[64];
+    for (int64_t i = 0; i < n; i++) {
+        i64[i] = -1000 * ctx.rank - i;
+        i32[i] = (int32_t)(7 * ctx.rank + i);
+        u64[i] = UINT64_MAX - (uint64_t)i - (uint64_t)ctx.rank;
+        f32[i] = (float)i / 3.0f + (float)ctx.rank;
+        f64[i] = tag + (double)i / 7.0 + ctx.rank;
+        bytes[i] = (unsigned char)(200 + i + ctx.rank);
+    }
+    cs_err rc = cs_ckpt_create(&ctx, path, &ck);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "a/b/i64", CS_CK_I64, n, i64);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "a/i32", CS_CK_I32, n, i32);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "u64", CS_CK_U64, n, u64);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "a/b/c/f32", CS_CK_F32, n, f32);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "f64", CS_CK_F64, n, f64);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "bytes", CS_CK_BYTES, n, bytes);
+    if (rc == CS_OK)
+        rc = cs_ckpt_put(&ctx, ck, "empty", CS_CK_F64, 0, NULL);
+    if (rc == CS_OK)
+        rc = cs_ckpt_commit(&ctx, &ck);
+    cs_ckpt_close(&ctx, &ck);
+    return rc;
+}
+
+START_TEST(round_trip)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/sub/dir/ck.h5", tmpdir);
+    MPI_ASSERT(write_all(path, 0.5) == CS_OK);
+    MPI_ASSERT(count_tmp() == 0);
+    cs_ckpt *ck = NULL;
+    MPI_ASSERT(cs_ckpt_open(&ctx, path, &ck) == CS_OK);
+    const int64_t n = piece_len(ctx.rank);
+    int64_t *i64 = NULL, got = -1;
+    MPI_ASSERT(cs_ckpt_get(&ctx, ck, "a/b/i64", CS_CK_I64, &got, &i64) == CS_OK);
+    int ok = got == n;
+    for (int64_t i = 0; ok && i < n; i++)
+        ok = i64[i] == -1000 * ctx.rank - i;
+    free(i64);
+    MPI_ASSERT(ok);
+    int32_t i32[64];
+    uint64_t u64[64];
+    float f32[64];
+    double f64[64];
+    unsigned char bytes[64];
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "a/i32", CS_CK_I32, n, i32) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "u64", CS_CK_U64, n, u64) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "a/b/c/f32", CS_CK_F32, n, f32) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "f64", CS_CK_F64, n, f64) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "bytes", CS_CK_BYTES, n, bytes) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "empty", CS_CK_F64, 0, f64 + 63) == CS_OK);
+    for (int64_t i = 0; ok && i < n; i++)
+        ok = i32[i] == (int32_t)(7 * ctx.rank + i) &&
+             u64[i] == UINT64_MAX - (uint64_t)i - (uint64_t)ctx.rank &&
+             f32[i] == (float)i / 3.0f + (float)ctx.rank &&
+             f64[i] == 0.5 + (double)i / 7.0 + ctx.rank &&
+             bytes[i] == (unsigned char)(200 + i + ctx.rank);
+    MPI_ASSERT(ok);
+    /* refusals, agreed */
+    cs_err rc = cs_ckpt_get_exact(&ctx, ck, "f64", CS_CK_F64, n + (ctx.rank == 0), f64);
+    MPI_ASSERT(rc == CS_ERR_FORMAT && strstr(ctx.errmsg, "f64") != NULL);
+    cs_ctx_clear_error(&ctx);
+    rc = cs_ckpt_get_exact(&ctx, ck, "no/such", CS_CK_F64, 0, f64);
+    MPI_ASSERT(rc == CS_ERR_FORMAT && strstr(ctx.errmsg, "no item no/such") != NULL);
+    cs_ctx_clear_error(&ctx);
+    rc = cs_ckpt_get_exact(&ctx, ck, "f64", CS_CK_F32, n, f32);
+    MPI_ASSERT(rc == CS_ERR_FORMAT && strstr(ctx.errmsg, "another type") != NULL);
+    cs_ckpt_close(&ctx, &ck);
+    MPI_ASSERT(ck == NULL);
+    cs_ctx_clear_error(&ctx);
+}
+END_TEST
+
+START_TEST(atomic_replacement)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/atomic.h5", tmpdir);
+    MPI_ASSERT(write_all(path, 1.0) == CS_OK);
+    /* abandoned: the old checkpoint stays, no temporary */
+    cs_ckpt *ck = NULL;
+    MPI_ASSERT(cs_ckpt_create(&ctx, path, &ck) == CS_OK);
+    double x = 99.0;
+    MPI_ASSERT(cs_ckpt_put(&ctx, ck, "f64", CS_CK_F64, 1, &x) == CS_OK);
+    MPI_ASSERT(count_tmp() == 1);
+    cs_ckpt_close(&ctx, &ck);
+    MPI_ASSERT(count_tmp() == 0);
+    double f64[64];
+    const int64_t n = piece_len(ctx.rank);
+    MPI_ASSERT(cs_ckpt_open(&ctx, path, &ck) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "f64", CS_CK_F64, n, f64) == CS_OK);
+    MPI_ASSERT(n == 0 || f64[0] == 1.0 + ctx.rank);
+    cs_ckpt_close(&ctx, &ck);
+    /* committed: replaced */
+    MPI_ASSERT(write_all(path, 2.0) == CS_OK);
+    MPI_ASSERT(cs_ckpt_open(&ctx, path, &ck) == CS_OK);
+    MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "f64", CS_CK_F64, n, f64) == CS_OK);
+    MPI_ASSERT(n == 0 || f64[0] == 2.0 + ctx.rank);
+    cs_ckpt_close(&ctx, &ck);
+    /* items that differ between ranks are refused */
+    MPI_ASSERT(cs_ckpt_create(&ctx, path, &ck) == CS_OK);
+    cs_err rc = cs_ckpt_put(&ctx, ck, ctx.rank == ctx.size - 1 ? "x" : "y", CS_CK_F64, 0, NULL);
+    MPI_ASSERT(ctx.size == 1 ? rc == CS_OK : rc == CS_ERR_ARG);
+    cs_ctx_clear_error(&ctx);
+    cs_ckpt_close(&ctx, &ck);
+    MPI_ASSERT(count_tmp() == 0);
+}
+END_TEST
+
+START_TEST(foreign_files_are_refused)
+{
+    char path[512];
+    cs_ctx_clear_error(&ctx);
+    snprintf(path, sizeof path, "%s/missing.h5", tmpdir);
+    cs_ckpt *ck = NULL;
+    MPI_ASSERT(cs_ckpt_open(&ctx, path, &ck) == CS_ERR_IO && ck == NULL &&
+               strstr(ctx.errmsg, "no such file") != NULL);
+    cs_ctx_clear_error(&ctx);
+    snprintf(path, sizeof path, "%s/text.h5", tmpdir);
+    if (ctx.rank == 0) {
+        FILE *f = fopen(path, "w");
+        fputs("not hdf5\n", f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_ASSERT(cs_ckpt_open(&ctx, path, &ck) == CS_ERR_FORMAT && ck == NULL);
+    cs_ctx_clear_error(&ctx);
+    /* written by rank 0 alone: refused on more ranks */
+    snprintf(path, sizeof path, "%s/one.h5", tmpdir);
+    MPI_Comm solo;
+    MPI_Comm_split(MPI_COMM_WORLD, ctx.rank == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+    int ok = 1;
+    if (ctx.rank == 0) {
+        cs_ctx c1;
+        cs_ctx_init(&c1, solo, CS_LOG_ERROR);
+        cs_ckpt *w = NULL;
+        ok = cs_ckpt_create(&c1, path, &w) == CS_OK && cs_ckpt_commit(&c1, &w) == CS_OK;
+        MPI_Comm_free(&solo);
+    }
+    MPI_ASSERT(ok);
+    cs_err rc = cs_ckpt_open(&ctx, path, &ck);
+    if (ctx.size == 1) {
+        MPI_ASSERT(rc == CS_OK);
+        cs_ckpt_close(&ctx, &ck);
+    } else {
+        MPI_ASSERT(rc == CS_ERR_ARG && strstr(ctx.errmsg, "written on 1 ranks") != NULL);
+    }
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    mpitest_init(&argc, &argv);
+    cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_ERROR);
+    mpitest_tmpdir(tmpdir, sizeof tmpdir, "ckpt");
+    Suite *s = suite_create("checkpoint (MPI)");
+    TCase *tc = tcase_create("collective");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, round_trip);
+    tcase_add_test(tc, atomic_replacement);
+    tcase_add_test(tc, foreign_files_are_refused);
+    suite_add_tcase(s, tc);
+    int status = mpitest_run(s);
+    mpitest_rm_tmpdir(tmpdir);
+    MPI_Finalize();
+    return status;
+}
