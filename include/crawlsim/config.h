@@ -137,6 +137,8 @@ typedef struct cs_run_config {
     int64_t record_every;
     int64_t progress;
     int trace;
+    char checkpoint[CS_CONF_STR];
+    int64_t checkpoint_every;
 } cs_run_config;
 
 enum cs_budget_mode { CS_BUDGET_GLOBAL = 0, CS_BUDGET_PROPORTIONAL = 1, CS_BUDGET_FIXED = 2 };

@@ -17,6 +17,7 @@
 #ifndef CRAWLSIM_FRONTIER_H
 #define CRAWLSIM_FRONTIER_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/features.h"
 
@@ -61,6 +62,13 @@ CS_API void cs_frontier_remove(cs_frontier *f, int64_t slot);
 CS_API int64_t cs_frontier_evict(cs_frontier *f);
 /* Local. Removes every entry. */
 CS_API void cs_frontier_clear(cs_frontier *f);
+/* Collective(ctx->comm) (ckpt.h). The entries in slot order as items "frontier/..." (id, value,
+ * codes, anchor evidence, parent aggregates), and their restoration into an empty frontier of
+ * the same stride: entries keep their slots, so a restored frontier selects, evicts and removes
+ * exactly as the saved one would have. Load errors: CS_ERR_FORMAT (another stride), those of
+ * cs_ckpt_get, CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck);
+CS_API cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck);
 /* Local. Bytes of memory per entry at the current size (arrays and hash table). */
 CS_API double cs_frontier_bytes_per_entry(const cs_frontier *f);
 

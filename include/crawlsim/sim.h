@@ -41,15 +41,28 @@ typedef struct cs_sim_summary {
     double seconds;    /* wall time of the tick loop */
     double fetch_rate; /* fetches per second over all ranks, after the first task's warm-up */
     int64_t politeness_violations;
+    int stopped; /* SIGTERM: the run stopped at a tick boundary after writing its checkpoint */
 } cs_sim_summary;
 
 /*
- * Collective(ctx->comm). Logically collective: cfg, output. Builds the world (run.graph or the
- * [gen] world in memory), runs run.tasks tasks and writes the results file `output`
+ * Collective(ctx->comm). Logically collective: cfg, output, restart. Builds the world (run.graph
+ * or the [gen] world in memory), runs run.tasks tasks and writes the results file `output`
  * (atomically). A summary goes to stdout (rank 0) and to *sum (may be NULL). Errors, the same
  * on every rank: configuration (CS_ERR_CONFIG, naming the key), graph and partition files, I/O.
+ *
+ * Checkpoints (run.checkpoint, ckpt.h): at a tick boundary every run.checkpoint_every ticks,
+ * and at the first tick boundary after SIGUSR1 or SIGTERM reached any rank (the handlers only
+ * note the signal; the flags travel in the tick's allreduce, so all ranks act together), the
+ * whole state is written: the loop's position, metrics and series, visited sets, host counts,
+ * outboxes, frontiers, the policy's state (discover.h save) and the refresh's (cache, re-crawl
+ * policy). After SIGTERM the run stops there (sum->stopped = 1, no results file, CS_OK). With
+ * restart = a checkpoint file, the world and policy are built from cfg as usual, the state is
+ * loaded and the run continues at the saved tick; the results are those of an uninterrupted run
+ * (every dataset outside /timing). The job must be the same (CS_ERR_CONFIG otherwise; only
+ * run.checkpoint, run.checkpoint_every, run.output and run.progress may differ), and so must the
+ * rank count.
  */
-CS_API cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output,
+CS_API cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const char *restart,
                          cs_sim_summary *sum);
 
 #endif

@@ -53,6 +53,10 @@ static const cs_conf_entry schema[] = {
      "record every fetch as (tick, page) in /trace of the results file (for tests and small studies: 16 bytes per fetch)"},
     {"run", "progress", CS_CONF_INT, "10", 0, 1e6, NULL, R(progress), 0,
      "seconds between progress lines in batch logs (a terminal gets a live line)"},
+    {"run", "checkpoint", CS_CONF_STRING, "", 0, 0, NULL, R(checkpoint), RSZ(checkpoint),
+     "checkpoint file (HDF5, written collectively and atomically, replaced each time; relative to the current directory): written every checkpoint_every ticks and at the next tick boundary after SIGUSR1 (the run goes on) or SIGTERM (the run stops, exit status 3); continue with crawlsim run --restart FILE. Empty: no checkpoints, signals keep their default action"},
+    {"run", "checkpoint_every", CS_CONF_INT, "0", 0, 1e15, NULL, R(checkpoint_every), 0,
+     "ticks between checkpoints (counted over the whole run, all tasks); 0: only on SIGUSR1 or SIGTERM"},
 
     /* ---- [crawl] bandwidth, budgets, frontier, synchronisation ---- */
     {"crawl", "bandwidth", CS_CONF_INT, "1000", 1, 1e12, NULL, C(bandwidth), 0,

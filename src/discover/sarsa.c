@@ -139,6 +139,32 @@ static double sarsa_epsilon(void *st)
     return ((const sarsa *)st)->c.epsilon;
 }
 
+/* The weights (the float tables are rebuilt from them, bit for bit) and whether the frontier's
+ * values are stale. */
+static cs_err sarsa_save(void *st, cs_ctx *ctx, cs_ckpt *ck)
+{
+    const sarsa *s = st;
+    cs_err rc = CS_OK;
+    const int64_t dirty = s->dirty;
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/weights", CS_CK_F64, s->L->n_weights, s->q.w));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/dirty", CS_CK_I64, 1, &dirty));
+fail:
+    return rc;
+}
+
+static cs_err sarsa_load(void *st, cs_ctx *ctx, cs_ckpt *ck)
+{
+    sarsa *s = st;
+    cs_err rc = CS_OK;
+    int64_t dirty = 0;
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/weights", CS_CK_F64, s->L->n_weights, s->q.w));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/dirty", CS_CK_I64, 1, &dirty));
+    cs_qlinear_tables(&s->q);
+    s->dirty = (int)dirty;
+fail:
+    return rc;
+}
+
 const cs_discover_ops cs_discover_sarsa_ops = {
     .name = "sarsa",
     .create = sarsa_create,
@@ -150,4 +176,6 @@ const cs_discover_ops cs_discover_sarsa_ops = {
     .weights = sarsa_weights,
     .synced = sarsa_synced,
     .epsilon = sarsa_epsilon,
+    .save = sarsa_save,
+    .load = sarsa_load,
 };

@@ -294,3 +294,48 @@ double cs_frontier_bytes_per_entry(const cs_frontier *f)
     double n = f->n > 0 ? (double)f->n : 1.0;
     return per * (double)f->cap_alloc / n + (double)f->nslots * sizeof *f->slots / n;
 }
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = f->n, stride = f->stride;
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/stride", CS_CK_I64, 1, &stride));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/id", CS_CK_I64, n, f->id));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/q", CS_CK_F32, n, f->q));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/anchor_rl", CS_CK_F32, n, f->anchor_rl));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/anchor_cat", CS_CK_I32, n, f->anchor_cat));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/par", CS_CK_BYTES,
+                            n * (int64_t)sizeof(cs_feat_parents), f->par));
+fail:
+    return rc;
+}
+
+cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    int64_t stride = 0, n = 0, slot = 0;
+    int64_t *id = NULL;
+    CS_ASSERT(f->n == 0);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/stride", CS_CK_I64, 1, &stride));
+    if (stride != f->stride)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "checkpoint %s: frontier entries of %lld code bytes, this run has %d",
+                     cs_ckpt_path(ck), (long long)stride, f->stride);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "frontier/id", CS_CK_I64, &n, &id));
+    for (int64_t i = 0; i < n && rc == CS_OK; i++)
+        rc = cs_frontier_add(ctx, f, id[i], &slot);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/q", CS_CK_F32, n, f->q));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/anchor_rl", CS_CK_F32, n, f->anchor_rl));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/anchor_cat", CS_CK_I32, n, f->anchor_cat));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/par", CS_CK_BYTES,
+                                  n * (int64_t)sizeof(cs_feat_parents), f->par));
+fail:
+    free(id);
+    return rc;
+}

@@ -40,6 +40,8 @@ typedef struct cli {
     int k_set;
     const char *method;
     cs_schedule_args sched; /* schedule: --policy, --bandwidth, --epsilon, --input */
+    const char *restart;    /* run: --restart CKPT */
+    int *status;            /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
 } cli;
 
 typedef struct command {
@@ -167,6 +169,8 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
     if (c->npos > 1)
         return usage_error(ctx, "run takes at most one job file, got extra argument '%s'",
                            c->pos[1]);
+    if (c->restart != NULL && c->restart[0] == '\0')
+        return usage_error(ctx, "--restart needs a checkpoint file");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -186,7 +190,11 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
             len -= 4;
         snprintf(output, sizeof output, "results/%.*s.h5", (int)len, b);
     }
-    return cs_sim_run(ctx, &cfg, output, NULL);
+    cs_sim_summary sum;
+    rc = cs_sim_run(ctx, &cfg, output, c->restart, &sum);
+    if (rc == CS_OK && sum.stopped)
+        *c->status = 3;
+    return rc;
 }
 
 /* ---- schedule (cmd_schedule.c) -----------------------------------------------------------------
@@ -244,13 +252,18 @@ static const command commands[] = {
      "rank 0, which reads the whole graph. Prints the method, k, time and the quality: edge\n"
      "cut, communication volume, page and link balance, hosts split.\n",
      cmd_partition},
-    {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--set SECTION.KEY=VALUE ...]",
+    {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT] [--set SECTION.KEY=VALUE ...]",
      "Runs a focused crawl (DESIGN.md \"One rank, one tick\") under mpirun/srun: the world of\n"
      "run.graph (or the [gen] world generated in memory, each rank its own pages), partitioned\n"
      "by run.partition_method, crawled by run.policy (random, best-first, sarsa) for run.tasks\n"
      "tasks. Writes the results file (HDF5: config, /series, /tasks, /ranks, /final, /timing)\n"
      "to -o, run.output or results/<job name>.h5, and prints a summary. Every key: crawlsim\n"
-     "help config run|crawl|sarsa. Use OMP_NUM_THREADS for threads per rank.\n",
+     "help config run|crawl|sarsa. Use OMP_NUM_THREADS for threads per rank.\n\n"
+     "Checkpoints: with run.checkpoint = FILE the whole state is written to FILE (atomically)\n"
+     "every run.checkpoint_every ticks and at the next tick boundary after SIGUSR1 (the run goes\n"
+     "on) or SIGTERM (the run stops with exit status 3). --restart CKPT continues from a\n"
+     "checkpoint, with the same job file, --set options and number of ranks: the results equal\n"
+     "those of an uninterrupted run (everything outside /timing).\n",
      cmd_run},
     {"schedule",
      "crawlsim schedule --policy P --bandwidth R --input PAGES.csv -o RATES.csv [--epsilon E]",
@@ -397,6 +410,10 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
                                 : a[2] == 'e' ? &c->sched.epsilon
                                               : &c->sched.input;
             *slot = argv[i];
+        } else if (strcmp(a, "--restart") == 0) {
+            if (++i >= argc)
+                return usage_error(ctx, "%s needs a checkpoint file", a);
+            c->restart = argv[i];
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             c->verbosity++;
         } else if (strcmp(a, "-vv") == 0) {
@@ -433,6 +450,7 @@ int main(int argc, char **argv)
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_INFO);
     cs_err rc = CS_OK;
     cli c;
+    int status = 0;
     if (provided < MPI_THREAD_FUNNELED) {
         rc = cs_fail(&ctx, CS_ERR_MPI,
                      "the MPI library provides thread level %d, crawlsim needs "
@@ -442,8 +460,11 @@ int main(int argc, char **argv)
     }
     /* argv is the same on every rank, so parse errors agree without communication. */
     rc = parse_cli(&ctx, argc, argv, &c);
+    if (rc == CS_OK && c.restart != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
+        rc = usage_error(&ctx, "--restart applies to crawlsim run only");
     if (rc != CS_OK)
         goto done;
+    c.status = &status;
     ctx.level = c.verbosity < 0    ? CS_LOG_ERROR
                 : c.verbosity == 0 ? CS_LOG_INFO
                 : c.verbosity == 1 ? CS_LOG_VERBOSE
@@ -492,5 +513,5 @@ done:
     cs_report_error(&ctx, rc);
     cs_ctx_fini(&ctx);
     MPI_Finalize();
-    return rc == CS_OK ? 0 : rc == CS_ERR_USAGE ? 2 : 1;
+    return rc != CS_OK ? (rc == CS_ERR_USAGE ? 2 : 1) : status;
 }

@@ -2,6 +2,7 @@
  * sim: the tick loop of `crawlsim run` (see include/crawlsim/sim.h for one tick on one rank).
  */
 #include "crawlsim/sim.h"
+#include "crawlsim/ckpt.h"
 #include "crawlsim/comm.h"
 #include "crawlsim/discover.h"
 #include "crawlsim/features.h"
@@ -15,6 +16,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1166,7 +1168,12 @@ fail:
 }
 
 typedef struct loop_state {
-    int64_t tick;         /* global tick counter over all tasks */
+    int64_t tick; /* global tick counter over all tasks */
+    /* where the loop stands at a tick boundary (checkpoints): the task, its next tick, the
+     * task's global fetches so far, whether an exchange is forced next tick */
+    int64_t task, t_next, fetched_task, force;
+    int resume;           /* run_task continues the checkpoint's task instead of starting it */
+    int stopped;          /* SIGTERM: a checkpoint was written and the run stops */
     int64_t task_base[2]; /* global fetched, relevant at the task's start */
     cs_progress progress;
     int64_t total_fetched;
@@ -1191,6 +1198,258 @@ static cs_err record_point(sim *s, loop_state *ls, int64_t task)
     return CS_OK;
 }
 
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+/* SIGUSR1 and SIGTERM are only noted here (async-signal-safe); the tick loop acts on them at the
+ * next tick boundary on every rank together (the flags travel in the tick's allreduce). The one
+ * piece of global state in the engine: a signal handler has nowhere else to write. */
+static volatile sig_atomic_t sig_ckpt, sig_stop;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGTERM)
+        sig_stop = 1;
+    else
+        sig_ckpt = 1;
+}
+
+/* Local. The job's resolved INI text without the keys a restart may change (where checkpoints
+ * and results go, progress): a checkpoint continues only the run it was written by. */
+static cs_err resumable_ini(sim *s, char **ini)
+{
+    cs_config c = *s->cfg;
+    c.run.checkpoint[0] = '\0';
+    c.run.checkpoint_every = 0;
+    c.run.output[0] = '\0';
+    c.run.progress = 0;
+    return cs_config_to_ini(s->ctx, &c, NULL, ini);
+}
+
+/* The loop's scalars in run/state. */
+enum {
+    LS_TASK,
+    LS_T_NEXT,
+    LS_TICK,
+    LS_FETCHED_TASK,
+    LS_FORCE,
+    LS_TOTAL,
+    LS_BASE0,
+    LS_BASE1,
+    LS_SHARE,
+    LS_POL_QEVALS,
+    LS_FLOOR,
+    LS_SERIES,
+    LS_TRACE,
+    LS_N
+};
+
+/* Collective. Writes run.checkpoint: the loop's position, metrics and series, this rank's
+ * crawl state (visited set, hosts, outboxes, frontier), the policy's and the refresh's state. */
+static cs_err save_checkpoint(sim *s, loop_state *ls)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = NULL;
+    char *ini = NULL, *box = NULL;
+    char name[96];
+    double t0 = cs_now();
+    const int64_t H = cs_graph_n_hosts(s->g), T = s->cfg->run.tasks, n = s->s.n;
+    CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
+    CS_TRY(ctx, cs_ckpt_create(ctx, s->cfg->run.checkpoint, &ck));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/config", CS_CK_BYTES, (int64_t)strlen(ini) + 1, ini));
+    int64_t st[LS_N] = {ls->task,
+                        ls->t_next,
+                        ls->tick,
+                        ls->fetched_task,
+                        ls->force,
+                        ls->total_fetched,
+                        ls->task_base[0],
+                        ls->task_base[1],
+                        s->share,
+                        s->pol_qevals,
+                        (int64_t)s->floor,
+                        n,
+                        (int64_t)s->trace_len};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/state", CS_CK_I64, LS_N, st));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/counters", CS_CK_I64, NC, s->c));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/times", CS_CK_F64, NPH, s->t));
+    for (int i = 0; i < NS; i++) {
+        snprintf(name, sizeof name, "run/series/%s", series_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, n, s->s.v[i]));
+    }
+    for (int i = 0; i < NPH; i++) {
+        snprintf(name, sizeof name, "run/series_time/%s", phase_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F64, n, s->s.t[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/wall", CS_CK_F64, n, ls->wall));
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "run/tasks/%d", i);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/visited", CS_CK_U64, (cs_graph_n_pages(s->g) + 63) / 64,
+                            s->visited));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/rel_host", CS_CK_U64, s->host_words, s->rel_host));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->host_fetched));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_rel", CS_CK_I32, H, s->host_rel));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/trace", CS_CK_I64, (int64_t)s->trace_len, s->trace));
+    /* the outboxes (links waiting for the next exchange when E > 1), one after the other */
+    {
+        int64_t *len = NULL;
+        size_t tot = cs_outbox_bytes(&s->out), at = 0;
+        rc = cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint");
+        if (rc == CS_OK)
+            rc = cs_alloc(ctx, &box, tot + 1, 1, "checkpoint");
+        for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
+            len[q] = (int64_t)s->out.len[q];
+            if (s->out.len[q] > 0)
+                memcpy(box + at, s->out.buf[q], s->out.len[q]);
+            at += s->out.len[q];
+        }
+        rc = cs_agree(ctx, rc);
+        if (rc == CS_OK)
+            rc = cs_ckpt_put(ctx, ck, "run/outbox/len", CS_CK_I64, ctx->size, len);
+        if (rc == CS_OK)
+            rc = cs_ckpt_put(ctx, ck, "run/outbox/data", CS_CK_BYTES, (int64_t)tot, box);
+        free(len);
+        CS_TRY(ctx, rc);
+    }
+    CS_TRY(ctx, cs_frontier_save(ctx, s->fr, ck));
+    if (s->ops->save != NULL)
+        CS_TRY(ctx, s->ops->save(s->pol, ctx, ck));
+    if (s->rf != NULL)
+        CS_TRY(ctx, cs_simrf_save(ctx, s->rf, ck));
+    CS_TRY(ctx, cs_ckpt_commit(ctx, &ck));
+    CS_LOG(ctx, CS_LOG_INFO, "checkpoint %s written at tick %lld (%.2f s)", s->cfg->run.checkpoint,
+           (long long)ls->tick, cs_now() - t0);
+fail:
+    cs_ckpt_close(ctx, &ck);
+    free(ini);
+    free(box);
+    return rc;
+}
+
+/* Local. Grows the series to hold n points (the layout record() appends to). */
+static cs_err series_reserve(sim *s, loop_state *ls, int64_t n)
+{
+    series *se = &s->s;
+    int64_t cap = n > 256 ? n : 256;
+    for (int i = 0; i < NS + NPH; i++) {
+        void **pp = i < NS ? (void **)&se->v[i] : (void **)&se->t[i - NS];
+        void *p = realloc(*pp, (size_t)cap * 8);
+        if (p == NULL)
+            return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the series");
+        *pp = p;
+    }
+    se->cap = cap;
+    double *w = realloc(ls->wall, (size_t)cap * sizeof *w);
+    if (w == NULL)
+        return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the series");
+    ls->wall = w;
+    ls->wall_cap = cap;
+    return CS_OK;
+}
+
+/* Collective. Restores what save_checkpoint wrote into the freshly built run s (world,
+ * policy and refresh created from the same job); run_task then continues the saved task. */
+static cs_err load_checkpoint(sim *s, loop_state *ls, const char *path)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = NULL;
+    char *ini = NULL, *saved = NULL, *box = NULL;
+    int64_t *len = NULL;
+    char name[96];
+    double t0 = cs_now();
+    const int64_t H = cs_graph_n_hosts(s->g), T = s->cfg->run.tasks;
+    CS_TRY(ctx, cs_ckpt_open(ctx, path, &ck));
+    CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
+    int64_t n = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/config", CS_CK_BYTES, &n, &saved));
+    if (n < 1 || saved[n - 1] != '\0' || strcmp(saved, ini) != 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "checkpoint %s was written by another job: restart with the same job file "
+                     "and --set options (only run.checkpoint, run.checkpoint_every, run.output "
+                     "and run.progress may change)",
+                     path);
+    CS_TRY_AGREE(ctx, rc);
+    int64_t st[LS_N];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/state", CS_CK_I64, LS_N, st));
+    ls->task = st[LS_TASK];
+    ls->t_next = st[LS_T_NEXT];
+    ls->tick = st[LS_TICK];
+    ls->fetched_task = st[LS_FETCHED_TASK];
+    ls->force = st[LS_FORCE];
+    ls->total_fetched = st[LS_TOTAL];
+    ls->task_base[0] = st[LS_BASE0];
+    ls->task_base[1] = st[LS_BASE1];
+    s->share = st[LS_SHARE];
+    s->pol_qevals = st[LS_POL_QEVALS];
+    s->floor = (uint64_t)st[LS_FLOOR];
+    if (ls->task < 0 || ls->task >= T || st[LS_SERIES] < 0 || st[LS_TRACE] < 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: run/state out of range", path);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, series_reserve(s, ls, st[LS_SERIES]));
+    s->s.n = st[LS_SERIES];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/counters", CS_CK_I64, NC, s->c));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/times", CS_CK_F64, NPH, s->t));
+    for (int i = 0; i < NS; i++) {
+        snprintf(name, sizeof name, "run/series/%s", series_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, s->s.n, s->s.v[i]));
+    }
+    for (int i = 0; i < NPH; i++) {
+        snprintf(name, sizeof name, "run/series_time/%s", phase_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F64, s->s.n, s->s.t[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/wall", CS_CK_F64, s->s.n, ls->wall));
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "run/tasks/%d", i);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64,
+                                  (cs_graph_n_pages(s->g) + 63) / 64, s->visited));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/rel_host", CS_CK_U64, s->host_words, s->rel_host));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->host_fetched));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_rel", CS_CK_I32, H, s->host_rel));
+    free(s->trace);
+    s->trace = NULL;
+    n = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/trace", CS_CK_I64, &n, &s->trace));
+    s->trace_len = (size_t)n;
+    s->trace_cap = (size_t)n + 1;
+    CS_TRY(ctx, cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint"));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/outbox/len", CS_CK_I64, ctx->size, len));
+    n = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/outbox/data", CS_CK_BYTES, &n, &box));
+    cs_outbox_clear(&s->out);
+    {
+        int64_t at = 0;
+        for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
+            if (len[q] < 0 || at + len[q] > n)
+                rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bad outbox lengths", path);
+            else if (len[q] > 0)
+                rc = cs_outbox_put(ctx, &s->out, q, box + at, (size_t)len[q]);
+            at += len[q];
+        }
+        CS_TRY_AGREE(ctx, rc);
+    }
+    cs_frontier_clear(s->fr);
+    CS_TRY(ctx, cs_frontier_load(ctx, s->fr, ck));
+    if (s->ops->load != NULL)
+        CS_TRY(ctx, s->ops->load(s->pol, ctx, ck));
+    if (s->rf != NULL)
+        CS_TRY(ctx, cs_simrf_load(ctx, s->rf, ck));
+    ls->resume = 1;
+    CS_LOG(ctx, CS_LOG_INFO, "restarting from checkpoint %s: task %lld, tick %lld (%.2f s)", path,
+           (long long)ls->task, (long long)ls->tick, cs_now() - t0);
+fail:
+    cs_ckpt_close(ctx, &ck);
+    free(ini);
+    free(saved);
+    free(box);
+    free(len);
+    return rc;
+}
+
 /* Collective. One task: seeds, then ticks until the page limit, the tick limit or an empty
  * frontier everywhere. */
 static cs_err run_task(sim *s, loop_state *ls, int64_t task)
@@ -1202,6 +1461,16 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
     const int64_t E = cc->exchange_every, K = cc->sync_every;
     const int64_t R = rn->record_every ? rn->record_every : K ? K : 10;
     const int64_t rebalance = cc->rebalance_every ? cc->rebalance_every : K ? K : 1;
+    const int64_t CE = rn->checkpoint[0] != '\0' ? rn->checkpoint_every : 0;
+    int64_t fetched_task = 0, force = 0, t = 0;
+    if (ls->resume) {
+        /* the checkpoint restored this task's state (load_checkpoint) */
+        ls->resume = 0;
+        t = ls->t_next;
+        fetched_task = ls->fetched_task;
+        force = ls->force;
+        goto loop;
+    }
     cs_frontier_clear(s->fr);
     memset(s->visited, 0, (size_t)((cs_graph_n_pages(s->g) + 63) / 64) * 8);
     memset(s->rel_host, 0, (size_t)s->host_words * 8);
@@ -1217,9 +1486,9 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
         ls->task_base[0] = tot[C_FETCHED];
         ls->task_base[1] = tot[C_RELEVANT];
     }
-    int64_t fetched_task = 0, force = 0;
     s->share = cs_comm_split_fixed(cc->bandwidth, ctx->rank, ctx->size);
-    for (int64_t t = 0;; t++, ls->tick++) {
+loop:
+    for (;; t++, ls->tick++) {
         int64_t nsel = 0, n_refresh = 0;
         double t0 = cs_now();
         if (s->rf != NULL) {
@@ -1279,10 +1548,14 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
             CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->avg_scratch, &s->avg_cap));
             s->ops->synced(s->pol);
         }
-        int64_t loc[3] = {nsel, cs_frontier_size(s->fr),
-                          (int64_t)(cs_outbox_bytes(&s->out) / sizeof(cs_link_msg))};
-        int64_t glob[3];
-        MPI_Allreduce(loc, glob, 3, MPI_INT64_T, MPI_SUM, ctx->comm);
+        /* the signals noted since the last tick boundary travel with the tick's counts */
+        const int64_t sig_c = sig_ckpt, sig_s = sig_stop;
+        if (sig_c)
+            sig_ckpt = 0;
+        int64_t loc[5] = {nsel, cs_frontier_size(s->fr),
+                          (int64_t)(cs_outbox_bytes(&s->out) / sizeof(cs_link_msg)), sig_c, sig_s};
+        int64_t glob[5];
+        MPI_Allreduce(loc, glob, 5, MPI_INT64_T, MPI_SUM, ctx->comm);
         s->t[PH_ALLREDUCE] += cs_now() - t2;
         fetched_task += glob[0];
         ls->total_fetched += glob[0];
@@ -1302,6 +1575,21 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
             CS_TRY(ctx, record_point(s, ls, task));
         if (done)
             break;
+        if ((CE > 0 && (ls->tick + 1) % CE == 0) || glob[3] > 0 || glob[4] > 0) {
+            /* a tick boundary: the next tick is (task, t + 1), global tick + 1 */
+            ls->task = task;
+            ls->t_next = t + 1;
+            ls->fetched_task = fetched_task;
+            ls->force = force;
+            ls->tick++;
+            rc = save_checkpoint(s, ls);
+            ls->tick--;
+            CS_TRY(ctx, rc);
+            if (glob[4] > 0) {
+                ls->stopped = 1;
+                goto fail;
+            }
+        }
     }
     {
         int64_t tot[NC], hosts;
@@ -1519,7 +1807,8 @@ fail:
     return rc;
 }
 
-cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_summary *out)
+cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const char *restart,
+                  cs_sim_summary *out)
 {
     cs_err rc = CS_OK;
     sim S;
@@ -1533,6 +1822,20 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     s->cfg = cfg;
     s->world = *cfg;
     double t_setup = cs_now();
+    /* with a checkpoint file, SIGUSR1 and SIGTERM ask for a checkpoint at the next tick
+     * boundary (SIGTERM then stops the run), also when they arrive during the set-up; without
+     * one they keep their default action */
+    struct sigaction sa, old_usr1, old_term;
+    const int handlers = cfg->run.checkpoint[0] != '\0';
+    if (handlers) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sig_ckpt = sig_stop = 0;
+        sigaction(SIGUSR1, &sa, &old_usr1);
+        sigaction(SIGTERM, &sa, &old_term);
+    }
 
     int npol = 0;
     const cs_discover_ops *const *reg = cs_discover_list(&npol);
@@ -1574,12 +1877,29 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
            (long long)cfg->crawl.exchange_every, (long long)cfg->crawl.sync_every,
            (long long)s->n_seeds);
 
+    if (restart != NULL)
+        CS_TRY(ctx, load_checkpoint(s, &ls, restart));
     uint64_t total = cfg->run.pages > 0 ? (uint64_t)(cfg->run.pages * cfg->run.tasks) : 0;
     cs_progress_begin(&ls.progress, ctx, "crawl (fetches)", total);
-    ls.t_begin = cs_now();
-    for (int64_t task = 0; task < cfg->run.tasks; task++)
-        CS_TRY(ctx, run_task(s, &ls, task));
+    ls.t_begin = cs_now() - (ls.resume && s->s.n > 0 ? ls.wall[s->s.n - 1] : 0.0);
+    for (int64_t task = ls.resume ? ls.task : 0; task < cfg->run.tasks && rc == CS_OK; task++) {
+        rc = run_task(s, &ls, task);
+        if (ls.stopped)
+            break;
+    }
     cs_progress_end(&ls.progress);
+    CS_TRY(ctx, rc);
+    if (ls.stopped) {
+        CS_LOG(ctx, CS_LOG_WARN,
+               "stopped by SIGTERM after tick %lld; checkpoint %s continues with tick %lld: "
+               "crawlsim run --restart %s",
+               (long long)ls.tick, cfg->run.checkpoint, (long long)ls.tick + 1,
+               cfg->run.checkpoint);
+        sum.stopped = 1;
+        if (out != NULL)
+            *out = sum;
+        goto fail;
+    }
     if (s->rf != NULL)
         CS_TRY(ctx, cs_simrf_finish(ctx, s->rf, ls.tick - 1));
     sum.seconds = cs_now() - ls.t_begin;
@@ -1632,6 +1952,10 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, cs_sim_
     if (out != NULL)
         *out = sum;
 fail:
+    if (handlers) {
+        sigaction(SIGUSR1, &old_usr1, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
     free(ls.wall);
     for (int i = 0; i < 4; i++)
         free(ls.task_v[i]);

@@ -3,8 +3,9 @@
 # $CRAWLSIM_SLURM_LOCAL): a run with srun (2 ranks) and with mpirun (1 rank x 2 threads, bound to
 # 2 cores), the gen -> partition -> run pipeline (in order; a failing gen cancels the rest), a sweep
 # as a job array (one results file per task with its settings in /config), strong and weak scaling
-# (rank counts, grown world), SIGUSR1 with today's engine (ignored, the run completes) and the
-# checkpoint-requeue-restart path (srun and mpirun) with a stand-in engine that has --restart.
+# (rank counts, grown world), SIGUSR1 with checkpoints switched off (ignored, the run completes),
+# and the checkpoint-requeue-restart path with crawlsim itself (srun; results equal to an
+# uninterrupted run) and with a stand-in engine (srun and mpirun).
 source "$(dirname "$0")/lib.sh"
 
 slurm_local=${CRAWLSIM_SLURM_LOCAL:-$SRC/../shared/tools/slurm-local}
@@ -188,17 +189,17 @@ done
     pass "strong and weak scaling: P ranks each; weak: world, pages and bandwidth x P" ||
     fail "weak p2: bandwidth $(cfg "$R/weak-sync-study/p2.h5" crawl.bandwidth), fetched $(ds "$R/weak-sync-study/p2.h5" /final/fetched)"
 
-# 6. SIGUSR1 with this engine (no --restart yet): logged, not forwarded, the run completes
-# (one rank, so that the crawl of 20 000 one-fetch ticks lasts about a second even on a busy machine)
-out=$("$S/submit" run -n 1 --name usr1 "$SRC/jobs/quickstart.ini" --set gen.pages=20000 \
-    --set run.pages=5000 --set run.tasks=4 --set crawl.bandwidth=1)
+# 6. SIGUSR1 with checkpoints switched off (CRAWLSIM_RESTART=no): logged, not forwarded, the run
+# completes (one rank, so that the crawl of 20 000 one-fetch ticks lasts about a second)
+out=$(CRAWLSIM_RESTART=no "$S/submit" run -n 1 --name usr1-off "$SRC/jobs/quickstart.ini" \
+    --set gen.pages=20000 --set run.pages=5000 --set run.tasks=4 --set crawl.bandwidth=1)
 j=$(jobid run <<< "$out")
 for _ in $(seq 1 300); do
     grep -q "srun --ntasks" "$(log_of "$j")" 2> /dev/null && break
     sleep 0.1
 done
 scancel --signal=USR1 --batch "$j"
-if swait "$j" > /dev/null && valid "$R/usr1.h5" && [ "$(ds "$R/usr1.h5" /final/fetched)" = 20000 ]; then
+if swait "$j" > /dev/null && valid "$R/usr1-off.h5" && [ "$(ds "$R/usr1-off.h5" /final/fetched)" = 20000 ]; then
     pass "SIGUSR1 without checkpoints: the run completed (4 tasks)"
 else
     fail "SIGUSR1 without checkpoints: $(swait "$j"); $(cat "$(log_of "$j")")"
@@ -210,6 +211,46 @@ if grep -q "SIGUSR1: this crawlsim has no checkpoints" <<< "$log" &&
 else
     fail "SIGUSR1 was not noticed during the crawl: $log"
 fi
+
+# 6b. SIGUSR1 with this engine: forwarded to the ranks, which checkpoint at the next tick
+# boundary; the job requeues itself and continues with --restart; its results equal those of an
+# uninterrupted run (outside /timing, and /config, which names the checkpoint file)
+usr1=(--set gen.pages=20000 --set run.pages=5000 --set run.tasks=8 --set crawl.bandwidth=1)
+run 2 run "$SRC/jobs/quickstart.ini" "${usr1[@]}" -o usr1-ref.h5 > /dev/null 2>&1 || fail "usr1: reference run"
+out=$("$S/submit" run -n 2 --name usr1 "$SRC/jobs/quickstart.ini" "${usr1[@]}")
+j=$(jobid run <<< "$out")
+for _ in $(seq 1 300); do # the crawl has begun (a signal during the set-up would also be kept)
+    grep -q "crawl: " "$(log_of "$j")" 2> /dev/null && break
+    sleep 0.1
+done
+scancel --signal=USR1 --batch "$j"
+requeued=0
+for _ in $(seq 1 300); do
+    info=$(scontrol show job "$j")
+    if grep -q "Restarts=1" <<< "$info" && grep -q "JobState=PENDING" <<< "$info"; then
+        requeued=1
+        break
+    fi
+    sleep 0.1
+done
+if [ $requeued = 1 ]; then
+    pass "crawlsim checkpoint: SIGUSR1 forwarded, the ranks wrote $R/ckpt/$j.h5, job $j requeued itself"
+    sleep 1.1 # see 7: release the requeued job in the next second
+    scontrol update jobid="$j" StartTime=now
+else
+    fail "crawlsim checkpoint: job $j not requeued: $(scontrol show job "$j" | grep -E 'JobState|Restarts'); $(cat "$(log_of "$j")")"
+fi
+if swait "$j" > /dev/null && valid "$R/usr1.h5" &&
+    h5diff --exclude-path /timing --exclude-path /config usr1-ref.h5 "$R/usr1.h5" > /dev/null; then
+    pass "crawlsim checkpoint: the requeued job restarted; results identical to an uninterrupted run"
+else
+    fail "crawlsim checkpoint: $(swait "$j"); $(h5diff --exclude-path /timing --exclude-path /config usr1-ref.h5 "$R/usr1.h5" 2>&1 | head -3); $(cat "$(log_of "$j")")"
+fi
+log=$(cat "$(log_of "$j")")
+grep -q "checkpoint .* written at tick" <<< "$log" && grep -q "continuing from checkpoint" <<< "$log" &&
+    grep -q "restarting from checkpoint" <<< "$log" && [ ! -e "$R/ckpt/$j.h5" ] &&
+    pass "crawlsim checkpoint: both attempts in one log, checkpoint removed after success" ||
+    fail "crawlsim checkpoint log: $log"
 
 # 7. checkpoint, requeue and --restart, with a stand-in engine that has them: on SIGUSR1 it
 # writes the checkpoint named by --set run.checkpoint=FILE and runs on; started with --restart

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Checkpoint and restart of crawlsim run (issue 8): a run killed with kill -9 after a checkpoint
+# and restarted with --restart ends with the results of an uninterrupted run (h5diff outside
+# /timing), for each policy and for loose synchronisation (E, K > 1: links waiting in outboxes),
+# proportional budgets, synchronous SARSA, several tasks and the fetch trace; SIGTERM to one rank
+# makes every rank checkpoint at the same tick boundary and stop (exit 3, no results), and the
+# restart completes the run; SIGUSR1 to one rank writes a checkpoint and the run goes on; a
+# checkpoint is refused for another job, another rank count, or a file that is not one.
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1
+CK=$WORK/ck.h5
+
+# the same job for every run of a case: only -o and --restart differ
+world=(--set gen.pages=100000 --set run.seeds=10)
+
+# start NAME ARGS...: crawlsim run on 2 ranks in the background, results NAME.h5, log NAME.log
+start() {
+    local name=$1
+    shift
+    run 2 run "${world[@]}" "$@" -o "$name.h5" > "$name.log" 2>&1 &
+    bg=$!
+}
+
+# ranks NAME: the pids of the rank processes writing NAME.h5 (not mpiexec)
+ranks() { pgrep -f "^$BIN run .*-o $1.h5" || true; }
+
+# same A B WHAT: results identical outside /timing
+same() {
+    if h5diff --exclude-path /timing "$1" "$2" > diff.txt 2>&1; then
+        pass "$3: results identical to the uninterrupted run"
+    else
+        fail "$3: results differ: $(head -5 diff.txt)"
+    fi
+}
+
+# kill_case NAME EVERY ARGS...: an uninterrupted run, then one killed with kill -9 once a
+# checkpoint exists (one every EVERY ticks), restarted from it
+kill_case() {
+    local name=$1 every=$2
+    shift 2
+    local args=(--set run.checkpoint="$CK" --set run.checkpoint_every="$every" "$@")
+    rm -f "$CK"
+    run 2 run "${world[@]}" "${args[@]}" -o "$name-ref.h5" > "$name-ref.log" 2>&1 ||
+        { fail "$name: uninterrupted run: $(tail -3 "$name-ref.log")"; return; }
+    rm -f "$CK"
+    start "$name-kill" "${args[@]}"
+    for _ in $(seq 1 3000); do
+        [ -s "$CK" ] && break
+        kill -0 "$bg" 2> /dev/null || break
+        sleep 0.01
+    done
+    pkill -9 -f -- "-o $name-kill.h5" 2> /dev/null
+    wait "$bg" 2> /dev/null
+    if [ -e "$name-kill.h5" ]; then
+        fail "$name: the run ended before it could be killed (make it longer)"
+        return
+    fi
+    [ -s "$CK" ] || { fail "$name: no checkpoint before the kill: $(tail -3 "$name-kill.log")"; return; }
+    local at
+    at=$(grep -o 'written at tick [0-9]*' "$name-kill.log" | tail -1)
+    run 2 run "${world[@]}" "${args[@]}" -o "$name-kill.h5" --restart "$CK" > "$name-rs.log" 2>&1 ||
+        { fail "$name: restart: $(tail -3 "$name-rs.log")"; return; }
+    grep -q "restarting from checkpoint" "$name-rs.log" || fail "$name: no restart line in the log"
+    same "$name-ref.h5" "$name-kill.h5" "$name (killed with -9, checkpoint ${at:-?})"
+}
+
+# 1. kill -9 and restart, per policy and synchronisation
+kill_case sarsa-async 7 --set run.policy=sarsa --set sarsa.mode=asynchronous --set run.pages=40000 \
+    --set crawl.bandwidth=100
+# (the first checkpoint at tick 300 lies in the second task: the first has 250 ticks)
+kill_case sarsa-loose 300 --set run.policy=sarsa --set sarsa.mode=synchronous --set run.pages=15000 \
+    --set crawl.bandwidth=60 --set crawl.exchange_every=3 --set crawl.sync_every=4 \
+    --set crawl.budget=proportional --set run.tasks=2 --set run.trace=true --set run.record_every=5
+kill_case moderated-fixed 7 --set run.policy=sarsa --set sarsa.mode=moderated --set run.pages=30000 \
+    --set crawl.bandwidth=100 --set crawl.budget=fixed --set crawl.frontier_capacity=3000
+kill_case best-first 7 --set run.policy=best-first --set run.pages=40000 --set crawl.bandwidth=100
+kill_case random 7 --set run.policy=random --set run.pages=40000 --set crawl.bandwidth=100
+for pol in tres tres-async tree-random; do
+    kill_case "$pol" 7 --set run.policy=$pol --set run.pages=6000 --set crawl.bandwidth=20
+done
+for pol in lambdacrawl lambda-learn adaptive; do
+    kill_case "refresh-$pol" 120 --set run.policy=best-first --set run.pages=0 --set run.ticks=900 \
+        --set crawl.bandwidth=60 --set refresh.policy=$pol --set refresh.fraction=0.3 \
+        --set refresh.sync_every=50
+done
+
+# 2. SIGTERM to one rank: all checkpoint at one tick boundary and stop; the restart completes
+args=(--set run.checkpoint="$CK" --set run.pages=60000 --set crawl.bandwidth=50)
+rm -f "$CK"
+run 2 run "${world[@]}" "${args[@]}" -o term-ref.h5 > term-ref.log 2>&1 || fail "SIGTERM: reference run"
+rm -f "$CK"
+start term "${args[@]}"
+for _ in $(seq 1 3000); do
+    grep -q "crawl:" term.log 2> /dev/null && break
+    sleep 0.01
+done
+sleep 0.3
+kill -TERM "$(ranks term | tail -1)" 2> /dev/null
+wait "$bg"
+rc=$?
+if [ "$rc" = 3 ] && [ -s "$CK" ] && [ ! -e term.h5 ] && grep -q "stopped by SIGTERM" term.log; then
+    pass "SIGTERM to one rank: checkpoint written, every rank stopped, exit 3, no results file"
+    run 2 run "${world[@]}" "${args[@]}" -o term.h5 --restart "$CK" > term-rs.log 2>&1 ||
+        fail "SIGTERM: restart: $(tail -3 term-rs.log)"
+    same term-ref.h5 term.h5 "SIGTERM then --restart"
+else
+    fail "SIGTERM: exit $rc, checkpoint $(ls -la "$CK" 2>&1); $(tail -5 term.log)"
+fi
+
+# 3. SIGUSR1 to one rank: a checkpoint, and the run goes on to the same results
+rm -f "$CK"
+start usr1 "${args[@]}"
+for _ in $(seq 1 3000); do
+    grep -q "crawl:" usr1.log 2> /dev/null && break
+    sleep 0.01
+done
+sleep 0.3
+kill -USR1 "$(ranks usr1 | head -1)" 2> /dev/null
+wait "$bg" || fail "SIGUSR1: the run failed: $(tail -3 usr1.log)"
+if [ -s "$CK" ] && grep -q "checkpoint .* written" usr1.log; then
+    pass "SIGUSR1 to one rank: checkpoint written, the run went on"
+else
+    fail "SIGUSR1: no checkpoint: $(tail -5 usr1.log)"
+fi
+same term-ref.h5 usr1.h5 "SIGUSR1"
+
+# 4. refusals
+expect_exit 1 2 "written by another job" run "${world[@]}" "${args[@]}" --set crawl.bandwidth=51 \
+    -o other.h5 --restart "$CK"
+expect_exit 1 1 "written on 2 ranks: restart it on 2 ranks, not 1" run "${world[@]}" "${args[@]}" \
+    -o other.h5 --restart "$CK"
+expect_exit 1 2 "checkpoint nope.h5: no such file" run "${world[@]}" "${args[@]}" -o other.h5 \
+    --restart nope.h5
+expect_exit 1 2 "is not a crawlsim checkpoint" run "${world[@]}" "${args[@]}" -o other.h5 \
+    --restart term-ref.h5
+expect_exit 2 1 "--restart applies to crawlsim run only" info term-ref.h5 --restart "$CK"
+expect_exit 2 1 "--restart needs a checkpoint file" run --restart
+[ ! -e other.h5 ] && pass "no results file from a refused restart" || fail "other.h5 was written"
+no_leftovers "nothing"
+
+finish
