@@ -16,6 +16,7 @@
 #ifndef CRAWLSIM_DDQN_H
 #define CRAWLSIM_DDQN_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/mlp.h"
 #include "crawlsim/replay.h"
@@ -65,5 +66,11 @@ CS_API cs_err cs_ddqn_targets(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, const
  * c->batch transitions; CS_ERR_NOMEM.
  */
 CS_API cs_err cs_ddqn_train(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, cs_rng *r, double *loss);
+
+/* Collective(ctx->comm) (ckpt.h). The online and target networks (cs_mlp_save under
+ * "<prefix>/online" and "<prefix>/target") and the training step count, and their restoration
+ * into a DDQN of the same configuration. */
+CS_API cs_err cs_ddqn_save(cs_ctx *ctx, const cs_ddqn *q, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_ddqn_load(cs_ctx *ctx, cs_ddqn *q, cs_ckpt *ck, const char *prefix);
 
 #endif

@@ -22,6 +22,7 @@
 #ifndef CRAWLSIM_MLP_H
 #define CRAWLSIM_MLP_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/rng.h"
 
@@ -129,5 +130,11 @@ CS_API int64_t cs_mlp_adam_steps(const cs_mlp *m);
 /* Local. cs_mlp_loss_grad, cs_mlp_clip, cs_mlp_adam; *loss is the loss before the step. */
 CS_API cs_err cs_mlp_train_step(cs_ctx *ctx, cs_mlp *m, const cs_mlp_opt *o, const float *x,
                                 int64_t ldx, int64_t n, const float *y, double *loss);
+
+/* Collective(ctx->comm) (ckpt.h). The parameters, Adam moments and step count as items
+ * "<prefix>/theta", "<prefix>/adam_m", "<prefix>/adam_v", "<prefix>/t", and their restoration
+ * into a network of the same shape (CS_ERR_FORMAT otherwise). Gradients are scratch. */
+CS_API cs_err cs_mlp_save(cs_ctx *ctx, const cs_mlp *m, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_mlp_load(cs_ctx *ctx, cs_mlp *m, cs_ckpt *ck, const char *prefix);
 
 #endif

@@ -17,6 +17,7 @@
 #ifndef CRAWLSIM_REPLAY_H
 #define CRAWLSIM_REPLAY_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/rng.h"
 
@@ -67,5 +68,12 @@ CS_API cs_err cs_replay_sample(cs_ctx *ctx, const cs_replay *b, cs_rng *r, int64
                                int64_t *idx);
 /* Local. Bytes allocated by the buffer. */
 CS_API size_t cs_replay_bytes(const cs_replay *b);
+
+/* Collective(ctx->comm) (ckpt.h). The live transitions in ring order and the live arena rows
+ * in order, with the ring's and the arena's positions, as items under prefix; restored into an
+ * empty buffer of the same configuration at the same physical places, so that later pushes
+ * evict exactly as they would have. */
+CS_API cs_err cs_replay_save(cs_ctx *ctx, const cs_replay *b, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_replay_load(cs_ctx *ctx, cs_replay *b, cs_ckpt *ck, const char *prefix);
 
 #endif

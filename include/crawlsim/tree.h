@@ -44,6 +44,7 @@
 #ifndef CRAWLSIM_TREE_H
 #define CRAWLSIM_TREE_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/mlp.h"
 
@@ -169,5 +170,13 @@ CS_API cs_err cs_tree_best_split(cs_ctx *ctx, const float *x, int64_t ldx, int d
 /* Local. Eq. 4 by its definition (two-pass population variances): the variance reduction of
  * the rewards r[0..n) when left[i] != 0 sends sample i left. 0 when n == 0. */
 CS_API double cs_tree_vr(const float *r, const unsigned char *left, int64_t n);
+
+/* Collective(ctx->comm) (ckpt.h). The whole tree as items under prefix: nodes, leaves with
+ * their frontier and experience samples in slot order, the non-empty leaf list in its order, the
+ * id map as laid out (removals walk it), and the counters (sampling calls, picks, splits, Q
+ * evaluations); restored into a freshly created tree of the same configuration (d checked), after
+ * which it samples, splits and removes exactly as the saved one would have. */
+CS_API cs_err cs_tree_save(cs_ctx *ctx, const cs_tree *t, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix);
 
 #endif

@@ -618,13 +618,83 @@ static double no_epsilon(void *st)
     return 0.0;
 }
 
+/* ---- checkpoints --------------------------------------------------------------------------- */
+
+enum { TR_KIND, TR_STEPS, TR_QEVALS, TR_HN, TR_NP, TR_N };
+
+/* Everything that evolves: the Tree-Frontier (tres, tree-random), the heap and the samples not
+ * valued yet (tres-async), the double DQN with its Adam state and the replay buffer, the step
+ * and evaluation counters. A tick boundary has no proposals or stash left (commit cleared them).
+ * The RNG streams are functions of (seed, steps, tick, tree calls), all saved or given. */
+static cs_err tres_save(void *st, cs_ctx *ctx, cs_ckpt *ck)
+{
+    const tres *t = st;
+    cs_err rc = CS_OK;
+    CS_ASSERT(t->npicks == 0 && t->nstash == 0);
+    const int64_t sc[TR_N] = {t->kind, t->steps, t->q_evals, t->hn, t->np};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/state", CS_CK_I64, TR_N, sc));
+    if (t->tree != NULL)
+        CS_TRY(ctx, cs_tree_save(ctx, t->tree, ck, "policy/tree"));
+    if (t->kind == K_ASYNC) {
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/heap", CS_CK_BYTES,
+                                t->hn * (int64_t)sizeof(sample), t->heap));
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/pending_x", CS_CK_F32, t->np * t->d, t->pend));
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/pending_id", CS_CK_U64, t->np, t->pend_id));
+    }
+    if (t->q != NULL) {
+        CS_TRY(ctx, cs_ddqn_save(ctx, t->q, ck, "policy/ddqn"));
+        CS_TRY(ctx, cs_replay_save(ctx, t->rb, ck, "policy/replay"));
+    }
+fail:
+    return rc;
+}
+
+static cs_err tres_load(void *st, cs_ctx *ctx, cs_ckpt *ck)
+{
+    tres *t = st;
+    cs_err rc = CS_OK;
+    int64_t sc[TR_N];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/state", CS_CK_I64, TR_N, sc));
+    if (sc[TR_KIND] != (int64_t)t->kind || sc[TR_HN] < 0 || sc[TR_NP] < 0)
+        rc =
+            cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: state of another policy", cs_ckpt_path(ck));
+    CS_TRY_AGREE(ctx, rc);
+    t->steps = sc[TR_STEPS];
+    t->q_evals = sc[TR_QEVALS];
+    if (t->tree != NULL)
+        CS_TRY(ctx, cs_tree_load(ctx, t->tree, ck, "policy/tree"));
+    if (t->kind == K_ASYNC) {
+        rc = cs_grow(ctx, &t->heap, &t->hcap, (size_t)sc[TR_HN] + 1, sizeof *t->heap, "tres heap");
+        if (rc == CS_OK)
+            rc = cs_grow(ctx, &t->pend, &t->pend_cap, (size_t)(sc[TR_NP] * t->d) + 1,
+                         sizeof *t->pend, "tres samples");
+        if (rc == CS_OK)
+            rc = cs_grow(ctx, &t->pend_id, &t->pend_id_cap, (size_t)sc[TR_NP] + 1,
+                         sizeof *t->pend_id, "tres samples");
+        CS_TRY_AGREE(ctx, rc);
+        t->hn = sc[TR_HN];
+        t->np = sc[TR_NP];
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/heap", CS_CK_BYTES,
+                                      t->hn * (int64_t)sizeof(sample), t->heap));
+        CS_TRY(ctx,
+               cs_ckpt_get_exact(ctx, ck, "policy/pending_x", CS_CK_F32, t->np * t->d, t->pend));
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/pending_id", CS_CK_U64, t->np, t->pend_id));
+    }
+    if (t->q != NULL) {
+        CS_TRY(ctx, cs_ddqn_load(ctx, t->q, ck, "policy/ddqn"));
+        CS_TRY(ctx, cs_replay_load(ctx, t->rb, ck, "policy/replay"));
+    }
+fail:
+    return rc;
+}
+
 #define TRES_OPS(nm, cr)                                                                           \
     {                                                                                              \
         .name = nm, .tres_features = 1, .link = tres_link, .select = tres_select,                  \
         .commit = tres_commit, .begin_task = tres_begin_task, .counters = tres_counters,           \
         .create = cr, .destroy = tres_destroy, .value = no_value, .stale = never_stale,            \
         .observe = tres_observe, .weights = tres_weights, .synced = tres_synced,                   \
-        .epsilon = no_epsilon                                                                      \
+        .epsilon = no_epsilon, .save = tres_save, .load = tres_load                                \
     }
 
 const cs_discover_ops cs_discover_tres_ops = TRES_OPS("tres", tres_create);

@@ -4,6 +4,7 @@
  */
 #include "crawlsim/ddqn.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,36 @@ cs_err cs_ddqn_train(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, cs_rng *r, dou
     if (q->steps % q->c.target_every == 0)
         CS_TRY(ctx, cs_mlp_copy(ctx, q->target, q->online));
     return CS_OK;
+fail:
+    return rc;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+cs_err cs_ddqn_save(cs_ctx *ctx, const cs_ddqn *q, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char name[256];
+    snprintf(name, sizeof name, "%s/online", prefix);
+    CS_TRY(ctx, cs_mlp_save(ctx, q->online, ck, name));
+    snprintf(name, sizeof name, "%s/target", prefix);
+    CS_TRY(ctx, cs_mlp_save(ctx, q->target, ck, name));
+    snprintf(name, sizeof name, "%s/steps", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, 1, &q->steps));
+fail:
+    return rc;
+}
+
+cs_err cs_ddqn_load(cs_ctx *ctx, cs_ddqn *q, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char name[256];
+    snprintf(name, sizeof name, "%s/online", prefix);
+    CS_TRY(ctx, cs_mlp_load(ctx, q->online, ck, name));
+    snprintf(name, sizeof name, "%s/target", prefix);
+    CS_TRY(ctx, cs_mlp_load(ctx, q->target, ck, name));
+    snprintf(name, sizeof name, "%s/steps", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, 1, &q->steps));
 fail:
     return rc;
 }

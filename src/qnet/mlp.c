@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,4 +355,38 @@ cs_err cs_mlp_train_step(cs_ctx *ctx, cs_mlp *m, const cs_mlp_opt *o, const floa
     cs_mlp_clip(m, o);
     cs_mlp_adam(m, o);
     return CS_OK;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+cs_err cs_mlp_save(cs_ctx *ctx, const cs_mlp *m, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char name[256];
+    const float *part[3] = {m->theta, m->am, m->av};
+    static const char *const part_name[3] = {"theta", "adam_m", "adam_v"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "%s/%s", prefix, part_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F32, m->L.n, part[i]));
+    }
+    snprintf(name, sizeof name, "%s/t", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, 1, &m->t));
+fail:
+    return rc;
+}
+
+cs_err cs_mlp_load(cs_ctx *ctx, cs_mlp *m, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char name[256];
+    float *part[3] = {m->theta, m->am, m->av};
+    static const char *const part_name[3] = {"theta", "adam_m", "adam_v"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "%s/%s", prefix, part_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F32, m->L.n, part[i]));
+    }
+    snprintf(name, sizeof name, "%s/t", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, 1, &m->t));
+fail:
+    return rc;
 }

@@ -4,6 +4,7 @@
  */
 #include "crawlsim/replay.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,4 +191,156 @@ cs_err cs_replay_sample(cs_ctx *ctx, const cs_replay *b, cs_rng *r, int64_t batc
         idx[m++] = taken ? j : t;
     }
     return CS_OK;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+enum {
+    RB_CAP,
+    RB_D,
+    RB_ROWS,
+    RB_HEAD,
+    RB_SIZE,
+    RB_PUSHED,
+    RB_AHEAD,
+    RB_ATAIL,
+    RB_AUSED,
+    RB_ABLK,
+    RB_N
+};
+
+/* The live arena rows as at most two ranges [lo0, hi0) and [lo1, hi1). */
+static void live_rows(const cs_replay *b, int64_t r[4])
+{
+    r[0] = r[1] = r[2] = r[3] = 0;
+    if (b->a_nblocks == 0)
+        return;
+    if (b->a_tail > b->a_head) {
+        r[0] = b->a_head;
+        r[1] = b->a_tail;
+    } else {
+        r[0] = b->a_head;
+        r[1] = b->c.next_rows;
+        r[3] = b->a_tail;
+    }
+}
+
+cs_err cs_replay_save(cs_ctx *ctx, const cs_replay *b, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char name[256];
+    const int64_t d = b->c.d, n = b->size, cap = b->c.capacity;
+    float *x = NULL, *r = NULL, *rows = NULL;
+    int64_t *off = NULL;
+    int32_t *k = NULL;
+    int64_t lr[4];
+    live_rows(b, lr);
+    const int64_t nrows = (lr[1] - lr[0]) + (lr[3] - lr[2]);
+    rc = cs_alloc(ctx, &x, (size_t)(n * d + 1), sizeof *x, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &r, (size_t)n + 1, sizeof *r, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &off, (size_t)n + 1, sizeof *off, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &k, (size_t)n + 1, sizeof *k, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rows, (size_t)(nrows * d + 1), sizeof *rows, "replay checkpoint");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t s = (b->head + i) % cap;
+        memcpy(x + i * d, b->x + s * d, (size_t)d * sizeof *x);
+        r[i] = b->r[s];
+        off[i] = b->off[s];
+        k[i] = b->k[s];
+    }
+    memcpy(rows, b->arena + lr[0] * d, (size_t)((lr[1] - lr[0]) * d) * sizeof *rows);
+    memcpy(rows + (lr[1] - lr[0]) * d, b->arena + lr[2] * d,
+           (size_t)((lr[3] - lr[2]) * d) * sizeof *rows);
+    const int64_t sc[RB_N] = {cap,       d,         b->c.next_rows, b->head,   b->size,
+                              b->pushed, b->a_head, b->a_tail,      b->a_used, b->a_nblocks};
+    snprintf(name, sizeof name, "%s/state", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, RB_N, sc));
+    snprintf(name, sizeof name, "%s/x", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F32, n * d, x));
+    snprintf(name, sizeof name, "%s/r", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F32, n, r));
+    snprintf(name, sizeof name, "%s/off", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, n, off));
+    snprintf(name, sizeof name, "%s/k", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I32, n, k));
+    snprintf(name, sizeof name, "%s/arena", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F32, nrows * d, rows));
+fail:
+    free(x);
+    free(r);
+    free(off);
+    free(k);
+    free(rows);
+    return rc;
+}
+
+cs_err cs_replay_load(cs_ctx *ctx, cs_replay *b, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char name[256];
+    const int64_t d = b->c.d, cap = b->c.capacity;
+    float *x = NULL, *r = NULL, *rows = NULL;
+    int64_t *off = NULL, n = 0, nrows = 0;
+    int32_t *k = NULL;
+    int64_t sc[RB_N];
+    snprintf(name, sizeof name, "%s/state", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, RB_N, sc));
+    if (sc[RB_CAP] != cap || sc[RB_D] != d || sc[RB_ROWS] != b->c.next_rows || sc[RB_SIZE] < 0 ||
+        sc[RB_SIZE] > cap || sc[RB_HEAD] < 0 || sc[RB_HEAD] >= cap || sc[RB_AHEAD] < 0 ||
+        sc[RB_AHEAD] > sc[RB_ROWS] || sc[RB_ATAIL] < 0 || sc[RB_ATAIL] > sc[RB_ROWS])
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: replay buffer %s of another configuration",
+                     cs_ckpt_path(ck), prefix);
+    CS_TRY_AGREE(ctx, rc);
+    b->head = sc[RB_HEAD];
+    b->size = n = sc[RB_SIZE];
+    b->pushed = sc[RB_PUSHED];
+    b->a_head = sc[RB_AHEAD];
+    b->a_tail = sc[RB_ATAIL];
+    b->a_used = sc[RB_AUSED];
+    b->a_nblocks = sc[RB_ABLK];
+    int64_t lr[4];
+    live_rows(b, lr);
+    nrows = (lr[1] - lr[0]) + (lr[3] - lr[2]);
+    rc = cs_alloc(ctx, &x, (size_t)(n * d + 1), sizeof *x, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &r, (size_t)n + 1, sizeof *r, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &off, (size_t)n + 1, sizeof *off, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &k, (size_t)n + 1, sizeof *k, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rows, (size_t)(nrows * d + 1), sizeof *rows, "replay checkpoint");
+    CS_TRY_AGREE(ctx, rc);
+    snprintf(name, sizeof name, "%s/x", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F32, n * d, x));
+    snprintf(name, sizeof name, "%s/r", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F32, n, r));
+    snprintf(name, sizeof name, "%s/off", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, n, off));
+    snprintf(name, sizeof name, "%s/k", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I32, n, k));
+    snprintf(name, sizeof name, "%s/arena", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F32, nrows * d, rows));
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t s = (b->head + i) % cap;
+        memcpy(b->x + s * d, x + i * d, (size_t)d * sizeof *x);
+        b->r[s] = r[i];
+        b->off[s] = off[i];
+        b->k[s] = k[i];
+    }
+    memcpy(b->arena + lr[0] * d, rows, (size_t)((lr[1] - lr[0]) * d) * sizeof *rows);
+    memcpy(b->arena + lr[2] * d, rows + (lr[1] - lr[0]) * d,
+           (size_t)((lr[3] - lr[2]) * d) * sizeof *rows);
+fail:
+    free(x);
+    free(r);
+    free(off);
+    free(k);
+    free(rows);
+    return rc;
 }

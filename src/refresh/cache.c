@@ -463,3 +463,64 @@ cs_err cs_cache_close(cs_cache *c, double t_end)
     c->t_end = t_end;
     return CS_OK;
 }
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+enum { CC_N, CC_NB, CC_CLOSED, CC_CACHED, CC_CRAWLS, CC_CHANGES, CC_NOTIFIED, CC_NI };
+enum { CD_T0, CD_POLL, CD_END, CD_QW, CD_ND };
+
+cs_err cs_cache_save(cs_ctx *ctx, const cs_cache *c, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = c->pg.n;
+    const int64_t si[CC_NI] = {n,         (int64_t)c->nb, c->closed,  c->cached,
+                               c->crawls, c->changes,     c->notified};
+    const double sd[CD_ND] = {c->t0, c->t_poll, c->t_end, c->qw};
+    const cs_xsum sums[2] = {c->ih, c->ib};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/state", CS_CK_I64, CC_NI, si));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/times", CS_CK_F64, CD_ND, sd));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/integrals", CS_CK_BYTES, (int64_t)sizeof sums,
+                            sums));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/head", CS_CK_I32, (int64_t)c->nb, c->head));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/tau", CS_CK_F64, n, c->tau));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/k", CS_CK_I32, n, c->k));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/cnt", CS_CK_I32, n, c->cnt));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/next", CS_CK_I32, n, c->next));
+fail:
+    return rc;
+}
+
+cs_err cs_cache_load(cs_ctx *ctx, cs_cache *c, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = c->pg.n;
+    int64_t si[CC_NI];
+    double sd[CD_ND];
+    cs_xsum sums[2];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/state", CS_CK_I64, CC_NI, si));
+    if (si[CC_N] != n || si[CC_NB] != (int64_t)c->nb)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a cache of other pages", cs_ckpt_path(ck));
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/times", CS_CK_F64, CD_ND, sd));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/integrals", CS_CK_BYTES,
+                                  (int64_t)sizeof sums, sums));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, "refresh/cache/head", CS_CK_I32, (int64_t)c->nb, c->head));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/tau", CS_CK_F64, n, c->tau));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/k", CS_CK_I32, n, c->k));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/cnt", CS_CK_I32, n, c->cnt));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/next", CS_CK_I32, n, c->next));
+    c->closed = (int)si[CC_CLOSED];
+    c->cached = si[CC_CACHED];
+    c->crawls = si[CC_CRAWLS];
+    c->changes = si[CC_CHANGES];
+    c->notified = si[CC_NOTIFIED];
+    c->t0 = sd[CD_T0];
+    c->t_poll = sd[CD_POLL];
+    c->t_end = sd[CD_END];
+    c->qw = sd[CD_QW];
+    c->ih = sums[0];
+    c->ib = sums[1];
+fail:
+    return rc;
+}

@@ -541,3 +541,56 @@ fail:
     cs_cache_destroy(&cache);
     return rc;
 }
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+enum { RS_N, RS_HN, RS_CRAWLS, RS_SYNCED, RS_NI };
+
+cs_err cs_recrawl_save(cs_ctx *ctx, const cs_recrawl *r, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    const int64_t si[RS_NI] = {r->n, r->hn, r->crawls, r->synced};
+    CS_ASSERT(r->err == CS_OK);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/state", CS_CK_I64, RS_NI, si));
+    const double tb[2] = {r->t_step, r->cfg.bandwidth};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/times", CS_CK_F64, 2, tb));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/rate", CS_CK_F64, r->n, r->rate));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/prob", CS_CK_F64, r->n, r->prob));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/t_last", CS_CK_F64, r->n, r->t_last));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/draws", CS_CK_I32, r->n, r->draws));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/heap_key", CS_CK_F64, r->hn, r->hkey));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/heap_page", CS_CK_I32, r->hn, r->hpage));
+    if (r->ops->save != NULL)
+        CS_TRY(ctx, r->ops->save(ctx, r, r->st, ck));
+fail:
+    return rc;
+}
+
+cs_err cs_recrawl_load(cs_ctx *ctx, cs_recrawl *r, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    int64_t si[RS_NI];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/state", CS_CK_I64, RS_NI, si));
+    if (si[RS_N] != r->n || si[RS_HN] < 0 || si[RS_HN] > r->n)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a re-crawl policy over other pages",
+                     cs_ckpt_path(ck));
+    CS_TRY_AGREE(ctx, rc);
+    r->hn = si[RS_HN];
+    r->crawls = si[RS_CRAWLS];
+    r->synced = (int)si[RS_SYNCED];
+    double tb[2];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/times", CS_CK_F64, 2, tb));
+    r->t_step = tb[0];
+    r->cfg.bandwidth = tb[1];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/rate", CS_CK_F64, r->n, r->rate));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/prob", CS_CK_F64, r->n, r->prob));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/t_last", CS_CK_F64, r->n, r->t_last));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/draws", CS_CK_I32, r->n, r->draws));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/heap_key", CS_CK_F64, r->hn, r->hkey));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/heap_page", CS_CK_I32, r->hn, r->hpage));
+    if (r->ops->load != NULL)
+        CS_TRY(ctx, r->ops->load(ctx, r, r->st, ck));
+fail:
+    return rc;
+}

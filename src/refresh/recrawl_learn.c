@@ -214,6 +214,63 @@ static const double *learn_estimates(const void *st)
     return ((const learn *)st)->est;
 }
 
+/* The estimates, join times, the observation log and the epoch table. */
+static cs_err learn_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ckpt *ck)
+{
+    const learn *l = st;
+    cs_err rc = CS_OK;
+    const int64_t ln = (int64_t)l->ln, nep = (int64_t)l->nep;
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/est", CS_CK_F64, r->n, l->est));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/t_join", CS_CK_F64, r->n, l->t_join));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/log_page", CS_CK_I32, ln, l->lp));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/log_a", CS_CK_F64, ln, l->la));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/log_z", CS_CK_BYTES, ln, l->lz));
+    CS_TRY(ctx,
+           cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/ep_start", CS_CK_I64, nep, l->ep_start));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/ep_time", CS_CK_F64, nep, l->ep_time));
+fail:
+    return rc;
+}
+
+static cs_err learn_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
+{
+    learn *l = st;
+    cs_err rc = CS_OK;
+    int64_t ln = 0, n2 = 0, n3 = 0, nep = 0, ne2 = 0;
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/learn/est", CS_CK_F64, r->n, l->est));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/learn/t_join", CS_CK_F64, r->n, l->t_join));
+    free(l->lp);
+    free(l->la);
+    free(l->lz);
+    free(l->ep_start);
+    free(l->ep_time);
+    l->lp = NULL;
+    l->la = NULL;
+    l->lz = NULL;
+    l->ep_start = NULL;
+    l->ep_time = NULL;
+    l->ln = l->lcap = l->lcap2 = l->lcap3 = l->nep = l->ecap = l->ecap2 = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "refresh/recrawl/learn/log_page", CS_CK_I32, &ln, &l->lp));
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "refresh/recrawl/learn/log_a", CS_CK_F64, &n2, &l->la));
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "refresh/recrawl/learn/log_z", CS_CK_BYTES, &n3, &l->lz));
+    CS_TRY(ctx,
+           cs_ckpt_get(ctx, ck, "refresh/recrawl/learn/ep_start", CS_CK_I64, &nep, &l->ep_start));
+    CS_TRY(ctx,
+           cs_ckpt_get(ctx, ck, "refresh/recrawl/learn/ep_time", CS_CK_F64, &ne2, &l->ep_time));
+    if (n2 != ln || n3 != ln || ne2 != nep)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a malformed observation log",
+                     cs_ckpt_path(ck));
+    CS_TRY_AGREE(ctx, rc);
+    /* the arrays hold one element more than the items (cs_ckpt_get) */
+    l->ln = (size_t)ln;
+    l->lcap = l->lcap2 = l->lcap3 = (size_t)ln + 1;
+    l->nep = (size_t)nep;
+    l->ecap = l->ecap2 = (size_t)nep + 1;
+fail:
+    return rc;
+}
+
 #define LEARN(var, nm, pol)                                                                        \
     const recrawl_ops var = {.name = nm,                                                           \
                              .solver = pol,                                                        \
@@ -222,7 +279,9 @@ static const double *learn_estimates(const void *st)
                              .sync = learn_sync,                                                   \
                              .on_crawl = learn_on_crawl,                                           \
                              .on_change = learn_on_change,                                         \
-                             .estimates = learn_estimates}
+                             .estimates = learn_estimates,                                         \
+                             .save = learn_save,                                                   \
+                             .load = learn_load}
 
 LEARN(cs_recrawl_learn_ops, "lambda-learn", CS_REFRESH_LAMBDACRAWL);
 LEARN(cs_recrawl_learn_lca_ops, "lambda-learn-lca", CS_REFRESH_LCA);

@@ -105,6 +105,32 @@ static double adaptive_next(cs_recrawl *r, void *st, int64_t i, double t)
     return a->iv[i] > 0.0 ? t + a->iv[i] : CS_INF;
 }
 
+/* The intervals and their bounds (set at the first sync). */
+static cs_err adaptive_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ckpt *ck)
+{
+    const adaptive *a = st;
+    cs_err rc = CS_OK;
+    const double b[3] = {a->init, a->lo, a->hi};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/adaptive/iv", CS_CK_F64, r->n, a->iv));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/adaptive/bounds", CS_CK_F64, 3, b));
+fail:
+    return rc;
+}
+
+static cs_err adaptive_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
+{
+    adaptive *a = st;
+    cs_err rc = CS_OK;
+    double b[3];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/adaptive/iv", CS_CK_F64, r->n, a->iv));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/adaptive/bounds", CS_CK_F64, 3, b));
+    a->init = b[0];
+    a->lo = b[1];
+    a->hi = b[2];
+fail:
+    return rc;
+}
+
 const recrawl_ops cs_recrawl_adaptive_ops = {
     .name = "adaptive",
     .solver = CS_REFRESH_UNIFORM,
@@ -113,4 +139,6 @@ const recrawl_ops cs_recrawl_adaptive_ops = {
     .sync = adaptive_sync,
     .on_crawl = adaptive_on_crawl,
     .next = adaptive_next,
+    .save = adaptive_save,
+    .load = adaptive_load,
 };

@@ -385,3 +385,96 @@ void cs_simrf_summary(const sim_refresh *rf)
                rf->vd[RD_SHARE][k]);
     printf("\n");
 }
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+enum {
+    SI_SYNCED,
+    SI_TSYNC,
+    SI_CRAWLS,
+    SI_CHANGED,
+    SI_EXCESS,
+    SI_GC,
+    SI_GCH,
+    SI_GF,
+    SI_GR,
+    SI_ROWS,
+    SI_CRUN,
+    SI_N
+};
+enum { SD_FRAC, SD_IH0, SD_IB0, SD_R, SD_JHC, SD_JBC, SD_DERR, SD_JHRUN, SD_JBRUN, SD_N };
+
+cs_err cs_simrf_save(cs_ctx *ctx, const sim_refresh *rf, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    char name[96];
+    const int64_t si[SI_N] = {rf->synced,      rf->t_sync,    rf->crawls,     rf->changed,
+                              rf->excess,      rf->g_crawls0, rf->g_changed0, rf->g_fetched0,
+                              rf->g_relevant0, rf->n,         rf->crawls_run};
+    const double sd[SD_N] = {rf->frac,      rf->ih0,  rf->ib0,    rf->R,     rf->jh_closed,
+                             rf->jb_closed, rf->derr, rf->jh_run, rf->jb_run};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/state", CS_CK_I64, SI_N, si));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/values", CS_CK_F64, SD_N, sd));
+    for (int i = 0; i < NRI; i++) {
+        snprintf(name, sizeof name, "refresh/rows/%s", ri_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, rf->n, rf->vi[i]));
+    }
+    for (int i = 0; i < NRD; i++) {
+        snprintf(name, sizeof name, "refresh/rows/%s", rd_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F64, rf->n, rf->vd[i]));
+    }
+    CS_TRY(ctx, cs_cache_save(ctx, rf->cache, ck));
+    CS_TRY(ctx, cs_recrawl_save(ctx, rf->rc, ck));
+fail:
+    return rc;
+}
+
+cs_err cs_simrf_load(cs_ctx *ctx, sim_refresh *rf, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    char name[96];
+    int64_t si[SI_N];
+    double sd[SD_N];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/state", CS_CK_I64, SI_N, si));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/values", CS_CK_F64, SD_N, sd));
+    if (si[SI_ROWS] < 0)
+        rc =
+            cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: malformed refresh state", cs_ckpt_path(ck));
+    while (rc == CS_OK && rf->cap < si[SI_ROWS]) {
+        rf->n = rf->cap; /* grow_rows grows a full table */
+        rc = grow_rows(ctx, rf);
+    }
+    CS_TRY_AGREE(ctx, rc);
+    rf->n = si[SI_ROWS];
+    for (int i = 0; i < NRI; i++) {
+        snprintf(name, sizeof name, "refresh/rows/%s", ri_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, rf->n, rf->vi[i]));
+    }
+    for (int i = 0; i < NRD; i++) {
+        snprintf(name, sizeof name, "refresh/rows/%s", rd_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F64, rf->n, rf->vd[i]));
+    }
+    CS_TRY(ctx, cs_cache_load(ctx, rf->cache, ck));
+    CS_TRY(ctx, cs_recrawl_load(ctx, rf->rc, ck));
+    rf->synced = (int)si[SI_SYNCED];
+    rf->t_sync = si[SI_TSYNC];
+    rf->crawls = si[SI_CRAWLS];
+    rf->changed = si[SI_CHANGED];
+    rf->excess = si[SI_EXCESS];
+    rf->g_crawls0 = si[SI_GC];
+    rf->g_changed0 = si[SI_GCH];
+    rf->g_fetched0 = si[SI_GF];
+    rf->g_relevant0 = si[SI_GR];
+    rf->crawls_run = si[SI_CRUN];
+    rf->frac = sd[SD_FRAC];
+    rf->ih0 = sd[SD_IH0];
+    rf->ib0 = sd[SD_IB0];
+    rf->R = sd[SD_R];
+    rf->jh_closed = sd[SD_JHC];
+    rf->jb_closed = sd[SD_JBC];
+    rf->derr = sd[SD_DERR];
+    rf->jh_run = sd[SD_JHRUN];
+    rf->jb_run = sd[SD_JBRUN];
+fail:
+    return rc;
+}

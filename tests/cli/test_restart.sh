@@ -51,6 +51,8 @@ kill_case() {
     done
     pkill -9 -f -- "-o $name-kill.h5" 2> /dev/null
     wait "$bg" 2> /dev/null
+    # a kill during a checkpoint write leaves its temporary, never a partial checkpoint at $CK
+    rm -f .ck.h5.tmp.*
     if [ -e "$name-kill.h5" ]; then
         fail "$name: the run ended before it could be killed (make it longer)"
         return
@@ -78,10 +80,11 @@ kill_case random 7 --set run.policy=random --set run.pages=40000 --set crawl.ban
 for pol in tres tres-async tree-random; do
     kill_case "$pol" 7 --set run.policy=$pol --set run.pages=6000 --set crawl.bandwidth=20
 done
-for pol in lambdacrawl lambda-learn adaptive; do
-    kill_case "refresh-$pol" 120 --set run.policy=best-first --set run.pages=0 --set run.ticks=900 \
-        --set crawl.bandwidth=60 --set refresh.policy=$pol --set refresh.fraction=0.3 \
-        --set refresh.sync_every=50
+# (lambda-learn with the adaptive split of the budget between discovery and refresh)
+for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do
+    kill_case "refresh-${pol%%:*}" 120 --set run.policy=best-first --set run.pages=0 \
+        --set run.ticks=900 --set crawl.bandwidth=60 --set refresh.policy="${pol%%:*}" \
+        --set refresh.fraction="${pol#*:}" --set refresh.sync_every=50
 done
 
 # 2. SIGTERM to one rank: all checkpoint at one tick boundary and stop; the restart completes
