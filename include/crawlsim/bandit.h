@@ -18,6 +18,7 @@
 #ifndef CRAWLSIM_BANDIT_H
 #define CRAWLSIM_BANDIT_H
 
+#include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/rng.h"
 
@@ -209,5 +210,10 @@ CS_API void cs_fgdqn_push(cs_fgdqn *f, const float *z, int64_t a, float r, const
 /* Local. One full-gradient update (appendix Eq. 9) on a minibatch from the replay memory (no-op
  * until it holds `batch` transitions). Returns the mean squared Bellman error of the batch. */
 CS_API double cs_fgdqn_train(cs_fgdqn *f);
+/* Collective(ctx->comm) (ckpt.h). Parameters, the replay memory in place, the step count and
+ * the RNG stream's position as items under prefix, and their restoration into a network created
+ * with the same configuration and K. */
+CS_API cs_err cs_fgdqn_save(cs_ctx *ctx, const cs_fgdqn *f, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_fgdqn_load(cs_ctx *ctx, cs_fgdqn *f, cs_ckpt *ck, const char *prefix);
 
 #endif

@@ -216,7 +216,12 @@ typedef struct cs_refresh_config {
     double learn_guess;
     int64_t learn_suffix;
     double adapt_shrink, adapt_grow, adapt_init, adapt_min, adapt_max;
+    int group_by; /* cs_refresh_group_by */
+    int64_t groups;
+    double whittle_decay;
 } cs_refresh_config;
+
+enum cs_refresh_group_by { CS_GROUP_RATE_CLASS = 0, CS_GROUP_HOST = 1 };
 
 /* refresh.fraction parsed: the fraction, or CS_REFRESH_SPLIT_ADAPTIVE. */
 #define CS_REFRESH_SPLIT_ADAPTIVE (-1.0)

@@ -29,6 +29,7 @@
 #ifndef CRAWLSIM_RECRAWL_H
 #define CRAWLSIM_RECRAWL_H
 
+#include "crawlsim/bandit.h"
 #include "crawlsim/cache.h"
 #include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
@@ -54,6 +55,12 @@ typedef struct cs_recrawl_config {
     /* lambda-learn* */
     double learn_guess; /* initial change-rate estimate of every page (1) */
     int learn_suffix;   /* epochs of history the estimators use; 0: all (Prop. 8) (0) */
+    /* slot (bandit) policies, recrawl_bandit.c: the arms are groups of pages */
+    const int32_t *group; /* per local page, in [0, n_groups); borrowed */
+    int64_t n_groups;
+    double slot;           /* time units per slot (one step of cs_recrawl_step_all) */
+    double whittle_decay;  /* bandit-whittle: interest decay c per time unit (1) */
+    cs_fgdqn_config fgdqn; /* bandit-fgdqn (bandit.h defaults) */
 } cs_recrawl_config;
 
 /* Local. The defaults above (policy "lambdacrawl", bandwidth 0: must be set). */
@@ -95,6 +102,18 @@ CS_API cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t);
  */
 CS_API cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **crawls,
                               int64_t *n);
+
+/*
+ * Collective(ctx->comm). Logically collective: t_hi. The step of a run with all its ranks: for
+ * the clock policies above it is cs_recrawl_step; for the slot (bandit) policies it first takes
+ * the slot's decisions over the groups of all ranks (recrawl_bandit.c), crawls the chosen pages
+ * at t_hi, then polls the cache. Errors agreed.
+ */
+CS_API cs_err cs_recrawl_step_all(cs_ctx *ctx, cs_recrawl *r, double t_hi,
+                                  const cs_recrawl_crawl **crawls, int64_t *n);
+/* Local. Whether the policy is a slot (bandit) policy, which needs cs_recrawl_step_all and
+ * cfg.group / n_groups / slot. */
+CS_API int cs_recrawl_is_slot(const char *policy);
 
 /*
  * Local. A fetch of page i at time t made outside the policy (by discovery, `crawlsim run`):

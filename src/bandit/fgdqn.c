@@ -19,6 +19,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,4 +272,62 @@ double cs_fgdqn_train(cs_fgdqn *f)
             tw[j] -= a * g[j];
     f->steps++;
     return mse / (double)B;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+cs_err cs_fgdqn_save(cs_ctx *ctx, const cs_fgdqn *f, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    const int64_t n = f->rsize, d = f->d;
+    const int64_t sc[5] = {f->K, f->np, f->rsize, f->rnext, f->steps};
+    snprintf(nm, sizeof nm, "%s/state", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_I64, 5, sc));
+    snprintf(nm, sizeof nm, "%s/rng", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_BYTES, (int64_t)sizeof f->rng, &f->rng));
+    snprintf(nm, sizeof nm, "%s/theta", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F32, f->np, f->theta));
+    snprintf(nm, sizeof nm, "%s/replay_z", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F32, n * d, f->rz));
+    snprintf(nm, sizeof nm, "%s/replay_z1", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F32, n * d, f->rz1));
+    snprintf(nm, sizeof nm, "%s/replay_r", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F32, n, f->rr));
+    snprintf(nm, sizeof nm, "%s/replay_a", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_I64, n, f->ra));
+fail:
+    return rc;
+}
+
+cs_err cs_fgdqn_load(cs_ctx *ctx, cs_fgdqn *f, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    int64_t sc[5];
+    snprintf(nm, sizeof nm, "%s/state", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_I64, 5, sc));
+    if (sc[0] != f->K || sc[1] != f->np || sc[2] < 0 || sc[2] > f->c.replay || sc[3] < 0 ||
+        sc[3] >= f->c.replay)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: FG-DQN %s of another shape",
+                     cs_ckpt_path(ck), prefix);
+    CS_TRY_AGREE(ctx, rc);
+    f->rsize = sc[2];
+    f->rnext = sc[3];
+    f->steps = sc[4];
+    const int64_t n = f->rsize, d = f->d;
+    snprintf(nm, sizeof nm, "%s/rng", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_BYTES, (int64_t)sizeof f->rng, &f->rng));
+    snprintf(nm, sizeof nm, "%s/theta", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F32, f->np, f->theta));
+    snprintf(nm, sizeof nm, "%s/replay_z", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F32, n * d, f->rz));
+    snprintf(nm, sizeof nm, "%s/replay_z1", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F32, n * d, f->rz1));
+    snprintf(nm, sizeof nm, "%s/replay_r", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F32, n, f->rr));
+    snprintf(nm, sizeof nm, "%s/replay_a", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_I64, n, f->ra));
+fail:
+    return rc;
 }

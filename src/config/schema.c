@@ -139,8 +139,8 @@ static const cs_conf_entry schema[] = {
      "at most this many out-links of a fetched page are stored as the next candidates of its transition (the double-DQN argmax)"},
 
     /* ---- [refresh] re-crawls sharing the budget with discovery (lambdacrawl-freshness-scheduling.txt; README "Refresh inside crawlsim run") ---- */
-    {"refresh", "policy", CS_CONF_ENUM, "none", 0, 0, "none|uniform|change-rate|adaptive|lambdacrawl|lambdacrawl-incomplete|lca|binary-lambdacrawl|binary-lambdacrawl-floor|lambda-learn|lambda-learn-lca|lambda-learn-binary", F(policy), 0,
-     "re-crawl policy of the fetched pages (README \"Freshness\"); none: discovery only, the run is exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch"},
+    {"refresh", "policy", CS_CONF_ENUM, "none", 0, 0, "none|uniform|change-rate|adaptive|lambdacrawl|lambdacrawl-incomplete|lca|binary-lambdacrawl|binary-lambdacrawl-floor|lambda-learn|lambda-learn-lca|lambda-learn-binary|bandit-uniform|bandit-static-opt|bandit-thompson|bandit-whittle|bandit-fgdqn", F(policy), 0,
+     "re-crawl policy of the fetched pages (README \"Freshness\"); none: discovery only, the run is exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch. bandit-*: the restless-bandit policies over groups of cached pages (group_by), one slot per tick (README \"Bandit re-crawl policies inside crawlsim run\"); bandit-fgdqn takes its network settings from [bandit] (hidden1, hidden2, gamma, eps_*, lr, lr_decay, noise, batch, replay, x_scale)"},
     {"refresh", "fraction", CS_CONF_STRING, "0.2", 0, 0, NULL, F(fraction), FSZ(fraction),
      "share f of crawl.bandwidth B given to re-crawls: the refresh bandwidth is R = f B / tick_time crawls per time unit, solved over the cached pages of all ranks; discovery gets B minus the tick's re-crawls. A number in (0, 1], or adaptive (split_*)"},
     {"refresh", "tick_time", CS_CONF_DOUBLE, "0.01", 1e-9, 1e9, NULL, F(tick_time), 0,
@@ -171,6 +171,12 @@ static const cs_conf_entry schema[] = {
      "adaptive policy: shortest interval (0: adapt_init / 64)"},
     {"refresh", "adapt_max", CS_CONF_DOUBLE, "0", 0, 1e12, NULL, F(adapt_max), 0,
      "adaptive policy: longest interval (0: adapt_init * 64)"},
+    {"refresh", "group_by", CS_CONF_ENUM, "rate-class", 0, 0, "rate-class|host", F(group_by), 0,
+     "bandit-* policies: the arms are groups of cached pages: rate-class (groups log-spaced classes of the change rate delta between its smallest and largest value over all pages) or host (one arm per host)"},
+    {"refresh", "groups", CS_CONF_INT, "8", 1, 4096, NULL, F(groups), 0,
+     "group_by = rate-class: the number of classes"},
+    {"refresh", "whittle_decay", CS_CONF_DOUBLE, "1", 1e-9, 1e9, NULL, F(whittle_decay), 0,
+     "bandit-whittle: decay rate c of the accumulated interest per time unit (Whittle paper Sec. II; alpha = exp(-c tick_time))"},
 
     /* ---- [gen] the synthetic web (DESIGN.md "The world") ---- */
     {"gen", "pages", CS_CONF_INT, "1000000", 1, 2147483647.0, NULL, G(pages), 0,

@@ -13,10 +13,22 @@
 #include <string.h>
 
 static const recrawl_ops *const registry[] = {
-    &cs_recrawl_uniform_ops,   &cs_recrawl_change_rate_ops,   &cs_recrawl_adaptive_ops,
-    &cs_recrawl_lc_ops,        &cs_recrawl_lc_incomplete_ops, &cs_recrawl_lca_ops,
-    &cs_recrawl_blc_ops,       &cs_recrawl_blc_floor_ops,     &cs_recrawl_learn_ops,
-    &cs_recrawl_learn_lca_ops, &cs_recrawl_learn_binary_ops,
+    &cs_recrawl_uniform_ops,
+    &cs_recrawl_change_rate_ops,
+    &cs_recrawl_adaptive_ops,
+    &cs_recrawl_lc_ops,
+    &cs_recrawl_lc_incomplete_ops,
+    &cs_recrawl_lca_ops,
+    &cs_recrawl_blc_ops,
+    &cs_recrawl_blc_floor_ops,
+    &cs_recrawl_learn_ops,
+    &cs_recrawl_learn_lca_ops,
+    &cs_recrawl_learn_binary_ops,
+    &cs_recrawl_bandit_uniform_ops,
+    &cs_recrawl_bandit_static_opt_ops,
+    &cs_recrawl_bandit_thompson_ops,
+    &cs_recrawl_bandit_whittle_ops,
+    &cs_recrawl_bandit_fgdqn_ops,
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
@@ -34,6 +46,11 @@ const char *const *cs_recrawl_names(int *n)
         "lambda-learn",
         "lambda-learn-lca",
         "lambda-learn-binary",
+        "bandit-uniform",
+        "bandit-static-opt",
+        "bandit-thompson",
+        "bandit-whittle",
+        "bandit-fgdqn",
     };
     *n = (int)(sizeof names / sizeof names[0]);
     return names;
@@ -49,6 +66,17 @@ void cs_recrawl_config_default(cs_recrawl_config *c)
     c->adapt_grow = 1.4;
     c->learn_guess = 1.0;
     c->learn_suffix = 0;
+    c->slot = 1.0;
+    c->whittle_decay = 1.0;
+    cs_fgdqn_config_default(&c->fgdqn);
+}
+
+int cs_recrawl_is_slot(const char *policy)
+{
+    for (int i = 0; i < NREG; i++)
+        if (strcmp(registry[i]->name, policy) == 0)
+            return registry[i]->slot != NULL;
+    return 0;
 }
 
 /* ---- heap of next crawl times ---------------------------------------------------------------- */
@@ -210,7 +238,7 @@ int64_t cs_recrawl_count(const cs_recrawl *r)
 
 int cs_recrawl_is_poisson(const cs_recrawl *r)
 {
-    return r->ops->next == NULL;
+    return r->ops->next == NULL && r->ops->slot == NULL;
 }
 
 /* ---- solves ---------------------------------------------------------------------------------- */
@@ -355,6 +383,44 @@ cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **craw
     return r->err;
 }
 
+cs_err recrawl_crawl_now(cs_recrawl *r, int64_t i, double t, uint32_t *changes)
+{
+    uint32_t ch = 0;
+    if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: page %lld is not in the cache", (long long)i);
+    record(r, i, t, ch);
+    if (r->ops->on_crawl != NULL)
+        r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
+    r->t_last[i] = t;
+    *changes = ch;
+    return r->err;
+}
+
+cs_err cs_recrawl_step_all(cs_ctx *ctx, cs_recrawl *r, double t_hi, const cs_recrawl_crawl **crawls,
+                           int64_t *n)
+{
+    cs_err rc = CS_OK;
+    if (r->ops->slot == NULL)
+        return cs_agree(ctx, cs_recrawl_step(r, t_hi, crawls, n));
+    r->out_n = 0;
+    r->err = CS_OK;
+    if (!r->synced || !(t_hi >= r->t_step) || !isfinite(t_hi))
+        rc = cs_fail(ctx, CS_ERR_ARG, "recrawl: step to %g (last %g, synced %d)", t_hi, r->t_step,
+                     r->synced);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, r->ops->slot(ctx, r, r->st, t_hi));
+    if (r->err == CS_OK && cs_cache_poll(r->cache, t_hi, on_note, r, NULL, NULL) != CS_OK)
+        rc = cs_fail(ctx, CS_ERR_ARG, "recrawl: cache poll to %g refused", t_hi);
+    if (rc == CS_OK)
+        rc = r->err;
+    CS_TRY_AGREE(ctx, rc);
+    r->t_step = t_hi;
+    *crawls = r->out;
+    *n = (int64_t)r->out_n;
+fail:
+    return rc;
+}
+
 /* ---- the refresh-only experiment ------------------------------------------------------------- */
 
 cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
@@ -375,7 +441,9 @@ cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
         r->t_last[i] = t;
         if (joined != NULL)
             *joined = 1;
-        return CS_OK;
+        if (r->ops->on_join != NULL)
+            r->ops->on_join(r, r->st, i, t);
+        return r->err;
     }
     r->err = CS_OK;
     uint32_t ch = 0;
@@ -459,6 +527,11 @@ cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs
         return cs_fail(ctx, CS_ERR_ARG,
                        "recrawl experiment: need t_epoch > 0, n_epochs >= 1, steps >= 1, "
                        "0 <= warm < n_epochs");
+    if (cs_recrawl_is_slot(cfg->policy))
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "recrawl experiment: %s is a slot (bandit) policy: run it inside crawlsim "
+                       "run ([refresh]) or with crawlsim bandit",
+                       cfg->policy);
     cs_cache_opts co;
     cs_cache_opts_default(&co);
     co.seed = world_seed;

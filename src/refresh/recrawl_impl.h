@@ -30,6 +30,11 @@ typedef struct recrawl_ops {
     /* Collective (ckpt.h), may be NULL (nothing beyond create): the policy state's items at a
      * tick boundary, and their restoration into state freshly created over the same pages.
      * Every rank writes the same items in the same order. */
+    /* Collective, NULL for clock policies. A slot policy's decisions at the end of a slot
+     * (cs_recrawl_step_all): it crawls the chosen pages at t with recrawl_crawl_now. */
+    cs_err (*slot)(cs_ctx *ctx, cs_recrawl *r, void *st, double t);
+    /* Local, may be NULL. Page i joined the cache at t (a discovery fetch). */
+    void (*on_join)(cs_recrawl *r, void *st, int64_t i, double t);
     cs_err (*save)(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ckpt *ck);
     cs_err (*load)(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck);
 } recrawl_ops;
@@ -60,6 +65,10 @@ struct cs_recrawl {
     uint8_t *ccomp;
 };
 
+/* Local. Crawls cached page i at t now (a slot policy's decision): the cache's staleness, the
+ * crawl's record, on_crawl, t_last. *changes: the changes it found. CS_ERR_ARG if not cached. */
+cs_err recrawl_crawl_now(cs_recrawl *r, int64_t i, double t, uint32_t *changes);
+
 /* Collective. Solves the rates of the cached pages with `policy` and change rates delta[] (per
  * local page), writes r->rate / r->prob (uncached pages: 0 and -1). */
 cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
@@ -68,6 +77,7 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
 extern const recrawl_ops cs_recrawl_uniform_ops, cs_recrawl_change_rate_ops, cs_recrawl_lc_ops,
     cs_recrawl_lc_incomplete_ops, cs_recrawl_lca_ops, cs_recrawl_blc_ops, cs_recrawl_blc_floor_ops,
     cs_recrawl_adaptive_ops, cs_recrawl_learn_ops, cs_recrawl_learn_lca_ops,
-    cs_recrawl_learn_binary_ops;
+    cs_recrawl_learn_binary_ops, cs_recrawl_bandit_uniform_ops, cs_recrawl_bandit_static_opt_ops,
+    cs_recrawl_bandit_thompson_ops, cs_recrawl_bandit_whittle_ops, cs_recrawl_bandit_fgdqn_ops;
 
 #endif

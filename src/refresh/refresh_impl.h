@@ -89,7 +89,8 @@ void cs_xsum_merge(cs_xsum *s, const cs_xsum *t);
 void cs_xsum_norm(cs_xsum *s);
 /* Local. The value, rounded to double (deterministic: a function of the integer only). */
 double cs_xsum_value(const cs_xsum *s);
-/* Collective(ctx->comm). The sum over ranks of the accumulators a[0..n) into out[0..n). */
+/* Collective(ctx->comm). The sum over ranks of the accumulators a[0..n) into out[0..n) (one
+ * allreduce of n * 12 int64). */
 void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n);
 
 #endif

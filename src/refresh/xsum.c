@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define XS_MASK 0xffffffffLL
@@ -88,17 +89,26 @@ double cs_xsum_value(const cs_xsum *s)
 
 void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n)
 {
-    int64_t buf[8 * CS_XSUM_LIMBS] = {0}, res[8 * CS_XSUM_LIMBS];
-    CS_ASSERT(n >= 0 && n <= 8);
+    /* up to 8 accumulators on the stack, more on the heap (one allreduce either way) */
+    int64_t sbuf[8 * CS_XSUM_LIMBS] = {0}, sres[8 * CS_XSUM_LIMBS];
+    int64_t *buf = sbuf, *res = sres;
+    CS_ASSERT(n >= 0);
+    if (n > 8) {
+        buf = malloc((size_t)n * CS_XSUM_LIMBS * 2 * sizeof *buf);
+        CS_ASSERT(buf != NULL); /* n * 192 bytes: one per group or page class */
+        res = buf + (size_t)n * CS_XSUM_LIMBS;
+    }
     for (int j = 0; j < n; j++) {
         cs_xsum t = a[j];
         cs_xsum_norm(&t);
-        memcpy(buf + j * CS_XSUM_LIMBS, t.limb, sizeof t.limb);
+        memcpy(buf + (size_t)j * CS_XSUM_LIMBS, t.limb, sizeof t.limb);
     }
     cs_refresh_allreduce(ctx, buf, res, n * CS_XSUM_LIMBS, MPI_INT64_T, MPI_SUM);
     for (int j = 0; j < n; j++) {
-        memcpy(out[j].limb, res + j * CS_XSUM_LIMBS, sizeof out[j].limb);
+        memcpy(out[j].limb, res + (size_t)j * CS_XSUM_LIMBS, sizeof out[j].limb);
         out[j].adds = 0;
         cs_xsum_norm(&out[j]);
     }
+    if (buf != sbuf)
+        free(buf);
 }

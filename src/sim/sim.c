@@ -1851,9 +1851,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L, &s->ev));
     CS_TRY(ctx, build_hosts(s));
     CS_TRY(ctx, choose_seeds(s));
-    rc = s->ops->create(ctx, cfg, &s->L, &s->pol);
-    if (rc == CS_OK)
-        rc = cs_simrf_create(ctx, &s->world, s->g, &s->rf);
+    CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
+    CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, &s->rf));
     if (rc == CS_OK)
         rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
     if (rc == CS_OK)

@@ -15,8 +15,9 @@
 
 typedef struct sim_refresh sim_refresh;
 
-/* Local. The refresh of cfg->refresh over the rank's pages of g (borrowed), or *out = NULL when
- * refresh.policy = none. Errors: CS_ERR_NOMEM, CS_ERR_ARG (from the re-crawl policy). */
+/* Collective(ctx->comm). The refresh of cfg->refresh over the rank's pages of g (borrowed), or
+ * *out = NULL when refresh.policy = none. Errors, agreed: CS_ERR_NOMEM, CS_ERR_ARG and
+ * CS_ERR_CONFIG (from the re-crawl policy). */
 cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh **out);
 /* Local. Accepts NULL. */
 void cs_simrf_destroy(sim_refresh **rf);

@@ -41,6 +41,7 @@ static const char *const rd_name[NRD] = {"t0",        "t1",        "share", "fra
 
 struct sim_refresh {
     const cs_config *cfg;
+    int32_t *group; /* bandit-* policies: the group of each local page */
     char policy[64];
     cs_cache_pages pg;
     cs_cache *cache;
@@ -88,6 +89,41 @@ static int choice_name(const char *section, const char *key, int idx, char *out,
     return 0;
 }
 
+/* Collective. The group of every local page for the bandit-* policies: its host, or its class of
+ * change rate (refresh.groups classes log-spaced between the smallest and largest delta over all
+ * pages; all in class 0 when they are equal). */
+static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh *rf,
+                          int64_t *n_groups)
+{
+    const int64_t n = cs_graph_n_local(g);
+    cs_err rc = cs_alloc(ctx, &rf->group, n > 0 ? (size_t)n : 1, sizeof *rf->group, "groups");
+    if (cs_agree(ctx, rc) != CS_OK)
+        return CS_ERR_NOMEM;
+    if (cfg->refresh.group_by == CS_GROUP_HOST) {
+        const int64_t *host = cs_graph_host(g);
+        for (int64_t i = 0; i < n; i++)
+            rf->group[i] = (int32_t)host[i];
+        *n_groups = cs_graph_n_hosts(g);
+        return CS_OK;
+    }
+    const double *delta = cs_graph_delta(g);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        lo = delta[i] < lo ? delta[i] : lo;
+        hi = delta[i] > hi ? delta[i] : hi;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    const int64_t K = cfg->refresh.groups;
+    const double span = log(hi) - log(lo);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c = span > 0.0 ? (int64_t)floor((double)K * (log(delta[i]) - log(lo)) / span) : 0;
+        rf->group[i] = (int32_t)(c < 0 ? 0 : c >= K ? K - 1 : c);
+    }
+    *n_groups = K;
+    return CS_OK;
+}
+
 cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh **out)
 {
     cs_err rc = CS_OK;
@@ -96,7 +132,7 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
     if (fc->policy == 0)
         return CS_OK;
     sim_refresh *rf = NULL;
-    CS_TRY(ctx, cs_calloc(ctx, &rf, 1, sizeof *rf, "refresh"));
+    CS_TRY_AGREE(ctx, cs_calloc(ctx, &rf, 1, sizeof *rf, "refresh"));
     rf->cfg = cfg;
     CS_ASSERT(choice_name("refresh", "policy", fc->policy, rf->policy, sizeof rf->policy));
     double f = 0.0;
@@ -116,7 +152,7 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
     co.seed = (uint64_t)cfg->gen.seed; /* the world's change streams */
     co.t0 = 0.0;
     co.queue_width = rf->tau; /* polls come once per tick */
-    CS_TRY(ctx, cs_cache_create(ctx, &rf->pg, &co, &rf->cache));
+    CS_TRY_AGREE(ctx, cs_cache_create(ctx, &rf->pg, &co, &rf->cache));
     cs_recrawl_config rcfg;
     cs_recrawl_config_default(&rcfg);
     rcfg.policy = rf->policy;
@@ -130,7 +166,26 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
     rcfg.adapt_max = fc->adapt_max;
     rcfg.learn_guess = fc->learn_guess;
     rcfg.learn_suffix = (int)fc->learn_suffix;
-    CS_TRY(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
+    if (cs_recrawl_is_slot(rf->policy)) {
+        CS_TRY_AGREE(ctx, make_groups(ctx, cfg, g, rf, &rcfg.n_groups));
+        rcfg.group = rf->group;
+        rcfg.slot = rf->tau;
+        rcfg.whittle_decay = fc->whittle_decay;
+        const cs_bandit_config *bc = &cfg->bandit;
+        rcfg.fgdqn.hidden1 = bc->hidden1;
+        rcfg.fgdqn.hidden2 = bc->hidden2;
+        rcfg.fgdqn.gamma = bc->gamma;
+        rcfg.fgdqn.eps_start = bc->eps_start;
+        rcfg.fgdqn.eps_end = bc->eps_end;
+        rcfg.fgdqn.eps_steps = bc->eps_steps;
+        rcfg.fgdqn.lr = bc->lr;
+        rcfg.fgdqn.lr_decay = bc->lr_decay;
+        rcfg.fgdqn.noise = bc->noise;
+        rcfg.fgdqn.batch = bc->batch;
+        rcfg.fgdqn.replay = bc->replay;
+        rcfg.fgdqn.x_scale = bc->x_scale;
+    }
+    CS_TRY_AGREE(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
     *out = rf;
     return CS_OK;
 fail:
@@ -145,6 +200,7 @@ void cs_simrf_destroy(sim_refresh **prf)
     sim_refresh *rf = *prf;
     cs_recrawl_destroy(&rf->rc);
     cs_cache_destroy(&rf->cache);
+    free(rf->group);
     for (int i = 0; i < NRI; i++)
         free(rf->vi[i]);
     for (int i = 0; i < NRD; i++)
@@ -165,8 +221,7 @@ cs_err cs_simrf_step(cs_ctx *ctx, sim_refresh *rf, int64_t tick, const cs_recraw
     *crawls = NULL;
     *n = 0;
     if (rf->synced)
-        rc = cs_recrawl_step(rf->rc, cs_simrf_time(rf, tick), crawls, n);
-    CS_TRY_AGREE(ctx, rc);
+        CS_TRY(ctx, cs_recrawl_step_all(ctx, rf->rc, cs_simrf_time(rf, tick), crawls, n));
     for (int64_t i = 0; i < *n; i++)
         rf->changed += (*crawls)[i].changes > 0;
     rf->crawls += *n;
