@@ -396,9 +396,11 @@ void cs_ckpt_close(cs_ctx *ctx, cs_ckpt **pck)
         H5Fclose(ck->file);
     cs_graphio_quiet_end(&quiet);
     if (ck->tmp != NULL) {
+        /* every rank closed before rank 0 removes it, and it is gone on return everywhere */
         MPI_Barrier(ctx->comm);
         if (ctx->rank == 0)
             unlink(ck->tmp);
+        MPI_Barrier(ctx->comm);
     }
     ckpt_free(ck);
     *pck = NULL;

@@ -5,7 +5,8 @@
 # checkpoint write (from the log), its size, the restart's load time and the restart's whole
 # wall time (world generation included), and checks that the restart ends like the
 # uninterrupted run (h5diff outside /timing).
-# Usage: tests/bench/checkpoint.sh BUILD_DIR [NP] [POLICY] [PAGES] [EVERY] [OUTDIR]
+# Usage: tests/bench/checkpoint.sh BUILD_DIR [NP] [POLICY] [PAGES] [EVERY] [OUTDIR] [--set ...]
+# (e.g. ... sarsa 300000 100 /tmp/ck --set refresh.policy=lambda-learn --set refresh.fraction=0.3)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: checkpoint.sh BUILD_DIR [NP] [POLICY] [PAGES] [EVERY] [OUTDIR]}
@@ -14,11 +15,12 @@ policy=${3:-sarsa}
 pages=${4:-500000}
 every=${5:-100}
 out=${6:-${TMPDIR:-/tmp}/crawlsim-bench-ckpt}
+shift $(($# < 6 ? $# : 6))
 bin=$build/crawlsim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$out"
 args=(run "$here/jobs/quickstart.ini" --set run.policy="$policy" --set run.pages="$pages"
-      --set run.checkpoint="$out/ck.h5" --set run.checkpoint_every="$every")
+      --set run.checkpoint="$out/ck.h5" --set run.checkpoint_every="$every" "$@")
 mpi=(mpirun -n "$np" --oversubscribe --bind-to none)
 rm -f "$out"/ck.h5 "$out"/full.h5 "$out"/rs.h5
 echo "== $policy on the quickstart world, $pages fetches, a checkpoint every $every ticks, $np ranks"
