@@ -87,6 +87,13 @@ for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do
         --set refresh.fraction="${pol#*:}" --set refresh.sync_every=50
 done
 
+# (the bandit re-crawl policies: replicated state, FIFOs of group members, FG-DQN with replay)
+for pol in bandit-thompson bandit-fgdqn bandit-static-opt; do
+    kill_case "refresh-$pol" 120 --set run.policy=best-first --set run.pages=0 \
+        --set run.ticks=900 --set crawl.bandwidth=60 --set refresh.policy=$pol \
+        --set refresh.fraction=0.3 --set refresh.sync_every=50
+done
+
 # 2. SIGTERM to one rank: all checkpoint at one tick boundary and stop; the restart completes
 args=(--set run.checkpoint="$CK" --set run.pages=60000 --set crawl.bandwidth=50)
 rm -f "$CK"
