@@ -129,6 +129,27 @@ CS_API cs_err cs_lspe_run(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const
                           const double *alpha, int64_t steps, uint64_t seed, uint64_t run,
                           double *reward, double *active_mean);
 
+/* The learning scheme step by step (cs_lspe_run is create + steps + destroy). */
+typedef struct cs_lspe cs_lspe;
+/* Local. N arms (u, alpha as cs_lspe_run), states x_i = u_i, the stream (seed, run). */
+CS_API cs_err cs_lspe_create(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double *u,
+                             const double *alpha, uint64_t seed, uint64_t run, cs_lspe **out);
+CS_API void cs_lspe_destroy(cs_lspe **l);
+/* Local. One tick: draws the arms' activity (active[i], may be NULL) from the logistic
+ * relaxation, updates LSPE(0) and the thresholds, moves the states by the mean dynamics; returns
+ * the tick's reward sum_i x_i nu_i. */
+CS_API double cs_lspe_step(cs_lspe *l, uint8_t *active);
+/* Local. New u_i (> 0, finite; others kept) from the next step on; the state unit s stays. */
+CS_API void cs_lspe_set_u(cs_lspe *l, const double *u);
+/* Local. The states x (N) and the last activity probabilities f (N). Borrowed. */
+CS_API const double *cs_lspe_state(const cs_lspe *l);
+CS_API const double *cs_lspe_activity(const cs_lspe *l);
+/* Collective(ctx->comm) (ckpt.h). The whole state (statistics, inverse, thresholds, states,
+ * counters, the stream's position) as items under prefix, and its restoration into an object
+ * created with the same configuration and N. */
+CS_API cs_err cs_lspe_save(cs_ctx *ctx, const cs_lspe *l, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_lspe_load(cs_ctx *ctx, cs_lspe *l, cs_ckpt *ck, const char *prefix);
+
 /* ==== Static optimisation (Azar et al.; DRL paper Eq. 8) ==================================== */
 
 /* Local. The per-slot change probability of a Poisson change rate: 1 - exp(-rate * slot). */

@@ -61,6 +61,7 @@ typedef struct cs_recrawl_config {
     double slot;           /* time units per slot (one step of cs_recrawl_step_all) */
     double whittle_decay;  /* bandit-whittle: interest decay c per time unit (1) */
     cs_fgdqn_config fgdqn; /* bandit-fgdqn (bandit.h defaults) */
+    cs_lspe_config lspe;   /* bandit-whittle-learn (bandit.h defaults) */
 } cs_recrawl_config;
 
 /* Local. The defaults above (policy "lambdacrawl", bandwidth 0: must be set). */

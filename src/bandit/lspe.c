@@ -22,6 +22,7 @@
 #include "crawlsim/bandit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,11 +99,34 @@ static double clampd(double v, double lo, double hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-cs_err cs_lspe_run(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double *u,
-                   const double *alpha, int64_t steps, uint64_t seed, uint64_t run, double *reward,
-                   double *active_mean)
+struct cs_lspe {
+    cs_lspe_config c;
+    int64_t N, L;
+    double s; /* state unit: max_i u_i / (1 - alpha_i) at creation */
+    double *u, *alpha;
+    double *buf; /* x, y, xs, ys, f, nu | q (3N) | phi, phi1, r, bvec, tmp, tmp2 | B, Binv, A, M */
+    size_t need;
+    double *x, *y, *xs, *ys, *f, *nu, *q, *phi, *phi1, *r, *bv, *t1, *t2, *B, *Binv, *A, *M;
+    double eta, active;
+    int64_t n;
+    cs_rng rg;
+};
+
+void cs_lspe_destroy(cs_lspe **p)
 {
-    if (N < 1 || steps < 0 || !(c->kappa > 0.0) || !(c->delta > 0.0) || !(c->epsilon > 0.0) ||
+    if (p == NULL || *p == NULL)
+        return;
+    free((*p)->buf);
+    free((*p)->u);
+    free(*p);
+    *p = NULL;
+}
+
+cs_err cs_lspe_create(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double *u,
+                      const double *alpha, uint64_t seed, uint64_t run, cs_lspe **out)
+{
+    *out = NULL;
+    if (N < 1 || !(c->kappa > 0.0) || !(c->delta > 0.0) || !(c->epsilon > 0.0) ||
         !(c->a_period >= 1.0) || !(c->b_period >= 1.0) || (c->features != 1 && c->features != 2))
         return cs_fail(ctx, CS_ERR_ARG, "learning scheme: bad parameters");
     double s = 0.0;
@@ -112,135 +136,249 @@ cs_err cs_lspe_run(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double
                            (long long)i, u[i], alpha[i]);
         s = fmax(s, u[i] / (1.0 - alpha[i]));
     }
-    const int64_t L = n_features(c->features, N);
+    cs_err rc = CS_OK;
+    cs_lspe *l = NULL;
+    CS_TRY(ctx, cs_calloc(ctx, &l, 1, sizeof *l, "learning scheme"));
+    l->c = *c;
+    l->N = N;
+    l->s = s;
+    const int64_t L = l->L = n_features(c->features, N);
     const size_t Lz = (size_t)L;
-    double *buf = NULL;
-    /* x, y, xs, ys, f, nu | q (3N) | phi, phi1, r, bvec, tmp, tmp2 | B, Binv, A, M */
-    const size_t need = 6 * (size_t)N + 3 * (size_t)N + 6 * Lz + 4 * Lz * Lz;
-    cs_err rc = cs_alloc(ctx, &buf, need, sizeof *buf, "learning-scheme state");
-    if (rc != CS_OK)
-        return rc;
-    memset(buf, 0, need * sizeof *buf);
-    double *x = buf, *y = x + N, *xs = y + N, *ys = xs + N, *f = ys + N, *nu = f + N;
-    double *q = nu + N;
-    double *phi = q + 3 * N, *phi1 = phi + L, *r = phi1 + L, *bv = r + L, *t1 = bv + L,
-           *t2 = t1 + L;
-    double *B = t2 + L, *Binv = B + L * L, *A = Binv + L * L, *M = A + L * L;
+    l->need = 6 * (size_t)N + 3 * (size_t)N + 6 * Lz + 4 * Lz * Lz;
+    CS_TRY(ctx, cs_calloc(ctx, &l->buf, l->need, sizeof *l->buf, "learning-scheme state"));
+    CS_TRY(ctx, cs_alloc(ctx, &l->u, 2 * (size_t)N, sizeof *l->u, "learning-scheme arms"));
+    l->alpha = l->u + N;
+    memcpy(l->u, u, (size_t)N * sizeof *u);
+    memcpy(l->alpha, alpha, (size_t)N * sizeof *alpha);
+    double *b = l->buf;
+    l->x = b;
+    l->y = l->x + N;
+    l->xs = l->y + N;
+    l->ys = l->xs + N;
+    l->f = l->ys + N;
+    l->nu = l->f + N;
+    l->q = l->nu + N;
+    l->phi = l->q + 3 * N;
+    l->phi1 = l->phi + L;
+    l->r = l->phi1 + L;
+    l->bv = l->r + L;
+    l->t1 = l->bv + L;
+    l->t2 = l->t1 + L;
+    l->B = l->t2 + L;
+    l->Binv = l->B + L * L;
+    l->A = l->Binv + L * L;
+    l->M = l->A + L * L;
     for (int64_t i = 0; i < N; i++) {
-        x[i] = u[i];
-        q[3 * i] = 0.5 * (u[i] + u[i] / (1.0 - alpha[i])) / s;
+        l->x[i] = u[i];
+        l->q[3 * i] = 0.5 * (u[i] + u[i] / (1.0 - alpha[i])) / s;
     }
     for (int64_t j = 0; j < L; j++) {
-        B[j * L + j] = c->epsilon;
-        Binv[j * L + j] = 1.0 / c->epsilon;
+        l->B[j * L + j] = c->epsilon;
+        l->Binv[j * L + j] = 1.0 / c->epsilon;
     }
-    double eta = 0.0, active = 0.0;
-    cs_rng rg;
-    cs_rng_init(&rg, seed, CS_RNG_BANDIT, 0x15e0, run);
+    cs_rng_init(&l->rg, seed, CS_RNG_BANDIT, 0x15e0, run);
+    *out = l;
+    return CS_OK;
+fail:
+    cs_lspe_destroy(&l);
+    return rc;
+}
+
+void cs_lspe_set_u(cs_lspe *l, const double *u)
+{
+    for (int64_t i = 0; i < l->N; i++)
+        if (u[i] > 0.0 && isfinite(u[i]))
+            l->u[i] = u[i];
+}
+
+const double *cs_lspe_state(const cs_lspe *l)
+{
+    return l->x;
+}
+
+const double *cs_lspe_activity(const cs_lspe *l)
+{
+    return l->f;
+}
+
+double cs_lspe_step(cs_lspe *l, uint8_t *active)
+{
+    const cs_lspe_config *c = &l->c;
+    const int64_t N = l->N, L = l->L, n = l->n;
+    const double s = l->s;
+    const double *u = l->u, *alpha = l->alpha;
+    double *x = l->x, *y = l->y, *xs = l->xs, *ys = l->ys, *f = l->f, *nu = l->nu, *q = l->q;
+    double *phi = l->phi, *phi1 = l->phi1, *r = l->r, *bv = l->bv, *t1 = l->t1, *t2 = l->t2;
+    double *B = l->B, *Binv = l->Binv, *A = l->A, *M = l->M;
+    double xsum = 0.0;
+    for (int64_t i = 0; i < N; i++) {
+        xs[i] = x[i] / s;
+        xsum += xs[i];
+    }
+    /* activity decisions (Sec. III relaxation) and the tick's reward */
+    double R = 0.0;
+    for (int64_t i = 0; i < N; i++) {
+        const double S = xsum - xs[i];
+        const double lo = u[i] / s, hi = u[i] / (1.0 - alpha[i]) / s;
+        const double T = clampd(q[3 * i] + q[3 * i + 1] * S + q[3 * i + 2] * S * S, lo, hi);
+        const double z = c->kappa * (x[i] - T * s - 0.5);
+        f[i] = 1.0 / (1.0 + exp(-z));
+        nu[i] = cs_rng_uniform(&l->rg) < f[i] ? 1.0 : 0.0;
+        if (active != NULL)
+            active[i] = nu[i] > 0.0;
+        R += x[i] * nu[i];
+        l->active += nu[i];
+        y[i] = nu[i] > 0.0 ? u[i] : alpha[i] * x[i] + u[i];
+        ys[i] = y[i] / s;
+    }
+    features(c->features, N, xs, phi);
+    features(c->features, N, ys, phi1);
+    const double bn = c->b_c / pow(ceil((double)(n + 1) / c->b_period), 2.0 / 3.0);
+    const double an = c->a_c / ceil((double)(n + 1) / c->a_period);
+    /* fast time scale: LSPE(0) statistics */
+    l->eta += bn * (R / s - l->eta);
+    for (int64_t i = 0; i < L; i++) {
+        for (int64_t j = 0; j < L; j++) {
+            B[i * L + j] += bn * (phi[i] * phi[j] - B[i * L + j]);
+            A[i * L + j] += bn * (phi[i] * (phi1[j] - phi[j]) - A[i * L + j]);
+        }
+        bv[i] += bn * (phi[i] * (R / s - l->eta) - bv[i]);
+    }
+    if (c->inverse == CS_LSPE_SHERMAN_MORRISON) {
+        /* B_n = (1-b) B_{n-1} + b phi phi^T: inverse by Sherman-Morrison */
+        const double g = bn / (1.0 - bn);
+        double den = 1.0;
+        for (int64_t i = 0; i < L; i++) {
+            double v = 0.0;
+            for (int64_t j = 0; j < L; j++)
+                v += Binv[i * L + j] * phi[j];
+            t1[i] = v; /* Binv phi (Binv symmetric) */
+            den += g * phi[i] * v;
+        }
+        for (int64_t i = 0; i < L; i++)
+            for (int64_t j = 0; j < L; j++)
+                Binv[i * L + j] = (Binv[i * L + j] - g * t1[i] * t1[j] / den) / (1.0 - bn);
+    }
+    /* r += gamma Binv (A r + b) */
+    for (int64_t i = 0; i < L; i++) {
+        double v = bv[i];
+        for (int64_t j = 0; j < L; j++)
+            v += A[i * L + j] * r[j];
+        t1[i] = v;
+    }
+    int ok = 1;
+    if (c->inverse == CS_LSPE_SHERMAN_MORRISON) {
+        for (int64_t i = 0; i < L; i++) {
+            double v = 0.0;
+            for (int64_t j = 0; j < L; j++)
+                v += Binv[i * L + j] * t1[j];
+            t2[i] = v;
+        }
+    } else {
+        for (int64_t i = 0; i < L; i++) {
+            double v = 0.0;
+            for (int64_t k = 0; k < L; k++)
+                v += B[k * L + i] * t1[k];
+            t2[i] = v;
+            for (int64_t j = 0; j < L; j++) {
+                double m = i == j ? c->delta : 0.0;
+                for (int64_t k = 0; k < L; k++)
+                    m += B[k * L + i] * B[k * L + j];
+                M[i * L + j] = m;
+            }
+        }
+        ok = chol_solve(M, t2, L) == 0;
+    }
+    if (ok)
+        for (int64_t i = 0; i < L; i++)
+            if (isfinite(t2[i]))
+                r[i] += c->gamma * t2[i];
+    /* slow time scale: thresholds by the likelihood-ratio gradient (7)-(9) */
+    double V = 0.0;
+    for (int64_t j = 0; j < L; j++)
+        V += r[j] * phi1[j];
+    for (int64_t i = 0; i < N; i++) {
+        const double S = xsum - xs[i];
+        /* d log p_i / dT_raw: active -kappa (1 - f), passive kappa f; T_raw = s T */
+        const double g = (nu[i] > 0.0 ? -c->kappa * (1.0 - f[i]) : c->kappa * f[i]) * s;
+        const double step = an * g * V;
+        if (!isfinite(step))
+            continue;
+        const double lo = u[i] / s, hi = u[i] / (1.0 - alpha[i]) / s;
+        q[3 * i] = clampd(q[3 * i] + step, lo, hi);
+        q[3 * i + 1] = clampd(q[3 * i + 1] + step * S, -10.0, 10.0);
+        q[3 * i + 2] = clampd(q[3 * i + 2] + step * S * S, -10.0, 10.0);
+    }
+    memcpy(x, y, (size_t)N * sizeof *x);
+    l->n++;
+    return R;
+}
+
+cs_err cs_lspe_save(cs_ctx *ctx, const cs_lspe *l, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    const int64_t si[3] = {l->N, l->L, l->n};
+    const double sd[3] = {l->s, l->eta, l->active};
+    snprintf(nm, sizeof nm, "%s/state", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_I64, 3, si));
+    snprintf(nm, sizeof nm, "%s/values", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F64, 3, sd));
+    snprintf(nm, sizeof nm, "%s/arms", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F64, 2 * l->N, l->u));
+    snprintf(nm, sizeof nm, "%s/buf", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_F64, (int64_t)l->need, l->buf));
+    snprintf(nm, sizeof nm, "%s/rng", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_BYTES, (int64_t)sizeof l->rg, &l->rg));
+fail:
+    return rc;
+}
+
+cs_err cs_lspe_load(cs_ctx *ctx, cs_lspe *l, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    int64_t si[3];
+    double sd[3];
+    snprintf(nm, sizeof nm, "%s/state", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_I64, 3, si));
+    if (si[0] != l->N || si[1] != l->L)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: learning scheme %s of another size",
+                     cs_ckpt_path(ck), prefix);
+    CS_TRY_AGREE(ctx, rc);
+    l->n = si[2];
+    snprintf(nm, sizeof nm, "%s/values", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F64, 3, sd));
+    l->s = sd[0];
+    l->eta = sd[1];
+    l->active = sd[2];
+    snprintf(nm, sizeof nm, "%s/arms", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F64, 2 * l->N, l->u));
+    snprintf(nm, sizeof nm, "%s/buf", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_F64, (int64_t)l->need, l->buf));
+    snprintf(nm, sizeof nm, "%s/rng", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_BYTES, (int64_t)sizeof l->rg, &l->rg));
+fail:
+    return rc;
+}
+
+cs_err cs_lspe_run(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double *u,
+                   const double *alpha, int64_t steps, uint64_t seed, uint64_t run, double *reward,
+                   double *active_mean)
+{
+    if (steps < 0)
+        return cs_fail(ctx, CS_ERR_ARG, "learning scheme: bad parameters");
+    cs_lspe *l = NULL;
+    cs_err rc = cs_lspe_create(ctx, c, N, u, alpha, seed, run, &l);
+    if (rc != CS_OK)
+        return rc;
     for (int64_t n = 0; n < steps; n++) {
-        double xsum = 0.0;
-        for (int64_t i = 0; i < N; i++) {
-            xs[i] = x[i] / s;
-            xsum += xs[i];
-        }
-        /* activity decisions (Sec. III relaxation) and the tick's reward */
-        double R = 0.0;
-        for (int64_t i = 0; i < N; i++) {
-            const double S = xsum - xs[i];
-            const double lo = u[i] / s, hi = u[i] / (1.0 - alpha[i]) / s;
-            const double T = clampd(q[3 * i] + q[3 * i + 1] * S + q[3 * i + 2] * S * S, lo, hi);
-            const double z = c->kappa * (x[i] - T * s - 0.5);
-            f[i] = 1.0 / (1.0 + exp(-z));
-            nu[i] = cs_rng_uniform(&rg) < f[i] ? 1.0 : 0.0;
-            R += x[i] * nu[i];
-            active += nu[i];
-            y[i] = nu[i] > 0.0 ? u[i] : alpha[i] * x[i] + u[i];
-            ys[i] = y[i] / s;
-        }
+        const double R = cs_lspe_step(l, NULL);
         if (reward)
             reward[n] = R;
-        features(c->features, N, xs, phi);
-        features(c->features, N, ys, phi1);
-        const double bn = c->b_c / pow(ceil((double)(n + 1) / c->b_period), 2.0 / 3.0);
-        const double an = c->a_c / ceil((double)(n + 1) / c->a_period);
-        /* fast time scale: LSPE(0) statistics */
-        eta += bn * (R / s - eta);
-        for (int64_t i = 0; i < L; i++) {
-            for (int64_t j = 0; j < L; j++) {
-                B[i * L + j] += bn * (phi[i] * phi[j] - B[i * L + j]);
-                A[i * L + j] += bn * (phi[i] * (phi1[j] - phi[j]) - A[i * L + j]);
-            }
-            bv[i] += bn * (phi[i] * (R / s - eta) - bv[i]);
-        }
-        if (c->inverse == CS_LSPE_SHERMAN_MORRISON) {
-            /* B_n = (1-b) B_{n-1} + b phi phi^T: inverse by Sherman-Morrison */
-            const double g = bn / (1.0 - bn);
-            double den = 1.0;
-            for (int64_t i = 0; i < L; i++) {
-                double v = 0.0;
-                for (int64_t j = 0; j < L; j++)
-                    v += Binv[i * L + j] * phi[j];
-                t1[i] = v; /* Binv phi (Binv symmetric) */
-                den += g * phi[i] * v;
-            }
-            for (int64_t i = 0; i < L; i++)
-                for (int64_t j = 0; j < L; j++)
-                    Binv[i * L + j] = (Binv[i * L + j] - g * t1[i] * t1[j] / den) / (1.0 - bn);
-        }
-        /* r += gamma Binv (A r + b) */
-        for (int64_t i = 0; i < L; i++) {
-            double v = bv[i];
-            for (int64_t j = 0; j < L; j++)
-                v += A[i * L + j] * r[j];
-            t1[i] = v;
-        }
-        int ok = 1;
-        if (c->inverse == CS_LSPE_SHERMAN_MORRISON) {
-            for (int64_t i = 0; i < L; i++) {
-                double v = 0.0;
-                for (int64_t j = 0; j < L; j++)
-                    v += Binv[i * L + j] * t1[j];
-                t2[i] = v;
-            }
-        } else {
-            for (int64_t i = 0; i < L; i++) {
-                double v = 0.0;
-                for (int64_t k = 0; k < L; k++)
-                    v += B[k * L + i] * t1[k];
-                t2[i] = v;
-                for (int64_t j = 0; j < L; j++) {
-                    double m = i == j ? c->delta : 0.0;
-                    for (int64_t k = 0; k < L; k++)
-                        m += B[k * L + i] * B[k * L + j];
-                    M[i * L + j] = m;
-                }
-            }
-            ok = chol_solve(M, t2, L) == 0;
-        }
-        if (ok)
-            for (int64_t i = 0; i < L; i++)
-                if (isfinite(t2[i]))
-                    r[i] += c->gamma * t2[i];
-        /* slow time scale: thresholds by the likelihood-ratio gradient (7)-(9) */
-        double V = 0.0;
-        for (int64_t j = 0; j < L; j++)
-            V += r[j] * phi1[j];
-        for (int64_t i = 0; i < N; i++) {
-            const double S = xsum - xs[i];
-            /* d log p_i / dT_raw: active -kappa (1 - f), passive kappa f; T_raw = s T */
-            const double g = (nu[i] > 0.0 ? -c->kappa * (1.0 - f[i]) : c->kappa * f[i]) * s;
-            const double step = an * g * V;
-            if (!isfinite(step))
-                continue;
-            const double lo = u[i] / s, hi = u[i] / (1.0 - alpha[i]) / s;
-            q[3 * i] = clampd(q[3 * i] + step, lo, hi);
-            q[3 * i + 1] = clampd(q[3 * i + 1] + step * S, -10.0, 10.0);
-            q[3 * i + 2] = clampd(q[3 * i + 2] + step * S * S, -10.0, 10.0);
-        }
-        memcpy(x, y, (size_t)N * sizeof *x);
     }
     if (active_mean)
-        *active_mean = steps > 0 ? active / (double)steps : 0.0;
-    free(buf);
+        *active_mean = steps > 0 ? l->active / (double)steps : 0.0;
+    cs_lspe_destroy(&l);
     return CS_OK;
 }

@@ -29,6 +29,7 @@ static const recrawl_ops *const registry[] = {
     &cs_recrawl_bandit_thompson_ops,
     &cs_recrawl_bandit_whittle_ops,
     &cs_recrawl_bandit_fgdqn_ops,
+    &cs_recrawl_bandit_learn_ops,
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
@@ -51,6 +52,7 @@ const char *const *cs_recrawl_names(int *n)
         "bandit-thompson",
         "bandit-whittle",
         "bandit-fgdqn",
+        "bandit-whittle-learn",
     };
     *n = (int)(sizeof names / sizeof names[0]);
     return names;
@@ -69,6 +71,7 @@ void cs_recrawl_config_default(cs_recrawl_config *c)
     c->slot = 1.0;
     c->whittle_decay = 1.0;
     cs_fgdqn_config_default(&c->fgdqn);
+    cs_lspe_config_default(&c->lspe);
 }
 
 int cs_recrawl_is_slot(const char *policy)

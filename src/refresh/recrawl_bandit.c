@@ -21,6 +21,11 @@
  *                           sum_i mu_i delta_i over its cached pages (importance-weighted changes
  *                           per slot), decay c = whittle_decay * slot, M = infinity, C = 1; each
  *                           group once, the remainder of n dealt again in index order
+ *        bandit-whittle-learn  the learning scheme of the Whittle paper (Sec. IV-V, cs_lspe_step)
+ *                           on the same arms (u_k as bandit-whittle, created at the first sync
+ *                           with cached pages, u updated at later syncs): the slot's n crawls are
+ *                           dealt over the groups it draws active, by decreasing activity
+ *                           probability; a slot with no active group crawls nothing
  *        bandit-fgdqn       n epsilon-greedy picks on the Q of FG-DQN (state (X_k / x_scale,
  *                           Y_k): slots since group k was chosen, whether its last crawl found a
  *                           change); one transition per pick with the group's reward (sum of mu
@@ -47,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { B_UNIFORM, B_STATIC, B_THOMPSON, B_WHITTLE, B_FGDQN };
+enum kind { B_UNIFORM, B_STATIC, B_THOMPSON, B_WHITTLE, B_FGDQN, B_LEARN };
 
 /* A group member: last crawl time, global id, local index. */
 typedef struct qent {
@@ -90,6 +95,8 @@ typedef struct bandit {
     double carry;
     int64_t slots;
     cs_fgdqn *net;
+    cs_lspe *lspe; /* whittle-learn: created at the first sync with cached pages */
+    uint8_t *act;
     /* per-slot scratch */
     int64_t *alloc, *chosen, *picks, *elig, *took;
     int64_t nchosen, npicks, nelig;
@@ -170,6 +177,8 @@ static void bandit_destroy(void *st)
     free(b->X);
     free(b->Y);
     cs_fgdqn_destroy(&b->net);
+    cs_lspe_destroy(&b->lspe);
+    free(b->act);
     free(b->alloc);
     free(b->chosen);
     free(b->picks);
@@ -202,7 +211,13 @@ static cs_err create_kind(cs_ctx *ctx, cs_recrawl *r, void **st, enum kind kind)
                        "supports at most 4096 groups; refresh.group_by gives %lld (use "
                        "group_by = rate-class, or bandit-uniform, -static-opt, -whittle)",
                        r->cfg.policy, (long long)K);
-    if (kind == B_WHITTLE && !(r->cfg.whittle_decay > 0.0))
+    if (kind == B_LEARN && K > 64)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "refresh.policy = bandit-whittle-learn learns a value function with "
+                       "K + K (K + 1) / 2 quadratic features and supports at most 64 groups; "
+                       "refresh.group_by gives %lld (use group_by = rate-class)",
+                       (long long)K);
+    if ((kind == B_WHITTLE || kind == B_LEARN) && !(r->cfg.whittle_decay > 0.0))
         return cs_fail(ctx, CS_ERR_CONFIG, "refresh.whittle_decay must be > 0");
     for (int64_t i = 0; i < r->n; i++)
         if (r->cfg.group[i] < 0 || r->cfg.group[i] >= K)
@@ -237,6 +252,8 @@ static cs_err create_kind(cs_ctx *ctx, cs_recrawl *r, void **st, enum kind kind)
         CS_TRY(ctx, cs_alloc(ctx, &b->qv, Kz, sizeof *b->qv, "FG-DQN values"));
         CS_TRY(ctx, cs_fgdqn_create(ctx, &r->cfg.fgdqn, K, r->cfg.seed, 0, &b->net));
     }
+    if (kind == B_LEARN)
+        CS_TRY(ctx, cs_calloc(ctx, &b->act, Kz, 1, "learning scheme"));
     *st = b;
     return CS_OK;
 fail:
@@ -254,6 +271,7 @@ CREATE(static_create, B_STATIC)
 CREATE(thompson_create, B_THOMPSON)
 CREATE(whittle_create, B_WHITTLE)
 CREATE(fgdqn_create, B_FGDQN)
+CREATE(learn_create, B_LEARN)
 
 /* A member (re)enters its group's FIFO at the next slot (sorted there by (time, id)). */
 static void enqueue(cs_recrawl *r, bandit *b, int64_t i, double t)
@@ -303,7 +321,7 @@ static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     cs_err rc = CS_OK;
     double *mu = NULL, *D = NULL, *p = NULL;
     MPI_Allreduce(b->members, b->cnt, (int)b->K, MPI_INT64_T, MPI_SUM, ctx->comm);
-    if (b->kind == B_WHITTLE) {
+    if (b->kind == B_WHITTLE || b->kind == B_LEARN) {
         /* lambda_k = slot * sum of mu delta over the group's cached pages: exact sums */
         cs_xsum *xs = NULL;
         rc = cs_calloc(ctx, &xs, (size_t)b->K, sizeof *xs, "whittle rates");
@@ -325,8 +343,30 @@ static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         free(tot);
         const double c = r->cfg.whittle_decay * b->slot;
         b->alpha = exp(-c);
-        for (int64_t k = 0; k < b->K; k++)
+        double umax = 0.0;
+        for (int64_t k = 0; k < b->K; k++) {
             b->w[k] = cs_whittle_u(b->w[k] * b->slot, c, INFINITY);
+            umax = b->w[k] > umax ? b->w[k] : umax;
+        }
+        if (b->kind == B_LEARN && umax > 0.0) {
+            /* the learning scheme's arms need u > 0: a group without cached pages gets a tiny
+             * one (and is not eligible) */
+            for (int64_t k = 0; k < b->K; k++)
+                b->w[k] = b->w[k] > 1e-9 * umax ? b->w[k] : 1e-9 * umax;
+            if (b->lspe == NULL) {
+                double *al = NULL;
+                rc = cs_alloc(ctx, &al, (size_t)b->K, sizeof *al, "learning scheme");
+                for (int64_t k = 0; rc == CS_OK && k < b->K; k++)
+                    al[k] = b->alpha;
+                if (rc == CS_OK)
+                    rc =
+                        cs_lspe_create(ctx, &r->cfg.lspe, b->K, b->w, al, r->cfg.seed, 0, &b->lspe);
+                free(al);
+                CS_TRY_AGREE(ctx, rc);
+            } else {
+                cs_lspe_set_u(b->lspe, b->w);
+            }
+        }
     } else if (b->kind == B_STATIC) {
         int64_t m = 0, total = 0;
         for (int64_t k = 0; k < b->K; k++)
@@ -486,6 +526,24 @@ static cs_err allocate(cs_ctx *ctx, cs_recrawl *r, bandit *b, int64_t n)
         qsort(b->elig, (size_t)E, sizeof *b->elig, by_index);
         for (int64_t j = 0; j < n; j++)
             CS_TRY(ctx, add_pick(ctx, b, b->elig[j % E]));
+        break;
+    }
+    case B_LEARN: {
+        /* the active groups of the logistic relaxation, by decreasing activity probability */
+        if (b->lspe == NULL)
+            break;
+        cs_lspe_step(b->lspe, b->act);
+        const double *fa = cs_lspe_activity(b->lspe);
+        int64_t A = 0;
+        for (int64_t e = 0; e < E; e++)
+            if (b->act[b->elig[e]])
+                b->elig[A++] = b->elig[e];
+        for (int64_t k = 0; k < b->K; k++)
+            b->out[k] = fa[k];
+        g_index = b->out;
+        qsort(b->elig, (size_t)A, sizeof *b->elig, by_index);
+        for (int64_t j = 0; j < n && A > 0; j++)
+            CS_TRY(ctx, add_pick(ctx, b, b->elig[j % A]));
         break;
     }
     case B_FGDQN: {
@@ -732,6 +790,12 @@ static cs_err bandit_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_c
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/Y", CS_CK_BYTES, b->K, b->Y));
     if (b->net != NULL)
         CS_TRY(ctx, cs_fgdqn_save(ctx, b->net, ck, "refresh/recrawl/bandit/fgdqn"));
+    if (b->kind == B_LEARN) {
+        const int64_t has = b->lspe != NULL;
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/has_lspe", CS_CK_I64, 1, &has));
+        if (has)
+            CS_TRY(ctx, cs_lspe_save(ctx, b->lspe, ck, "refresh/recrawl/bandit/lspe"));
+    }
 fail:
     free(len);
     free(flat);
@@ -796,6 +860,27 @@ static cs_err bandit_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/Y", CS_CK_BYTES, b->K, b->Y));
     if (b->net != NULL)
         CS_TRY(ctx, cs_fgdqn_load(ctx, b->net, ck, "refresh/recrawl/bandit/fgdqn"));
+    if (b->kind == B_LEARN) {
+        int64_t has = 0;
+        CS_TRY(ctx,
+               cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/has_lspe", CS_CK_I64, 1, &has));
+        if (has) {
+            /* created with any valid arms, then overwritten by the saved state */
+            double *al = NULL, *uu = NULL;
+            rc = cs_alloc(ctx, &al, 2 * (size_t)b->K, sizeof *al, "learning scheme");
+            if (rc == CS_OK) {
+                uu = al + b->K;
+                for (int64_t k = 0; k < b->K; k++) {
+                    al[k] = 0.5;
+                    uu[k] = 1.0;
+                }
+                rc = cs_lspe_create(ctx, &r->cfg.lspe, b->K, uu, al, r->cfg.seed, 0, &b->lspe);
+            }
+            free(al);
+            CS_TRY_AGREE(ctx, rc);
+            CS_TRY(ctx, cs_lspe_load(ctx, b->lspe, ck, "refresh/recrawl/bandit/lspe"));
+        }
+    }
 fail:
     free(len);
     free(flat);
@@ -821,3 +906,4 @@ BANDIT(cs_recrawl_bandit_static_opt_ops, "bandit-static-opt", static_create);
 BANDIT(cs_recrawl_bandit_thompson_ops, "bandit-thompson", thompson_create);
 BANDIT(cs_recrawl_bandit_whittle_ops, "bandit-whittle", whittle_create);
 BANDIT(cs_recrawl_bandit_fgdqn_ops, "bandit-fgdqn", fgdqn_create);
+BANDIT(cs_recrawl_bandit_learn_ops, "bandit-whittle-learn", learn_create);

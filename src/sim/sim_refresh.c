@@ -184,6 +184,16 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
         rcfg.fgdqn.batch = bc->batch;
         rcfg.fgdqn.replay = bc->replay;
         rcfg.fgdqn.x_scale = bc->x_scale;
+        rcfg.lspe.kappa = bc->learn_kappa;
+        rcfg.lspe.gamma = bc->learn_gamma;
+        rcfg.lspe.delta = bc->learn_delta;
+        rcfg.lspe.epsilon = bc->learn_epsilon;
+        rcfg.lspe.a_c = bc->learn_a_c;
+        rcfg.lspe.a_period = bc->learn_a_period;
+        rcfg.lspe.b_c = bc->learn_b_c;
+        rcfg.lspe.b_period = bc->learn_b_period;
+        rcfg.lspe.inverse = bc->learn_inverse;
+        rcfg.lspe.features = bc->learn_features == 0 ? 2 : 1; /* as crawlsim bandit */
     }
     CS_TRY_AGREE(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
     *out = rf;

@@ -16,7 +16,7 @@ common=(--set gen.pages=20000 --set run.policy=best-first --set crawl.bandwidth=
         --set refresh.sync_every=100 --set bandit.eps_steps=500)
 
 # 1. every policy, rate classes: identical on 1 and 2 ranks
-for pol in uniform static-opt thompson whittle fgdqn; do
+for pol in uniform static-opt thompson whittle fgdqn whittle-learn; do
     for np in 1 2; do
         run "$np" -q run "${common[@]}" --set run.trace=true --set refresh.policy=bandit-$pol \
             -o "b_${pol}_$np.h5" 2> err.txt || fail "bandit-$pol np $np: $(cat err.txt)"
@@ -65,6 +65,8 @@ done
 # 5. refusals
 expect_exit 1 2 "supports at most 4096 groups" run --set gen.pages=100000 --set run.ticks=5 \
     --set refresh.policy=bandit-thompson --set refresh.group_by=host -o bad.h5
+expect_exit 1 1 "supports at most 64 groups" run "${common[@]}" --set refresh.policy=bandit-whittle-learn \
+    --set refresh.group_by=host -o bad.h5
 expect_exit 1 1 "refresh.groups" run "${common[@]}" --set refresh.policy=bandit-uniform \
     --set refresh.groups=0 -o bad.h5
 expect_exit 1 1 "refresh.group_by" run "${common[@]}" --set refresh.policy=bandit-uniform \

@@ -88,7 +88,7 @@ for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do
 done
 
 # (the bandit re-crawl policies: replicated state, FIFOs of group members, FG-DQN with replay)
-for pol in bandit-thompson bandit-fgdqn bandit-static-opt; do
+for pol in bandit-thompson bandit-fgdqn bandit-static-opt bandit-whittle-learn; do
     kill_case "refresh-$pol" 120 --set run.policy=best-first --set run.pages=0 \
         --set run.ticks=900 --set crawl.bandwidth=60 --set refresh.policy=$pol \
         --set refresh.fraction=0.3 --set refresh.sync_every=50
