@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tools/plot on small results files of crawlsim run: every figure the files allow is a non-empty
-# PNG and shows the expected settings (seeds grouped into one band), the figures that need
-# datasets the engine does not write yet (TRES MAX front, staleness, rewards) work on files that
-# have them (copies with those datasets added), and bad input gives one clear error.
+# PNG and shows the expected settings (seeds grouped into one band), the MAX front, staleness per
+# epoch and rewards work on files with added datasets and on the engine's own files (TRES runs over
+# MAX, crawlsim run with [refresh], crawlsim bandit), and bad input gives one clear error.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 PLOT=$SRC/tools/plot
@@ -69,6 +69,33 @@ done
 # MAX=100 (0.6, 700) is dominated by inf (0.9, 800): three of the four on the front
 grep -q "4 MAX values, 3 on the front" <<< "$out" && pass "pareto: the dominated point is off the front" ||
     fail "pareto: $out"
+
+# 3b. the engine's own files: staleness per epoch of crawlsim run with [refresh], rewards of
+# crawlsim bandit, the MAX front of TRES runs
+for pol in lambdacrawl lambda-learn; do
+    for s in 1 2; do
+        run 2 -q run "${common[@]}" --set run.tasks=1 --set run.pages=0 --set run.ticks=600 \
+            --set run.seed=$s --set refresh.policy=$pol --set refresh.fraction=0.3 \
+            --set refresh.sync_every=50 -o "rf_${pol}_$s.h5" 2> err.txt || fail "refresh run: $(cat err.txt)"
+    done
+done
+out=$("$PLOT" --only staleness rf_*.h5 -o fig4 2> err.txt) || fail "plot staleness: $(cat err.txt)"
+png fig4/staleness.png && grep -q "/refresh/jh, /refresh/jb" <<< "$out" &&
+    pass "staleness from crawlsim run [refresh]: /refresh/jh and /refresh/jb per epoch" ||
+    fail "staleness from crawlsim run: $out $(cat err.txt)"
+run 1 -q bandit "$SRC/jobs/drl-single.ini" --set bandit.runs=3 --set bandit.horizon=300 \
+    --set bandit.hidden1=16 -o drl.h5 > /dev/null 2> err.txt || fail "crawlsim bandit: $(cat err.txt)"
+out=$("$PLOT" --only rewards drl.h5 -o fig5 2> err.txt) || fail "plot rewards: $(cat err.txt)"
+png fig5/rewards.png && grep -q "drl: fgdqn, static-opt, thompson, uniform" <<< "$out" &&
+    pass "rewards from crawlsim bandit: running and moving averages of the 4 policies" ||
+    fail "rewards from crawlsim bandit: $out $(cat err.txt)"
+for mx in inf 10; do
+    run 1 -q run "${common[@]}" --set run.tasks=1 --set run.policy=tree-random \
+        --set tres.max_per_host=$mx -o "tr_$mx.h5" 2> err.txt || fail "tree-random: $(cat err.txt)"
+done
+out=$("$PLOT" --only pareto tr_*.h5 -o fig6 2> err.txt) || fail "plot pareto: $(cat err.txt)"
+png fig6/pareto.png && pass "pareto from crawlsim run over tres.max_per_host" ||
+    fail "pareto from crawlsim run: $out $(cat err.txt)"
 
 # 4. bad input: one message, exit 1 (data) or 2 (command line), no traceback
 expect_plot() {
