@@ -138,13 +138,25 @@ START_TEST(test_registry_errors)
     world w = make(50, 0.2, 0.0, 0.5, 1, 0);
     int n = 0;
     const char *const *names = cs_recrawl_names(&n);
-    ck_assert_int_eq(n, 11);
+    ck_assert_int_eq(n, 17);
+    int slot = 0;
     for (int j = 0; j < n; j++) {
         cs_recrawl_config c = config(names[j], 10.0, 1);
+        if (cs_recrawl_is_slot(names[j])) {
+            /* the bandit policies run inside crawlsim run (cli.test_refresh_bandit) */
+            slot++;
+            cs_ctx_clear_error(&ctx);
+            ck_assert(cs_recrawl_experiment(&ctx, &c, &w.pg, 1, 10.0, 2, 4, 0, NULL, NULL) ==
+                      CS_ERR_ARG);
+            ck_assert(strstr(ctx.errmsg, "slot (bandit) policy") != NULL);
+            cs_ctx_clear_error(&ctx);
+            continue;
+        }
         cs_recrawl_epoch t;
         run(&c, &w, 1, 10.0, 2, 0, NULL, &t);
         ck_assert_msg(t.crawls > 0, "%s crawled nothing", names[j]);
     }
+    ck_assert_int_eq(slot, 6);
     cs_cache *cache = NULL;
     ck_assert(cs_cache_create(&ctx, &w.pg, NULL, &cache) == CS_OK);
     cs_recrawl *r = NULL;
