@@ -197,5 +197,9 @@ CS_API int64_t cs_graph_local_index(const cs_graph *g, int64_t page);
 
 /* Local, O(1). The rank owning page `page`, which must lie in [0, n_pages) (asserted). */
 CS_API int cs_graph_owner(const cs_graph *g, int64_t page);
+/* Local. The owner map as one byte per page id (owner = map[page]) when the partition has one
+ * and at most 256 parts, else NULL (use cs_graph_owner). For loops that prefetch the map's
+ * random reads ahead. */
+CS_API const uint8_t *cs_graph_owner_map8(const cs_graph *g);
 
 #endif

@@ -149,6 +149,11 @@ int cs_graph_owner(const cs_graph *g, int64_t page)
     return r;
 }
 
+const uint8_t *cs_graph_owner_map8(const cs_graph *g)
+{
+    return g->owner8;
+}
+
 void cs_graph_destroy(cs_graph **pg)
 {
     if (pg == NULL || *pg == NULL)
