@@ -111,6 +111,8 @@ typedef struct sim {
     uint64_t floor;     /* greedy selection: keys below are skipped first (candidates) */
     uint64_t *sort_tmp; /* cs_sort_u64 scratch */
     size_t sort_tmp_cap;
+    uint64_t *acc; /* the keys a selection walk accepted */
+    size_t acc_cap;
     /* fetches of a tick */
     fetch *fx;
     size_t fx_cap;
@@ -446,10 +448,16 @@ static void prefetch_host(const sim *s, uint64_t key)
     __builtin_prefetch(&cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))]);
 }
 
-static uint64_t explore_key(const sim *s, int64_t id, int64_t tick)
+/* An exploration key: a hash of (run seed, tick, page id) above the id. th = tick_hash(s, tick),
+ * computed once per tick. */
+static uint64_t tick_hash(const sim *s, int64_t tick)
 {
-    uint64_t h = cs_mix64(
-        (uint64_t)id ^ cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u + (uint64_t)tick));
+    return cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u + (uint64_t)tick);
+}
+
+static uint64_t explore_key(uint64_t th, int64_t id)
+{
+    uint64_t h = cs_mix64((uint64_t)id ^ th);
     return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
 }
 
@@ -459,18 +467,20 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor)
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     uint64_t *c = s->cands;
+    const uint8_t *taken = s->taken;
     int64_t n = 0;
     if (explore) {
+        const uint64_t th = tick_hash(s, tick);
         for (int64_t i = 0; i < v.n; i++) {
-            const uint64_t k = explore_key(s, v.id[i], tick);
+            const uint64_t k = explore_key(th, v.id[i]);
             c[n] = k;
-            n += !s->taken[i] & (k >= floor);
+            n += !taken[i] & (k >= floor);
         }
     } else {
         for (int64_t i = 0; i < v.n; i++) {
             const uint64_t k = cs_frontier_key(v.q[i], v.id[i]);
             c[n] = k;
-            n += !s->taken[i] & (k >= floor);
+            n += !taken[i] & (k >= floor);
         }
     }
     return n;
@@ -479,13 +489,19 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor)
 /*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->host_used counts them): into s->cands[0..*got). explore: random keys instead of values.
- * Only the best m keys are sorted and walked (m grows when the quotas skip too many).
+ *
+ * The keys are walked in decreasing order, m at a time: the best m of the keys not yet walked
+ * are selected (quickselect) and sorted, and the walk accepts them under the quotas until it
+ * has `want`. When the quotas skip too many, the walk goes on with the next 2m keys, so the
+ * keys and quota decisions already made stand (the walk is one pass over the sorted keys, in
+ * rounds).
  *
  * A floor spares the quickselect most of the frontier: only keys >= floor are collected, and
- * when at least m are, their best m are the frontier's best m; when fewer are, the pass is
- * repeated with no floor. So the floor changes the work, never the result. Greedy keys keep
- * the key of rank POOL * m of the last pass without a floor (values change little from tick to
- * tick); exploration keys are uniform hashes, so their floor leaves POOL * m keys expected.
+ * when at least m are, their best m are the frontier's best m; when the walk runs out of them
+ * before it has `want`, it is undone and repeated over all keys. So the floor changes the work,
+ * never the result. Greedy keys keep the key of rank POOL * m of the last pass without a floor
+ * (values change little from tick to tick); exploration keys are uniform hashes, so their floor
+ * leaves POOL * m keys expected.
  */
 #define POOL 4
 static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_t *got)
@@ -498,6 +514,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         return CS_OK;
     CS_TRY(ctx,
            cs_grow(ctx, &s->cands, &s->cands_cap, (size_t)size + 1, sizeof *s->cands, "selection"));
+    CS_TRY(ctx, cs_grow(ctx, &s->acc, &s->acc_cap, (size_t)want + 1, sizeof *s->acc, "selection"));
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
         uint64_t floor = 0;
         if (explore && POOL * m < size)
@@ -522,48 +539,54 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         } else if (m < n) {
             cs_select_u64(s->cands, n, n - m); /* the m largest keys last */
         }
-        if (m >= n)
-            m = n;
-        uint64_t *top = s->cands + (n - m);
-        CS_TRY(ctx, cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)m + 1, sizeof *s->sort_tmp,
-                            "selection"));
-        cs_sort_u64(top, m, s->sort_tmp);
-        for (int64_t i = 0, j = m - 1; i < j; i++, j--) { /* decreasing key order */
-            uint64_t t = top[i];
-            top[i] = top[j];
-            top[j] = t;
-        }
-        /* accepted keys move to the front; writes never overtake the reads of top[] */
-        int64_t k = 0;
-        for (int64_t i = 0; i < m && k < want; i++) {
-            if (i + 8 < m)
-                prefetch_host(s, top[i + 8]);
-            int64_t h = host_of_key(s, top[i]);
-            if (capped(s, h, 1)) {
-                if (capped(s, h, 0)) {
-                    /* MAX: never again; demoted so that later ticks do not walk it first */
-                    cs_frontier_view v;
-                    cs_frontier_view_get(s->fr, &v);
-                    v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+        /* the walk in rounds: cands[0..pool) are the keys not walked yet, all below the walked
+         * ones; the round's r keys are the pool's largest, last */
+        int64_t k = 0, pool = n, r = m < n ? m : n;
+        for (;;) {
+            uint64_t *top = s->cands + (pool - r);
+            CS_TRY(ctx, cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)r + 1,
+                                sizeof *s->sort_tmp, "selection"));
+            cs_sort_u64(top, r, s->sort_tmp);
+            for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
+                if (i >= 8)
+                    prefetch_host(s, top[i - 8]);
+                const int64_t h = host_of_key(s, top[i]);
+                if (capped(s, h, 1)) {
+                    if (capped(s, h, 0)) {
+                        /* MAX: never again; demoted so that later ticks do not walk it first */
+                        cs_frontier_view v;
+                        cs_frontier_view_get(s->fr, &v);
+                        v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+                    }
+                    continue;
                 }
-                continue;
+                if (s->host_used[h] >= quota(s, h, tick))
+                    continue;
+                s->host_used[h]++;
+                if (!s->host_mark[h]) {
+                    s->host_mark[h] = 1;
+                    s->touched[s->n_touched++] = h;
+                }
+                s->acc[k++] = top[i];
             }
-            if (s->host_used[h] >= quota(s, h, tick))
-                continue;
-            s->host_used[h]++;
-            if (!s->host_mark[h]) {
-                s->host_mark[h] = 1;
-                s->touched[s->n_touched++] = h;
-            }
-            s->cands[k++] = top[i];
+            pool -= r;
+            if (k == want || pool == 0)
+                break;
+            r = 2 * r < pool ? 2 * r : pool; /* the quotas skipped too many: the next keys */
+            if (r < pool)
+                cs_select_u64(s->cands, pool, pool - r);
         }
-        if (k == want || (m == n && floor == 0)) { /* all of the frontier was walked */
+        if (k == want || floor == 0) { /* or all of the frontier was walked */
+            memcpy(s->cands, s->acc, (size_t)k * sizeof *s->cands);
             *got = k;
             return CS_OK;
         }
-        /* the quotas skipped too many: undo this walk's counts and look deeper */
+        /* the keys above the floor ran out: undo this walk's counts and take all keys */
         for (int64_t i = 0; i < k; i++)
-            s->host_used[host_of_key(s, s->cands[i])]--;
+            s->host_used[host_of_key(s, s->acc[i])]--;
+        if (!explore)
+            s->floor = 0;
+        m = n > m ? n : m;
     }
 fail:
     return rc;
@@ -1679,6 +1702,7 @@ static void sim_free(sim *s)
     free(s->base);
     free(s->nout);
     free(s->own);
+    free(s->acc);
     free(s->ridx);
     free(s->route);
     free(s->route_bytes);
