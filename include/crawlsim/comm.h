@@ -26,6 +26,9 @@ CS_API cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);
 CS_API void cs_outbox_fini(cs_outbox *o);
 /* Local. Appends `bytes` bytes to the box of rank `to`. */
 CS_API cs_err cs_outbox_put(cs_ctx *ctx, cs_outbox *o, int to, const void *data, size_t bytes);
+/* Local. Room for `bytes` more bytes in the box of rank `to` (o->buf[to] + o->len[to] onwards),
+ * so that a caller that counted its records first can copy them in without further checks. */
+CS_API cs_err cs_outbox_reserve(cs_ctx *ctx, cs_outbox *o, int to, size_t bytes);
 CS_API void cs_outbox_clear(cs_outbox *o);
 /* Local. Bytes waiting in all boxes. */
 CS_API size_t cs_outbox_bytes(const cs_outbox *o);

@@ -32,13 +32,18 @@ void cs_outbox_fini(cs_outbox *o)
     memset(o, 0, sizeof *o);
 }
 
+cs_err cs_outbox_reserve(cs_ctx *ctx, cs_outbox *o, int to, size_t bytes)
+{
+    if (o->len[to] + bytes <= o->cap[to])
+        return CS_OK;
+    return cs_grow(ctx, &o->buf[to], &o->cap[to], o->len[to] + bytes, 1, "outbox");
+}
+
 cs_err cs_outbox_put(cs_ctx *ctx, cs_outbox *o, int to, const void *data, size_t bytes)
 {
-    if (o->len[to] + bytes > o->cap[to]) {
-        cs_err rc = cs_grow(ctx, &o->buf[to], &o->cap[to], o->len[to] + bytes, 1, "outbox");
-        if (rc != CS_OK)
-            return rc;
-    }
+    cs_err rc = cs_outbox_reserve(ctx, o, to, bytes);
+    if (rc != CS_OK)
+        return rc;
     memcpy(o->buf[to] + o->len[to], data, bytes);
     o->len[to] += bytes;
     return CS_OK;

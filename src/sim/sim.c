@@ -789,6 +789,7 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * Fetches s->fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
+#define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
 static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
 {
     cs_ctx *ctx = s->ctx;
@@ -830,92 +831,87 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     const uint64_t *visited = s->visited;
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
-#pragma omp parallel default(none)                                                                 \
+#pragma omp parallel for default(none)                                                             \
     shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, n,  \
-           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me)
-    {
-        int64_t prev = -2; /* the page this thread fetched last */
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t p = fx[i].page, li = fx[i].li;
-            float cats[CS_FEAT_MAX_CATEGORIES];
-            const float rl = cs_evidence_page(ev, p, cats);
-            const int relevant = relv[li] >= thr;
-            cs_feat_page *ps = &pst[i];
-            cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
-            reward[i] = reward_of(sc, relevant, (double)rl);
-            /* Software pipeline over the pages (each of these is a cache miss at a random place):
-             * the offsets of page i + 3, the targets of page i + 2, the evidence rows of the
-             * targets of page i + 1 (and of page i when this thread's chunk starts here). */
-            if (i + 3 < n)
-                __builtin_prefetch(&off[fx[i + 3].li]);
-            if (i + 2 < n)
-                __builtin_prefetch(&tg[off[fx[i + 2].li]]);
-            if (i != prev + 1)
-                for (int64_t j = off[li]; j < off[li + 1]; j++)
-                    cs_evidence_prefetch(ev, tg[j]);
-            prev = i;
-            if (i + 1 < n) {
-                __builtin_prefetch(&relv[fx[i + 1].li]);
-                for (int64_t j = off[fx[i + 1].li]; j < off[fx[i + 1].li + 1]; j++)
-                    cs_evidence_prefetch(ev, tg[j]);
-            }
-            /* what every out-link record of this page shares, and the parent part of the action
-             * as seen from this page alone (one parent) */
-            cs_link_msg tmpl;
-            memset(&tmpl, 0, sizeof tmpl);
-            tmpl.src = p;
-            tmpl.parent_rl = rl;
-            tmpl.parent_wrl = ps->wrl;
-            tmpl.parent_dist = ps->dist;
-            tmpl.parent_relevant = ps->relevant;
-            memcpy(tmpl.state, ps->state, (size_t)GS);
-            tmpl.parent_path_len = fx[i].par.path_len;
-            tmpl.parent_path_rel = fx[i].par.path_rel;
-            cs_tres_path_step(&tmpl.parent_path_len, &tmpl.parent_path_rel, relevant);
-            cs_feat_parents one = {0};
-            cs_feat_parents_add(&one, &tmpl);
-            uint8_t pidx[4];
-            cs_feat_parent_idx(&one, pidx);
-            int64_t k = 0;
-            for (int64_t j = off[li]; j < off[li + 1];) {
-                /* a batch of the out-links not known visited, then their anchors at once */
-                int64_t dst[CS_EVIDENCE_BATCH];
-                int nb = 0;
-                for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
-                    const int64_t d = tg[j];
-                    if (d != p &&
-                        !BIT_GET(visited, d)) /* one bit: no owner or local-index lookup */
-                        dst[nb++] = d;
-                }
-                float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
-                cs_evidence_anchors(ev, p, dst, nb, arl, acats);
-                for (int b = 0; b < nb; b++) {
-                    const int64_t d = dst[b];
-                    cs_link_msg *m = &msgs[base[i] + k];
-                    *m = tmpl;
-                    m->dst = d;
-                    m->anchor_rl = arl[b];
-                    m->anchor_cat = cs_feat_pack_anchor_cats(L, acats + b * L->categories);
-                    cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx,
-                                        acts + (base[i] + k) * GA);
-                    if (TD > 0) {
-                        /* the next candidates of the transition (host features as this rank knows
-                         * them: a host of another rank's pages is unknown here) */
-                        m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d) * 65535.0f + 0.5f);
-                        int64_t hf = 0, hr = 0;
-                        if (cs_graph_owner(g, d) == me) {
-                            const int64_t h = hostv[cs_graph_local_index(g, d)];
-                            hf = hfetch[h];
-                            hr = hrel[h];
-                        }
-                        cs_tres_x(HF, m, hf, hr, tx + (base[i] + k) * TD);
-                    }
-                    k++;
-                }
-            }
-            nout[i] = k;
+           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me) schedule(dynamic, FETCH_CHUNK)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t p = fx[i].page, li = fx[i].li;
+        float cats[CS_FEAT_MAX_CATEGORIES];
+        const float rl = cs_evidence_page(ev, p, cats);
+        const int relevant = relv[li] >= thr;
+        cs_feat_page *ps = &pst[i];
+        cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
+        reward[i] = reward_of(sc, relevant, (double)rl);
+        /* Software pipeline over the pages (each of these is a cache miss at a random place):
+         * the offsets of page i + 3, the targets of page i + 2, the evidence rows of the targets
+         * of page i + 1 (and of page i when a thread's chunk starts here: the chunks of a
+         * dynamic schedule start at multiples of the chunk size). */
+        if (i + 3 < n)
+            __builtin_prefetch(&off[fx[i + 3].li]);
+        if (i + 2 < n)
+            __builtin_prefetch(&tg[off[fx[i + 2].li]]);
+        if (i % FETCH_CHUNK == 0)
+            for (int64_t j = off[li]; j < off[li + 1]; j++)
+                cs_evidence_prefetch(ev, tg[j]);
+        if (i + 1 < n) {
+            __builtin_prefetch(&relv[fx[i + 1].li]);
+            for (int64_t j = off[fx[i + 1].li]; j < off[fx[i + 1].li + 1]; j++)
+                cs_evidence_prefetch(ev, tg[j]);
         }
+        /* what every out-link record of this page shares, and the parent part of the action
+         * as seen from this page alone (one parent) */
+        cs_link_msg tmpl;
+        memset(&tmpl, 0, sizeof tmpl);
+        tmpl.src = p;
+        tmpl.parent_rl = rl;
+        tmpl.parent_wrl = ps->wrl;
+        tmpl.parent_dist = ps->dist;
+        tmpl.parent_relevant = ps->relevant;
+        memcpy(tmpl.state, ps->state, (size_t)GS);
+        tmpl.parent_path_len = fx[i].par.path_len;
+        tmpl.parent_path_rel = fx[i].par.path_rel;
+        cs_tres_path_step(&tmpl.parent_path_len, &tmpl.parent_path_rel, relevant);
+        cs_feat_parents one = {0};
+        cs_feat_parents_add(&one, &tmpl);
+        uint8_t pidx[4];
+        cs_feat_parent_idx(&one, pidx);
+        int64_t k = 0;
+        for (int64_t j = off[li]; j < off[li + 1];) {
+            /* a batch of the out-links not known visited, then their anchors at once */
+            int64_t dst[CS_EVIDENCE_BATCH];
+            int nb = 0;
+            for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
+                const int64_t d = tg[j];
+                if (d != p && !BIT_GET(visited, d)) /* one bit: no owner or local-index lookup */
+                    dst[nb++] = d;
+            }
+            float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
+            cs_evidence_anchors(ev, p, dst, nb, arl, acats);
+            for (int b = 0; b < nb; b++) {
+                const int64_t d = dst[b];
+                cs_link_msg *m = &msgs[base[i] + k];
+                *m = tmpl;
+                m->dst = d;
+                m->anchor_rl = arl[b];
+                m->anchor_cat = cs_feat_pack_anchor_cats(L, acats + b * L->categories);
+                cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx,
+                                    acts + (base[i] + k) * GA);
+                if (TD > 0) {
+                    /* the next candidates of the transition (host features as this rank knows
+                     * them: a host of another rank's pages is unknown here) */
+                    m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d) * 65535.0f + 0.5f);
+                    int64_t hf = 0, hr = 0;
+                    if (cs_graph_owner(g, d) == me) {
+                        const int64_t h = hostv[cs_graph_local_index(g, d)];
+                        hf = hfetch[h];
+                        hr = hrel[h];
+                    }
+                    cs_tres_x(HF, m, hf, hr, tx + (base[i] + k) * TD);
+                }
+                k++;
+            }
+        }
+        nout[i] = k;
     }
     double t1 = cs_now();
     s->t[PH_FETCH] += t1 - t0;
@@ -992,8 +988,8 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     }
     cs_outbox *ob = &s->out;
     for (int r = 0; r < ctx->size; r++)
-        if (r != me && need[r] > 0 && ob->len[r] + need[r] > ob->cap[r])
-            CS_TRY(ctx, cs_grow(ctx, &ob->buf[r], &ob->cap[r], ob->len[r] + need[r], 1, "outbox"));
+        if (r != me)
+            CS_TRY(ctx, cs_outbox_reserve(ctx, ob, r, need[r]));
     s->n_own = 0;
     for (int64_t j = 0; j < nl; j++) {
         const int o = s->route[j];
