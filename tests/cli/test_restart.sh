@@ -94,8 +94,11 @@ for pol in bandit-thompson bandit-fgdqn bandit-static-opt bandit-whittle-learn; 
         --set refresh.fraction=0.3 --set refresh.sync_every=50
 done
 
-# 2. SIGTERM to one rank: all checkpoint at one tick boundary and stop; the restart completes
-args=(--set run.checkpoint="$CK" --set run.pages=60000 --set crawl.bandwidth=50)
+# 2. SIGTERM to one rank: all checkpoint at one tick boundary and stop; the restart completes.
+# The signal goes out as soon as the crawl has started (the handlers are installed before the
+# "crawl:" line), and the crawl has 6000 ticks (about 1 s here), so it cannot end first; a fixed
+# sleep against a 1200-tick crawl of 0.3 s lost that race on a fast machine.
+args=(--set run.checkpoint="$CK" --set run.pages=60000 --set crawl.bandwidth=10)
 rm -f "$CK"
 run 2 run "${world[@]}" "${args[@]}" -o term-ref.h5 > term-ref.log 2>&1 || fail "SIGTERM: reference run"
 rm -f "$CK"
@@ -104,7 +107,6 @@ for _ in $(seq 1 3000); do
     grep -q "crawl:" term.log 2> /dev/null && break
     sleep 0.01
 done
-sleep 0.3
 kill -TERM "$(ranks term | tail -1)" 2> /dev/null
 wait "$bg"
 rc=$?
@@ -124,7 +126,6 @@ for _ in $(seq 1 3000); do
     grep -q "crawl:" usr1.log 2> /dev/null && break
     sleep 0.01
 done
-sleep 0.3
 kill -USR1 "$(ranks usr1 | head -1)" 2> /dev/null
 wait "$bg" || fail "SIGUSR1: the run failed: $(tail -3 usr1.log)"
 if [ -s "$CK" ] && grep -q "checkpoint .* written" usr1.log; then
@@ -135,7 +136,7 @@ fi
 same term-ref.h5 usr1.h5 "SIGUSR1"
 
 # 4. refusals
-expect_exit 1 2 "written by another job" run "${world[@]}" "${args[@]}" --set crawl.bandwidth=51 \
+expect_exit 1 2 "written by another job" run "${world[@]}" "${args[@]}" --set crawl.bandwidth=11 \
     -o other.h5 --restart "$CK"
 expect_exit 1 1 "written on 2 ranks: restart it on 2 ranks, not 1" run "${world[@]}" "${args[@]}" \
     -o other.h5 --restart "$CK"
