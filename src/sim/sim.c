@@ -94,7 +94,7 @@ typedef struct sim {
     int64_t pol_qevals; /* the policy's Q evaluations already counted */
     int64_t sel_tick;   /* the tick being selected (admit) */
     /* per-rank state */
-    uint64_t *visited;      /* bitset over all page ids: fetched by this rank (so owned) */
+    uint64_t *visited;      /* bitset over all page ids: fetched by any rank (share_visited) */
     uint64_t *rel_host;     /* bitset over hosts: a relevant page was fetched (this task) */
     uint64_t *rel_host_all; /* its OR over ranks (global_counts) */
     int64_t host_words;
@@ -137,6 +137,10 @@ typedef struct sim {
     size_t acts_cap;
     cs_discover_fetch *obs;
     size_t obs_cap;
+    int64_t *vis_all; /* share_visited: the tick's fetched pages of all ranks */
+    size_t vis_all_cap;
+    int *vis_counts, *vis_displs;
+    size_t vis_cap_p, vis_cap_p2;
     cs_outbox out;
     char *recv;
     size_t recv_cap;
@@ -831,9 +835,11 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     const uint64_t *visited = s->visited;
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
+    int64_t skipped = 0; /* out-links to visited pages */
 #pragma omp parallel for default(none)                                                             \
     shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, n,  \
-           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me) schedule(dynamic, FETCH_CHUNK)
+           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me) schedule(dynamic, FETCH_CHUNK)            \
+    reduction(+ : skipped)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li;
         float cats[CS_FEAT_MAX_CATEGORIES];
@@ -882,7 +888,11 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
             int nb = 0;
             for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
                 const int64_t d = tg[j];
-                if (d != p && !BIT_GET(visited, d)) /* one bit: no owner or local-index lookup */
+                if (d == p)
+                    continue;
+                if (BIT_GET(visited, d)) /* one bit, of any rank's pages (share_visited) */
+                    skipped++;
+                else
                     dst[nb++] = d;
             }
             float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
@@ -913,6 +923,7 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         }
         nout[i] = k;
     }
+    s->c[C_DROPPED] += skipped;
     double t1 = cs_now();
     s->t[PH_FETCH] += t1 - t0;
 
@@ -1203,6 +1214,52 @@ fail:
     return rc;
 }
 
+/*
+ * Collective. Every rank marks the pages fetched in this tick on all ranks (s->fx[0..n) here)
+ * visited, so that a fetch skips its out-links to any visited page at the source (fetch_pages)
+ * instead of computing, routing and sending records that the owner would drop on arrival. The
+ * owner still drops what became visited while a record waited in an outbox (E > 1). One
+ * allgather of the counts and one of the page ids (8 bytes per fetch); nothing with 1 rank.
+ */
+static cs_err share_visited(sim *s, int64_t n)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int P = ctx->size;
+    if (P == 1)
+        return CS_OK;
+    double t0 = cs_now();
+    rc = cs_grow(ctx, &s->vis_counts, &s->vis_cap_p, (size_t)P, sizeof *s->vis_counts, "visited");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->vis_displs, &s->vis_cap_p2, (size_t)P, sizeof *s->vis_displs,
+                     "visited");
+    CS_TRY_AGREE(ctx, rc);
+    const int mine = n <= INT32_MAX ? (int)n : -1;
+    MPI_Allgather(&mine, 1, MPI_INT, s->vis_counts, 1, MPI_INT, ctx->comm);
+    int64_t tot = 0;
+    for (int r = 0; r < P; r++) {
+        if (s->vis_counts[r] < 0 || tot + s->vis_counts[r] > INT32_MAX) {
+            rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 fetches in one tick");
+            break;
+        }
+        s->vis_displs[r] = (int)tot;
+        tot += s->vis_counts[r];
+    }
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->vis_all, &s->vis_all_cap, (size_t)tot + 1, sizeof *s->vis_all,
+                     "visited");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < n; i++)
+        s->vis_all[s->vis_displs[ctx->rank] + i] = s->fx[i].page;
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->vis_all, s->vis_counts, s->vis_displs,
+                   MPI_INT64_T, ctx->comm);
+    for (int64_t i = 0; i < tot; i++)
+        BIT_SET(s->visited, s->vis_all[i]);
+    s->t[PH_EXCHANGE] += cs_now() - t0;
+fail:
+    return rc;
+}
+
 /* Collective. Sets s->fx to this rank's seed pages (task start). */
 static cs_err take_seeds(sim *s, int64_t *n)
 {
@@ -1213,6 +1270,7 @@ static cs_err take_seeds(sim *s, int64_t *n)
     CS_TRY(ctx, cs_grow(ctx, &s->fx_codes, &s->fx_codes_cap,
                         (size_t)(s->n_seeds + 1) * (size_t)s->G, 1, "seeds"));
     for (int64_t i = 0; i < s->n_seeds; i++) {
+        BIT_SET(s->visited, s->seeds[i]); /* replicated: every rank knows every seed visited */
         int64_t li = cs_graph_local_index(s->g, s->seeds[i]);
         if (li < 0)
             continue;
@@ -1221,7 +1279,6 @@ static cs_err take_seeds(sim *s, int64_t *n)
         f->pick = -1;
         f->page = s->seeds[i];
         f->li = li;
-        BIT_SET(s->visited, s->seeds[i]);
     }
 fail:
     return cs_agree(ctx, rc);
@@ -1583,6 +1640,7 @@ loop:
             rc = take_selected(s, nsel);
             CS_TRY_AGREE(ctx, rc);
             s->t[PH_SELECT] += cs_now() - t1;
+            CS_TRY(ctx, share_visited(s, nsel));
         }
         rc = fetch_pages(s, nsel, (uint64_t)ls->tick);
         if (rc == CS_OK)
@@ -1677,6 +1735,9 @@ static void sim_free(sim *s)
     cs_gen_destroy(&s->gen);
     cs_outbox_fini(&s->out);
     free(s->visited);
+    free(s->vis_all);
+    free(s->vis_counts);
+    free(s->vis_displs);
     free(s->rel_host);
     free(s->rel_host_all);
     free(s->host_k);
