@@ -6,9 +6,9 @@
  * the values; selection reads values and ids. A hash table (open addressing, linear probing,
  * int32 slots at load factor <= 0.6) maps a page id to its entry, so a URL found again updates
  * its entry (one more parent) instead of adding a duplicate. Memory: 8 (id) + 4 (value) + G
- * (codes) + 4 (anchor relevance) + 4 (anchor categories) + 20 (parent aggregates) + 6.7 (hash,
- * 5/3 int32 slots per entry of any table size) bytes per entry at capacity: 46.7 + G, at most
- * 62.7 with G <= 16 (G = 12 at the default a = 2).
+ * (codes) + 28 (cs_frontier_link: parent aggregates 20, anchor relevance 4, anchor categories 4)
+ * + 6.7 (hash, 5/3 int32 slots per entry of any table size) bytes per entry at capacity:
+ * 46.7 + G, at most 62.7 with G <= 16 (G = 12 at the default a = 2).
  *
  * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
  * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection
@@ -26,6 +26,16 @@
 
 typedef struct cs_frontier cs_frontier;
 
+/* What a URL found again updates (the insert of a link record): the parent aggregates and the
+ * best anchor evidence, together in one 28-byte record per entry (one cache line, rarely two)
+ * instead of three arrays (three lines at random places per record). */
+typedef struct cs_frontier_link {
+    cs_feat_parents par;
+    float anchor_rl;     /* the best anchor relevance estimate seen */
+    uint32_t anchor_cat; /* its anchor category buckets */
+} cs_frontier_link;
+_Static_assert(sizeof(cs_frontier_link) == 28, "the frontier's memory figure counts 28 bytes");
+
 /* Borrowed arrays of the n entries, valid until the next add, remove, evict or clear. */
 typedef struct cs_frontier_view {
     int64_t n;
@@ -33,9 +43,7 @@ typedef struct cs_frontier_view {
     int64_t *id;
     float *q;
     uint8_t *codes; /* n * stride */
-    float *anchor_rl;
-    uint32_t *anchor_cat;
-    cs_feat_parents *par;
+    cs_frontier_link *lk;
 } cs_frontier_view;
 
 /* Local. An empty frontier holding at most `capacity` entries after eviction, with `stride`
@@ -63,10 +71,10 @@ CS_API int64_t cs_frontier_evict(cs_frontier *f);
 /* Local. Removes every entry. */
 CS_API void cs_frontier_clear(cs_frontier *f);
 /* Collective(ctx->comm) (ckpt.h). The entries in slot order as items "frontier/..." (id, value,
- * codes, anchor evidence, parent aggregates), and their restoration into an empty frontier of
- * the same stride: entries keep their slots, so a restored frontier selects, evicts and removes
- * exactly as the saved one would have. Load errors: CS_ERR_FORMAT (another stride), those of
- * cs_ckpt_get, CS_ERR_NOMEM. */
+ * codes, and the link records: parent aggregates and anchor evidence), and their restoration into
+ * an empty frontier of the same stride: entries keep their slots, so a restored frontier selects,
+ * evicts and removes exactly as the saved one would have. Load errors: CS_ERR_FORMAT (another
+ * stride), those of cs_ckpt_get, CS_ERR_NOMEM. */
 CS_API cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck);
 CS_API cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck);
 /* Local. Bytes of memory per entry at the current size (arrays and hash table). */

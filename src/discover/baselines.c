@@ -44,7 +44,7 @@ static void best_first_value(void *st, cs_frontier_view *v, int64_t first, int64
 {
     (void)st;
     for (int64_t i = first; i < first + n; i++)
-        v->q[i] = v->anchor_rl[i];
+        v->q[i] = v->lk[i].anchor_rl;
 }
 
 static int never(void *st)

@@ -13,9 +13,7 @@ struct cs_frontier {
     int64_t *id;
     float *q;
     uint8_t *codes;
-    float *anchor_rl;
-    uint32_t *anchor_cat;
-    cs_feat_parents *par;
+    cs_frontier_link *lk;
     int32_t *slots; /* nslots slots, -1 empty */
     uint64_t nslots;
     uint64_t *scratch; /* eviction keys */
@@ -79,9 +77,7 @@ void cs_frontier_destroy(cs_frontier **pf)
     free(f->id);
     free(f->q);
     free(f->codes);
-    free(f->anchor_rl);
-    free(f->anchor_cat);
-    free(f->par);
+    free(f->lk);
     free(f->slots);
     free(f->scratch);
     free(f);
@@ -105,9 +101,7 @@ void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v)
     v->id = f->id;
     v->q = f->q;
     v->codes = f->codes;
-    v->anchor_rl = f->anchor_rl;
-    v->anchor_cat = f->anchor_cat;
-    v->par = f->par;
+    v->lk = f->lk;
 }
 
 int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
@@ -135,9 +129,8 @@ void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage)
         return;
     __builtin_prefetch(&f->id[e]);
     __builtin_prefetch(&f->q[e]);
-    __builtin_prefetch(&f->par[e]);
-    __builtin_prefetch(&f->anchor_rl[e]);
-    __builtin_prefetch(&f->anchor_cat[e]);
+    __builtin_prefetch(&f->lk[e]);
+    __builtin_prefetch((const char *)&f->lk[e + 1] - 1); /* 2 of 16 records straddle a line */
     __builtin_prefetch(f->codes + e * f->stride);
 }
 
@@ -165,9 +158,7 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
         REGROW(id, c * sizeof *f->id);
         REGROW(q, c * sizeof *f->q);
         REGROW(codes, c * g);
-        REGROW(anchor_rl, c * sizeof *f->anchor_rl);
-        REGROW(anchor_cat, c * sizeof *f->anchor_cat);
-        REGROW(par, c * sizeof *f->par);
+        REGROW(lk, c * sizeof *f->lk);
 #undef REGROW
         f->cap_alloc = cap;
     }
@@ -194,9 +185,7 @@ cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
     f->id[i] = id;
     f->q[i] = 0.0f;
     memset(f->codes + i * f->stride, 0, (size_t)f->stride);
-    f->anchor_rl[i] = 0.0f;
-    f->anchor_cat[i] = 0;
-    memset(&f->par[i], 0, sizeof f->par[i]);
+    memset(&f->lk[i], 0, sizeof f->lk[i]);
     uint64_t s = slot_of(f, id);
     while (f->slots[s] >= 0)
         s = next_slot(f, s);
@@ -239,9 +228,7 @@ void cs_frontier_remove(cs_frontier *f, int64_t e)
         f->id[e] = f->id[last];
         f->q[e] = f->q[last];
         memcpy(f->codes + e * f->stride, f->codes + last * f->stride, (size_t)f->stride);
-        f->anchor_rl[e] = f->anchor_rl[last];
-        f->anchor_cat[e] = f->anchor_cat[last];
-        f->par[e] = f->par[last];
+        f->lk[e] = f->lk[last];
     }
     f->n--;
 }
@@ -269,9 +256,7 @@ int64_t cs_frontier_evict(cs_frontier *f)
             f->id[w] = f->id[i];
             f->q[w] = f->q[i];
             memcpy(f->codes + w * f->stride, f->codes + i * f->stride, (size_t)f->stride);
-            f->anchor_rl[w] = f->anchor_rl[i];
-            f->anchor_cat[w] = f->anchor_cat[i];
-            f->par[w] = f->par[i];
+            f->lk[w] = f->lk[i];
         }
         w++;
     }
@@ -289,8 +274,7 @@ void cs_frontier_clear(cs_frontier *f)
 
 double cs_frontier_bytes_per_entry(const cs_frontier *f)
 {
-    double per = (double)(sizeof *f->id + sizeof *f->q + (size_t)f->stride + sizeof *f->anchor_rl +
-                          sizeof *f->anchor_cat + sizeof *f->par);
+    double per = (double)(sizeof *f->id + sizeof *f->q + (size_t)f->stride + sizeof *f->lk);
     double n = f->n > 0 ? (double)f->n : 1.0;
     return per * (double)f->cap_alloc / n + (double)f->nslots * sizeof *f->slots / n;
 }
@@ -305,10 +289,8 @@ cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck)
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/id", CS_CK_I64, n, f->id));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/q", CS_CK_F32, n, f->q));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/anchor_rl", CS_CK_F32, n, f->anchor_rl));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/anchor_cat", CS_CK_I32, n, f->anchor_cat));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/par", CS_CK_BYTES,
-                            n * (int64_t)sizeof(cs_feat_parents), f->par));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/link", CS_CK_BYTES,
+                            n * (int64_t)sizeof(cs_frontier_link), f->lk));
 fail:
     return rc;
 }
@@ -331,10 +313,8 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/q", CS_CK_F32, n, f->q));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/anchor_rl", CS_CK_F32, n, f->anchor_rl));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/anchor_cat", CS_CK_I32, n, f->anchor_cat));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/par", CS_CK_BYTES,
-                                  n * (int64_t)sizeof(cs_feat_parents), f->par));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/link", CS_CK_BYTES,
+                                  n * (int64_t)sizeof(cs_frontier_link), f->lk));
 fail:
     free(id);
     return rc;

@@ -849,20 +849,24 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
         reward[i] = reward_of(sc, relevant, (double)rl);
         /* Software pipeline over the pages (each of these is a cache miss at a random place):
-         * the offsets of page i + 3, the targets of page i + 2, the evidence rows of the targets
-         * of page i + 1 (and of page i when a thread's chunk starts here: the chunks of a
-         * dynamic schedule start at multiples of the chunk size). */
+         * the offsets of page i + 3, the targets of page i + 2, the evidence rows of page i + 1
+         * and of its targets not visited yet (and of page i's when a thread's chunk starts
+         * here: the chunks of a dynamic schedule start at multiples of the chunk size). */
         if (i + 3 < n)
             __builtin_prefetch(&off[fx[i + 3].li]);
         if (i + 2 < n)
             __builtin_prefetch(&tg[off[fx[i + 2].li]]);
         if (i % FETCH_CHUNK == 0)
             for (int64_t j = off[li]; j < off[li + 1]; j++)
-                cs_evidence_prefetch(ev, tg[j]);
+                if (!BIT_GET(visited, tg[j]))
+                    cs_evidence_prefetch(ev, tg[j]);
         if (i + 1 < n) {
             __builtin_prefetch(&relv[fx[i + 1].li]);
+            cs_evidence_prefetch(ev, fx[i + 1].page);
+            /* only the rows the anchors will read: most targets are visited already */
             for (int64_t j = off[fx[i + 1].li]; j < off[fx[i + 1].li + 1]; j++)
-                cs_evidence_prefetch(ev, tg[j]);
+                if (!BIT_GET(visited, tg[j]))
+                    cs_evidence_prefetch(ev, tg[j]);
         }
         /* what every out-link record of this page shares, and the parent part of the action
          * as seen from this page alone (one parent) */
@@ -1044,25 +1048,27 @@ static cs_err insert_links(sim *s, const cs_link_msg *recs, const int64_t *idx, 
         }
         int64_t e = cs_frontier_find(s->fr, m->dst);
         cs_frontier_view v;
+        cs_frontier_link *lk;
         if (e < 0) {
             CS_TRY(ctx, cs_frontier_add(ctx, s->fr, m->dst, &e));
             cs_frontier_view_get(s->fr, &v);
-            v.anchor_rl[e] = m->anchor_rl;
-            v.anchor_cat[e] = m->anchor_cat;
+            lk = &v.lk[e];
+            lk->anchor_rl = m->anchor_rl;
+            lk->anchor_cat = m->anchor_cat;
             memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
         } else {
             cs_frontier_view_get(s->fr, &v);
-            if (m->anchor_rl > v.anchor_rl[e]) {
-                v.anchor_rl[e] = m->anchor_rl;
-                v.anchor_cat[e] = m->anchor_cat;
+            lk = &v.lk[e];
+            if (m->anchor_rl > lk->anchor_rl) {
+                lk->anchor_rl = m->anchor_rl;
+                lk->anchor_cat = m->anchor_cat;
             }
             /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
-            if (m->parent_wrl > v.par[e].best_wrl)
+            if (m->parent_wrl > lk->par.best_wrl)
                 memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
         }
-        cs_feat_parents_add(&v.par[e], m);
-        cs_feat_action(&s->L, v.anchor_rl[e], v.anchor_cat[e], &v.par[e],
-                       v.codes + e * v.stride + GS);
+        cs_feat_parents_add(&lk->par, m);
+        cs_feat_action(&s->L, lk->anchor_rl, lk->anchor_cat, &lk->par, v.codes + e * v.stride + GS);
         if (s->ops->link != NULL) {
             float x[CS_TRES_MAX_D];
             cs_tres_x(s->host_features, m, s->host_fetched[h], s->host_rel[h], x);
@@ -1198,7 +1204,7 @@ static cs_err take_selected(sim *s, int64_t nsel)
         f->page = v.id[e];
         f->li = cs_graph_local_index(s->g, f->page);
         f->pick = i;
-        f->par = v.par[e];
+        f->par = v.lk[e].par;
         f->has_x = 1;
         memcpy(s->fx_codes + i * s->G, v.codes + e * v.stride, (size_t)s->G);
         BIT_SET(s->visited, f->page);

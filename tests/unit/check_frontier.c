@@ -42,17 +42,17 @@ static int64_t add(cs_frontier *f, int64_t id)
         ck_abort_msg("add(%lld) failed or gave slot %lld", (long long)id, (long long)slot);
     cs_frontier_view v;
     cs_frontier_view_get(f, &v);
-    int bad = v.id[slot] != id || v.q[slot] != 0.0f || v.anchor_rl[slot] != 0.0f ||
-              v.anchor_cat[slot] != 0 || v.par[slot].n != 0 || v.par[slot].sum_rl != 0.0f;
+    int bad = v.id[slot] != id || v.q[slot] != 0.0f || v.lk[slot].anchor_rl != 0.0f ||
+              v.lk[slot].anchor_cat != 0 || v.lk[slot].par.n != 0 || v.lk[slot].par.sum_rl != 0.0f;
     for (int g = 0; g < v.stride; g++)
         bad |= v.codes[slot * v.stride + g] != 0;
     if (bad)
         ck_abort_msg("the new entry of %lld is not zeroed", (long long)id);
     v.q[slot] = (float)(id % 1000) * 0.5f;
-    v.anchor_rl[slot] = (float)id;
-    v.anchor_cat[slot] = (uint32_t)(id * 7);
-    v.par[slot].n = (uint16_t)(id & 0xffff);
-    v.par[slot].sum_rl = 1.0f;
+    v.lk[slot].anchor_rl = (float)id;
+    v.lk[slot].anchor_cat = (uint32_t)(id * 7);
+    v.lk[slot].par.n = (uint16_t)(id & 0xffff);
+    v.lk[slot].par.sum_rl = 1.0f;
     for (int g = 0; g < v.stride; g++)
         v.codes[slot * v.stride + g] = (uint8_t)(id + g);
     return slot;
@@ -70,8 +70,8 @@ static int64_t check_all(cs_frontier *f, const int64_t *ref, int64_t n)
         const int64_t id = ref[i];
         bad += v.id[i] != id;
         bad += cs_frontier_find(f, id) != i;
-        bad += v.q[i] != (float)(id % 1000) * 0.5f || v.anchor_rl[i] != (float)id ||
-               v.anchor_cat[i] != (uint32_t)(id * 7) || v.par[i].n != (uint16_t)(id & 0xffff);
+        bad += v.q[i] != (float)(id % 1000) * 0.5f || v.lk[i].anchor_rl != (float)id ||
+               v.lk[i].anchor_cat != (uint32_t)(id * 7) || v.lk[i].par.n != (uint16_t)(id & 0xffff);
         for (int g = 0; g < v.stride; g++)
             bad += v.codes[i * v.stride + g] != (uint8_t)(id + g);
     }
@@ -307,8 +307,9 @@ static void evict_case(int64_t cap, int64_t n, int levels, uint64_t seed)
         kept[i] = v.id[i];
         /* the fields moved with the entry; find follows */
         bad += cs_frontier_find(f, v.id[i]) != i;
-        bad += v.anchor_rl[i] != (float)v.id[i] || v.anchor_cat[i] != (uint32_t)(v.id[i] * 7) ||
-               v.par[i].n != (uint16_t)(v.id[i] & 0xffff);
+        bad += v.lk[i].anchor_rl != (float)v.id[i] ||
+               v.lk[i].anchor_cat != (uint32_t)(v.id[i] * 7) ||
+               v.lk[i].par.n != (uint16_t)(v.id[i] & 0xffff);
         for (int g = 0; g < 7; g++)
             bad += v.codes[i * 7 + g] != (uint8_t)(v.id[i] + g);
     }
