@@ -552,8 +552,15 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                                 sizeof *s->sort_tmp, "selection"));
             cs_sort_u64(top, r, s->sort_tmp);
             for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
-                if (i >= 8)
-                    prefetch_host(s, top[i - 8]);
+                /* two stages: the page's host 16 keys ahead, that host's counters 8 ahead */
+                if (i >= 16)
+                    prefetch_host(s, top[i - 16]);
+                if (i >= 8) {
+                    const int64_t h8 = host_of_key(s, top[i - 8]);
+                    __builtin_prefetch(&s->host_used[h8]);
+                    __builtin_prefetch(&s->host_mark[h8]);
+                    __builtin_prefetch(&s->host_k[h8]);
+                }
                 const int64_t h = host_of_key(s, top[i]);
                 if (capped(s, h, 1)) {
                     if (capped(s, h, 0)) {
