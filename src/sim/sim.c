@@ -1206,6 +1206,12 @@ static cs_err take_selected(sim *s, int64_t nsel)
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     for (int64_t i = 0; i < nsel; i++) {
+        if (i + 8 < nsel) { /* the entries are at random places */
+            const int64_t e8 = s->sel[i + 8];
+            __builtin_prefetch(&v.id[e8]);
+            __builtin_prefetch(&v.lk[e8]);
+            __builtin_prefetch(v.codes + e8 * v.stride);
+        }
         int64_t e = s->sel[i];
         fetch *f = &s->fx[i];
         f->page = v.id[e];
