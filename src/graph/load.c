@@ -117,6 +117,16 @@ const uint8_t *cs_graph_observable(const cs_graph *g)
     return g->observable;
 }
 
+/* Bits set in x, inline: the x86-64 baseline has no popcnt instruction, so
+ * __builtin_popcountll would be a libgcc call on every local-index lookup (a hot path). */
+static inline int64_t popcount64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555u;
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (int64_t)((x * 0x0101010101010101u) >> 56);
+}
+
 int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
 {
     if (g->n_local == 0 || page < g->ids[0] || page > g->ids[g->n_local - 1])
@@ -126,7 +136,7 @@ int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
     const uint64_t w = g->mine[page >> 6], bit = (uint64_t)1 << (page & 63);
     if (!(w & bit))
         return -1;
-    return g->below[page >> 6] + __builtin_popcountll(w & (bit - 1));
+    return g->below[page >> 6] + popcount64(w & (bit - 1));
 }
 
 int cs_graph_owner(const cs_graph *g, int64_t page)
