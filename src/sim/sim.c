@@ -898,13 +898,13 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
             int64_t dst[CS_EVIDENCE_BATCH];
             int nb = 0;
             for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
+                /* without branches (visited or not is a coin flip to a branch predictor): one
+                 * bit, of any rank's pages (share_visited); p itself is neither kept nor counted */
                 const int64_t d = tg[j];
-                if (d == p)
-                    continue;
-                if (BIT_GET(visited, d)) /* one bit, of any rank's pages (share_visited) */
-                    skipped++;
-                else
-                    dst[nb++] = d;
+                const int vis = (int)BIT_GET(visited, d), self = d == p;
+                dst[nb] = d;
+                nb += !vis & !self;
+                skipped += vis & !self;
             }
             float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
             cs_evidence_anchors(ev, p, dst, nb, arl, acats);
