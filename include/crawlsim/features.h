@@ -37,6 +37,9 @@
 #include "crawlsim/graph.h"
 
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define CS_FEAT_MAX_CATEGORIES 4
 #define CS_FEAT_MAX_INDEXES 32
@@ -66,13 +69,24 @@ CS_API void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc);
 /* Local. Discretisations of Sec. 3.1: [0,.2),[.2,.4),..,[.8,1] -> 0..4; [0,.1),[.1,.3),..,
  * [.9,1] -> 0..5; relevance change c -> 0 (|c| <= delta1), 1 (c <= delta2), 2 (c > delta2),
  * 3 (c >= -delta2), 4 (c < -delta2). */
+/* Local. Exactly (v > lo ? v : lo), then (. < hi ? . : hi); a NaN gives lo. Without a branch:
+ * gcc compiles the conditionals to compares and jumps, which the data (estimates with noise)
+ * mispredict about half of the time; maxsd and minsd have exactly these semantics. */
+static inline double cs_feat_clamp(double v, double lo, double hi)
+{
+#if defined(__SSE2__)
+    __m128d x = _mm_max_sd(_mm_set_sd(v), _mm_set_sd(lo));
+    return _mm_cvtsd_f64(_mm_min_sd(x, _mm_set_sd(hi)));
+#else
+    v = v > lo ? v : lo;
+    return v < hi ? v : hi;
+#endif
+}
+
 static inline int cs_feat_q5(double v)
 {
-    /* branch-free (the values are data; every link record takes several): max/min compile to
-     * maxsd/minsd */
-    v = v > 0.0 ? v : 0.0;
-    v = v < 4.0 / 5.0 ? v : 4.0 / 5.0;
-    return (int)(v * 5.0);
+    /* branch-free: the values are data, and every link record takes several */
+    return (int)(cs_feat_clamp(v, 0.0, 4.0 / 5.0) * 5.0);
 }
 
 static inline int cs_feat_q6(double v)

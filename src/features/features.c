@@ -9,9 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* ---- layout ------------------------------------------------------------------------------- */
 
@@ -372,18 +369,7 @@ void cs_evidence_destroy(cs_evidence **pe)
 
 static inline float clamp01(double v)
 {
-#if defined(__SSE2__)
-    /* maxsd, minsd: exactly the two conditionals below (a NaN gives 0), without a branch on
-     * data (gcc compiles the conditionals to compares and jumps, mispredicted for noisy
-     * anchors about half of the time) */
-    __m128d x = _mm_max_sd(_mm_set_sd(v), _mm_setzero_pd());
-    x = _mm_min_sd(x, _mm_set_sd(1.0));
-    return (float)_mm_cvtsd_f64(x);
-#else
-    v = v > 0.0 ? v : 0.0;
-    v = v < 1.0 ? v : 1.0;
-    return (float)v;
-#endif
+    return (float)cs_feat_clamp(v, 0.0, 1.0);
 }
 
 float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats)
