@@ -187,9 +187,10 @@ CS_API void cs_progress_end(cs_progress *p);
 /* Local. Monotonic wall-clock seconds (usable before MPI_Init). */
 CS_API double cs_now(void);
 
-/* Local. Quickselect (Hoare partition, middle pivot): reorders a[0..n) so that a[k] is its k-th
- * smallest value (0-based, 0 <= k < n), every element before it <= a[k] and every element after
- * it >= a[k]; returns a[k]. O(n) expected. */
+/* Local. Quickselect (median-of-three pivot, branch-free Lomuto partition): reorders a[0..n) so
+ * that a[k] is its k-th smallest value (0-based, 0 <= k < n), every element before it <= a[k]
+ * and every element after it >= a[k]; returns a[k]. O(n) expected, also with many equal
+ * values. */
 CS_API uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k);
 
 /* Local. Sorts a[0..n) ascending: LSD radix sort on bytes (passes whose byte is the same in every

@@ -35,27 +35,47 @@ uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k)
     CS_ASSERT(k >= 0 && k < n);
     int64_t lo = 0, hi = n - 1;
     while (lo < hi) {
-        uint64_t pivot = a[lo + (hi - lo) / 2];
-        int64_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                uint64_t t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                j--;
-            }
+        /* the median of a[lo], a[mid], a[hi] as the pivot, moved to a[hi] */
+        const int64_t mid = lo + (hi - lo) / 2;
+        uint64_t x = a[lo], y = a[mid], z = a[hi];
+        const uint64_t med = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        const int64_t at = med == y ? mid : (med == x ? lo : hi);
+        a[at] = z;
+        a[hi] = med;
+        const uint64_t p = med;
+        /* Lomuto without branches: [lo, s) < p <= [s, i). A partition's comparisons are coin
+         * flips to a branch predictor; these cost two stores per element instead. */
+        int64_t s = lo;
+        for (int64_t i = lo; i < hi; i++) {
+            const uint64_t t = a[i];
+            a[i] = a[s];
+            a[s] = t;
+            s += t < p;
         }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            break;
+        a[hi] = a[s];
+        a[s] = p;
+        if (k == s)
+            return p;
+        if (k < s) {
+            hi = s - 1;
+            continue;
+        }
+        if (s == lo) {
+            /* p is the range's smallest value: gather its copies next to it, so that many equal
+             * values cost one pass, not one round each */
+            int64_t e = s + 1;
+            for (int64_t i = s + 1; i <= hi; i++) {
+                const uint64_t t = a[i];
+                a[i] = a[e];
+                a[e] = t;
+                e += t == p;
+            }
+            if (k < e)
+                return p;
+            lo = e;
+            continue;
+        }
+        lo = s + 1;
     }
     return a[k];
 }
