@@ -22,21 +22,24 @@
 #include <string.h>
 
 /* Phases of a tick (wall-clock seconds, /timing). evaluate: re-evaluating the frontier (the
- * synchronous method); insert: merging link records into the frontier (with their values);
- * wait: blocked in the count exchange (load imbalance); allreduce: weights, the tick's integer
- * allreduce and metrics. */
+ * synchronous method); route: sorting the tick's link records to their owners (local work: this
+ * rank's stay in place, the others' are copied into the outboxes); exchange: the fetched pages'
+ * allgather and the outboxes' alltoall(v); insert: merging link records into the frontier (with
+ * their values); wait: blocked in the count exchange (load imbalance); allreduce: weights, the
+ * tick's integer allreduce and metrics. */
 enum phase {
     PH_EVALUATE,
     PH_SELECT,
     PH_FETCH,
     PH_LEARN,
+    PH_ROUTE,
     PH_EXCHANGE,
     PH_INSERT,
     PH_WAIT,
     PH_ALLREDUCE,
     NPH
 };
-static const char *const phase_name[NPH] = {"evaluate", "select", "fetch", "learn",
+static const char *const phase_name[NPH] = {"evaluate", "select", "fetch", "learn",    "route",
                                             "exchange", "insert", "wait",  "allreduce"};
 
 /* Local counters of a rank (int64, summed over ranks at record points). */
@@ -1023,7 +1026,7 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         }
     }
     s->c[C_LINKS] += nl;
-    s->t[PH_EXCHANGE] += cs_now() - t2;
+    s->t[PH_ROUTE] += cs_now() - t2;
 fail:
     return rc;
 }
