@@ -66,9 +66,6 @@ typedef struct cs_feat_layout {
 /* Local. The layout for `categories` related categories and the [sarsa] parameters. */
 CS_API void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc);
 
-/* Local. Discretisations of Sec. 3.1: [0,.2),[.2,.4),..,[.8,1] -> 0..4; [0,.1),[.1,.3),..,
- * [.9,1] -> 0..5; relevance change c -> 0 (|c| <= delta1), 1 (c <= delta2), 2 (c > delta2),
- * 3 (c >= -delta2), 4 (c < -delta2). */
 /* Local. Exactly (v > lo ? v : lo), then (. < hi ? . : hi); a NaN gives lo. Without a branch:
  * gcc compiles the conditionals to compares and jumps, which the data (estimates with noise)
  * mispredict about half of the time; maxsd and minsd have exactly these semantics. */
@@ -83,6 +80,9 @@ static inline double cs_feat_clamp(double v, double lo, double hi)
 #endif
 }
 
+/* Local. Discretisations of Sec. 3.1: [0,.2),[.2,.4),..,[.8,1] -> 0..4; [0,.1),[.1,.3),..,
+ * [.9,1] -> 0..5; relevance change c -> 0 (|c| <= delta1), 1 (c <= delta2), 2 (c > delta2),
+ * 3 (c >= -delta2), 4 (c < -delta2). */
 static inline int cs_feat_q5(double v)
 {
     /* branch-free: the values are data, and every link record takes several */

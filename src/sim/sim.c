@@ -142,8 +142,7 @@ typedef struct sim {
     size_t obs_cap;
     int64_t *vis_all; /* share_visited: the tick's fetched pages of all ranks */
     size_t vis_all_cap;
-    int *vis_counts, *vis_displs;
-    size_t vis_cap_p, vis_cap_p2;
+    int *vis_counts, *vis_displs; /* P each */
     cs_outbox out;
     char *recv;
     size_t recv_cap;
@@ -554,17 +553,19 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             CS_TRY(ctx, cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)r + 1,
                                 sizeof *s->sort_tmp, "selection"));
             cs_sort_u64(top, r, s->sort_tmp);
+            int64_t ahead[8]; /* ahead[i & 7]: the host of top[i], found 8 keys earlier */
             for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
                 /* two stages: the page's host 16 keys ahead, that host's counters 8 ahead */
+                const int64_t h = i + 8 < r ? ahead[i & 7] : host_of_key(s, top[i]);
                 if (i >= 16)
                     prefetch_host(s, top[i - 16]);
                 if (i >= 8) {
                     const int64_t h8 = host_of_key(s, top[i - 8]);
+                    ahead[i & 7] = h8; /* (i - 8) & 7 == i & 7, read above already */
                     __builtin_prefetch(&s->host_used[h8]);
                     __builtin_prefetch(&s->host_mark[h8]);
                     __builtin_prefetch(&s->host_k[h8]);
                 }
-                const int64_t h = host_of_key(s, top[i]);
                 if (capped(s, h, 1)) {
                     if (capped(s, h, 0)) {
                         /* MAX: never again; demoted so that later ticks do not walk it first */
@@ -804,6 +805,16 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
 #define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+
+/* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
+ * not visited yet, the only ones the anchors will read (most targets are visited already). */
+static inline void prefetch_targets(const cs_evidence *ev, const uint64_t *visited,
+                                    const int64_t *tg, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; j++)
+        if (!BIT_GET(visited, tg[j]))
+            cs_evidence_prefetch(ev, tg[j]);
+}
 static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
 {
     cs_ctx *ctx = s->ctx;
@@ -867,16 +878,11 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         if (i + 2 < n)
             __builtin_prefetch(&tg[off[fx[i + 2].li]]);
         if (i % FETCH_CHUNK == 0)
-            for (int64_t j = off[li]; j < off[li + 1]; j++)
-                if (!BIT_GET(visited, tg[j]))
-                    cs_evidence_prefetch(ev, tg[j]);
+            prefetch_targets(ev, visited, tg, off[li], off[li + 1]);
         if (i + 1 < n) {
             __builtin_prefetch(&relv[fx[i + 1].li]);
             cs_evidence_prefetch(ev, fx[i + 1].page);
-            /* only the rows the anchors will read: most targets are visited already */
-            for (int64_t j = off[fx[i + 1].li]; j < off[fx[i + 1].li + 1]; j++)
-                if (!BIT_GET(visited, tg[j]))
-                    cs_evidence_prefetch(ev, tg[j]);
+            prefetch_targets(ev, visited, tg, off[fx[i + 1].li], off[fx[i + 1].li + 1]);
         }
         /* what every out-link record of this page shares, and the parent part of the action
          * as seen from this page alone (one parent) */
@@ -1251,11 +1257,6 @@ static cs_err share_visited(sim *s, int64_t n)
     if (P == 1)
         return CS_OK;
     double t0 = cs_now();
-    rc = cs_grow(ctx, &s->vis_counts, &s->vis_cap_p, (size_t)P, sizeof *s->vis_counts, "visited");
-    if (rc == CS_OK)
-        rc = cs_grow(ctx, &s->vis_displs, &s->vis_cap_p2, (size_t)P, sizeof *s->vis_displs,
-                     "visited");
-    CS_TRY_AGREE(ctx, rc);
     const int mine = n <= INT32_MAX ? (int)n : -1;
     MPI_Allgather(&mine, 1, MPI_INT, s->vis_counts, 1, MPI_INT, ctx->comm);
     int64_t tot = 0;
@@ -2006,6 +2007,10 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         rc = cs_outbox_init(ctx, &s->out, ctx->size);
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->route_bytes, (size_t)ctx->size, sizeof *s->route_bytes, "routing");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->vis_counts, (size_t)ctx->size, sizeof *s->vis_counts, "visited");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->vis_displs, (size_t)ctx->size, sizeof *s->vis_displs, "visited");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->visited, (size_t)(cs_graph_n_pages(s->g) + 63) / 64 + 1, 8,
                        "visited set");
