@@ -58,6 +58,36 @@ CS_API cs_err cs_comm_average(cs_ctx *ctx, double *w, int64_t n, double **scratc
                               size_t *scratch_cap);
 
 /*
+ * Exact sums of real numbers across ranks (crawl.weight_sync = sum): a term is rounded once to
+ * a multiple of 2^-64 (cs_fix_from_double; |x| >= 2^62 and infinities saturate to +-2^62, NaN
+ * gives 0) and the terms are then added as 128-bit integers, whose addition is associative. So
+ * the same terms give the same bits in any order, on any number of ranks: the sum over all
+ * ranks of all their terms is a function of the multiset of terms only.
+ */
+__extension__ typedef __int128 cs_fix;
+
+/* Local. x rounded to the nearest multiple of 2^-64 (ties to even), saturated as above. */
+CS_API cs_fix cs_fix_from_double(double x);
+
+/* Local. The value of v, rounded once to the nearest double. */
+CS_API double cs_fix_to_double(cs_fix v);
+
+/* Collective(ctx->comm). Logically collective: n. Replaces a[0..n) by its sum over all ranks
+ * (exact: integer addition, wrapping only beyond 2^63 in value). Errors, agreed: CS_ERR_LIMIT
+ * (n > 2^31 - 1). */
+CS_API cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n);
+
+/*
+ * Collective(ctx->comm). Logically collective: k >= 1. keys[0..n) are this rank's keys in any
+ * order (unique across ranks). Returns in *cut the k-th largest key over all ranks (0 when there
+ * are at most k keys in total: keep everything), found a byte at a time from the top by 8 rounds of
+ * one allreduce of a 256-bucket histogram of the keys that match the prefix so far. The global
+ * top-k are exactly the keys >= *cut. O(n) per round.
+ */
+CS_API void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k,
+                                uint64_t *cut);
+
+/*
  * Collective(ctx->comm). Logically collective: k. keys[0..n) are this rank's candidate keys in
  * strictly decreasing order (unique across ranks). Finds the k-th largest key over all ranks
  * by radix search on the key bytes (8 allreduces of 255 integer counts; none when there are at

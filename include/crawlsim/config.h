@@ -142,6 +142,8 @@ typedef struct cs_run_config {
 } cs_run_config;
 
 enum cs_budget_mode { CS_BUDGET_GLOBAL = 0, CS_BUDGET_PROPORTIONAL = 1, CS_BUDGET_FIXED = 2 };
+/* crawl.weight_sync: how the ranks' learners are combined every sync_every ticks. */
+enum cs_weight_sync { CS_WSYNC_SUM = 0, CS_WSYNC_AVERAGE = 1 };
 
 /* [crawl]: bandwidth, budgets, frontier and synchronisation (docs in schema.c). */
 typedef struct cs_crawl_config {
@@ -150,6 +152,7 @@ typedef struct cs_crawl_config {
     int64_t rebalance_every;
     int64_t exchange_every;
     int64_t sync_every;
+    int weight_sync;
     int64_t frontier_capacity;
     int64_t host_rate;
 } cs_crawl_config;

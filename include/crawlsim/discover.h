@@ -104,6 +104,20 @@ typedef struct cs_discover_ops {
     double *(*weights)(void *st, int64_t *n);
     /* Local. Called after the weights changed from outside (averaging) or after observe. */
     void (*synced)(void *st);
+    /*
+     * crawl.weight_sync = sum (NULL when the policy does not support it: then the engine
+     * refuses sum). sum_begin switches the policy to it at creation: observe then computes a
+     * tick's updates from the weights at the tick's start and adds them, exactly, to the
+     * accumulator `updates` returns (cs_fix values, comm.h: n of them) instead of applying
+     * them. After observe the engine either applies this rank's updates (sum_apply(st, 0): the
+     * weights become those of the last sync plus the updates since) or, at a sync, sums the
+     * accumulators over ranks in place (cs_comm_sum_fix) and calls sum_apply(st, 1): the
+     * weights become those of the last sync plus every rank's updates, the new sync point.
+     * All Local.
+     */
+    void (*sum_begin)(void *st);
+    void *(*updates)(void *st, int64_t *n);
+    void (*sum_apply)(void *st, int global);
     /* Local. The probability that a fetch is a uniformly random frontier entry. */
     double (*epsilon)(void *st);
     /* Collective (ckpt.h), may be NULL (nothing beyond what create builds): the policy's state

@@ -68,6 +68,10 @@ CS_API cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *
 CS_API void cs_frontier_remove(cs_frontier *f, int64_t slot);
 /* Local. Evicts the lowest-keyed entries until at most capacity remain; returns how many. */
 CS_API int64_t cs_frontier_evict(cs_frontier *f);
+/* Local. Drops every entry whose key (cs_frontier_key) is below cut, whatever the capacity
+ * (the strict setting's global capacity: the cut comes from cs_comm_kth_largest); returns how
+ * many. */
+CS_API int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut);
 /* Local. Removes every entry. */
 CS_API void cs_frontier_clear(cs_frontier *f);
 /* Collective(ctx->comm) (ckpt.h). The entries in slot order as items "frontier/..." (id, value,

@@ -45,6 +45,9 @@ CS_API double cs_qlinear_value_action(const cs_qlinear *q, double partial, const
 /* Local. The gradient step w_f[x_f] += step for every index of x (the gradient of a one-hot
  * linear Q is x itself). */
 CS_API void cs_qlinear_step(cs_qlinear *q, const uint8_t *codes, double step);
+/* Local. The indexes into w of the features of x (the weights cs_qlinear_step moves), into
+ * idx (room for n_groups * 4); returns how many. */
+CS_API int cs_qlinear_indexes(const cs_qlinear *q, const uint8_t *codes, int32_t *idx);
 /*
  * Local. The hot loop: out[i] = sum_g T_g[codes[i * stride + g]] for i in [0, n), from the
  * tables (call cs_qlinear_tables after changing w). OpenMP-parallel over entries; the result

@@ -14,12 +14,19 @@
  * frontier after the weights change (Alg. 1 lines 40-43): once per tick, after the tick's
  * updates (a tick is a batch of fetches; with one fetch per tick it is the paper's loop).
  * a' for the target is drawn from the stream (run seed, page, tick).
+ *
+ * crawl.weight_sync = sum (sum_begin): a tick's updates are computed from the weights at its
+ * start, rounded to 128-bit fixed point (comm.h) and accumulated exactly; the weights become
+ * those of the last sync plus the accumulated updates (sum_apply). So the learner is one over
+ * all ranks, and which rank made a fetch, or in which order, changes no bit of it.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/qnet.h"
 #include "crawlsim/rng.h"
 #include "discover_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct sarsa {
     cs_sarsa_config c;
@@ -27,6 +34,10 @@ typedef struct sarsa {
     cs_qlinear q;
     uint64_t seed;
     int dirty; /* weights changed since the last full evaluation (synchronous) */
+    /* crawl.weight_sync = sum: the weights of the last sync and the updates since (exact) */
+    int sum;
+    double *w0;
+    cs_fix *acc;
 } sarsa;
 
 static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layout *L, void **st)
@@ -38,9 +49,15 @@ static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layo
     s->L = L;
     s->seed = (uint64_t)cfg->run.seed;
     CS_TRY(ctx, cs_qlinear_init(ctx, &s->q, L));
+    CS_TRY(ctx, cs_calloc(ctx, &s->w0, (size_t)L->n_weights, sizeof *s->w0, "sarsa"));
+    CS_TRY(ctx, cs_calloc(ctx, &s->acc, (size_t)L->n_weights, sizeof *s->acc, "sarsa"));
     *st = s;
     return CS_OK;
 fail:
+    if (s != NULL) {
+        cs_qlinear_fini(&s->q);
+        free(s->w0);
+    }
     free(s);
     return rc;
 }
@@ -51,6 +68,8 @@ static void sarsa_destroy(void *st)
     if (s == NULL)
         return;
     cs_qlinear_fini(&s->q);
+    free(s->w0);
+    free(s->acc);
     free(s);
 }
 
@@ -112,9 +131,18 @@ static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint6
             if (s->c.mode == CS_SARSA_MODERATED)
                 delta = e->reward + s->c.gamma * (qn - delta) - q; /* Eq. 4 */
         }
+        if (s->sum) {
+            /* one rounding per fetch, then integer additions: order-free */
+            int32_t idx[CS_FEAT_MAX_GROUPS * 4];
+            const int k = cs_qlinear_indexes(&s->q, e->x, idx);
+            const cs_fix u = cs_fix_from_double(s->c.alpha * delta);
+            for (int j = 0; j < k; j++)
+                s->acc[idx[j]] += u;
+            continue;
+        }
         cs_qlinear_step(&s->q, e->x, s->c.alpha * delta);
     }
-    if (n > 0) {
+    if (n > 0 && !s->sum) {
         cs_qlinear_tables(&s->q);
         s->dirty = 1;
     }
@@ -134,6 +162,34 @@ static void sarsa_synced(void *st)
     s->dirty = 1;
 }
 
+static void sarsa_sum_begin(void *st)
+{
+    sarsa *s = st;
+    s->sum = 1;
+    for (int64_t i = 0; i < s->L->n_weights; i++)
+        s->w0[i] = s->q.w[i];
+}
+
+static void *sarsa_updates(void *st, int64_t *n)
+{
+    sarsa *s = st;
+    *n = s->L->n_weights;
+    return s->acc;
+}
+
+static void sarsa_sum_apply(void *st, int global)
+{
+    sarsa *s = st;
+    for (int64_t i = 0; i < s->L->n_weights; i++)
+        s->q.w[i] = s->w0[i] + cs_fix_to_double(s->acc[i]);
+    if (global) {
+        memcpy(s->w0, s->q.w, (size_t)s->L->n_weights * sizeof *s->w0);
+        memset(s->acc, 0, (size_t)s->L->n_weights * sizeof *s->acc);
+    }
+    cs_qlinear_tables(&s->q);
+    s->dirty = 1;
+}
+
 static double sarsa_epsilon(void *st)
 {
     return ((const sarsa *)st)->c.epsilon;
@@ -148,6 +204,11 @@ static cs_err sarsa_save(void *st, cs_ctx *ctx, cs_ckpt *ck)
     const int64_t dirty = s->dirty;
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/weights", CS_CK_F64, s->L->n_weights, s->q.w));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/dirty", CS_CK_I64, 1, &dirty));
+    if (s->sum) {
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/w0", CS_CK_F64, s->L->n_weights, s->w0));
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "policy/updates", CS_CK_BYTES,
+                                s->L->n_weights * (int64_t)sizeof *s->acc, s->acc));
+    }
 fail:
     return rc;
 }
@@ -159,6 +220,11 @@ static cs_err sarsa_load(void *st, cs_ctx *ctx, cs_ckpt *ck)
     int64_t dirty = 0;
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/weights", CS_CK_F64, s->L->n_weights, s->q.w));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/dirty", CS_CK_I64, 1, &dirty));
+    if (s->sum) {
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/w0", CS_CK_F64, s->L->n_weights, s->w0));
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "policy/updates", CS_CK_BYTES,
+                                      s->L->n_weights * (int64_t)sizeof *s->acc, s->acc));
+    }
     cs_qlinear_tables(&s->q);
     s->dirty = (int)dirty;
 fail:
@@ -175,6 +241,9 @@ const cs_discover_ops cs_discover_sarsa_ops = {
     .observe = sarsa_observe,
     .weights = sarsa_weights,
     .synced = sarsa_synced,
+    .sum_begin = sarsa_sum_begin,
+    .updates = sarsa_updates,
+    .sum_apply = sarsa_sum_apply,
     .epsilon = sarsa_epsilon,
     .save = sarsa_save,
     .load = sarsa_load,

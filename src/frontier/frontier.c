@@ -248,6 +248,14 @@ int64_t cs_frontier_evict(cs_frontier *f)
         f->scratch[i] = cs_frontier_key(f->q[i], f->id[i]);
     /* keys are unique (ids are): keep exactly the entries with key >= the drop-th smallest */
     const uint64_t cut = cs_select_u64(f->scratch, f->n, drop);
+    const int64_t dropped = cs_frontier_evict_below(f, cut);
+    CS_ASSERT(dropped == drop && f->n == f->capacity);
+    return drop;
+}
+
+int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
+{
+    const int64_t n0 = f->n;
     int64_t w = 0;
     for (int64_t i = 0; i < f->n; i++) {
         if (cs_frontier_key(f->q[i], f->id[i]) < cut)
@@ -260,10 +268,11 @@ int64_t cs_frontier_evict(cs_frontier *f)
         }
         w++;
     }
-    CS_ASSERT(w == f->capacity);
+    if (w == n0)
+        return 0;
     f->n = w;
     rehash(f);
-    return drop;
+    return n0 - w;
 }
 
 void cs_frontier_clear(cs_frontier *f)

@@ -110,6 +110,17 @@ void cs_qlinear_step(cs_qlinear *q, const uint8_t *codes, double step)
     }
 }
 
+int cs_qlinear_indexes(const cs_qlinear *q, const uint8_t *codes, int32_t *idx)
+{
+    int k = 0;
+    for (int g = 0; g < q->L->n_groups; g++) {
+        const int16_t *d = q->decode + ((size_t)g * CS_FEAT_CODES + codes[g]) * DECODE_MAX;
+        for (int j = 0; j < DECODE_MAX && d[j] >= 0; j++)
+            idx[k++] = d[j];
+    }
+    return k;
+}
+
 /*
  * The scalar evaluation of entries [i0, i1): each entry summed from 0.0f in group order. The
  * group count is a compile-time constant in the cases below (the G of 0..4 related categories:

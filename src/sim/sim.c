@@ -159,6 +159,29 @@ typedef struct sim {
     int64_t *trace; /* run.trace: (tick, page) pairs of this rank's fetches */
     size_t trace_len, trace_cap;
     sim_refresh *rf; /* [refresh]: NULL when refresh.policy = none */
+    /* crawl.weight_sync = sum (the policy learns as one learner over all ranks), and the strict
+     * setting (README "Exact synchronisation"): global budget, E = 1 and, for a learner, sum
+     * with K = 1. Under it the engine decides everything on global quantities in an order that
+     * does not depend on P: fetches sorted by page id, link records inserted in (source page,
+     * link) order, host quotas over all ranks, one global frontier capacity. */
+    int sum, strict;
+    int any_split; /* some host has pages on several ranks (host_k > 1) */
+    int64_t *perm; /* sort_fetches */
+    size_t perm_cap;
+    fetch *fx_tmp;
+    size_t fx_tmp_cap;
+    uint8_t *codes_tmp;
+    size_t codes_tmp_cap;
+    const cs_link_msg **ord; /* insert_merged: the tick's records in canonical order */
+    size_t ord_cap;
+    int64_t *runs; /* insert_merged: run bounds and a heap of run heads */
+    size_t runs_cap;
+    uint64_t *ev_keys; /* evict_global */
+    size_t ev_keys_cap;
+    int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
+    size_t sp_cap, sp_all_cap;
+    int *sp_counts, *sp_displs; /* P each */
+    int32_t *sp_before;         /* per host: its global count before a selection phase */
 } sim;
 
 #define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
@@ -289,6 +312,8 @@ static int64_t quota(const sim *s, int64_t h, int64_t t)
     const int64_t rate = s->cfg->crawl.host_rate;
     if (rate == 0)
         return INT64_MAX;
+    if (s->strict)
+        return rate; /* host_used holds the host's count over all ranks (pick_strict) */
     const int64_t k = s->host_k[h];
     if (k <= 1)
         return rate;
@@ -422,6 +447,9 @@ static void polite_check(sim *s, int64_t tick)
 {
     for (int64_t i = 0; i < s->n_touched; i++) {
         int64_t h = s->touched[i], q = quota(s, h, tick);
+        /* strict: a split host's count is global and known to every rank: rank 0 counts it */
+        if (s->strict && s->host_k[h] > 1 && s->ctx->rank != 0)
+            continue;
         if (s->host_used[h] > q)
             s->c[C_POLITE] += s->host_used[h] - q;
     }
@@ -430,17 +458,79 @@ static void polite_check(sim *s, int64_t tick)
 
 /* The tick's re-crawls take their hosts' quotas before discovery selects (select_tick, or
  * polite_check at a task's seed tick, resets the counts). */
-static void refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
+static void touch(sim *s, int64_t h)
 {
+    if (!s->host_mark[h]) {
+        s->host_mark[h] = 1;
+        s->touched[s->n_touched++] = h;
+    }
+}
+
+/*
+ * Collective. Strict setting: every rank learns the n values of every rank's sp[0..2n) pairs
+ * (host, key) into s->sp_all (rank order; *tot pairs). One allgather of the counts and one of
+ * the pairs; nothing without split hosts.
+ */
+static cs_err gather_split(sim *s, int64_t n, int64_t *tot)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int P = ctx->size;
+    const int mine = 2 * n <= INT32_MAX ? (int)(2 * n) : -1;
+    MPI_Allgather(&mine, 1, MPI_INT, s->sp_counts, 1, MPI_INT, ctx->comm);
+    int64_t t = 0;
+    for (int r = 0; r < P; r++) {
+        if (s->sp_counts[r] < 0 || t + s->sp_counts[r] > INT32_MAX) {
+            rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^30 split-host picks in one tick");
+            break;
+        }
+        s->sp_displs[r] = (int)t;
+        t += s->sp_counts[r];
+    }
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->sp_all, &s->sp_all_cap, (size_t)t + 2, sizeof *s->sp_all,
+                     "host quotas");
+    CS_TRY_AGREE(ctx, rc);
+    MPI_Allgatherv(s->sp, mine, MPI_INT64_T, s->sp_all, s->sp_counts, s->sp_displs, MPI_INT64_T,
+                   ctx->comm);
+    *tot = t / 2;
+fail:
+    return rc;
+}
+
+/* Collective (strict setting with split hosts; Local otherwise). The tick's re-crawls take their
+ * hosts' quotas before discovery selects (select_tick, or polite_check at a task's seed tick,
+ * resets the counts); strict: a host with pages on several ranks counts every rank's. */
+static cs_err refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
+{
+    cs_err rc = CS_OK;
     const int64_t *host = cs_graph_host(s->g);
+    int64_t m = 0;
+    if (s->strict && s->any_split)
+        CS_TRY_AGREE(s->ctx, cs_grow(s->ctx, &s->sp, &s->sp_cap, 2 * (size_t)n + 2, sizeof *s->sp,
+                                     "host quotas"));
     for (int64_t i = 0; i < n; i++) {
         const int64_t h = host[cr[i].page];
         s->host_used[h]++;
-        if (!s->host_mark[h]) {
-            s->host_mark[h] = 1;
-            s->touched[s->n_touched++] = h;
+        touch(s, h);
+        if (s->strict && s->any_split && s->host_k[h] > 1) {
+            s->sp[2 * m] = h;
+            s->sp[2 * m++ + 1] = 0;
         }
     }
+    if (s->strict && s->any_split) {
+        int64_t tot = 0;
+        CS_TRY(s->ctx, gather_split(s, m, &tot));
+        const int64_t mine0 = s->sp_displs[s->ctx->rank] / 2;
+        for (int64_t i = 0; i < tot; i++) {
+            if (i >= mine0 && i < mine0 + m)
+                continue; /* this rank's own, counted above */
+            s->host_used[s->sp_all[2 * i]]++;
+            touch(s, s->sp_all[2 * i]);
+        }
+    }
+fail:
+    return rc;
 }
 
 static int64_t host_of_key(const sim *s, uint64_t key)
@@ -567,7 +657,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                     __builtin_prefetch(&s->host_k[h8]);
                 }
                 if (capped(s, h, 1)) {
-                    if (capped(s, h, 0)) {
+                    if (capped(s, h, 0) && !s->strict) {
                         /* MAX: never again; demoted so that later ticks do not walk it first */
                         cs_frontier_view v;
                         cs_frontier_view_get(s->fr, &v);
@@ -670,6 +760,121 @@ fail:
     return rc;
 }
 
+static int pair_desc(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b; /* (host, key): host ascending, key descending */
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (uint64_t)x[1] > (uint64_t)y[1] ? -1 : (uint64_t)x[1] < (uint64_t)y[1];
+}
+
+/*
+ * Collective. The strict setting's pick: exactly what one rank holding the whole frontier would
+ * select, whatever the partition. That selection walks the keys in decreasing order and accepts
+ * a key while its host has quota left, so it takes the global top-k of the union over hosts of
+ * each host's best (quota left) keys. Each rank walks its own keys under the global counts of
+ * its hosts (host_used; a host owned by this rank alone is exact already); the walk's keys of
+ * hosts with pages on several ranks (split hosts) are then gathered on every rank, which keeps,
+ * per split host, the best (quota left) of them (sp_before: the host's global count before
+ * this pick) and drops the rest; the global top-k of what remains is found with cs_comm_topk.
+ * A rank whose walk stopped at `want` keys and whose keys were all taken may hold better ones
+ * unwalked: then every rank walks twice as far and the search is repeated (as pick_global).
+ * Finally every rank counts the split hosts' accepted keys (those at or above the smallest
+ * taken key over all ranks that passed their host's cut), so the global counts stay exact.
+ */
+static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t rate = s->cfg->crawl.host_rate;
+    const int split = s->any_split && rate > 0;
+    int64_t want = k;
+    if (ctx->size > 1) {
+        const int64_t share = k / ctx->size + k / (4 * ctx->size) + 64;
+        want = share < k ? share : k;
+    }
+    if (k <= 0)
+        return CS_OK;
+    for (;;) {
+        int64_t got = 0, take = 0, kept = 0, tot = 0;
+        CS_TRY_AGREE(ctx, candidates(s, explore, tick, want, &got));
+        if (split) {
+            /* this walk's split-host keys, and their hosts' counts before it */
+            rc =
+                cs_grow(ctx, &s->sp, &s->sp_cap, 2 * (size_t)got + 2, sizeof *s->sp, "host quotas");
+            int64_t m = 0;
+            for (int64_t i = 0; rc == CS_OK && i < got; i++) {
+                const int64_t h = host_of_key(s, s->cands[i]);
+                if (s->host_k[h] > 1) {
+                    s->sp[2 * m] = h;
+                    s->sp[2 * m++ + 1] = (int64_t)s->cands[i];
+                }
+            }
+            CS_TRY_AGREE(ctx, rc);
+            CS_TRY(ctx, gather_split(s, m, &tot));
+            for (int64_t i = 0; i < tot; i++)
+                s->sp_before[s->sp_all[2 * i]] = s->host_used[s->sp_all[2 * i]];
+            for (int64_t i = 0; i < m; i++)
+                s->sp_before[s->sp[2 * i]]--; /* this walk's own picks */
+            /* per split host, its best (rate - count before) keys pass */
+            qsort(s->sp_all, (size_t)tot, 2 * sizeof *s->sp_all, pair_desc);
+            /* filter this rank's candidates in place (order kept); dropped keys give their
+             * quota back */
+            for (int64_t i = 0; i < got; i++) {
+                const int64_t h = host_of_key(s, s->cands[i]);
+                int pass = 1;
+                if (s->host_k[h] > 1) {
+                    /* binary search of (h, key) among the sorted pairs: its rank in h */
+                    const int64_t key[2] = {h, (int64_t)s->cands[i]};
+                    const int64_t *at =
+                        bsearch(key, s->sp_all, (size_t)tot, 2 * sizeof *s->sp_all, pair_desc);
+                    CS_ASSERT(at != NULL);
+                    int64_t first = (at - s->sp_all) / 2;
+                    while (first > 0 && s->sp_all[2 * (first - 1)] == h)
+                        first--;
+                    const int64_t rank_in_h = (at - s->sp_all) / 2 - first;
+                    pass = rank_in_h < rate - s->sp_before[h];
+                }
+                if (pass)
+                    s->cands[kept++] = s->cands[i];
+                else
+                    s->host_used[h]--;
+            }
+        } else {
+            kept = got;
+        }
+        cs_comm_topk(ctx, s->cands, kept, k, &take);
+        int more = got == want && take == kept && kept < k, any = 0;
+        MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_LOR, ctx->comm);
+        if (any) {
+            CS_TRY_AGREE(ctx, keep(s, kept, 0, nsel)); /* give the host quotas back */
+            if (split) /* and the split hosts' counts their values before this walk */
+                for (int64_t i = 0; i < tot; i++)
+                    s->host_used[s->sp_all[2 * i]] = s->sp_before[s->sp_all[2 * i]];
+            want *= 2;
+            continue;
+        }
+        CS_TRY_AGREE(ctx, keep(s, kept, take, nsel));
+        if (split) {
+            /* the split hosts' global counts: their gathered keys that passed and were taken */
+            uint64_t last = take > 0 ? s->cands[take - 1] : UINT64_MAX, cut = 0;
+            MPI_Allreduce(&last, &cut, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
+            for (int64_t i = 0; i < tot; i++)
+                s->host_used[s->sp_all[2 * i]] = s->sp_before[s->sp_all[2 * i]];
+            for (int64_t i = 0, j; i < tot; i = j) {
+                const int64_t h = s->sp_all[2 * i];
+                for (j = i; j < tot && s->sp_all[2 * j] == h; j++)
+                    if (j - i < rate - s->sp_before[h] && (uint64_t)s->sp_all[2 * j + 1] >= cut)
+                        s->host_used[h]++;
+                touch(s, h);
+            }
+        }
+        return CS_OK;
+    }
+fail:
+    return rc;
+}
+
 /* Binomial(n, p) by counting Bernoulli draws of one stream (n is a tick's budget). */
 static int64_t binomial(uint64_t seed, uint64_t id, uint64_t sub, int64_t n, double p)
 {
@@ -759,6 +964,10 @@ static cs_err select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_
             rc = keep(s, got, got, nsel);
         CS_TRY_AGREE(ctx, rc);
         CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
+    } else if (s->strict) {
+        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
+        CS_TRY(ctx, pick_strict(s, 0, tick, Bt - nx, nsel));
+        CS_TRY(ctx, pick_strict(s, 1, tick, nx, nsel));
     } else if (cc->budget == CS_BUDGET_GLOBAL) {
         const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
         CS_TRY_AGREE(ctx, pick_global(s, 0, tick, Bt - nx, nsel));
@@ -1037,14 +1246,15 @@ fail:
     return rc;
 }
 
-/* Inserts link records into the frontier (the owner's side of the exchange): recs[idx[i]] for
- * i in [0, n), or recs[0..n) when idx is NULL. */
-static cs_err insert_links(sim *s, const cs_link_msg *recs, const int64_t *idx, int64_t n)
+/* Inserts link records into the frontier (the owner's side of the exchange): *ptrs[i] for i in
+ * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too. */
+static cs_err insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
+                           const int64_t *idx, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const int GS = s->G - s->GA;
-#define REC(i) (idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
+#define REC(i) (ptrs != NULL ? ptrs[(i)] : idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
     for (int64_t i = 0; i < n; i++) {
         /* a software pipeline over the records: every lookup is at a random place */
         if (i + 16 < n)
@@ -1176,9 +1386,137 @@ static cs_err insert_own(sim *s)
     const int me = s->ctx->rank;
     double t0 = cs_now();
     CS_ASSERT(s->out.len[me] == 0);
-    cs_err rc = insert_links(s, s->msgs, s->own, s->n_own);
+    cs_err rc = insert_links(s, NULL, s->msgs, s->own, s->n_own);
     s->n_own = 0;
     s->t[PH_INSERT] += cs_now() - t0;
+    return rc;
+}
+
+/*
+ * Local. Strict setting: inserts this tick's records, this rank's own (s->own, deferred) and
+ * those received (s->recv, len bytes), in the order of their source pages, as one rank would.
+ * The fetches were sorted by page id (sort_fetches), so the own records and each sender's
+ * records are runs sorted by source (a page's out-links in graph order); the received buffer
+ * is cut into runs where the source decreases, and the runs are merged with a binary heap of
+ * their heads (sources are disjoint across runs: a page is fetched by its owner only).
+ */
+static cs_err insert_merged(sim *s, size_t len)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_link_msg *rv = (const cs_link_msg *)s->recv;
+    const int64_t nr = (int64_t)(len / sizeof(cs_link_msg)), n = s->n_own + nr;
+    CS_TRY(ctx, cs_grow(ctx, &s->ord, &s->ord_cap, 2 * (size_t)n + 1, sizeof *s->ord, "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->runs, &s->runs_cap, 3 * (size_t)n + 8, sizeof *s->runs, "links"));
+    const cs_link_msg **in = s->ord + n, **out = s->ord;
+    for (int64_t j = 0; j < s->n_own; j++)
+        in[j] = &s->msgs[s->own[j]];
+    for (int64_t j = 0; j < nr; j++)
+        in[s->n_own + j] = &rv[j];
+    /* runs: [b, e) ranges of in[]; the own records are one run */
+    int64_t *rb = s->runs, nrun = 0;
+    if (s->n_own > 0) {
+        rb[2 * nrun] = 0;
+        rb[2 * nrun++ + 1] = s->n_own;
+    }
+    for (int64_t j = s->n_own; j < n; j++) {
+        if (j == s->n_own || in[j]->src < in[j - 1]->src) {
+            rb[2 * nrun] = j;
+            rb[2 * nrun++ + 1] = j + 1;
+        } else {
+            rb[2 * nrun - 1] = j + 1;
+        }
+    }
+    if (nrun <= 1) {
+        memcpy(out, in, (size_t)n * sizeof *out);
+    } else {
+        /* a min-heap of run indexes by the source of their head record */
+        int64_t *heap = rb + 2 * nrun, hn = 0;
+#define HEAD(r) (in[rb[2 * (r)]]->src)
+        for (int64_t r = 0; r < nrun; r++) {
+            int64_t i = hn++;
+            while (i > 0 && HEAD(heap[(i - 1) / 2]) > HEAD(r)) {
+                heap[i] = heap[(i - 1) / 2];
+                i = (i - 1) / 2;
+            }
+            heap[i] = r;
+        }
+        for (int64_t o = 0; o < n; o++) {
+            const int64_t r = heap[0];
+            out[o] = in[rb[2 * r]++];
+            int64_t e = r;
+            if (rb[2 * r] == rb[2 * r + 1])
+                e = heap[--hn]; /* the run is done: the last leaf sifts down from the top */
+            int64_t i = 0;
+            for (;;) {
+                int64_t c = 2 * i + 1;
+                if (c >= hn)
+                    break;
+                if (c + 1 < hn && HEAD(heap[c + 1]) < HEAD(heap[c]))
+                    c++;
+                if (HEAD(heap[c]) >= HEAD(e))
+                    break;
+                heap[i] = heap[c];
+                i = c;
+            }
+            if (hn > 0)
+                heap[i] = e;
+        }
+#undef HEAD
+    }
+    s->n_own = 0;
+    rc = insert_links(s, out, NULL, NULL, n);
+fail:
+    return rc;
+}
+
+/*
+ * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
+ * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
+ */
+static cs_err evict_global(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t C = s->cfg->crawl.frontier_capacity;
+    int64_t n = cs_frontier_size(s->fr), tot = 0;
+    MPI_Allreduce(&n, &tot, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    if (tot <= C)
+        return CS_OK;
+    CS_TRY_AGREE(ctx, cs_grow(ctx, &s->ev_keys, &s->ev_keys_cap, (size_t)n + 1, sizeof *s->ev_keys,
+                              "eviction"));
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    for (int64_t i = 0; i < n; i++)
+        s->ev_keys[i] = cs_frontier_key(v.q[i], v.id[i]);
+    uint64_t cut = 0;
+    cs_comm_kth_largest(ctx, s->ev_keys, n, C, &cut);
+    s->c[C_EVICTIONS] += cs_frontier_evict_below(s->fr, cut);
+fail:
+    return rc;
+}
+
+/*
+ * Collective. crawl.weight_sync = sum, after the tick's learning (before its links are valued):
+ * every K ticks the ranks' exact update sums are added up and applied on every rank (the new
+ * sync point); on the other ticks each rank applies its own.
+ */
+static cs_err sum_sync(sim *s, int64_t t)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t K = s->cfg->crawl.sync_every;
+    double t0 = cs_now();
+    if (K > 0 && t % K == 0) {
+        int64_t n = 0;
+        void *u = s->ops->updates(s->pol, &n);
+        CS_TRY(ctx, cs_comm_sum_fix(ctx, u, n));
+        s->ops->sum_apply(s->pol, 1);
+    } else {
+        s->ops->sum_apply(s->pol, 0);
+    }
+    s->t[PH_ALLREDUCE] += cs_now() - t0;
+fail:
     return rc;
 }
 
@@ -1196,7 +1534,11 @@ static cs_err exchange(sim *s)
     s->c[C_BYTES] += st.bytes_sent;
     s->c[C_MESSAGES] += st.messages_sent;
     double t1 = cs_now();
-    rc = insert_links(s, (const cs_link_msg *)s->recv, NULL, (int64_t)(len / sizeof(cs_link_msg)));
+    if (s->strict)
+        rc = insert_merged(s, len);
+    else
+        rc = insert_links(s, NULL, (const cs_link_msg *)s->recv, NULL,
+                          (int64_t)(len / sizeof(cs_link_msg)));
     s->t[PH_INSERT] += cs_now() - t1;
     CS_TRY_AGREE(ctx, rc);
 fail:
@@ -1238,6 +1580,56 @@ static cs_err take_selected(sim *s, int64_t nsel)
     cs_sort_u64(slots, nsel, s->sort_tmp);
     for (int64_t i = nsel - 1; i >= 0; i--)
         cs_frontier_remove(s->fr, (int64_t)slots[i]);
+fail:
+    return rc;
+}
+
+static int page_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Local. Strict setting: s->fx[0..n) and their codes in page id order, so that the link records
+ * come out in (source page, link) order on any rank count (insert_merged). */
+static cs_err sort_fetches(sim *s, int64_t n)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const size_t G = (size_t)s->G;
+    if (n < 2)
+        return CS_OK;
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->perm, &s->perm_cap, 2 * (size_t)n + 1, sizeof *s->perm, "fetches"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->fx_tmp, &s->fx_tmp_cap, (size_t)n + 1, sizeof *s->fx_tmp, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->codes_tmp, &s->codes_tmp_cap, (size_t)n * G + 1, 1, "fetches"));
+    int64_t *idx = s->perm;
+    if (n < ((int64_t)1 << 24) && cs_graph_n_pages(s->g) < ((int64_t)1 << 40)) {
+        /* (page, index) packed into one key: the radix sort */
+        uint64_t *k = (uint64_t *)s->perm;
+        for (int64_t i = 0; i < n; i++)
+            k[i] = (uint64_t)s->fx[i].page << 24 | (uint64_t)i;
+        CS_TRY(ctx, cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)n + 1, sizeof *s->sort_tmp,
+                            "fetches"));
+        cs_sort_u64(k, n, s->sort_tmp);
+        for (int64_t i = 0; i < n; i++)
+            idx[i] = (int64_t)(k[i] & 0xffffff);
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            idx[2 * i] = s->fx[i].page;
+            idx[2 * i + 1] = i;
+        }
+        qsort(idx, (size_t)n, 2 * sizeof *idx, page_cmp);
+        for (int64_t i = 0; i < n; i++)
+            idx[i] = idx[2 * i + 1];
+    }
+    memcpy(s->fx_tmp, s->fx, (size_t)n * sizeof *s->fx);
+    memcpy(s->codes_tmp, s->fx_codes, (size_t)n * G);
+    for (int64_t i = 0; i < n; i++) {
+        s->fx[i] = s->fx_tmp[idx[i]];
+        memcpy(s->fx_codes + (size_t)i * G, s->codes_tmp + (size_t)idx[i] * G, G);
+    }
 fail:
     return rc;
 }
@@ -1636,12 +2028,14 @@ loop:
             const cs_recrawl_crawl *cr = NULL;
             int64_t ncr = 0;
             CS_TRY(ctx, cs_simrf_step(ctx, s->rf, ls->tick, &cr, &ncr, &n_refresh));
-            refresh_quota(s, cr, ncr);
+            CS_TRY(ctx, refresh_quota(s, cr, ncr));
             cs_simrf_excess(s->rf, n_refresh > cc->bandwidth ? n_refresh - cc->bandwidth : 0);
         }
         if (t == 0) {
             CS_TRY(ctx, take_seeds(s, &nsel));
             polite_check(s, ls->tick);
+            if (s->strict)
+                CS_TRY_AGREE(ctx, sort_fetches(s, nsel));
         } else {
             cs_frontier_view v;
             if (s->ops->stale(s->pol)) {
@@ -1661,19 +2055,26 @@ loop:
             s->cap_now = cap_at(s, fetched_task);
             CS_TRY(ctx, select_tick(s, ls->tick, ls->total_fetched, Bt, &nsel));
             rc = take_selected(s, nsel);
+            if (rc == CS_OK && s->strict)
+                rc = sort_fetches(s, nsel);
             CS_TRY_AGREE(ctx, rc);
             s->t[PH_SELECT] += cs_now() - t1;
             CS_TRY(ctx, share_visited(s, nsel));
         }
-        rc = fetch_pages(s, nsel, (uint64_t)ls->tick);
-        if (rc == CS_OK)
+        CS_TRY_AGREE(ctx, fetch_pages(s, nsel, (uint64_t)ls->tick));
+        if (s->sum)
+            CS_TRY(ctx, sum_sync(s, t));
+        if (!s->strict) /* strict: inserted with the received records, in one order */
             rc = insert_own(s);
         for (int64_t i = 0; s->rf != NULL && i < nsel && rc == CS_OK; i++)
             rc = cs_simrf_fetched(s->rf, s->fx[i].li, ls->tick);
         CS_TRY_AGREE(ctx, rc);
         if (t % E == 0 || force)
             CS_TRY(ctx, exchange(s));
-        s->c[C_EVICTIONS] += cs_frontier_evict(s->fr);
+        if (s->strict)
+            CS_TRY(ctx, evict_global(s));
+        else
+            s->c[C_EVICTIONS] += cs_frontier_evict(s->fr);
         if (s->ops->counters != NULL) {
             int64_t lv = 0, qe = 0;
             s->ops->counters(s->pol, &lv, &qe);
@@ -1683,7 +2084,7 @@ loop:
         }
 
         double t2 = cs_now();
-        if (K > 0 && t % K == 0 && s->ops->weights != NULL) {
+        if (K > 0 && t % K == 0 && s->ops->weights != NULL && !s->sum) {
             int64_t nw = 0;
             double *w = s->ops->weights(s->pol, &nw);
             CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->avg_scratch, &s->avg_cap));
@@ -1747,6 +2148,35 @@ fail:
 
 /* ---- set-up, results, tear-down ------------------------------------------------------------ */
 
+/*
+ * Collective. crawl.weight_sync and the strict setting (README "Exact synchronisation"): sets
+ * s->sum and s->strict, or fails with a clear error when the job asks for what the policy
+ * cannot honour. The strict setting is budget = global, exchange_every = 1, and for a learner
+ * weight_sync = sum with sync_every = 1. It is exact for the value-based policies (random,
+ * best-first, sarsa); the selecting policies (tres, tres-async, tree-random: a Tree-Frontier
+ * or heap per rank, Adam per rank) are not rank-invariant yet, so under sum on more than one
+ * rank they are refused rather than run with results that depend on P.
+ */
+static cs_err strict_setting(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    const cs_crawl_config *cc = &s->cfg->crawl;
+    const int learner = s->ops->weights != NULL, wsum = cc->weight_sync == CS_WSYNC_SUM;
+    s->sum = wsum && learner && s->ops->sum_begin != NULL;
+    s->strict = cc->budget == CS_BUDGET_GLOBAL && cc->exchange_every == 1 &&
+                s->ops->select == NULL && (!learner || (s->sum && cc->sync_every == 1));
+    if (wsum && ctx->size > 1 && s->ops->select != NULL)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "run.policy = %s with crawl.weight_sync = sum (the default: one learner, "
+                       "rank-invariant under the strict setting) on %d ranks: %s is not "
+                       "rank-invariant yet (a Tree-Frontier or heap and an Adam learner per "
+                       "rank); it runs on 1 rank as it is, or on several with "
+                       "crawl.weight_sync = average (the ranks' networks averaged every "
+                       "sync_every ticks)",
+                       s->ops->name, ctx->size, s->ops->name);
+    return CS_OK;
+}
+
 static void sim_free(sim *s)
 {
     cs_simrf_destroy(&s->rf);
@@ -1761,6 +2191,17 @@ static void sim_free(sim *s)
     free(s->vis_all);
     free(s->vis_counts);
     free(s->vis_displs);
+    free(s->perm);
+    free(s->fx_tmp);
+    free(s->codes_tmp);
+    free(s->ord);
+    free(s->runs);
+    free(s->ev_keys);
+    free(s->sp);
+    free(s->sp_all);
+    free(s->sp_counts);
+    free(s->sp_displs);
+    free(s->sp_before);
     free(s->rel_host);
     free(s->rel_host_all);
     free(s->host_k);
@@ -1867,6 +2308,8 @@ static cs_err write_results(sim *s, loop_state *ls, const char *output, cs_sim_s
         rc = cs_results_add_text(ctx, r, "config", ini);
     if (rc == CS_OK)
         rc = cs_results_attr(ctx, r, "/", "policy", s->ops->name);
+    if (rc == CS_OK)
+        rc = cs_results_attr(ctx, r, "/", "strict", s->strict ? "yes" : "no");
     for (int i = 0; i < NS && rc == CS_OK; i++) {
         snprintf(path, sizeof path, "series/%s", series_name[i]);
         rc = cs_results_add(ctx, r, path, CS_RES_I64, n, 0, s->s.v[i]);
@@ -1992,6 +2435,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     CS_ASSERT(cs_tres_max_parse(cfg->tres.max_per_host, &s->max_cap));
     s->tres_d = s->ops->tres_features ? cs_tres_dim(cfg->tres.host_features) : 0;
     s->host_features = cfg->tres.host_features;
+    CS_TRY_AGREE(ctx, strict_setting(s));
     CS_TRY(ctx, build_world(s));
     cs_feat_layout_init(&s->L, &cfg->sarsa);
     s->G = s->L.n_groups;
@@ -2000,6 +2444,19 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     CS_TRY(ctx, build_hosts(s));
     CS_TRY(ctx, choose_seeds(s));
     CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
+    if (s->sum)
+        s->ops->sum_begin(s->pol);
+    for (int64_t h = 0; h < cs_graph_n_hosts(s->g); h++)
+        s->any_split |= s->host_k[h] > 1; /* host_k is global: the same on every rank */
+    if (s->strict && s->any_split && s->max_cap != CS_TRES_MAX_INF)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "tres.max_per_host = %s with hosts whose pages sit on several ranks "
+                     "(run.partition_method = %s) is not rank-invariant yet: use "
+                     "run.partition_method = host-hash, tres.max_per_host = inf, or leave the "
+                     "strict setting (crawl.weight_sync = average)",
+                     cfg->tres.max_per_host,
+                     cfg->run.partition_method == CS_RUN_PART_BLOCK ? "block" : "file");
+    CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, &s->rf));
     if (rc == CS_OK)
         rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
@@ -2012,6 +2469,13 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->vis_displs, (size_t)ctx->size, sizeof *s->vis_displs, "visited");
     if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->sp_counts, (size_t)ctx->size, sizeof *s->sp_counts, "hosts");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->sp_displs, (size_t)ctx->size, sizeof *s->sp_displs, "hosts");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->sp_before, (size_t)cs_graph_n_hosts(s->g) + 1, sizeof *s->sp_before,
+                       "hosts");
+    if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->visited, (size_t)(cs_graph_n_pages(s->g) + 63) / 64 + 1, 8,
                        "visited set");
     for (int i = 0; i < 4 && rc == CS_OK; i++)
@@ -2020,7 +2484,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     t_setup = cs_now() - t_setup;
     CS_LOG(ctx, CS_LOG_INFO,
            "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s, "
-           "B = %lld fetches/tick, budget %s, E = %lld, K = %lld, %lld seed pages",
+           "B = %lld fetches/tick, budget %s, E = %lld, K = %lld (%s), %lld seed pages%s",
            (long long)cs_graph_n_pages(s->g), (long long)cs_graph_n_links(s->g),
            (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->ops->name,
            (long long)cfg->crawl.bandwidth,
@@ -2028,7 +2492,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
            : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"
                                                          : "fixed",
            (long long)cfg->crawl.exchange_every, (long long)cfg->crawl.sync_every,
-           (long long)s->n_seeds);
+           cfg->crawl.weight_sync == CS_WSYNC_SUM ? "sum" : "average", (long long)s->n_seeds,
+           s->strict ? "; strict: rank-invariant" : "");
 
     if (restart != NULL)
         CS_TRY(ctx, load_checkpoint(s, &ls, restart));
