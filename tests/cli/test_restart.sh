@@ -78,7 +78,8 @@ kill_case moderated-fixed 7 --set run.policy=sarsa --set sarsa.mode=moderated --
 kill_case best-first 7 --set run.policy=best-first --set run.pages=40000 --set crawl.bandwidth=100
 kill_case random 7 --set run.policy=random --set run.pages=40000 --set crawl.bandwidth=100
 for pol in tres tres-async tree-random; do
-    kill_case "$pol" 7 --set run.policy=$pol --set run.pages=6000 --set crawl.bandwidth=20
+    kill_case "$pol" 7 --set run.policy=$pol --set run.pages=6000 --set crawl.bandwidth=20 \
+        --set crawl.weight_sync=average
 done
 # (lambda-learn with the adaptive split of the budget between discovery and refresh)
 for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do

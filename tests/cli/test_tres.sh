@@ -87,7 +87,9 @@ awk -v r="$ratio" 'BEGIN { exit !(r >= 100) }' && pass "$msg" || fail "$msg (wan
 
 # 4. ranks, budgets, weight averaging, the cap over ranks
 run 2 gen "$SRC/graphs/tiny.ini" --set gen.pages=30000 -o tiny.h5 > /dev/null 2>&1 || fail "gen tiny"
-small=(--set run.graph=tiny.h5 --set run.pages=2000 --set crawl.bandwidth=20 --set partition.seed=3)
+# (the TRES policies are not rank-invariant yet: on several ranks they take weight_sync = average)
+small=(--set run.graph=tiny.h5 --set run.pages=2000 --set crawl.bandwidth=20 --set partition.seed=3
+       --set crawl.weight_sync=average)
 for p in tres tres-async tree-random; do
     for np in 1 2 4; do
         for b in global proportional fixed; do
