@@ -4,8 +4,9 @@
  * broken by id as cs_frontier_key makes them), weight averaging that is bit-identical on every
  * rank and equal to the rank-order mean, budget splits that sum to B exactly and follow the
  * largest-remainder rule (and the fixed split when no rank has demand), and the outbox exchange
- * (every box to its rank, in rank order, empty boxes, cleared outboxes, statistics). Run at 1, 2
- * and 4 ranks.
+ * (every box to its rank, in rank order, empty boxes, cleared outboxes, statistics), exact
+ * fixed-point sums that do not depend on how the terms are dealt to ranks, and the global k-th
+ * largest of unsorted keys. Run at 1, 2 and 4 ranks.
  */
 #include "crawlsim/comm.h"
 #include "crawlsim/core.h"
@@ -213,6 +214,118 @@ START_TEST(average_bit_identical_rank_order_mean)
         free(res);
     }
     free(scratch);
+}
+END_TEST
+
+/* ---- exact sums and the global k-th key (the strict setting) ------------------------------ */
+
+/* The same multiset of terms, dealt to the ranks in two different ways (round robin, and in
+ * blocks in reverse order), sums to the same bits on every rank and at any rank count: the sum
+ * of the terms in 128-bit fixed point computed here from all terms, serially. Terms of very
+ * different magnitudes (where a floating-point sum depends on the order), negative terms, and
+ * the saturation and NaN rules of cs_fix_from_double. */
+START_TEST(fix_sum_exact_any_order)
+{
+    const int P = ctx.size;
+    enum { N = 37, T = 400 };
+    double terms[T];
+    cs_rng r;
+    cs_rng_init(&r, 5, CS_RNG_TEST, 0, 0); /* the same terms on every rank */
+    for (int i = 0; i < T; i++)
+        terms[i] = (cs_rng_uniform(&r) - 0.5) * ldexp(1.0, (int)cs_rng_below(&r, 100) - 60);
+    terms[0] = 1e18;
+    terms[1] = -1e18;
+    terms[2] = 3e-19;
+    int ok = 1;
+    cs_fix want[N];
+    memset(want, 0, sizeof want);
+    for (int i = 0; i < T; i++)
+        want[i % N] += cs_fix_from_double(terms[i]);
+    for (int deal = 0; deal < 2; deal++) {
+        cs_fix a[N];
+        memset(a, 0, sizeof a);
+        for (int i = 0; i < T; i++) {
+            const int j = deal == 0 ? i : T - 1 - i; /* the order of the additions */
+            const int owner = deal == 0 ? j % P : (int)((int64_t)j * P / T);
+            if (owner == ctx.rank)
+                a[j % N] += cs_fix_from_double(terms[j]);
+        }
+        cs_ctx_clear_error(&ctx);
+        ok &= cs_comm_sum_fix(&ctx, a, N) == CS_OK;
+        ok &= memcmp(a, want, sizeof a) == 0;
+    }
+    /* a floating-point sum of the same terms in the two orders differs: the test can tell */
+    double f0 = 0.0, f1 = 0.0;
+    for (int i = 0; i < T; i++) {
+        f0 += terms[i];
+        f1 += terms[T - 1 - i];
+    }
+    ok &= f0 != f1;
+    /* rounding and saturation */
+    ok &= cs_fix_from_double(1.0) == (cs_fix)1 << 64;
+    ok &= cs_fix_from_double(-0.75) == -((cs_fix)3 << 62);
+    ok &= cs_fix_from_double(ldexp(1.0, -65)) == 0;     /* a tie: to even */
+    ok &= cs_fix_from_double(3 * ldexp(1.0, -65)) == 2; /* 1.5 ulp: to even */
+    ok &= cs_fix_from_double(1e300) == cs_fix_from_double(ldexp(1.0, 62));
+    ok &= cs_fix_from_double(-INFINITY) == -cs_fix_from_double(ldexp(1.0, 62));
+    ok &= cs_fix_from_double(NAN) == 0;
+    ok &= cs_fix_to_double(cs_fix_from_double(0.1)) == 0.1;
+    ok &= cs_fix_to_double(cs_fix_from_double(-123.456)) == -123.456;
+    MPI_ASSERT(ok);
+}
+END_TEST
+
+/* cs_comm_kth_largest over unsorted keys against the k-th largest of all keys: random keys,
+ * keys sharing their high bytes, ranks without keys, k = 1, k = total - 1, k >= total. */
+START_TEST(kth_largest_unsorted)
+{
+    const int P = ctx.size;
+    for (int trial = 0; trial < 10; trial++) {
+        cs_rng r;
+        cs_rng_init(&r, 13, CS_RNG_TEST, (uint64_t)trial, (uint64_t)ctx.rank);
+        int64_t n = (int64_t)cs_rng_below(&r, 2000);
+        if (trial % 3 == 1 && ctx.rank == P - 1)
+            n = 0;
+        uint64_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
+        ck_assert(keys != NULL);
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t u = cs_rng_u64(&r);
+            if (trial % 2 == 1)
+                u = 0xabcd000000000000ULL | (u & 0xffffffffffULL);
+            keys[i] = (u & ~0xffffffULL) | ((uint64_t)ctx.rank << 16) | (uint64_t)i;
+        }
+        int64_t total = 0;
+        MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        int *cnt = malloc((size_t)P * sizeof *cnt), *dsp = malloc((size_t)P * sizeof *dsp);
+        uint64_t *all = malloc(((size_t)total + 1) * sizeof *all);
+        ck_assert(cnt != NULL && dsp != NULL && all != NULL);
+        int mine = (int)n;
+        MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
+        for (int q = 0, at = 0; q < P; q++) {
+            dsp[q] = at;
+            at += cnt[q];
+        }
+        MPI_Allgatherv(keys, mine, MPI_UINT64_T, all, cnt, dsp, MPI_UINT64_T, MPI_COMM_WORLD);
+        qsort(all, (size_t)total, sizeof *all, cmp_u64_desc);
+        const int64_t ks[] = {1, 2, total / 3 + 1, total - 1, total, total + 5};
+        int ok = 1;
+        for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
+            if (ks[c] < 1)
+                continue;
+            uint64_t cut = 1;
+            cs_comm_kth_largest(&ctx, keys, n, ks[c], &cut);
+            const uint64_t want = ks[c] >= total ? 0 : all[ks[c] - 1];
+            if (cut != want)
+                fprintf(stderr, "rank %d: trial %d k %lld: cut %llx, want %llx\n", ctx.rank, trial,
+                        (long long)ks[c], (unsigned long long)cut, (unsigned long long)want);
+            ok &= cut == want;
+        }
+        free(keys);
+        free(cnt);
+        free(dsp);
+        free(all);
+        MPI_ASSERT(ok);
+    }
 }
 END_TEST
 
@@ -454,6 +567,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, topk_random_unique_keys);
     tcase_add_test(tc, topk_frontier_keys);
     tcase_add_test(tc, average_bit_identical_rank_order_mean);
+    tcase_add_test(tc, fix_sum_exact_any_order);
+    tcase_add_test(tc, kth_largest_unsorted);
     tcase_add_test(tc, split_exact_and_proportional);
     tcase_add_test(tc, split_fixed);
     tcase_add_test(tc, exchange_boxes_in_rank_order);
