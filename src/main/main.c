@@ -3,7 +3,8 @@
  * parses the command line identically on every rank, dispatches to a subcommand and turns its
  * agreed error into one message from rank 0 and the same exit code on every rank.
  *
- * Exit codes: 0 success, 1 error in data, files or configuration, 2 bad command line.
+ * Exit codes: 0 success, 1 error in data, files or configuration, 2 bad command line; compare
+ * (like cmp and diff): 0 the same, 1 different, 2 any error.
  */
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
@@ -13,6 +14,7 @@
 #include "crawlsim/partition.h"
 #include "crawlsim/sim.h"
 #include "main/cmd_bandit.h"
+#include "main/cmd_compare.h"
 #include "main/cmd_schedule.h"
 
 #include <omp.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #define MAX_SETS 256
+#define MAX_PATHS 64
 
 /* The parsed command line: global flags plus what the subcommand takes. */
 typedef struct cli {
@@ -39,9 +42,15 @@ typedef struct cli {
     long k; /* partition: -k */
     int k_set;
     const char *method;
-    cs_schedule_args sched; /* schedule: --policy, --bandwidth, --epsilon, --input */
-    const char *restart;    /* run: --restart CKPT */
-    int *status;            /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
+    cs_schedule_args sched;        /* schedule: --policy, --bandwidth, --epsilon, --input */
+    const char *restart;           /* run: --restart CKPT */
+    const char *ignore[MAX_PATHS]; /* compare: --ignore PATH ... */
+    int nignore;
+    const char *only[MAX_PATHS]; /* compare: --only PATH ... */
+    int nonly;
+    int no_default_ignore;   /* compare: --no-default-ignore */
+    const char *compare_opt; /* the first option of compare seen (refused by other commands) */
+    int *status;             /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
 } cli;
 
 typedef struct command {
@@ -49,6 +58,7 @@ typedef struct command {
     const char *synopsis;
     const char *help;
     cs_err (*run)(cs_ctx *ctx, const cli *c);
+    int err_status; /* exit status of an error other than a bad command line (which is 2) */
 } command;
 
 static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...) CS_PRINTF(2, 3);
@@ -219,6 +229,27 @@ static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
     return cs_cmd_bandit(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, c->output);
 }
 
+/* ---- compare (cmd_compare.c) ---------------------------------------------------------------- */
+
+static cs_err cmd_compare(cs_ctx *ctx, const cli *c)
+{
+    if (c->npos != 2)
+        return usage_error(ctx, "compare takes exactly two files, got %d", c->npos);
+    const cs_compare_args a = {.a = c->pos[0],
+                               .b = c->pos[1],
+                               .ignore = c->ignore,
+                               .n_ignore = c->nignore,
+                               .only = c->only,
+                               .n_only = c->nonly,
+                               .no_default_ignore = c->no_default_ignore,
+                               .verbosity = c->verbosity};
+    int differ = 0;
+    cs_err rc = cs_cmd_compare(ctx, &a, &differ);
+    if (rc == CS_OK && differ)
+        *c->status = 1;
+    return rc;
+}
+
 /* ---- help ----------------------------------------------------------------------------------- */
 
 static cs_err cmd_help(cs_ctx *ctx, const cli *c);
@@ -229,18 +260,18 @@ static const command commands[] = {
      "and writes it to WEB.h5. Run it under mpirun/srun with any number of ranks: each rank\n"
      "generates a slice of the page ids, with OpenMP threads inside; the file is identical for\n"
      "any rank or thread count. Written atomically (temporary name, then rename).\n",
-     cmd_gen},
+     cmd_gen, 1},
     {"info", "crawlsim info WEB.h5 [--relevance-threshold X]",
      "Prints the statistics of a graph file: pages, links, hosts, topics, out/in-degree\n"
      "summaries with fitted power-law exponents, links within host and topic, relevant\n"
      "fraction (relevance >= X, default 0.5), reciprocity, change-rate and importance summaries.\n"
      "Runs under mpirun with any number of ranks (each reads its block of pages).\n",
-     cmd_info},
+     cmd_info, 1},
     {"import", "crawlsim import SPEC.ini -o WEB.h5 [--set import.KEY=VALUE ...]",
      "Imports a real graph (edge list, plain or gzip, plus an optional page table) described by\n"
      "the [import] section of SPEC.ini into the graph schema. Change rates, importance and\n"
      "observability come from the [gen] model. Specs for the bundled datasets: graphs/*.ini.\n",
-     cmd_import},
+     cmd_import, 1},
     {"partition",
      "crawlsim partition WEB.h5 -k K [--method M] [-o PART.h5] [JOB.ini] "
      "[--set partition.KEY=VALUE ...]",
@@ -251,7 +282,7 @@ static const command commands[] = {
      "the host, what Nutch and StormCrawler do), block (contiguous page ids). METIS runs on\n"
      "rank 0, which reads the whole graph. Prints the method, k, time and the quality: edge\n"
      "cut, communication volume, page and link balance, hosts split.\n",
-     cmd_partition},
+     cmd_partition, 1},
     {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT] [--set SECTION.KEY=VALUE ...]",
      "Runs a focused crawl (DESIGN.md \"One rank, one tick\") under mpirun/srun: the world of\n"
      "run.graph (or the [gen] world generated in memory, each rank its own pages), partitioned\n"
@@ -264,7 +295,7 @@ static const command commands[] = {
      "on) or SIGTERM (the run stops with exit status 3). --restart CKPT continues from a\n"
      "checkpoint, with the same job file, --set options and number of ranks: the results equal\n"
      "those of an uninterrupted run (everything outside /timing).\n",
-     cmd_run},
+     cmd_run, 1},
     {"schedule",
      "crawlsim schedule --policy P --bandwidth R --input PAGES.csv -o RATES.csv [--epsilon E]",
      "Computes re-crawl rates under the bandwidth R (crawls per time unit, summed over pages)\n"
@@ -278,7 +309,7 @@ static const command commands[] = {
      "1 - exp(-delta); rate = probability = the page's crawl probability per slot). Prints\n"
      "lambda, the split of R and the costs J_h and J_b (sums over pages; static-opt: F of Eq. 8).\n"
      "Runs under mpirun: the rows are split over the ranks.\n",
-     cmd_schedule},
+     cmd_schedule, 1},
     {"bandit", "crawlsim bandit [JOB.ini] [-o RESULTS.h5] [--set bandit.KEY=VALUE ...]",
      "Runs a restless-bandit experiment from the [bandit] section of JOB.ini: bandit.experiment\n"
      "= ephemeral (Avrachenkov & Borkar 2019: arms with arrival rates, decays and lifetimes;\n"
@@ -289,9 +320,29 @@ static const command commands[] = {
      "bandit.runs runs to -o, bandit.output or results/<job name>.h5 and prints a summary. Runs\n"
      "under mpirun: the runs are dealt to the ranks; the file is the same for any rank count.\n"
      "Every key: crawlsim help config bandit.\n",
-     cmd_bandit},
+     cmd_bandit, 1},
+    {"compare",
+     "crawlsim compare A.h5 B.h5 [--ignore PATH ...] [--only PATH ...] [--no-default-ignore]",
+     "Compares two HDF5 files (results, graphs, checkpoints) object by object. Exit status 0:\n"
+     "the same, 1: they differ, 2: an error (a missing or unreadable file, not HDF5, bad\n"
+     "arguments). The same means: the same objects (groups, datasets, committed datatypes and\n"
+     "links; a path in one file only is a difference); for every dataset and attribute the same\n"
+     "datatype (class, size, sign, byte order; strings: size, padding, character set), the same\n"
+     "shape, and bit-identical values (-0.0 is not 0.0, NaN payloads count; strings compare by\n"
+     "their contents); the same attributes (names, types, shapes, values) on every object, the\n"
+     "root included. Storage (layout, chunks, filters) and object times are not compared.\n"
+     "/timing (the wall-clock times of crawlsim run) is ignored unless --no-default-ignore;\n"
+     "--ignore PATH leaves out PATH and everything below it, --only PATH compares only PATH and\n"
+     "what lies below it (both repeatable; an --only path in neither file is an error). Prints\n"
+     "the first 10 differences (-v: all; -q: nothing, the exit status only), one per line with\n"
+     "the path and what differs (missing, kind, type, shape, attribute, or the first differing\n"
+     "element with both values and the number of differing elements), then a summary line.\n"
+     "Runs on one process (no mpirun needed); under mpirun rank 0 compares and every rank exits\n"
+     "with its status.\n",
+     cmd_compare, 2},
     {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
-     "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help},
+     "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help,
+     1},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -313,7 +364,7 @@ static void print_main_help(FILE *out)
                  "  --version           print the version\n\n"
                  "Every key, its default and range: crawlsim help config\n"
                  "Exit status: 0 success, 1 error in data/files/configuration, 2 bad command "
-                 "line.\n");
+                 "line\n(compare: 0 the same, 1 different, 2 error).\n");
 }
 
 static const command *find_command(const char *name)
@@ -410,6 +461,29 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
                                 : a[2] == 'e' ? &c->sched.epsilon
                                               : &c->sched.input;
             *slot = argv[i];
+        } else if (strcmp(a, "--ignore") == 0 || strcmp(a, "--only") == 0 ||
+                   strncmp(a, "--ignore=", 9) == 0 || strncmp(a, "--only=", 7) == 0) {
+            /* compare's paths: checked by the command */
+            const int is_ignore = a[2] == 'i';
+            const char *eq = strchr(a, '=');
+            const char *val = eq != NULL ? eq + 1 : NULL;
+            if (val == NULL && ++i >= argc)
+                return usage_error(ctx, "%s needs a path in the file (e.g. /timing)", a);
+            if (val == NULL)
+                val = argv[i];
+            if ((is_ignore ? c->nignore : c->nonly) == MAX_PATHS)
+                return usage_error(ctx, "too many %s options (at most %d)",
+                                   is_ignore ? "--ignore" : "--only", MAX_PATHS);
+            if (is_ignore)
+                c->ignore[c->nignore++] = val;
+            else
+                c->only[c->nonly++] = val;
+            if (c->compare_opt == NULL)
+                c->compare_opt = is_ignore ? "--ignore" : "--only";
+        } else if (strcmp(a, "--no-default-ignore") == 0) {
+            c->no_default_ignore = 1;
+            if (c->compare_opt == NULL)
+                c->compare_opt = a;
         } else if (strcmp(a, "--restart") == 0) {
             if (++i >= argc)
                 return usage_error(ctx, "%s needs a checkpoint file", a);
@@ -451,6 +525,7 @@ int main(int argc, char **argv)
     cs_err rc = CS_OK;
     cli c;
     int status = 0;
+    const command *cmd = NULL;
     if (provided < MPI_THREAD_FUNNELED) {
         rc = cs_fail(&ctx, CS_ERR_MPI,
                      "the MPI library provides thread level %d, crawlsim needs "
@@ -462,6 +537,8 @@ int main(int argc, char **argv)
     rc = parse_cli(&ctx, argc, argv, &c);
     if (rc == CS_OK && c.restart != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
         rc = usage_error(&ctx, "--restart applies to crawlsim run only");
+    if (rc == CS_OK && c.compare_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "compare") != 0))
+        rc = usage_error(&ctx, "%s applies to crawlsim compare only", c.compare_opt);
     if (rc != CS_OK)
         goto done;
     c.status = &status;
@@ -485,7 +562,7 @@ int main(int argc, char **argv)
         rc = cs_fail(&ctx, CS_ERR_USAGE, "no command given");
         goto done;
     }
-    const command *cmd = find_command(c.cmd);
+    cmd = find_command(c.cmd);
     if (cmd == NULL) {
         rc = usage_error(&ctx, "unknown command '%s'", c.cmd);
         goto done;
@@ -513,5 +590,5 @@ done:
     cs_report_error(&ctx, rc);
     cs_ctx_fini(&ctx);
     MPI_Finalize();
-    return rc != CS_OK ? (rc == CS_ERR_USAGE ? 2 : 1) : status;
+    return rc != CS_OK ? (rc == CS_ERR_USAGE ? 2 : cmd != NULL ? cmd->err_status : 1) : status;
 }

@@ -17,6 +17,11 @@ run() {
     timeout 300 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" "$BIN" "$@"
 }
 
+# compare A B [OPTIONS...]: crawlsim compare on one process (no mpiexec needed), with a timeout.
+# Returns its exit status (0 the same, 1 different, 2 error; a timeout 124) and leaves what it
+# printed (the first differences and the summary line, or the error) in $compared.
+compare() { compared=$(timeout 300 "$BIN" compare "$@" 2>&1); }
+
 fail() {
     echo "FAIL: $*"
     failures=$((failures + 1))
