@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The strict setting at 8 and 16 ranks (oversubscribed: a check of correctness, never of speed):
+# SARSA on a block partition (host quotas binding on hosts split across ranks, a binding frontier
+# capacity) and best-first on host-hash are bit-identical to 1 rank, as test_strict.sh checks
+# for every policy and partition method at 1 to 4 ranks.
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1
+export OMPI_MCA_mpi_yield_when_idle=1
+
+run 2 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 -o web.h5 > /dev/null 2>&1 || fail "gen"
+for case in best-first:host-hash sarsa:block; do
+    pol=${case%%:*} part=${case#*:}
+    {
+        for np in 1 8 16; do
+            run "$np" -q run --set run.graph=web.h5 --set run.policy=$pol --set run.pages=1500 \
+                --set crawl.bandwidth=50 --set crawl.host_rate=2 --set crawl.frontier_capacity=500 \
+                --set run.partition_method=$part --set run.trace=true -o "m_${pol}_${part}_$np.h5" \
+                2> err.txt || fail "run $pol $part np $np: $(cat err.txt)"
+        done
+        for np in 8 16; do
+            if out=$("$BIN" compare "m_${pol}_${part}_1.h5" "m_${pol}_${part}_$np.h5" --ignore /ranks \
+                --ignore /series/bytes_exchanged --ignore /series/messages 2>&1); then
+                pass "$pol, $part: $np ranks == 1 rank"
+            else
+                fail "$pol, $part: $np ranks differ from 1 rank: $(head -4 <<< "$out")"
+            fi
+        done
+    }
+done
+finish
