@@ -7,6 +7,7 @@
 #include "crawlsim/comm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FIX_SCALE 64   /* bit 0 of a cs_fix weighs 2^-64 */
@@ -78,16 +79,18 @@ void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k
     if (total <= k)
         return;
     /* prefix: the bytes above `shift` fixed so far; need: how many keys of the top-k still lie
-     * among the keys matching the prefix (the keys above the prefix's range are counted out) */
-    uint64_t prefix = 0;
+     * among the keys matching the prefix (the keys above the prefix's range are counted out).
+     * After the first round only the keys matching the prefix are kept (in a scratch copy), so
+     * the later rounds touch few keys. */
+    uint64_t prefix = 0, *live = NULL;
+    const uint64_t *cur = keys;
+    int64_t m = n;
     int64_t need = k;
     for (int shift = 56; shift >= 0; shift -= 8) {
         int64_t h[256], hg[256];
         memset(h, 0, sizeof h);
-        const uint64_t hi_mask = shift == 56 ? 0 : ~(((uint64_t)1 << (shift + 8)) - 1);
-        for (int64_t i = 0; i < n; i++)
-            if ((keys[i] & hi_mask) == prefix)
-                h[(keys[i] >> shift) & 0xff]++;
+        for (int64_t i = 0; i < m; i++)
+            h[(cur[i] >> shift) & 0xff]++;
         MPI_Allreduce(h, hg, 256, MPI_INT64_T, MPI_SUM, ctx->comm);
         /* from the top bucket down until the top-k's k-th key is inside the bucket */
         int b = 255;
@@ -97,6 +100,20 @@ void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k
             need -= hg[b];
         }
         prefix |= (uint64_t)b << shift;
+        if (shift == 0)
+            break;
+        /* keep the keys of bucket b (in place after the first round's copy) */
+        if (live == NULL) {
+            live = malloc(((size_t)h[b] + 1) * sizeof *live);
+            CS_ASSERT(live != NULL);
+        }
+        int64_t w = 0;
+        for (int64_t i = 0; i < m; i++)
+            if ((int)((cur[i] >> shift) & 0xff) == b)
+                live[w++] = cur[i];
+        cur = live;
+        m = w;
     }
+    free(live);
     *cut = prefix;
 }

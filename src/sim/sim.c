@@ -1429,6 +1429,15 @@ static cs_err insert_merged(sim *s, size_t len)
     }
     if (nrun <= 1) {
         memcpy(out, in, (size_t)n * sizeof *out);
+    } else if (nrun == 2) {
+        /* two runs (2 ranks, or every sender's sources above the other's): a plain merge */
+        int64_t a = rb[0], ae = rb[1], b = rb[2], be = rb[3], o = 0;
+        while (a < ae && b < be)
+            out[o++] = in[b]->src < in[a]->src ? in[b++] : in[a++];
+        while (a < ae)
+            out[o++] = in[a++];
+        while (b < be)
+            out[o++] = in[b++];
     } else {
         /* a min-heap of run indexes by the source of their head record */
         int64_t *heap = rb + 2 * nrun, hn = 0;
