@@ -4,7 +4,7 @@
 # with a checkpoint every EVERY ticks, then restarted from the last one. Prints the time of each
 # checkpoint write (from the log), its size, the restart's load time and the restart's whole
 # wall time (world generation included), and checks that the restart ends like the
-# uninterrupted run (h5diff outside /timing).
+# uninterrupted run (crawlsim compare: everything outside /timing).
 # Usage: tests/bench/checkpoint.sh BUILD_DIR [NP] [POLICY] [PAGES] [EVERY] [OUTDIR] [--set ...]
 # (e.g. ... sarsa 300000 100 /tmp/ck --set refresh.policy=lambda-learn --set refresh.fraction=0.3)
 set -euo pipefail
@@ -33,9 +33,10 @@ t1=$(date +%s.%N)
 grep -o 'set-up [0-9.]* s' "$out/rs.log" | sed 's/^/restart: world /'
 grep -o 'restarting from checkpoint .*' "$out/rs.log" | sed 's/^/restart: /'
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "restart: whole run from the checkpoint to the results %.2f s\n", b - a }'
-if h5diff --exclude-path /timing "$out/full.h5" "$out/rs.h5" > /dev/null; then
+if diffs=$("$bin" compare "$out/full.h5" "$out/rs.h5" 2>&1); then
     echo "restart: results identical to the uninterrupted run"
 else
     echo "restart: results DIFFER"
+    echo "$diffs"
     exit 1
 fi

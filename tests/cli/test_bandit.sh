@@ -32,7 +32,8 @@ horizon = 1500
 INI
 run 1 bandit fr.ini -o fr1.h5 > fr.log || fail "bandit freshness"
 run 2 bandit fr.ini -o fr2.h5 > /dev/null || fail "bandit freshness at 2 ranks"
-h5diff -q fr1.h5 fr2.h5 && pass "results identical at 1 and 2 ranks" || fail "results differ by rank count"
+compare fr1.h5 fr2.h5 && pass "results identical at 1 and 2 ranks" ||
+    fail "results differ by rank count: $compared"
 for p in static-opt thompson uniform fgdqn; do
     for d in running_mean running_ci95 moving_mean moving_ci95; do
         h5ls "fr1.h5/series/$p/$d" | grep -q "{1500}" || fail "missing /series/$p/$d"

@@ -10,7 +10,7 @@ else
     fail "README option reference is stale (run tools/update-readme): $(head -20 diff.txt)"
 fi
 # every command has a --help and the README mentions it
-for cmd in gen info import partition run help; do
+for cmd in gen info import partition run compare help; do
     "$BIN" "$cmd" --help > /dev/null || fail "$cmd --help"
     grep -q "crawlsim $cmd" "$SRC/README.md" && pass "README documents $cmd" || fail "README lacks crawlsim $cmd"
 done

@@ -21,12 +21,12 @@ for pol in uniform static-opt thompson whittle fgdqn whittle-learn; do
         run "$np" -q run "${common[@]}" --set run.trace=true --set refresh.policy=bandit-$pol \
             -o "b_${pol}_$np.h5" 2> err.txt || fail "bandit-$pol np $np: $(cat err.txt)"
     done
-    same=1
-    for g in /refresh /trace /final/refresh_jh /final/refresh_jb /final/refresh_crawls; do
-        h5diff -q "b_${pol}_1.h5" "b_${pol}_2.h5" $g $g > /dev/null 2>&1 ||
-            { same=0; fail "bandit-$pol: $g differs between 1 and 2 ranks"; }
-    done
-    [ $same = 1 ] && pass "bandit-$pol: /refresh, fetches and totals bit-identical on 1 and 2 ranks"
+    if compare "b_${pol}_1.h5" "b_${pol}_2.h5" --only /refresh --only /trace --only /final/refresh_jh \
+        --only /final/refresh_jb --only /final/refresh_crawls; then
+        pass "bandit-$pol: /refresh, fetches and totals bit-identical on 1 and 2 ranks"
+    else
+        fail "bandit-$pol: differences between 1 and 2 ranks: $compared"
+    fi
 done
 
 # 2. one group per host (524 hosts)
@@ -35,9 +35,9 @@ for pol in static-opt whittle; do
         run "$np" -q run "${common[@]}" --set refresh.policy=bandit-$pol --set refresh.group_by=host \
             -o "h_${pol}_$np.h5" 2> err.txt || fail "bandit-$pol by host np $np: $(cat err.txt)"
     done
-    h5diff -q "h_${pol}_1.h5" "h_${pol}_2.h5" /refresh /refresh > /dev/null 2>&1 &&
+    compare "h_${pol}_1.h5" "h_${pol}_2.h5" --only /refresh &&
         pass "bandit-$pol by host: /refresh identical on 1 and 2 ranks" ||
-        fail "bandit-$pol by host: /refresh differs between 1 and 2 ranks"
+        fail "bandit-$pol by host: /refresh differs between 1 and 2 ranks: $compared"
 done
 
 # 3. the slot budget: f B = 30 re-crawls per tick from the first sync (the end of tick 0) on, less

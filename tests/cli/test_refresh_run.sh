@@ -24,12 +24,13 @@ for pol in lambdacrawl lambda-learn; do
             -o "r_${pol}_$np.h5" 2> err.txt || fail "run $pol np $np: $(cat err.txt)"
     done
     for np in 2 4; do
-        same=1
-        for g in /refresh /trace /series/fetched /final/refresh_jh /final/refresh_jb /final/refresh_crawls; do
-            h5diff -q "r_${pol}_1.h5" "r_${pol}_$np.h5" $g $g > /dev/null 2>&1 ||
-                { same=0; fail "$pol: $g differs between 1 and $np ranks"; }
-        done
-        [ $same = 1 ] && pass "$pol: /refresh, fetches and totals bit-identical on 1 and $np ranks"
+        if compare "r_${pol}_1.h5" "r_${pol}_$np.h5" --only /refresh --only /trace \
+            --only /series/fetched --only /final/refresh_jh --only /final/refresh_jb \
+            --only /final/refresh_crawls; then
+            pass "$pol: /refresh, fetches and totals bit-identical on 1 and $np ranks"
+        else
+            fail "$pol: differences between 1 and $np ranks: $compared"
+        fi
     done
 done
 n=$(ds r_lambdacrawl_1.h5 /refresh/t1 | wc -l)
@@ -88,15 +89,18 @@ ds r_lambdacrawl_1.h5 /refresh/delta_err | grep -qv nan && fail "delta_err of a 
 run 2 -q run "${common[@]}" --set run.trace=true -o off.h5 2> /dev/null || fail "off run"
 run 2 -q run "${common[@]}" --set run.trace=true --set refresh.policy=none --set refresh.tick_time=3 \
     --set refresh.sync_every=7 --set refresh.fraction=adaptive -o off2.h5 2> /dev/null || fail "off run 2"
-same=1
-for g in /series /tasks /final /trace; do
-    h5diff -q off.h5 off2.h5 $g $g > /dev/null 2>&1 || { same=0; fail "refresh off: $g depends on the [refresh] keys"; }
-done
-[ $same = 1 ] && pass "refresh off: /series, /tasks, /final, /trace untouched by the [refresh] keys"
+if compare off.h5 off2.h5 --only /series --only /tasks --only /final --only /trace; then
+    pass "refresh off: /series, /tasks, /final, /trace untouched by the [refresh] keys"
+else
+    fail "refresh off: the results depend on the [refresh] keys: $compared"
+fi
 h5dump -H -g /refresh off.h5 > /dev/null 2>&1 && fail "refresh off wrote /refresh" || pass "refresh off: no /refresh"
-h5diff -q off.h5 r_lambdacrawl_2.h5 /trace /trace > /dev/null 2>&1 &&
-    fail "a refresh run fetched the same pages as discovery alone" ||
-    pass "a refresh run's discovery takes what is left of B (fetches differ)"
+compare off.h5 r_lambdacrawl_2.h5 --only /trace
+case $? in
+1) pass "a refresh run's discovery takes what is left of B (fetches differ)" ;;
+0) fail "a refresh run fetched the same pages as discovery alone" ;;
+*) fail "compare off.h5 r_lambdacrawl_2.h5: $compared" ;;
+esac
 
 # 6. the adaptive split moves within its bounds
 run 1 -q run "${common[@]}" --set refresh.policy=lambdacrawl --set refresh.fraction=adaptive \

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Checkpoint and restart of crawlsim run (issue 8): a run killed with kill -9 after a checkpoint
-# and restarted with --restart ends with the results of an uninterrupted run (h5diff outside
-# /timing), for each policy and for loose synchronisation (E, K > 1: links waiting in outboxes),
-# proportional budgets, synchronous SARSA, several tasks and the fetch trace; SIGTERM to one rank
-# makes every rank checkpoint at the same tick boundary and stop (exit 3, no results), and the
-# restart completes the run; SIGUSR1 to one rank writes a checkpoint and the run goes on; a
-# checkpoint is refused for another job, another rank count, or a file that is not one.
+# and restarted with --restart ends with the results of an uninterrupted run (crawlsim compare:
+# everything outside /timing), for each policy and for loose synchronisation (E, K > 1: links
+# waiting in outboxes), proportional budgets, synchronous SARSA, several tasks and the fetch trace;
+# SIGTERM to one rank makes every rank checkpoint at the same tick boundary and stop (exit 3, no
+# results), and the restart completes the run; SIGUSR1 to one rank writes a checkpoint and the run
+# goes on; a checkpoint is refused for another job, another rank count, or a file that is not one.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 CK=$WORK/ck.h5
@@ -26,10 +26,10 @@ ranks() { pgrep -f "^$BIN run .*-o $1.h5" || true; }
 
 # same A B WHAT: results identical outside /timing
 same() {
-    if h5diff --exclude-path /timing "$1" "$2" > diff.txt 2>&1; then
+    if compare "$1" "$2"; then
         pass "$3: results identical to the uninterrupted run"
     else
-        fail "$3: results differ: $(head -5 diff.txt)"
+        fail "$3: results differ: $compared"
     fi
 }
 

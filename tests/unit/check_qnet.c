@@ -292,7 +292,8 @@ END_TEST
 /* The vector kernel (where the CPU has one) and the scalar kernel give bit-identical values for
  * every layout, at row strides G .. 16 (vector) and above (scalar only), for entry counts that
  * are and are not multiples of its 16-entry blocks, with garbage in the padding bytes; and the
- * values do not depend on the thread count (checked by the callers' h5diff at 1 vs 2 threads). */
+ * values do not depend on the thread count (checked by the callers' crawlsim compare at 1 vs 2
+ * threads). */
 START_TEST(test_eval_kernels_identical)
 {
     const int a = _i;
