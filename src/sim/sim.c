@@ -165,8 +165,16 @@ typedef struct sim {
      * does not depend on P: fetches sorted by page id, link records inserted in (source page,
      * link) order, host quotas over all ranks, one global frontier capacity. */
     int sum, strict;
-    int any_split; /* some host has pages on several ranks (host_k > 1) */
-    int64_t *perm; /* sort_fetches */
+    /* strict with a selecting policy (tres, tres-async, tree-random): every rank runs the one
+     * logical policy on replicated state (rep_share): the whole frontier, every link record and
+     * every fetch's observation; a rank fetches the picks it owns. host_all: every page's host. */
+    int rep;
+    int32_t *host_all;
+    char *rep_buf, *rep_all; /* rep_share: this rank's and all ranks' fetches and records */
+    size_t rep_buf_cap, rep_all_cap;
+    int *rep_counts, *rep_displs; /* 2P each */
+    int any_split;                /* some host has pages on several ranks (host_k > 1) */
+    int64_t *perm;                /* sort_fetches */
     size_t perm_cap;
     fetch *fx_tmp;
     size_t fx_tmp_cap;
@@ -334,7 +342,7 @@ static int capped(const sim *s, int64_t h, int with_tick)
     const int64_t cap = s->cap_now;
     if (cap <= 0)
         return 0;
-    const int64_t k = s->host_k[h];
+    const int64_t k = s->strict ? 1 : s->host_k[h]; /* strict: global counts */
     const int64_t mine = k <= 1 ? cap : cap / k + (s->host_idx[h] < cap % k);
     return s->host_fetched[h] + (with_tick ? s->host_used[h] : 0) >= mine;
 }
@@ -448,7 +456,7 @@ static void polite_check(sim *s, int64_t tick)
     for (int64_t i = 0; i < s->n_touched; i++) {
         int64_t h = s->touched[i], q = quota(s, h, tick);
         /* strict: a split host's count is global and known to every rank: rank 0 counts it */
-        if (s->strict && s->host_k[h] > 1 && s->ctx->rank != 0)
+        if (s->strict && (s->rep || s->host_k[h] > 1) && s->ctx->rank != 0)
             continue;
         if (s->host_used[h] > q)
             s->c[C_POLITE] += s->host_used[h] - q;
@@ -506,19 +514,20 @@ static cs_err refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
     cs_err rc = CS_OK;
     const int64_t *host = cs_graph_host(s->g);
     int64_t m = 0;
-    if (s->strict && s->any_split)
+    const int global = s->rep || (s->strict && s->any_split);
+    if (global)
         CS_TRY_AGREE(s->ctx, cs_grow(s->ctx, &s->sp, &s->sp_cap, 2 * (size_t)n + 2, sizeof *s->sp,
                                      "host quotas"));
     for (int64_t i = 0; i < n; i++) {
         const int64_t h = host[cr[i].page];
         s->host_used[h]++;
         touch(s, h);
-        if (s->strict && s->any_split && s->host_k[h] > 1) {
+        if (global && (s->rep || s->host_k[h] > 1)) {
             s->sp[2 * m] = h;
             s->sp[2 * m++ + 1] = 0;
         }
     }
-    if (s->strict && s->any_split) {
+    if (global) {
         int64_t tot = 0;
         CS_TRY(s->ctx, gather_split(s, m, &tot));
         const int64_t mine0 = s->sp_displs[s->ctx->rank] / 2;
@@ -531,6 +540,14 @@ static cs_err refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
     }
 fail:
     return rc;
+}
+
+/* The host of a frontier entry's page: a local page's, or any page's under rep. */
+static int64_t host_of_page(const sim *s, int64_t page)
+{
+    if (s->rep)
+        return s->host_all[page];
+    return cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
 }
 
 static int64_t host_of_key(const sim *s, uint64_t key)
@@ -899,7 +916,7 @@ static int admit(void *eng, int64_t page)
     const int64_t e = cs_frontier_find(s->fr, page);
     if (e < 0)
         return CS_ADMIT_NEVER; /* fetched or evicted */
-    const int64_t h = cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
+    const int64_t h = host_of_page(s, page);
     if (capped(s, h, 0))
         return CS_ADMIT_NEVER;
     if (s->taken[e] || capped(s, h, 1) || s->host_used[h] >= quota(s, h, s->sel_tick))
@@ -958,7 +975,9 @@ static cs_err select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_
         else if (cc->budget == CS_BUDGET_PROPORTIONAL)
             b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
         CS_TRY_AGREE(ctx, propose(s, tick, step, b, &got));
-        if (cc->budget == CS_BUDGET_GLOBAL)
+        if (s->rep) /* every rank proposed the same picks: the one policy's */
+            rc = keep(s, got, got, nsel);
+        else if (cc->budget == CS_BUDGET_GLOBAL)
             rc = keep_global(s, got, Bt, nsel);
         else
             rc = keep(s, got, got, nsel);
@@ -1050,9 +1069,9 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
         CS_TRY(ctx, cs_grow(ctx, &s->tx, &s->tx_cap, (size_t)(links + 1) * (size_t)TD,
                             sizeof *s->tx, "links"));
     float *tx = s->tx;
-    const int32_t *hfetch = s->host_fetched, *hrel = s->host_rel;
+    const int32_t *hfetch = s->host_fetched, *hrel = s->host_rel, *hall = s->host_all;
     const int64_t *hostv = cs_graph_host(g);
-    const int me = ctx->rank;
+    const int me = ctx->rank, rp = s->rep;
 
     const cs_feat_layout *L = &s->L;
     const cs_evidence *ev = s->ev;
@@ -1068,7 +1087,8 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     int64_t skipped = 0; /* out-links to visited pages */
 #pragma omp parallel for default(none)                                                             \
     shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, n,  \
-           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me) schedule(dynamic, FETCH_CHUNK)            \
+           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp)                          \
+        schedule(dynamic, FETCH_CHUNK)            \
     reduction(+ : skipped)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li;
@@ -1140,7 +1160,10 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
                      * them: a host of another rank's pages is unknown here) */
                     m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d) * 65535.0f + 0.5f);
                     int64_t hf = 0, hr = 0;
-                    if (cs_graph_owner(g, d) == me) {
+                    if (rp) { /* rep: every host's counts are global and everywhere */
+                        hf = hfetch[hall[d]];
+                        hr = hrel[hall[d]];
+                    } else if (cs_graph_owner(g, d) == me) {
                         const int64_t h = hostv[cs_graph_local_index(g, d)];
                         hf = hfetch[h];
                         hr = hrel[h];
@@ -1168,14 +1191,16 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
     }
     for (int64_t i = 0; i < n; i++) {
         s->c[C_FETCHED]++;
-        s->host_fetched[host[fx[i].li]]++;
+        if (!s->rep) /* rep: rep_share counts every rank's fetches */
+            s->host_fetched[host[fx[i].li]]++;
         if (pst[i].relevant) {
             s->c[C_RELEVANT]++;
-            s->host_rel[host[fx[i].li]]++;
+            if (!s->rep)
+                s->host_rel[host[fx[i].li]]++;
             BIT_SET(s->rel_host, host[fx[i].li]);
         }
     }
-    if (s->ops->observe != NULL) {
+    if (s->ops->observe != NULL && !s->rep) {
         CS_TRY(ctx, cs_grow(ctx, &s->obs, &s->obs_cap, (size_t)n + 1, sizeof *s->obs, "fetches"));
         int64_t m = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -1201,6 +1226,12 @@ static cs_err fetch_pages(sim *s, int64_t n, uint64_t tick)
      * (insert_own reads them by index, in the same order, without a copy). The owners first
      * (the owner map's reads are at random places: prefetched 16 records ahead), then each box
      * grows once and the records are copied in, in the same order as one pass would. */
+    if (s->rep) { /* every record goes to every rank (rep_share), none is routed */
+        for (int64_t i = 0; i < n; i++)
+            s->c[C_LINKS] += nout[i];
+        s->t[PH_ROUTE] += cs_now() - t2;
+        return CS_OK;
+    }
     CS_TRY(ctx, cs_grow(ctx, &s->own, &s->own_cap, (size_t)links + 1, sizeof *s->own, "links"));
     CS_TRY(ctx, cs_grow(ctx, &s->ridx, &s->ridx_cap, (size_t)links + 1, sizeof *s->ridx, "links"));
     CS_TRY(ctx,
@@ -1263,12 +1294,12 @@ static cs_err insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link
             cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
         const cs_link_msg *m = REC(i);
         if (BIT_GET(s->visited, m->dst)) {
-            s->c[C_DROPPED]++;
+            s->c[C_DROPPED] += !s->rep || ctx->rank == 0; /* rep: counted once */
             continue;
         }
         int64_t h = -1;
         if (s->cap_now > 0 || s->tres_d > 0) {
-            h = cs_graph_host(s->g)[cs_graph_local_index(s->g, m->dst)];
+            h = host_of_page(s, m->dst);
             if (capped(s, h, 0))
                 continue; /* MAX reached: the link can never be fetched in this task */
         }
@@ -1301,7 +1332,7 @@ static cs_err insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link
             CS_TRY(ctx, s->ops->link(s->pol, ctx, m->dst, x, &v.q[e]));
         } else {
             s->ops->value(s->pol, &v, e, 1);
-            s->c[C_QEVALS]++;
+            s->c[C_QEVALS] += !s->rep || ctx->rank == 0;
         }
     }
 fail:
@@ -1321,7 +1352,7 @@ static const char *const series_name[NS] = {
 /* Collective. Global totals of the counters and of the relevant hosts. */
 static void global_counts(sim *s, int64_t *tot, int64_t *hosts)
 {
-    s->c[C_FRONTIER] = cs_frontier_size(s->fr);
+    s->c[C_FRONTIER] = s->rep && s->ctx->rank != 0 ? 0 : cs_frontier_size(s->fr);
     MPI_Allreduce(s->c, tot, NC, MPI_INT64_T, MPI_SUM, s->ctx->comm);
     uint64_t *u = s->rel_host_all;
     MPI_Allreduce(s->rel_host, u, (int)s->host_words, MPI_UINT64_T, MPI_BOR, s->ctx->comm);
@@ -1589,6 +1620,149 @@ static cs_err take_selected(sim *s, int64_t nsel)
     cs_sort_u64(slots, nsel, s->sort_tmp);
     for (int64_t i = nsel - 1; i >= 0; i--)
         cs_frontier_remove(s->fr, (int64_t)slots[i]);
+fail:
+    return rc;
+}
+
+/* Local. rep: keeps in s->fx[0..*n) the fetches of this rank's own pages (every rank selected
+ * every pick; each is fetched by its owner), in their order, with their codes. */
+static void keep_own_fetches(sim *s, int64_t *n)
+{
+    const size_t G = (size_t)s->G;
+    int64_t m = 0;
+    for (int64_t i = 0; i < *n; i++) {
+        if (s->fx[i].li < 0)
+            continue;
+        if (m != i) {
+            s->fx[m] = s->fx[i];
+            memcpy(s->fx_codes + (size_t)m * G, s->fx_codes + (size_t)i * G, G);
+        }
+        m++;
+    }
+    *n = m;
+}
+
+/* A fetch as rep_share sends it: its page, pick, relevance and out-link count; its records
+ * follow the rank's fetches: n_out link records, then their n_out TRES vectors (padded to 8
+ * bytes, so the next records stay aligned). */
+typedef struct rep_fetch {
+    int64_t page, pick, relevant, n_out;
+} rep_fetch;
+
+static size_t rep_block(int64_t n_out, int TD)
+{
+    const size_t v = ((size_t)n_out * (size_t)TD * sizeof(float) + 7) / 8 * 8;
+    return (size_t)n_out * sizeof(cs_link_msg) + v;
+}
+
+/*
+ * Collective. rep: every rank learns every rank's fetches of this tick (s->fx[0..n) here, with
+ * their link records s->msgs and TRES vectors s->tx from fetch_pages) and applies them to its
+ * replicated state in one order, page id then link, whatever P: the host counts, the policy's
+ * observation (its replay and Tree-Frontier experience), then the records into the frontier and
+ * the policy's samples. One allgather of the sizes and one allgatherv of the bytes.
+ */
+static cs_err rep_share(sim *s, int64_t n, uint64_t tick)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int P = ctx->size, TD = s->tres_d;
+    size_t mine = (size_t)n * sizeof(rep_fetch);
+    for (int64_t i = 0; i < n; i++)
+        mine += rep_block(s->nout[i], TD);
+    rc = cs_grow(ctx, &s->rep_buf, &s->rep_buf_cap, mine + 8, 1, "replicated fetches");
+    CS_TRY_AGREE(ctx, rc);
+    rep_fetch *hf = (rep_fetch *)s->rep_buf;
+    char *rr = s->rep_buf + (size_t)n * sizeof(rep_fetch);
+    for (int64_t i = 0; i < n; i++) {
+        hf[i].page = s->fx[i].page;
+        hf[i].pick = s->fx[i].has_x ? s->fx[i].pick : -1;
+        hf[i].relevant = s->pst[i].relevant;
+        hf[i].n_out = s->nout[i];
+        memcpy(rr, &s->msgs[s->base[i]], (size_t)s->nout[i] * sizeof(cs_link_msg));
+        if (TD > 0)
+            memcpy(rr + (size_t)s->nout[i] * sizeof(cs_link_msg), s->tx + s->base[i] * TD,
+                   (size_t)(s->nout[i] * TD) * sizeof(float));
+        rr += rep_block(s->nout[i], TD);
+    }
+    /* sizes: fetches and bytes of every rank */
+    int *fcnt = s->rep_counts, *bcnt = s->rep_counts + P, *bdsp = s->rep_displs;
+    int my[2] = {n <= INT32_MAX ? (int)n : -1, mine <= INT32_MAX ? (int)mine : -1};
+    MPI_Allgather(my, 2, MPI_INT, s->rep_displs + P, 2, MPI_INT, ctx->comm);
+    int64_t tot = 0, nf = 0;
+    for (int r = 0; r < P; r++) {
+        fcnt[r] = s->rep_displs[P + 2 * r];
+        bcnt[r] = s->rep_displs[P + 2 * r + 1];
+        if (fcnt[r] < 0 || bcnt[r] < 0 || tot + bcnt[r] > INT32_MAX) {
+            rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2 GiB of fetches in one tick");
+            break;
+        }
+        bdsp[r] = (int)tot;
+        tot += bcnt[r];
+        nf += fcnt[r];
+    }
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->rep_all, &s->rep_all_cap, (size_t)tot + 8, 1, "replicated fetches");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->perm, &s->perm_cap, 3 * (size_t)nf + 1, sizeof *s->perm, "fetches");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->sort_tmp, &s->sort_tmp_cap, (size_t)nf + 1, sizeof *s->sort_tmp,
+                     "fetches");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->obs, &s->obs_cap, (size_t)nf + 1, sizeof *s->obs, "fetches");
+    CS_TRY_AGREE(ctx, rc);
+    double t0 = cs_now();
+    MPI_Allgatherv(s->rep_buf, my[1], MPI_BYTE, s->rep_all, bcnt, bdsp, MPI_BYTE, ctx->comm);
+    s->t[PH_EXCHANGE] += cs_now() - t0;
+    double t1 = cs_now();
+    /* every fetch: where its header and its records are (byte offsets), then the page order */
+    uint64_t *key = (uint64_t *)s->perm;
+    int64_t *fo = s->perm + nf, *ro = s->perm + 2 * nf, j = 0, nrec = 0;
+    for (int r = 0; r < P; r++) {
+        const int64_t b = bdsp[r];
+        int64_t at = b + (int64_t)fcnt[r] * (int64_t)sizeof(rep_fetch);
+        for (int64_t k = 0; k < fcnt[r]; k++, j++) {
+            rep_fetch f;
+            memcpy(&f, s->rep_all + b + k * (int64_t)sizeof(rep_fetch), sizeof f);
+            fo[j] = b + k * (int64_t)sizeof(rep_fetch);
+            ro[j] = at;
+            at += (int64_t)rep_block(f.n_out, TD);
+            nrec += f.n_out;
+            CS_ASSERT(f.page >= 0 && f.page < ((int64_t)1 << 40) && nf < ((int64_t)1 << 24));
+            key[j] = (uint64_t)f.page << 24 | (uint64_t)j;
+        }
+    }
+    cs_sort_u64(key, nf, s->sort_tmp);
+    CS_TRY_AGREE(ctx,
+                 cs_grow(ctx, &s->ord, &s->ord_cap, (size_t)nrec + 1, sizeof *s->ord, "links"));
+    int64_t m = 0, o = 0;
+    for (int64_t i = 0; i < nf; i++) {
+        const int64_t k = (int64_t)(key[i] & 0xffffff);
+        const rep_fetch *f = (const rep_fetch *)(s->rep_all + fo[k]);
+        const cs_link_msg *recs = (const cs_link_msg *)(s->rep_all + ro[k]);
+        const int64_t h = s->host_all[f->page];
+        s->host_fetched[h]++;
+        s->host_rel[h] += f->relevant != 0;
+        for (int64_t l = 0; l < f->n_out; l++)
+            s->ord[o++] = &recs[l];
+        if (f->pick < 0)
+            continue; /* a seed was not chosen by an action */
+        cs_discover_fetch *ob = &s->obs[m++];
+        memset(ob, 0, sizeof *ob);
+        ob->pick = f->pick;
+        ob->page = f->page;
+        ob->relevant = (int)f->relevant;
+        ob->reward = f->relevant ? 1.0 : 0.0;
+        ob->n_out = f->n_out;
+        ob->out_x = TD > 0 ? (const float *)(recs + f->n_out) : NULL;
+    }
+    if (s->ops->observe != NULL)
+        s->ops->observe(s->pol, s->obs, m, tick);
+    double t2 = cs_now();
+    s->t[PH_LEARN] += t2 - t1;
+    rc = insert_links(s, s->ord, NULL, NULL, o);
+    s->t[PH_INSERT] += cs_now() - t2;
+    CS_TRY_AGREE(ctx, rc);
 fail:
     return rc;
 }
@@ -2064,36 +2238,44 @@ loop:
             s->cap_now = cap_at(s, fetched_task);
             CS_TRY(ctx, select_tick(s, ls->tick, ls->total_fetched, Bt, &nsel));
             rc = take_selected(s, nsel);
+            if (rc == CS_OK && s->rep)
+                keep_own_fetches(s, &nsel); /* every rank knows every pick visited already */
             if (rc == CS_OK && s->strict)
                 rc = sort_fetches(s, nsel);
             CS_TRY_AGREE(ctx, rc);
             s->t[PH_SELECT] += cs_now() - t1;
-            CS_TRY(ctx, share_visited(s, nsel));
+            if (!s->rep)
+                CS_TRY(ctx, share_visited(s, nsel));
         }
         CS_TRY_AGREE(ctx, fetch_pages(s, nsel, (uint64_t)ls->tick));
         if (s->sum)
             CS_TRY(ctx, sum_sync(s, t));
-        if (!s->strict) /* strict: inserted with the received records, in one order */
+        if (s->rep)
+            CS_TRY(ctx, rep_share(s, nsel, (uint64_t)ls->tick));
+        else if (!s->strict) /* strict: inserted with the received records, in one order */
             rc = insert_own(s);
         for (int64_t i = 0; s->rf != NULL && i < nsel && rc == CS_OK; i++)
             rc = cs_simrf_fetched(s->rf, s->fx[i].li, ls->tick);
         CS_TRY_AGREE(ctx, rc);
-        if (t % E == 0 || force)
+        if (!s->rep && (t % E == 0 || force))
             CS_TRY(ctx, exchange(s));
-        if (s->strict)
+        if (s->strict && !s->rep) {
             CS_TRY(ctx, evict_global(s));
-        else
-            s->c[C_EVICTIONS] += cs_frontier_evict(s->fr);
+        } else {
+            const int64_t ev = cs_frontier_evict(s->fr); /* rep: the replicated frontier */
+            s->c[C_EVICTIONS] += s->rep && ctx->rank != 0 ? 0 : ev;
+        }
         if (s->ops->counters != NULL) {
             int64_t lv = 0, qe = 0;
             s->ops->counters(s->pol, &lv, &qe);
-            s->c[C_QEVALS] += qe - s->pol_qevals;
+            const int once = !s->rep || ctx->rank == 0; /* rep: the one policy's, counted once */
+            s->c[C_QEVALS] += once ? qe - s->pol_qevals : 0;
             s->pol_qevals = qe;
-            s->c[C_LEAVES] = lv;
+            s->c[C_LEAVES] = once ? lv : 0;
         }
 
         double t2 = cs_now();
-        if (K > 0 && t % K == 0 && s->ops->weights != NULL && !s->sum) {
+        if (K > 0 && t % K == 0 && s->ops->weights != NULL && !s->sum && !s->rep) {
             int64_t nw = 0;
             double *w = s->ops->weights(s->pol, &nw);
             CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->avg_scratch, &s->avg_cap));
@@ -2157,6 +2339,35 @@ fail:
 
 /* ---- set-up, results, tear-down ------------------------------------------------------------ */
 
+/* Collective. rep: s->host_all, the host of every page (4 bytes a page on every rank), from each
+ * rank's own pages. */
+static cs_err host_map(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t N = cs_graph_n_pages(s->g), nl = cs_graph_n_local(s->g);
+    const int64_t *ids = cs_graph_local_ids(s->g), *host = cs_graph_host(s->g);
+    int32_t *mine = NULL;
+    rc = cs_calloc(ctx, &s->host_all, (size_t)N + 1, sizeof *s->host_all, "host map");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &mine, (size_t)N + 1, sizeof *mine, "host map");
+    if (rc == CS_OK && N > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT,
+                     "the strict setting of run.policy = %s keeps every "
+                     "page's host on every rank: at most 2^31 - 1 pages",
+                     s->ops->name);
+    CS_TRY_AGREE(ctx, rc);
+    /* each page's host + 1 on its owner, 0 elsewhere: a sum over ranks */
+    for (int64_t i = 0; i < nl; i++)
+        mine[ids[i]] = (int32_t)(host[i] + 1);
+    MPI_Allreduce(mine, s->host_all, (int)N, MPI_INT32_T, MPI_SUM, ctx->comm);
+    for (int64_t p = 0; p < N; p++)
+        s->host_all[p]--;
+fail:
+    free(mine);
+    return rc;
+}
+
 /*
  * Collective. crawl.weight_sync and the strict setting (README "Exact synchronisation"): sets
  * s->sum and s->strict, or fails with a clear error when the job asks for what the policy
@@ -2171,18 +2382,23 @@ static cs_err strict_setting(sim *s)
     cs_ctx *ctx = s->ctx;
     const cs_crawl_config *cc = &s->cfg->crawl;
     const int learner = s->ops->weights != NULL, wsum = cc->weight_sync == CS_WSYNC_SUM;
+    const int global1 = cc->budget == CS_BUDGET_GLOBAL && cc->exchange_every == 1;
     s->sum = wsum && learner && s->ops->sum_begin != NULL;
-    s->strict = cc->budget == CS_BUDGET_GLOBAL && cc->exchange_every == 1 &&
-                s->ops->select == NULL && (!learner || (s->sum && cc->sync_every == 1));
-    if (wsum && ctx->size > 1 && s->ops->select != NULL)
-        return cs_fail(ctx, CS_ERR_CONFIG,
-                       "run.policy = %s with crawl.weight_sync = sum (the default: one learner, "
-                       "rank-invariant under the strict setting) on %d ranks: %s is not "
-                       "rank-invariant yet (a Tree-Frontier or heap and an Adam learner per "
-                       "rank); it runs on 1 rank as it is, or on several with "
-                       "crawl.weight_sync = average (the ranks' networks averaged every "
-                       "sync_every ticks)",
-                       s->ops->name, ctx->size, s->ops->name);
+    if (s->ops->select == NULL) {
+        s->strict = global1 && (!learner || (s->sum && cc->sync_every == 1));
+    } else {
+        /* the selecting policies: one logical policy on replicated state (rep_share) */
+        s->strict = s->rep = global1 && wsum && cc->sync_every == 1;
+        if (wsum && ctx->size > 1 && !s->rep)
+            return cs_fail(ctx, CS_ERR_CONFIG,
+                           "run.policy = %s with crawl.weight_sync = sum (the default: one "
+                           "learner) on %d ranks needs crawl.budget = global, exchange_every = "
+                           "1 and sync_every = 1 (the strict setting: every rank runs the one "
+                           "policy on replicated state); with other settings set "
+                           "crawl.weight_sync = average (the ranks' networks averaged every "
+                           "sync_every ticks)",
+                           s->ops->name, ctx->size);
+    }
     return CS_OK;
 }
 
@@ -2201,6 +2417,11 @@ static void sim_free(sim *s)
     free(s->vis_counts);
     free(s->vis_displs);
     free(s->perm);
+    free(s->host_all);
+    free(s->rep_buf);
+    free(s->rep_all);
+    free(s->rep_counts);
+    free(s->rep_displs);
     free(s->fx_tmp);
     free(s->codes_tmp);
     free(s->ord);
@@ -2457,7 +2678,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         s->ops->sum_begin(s->pol);
     for (int64_t h = 0; h < cs_graph_n_hosts(s->g); h++)
         s->any_split |= s->host_k[h] > 1; /* host_k is global: the same on every rank */
-    if (s->strict && s->any_split && s->max_cap != CS_TRES_MAX_INF)
+    if (s->strict && !s->rep && s->any_split && s->max_cap != CS_TRES_MAX_INF)
         rc = cs_fail(ctx, CS_ERR_CONFIG,
                      "tres.max_per_host = %s with hosts whose pages sit on several ranks "
                      "(run.partition_method = %s) is not rank-invariant yet: use "
@@ -2477,6 +2698,14 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         rc = cs_calloc(ctx, &s->vis_counts, (size_t)ctx->size, sizeof *s->vis_counts, "visited");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->vis_displs, (size_t)ctx->size, sizeof *s->vis_displs, "visited");
+    if (rc == CS_OK)
+        rc =
+            cs_calloc(ctx, &s->rep_counts, 2 * (size_t)ctx->size, sizeof *s->rep_counts, "fetches");
+    if (rc == CS_OK)
+        rc =
+            cs_calloc(ctx, &s->rep_displs, 3 * (size_t)ctx->size, sizeof *s->rep_displs, "fetches");
+    if (rc == CS_OK && s->rep)
+        rc = host_map(s);
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->sp_counts, (size_t)ctx->size, sizeof *s->sp_counts, "hosts");
     if (rc == CS_OK)
