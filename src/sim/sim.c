@@ -169,6 +169,7 @@ typedef struct sim {
      * logical policy on replicated state (rep_share): the whole frontier, every link record and
      * every fetch's observation; a rank fetches the picks it owns. host_all: every page's host. */
     int rep;
+    int cap_global; /* strict, value-based, MAX cap, split hosts: host_fetched counts all ranks' */
     int32_t *host_all;
     char *rep_buf, *rep_all; /* rep_share: this rank's and all ranks' fetches and records */
     size_t rep_buf_cap, rep_all_cap;
@@ -1853,6 +1854,10 @@ static cs_err share_visited(sim *s, int64_t n)
                    MPI_INT64_T, ctx->comm);
     for (int64_t i = 0; i < tot; i++)
         BIT_SET(s->visited, s->vis_all[i]);
+    if (s->cap_global) /* the other ranks' fetches count towards their hosts' MAX caps */
+        for (int64_t i = 0; i < tot; i++)
+            if (i < s->vis_displs[ctx->rank] || i >= s->vis_displs[ctx->rank] + n)
+                s->host_fetched[s->host_all[s->vis_all[i]]]++;
     s->t[PH_EXCHANGE] += cs_now() - t0;
 fail:
     return rc;
@@ -1870,6 +1875,8 @@ static cs_err take_seeds(sim *s, int64_t *n)
     for (int64_t i = 0; i < s->n_seeds; i++) {
         BIT_SET(s->visited, s->seeds[i]); /* replicated: every rank knows every seed visited */
         int64_t li = cs_graph_local_index(s->g, s->seeds[i]);
+        if (li < 0 && s->cap_global)
+            s->host_fetched[s->host_all[s->seeds[i]]]++;
         if (li < 0)
             continue;
         fetch *f = &s->fx[(*n)++];
@@ -2678,15 +2685,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         s->ops->sum_begin(s->pol);
     for (int64_t h = 0; h < cs_graph_n_hosts(s->g); h++)
         s->any_split |= s->host_k[h] > 1; /* host_k is global: the same on every rank */
-    if (s->strict && !s->rep && s->any_split && s->max_cap != CS_TRES_MAX_INF)
-        rc = cs_fail(ctx, CS_ERR_CONFIG,
-                     "tres.max_per_host = %s with hosts whose pages sit on several ranks "
-                     "(run.partition_method = %s) is not rank-invariant yet: use "
-                     "run.partition_method = host-hash, tres.max_per_host = inf, or leave the "
-                     "strict setting (crawl.weight_sync = average)",
-                     cfg->tres.max_per_host,
-                     cfg->run.partition_method == CS_RUN_PART_BLOCK ? "block" : "file");
-    CS_TRY_AGREE(ctx, rc);
+    s->cap_global = s->strict && !s->rep && s->any_split && s->max_cap != CS_TRES_MAX_INF;
     CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, &s->rf));
     if (rc == CS_OK)
         rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
@@ -2704,7 +2703,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     if (rc == CS_OK)
         rc =
             cs_calloc(ctx, &s->rep_displs, 3 * (size_t)ctx->size, sizeof *s->rep_displs, "fetches");
-    if (rc == CS_OK && s->rep)
+    if (rc == CS_OK && (s->rep || s->cap_global))
         rc = host_map(s);
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->sp_counts, (size_t)ctx->size, sizeof *s->sp_counts, "hosts");
