@@ -3,11 +3,12 @@
 # sync_every = 1, weight_sync = sum. Under it a crawl on P ranks is bit-identical to the crawl on
 # 1 rank -- every dataset of the results file (crawlsim compare) but the wall-clock times
 # (/timing), the per-rank tables (/ranks) and the bytes and messages sent between ranks -- for
-# every value-based policy (random, best-first, sarsa in its three modes), every partition
-# method (host-hash, block, metis-host and metis partition files), at 1, 2, 3 and 4 ranks, with
-# host quotas that bind on hosts split across ranks and a frontier capacity that binds; for any
-# OpenMP thread count; and the comparison can fail (weight_sync = average at 2 ranks differs).
-# Settings that cannot honour it are refused with a clear error on every rank.
+# every policy (random, best-first, sarsa in its three modes; tres, tres-async, tree-random on
+# replicated state), every partition method (host-hash, block, metis-host and metis partition
+# files), at 1, 2, 3 and 4 ranks, with host quotas that bind on hosts split across ranks, a
+# frontier capacity that binds and MAX caps; for any OpenMP thread count; and the comparison can
+# fail (weight_sync = average at 2 ranks differs). Settings that cannot honour it are refused
+# with a clear error on every rank.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 # oversubscribed ranks yield instead of spinning (3 and 4 ranks on a 2-core machine)
@@ -54,10 +55,17 @@ crawl() {
 }
 
 # 1. every policy, every partition method, 1 to 4 ranks (the frontier capacity binds in the
-# sarsa runs: 600 entries over all ranks)
-for pol in random best-first sarsa-synchronous sarsa-asynchronous sarsa-moderated; do
+# sarsa and tres runs: 600 entries over all ranks; the TRES policies crawl one shorter task,
+# tres with a MAX cap of 5 per host)
+for pol in random best-first sarsa-synchronous sarsa-asynchronous sarsa-moderated tres tres-async \
+    tree-random; do
     cap=()
-    case $pol in sarsa-*) cap=(--set crawl.frontier_capacity=600) ;; esac
+    case $pol in
+        sarsa-*) cap=(--set crawl.frontier_capacity=600) ;;
+        tres) cap=(--set crawl.frontier_capacity=600 --set run.tasks=1 --set run.pages=1000
+                   --set tres.max_per_host=5 --set run.ticks=60) ;;
+        tres-async | tree-random) cap=(--set run.tasks=1 --set run.pages=1000) ;;
+    esac
     for part in host-hash block metis-host metis; do
         for np in 1 2 3 4; do
             crawl "$np" "$pol" "$part" "s_${pol}_$part.h5" "${cap[@]}"
@@ -66,6 +74,14 @@ for pol in random best-first sarsa-synchronous sarsa-asynchronous sarsa-moderate
             same "np1/s_${pol}_$part.h5" "np$np/s_${pol}_$part.h5" "$pol, $part: $np ranks == 1 rank"
         done
     done
+done
+# MAX caps on hosts split across ranks (a value-based policy: every rank counts every rank's
+# fetches towards the caps)
+for np in 1 2 3 4; do
+    crawl "$np" best-first block max.h5 --set tres.max_per_host=3 --set run.ticks=60
+done
+for np in 2 3 4; do
+    same np1/max.h5 "np$np/max.h5" "best-first, block, MAX 3: $np ranks == 1 rank"
 done
 # the cases above are not vacuous: the quotas bound on split hosts, the capacity evicted
 for f in np4/s_best-first_block.h5 np4/s_sarsa-asynchronous_host-hash.h5; do
@@ -115,9 +131,9 @@ refused() {
     fi
     rm -f err.txt
 }
-refused 2 "run.policy = tres .*weight_sync = sum .*not rank-invariant yet" \
-    --set run.graph=web.h5 --set run.policy=tres --set run.pages=100
-refused 3 "tres.max_per_host = 5 .* not rank-invariant yet" --set run.graph=web.h5 \
-    --set run.policy=best-first --set run.pages=100 --set run.partition_method=block \
-    --set tres.max_per_host=5
+refused 2 "run.policy = tres .*weight_sync = sum .*needs crawl.budget = global" \
+    --set run.graph=web.h5 --set run.policy=tres --set run.pages=100 --set crawl.exchange_every=10
+refused 3 "run.policy = tree-random .*weight_sync = sum .*needs crawl.budget = global" \
+    --set run.graph=web.h5 --set run.policy=tree-random --set run.pages=100 \
+    --set crawl.budget=proportional
 finish
