@@ -81,6 +81,11 @@ for pol in tres tres-async tree-random; do
     kill_case "$pol" 7 --set run.policy=$pol --set run.pages=6000 --set crawl.bandwidth=20 \
         --set crawl.weight_sync=average
 done
+# (the strict setting's replicated TRES state, and SARSA's exact update sums with K > 1: the
+# updates since the last sync are part of the checkpoint)
+kill_case tres-strict 7 --set run.policy=tres --set run.pages=6000 --set crawl.bandwidth=20
+kill_case sarsa-sum-k10 7 --set run.policy=sarsa --set run.pages=30000 --set crawl.bandwidth=100 \
+    --set crawl.sync_every=10
 # (lambda-learn with the adaptive split of the budget between discovery and refresh)
 for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do
     kill_case "refresh-${pol%%:*}" 120 --set run.policy=best-first --set run.pages=0 \
