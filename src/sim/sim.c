@@ -1648,6 +1648,7 @@ static void keep_own_fetches(sim *s, int64_t *n)
  * bytes, so the next records stay aligned). */
 typedef struct rep_fetch {
     int64_t page, pick, relevant, n_out;
+    int64_t order; /* its place in the tick: the pick's index, or a seed's index in s->seeds */
 } rep_fetch;
 
 static size_t rep_block(int64_t n_out, int TD)
@@ -1659,9 +1660,12 @@ static size_t rep_block(int64_t n_out, int TD)
 /*
  * Collective. rep: every rank learns every rank's fetches of this tick (s->fx[0..n) here, with
  * their link records s->msgs and TRES vectors s->tx from fetch_pages) and applies them to its
- * replicated state in one order, page id then link, whatever P: the host counts, the policy's
- * observation (its replay and Tree-Frontier experience), then the records into the frontier and
- * the policy's samples. One allgather of the sizes and one allgatherv of the bytes.
+ * replicated state in one order whatever P, the order of the picks (every rank knows them; the
+ * seeds' order at a task's start), then the links: the host counts, the policy's observation
+ * (its replay and Tree-Frontier experience), then the records into the frontier and the
+ * policy's samples. On 1 rank that is the order of the engine outside the strict setting, so
+ * the strict setting on 1 rank crawls as 1 rank always did. One allgather of the sizes and one
+ * allgatherv of the bytes.
  */
 static cs_err rep_share(sim *s, int64_t n, uint64_t tick)
 {
@@ -1680,6 +1684,10 @@ static cs_err rep_share(sim *s, int64_t n, uint64_t tick)
         hf[i].pick = s->fx[i].has_x ? s->fx[i].pick : -1;
         hf[i].relevant = s->pst[i].relevant;
         hf[i].n_out = s->nout[i];
+        hf[i].order = hf[i].pick;
+        for (int64_t k = 0; hf[i].pick < 0 && k < s->n_seeds; k++)
+            if (s->seeds[k] == hf[i].page)
+                hf[i].order = k;
         memcpy(rr, &s->msgs[s->base[i]], (size_t)s->nout[i] * sizeof(cs_link_msg));
         if (TD > 0)
             memcpy(rr + (size_t)s->nout[i] * sizeof(cs_link_msg), s->tx + s->base[i] * TD,
@@ -1729,8 +1737,8 @@ static cs_err rep_share(sim *s, int64_t n, uint64_t tick)
             ro[j] = at;
             at += (int64_t)rep_block(f.n_out, TD);
             nrec += f.n_out;
-            CS_ASSERT(f.page >= 0 && f.page < ((int64_t)1 << 40) && nf < ((int64_t)1 << 24));
-            key[j] = (uint64_t)f.page << 24 | (uint64_t)j;
+            CS_ASSERT(f.order >= 0 && f.order < ((int64_t)1 << 40) && nf < ((int64_t)1 << 24));
+            key[j] = (uint64_t)f.order << 24 | (uint64_t)j;
         }
     }
     cs_sort_u64(key, nf, s->sort_tmp);
@@ -2224,7 +2232,7 @@ loop:
         if (t == 0) {
             CS_TRY(ctx, take_seeds(s, &nsel));
             polite_check(s, ls->tick);
-            if (s->strict)
+            if (s->strict && !s->rep) /* rep: rep_share orders every rank's fetches */
                 CS_TRY_AGREE(ctx, sort_fetches(s, nsel));
         } else {
             cs_frontier_view v;
@@ -2247,7 +2255,7 @@ loop:
             rc = take_selected(s, nsel);
             if (rc == CS_OK && s->rep)
                 keep_own_fetches(s, &nsel); /* every rank knows every pick visited already */
-            if (rc == CS_OK && s->strict)
+            if (rc == CS_OK && s->strict && !s->rep)
                 rc = sort_fetches(s, nsel);
             CS_TRY_AGREE(ctx, rc);
             s->t[PH_SELECT] += cs_now() - t1;
