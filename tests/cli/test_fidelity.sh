@@ -64,6 +64,9 @@ for s in $seeds; do
 done
 compare sparse-moderated sparse-async notworse
 wins=0
-for s in $seeds; do [ "${rel[sparse-moderated,$s]}" -ge "${rel[sparse-async,$s]}" ] && wins=$((wins + 1)); done
+for s in $seeds; do
+    [ "${rel[sparse-moderated,$s]}" -ge "${rel[sparse-async,$s]}" ] && wins=$((wins + 1))
+    echo "report: sparse topic, seed $s: asynchronous ${rel[sparse-async,$s]}, moderated ${rel[sparse-moderated,$s]}"
+done
 echo "report: sparse topic: moderated found at least as many relevant pages as asynchronous with $wins of 10 seeds"
 finish
