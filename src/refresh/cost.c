@@ -1,10 +1,12 @@
 /*
  * refresh costs: LambdaCrawl's closed forms for a schedule's staleness (Prop. 1 and Prop. 4 for
  * the harmonic penalty of Eq. 2; the binary penalty 1{n>0} used by Azar et al. and in the paper's
- * Section 7), their exact sums over ranks, and the fixed-point helpers (refresh_impl.h).
+ * Section 7), their exact sums over ranks, the fixed-point helpers and the collectives the
+ * re-crawl policies use instead of calling MPI themselves (refresh_impl.h).
  */
 #include "refresh/refresh_impl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <string.h>
@@ -17,6 +19,44 @@ void cs_refresh_allreduce(cs_ctx *ctx, const void *in, void *out, int count, MPI
         return;
     }
     MPI_Allreduce(in, out, count, type, op, ctx->comm);
+}
+
+cs_err cs_refresh_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, void *recv,
+                            size_t *cap, int *cnt, int *dsp, int64_t *total)
+{
+    void **out = recv;
+    *total = 0;
+    if (ctx->comm == MPI_COMM_NULL) {
+        cs_err rc = cs_grow(ctx, recv, cap, (size_t)n + 1, size, "gathered items");
+        if (rc != CS_OK)
+            return rc;
+        if (n > 0)
+            memcpy(*out, send, (size_t)n * size);
+        *total = n;
+        return CS_OK;
+    }
+    /* byte counts; a rank beyond INT_MAX sends -1, and every rank sees the same counts, so the
+     * refusal below is agreed without another collective */
+    const int64_t bytes = n * (int64_t)size;
+    const int mine = bytes <= INT_MAX ? (int)bytes : -1;
+    MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, ctx->comm);
+    int64_t sum = 0;
+    int bad = 0;
+    for (int q = 0; q < ctx->size; q++) {
+        bad |= cnt[q] < 0;
+        dsp[q] = (int)(sum <= INT_MAX ? sum : 0);
+        sum += cnt[q] > 0 ? cnt[q] : 0;
+    }
+    if (bad || sum > INT_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "%lld bytes to gather from every rank, at most %d",
+                       (long long)sum, INT_MAX);
+    const int64_t items = sum / (int64_t)size;
+    cs_err rc = cs_agree(ctx, cs_grow(ctx, recv, cap, (size_t)items + 1, size, "gathered items"));
+    if (rc != CS_OK)
+        return rc;
+    MPI_Allgatherv(send, mine, MPI_BYTE, *out, cnt, dsp, MPI_BYTE, ctx->comm);
+    *total = items;
+    return CS_OK;
 }
 
 double cs_refresh_fx_scale(double bound)

@@ -38,7 +38,8 @@
  *      keeps its group members in a FIFO by (last crawl, id), with lazy deletion; the candidates
  *      are allgathered and every rank takes the same winners.
  *   3. the outcomes (crawls, changes found, importance of the changed pages) are summed over
- *      ranks per chosen group and update the replicated state.
+ *      ranks per chosen group, exactly (integer counts and a fixed-point sum, cs_xsum, so the
+ *      same for any rank count), and update the replicated state.
  *
  * thompson and fgdqn keep per-group state of every group on every rank and need K <= 4096.
  */
@@ -77,6 +78,12 @@ typedef struct pend {
     qent q;
 } pend;
 
+/* A group and its index (sort key). */
+typedef struct kv {
+    double v;
+    int64_t k;
+} kv;
+
 typedef struct bandit {
     enum kind kind;
     int64_t K;
@@ -102,7 +109,16 @@ typedef struct bandit {
     int64_t nchosen, npicks, nelig;
     size_t picks_cap;
     float *z, *z1, *qv;
-    double *out, *sum;
+    double *val;   /* whittle: the index of each group */
+    kv *ord;       /* whittle, whittle-learn: sort scratch */
+    int64_t *cpos; /* the position of a chosen group in chosen[] */
+    double *rew;   /* the reward of a chosen group over all ranks (sum of mu of its changed) */
+    /* the slot's outcomes per chosen group c: osum[w c ..] = (crawls, changes found, limbs of
+     * omu[c], the importance of the pages found changed), w = 2 + CS_XSUM_LIMBS, this rank's
+     * then (from w nchosen on) their sum over ranks */
+    cs_xsum *omu;
+    int64_t *osum;
+    size_t omu_cap, osum_cap;
     cand *mine, *all;
     qent *mine_q;
     pend *back;
@@ -187,8 +203,12 @@ static void bandit_destroy(void *st)
     free(b->z);
     free(b->z1);
     free(b->qv);
-    free(b->out);
-    free(b->sum);
+    free(b->val);
+    free(b->ord);
+    free(b->cpos);
+    free(b->rew);
+    free(b->omu);
+    free(b->osum);
     free(b->mine);
     free(b->all);
     free(b->mine_q);
@@ -240,8 +260,10 @@ static cs_err create_kind(cs_ctx *ctx, cs_recrawl *r, void **st, enum kind kind)
     CS_TRY(ctx, cs_alloc(ctx, &b->chosen, Kz, sizeof *b->chosen, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->elig, Kz, sizeof *b->elig, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->took, Kz, sizeof *b->took, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->out, 3 * Kz, sizeof *b->out, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->sum, 3 * Kz, sizeof *b->sum, "bandit groups"));
+    CS_TRY(ctx, cs_alloc(ctx, &b->val, Kz, sizeof *b->val, "bandit groups"));
+    CS_TRY(ctx, cs_alloc(ctx, &b->ord, Kz, sizeof *b->ord, "bandit groups"));
+    CS_TRY(ctx, cs_alloc(ctx, &b->cpos, Kz, sizeof *b->cpos, "bandit groups"));
+    CS_TRY(ctx, cs_calloc(ctx, &b->rew, Kz, sizeof *b->rew, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->rc_cnt, 2 * (size_t)ctx->size, sizeof *b->rc_cnt, "bandit"));
     b->rc_dsp = b->rc_cnt + ctx->size;
     for (int64_t k = 0; k < K; k++)
@@ -320,7 +342,7 @@ static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     bandit *b = st;
     cs_err rc = CS_OK;
     double *mu = NULL, *D = NULL, *p = NULL;
-    MPI_Allreduce(b->members, b->cnt, (int)b->K, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_refresh_allreduce(ctx, b->members, b->cnt, (int)b->K, MPI_INT64_T, MPI_SUM);
     if (b->kind == B_WHITTLE || b->kind == B_LEARN) {
         /* lambda_k = slot * sum of mu delta over the group's cached pages: exact sums */
         cs_xsum *xs = NULL;
@@ -456,14 +478,25 @@ static int64_t cmp_i64(int64_t a, int64_t b)
     return (a > b) - (a < b);
 }
 
-/* whittle: sort eligible groups by decreasing index, then lower group */
-static const double *g_index;
+/* whittle, whittle-learn: groups by decreasing index, then lower group */
 static int by_index(const void *x, const void *y)
 {
-    const int64_t a = *(const int64_t *)x, c = *(const int64_t *)y;
-    if (g_index[a] != g_index[c])
-        return g_index[a] > g_index[c] ? -1 : 1;
-    return (int)cmp_i64(a, c);
+    const kv *a = x, *c = y;
+    if (a->v != c->v)
+        return a->v > c->v ? -1 : 1;
+    return (int)cmp_i64(a->k, c->k);
+}
+
+/* Sorts elig[0..n) by by_index on v[group] (ord: scratch of n pairs). */
+static void sort_by_index(int64_t *elig, int64_t n, const double *v, kv *ord)
+{
+    for (int64_t e = 0; e < n; e++) {
+        ord[e].v = v[elig[e]];
+        ord[e].k = elig[e];
+    }
+    qsort(ord, (size_t)n, sizeof *ord, by_index);
+    for (int64_t e = 0; e < n; e++)
+        elig[e] = ord[e].k;
 }
 
 /* The replicated allocation of n crawls to groups (alloc, chosen, picks). */
@@ -520,10 +553,9 @@ static cs_err allocate(cs_ctx *ctx, cs_recrawl *r, bandit *b, int64_t n)
         /* the index at the group's age (slots since its last crawl, + 1 for this slot) */
         for (int64_t e = 0; e < E; e++) {
             const int64_t k = b->elig[e];
-            b->out[k] = cs_whittle_index_age(b->X[k] + 1, b->w[k], b->alpha, 1.0);
+            b->val[k] = cs_whittle_index_age(b->X[k] + 1, b->w[k], b->alpha, 1.0);
         }
-        g_index = b->out;
-        qsort(b->elig, (size_t)E, sizeof *b->elig, by_index);
+        sort_by_index(b->elig, E, b->val, b->ord);
         for (int64_t j = 0; j < n; j++)
             CS_TRY(ctx, add_pick(ctx, b, b->elig[j % E]));
         break;
@@ -538,10 +570,7 @@ static cs_err allocate(cs_ctx *ctx, cs_recrawl *r, bandit *b, int64_t n)
         for (int64_t e = 0; e < E; e++)
             if (b->act[b->elig[e]])
                 b->elig[A++] = b->elig[e];
-        for (int64_t k = 0; k < b->K; k++)
-            b->out[k] = fa[k];
-        g_index = b->out;
-        qsort(b->elig, (size_t)A, sizeof *b->elig, by_index);
+        sort_by_index(b->elig, A, fa, b->ord);
         for (int64_t j = 0; j < n && A > 0; j++)
             CS_TRY(ctx, add_pick(ctx, b, b->elig[j % A]));
         break;
@@ -657,26 +686,28 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         }
     }
     /* 4. every rank's candidates; the same winners everywhere */
-    int mc = (int)(m * (int64_t)sizeof(cand));
-    MPI_Allgather(&mc, 1, MPI_INT, b->rc_cnt, 1, MPI_INT, ctx->comm);
-    int64_t tot = 0;
-    for (int q = 0; q < ctx->size; q++) {
-        b->rc_dsp[q] = (int)tot;
-        tot += b->rc_cnt[q];
-    }
-    rc = cs_grow(ctx, &b->all, &b->all_cap, (size_t)tot / sizeof(cand) + 1, sizeof *b->all,
-                 "bandit candidates");
-    CS_TRY_AGREE(ctx, rc);
-    MPI_Allgatherv(b->mine, mc, MPI_BYTE, b->all, b->rc_cnt, b->rc_dsp, MPI_BYTE, ctx->comm);
-    const int64_t na = tot / (int64_t)sizeof(cand);
+    int64_t na = 0;
+    CS_TRY(ctx, cs_refresh_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap,
+                                     b->rc_cnt, b->rc_dsp, &na));
     qsort(b->all, (size_t)na, sizeof *b->all, cand_cmp);
-    /* my candidates by id, to find my winners */
+    /* my candidates by id, to find my winners; the outcomes per chosen group */
     int64_t *slot_of = NULL;
+    const size_t nc = (size_t)b->nchosen, w = 2 + CS_XSUM_LIMBS;
     qsort(b->mine_q, (size_t)m, sizeof *b->mine_q, qent_id_cmp);
-    CS_TRY_AGREE(ctx, cs_calloc(ctx, &slot_of, (size_t)m + 1, sizeof *slot_of, "bandit"));
-    memset(b->out, 0, 3 * (size_t)b->K * sizeof *b->out);
-    for (int64_t j = 0; j < b->nchosen; j++)
-        b->took[b->chosen[j]] = 0;
+    rc = cs_calloc(ctx, &slot_of, (size_t)m + 1, sizeof *slot_of, "bandit");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &b->omu, &b->omu_cap, nc + 1, sizeof *b->omu, "bandit outcomes");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &b->osum, &b->osum_cap, 2 * w * nc + 1, sizeof *b->osum,
+                     "bandit outcomes");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t c = 0; c < b->nchosen; c++) {
+        const int64_t k = b->chosen[c];
+        b->took[k] = 0;
+        b->cpos[k] = c;
+        b->osum[w * (size_t)c] = b->osum[w * (size_t)c + 1] = 0;
+        cs_xsum_zero(&b->omu[c]);
+    }
     for (int64_t a = 0; a < na && rc == CS_OK; a++) {
         const int64_t k = b->all[a].k;
         if (b->took[k] >= b->alloc[k])
@@ -689,9 +720,11 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         slot_of[hit - b->mine_q] = 1; /* taken */
         uint32_t ch = 0;
         rc = recrawl_crawl_now(r, hit->li, t, &ch);
-        b->out[3 * k] += 1.0;
-        b->out[3 * k + 1] += ch > 0;
-        b->out[3 * k + 2] += ch > 0 ? r->pg.mu[hit->li] : 0.0;
+        const int64_t c = b->cpos[k];
+        b->osum[w * (size_t)c]++;
+        b->osum[w * (size_t)c + 1] += ch > 0;
+        if (ch > 0)
+            cs_xsum_add(&b->omu[c], r->pg.mu[hit->li]);
     }
     /* the candidates not taken go back to the fronts of their FIFOs: pushed in decreasing
      * (group, time, id) order, each front stays sorted */
@@ -707,23 +740,27 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
             rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the bandit groups");
     free(slot_of);
     CS_TRY_AGREE(ctx, rc);
-    /* 5. outcomes over all ranks, per chosen group */
-    for (int64_t c = 0; c < b->nchosen; c++)
-        for (int j = 0; j < 3; j++)
-            b->sum[3 * c + j] = b->out[3 * b->chosen[c] + j];
-    MPI_Allreduce(MPI_IN_PLACE, b->sum, (int)(3 * b->nchosen), MPI_DOUBLE, MPI_SUM, ctx->comm);
-    for (int64_t c = 0; c < b->nchosen; c++) {
+    /* 5. outcomes over all ranks, per chosen group: integer counts and exact sums of mu (a
+     * floating-point sum over ranks would depend on the rank count, and FG-DQN learns from it),
+     * packed into one allreduce */
+    int64_t *ob = b->osum, *og = b->osum + w * nc;
+    for (size_t c = 0; c < nc; c++) {
+        cs_xsum_norm(&b->omu[c]); /* limbs below 2^32: no sum over ranks overflows */
+        memcpy(ob + w * c + 2, b->omu[c].limb, sizeof b->omu[c].limb);
+    }
+    cs_refresh_allreduce(ctx, ob, og, (int)(w * nc), MPI_INT64_T, MPI_SUM);
+    for (size_t c = 0; c < nc; c++) {
         const int64_t k = b->chosen[c];
-        const double crawled = b->sum[3 * c], changed = b->sum[3 * c + 1];
-        b->ta[k] += changed;
-        b->tb[k] += crawled - changed;
-        b->out[3 * k + 2] = b->sum[3 * c + 2]; /* the group's reward, for the transitions */
+        const int64_t crawled = og[w * c], changed = og[w * c + 1];
+        cs_xsum s;
+        cs_xsum_zero(&s);
+        memcpy(s.limb, og + w * c + 2, sizeof s.limb);
+        b->ta[k] += (double)changed;
+        b->tb[k] += (double)(crawled - changed);
+        b->Y[k] = changed > 0;
+        b->rew[k] = cs_xsum_value(&s); /* the group's reward, for the transitions */
     }
     if (b->kind == B_FGDQN) {
-        for (int64_t c = 0; c < b->nchosen; c++) {
-            const int64_t k = b->chosen[c];
-            b->Y[k] = b->sum[3 * c + 1] > 0.0;
-        }
         for (int64_t k = 0; k < b->K; k++) {
             const int64_t x = b->alloc[k] > 0 ? 0 : b->X[k] + 1;
             b->z1[k] = (float)((double)x / r->cfg.fgdqn.x_scale);
@@ -731,13 +768,10 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         }
         for (int64_t j = 0; j < b->npicks; j++) {
             const int64_t k = b->picks[j];
-            cs_fgdqn_push(b->net, b->z, k, (float)(b->out[3 * k + 2] / (double)b->alloc[k]), b->z1);
+            cs_fgdqn_push(b->net, b->z, k, (float)(b->rew[k] / (double)b->alloc[k]), b->z1);
         }
         if (b->npicks > 0)
             cs_fgdqn_train(b->net);
-    } else {
-        for (int64_t c = 0; c < b->nchosen; c++)
-            b->Y[b->chosen[c]] = b->sum[3 * c + 1] > 0.0;
     }
     for (int64_t k = 0; k < b->K; k++)
         b->X[k] = b->alloc[k] > 0 ? 0 : b->X[k] + 1;

@@ -1,5 +1,6 @@
 /*
- * refresh internals: exact fixed-point sums shared by the solvers and the cost functions.
+ * refresh internals: exact fixed-point sums shared by the solvers and the cost functions, and the
+ * collectives of the re-crawl policies (which never call MPI directly).
  *
  * Why fixed point: a floating-point sum over ranks depends on the order of the additions, hence
  * on the rank and thread count, and the root finds branch on such sums (STYLE.md). Here each
@@ -58,6 +59,13 @@ double cs_refresh_fx_scale(double bound);
  * tools and unit tests, without MPI_Init) a copy. Types: MPI_DOUBLE or MPI_INT64_T. */
 void cs_refresh_allreduce(cs_ctx *ctx, const void *in, void *out, int count, MPI_Datatype type,
                           MPI_Op op);
+
+/* Collective(ctx->comm). Every rank's n items of `size` bytes at send, concatenated in rank
+ * order, into *(void **)recv (grown with cs_grow, caller-owned; *cap in items); *total the number
+ * of items. cnt and dsp: scratch of ctx->size ints each (unused on a local context, where it is a
+ * copy). Errors, agreed: CS_ERR_NOMEM; CS_ERR_LIMIT beyond INT_MAX bytes in all. */
+cs_err cs_refresh_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, void *recv,
+                            size_t *cap, int *cnt, int *dsp, int64_t *total);
 
 /* Local. The value of an (allreduced) accumulator a[0..3) with the given scale. */
 double cs_refresh_fx_value(const int64_t *a, double scale);
