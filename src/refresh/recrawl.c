@@ -271,7 +271,24 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
     cs_refresh_opts_default(&o);
     o.epsilon = r->cfg.epsilon;
     o.costs = 0;
-    CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, r->cfg.bandwidth, &o, r->crate, r->cprob, NULL));
+    /* LambdaCrawl and LCA crawl complete pages on their notifications: when every cached page
+     * is complete the schedule cannot use more than their total change rate, and the solver
+     * refuses more. The caller caps R with the true rates; a learner solves on its estimates,
+     * whose total may be lower, so R is capped here at 0.999 of the total of the rates in use
+     * (exact sums: the same R on every rank; a no-op when the caller's cap already holds). */
+    double R = r->cfg.bandwidth;
+    if ((policy == CS_REFRESH_LAMBDACRAWL || policy == CS_REFRESH_LCA) && r->pg.complete != NULL) {
+        int64_t inc = 0, ginc = 0;
+        for (int64_t j = 0; j < m; j++)
+            inc += !r->ccomp[j];
+        cs_refresh_allreduce(ctx, &inc, &ginc, 1, MPI_INT64_T, MPI_SUM);
+        double sum = 0.0;
+        if (ginc == 0)
+            CS_TRY(ctx, cs_refresh_sum(ctx, r->cdelta, m, &sum));
+        if (sum > 0.0 && R > 0.999 * sum)
+            R = 0.999 * sum;
+    }
+    CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, R, &o, r->crate, r->cprob, NULL));
     for (int64_t j = 0; j < m; j++) {
         r->rate[r->cidx[j]] = r->crate[j];
         r->prob[r->cidx[j]] = r->cprob[j];
