@@ -595,7 +595,7 @@ void cs_config_print_help(FILE *out, const char *section, int markdown)
     size_t n;
     const cs_conf_entry *s = cs_config_schema(&n);
     const char *cur = NULL;
-    char range[256];
+    char range[1024];
     for (size_t i = 0; i < n; i++) {
         const cs_conf_entry *e = &s[i];
         if (section != NULL && strcmp(section, e->section) != 0)
