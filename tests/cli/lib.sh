@@ -22,6 +22,18 @@ run() {
 # printed (the first differences and the summary line, or the error) in $compared.
 compare() { compared=$(timeout 300 "$BIN" compare "$@" 2>&1); }
 
+# same_as_one_rank A B WHAT: A and B bit-identical outside what measures the ranks themselves
+# (/timing, ignored by compare; /ranks; the bytes and messages sent between ranks): the strict
+# setting's rank invariance (README "Exact synchronisation")
+same_as_one_rank() {
+    if compare "$1" "$2" --ignore /ranks --ignore /series/bytes_exchanged \
+        --ignore /series/messages; then
+        pass "$3"
+    else
+        fail "$3: $(head -4 <<< "$compared")"
+    fi
+}
+
 fail() {
     echo "FAIL: $*"
     failures=$((failures + 1))

@@ -27,16 +27,8 @@ for np in 1 2 3 4; do
     done
 done
 
-# same A B WHAT: bit-identical outside what legitimately depends on P
-same() {
-    local out
-    if out=$("$BIN" compare "$1" "$2" --ignore /ranks --ignore /series/bytes_exchanged \
-        --ignore /series/messages 2>&1); then
-        pass "$3"
-    else
-        fail "$3: $(head -4 <<< "$out")"
-    fi
-}
+# same A B WHAT: lib.sh's same_as_one_rank
+same() { same_as_one_rank "$@"; }
 
 # crawl NP POLICY PARTITION OUT [ARGS...]: a small crawl from directory npNP
 crawl() {

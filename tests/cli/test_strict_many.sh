@@ -18,12 +18,8 @@ for case in best-first:host-hash sarsa:block; do
                 2> err.txt || fail "run $pol $part np $np: $(cat err.txt)"
         done
         for np in 8 16; do
-            if out=$("$BIN" compare "m_${pol}_${part}_1.h5" "m_${pol}_${part}_$np.h5" --ignore /ranks \
-                --ignore /series/bytes_exchanged --ignore /series/messages 2>&1); then
-                pass "$pol, $part: $np ranks == 1 rank"
-            else
-                fail "$pol, $part: $np ranks differ from 1 rank: $(head -4 <<< "$out")"
-            fi
+            same_as_one_rank "m_${pol}_${part}_1.h5" "m_${pol}_${part}_$np.h5" \
+                "$pol, $part: $np ranks == 1 rank"
         done
     }
 done

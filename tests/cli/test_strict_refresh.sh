@@ -35,16 +35,8 @@ listed=$(run 1 run --set refresh.policy=? -o bad.h5 2>&1 | grep -oE 'none\|[a-z|
 # ds FILE DATASET: the values of a dataset, one per line
 ds() { h5dump -y -w 0 -d "$2" "$1" | sed -n '/DATA {/,/}/p' | sed '1d;$d' | tr -d ' ' | tr ',' '\n' | grep -v '^$'; }
 
-# same A B WHAT: bit-identical outside what legitimately depends on P
-same() {
-    local out
-    if out=$("$BIN" compare "$1" "$2" --ignore /ranks --ignore /series/bytes_exchanged \
-        --ignore /series/messages 2>&1); then
-        pass "$3"
-    else
-        fail "$3: $(head -4 <<< "$out")"
-    fi
-}
+# same A B WHAT: lib.sh's same_as_one_rank
+same() { same_as_one_rank "$@"; }
 
 # same_bg A B WHAT: same in the background (a comparison waits half a second for MPI's start-up,
 # which the next runs hide); same_wait reports them all, in order
