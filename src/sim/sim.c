@@ -476,6 +476,26 @@ static void touch(sim *s, int64_t h)
 }
 
 /*
+ * Collective. The layout of an allgatherv: every rank's count (n here), their displacements in
+ * rank order and *tot their sum. A count beyond int, or a total beyond int, fails on every rank
+ * alike (the counts are the same everywhere): CS_ERR_LIMIT naming `what`.
+ */
+static cs_err gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64_t *tot,
+                            const char *what)
+{
+    const int mine = n <= INT32_MAX ? (int)n : -1;
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm);
+    *tot = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        if (counts[r] < 0 || *tot + counts[r] > INT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 %s in one tick", what);
+        displs[r] = (int)*tot;
+        *tot += counts[r];
+    }
+    return CS_OK;
+}
+
+/*
  * Collective. Strict setting: every rank learns the n values of every rank's sp[0..2n) pairs
  * (host, key) into s->sp_all (rank order; *tot pairs). One allgather of the counts and one of
  * the pairs; nothing without split hosts.
@@ -483,25 +503,14 @@ static void touch(sim *s, int64_t h)
 static cs_err gather_split(sim *s, int64_t n, int64_t *tot)
 {
     cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
-    const int P = ctx->size;
-    const int mine = 2 * n <= INT32_MAX ? (int)(2 * n) : -1;
-    MPI_Allgather(&mine, 1, MPI_INT, s->sp_counts, 1, MPI_INT, ctx->comm);
     int64_t t = 0;
-    for (int r = 0; r < P; r++) {
-        if (s->sp_counts[r] < 0 || t + s->sp_counts[r] > INT32_MAX) {
-            rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^30 split-host picks in one tick");
-            break;
-        }
-        s->sp_displs[r] = (int)t;
-        t += s->sp_counts[r];
-    }
+    cs_err rc = gather_layout(ctx, 2 * n, s->sp_counts, s->sp_displs, &t, "split-host pick values");
     if (rc == CS_OK)
         rc = cs_grow(ctx, &s->sp_all, &s->sp_all_cap, (size_t)t + 2, sizeof *s->sp_all,
                      "host quotas");
     CS_TRY_AGREE(ctx, rc);
-    MPI_Allgatherv(s->sp, mine, MPI_INT64_T, s->sp_all, s->sp_counts, s->sp_displs, MPI_INT64_T,
-                   ctx->comm);
+    MPI_Allgatherv(s->sp, (int)(2 * n), MPI_INT64_T, s->sp_all, s->sp_counts, s->sp_displs,
+                   MPI_INT64_T, ctx->comm);
     *tot = t / 2;
 fail:
     return rc;
@@ -1836,22 +1845,11 @@ fail:
 static cs_err share_visited(sim *s, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
-    const int P = ctx->size;
-    if (P == 1)
+    if (ctx->size == 1)
         return CS_OK;
     double t0 = cs_now();
-    const int mine = n <= INT32_MAX ? (int)n : -1;
-    MPI_Allgather(&mine, 1, MPI_INT, s->vis_counts, 1, MPI_INT, ctx->comm);
     int64_t tot = 0;
-    for (int r = 0; r < P; r++) {
-        if (s->vis_counts[r] < 0 || tot + s->vis_counts[r] > INT32_MAX) {
-            rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 fetches in one tick");
-            break;
-        }
-        s->vis_displs[r] = (int)tot;
-        tot += s->vis_counts[r];
-    }
+    cs_err rc = gather_layout(ctx, n, s->vis_counts, s->vis_displs, &tot, "fetches");
     if (rc == CS_OK)
         rc = cs_grow(ctx, &s->vis_all, &s->vis_all_cap, (size_t)tot + 1, sizeof *s->vis_all,
                      "visited");
