@@ -14,6 +14,7 @@
  * of rows of at most BLOCK_BYTES, so memory stays bounded for graph files of any size.
  */
 #include "crawlsim/graphio.h"
+#include "graphio_impl.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,15 +69,6 @@ typedef struct valcmp {
     char va[VALUE_CAP], vb[VALUE_CAP];
     char note[64];
 } valcmp;
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c != NULL)
-        memcpy(c, s, n);
-    return c;
-}
 
 /* Byte order of paths in which '/' sorts before every other character, so that a group's
  * contents follow it directly ("/a", "/a/b", "/a-c"): depth-first order. */
@@ -256,7 +248,7 @@ static cs_err list_file(cmp *c, int side, listing *l)
 {
     cs_err rc = CS_OK;
     if (selected(c, "/")) {
-        char *root = dup_str("/");
+        char *root = gio_dup_str("/");
         if (root == NULL)
             return cs_fail(c->ctx, CS_ERR_NOMEM, "compare: out of memory");
         rc = listing_add(c->ctx, l, root, K_GROUP);
@@ -763,7 +755,7 @@ static herr_t attr_name(hid_t loc, const char *name, const H5A_info_t *info, voi
         nm->v = v;
         nm->cap = cap;
     }
-    nm->v[nm->n] = dup_str(name);
+    nm->v[nm->n] = gio_dup_str(name);
     if (nm->v[nm->n] == NULL) {
         nm->failed = 1;
         return -1;

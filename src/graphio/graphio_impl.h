@@ -52,5 +52,7 @@ cs_err gio_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir)
 
 /* Local. The rank owning page v under cs_block_range(n, ., size). */
 int gio_block_owner(int64_t n, int size, int64_t v);
+/* Local. A malloc'd copy of s, or NULL when out of memory. */
+char *gio_dup_str(const char *s);
 
 #endif

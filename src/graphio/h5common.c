@@ -58,6 +58,15 @@ int64_t cs_graphio_chunk_elems(void)
     return CS_GRAPHIO_CHUNK_ELEMS;
 }
 
+char *gio_dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c != NULL)
+        memcpy(c, s, n);
+    return c;
+}
+
 int gio_block_owner(int64_t n, int size, int64_t v)
 {
     /* Inverse of cs_block_range: the first n % size ranks hold q + 1 pages, the others q. */

@@ -75,15 +75,6 @@ static hid_t mem_type(cs_results_type t)
                              : H5T_NATIVE_UINT8;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c != NULL)
-        memcpy(c, s, n);
-    return c;
-}
-
 /* Local. Checks path and stores its normalised form (leading '/' dropped) in *out (caller frees).
  * allow_root: "" and "/" are accepted (as ""). `what` names the caller in messages. */
 static cs_err norm_path(cs_ctx *ctx, const char *what, const char *path, int allow_root, char **out)
@@ -104,7 +95,7 @@ static cs_err norm_path(cs_ctx *ctx, const char *what, const char *path, int all
                            path);
         c += len + (e != NULL ? 1 : 0);
     }
-    char *n = dup_str(p);
+    char *n = gio_dup_str(p);
     if (n == NULL)
         return cs_fail(ctx, CS_ERR_NOMEM, "results: %s: out of memory", what);
     *out = n;
@@ -251,7 +242,7 @@ cs_err cs_results_add_text(cs_ctx *ctx, cs_results *r, const char *path, const c
     char *copy = NULL;
     size_t len = strlen(text);
     if (rc == CS_OK && ctx->rank == 0) {
-        copy = dup_str(text);
+        copy = gio_dup_str(text);
         if (copy == NULL)
             rc = cs_fail(ctx, CS_ERR_NOMEM, "results: out of memory copying text /%s (%zu bytes)",
                          p, len);
@@ -299,7 +290,7 @@ cs_err cs_results_attr(cs_ctx *ctx, cs_results *r, const char *path, const char 
         free(p);
         return rc;
     }
-    char *n = dup_str(name), *v = dup_str(value);
+    char *n = gio_dup_str(name), *v = gio_dup_str(value);
     if (n == NULL || v == NULL) {
         free(n);
         free(v);
