@@ -2390,6 +2390,10 @@ fail:
  * or heap per rank, Adam per rank) are not rank-invariant yet, so under sum on more than one
  * rank they are refused rather than run with results that depend on P.
  */
+/* The largest alpha x B at which a SARSA tick under weight_sync = sum learned as the online loop
+ * does (measured: README "Exact synchronisation"). */
+#define SUM_STEP_MAX 0.1
+
 static cs_err strict_setting(sim *s)
 {
     cs_ctx *ctx = s->ctx;
@@ -2397,6 +2401,19 @@ static cs_err strict_setting(sim *s)
     const int learner = s->ops->weights != NULL, wsum = cc->weight_sync == CS_WSYNC_SUM;
     const int global1 = cc->budget == CS_BUDGET_GLOBAL && cc->exchange_every == 1;
     s->sum = wsum && learner && s->ops->sum_begin != NULL;
+    /* Under sum a SARSA tick applies its B updates together, all computed from the weights at
+     * the tick's start: the tick's step is about alpha x B. Measured on the quickstart world
+     * (README "Exact synchronisation"), alpha x B = 0.1 learns as the online loop does, 0.3
+     * loses a third of the harvest and 1 collapses below random. */
+    const double step = s->cfg->sarsa.alpha * (double)cc->bandwidth;
+    if (s->sum && strcmp(s->ops->name, "sarsa") == 0 && step > SUM_STEP_MAX)
+        CS_LOG(ctx, CS_LOG_WARN,
+               "sarsa.alpha x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
+               "updates come from the same weights and are applied together, so its step is "
+               "about %g; above %g the learner degrades and near 1 it collapses. Set "
+               "sarsa.alpha <= %g for this bandwidth (README \"Exact synchronisation\")",
+               step, (long long)cc->bandwidth, step, SUM_STEP_MAX,
+               SUM_STEP_MAX / (double)cc->bandwidth);
     if (s->ops->select == NULL) {
         s->strict = global1 && (!learner || (s->sum && cc->sync_every == 1));
     } else {
