@@ -163,7 +163,7 @@ enum cs_reward_kind { CS_REWARD_PAPER = 0, CS_REWARD_BINARY = 1 };
 /* [sarsa]: Han et al.'s focused crawler (docs in schema.c). */
 typedef struct cs_sarsa_config {
     int mode;
-    double alpha;
+    char alpha[32]; /* "auto" or a number in [0, 1]: cs_sarsa_alpha gives the step */
     double gamma;
     double epsilon;
     double beta;
@@ -225,6 +225,16 @@ typedef struct cs_refresh_config {
 } cs_refresh_config;
 
 enum cs_refresh_group_by { CS_GROUP_RATE_CLASS = 0, CS_GROUP_HOST = 1 };
+
+/* sarsa.alpha = auto: the paper's step (Han et al.: 0.001, one fetch at a time), and under
+ * crawl.weight_sync = sum at most CS_SARSA_ALPHA_AUTO_STEP / crawl.bandwidth, because a tick then
+ * applies its B updates, all computed from the weights at its start, together (README "Exact
+ * synchronisation": alpha x B = 0.01 learned best of those measured; 1 collapses). */
+#define CS_SARSA_ALPHA_PAPER 0.001
+#define CS_SARSA_ALPHA_AUTO_STEP 0.01
+/* Local. Parses sarsa.alpha into *alpha (a negative value for auto); returns 0 if it is neither
+ * auto nor a number in [0, 1]. */
+CS_API int cs_sarsa_alpha_parse(const char *s, double *alpha);
 
 /* refresh.fraction parsed: the fraction, or CS_REFRESH_SPLIT_ADAPTIVE. */
 #define CS_REFRESH_SPLIT_ADAPTIVE (-1.0)
@@ -312,6 +322,9 @@ CS_API cs_err cs_config_set(cs_ctx *ctx, cs_config *cfg, const char *assignment,
 
 /* Local. Checks relations between keys (e.g. p_host + p_topic <= 1). */
 CS_API cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg);
+
+/* Local. The SARSA step of a validated configuration: sarsa.alpha, or auto resolved. */
+CS_API double cs_sarsa_alpha(const cs_config *cfg);
 
 /*
  * Collective(ctx->comm). Logically collective: path, overrides. Defaults, then the file (read

@@ -304,6 +304,33 @@ int cs_tres_max_parse(const char *s, int64_t *cap)
     return 1;
 }
 
+int cs_sarsa_alpha_parse(const char *s, double *alpha)
+{
+    if (strcmp(s, "auto") == 0) {
+        *alpha = -1.0;
+        return 1;
+    }
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno != 0 || !(v >= 0.0 && v <= 1.0))
+        return 0;
+    *alpha = v;
+    return 1;
+}
+
+double cs_sarsa_alpha(const cs_config *cfg)
+{
+    double a = CS_SARSA_ALPHA_PAPER;
+    if (cs_sarsa_alpha_parse(cfg->sarsa.alpha, &a) && a >= 0.0)
+        return a;
+    a = CS_SARSA_ALPHA_PAPER;
+    const double tick = CS_SARSA_ALPHA_AUTO_STEP / (double)cfg->crawl.bandwidth;
+    if (cfg->crawl.weight_sync == CS_WSYNC_SUM && tick < a)
+        a = tick;
+    return a;
+}
+
 int cs_refresh_fraction_parse(const char *s, double *f)
 {
     if (strcmp(s, "adaptive") == 0) {
@@ -345,6 +372,10 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "%s: sarsa.mid_threshold = %g exceeds sarsa.high_threshold = %g", f,
                        sa->mid_threshold, sa->high_threshold);
+    double alpha = 0.0;
+    if (!cs_sarsa_alpha_parse(sa->alpha, &alpha))
+        return cs_fail(ctx, CS_ERR_CONFIG, "%s: sarsa.alpha = '%s': expected auto or a number in [0, 1]",
+                       f, sa->alpha);
     int64_t cap = 0;
     if (!cs_tres_max_parse(cfg->tres.max_per_host, &cap))
         return cs_fail(ctx, CS_ERR_CONFIG,

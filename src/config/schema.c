@@ -18,6 +18,7 @@
 #define S(k) offsetof(cs_config, sarsa.k)
 #define T(k) offsetof(cs_config, tres.k)
 #define TSZ(k) sizeof(((cs_config *)0)->tres.k)
+#define SSZ(k) sizeof(((cs_config *)0)->sarsa.k)
 #define F(k) offsetof(cs_config, refresh.k)
 #define FSZ(k) sizeof(((cs_config *)0)->refresh.k)
 #define B(k) offsetof(cs_config, bandit.k)
@@ -79,8 +80,8 @@ static const cs_conf_entry schema[] = {
     /* ---- [sarsa] Han, Wuillemin, Senellart 2018 ---- */
     {"sarsa", "mode", CS_CONF_ENUM, "asynchronous", 0, 0, "synchronous|asynchronous|moderated", S(mode), 0,
      "synchronous: re-evaluate the whole frontier after the weights change; asynchronous: evaluate only new and updated links; moderated: asynchronous with the moderated update (Eq. 4)"},
-    {"sarsa", "alpha", CS_CONF_DOUBLE, "0.001", 0, 1, NULL, S(alpha), 0,
-     "step size alpha of the gradient update (Eq. 3); under crawl.weight_sync = sum a tick applies crawl.bandwidth updates from the same weights together, so keep alpha x bandwidth <= 0.1"},
+    {"sarsa", "alpha", CS_CONF_STRING, "auto", 0, 0, NULL, S(alpha), SSZ(alpha),
+     "step size alpha of the gradient update (Eq. 3), a number in [0, 1] or auto: the paper's 0.001, and under crawl.weight_sync = sum at most 0.01 / crawl.bandwidth (a tick then applies its bandwidth updates, all computed from the weights at its start, together: keep alpha x bandwidth <= 0.1, a warning says so)"},
     {"sarsa", "gamma", CS_CONF_DOUBLE, "0.9", 0, 0.999999, NULL, S(gamma), 0,
      "discount rate gamma"},
     {"sarsa", "epsilon", CS_CONF_DOUBLE, "0.1", 0, 1, NULL, S(epsilon), 0,

@@ -32,6 +32,7 @@ typedef struct sarsa {
     cs_sarsa_config c;
     const cs_feat_layout *L;
     cs_qlinear q;
+    double alpha; /* sarsa.alpha, auto resolved (cs_sarsa_alpha) */
     uint64_t seed;
     int dirty; /* weights changed since the last full evaluation (synchronous) */
     /* crawl.weight_sync = sum: the weights of the last sync and the updates since (exact) */
@@ -47,6 +48,7 @@ static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layo
     CS_TRY(ctx, cs_calloc(ctx, &s, 1, sizeof *s, "sarsa"));
     s->c = cfg->sarsa;
     s->L = L;
+    s->alpha = cs_sarsa_alpha(cfg);
     s->seed = (uint64_t)cfg->run.seed;
     CS_TRY(ctx, cs_qlinear_init(ctx, &s->q, L));
     CS_TRY(ctx, cs_calloc(ctx, &s->w0, (size_t)L->n_weights, sizeof *s->w0, "sarsa"));
@@ -135,12 +137,12 @@ static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint6
             /* one rounding per fetch, then integer additions: order-free */
             int32_t idx[CS_FEAT_MAX_GROUPS * 4];
             const int k = cs_qlinear_indexes(&s->q, e->x, idx);
-            const cs_fix u = cs_fix_from_double(s->c.alpha * delta);
+            const cs_fix u = cs_fix_from_double(s->alpha * delta);
             for (int j = 0; j < k; j++)
                 s->acc[idx[j]] += u;
             continue;
         }
-        cs_qlinear_step(&s->q, e->x, s->c.alpha * delta);
+        cs_qlinear_step(&s->q, e->x, s->alpha * delta);
     }
     if (n > 0 && !s->sum) {
         cs_qlinear_tables(&s->q);

@@ -263,7 +263,8 @@ static cs_err list_file(cmp *c, int side, listing *l)
         return v.rc;
     if (st < 0)
         return hfail(c, side, "/", "the links below it");
-    qsort(l->e, l->n, sizeof *l->e, entry_cmp);
+    if (l->n > 1) /* qsort's array may not be NULL, even when empty */
+        qsort(l->e, l->n, sizeof *l->e, entry_cmp);
     return CS_OK;
 }
 
@@ -785,7 +786,8 @@ static cs_err compare_attrs(cmp *c, const char *path, const hid_t o[2])
             CS_TRY(c->ctx, cs_fail(c->ctx, CS_ERR_NOMEM, "compare: out of memory"));
         if (st < 0)
             CS_TRY(c->ctx, hfail(c, s, path, "the attributes"));
-        qsort(nm[s].v, nm[s].n, sizeof *nm[s].v, str_cmp);
+        if (nm[s].n > 1) /* no attribute: v is NULL, which qsort may not take */
+            qsort(nm[s].v, nm[s].n, sizeof *nm[s].v, str_cmp);
     }
     size_t i = 0, j = 0;
     while (i < nm[0].n || j < nm[1].n) {

@@ -2391,7 +2391,7 @@ fail:
  * rank they are refused rather than run with results that depend on P.
  */
 /* The largest alpha x B at which a SARSA tick under weight_sync = sum learned as the online loop
- * does (measured: README "Exact synchronisation"). */
+ * does (measured: README "Exact synchronisation"; sarsa.alpha = auto stays at a tenth of it). */
 #define SUM_STEP_MAX 0.1
 
 static cs_err strict_setting(sim *s)
@@ -2405,13 +2405,13 @@ static cs_err strict_setting(sim *s)
      * the tick's start: the tick's step is about alpha x B. Measured on the quickstart world
      * (README "Exact synchronisation"), alpha x B = 0.1 learns as the online loop does, 0.3
      * loses a third of the harvest and 1 collapses below random. */
-    const double step = s->cfg->sarsa.alpha * (double)cc->bandwidth;
+    const double step = cs_sarsa_alpha(s->cfg) * (double)cc->bandwidth;
     if (s->sum && strcmp(s->ops->name, "sarsa") == 0 && step > SUM_STEP_MAX)
         CS_LOG(ctx, CS_LOG_WARN,
                "sarsa.alpha x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
                "updates come from the same weights and are applied together, so its step is "
                "about %g; above %g the learner degrades and near 1 it collapses. Set "
-               "sarsa.alpha <= %g for this bandwidth (README \"Exact synchronisation\")",
+               "sarsa.alpha <= %g for this bandwidth, or auto (README \"Exact synchronisation\")",
                step, (long long)cc->bandwidth, step, SUM_STEP_MAX,
                SUM_STEP_MAX / (double)cc->bandwidth);
     if (s->ops->select == NULL) {
@@ -2742,11 +2742,15 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         rc = cs_calloc(ctx, &ls.task_v[i], (size_t)cfg->run.tasks + 1, 8, "task results");
     CS_TRY_AGREE(ctx, rc);
     t_setup = cs_now() - t_setup;
+    char step[64] = "";
+    if (strcmp(s->ops->name, "sarsa") == 0)
+        snprintf(step, sizeof step, ", alpha = %g%s", cs_sarsa_alpha(cfg),
+                 strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
     CS_LOG(ctx, CS_LOG_INFO,
-           "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s, "
+           "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
            "B = %lld fetches/tick, budget %s, E = %lld, K = %lld (%s), %lld seed pages%s",
            (long long)cs_graph_n_pages(s->g), (long long)cs_graph_n_links(s->g),
-           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->ops->name,
+           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->ops->name, step,
            (long long)cfg->crawl.bandwidth,
            cfg->crawl.budget == CS_BUDGET_GLOBAL         ? "global"
            : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"

@@ -2,7 +2,8 @@
 # Benchmark: what the strict setting costs (README "Exact synchronisation"; not run by ctest).
 # SARSA on the quickstart world (10^6 pages generated in memory), B fetches per tick on NP ranks,
 # crawl.weight_sync = sum (the strict setting: exact, rank-invariant) against average (the
-# ranks' weights averaged every tick), in alternating runs of the same binary so that the
+# ranks' weights averaged every tick), both with sarsa.alpha = 0.1 / B (the largest step at which
+# a tick under sum does not degrade, README "Exact synchronisation"), in alternating runs of the same binary so that the
 # machine's drift hits both alike. Prints each run's fetch rate (second half of the run) and
 # bytes exchanged per tick, then the medians and their ratio.
 # Usage: tests/bench/strict_cost.sh BUILD_DIR [NP] [B] [PAGES] [ROUNDS] [--set ...]
@@ -16,13 +17,14 @@ rounds=${5:-5}
 shift $(($# < 5 ? $# : 5))
 bin=$build/crawlsim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+alpha=$(awk -v b="$bw" 'BEGIN { print 0.1 / b }')
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "== sarsa, quickstart world, B = $bw, $pages fetches, $np ranks, $rounds rounds"
+echo "== sarsa, quickstart world, B = $bw, alpha = $alpha, $pages fetches, $np ranks, $rounds rounds"
 for r in $(seq 1 "$rounds"); do
     for ws in sum average; do
         mpirun -n "$np" --oversubscribe --bind-to none "$bin" run "$here/jobs/quickstart.ini" \
-            --set run.pages="$pages" --set crawl.bandwidth="$bw" --set crawl.weight_sync=$ws "$@" \
+            --set run.pages="$pages" --set crawl.bandwidth="$bw" --set crawl.weight_sync=$ws --set sarsa.alpha="$alpha" "$@" \
             -o "$out/$ws.h5" > "$out/$ws.txt" 2> /dev/null
         rate=$(grep -oE '[0-9.e+]+ fetches/s' "$out/$ws.txt" | cut -d' ' -f1)
         ticks=$(h5dump -d /final/ticks "$out/$ws.h5" | grep -oE '\(0\): [0-9]+' | cut -d' ' -f2)
