@@ -374,8 +374,8 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
                        sa->mid_threshold, sa->high_threshold);
     double alpha = 0.0;
     if (!cs_sarsa_alpha_parse(sa->alpha, &alpha))
-        return cs_fail(ctx, CS_ERR_CONFIG, "%s: sarsa.alpha = '%s': expected auto or a number in [0, 1]",
-                       f, sa->alpha);
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: sarsa.alpha = '%s': expected auto or a number in [0, 1]", f, sa->alpha);
     int64_t cap = 0;
     if (!cs_tres_max_parse(cfg->tres.max_per_host, &cap))
         return cs_fail(ctx, CS_ERR_CONFIG,
