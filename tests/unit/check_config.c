@@ -142,6 +142,35 @@ START_TEST(resolved_text_round_trips)
 }
 END_TEST
 
+START_TEST(sarsa_alpha_auto)
+{
+    cs_config cfg;
+    /* auto: the paper's 0.001 while 0.01 / B is not smaller, under sum */
+    ck_assert_int_eq(parse("[crawl]\nbandwidth = 10\n", &cfg), CS_OK);
+    ck_assert_double_eq(cs_sarsa_alpha(&cfg), 0.001);
+    ck_assert_int_eq(parse("[crawl]\nbandwidth = 1000\n", &cfg), CS_OK);
+    ck_assert_double_eq_tol(cs_sarsa_alpha(&cfg), 1e-5, 1e-20);
+    /* under average every rank's updates are online: the paper's step at any B */
+    ck_assert_int_eq(parse("[crawl]\nbandwidth = 1000\nweight_sync = average\n", &cfg), CS_OK);
+    ck_assert_double_eq(cs_sarsa_alpha(&cfg), 0.001);
+    /* an explicit alpha is taken as given */
+    ck_assert_int_eq(parse("[crawl]\nbandwidth = 1000\n[sarsa]\nalpha = 0.003\n", &cfg), CS_OK);
+    ck_assert_int_eq(cs_config_validate(&ctx, &cfg), CS_OK);
+    ck_assert_double_eq(cs_sarsa_alpha(&cfg), 0.003);
+    /* neither auto nor a number in [0, 1]: a configuration error naming the key */
+    const char *bad[] = {"1.5", "-0.1", "fast", "0.1x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "[sarsa]\nalpha = %s\n", bad[i]);
+        cs_err rc = parse(text, &cfg);
+        if (rc == CS_OK)
+            rc = cs_config_validate(&ctx, &cfg);
+        ck_assert_int_eq(rc, CS_ERR_CONFIG);
+        ck_assert_ptr_nonnull(strstr(ctx.errmsg, "sarsa.alpha"));
+    }
+}
+END_TEST
+
 START_TEST(help_lists_every_key)
 {
     char *buf = NULL;
@@ -180,6 +209,7 @@ static Suite *suite(void)
     tcase_add_test(tc, validation_across_keys);
     tcase_add_test(tc, set_overrides);
     tcase_add_test(tc, resolved_text_round_trips);
+    tcase_add_test(tc, sarsa_alpha_auto);
     tcase_add_test(tc, help_lists_every_key);
     tcase_add_test(tc, edit_distance);
     suite_add_tcase(s, tc);
