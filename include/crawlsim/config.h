@@ -4,7 +4,8 @@
  *
  * One schema table (src/config/schema.c) lists every key with its section, type, default,
  * allowed range and one-line documentation. Parsing, validation, `crawlsim help config` and the
- * option reference in the README are all generated from it, so they cannot drift apart.
+ * job-file reference (docs/reference/config.md) are all generated from it, so they cannot drift
+ * apart.
  */
 #ifndef CRAWLSIM_CONFIG_H
 #define CRAWLSIM_CONFIG_H
@@ -228,8 +229,9 @@ enum cs_refresh_group_by { CS_GROUP_RATE_CLASS = 0, CS_GROUP_HOST = 1 };
 
 /* sarsa.alpha = auto: the paper's step (Han et al.: 0.001, one fetch at a time), and under
  * crawl.weight_sync = sum at most CS_SARSA_ALPHA_AUTO_STEP / crawl.bandwidth, because a tick then
- * applies its B updates, all computed from the weights at its start, together (README "Exact
- * synchronisation": alpha x B = 0.01 learned best of those measured; 1 collapses). */
+ * applies its B updates, all computed from the weights at its start, together
+ * (docs/guide/synchronisation.md "Exact synchronisation": alpha x B = 0.01 learned best of those
+ * measured; 1 collapses). */
 #define CS_SARSA_ALPHA_PAPER 0.001
 #define CS_SARSA_ALPHA_AUTO_STEP 0.01
 /* Local. Parses sarsa.alpha into *alpha (a negative value for auto); returns 0 if it is neither
@@ -338,7 +340,7 @@ CS_API cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *o
  * all sections when section is NULL). Returns a malloc'd string in *text (caller frees). */
 CS_API cs_err cs_config_to_ini(cs_ctx *ctx, const cs_config *cfg, const char *section, char **text);
 
-/* Local. The option reference: plain text for `crawlsim help config`, or the README's
+/* Local. The option reference: plain text for `crawlsim help config`, or docs/reference/config.md's
  * Markdown tables when markdown != 0. section NULL = all sections. */
 CS_API void cs_config_print_help(FILE *out, const char *section, int markdown);
 

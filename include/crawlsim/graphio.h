@@ -2,7 +2,7 @@
  * graphio: HDF5 graph files through parallel HDF5 (collective hyperslab I/O), their versioned
  * schema, and whole-graph statistics (`crawlsim info`).
  *
- * Graph file format, schema version 1 (the source for README.md "Graph file format"):
+ * Graph file format, schema version 1 (the source for docs/reference/formats.md "Graph file"):
  *
  *   /                   root group attributes:
  *                         format         string  "crawlsim-graph"
@@ -258,9 +258,9 @@ CS_API cs_err cs_graphio_attr_write_string(cs_ctx *ctx, hid_t loc, const char *n
 
 /* ==== results files (src/graphio/results.c) =====================================================
  *
- * The results file of `crawlsim run`, schema version 1 (the source for README.md "Results file
- * format"). Small (KB to MB): assembled in memory on every rank, written by rank 0 alone with
- * the default (sec2) HDF5 driver, under ".<name>.tmp.<pid>" in the target directory, renamed
+ * The results file of `crawlsim run`, schema version 1 (the source for docs/reference/formats.md
+ * "Results format"). Small (KB to MB): assembled in memory on every rank, written by rank 0 alone
+ * with the default (sec2) HDF5 driver, under ".<name>.tmp.<pid>" in the target directory, renamed
  * when complete; on any failure nothing is left behind.
  *
  *   /          root attributes: format "crawlsim-results" (string), schema_version 1 (int32),

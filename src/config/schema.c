@@ -1,7 +1,7 @@
 /*
  * config schema: every key of every section, in one table. Parsing, validation, defaults,
- * `crawlsim help config` and the README option reference are generated from this table.
- * Adding a key is adding a line here and a member to cs_config.
+ * `crawlsim help config` and the job-file reference (docs/reference/config.md) are generated from
+ * this table. Adding a key is adding a line here and a member to cs_config.
  */
 #include "crawlsim/config.h"
 
@@ -71,9 +71,9 @@ static const cs_conf_entry schema[] = {
     {"crawl", "sync_every", CS_CONF_INT, "1", 0, 1e12, NULL, C(sync_every), 0,
      "K: ticks between synchronisations of the ranks' learned weights (crawl.weight_sync; 0 = never: every rank learns alone)"},
     {"crawl", "weight_sync", CS_CONF_ENUM, "sum", 0, 0, "sum|average", C(weight_sync), 0,
-     "sum: one learner over all ranks (SARSA): a tick's updates are computed from the weights at its start and applied after its learning; every sync_every ticks every rank applies the exact sum (128-bit fixed point) of all ranks' updates since the last sync, so the learning rate does not depend on the rank count and, with budget = global, exchange_every = 1 and sync_every = 1, a crawl on P ranks is bit-identical to the crawl on 1 rank (README \"Exact synchronisation\"). A tick's SARSA step is then about sarsa.alpha x bandwidth: keep it <= 0.1 (a warning says so). The TRES policies take sum only in that strict setting (one logical policy on replicated state) on more than one rank. average: the weights are replaced by their mean over ranks (fixed rank order); with sync_every = 1 a step is w + (1/P) sum of the ranks' updates, i.e. SARSA learns at alpha / P"},
+     "sum: one learner over all ranks (SARSA): a tick's updates are computed from the weights at its start and applied after its learning; every sync_every ticks every rank applies the exact sum (128-bit fixed point) of all ranks' updates since the last sync, so the learning rate does not depend on the rank count and, with budget = global, exchange_every = 1 and sync_every = 1, a crawl on P ranks is bit-identical to the crawl on 1 rank (docs/guide/synchronisation.md). A tick's SARSA step is then about sarsa.alpha x bandwidth: keep it <= 0.1 (a warning says so). The TRES policies take sum only in that strict setting (one logical policy on replicated state) on more than one rank. average: the weights are replaced by their mean over ranks (fixed rank order); with sync_every = 1 a step is w + (1/P) sum of the ranks' updates, i.e. SARSA learns at alpha / P"},
     {"crawl", "frontier_capacity", CS_CONF_INT, "1000000", 1, 2e9, NULL, C(frontier_capacity), 0,
-     "most frontier entries per rank; beyond it the lowest-valued entries are evicted (and counted). In the strict setting (README \"Exact synchronisation\") the capacity is global: the lowest-valued entries over all ranks beyond it"},
+     "most frontier entries per rank; beyond it the lowest-valued entries are evicted (and counted). In the strict setting (docs/guide/synchronisation.md) the capacity is global: the lowest-valued entries over all ranks beyond it"},
     {"crawl", "host_rate", CS_CONF_INT, "8", 0, 1e12, NULL, C(host_rate), 0,
      "politeness: at most this many fetches per host per tick over all ranks (0 = unlimited)"},
 
@@ -141,9 +141,9 @@ static const cs_conf_entry schema[] = {
     {"tres", "max_next", CS_CONF_INT, "256", 0, 100000, NULL, T(max_next), 0,
      "at most this many out-links of a fetched page are stored as the next candidates of its transition (the double-DQN argmax)"},
 
-    /* ---- [refresh] re-crawls sharing the budget with discovery (lambdacrawl-freshness-scheduling.txt; README "Refresh inside crawlsim run") ---- */
+    /* ---- [refresh] re-crawls sharing the budget with discovery (lambdacrawl-freshness-scheduling.txt; docs/guide/refresh.md) ---- */
     {"refresh", "policy", CS_CONF_ENUM, "none", 0, 0, "none|uniform|change-rate|adaptive|lambdacrawl|lambdacrawl-incomplete|lca|binary-lambdacrawl|binary-lambdacrawl-floor|lambda-learn|lambda-learn-lca|lambda-learn-binary|bandit-uniform|bandit-static-opt|bandit-thompson|bandit-whittle|bandit-fgdqn|bandit-whittle-learn", F(policy), 0,
-     "re-crawl policy of the fetched pages (README \"Freshness\"); none: discovery only, the run is exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch. bandit-*: the restless-bandit policies over groups of cached pages (group_by), one slot per tick (README \"Bandit re-crawl policies inside crawlsim run\"); bandit-fgdqn takes its network settings from [bandit] (hidden1, hidden2, gamma, eps_*, lr, lr_decay, noise, batch, replay, x_scale), bandit-whittle-learn its learning scheme's from [bandit] (learn_*)"},
+     "re-crawl policy of the fetched pages (docs/guide/refresh.md); none: discovery only, the run is exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch. bandit-*: the restless-bandit policies over groups of cached pages (group_by), one slot per tick (docs/guide/bandit.md); bandit-fgdqn takes its network settings from [bandit] (hidden1, hidden2, gamma, eps_*, lr, lr_decay, noise, batch, replay, x_scale), bandit-whittle-learn its learning scheme's from [bandit] (learn_*)"},
     {"refresh", "fraction", CS_CONF_STRING, "0.2", 0, 0, NULL, F(fraction), FSZ(fraction),
      "share f of crawl.bandwidth B given to re-crawls: the refresh bandwidth is R = f B / tick_time crawls per time unit, solved over the cached pages of all ranks; discovery gets B minus the tick's re-crawls. A number in (0, 1], or adaptive (split_*)"},
     {"refresh", "tick_time", CS_CONF_DOUBLE, "0.01", 1e-9, 1e9, NULL, F(tick_time), 0,
@@ -231,7 +231,7 @@ static const cs_conf_entry schema[] = {
     {"gen", "term_noise", CS_CONF_DOUBLE, "0.5", 0, 100, NULL, G(term_noise), 0,
      "noise of a page's term vector around its topic's prototype (per component, prototype has unit norm)"},
     {"gen", "anchor_noise", CS_CONF_DOUBLE, "6.0", 0, 100, NULL, G(anchor_noise), 0,
-     "extra noise (norm) of a link's anchor vector around its target page's term vector: anchors are weak evidence, as anchor text is (README \"Focused crawling\" shows how the policies compare as it varies)"},
+     "extra noise (norm) of a link's anchor vector around its target page's term vector: anchors are weak evidence, as anchor text is (docs/guide/running.md shows how the policies compare as it varies)"},
     {"gen", "delta_median", CS_CONF_DOUBLE, "0.1", 1e-9, 1e9, NULL, G(delta_median), 0,
      "median change rate (Poisson changes per time unit) of an ordinary host"},
     {"gen", "delta_host_sigma", CS_CONF_DOUBLE, "1.0", 0, 10, NULL, G(delta_host_sigma), 0,

@@ -1,6 +1,6 @@
 /*
  * recrawl_bandit: the restless-bandit policies (bandit.h) as slot re-crawl policies of
- * `crawlsim run` (README "Bandit re-crawl policies inside crawlsim run").
+ * `crawlsim run` (docs/guide/bandit.md).
  *
  * Arms are groups of cached pages (cfg.group: by host or by change-rate class, chosen by the
  * caller). Time is slotted: a slot ends at each step (one tick of crawlsim run) and has a budget

@@ -160,7 +160,7 @@ typedef struct sim {
     size_t trace_len, trace_cap;
     sim_refresh *rf; /* [refresh]: NULL when refresh.policy = none */
     /* crawl.weight_sync = sum (the policy learns as one learner over all ranks), and the strict
-     * setting (README "Exact synchronisation"): global budget, E = 1 and, for a learner, sum
+     * setting (docs/guide/synchronisation.md): global budget, E = 1 and, for a learner, sum
      * with K = 1. Under it the engine decides everything on global quantities in an order that
      * does not depend on P: fetches sorted by page id, link records inserted in (source page,
      * link) order, host quotas over all ranks, one global frontier capacity. */
@@ -2382,7 +2382,7 @@ fail:
 }
 
 /*
- * Collective. crawl.weight_sync and the strict setting (README "Exact synchronisation"): sets
+ * Collective. crawl.weight_sync and the strict setting (docs/guide/synchronisation.md): sets
  * s->sum and s->strict, or fails with a clear error when the job asks for what the policy
  * cannot honour. The strict setting is budget = global, exchange_every = 1, and for a learner
  * weight_sync = sum with sync_every = 1. It is exact for the value-based policies (random,
@@ -2391,7 +2391,7 @@ fail:
  * rank they are refused rather than run with results that depend on P.
  */
 /* The largest alpha x B at which a SARSA tick under weight_sync = sum learned as the online loop
- * does (measured: README "Exact synchronisation"; sarsa.alpha = auto stays at a tenth of it). */
+ * does (measured: docs/guide/synchronisation.md; sarsa.alpha = auto stays at a tenth of it). */
 #define SUM_STEP_MAX 0.1
 
 static cs_err strict_setting(sim *s)
@@ -2403,7 +2403,7 @@ static cs_err strict_setting(sim *s)
     s->sum = wsum && learner && s->ops->sum_begin != NULL;
     /* Under sum a SARSA tick applies its B updates together, all computed from the weights at
      * the tick's start: the tick's step is about alpha x B. Measured on the quickstart world
-     * (README "Exact synchronisation"), alpha x B = 0.1 learns as the online loop does, 0.3
+     * (docs/guide/synchronisation.md), alpha x B = 0.1 learns as the online loop does, 0.3
      * loses a third of the harvest and 1 collapses below random. */
     const double step = cs_sarsa_alpha(s->cfg) * (double)cc->bandwidth;
     if (s->sum && strcmp(s->ops->name, "sarsa") == 0 && step > SUM_STEP_MAX)
@@ -2411,7 +2411,7 @@ static cs_err strict_setting(sim *s)
                "sarsa.alpha x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
                "updates come from the same weights and are applied together, so its step is "
                "about %g; above %g the learner degrades and near 1 it collapses. Set "
-               "sarsa.alpha <= %g for this bandwidth, or auto (README \"Exact synchronisation\")",
+               "sarsa.alpha <= %g for this bandwidth, or auto (docs/guide/synchronisation.md)",
                step, (long long)cc->bandwidth, step, SUM_STEP_MAX,
                SUM_STEP_MAX / (double)cc->bandwidth);
     if (s->ops->select == NULL) {

@@ -1,6 +1,6 @@
 /*
  * sim internals: the refresh part of `crawlsim run` (sim_refresh.c), kept apart from the tick
- * loop (sim.c) that calls it. README "Refresh inside crawlsim run" describes the model.
+ * loop (sim.c) that calls it. docs/guide/refresh.md describes the model.
  */
 #ifndef CRAWLSIM_SIM_IMPL_H
 #define CRAWLSIM_SIM_IMPL_H

@@ -1,5 +1,5 @@
 /*
- * bench_tres: the TRES step at the paper's scale (README "Performance", issue 5 "Figures"): a
+ * bench_tres: the TRES step at the paper's scale (docs/performance.md, issue 5 "Figures"): a
  * Tree-Frontier (tree.h) with a live frontier of 10^6 samples and about 4 000 leaves, TRES-like
  * vectors (d = 9: four binary and five continuous features, rewards Bernoulli in a function of
  * them). Per step:

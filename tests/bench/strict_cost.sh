@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Benchmark: what the strict setting costs (README "Exact synchronisation"; not run by ctest).
+# Benchmark: what the strict setting costs (docs/guide/synchronisation.md; not run by ctest).
 # SARSA on the quickstart world (10^6 pages generated in memory), B fetches per tick on NP ranks,
 # crawl.weight_sync = sum (the strict setting: exact, rank-invariant) against average (the
 # ranks' weights averaged every tick), both with sarsa.alpha = 0.1 / B (the largest step at which
-# a tick under sum does not degrade, README "Exact synchronisation"), in alternating runs of the same binary so that the
+# a tick under sum does not degrade, docs/guide/synchronisation.md), in alternating runs of the same binary so that the
 # machine's drift hits both alike. Prints each run's fetch rate (second half of the run) and
 # bytes exchanged per tick, then the medians and their ratio.
 # Usage: tests/bench/strict_cost.sh BUILD_DIR [NP] [B] [PAGES] [ROUNDS] [--set ...]

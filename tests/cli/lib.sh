@@ -24,7 +24,7 @@ compare() { compared=$(timeout 300 "$BIN" compare "$@" 2>&1); }
 
 # same_as_one_rank A B WHAT: A and B bit-identical outside what measures the ranks themselves
 # (/timing, ignored by compare; /ranks; the bytes and messages sent between ranks): the strict
-# setting's rank invariance (README "Exact synchronisation")
+# setting's rank invariance (docs/guide/synchronisation.md)
 same_as_one_rank() {
     if compare "$1" "$2" --ignore /ranks --ignore /series/bytes_exchanged \
         --ignore /series/messages; then

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Han et al. fidelity (README "Focused crawling"): on the default world, over 10 run seeds, each
+# Han et al. fidelity (docs/papers/han-sarsa.md): on the default world, over 10 run seeds, each
 # SARSA mode finds more relevant pages than best-first, which finds more than random (paired by
 # seed, the 95 % t-interval of the difference above 0), and synchronous is not worse than
 # asynchronous (its interval reaches 0 or above). Moderated vs asynchronous is reported, not
-# asserted, on the default topic: there moderated learns slower (README explains). On the
+# asserted, on the default topic: there moderated learns slower (docs/papers/han-sarsa.md explains). On the
 # generator's sparsest topic (target_topic 63 of 64, the paper's Fig. 3 (d)-(f) case) moderated
 # is not worse than asynchronous (asserted, as synchronous above).
 source "$(dirname "$0")/lib.sh"

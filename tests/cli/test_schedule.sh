@@ -129,6 +129,6 @@ expect_exit 1 2 "cannot create 'no-such-dir/x.csv'" schedule --policy uniform --
 no_leftovers "out-bad*"
 [ -e bad.csv ] && fail "bad.csv written by a failed run" || pass "no bad.csv"
 
-grep -q "crawlsim schedule" "$SRC/README.md" && pass "README documents schedule" ||
-    fail "README lacks crawlsim schedule"
+grep -q "crawlsim schedule" "$SRC/docs/guide/schedule.md" && pass "docs/guide/schedule.md documents schedule" ||
+    fail "docs/guide/schedule.md lacks crawlsim schedule"
 finish

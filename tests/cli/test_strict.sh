@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The strict setting (README "Exact synchronisation"): crawl.budget = global, exchange_every = 1,
+# The strict setting (docs/guide/synchronisation.md): crawl.budget = global, exchange_every = 1,
 # sync_every = 1, weight_sync = sum. Under it a crawl on P ranks is bit-identical to the crawl on
 # 1 rank -- every dataset of the results file (crawlsim compare) but the wall-clock times
 # (/timing), the per-rank tables (/ranks) and the bytes and messages sent between ranks -- for

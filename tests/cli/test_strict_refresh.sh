@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The strict setting (crawl.budget = global, exchange_every = 1, sync_every = 1, weight_sync =
-# sum; README "Exact synchronisation") with [refresh] on: for every re-crawl policy of refresh.policy (the page-level schedules, adaptive, the
+# sum; docs/guide/synchronisation.md) with [refresh] on: for every re-crawl policy of refresh.policy (the page-level schedules, adaptive, the
 # LambdaLearnAndCrawl learners and the restless-bandit policies over groups) a crawl with
 # best-first discovery on 2, 3 and 4 ranks is bit-identical to the crawl on 1 rank -- the fetch
 # trace, /final, /tasks, /series and everything under /refresh (crawlsim compare; the wall-clock

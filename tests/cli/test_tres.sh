@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TRES fidelity (README "TRES"), on the default generated world (10^6 pages), with fixed seeds:
+# TRES fidelity (docs/papers/tres.md), on the default generated world (10^6 pages), with fixed seeds:
 #  1. harvest rate: tres > tres-async > sarsa (asynchronous) > random, and tree-random far above
 #     random (>= 5x): paired by run seed over 4 seeds, the 95 % t-interval of each difference
 #     above 0 (t(0.975, 3) = 3.182)
