@@ -152,8 +152,8 @@ END_TEST
 
 START_TEST(metis_host_beats_hash)
 {
-    /* Not the README's figure (that one is on the 1 M default graph), a sanity check that
-     * contraction and METIS are wired together: the host graph cut is far below the hash's. */
+    /* Not the figure of docs/performance.md (that one is on the 1 M default graph), a sanity check
+     * that contraction and METIS are wired together: the host graph cut is far below the hash's. */
     cs_partition a, b;
     cs_partition_init(&a);
     cs_partition_init(&b);
