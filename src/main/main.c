@@ -284,12 +284,14 @@ static const command commands[] = {
      "cut, communication volume, page and link balance, hosts split.\n",
      cmd_partition, 1},
     {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT] [--set SECTION.KEY=VALUE ...]",
-     "Runs a focused crawl (DESIGN.md \"One rank, one tick\") under mpirun/srun: the world of\n"
-     "run.graph (or the [gen] world generated in memory, each rank its own pages), partitioned\n"
-     "by run.partition_method, crawled by run.policy (random, best-first, sarsa) for run.tasks\n"
-     "tasks. Writes the results file (HDF5: config, /series, /tasks, /ranks, /final, /timing)\n"
-     "to -o, run.output or results/<job name>.h5, and prints a summary. Every key: crawlsim\n"
-     "help config run|crawl|sarsa. Use OMP_NUM_THREADS for threads per rank.\n\n"
+     "Runs a focused crawl (docs/developer/architecture.md \"One rank, one tick\") under\n"
+     "mpirun/srun: the world of run.graph (or the [gen] world generated in memory, each rank its\n"
+     "own pages), partitioned by run.partition_method, crawled by run.policy (random, best-first,\n"
+     "sarsa, tres, tres-async, tree-random) for run.tasks tasks, with re-crawls of the fetched\n"
+     "pages when refresh.policy is set. Writes the results file (HDF5: config, /series, /tasks,\n"
+     "/ranks, /final, /timing) to -o, run.output or results/<job name>.h5, and prints a summary.\n"
+     "Every key: crawlsim help config run|crawl|sarsa|tres|refresh|bandit. Use OMP_NUM_THREADS\n"
+     "for threads per rank.\n\n"
      "Checkpoints: with run.checkpoint = FILE the whole state is written to FILE (atomically)\n"
      "every run.checkpoint_every ticks and at the next tick boundary after SIGUSR1 (the run goes\n"
      "on) or SIGTERM (the run stops with exit status 3). --restart CKPT continues from a\n"

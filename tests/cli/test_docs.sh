@@ -34,6 +34,13 @@ for c in $commands; do
         fail "docs/reference/commands.md lacks crawlsim $c"
 done
 
+# every discovery policy the schema accepts (run.policy) is named in run --help
+choices=$("$BIN" help config run | sed -n 's/^  policy  *choice default [a-z-]*  *//p' | tr '|' ' ')
+[ -n "$choices" ] || fail "no run.policy choices in crawlsim help config run"
+for p in $choices; do
+    grep -qw -- "$p" help.run && pass "run --help names policy $p" || fail "run --help lacks policy $p"
+done
+
 # 3. the README stays short
 size=$(wc -c < "$SRC/README.md")
 if [ "$size" -le 15000 ]; then
