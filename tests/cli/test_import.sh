@@ -1,18 +1,7 @@
 #!/usr/bin/env bash
-# crawlsim import from the command line: a bundled dataset end to end (import, then info), and
-# malformed input rejected with file and line, on every rank, without partial output.
+# crawlsim import from the command line: malformed input rejected with file and line, on every
+# rank, without partial output (a bundled dataset end to end: test_import_datasets.sh).
 source "$(dirname "$0")/lib.sh"
-
-ds=${CRAWLSIM_DATASETS:-$SRC/../shared/datasets}
-if [ -d "$ds/webkb" ]; then
-    run 2 import "$SRC/graphs/webkb.ini" -o webkb.h5 -q || fail "import webkb"
-    out=$(run 2 info webkb.h5) || fail "info webkb"
-    grep -q "^pages 877$" <<< "$out" && pass "webkb pages" || fail "webkb pages: $out"
-    grep -q "^links 1516 " <<< "$out" && pass "webkb links" || fail "webkb links: $out"
-    grep -q "host names yes, topic names yes" <<< "$out" && pass "webkb names" || fail "webkb names: $out"
-else
-    echo "note: no datasets at $ds, dataset import skipped"
-fi
 
 # a small edge list of our own, then the same with a bad line
 printf '0 1\n1 2\n2 0\n2 2\n' > edges.txt

@@ -9,15 +9,9 @@
 source "$(dirname "$0")/lib.sh"
 
 slurm_local=${CRAWLSIM_SLURM_LOCAL:-$SRC/../shared/tools/slurm-local}
-if [ ! -x "$slurm_local" ]; then
-    echo "FAIL: slurm-local not found at $slurm_local: the Slurm tests need it (set CRAWLSIM_SLURM_LOCAL" \
-        "to the slurm-local script, or put the shared tools beside the repository)"
-    exit 1
-fi
-[ "$(id -u)" -eq 0 ] || {
-    echo "FAIL: slurm-local runs as root only (the Slurm tests need root)"
-    exit 1
-}
+[ -x "$slurm_local" ] || skip "slurm-local not found at $slurm_local: the Slurm tests need it (set" \
+    "CRAWLSIM_SLURM_LOCAL to the slurm-local script, or put the shared tools beside the repository)"
+[ "$(id -u)" -eq 0 ] || skip "slurm-local runs as root only (the Slurm tests need root)"
 S=$SRC/slurm
 
 # The cluster lives in a short folder (slurmstepd's socket path limit); free ports, so that a
