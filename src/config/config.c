@@ -304,16 +304,19 @@ int cs_tres_max_parse(const char *s, int64_t *cap)
     return 1;
 }
 
-int cs_sarsa_alpha_parse(const char *s, double *alpha)
+/* Local. The whole of s as a number into *v: 1, or 0 when s is not one (or out of range). */
+static int parse_real(const char *s, double *v)
 {
-    if (strcmp(s, "auto") == 0) {
-        *alpha = -1.0;
-        return 1;
-    }
     char *end = NULL;
     errno = 0;
-    const double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno != 0 || !(v >= 0.0 && v <= 1.0))
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0;
+}
+
+int cs_sarsa_alpha_parse(const char *s, double *alpha)
+{
+    double v = -1.0; /* auto */
+    if (strcmp(s, "auto") != 0 && !(parse_real(s, &v) && v >= 0.0 && v <= 1.0))
         return 0;
     *alpha = v;
     return 1;
@@ -333,14 +336,8 @@ double cs_sarsa_alpha(const cs_config *cfg)
 
 int cs_refresh_fraction_parse(const char *s, double *f)
 {
-    if (strcmp(s, "adaptive") == 0) {
-        *f = CS_REFRESH_SPLIT_ADAPTIVE;
-        return 1;
-    }
-    char *end = NULL;
-    errno = 0;
-    const double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno != 0 || !(v > 0.0 && v <= 1.0))
+    double v = CS_REFRESH_SPLIT_ADAPTIVE;
+    if (strcmp(s, "adaptive") != 0 && !(parse_real(s, &v) && v > 0.0 && v <= 1.0))
         return 0;
     *f = v;
     return 1;
