@@ -1,13 +1,11 @@
-/* discover internals: the ops tables of the policies, one per file. */
+/* discover internals: the ops tables of the registered policies (one per file), declared from
+ * the registry. */
 #ifndef CRAWLSIM_DISCOVER_IMPL_H
 #define CRAWLSIM_DISCOVER_IMPL_H
 #include "crawlsim/discover.h"
 
-extern const cs_discover_ops cs_discover_random_ops;
-extern const cs_discover_ops cs_discover_best_first_ops;
-extern const cs_discover_ops cs_discover_sarsa_ops;
-extern const cs_discover_ops cs_discover_tres_ops;
-extern const cs_discover_ops cs_discover_tres_async_ops;
-extern const cs_discover_ops cs_discover_tree_random_ops;
+#define CS_DISCOVER_POLICY(id, nm, sum) extern const cs_discover_ops cs_discover_##id##_ops;
+#include "config/registry_discover.def"
+#undef CS_DISCOVER_POLICY
 
 #endif
