@@ -112,14 +112,6 @@ typedef struct cs_partition_config {
     int vertex_weight;
 } cs_partition_config;
 
-enum cs_run_policy {
-    CS_POLICY_RANDOM = 0,
-    CS_POLICY_BEST_FIRST = 1,
-    CS_POLICY_SARSA = 2,
-    CS_POLICY_TRES = 3,
-    CS_POLICY_TRES_ASYNC = 4,
-    CS_POLICY_TREE_RANDOM = 5
-};
 enum cs_run_partition { CS_RUN_PART_HOST_HASH = 0, CS_RUN_PART_BLOCK = 1, CS_RUN_PART_FILE = 2 };
 
 /* [run]: what `crawlsim run` crawls and for how long (docs in schema.c). policy is a

@@ -30,8 +30,9 @@
  * the sample for good (lazy rejection: nothing rescans the frontier); CS_ADMIT_LATER for a page
  * the politeness quota or an earlier proposal blocks this tick.
  *
- * Adding a policy is adding a file with its ops table and a line in the registry (discover.c)
- * and in the run.policy choices (config schema).
+ * Adding a policy is adding a file with its ops table (cs_discover_<id>_ops) and one line in the
+ * registry, src/config/registry_discover.def, from which the run.policy choices, --help and the
+ * reference are made (docs/developer/adding-a-policy.md).
  */
 #ifndef CRAWLSIM_DISCOVER_H
 #define CRAWLSIM_DISCOVER_H
@@ -73,7 +74,6 @@ typedef struct cs_discover_select {
 } cs_discover_select;
 
 typedef struct cs_discover_ops {
-    const char *name;
     /* Selecting policies only (NULL otherwise; see above). tres_features: the engine computes
      * the TRES vector (features.h) of every link record. */
     int tres_features;
@@ -129,9 +129,17 @@ typedef struct cs_discover_ops {
     cs_err (*load)(void *st, cs_ctx *ctx, cs_ckpt *ck);
 } cs_discover_ops;
 
+/* A registered policy (src/config/registry_discover.def). */
+typedef struct cs_discover_policy {
+    const char *name;    /* as in run.policy */
+    const char *summary; /* one line for --help and the reference */
+    const cs_discover_ops *ops;
+} cs_discover_policy;
+
 /* Local. The policy registered as `name`, or NULL. */
-CS_API const cs_discover_ops *cs_discover_find(const char *name);
-/* Local. The registry: n entries. */
-CS_API const cs_discover_ops *const *cs_discover_list(int *n);
+CS_API const cs_discover_policy *cs_discover_find(const char *name);
+/* Local. The registry: n entries, in the order of the run.policy choices (cfg->run.policy is an
+ * index into it). */
+CS_API const cs_discover_policy *cs_discover_list(int *n);
 
 #endif

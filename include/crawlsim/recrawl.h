@@ -69,6 +69,8 @@ CS_API void cs_recrawl_config_default(cs_recrawl_config *c);
 
 /* Local. The registered policy names: n entries. */
 CS_API const char *const *cs_recrawl_names(int *n);
+/* Local. The one-line summary of a registered policy (--help), or NULL. */
+CS_API const char *cs_recrawl_summary(const char *policy);
 
 /* One crawl a step performed. */
 typedef struct cs_recrawl_crawl {

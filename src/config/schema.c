@@ -26,6 +26,36 @@
 #define BIG 1e18
 
 /* clang-format off */
+/* The policy keys' choices and help, made from the registries (one line per policy there). The
+ * choices lists start with a '|' that the schema skips. */
+static const char discover_choices[] =
+#define CS_DISCOVER_POLICY(id, nm, sum) "|" nm
+#include "config/registry_discover.def"
+#undef CS_DISCOVER_POLICY
+    ;
+static const char discover_doc[] = "focused-crawl policy"
+#define CS_DISCOVER_POLICY(id, nm, sum) "; " nm ": " sum
+#include "config/registry_discover.def"
+#undef CS_DISCOVER_POLICY
+    ;
+
+static const char recrawl_choices[] = "none"
+#define CS_RECRAWL_POLICY(id, nm, sum) "|" nm
+#include "config/registry_recrawl.def"
+#undef CS_RECRAWL_POLICY
+    ;
+static const char recrawl_doc[] =
+    "re-crawl policy of the fetched pages (docs/guide/refresh.md); none: discovery only, the run is "
+    "exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch. "
+    "bandit-*: the restless-bandit policies over groups of cached pages (group_by), one slot per "
+    "tick (docs/guide/bandit.md); bandit-fgdqn takes its network settings from [bandit] (hidden1, "
+    "hidden2, gamma, eps_*, lr, lr_decay, noise, batch, replay, x_scale), bandit-whittle-learn its "
+    "learning scheme's from [bandit] (learn_*)"
+#define CS_RECRAWL_POLICY(id, nm, sum) "; " nm ": " sum
+#include "config/registry_recrawl.def"
+#undef CS_RECRAWL_POLICY
+    ;
+
 static const cs_conf_entry schema[] = {
     /* ---- [run] what crawlsim run crawls (DESIGN.md "One rank, one tick") ---- */
     {"run", "graph", CS_CONF_STRING, "", 0, 0, NULL, R(graph), RSZ(graph),
@@ -36,8 +66,7 @@ static const cs_conf_entry schema[] = {
      "host-hash or block: computed in memory at start-up; file: the partition file, or the graph file's own /partition group when partition is empty"},
     {"run", "output", CS_CONF_STRING, "", 0, 0, NULL, R(output), RSZ(output),
      "results file (HDF5); empty: results/<job name>.h5 in the current directory; -o overrides"},
-    {"run", "policy", CS_CONF_ENUM, "sarsa", 0, 0, "random|best-first|sarsa|tres|tres-async|tree-random", R(policy), 0,
-     "focused-crawl policy: random order, best-first on anchor evidence (Han et al.'s no-learning baseline), SARSA ([sarsa]), TRES (Tree-Frontier + double DQN, [tres]), tres-async (TRES features and DQN, a value per frontier entry), tree-random (a random sample of a random Tree-Frontier leaf)"},
+    {"run", "policy", CS_CONF_ENUM, "sarsa", 0, 0, discover_choices + 1, R(policy), 0, discover_doc},
     {"run", "seed", CS_CONF_INT, "1", 0, 9.2e18, NULL, R(seed), 0,
      "seed of the crawl's own randomness (exploration, random priorities, seed pages); independent of the world's gen.seed"},
     {"run", "ticks", CS_CONF_INT, "1000000", 1, 1e15, NULL, R(ticks), 0,
@@ -142,8 +171,7 @@ static const cs_conf_entry schema[] = {
      "at most this many out-links of a fetched page are stored as the next candidates of its transition (the double-DQN argmax)"},
 
     /* ---- [refresh] re-crawls sharing the budget with discovery (lambdacrawl-freshness-scheduling.txt; docs/guide/refresh.md) ---- */
-    {"refresh", "policy", CS_CONF_ENUM, "none", 0, 0, "none|uniform|change-rate|adaptive|lambdacrawl|lambdacrawl-incomplete|lca|binary-lambdacrawl|binary-lambdacrawl-floor|lambda-learn|lambda-learn-lca|lambda-learn-binary|bandit-uniform|bandit-static-opt|bandit-thompson|bandit-whittle|bandit-fgdqn|bandit-whittle-learn", F(policy), 0,
-     "re-crawl policy of the fetched pages (docs/guide/refresh.md); none: discovery only, the run is exactly as without [refresh]. Every fetched page joins its rank's cache at its first fetch. bandit-*: the restless-bandit policies over groups of cached pages (group_by), one slot per tick (docs/guide/bandit.md); bandit-fgdqn takes its network settings from [bandit] (hidden1, hidden2, gamma, eps_*, lr, lr_decay, noise, batch, replay, x_scale), bandit-whittle-learn its learning scheme's from [bandit] (learn_*)"},
+    {"refresh", "policy", CS_CONF_ENUM, "none", 0, 0, recrawl_choices, F(policy), 0, recrawl_doc},
     {"refresh", "fraction", CS_CONF_STRING, "0.2", 0, 0, NULL, F(fraction), FSZ(fraction),
      "share f of crawl.bandwidth B given to re-crawls: the refresh bandwidth is R = f B / tick_time crawls per time unit, solved over the cached pages of all ranks; discovery gets B minus the tick's re-crawls. A number in (0, 1], or adaptive (split_*)"},
     {"refresh", "tick_time", CS_CONF_DOUBLE, "0.01", 1e-9, 1e9, NULL, F(tick_time), 0,

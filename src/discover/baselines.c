@@ -60,7 +60,6 @@ static double no_epsilon(void *st)
 }
 
 const cs_discover_ops cs_discover_random_ops = {
-    .name = "random",
     .create = baseline_create,
     .destroy = baseline_destroy,
     .value = random_value,
@@ -69,7 +68,6 @@ const cs_discover_ops cs_discover_random_ops = {
 };
 
 const cs_discover_ops cs_discover_best_first_ops = {
-    .name = "best-first",
     .create = baseline_create,
     .destroy = baseline_destroy,
     .value = best_first_value,

@@ -234,7 +234,6 @@ fail:
 }
 
 const cs_discover_ops cs_discover_sarsa_ops = {
-    .name = "sarsa",
     .create = sarsa_create,
     .destroy = sarsa_destroy,
     .value = sarsa_value,

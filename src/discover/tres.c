@@ -688,15 +688,15 @@ fail:
     return rc;
 }
 
-#define TRES_OPS(nm, cr)                                                                           \
+#define TRES_OPS(cr)                                                                               \
     {                                                                                              \
-        .name = nm, .tres_features = 1, .link = tres_link, .select = tres_select,                  \
-        .commit = tres_commit, .begin_task = tres_begin_task, .counters = tres_counters,           \
-        .create = cr, .destroy = tres_destroy, .value = no_value, .stale = never_stale,            \
-        .observe = tres_observe, .weights = tres_weights, .synced = tres_synced,                   \
-        .epsilon = no_epsilon, .save = tres_save, .load = tres_load                                \
+        .tres_features = 1, .link = tres_link, .select = tres_select, .commit = tres_commit,       \
+        .begin_task = tres_begin_task, .counters = tres_counters, .create = cr,                    \
+        .destroy = tres_destroy, .value = no_value, .stale = never_stale, .observe = tres_observe, \
+        .weights = tres_weights, .synced = tres_synced, .epsilon = no_epsilon, .save = tres_save,  \
+        .load = tres_load                                                                          \
     }
 
-const cs_discover_ops cs_discover_tres_ops = TRES_OPS("tres", tres_create);
-const cs_discover_ops cs_discover_tres_async_ops = TRES_OPS("tres-async", async_create);
-const cs_discover_ops cs_discover_tree_random_ops = TRES_OPS("tree-random", tree_random_create);
+const cs_discover_ops cs_discover_tres_ops = TRES_OPS(tres_create);
+const cs_discover_ops cs_discover_tres_async_ops = TRES_OPS(async_create);
+const cs_discover_ops cs_discover_tree_random_ops = TRES_OPS(tree_random_create);

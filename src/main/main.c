@@ -8,10 +8,12 @@
  */
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
+#include "crawlsim/discover.h"
 #include "crawlsim/gen.h"
 #include "crawlsim/graphio.h"
 #include "crawlsim/import.h"
 #include "crawlsim/partition.h"
+#include "crawlsim/recrawl.h"
 #include "crawlsim/sim.h"
 #include "main/cmd_bandit.h"
 #include "main/cmd_compare.h"
@@ -58,7 +60,8 @@ typedef struct command {
     const char *synopsis;
     const char *help;
     cs_err (*run)(cs_ctx *ctx, const cli *c);
-    int err_status; /* exit status of an error other than a bad command line (which is 2) */
+    int err_status;     /* exit status of an error other than a bad command line (which is 2) */
+    void (*more)(void); /* prints what follows the help text (the registries), or NULL */
 } command;
 
 static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...) CS_PRINTF(2, 3);
@@ -254,24 +257,38 @@ static cs_err cmd_compare(cs_ctx *ctx, const cli *c)
 
 static cs_err cmd_help(cs_ctx *ctx, const cli *c);
 
+/* run --help: the registries' policies, one per line. */
+static void print_policies(void)
+{
+    int n = 0;
+    const cs_discover_policy *d = cs_discover_list(&n);
+    printf("\nDiscovery policies (run.policy):\n");
+    for (int i = 0; i < n; i++)
+        printf("  %-26s %s\n", d[i].name, d[i].summary);
+    const char *const *r = cs_recrawl_names(&n);
+    printf("\nRe-crawl policies (refresh.policy; docs/guide/refresh.md):\n  none\n");
+    for (int i = 0; i < n; i++)
+        printf("  %-26s %s\n", r[i], cs_recrawl_summary(r[i]));
+}
+
 static const command commands[] = {
     {"gen", "crawlsim gen [SPEC.ini] -o WEB.h5 [--set gen.KEY=VALUE ...]",
      "Generates a synthetic web graph from the [gen] section of SPEC.ini (defaults without one)\n"
      "and writes it to WEB.h5. Run it under mpirun/srun with any number of ranks: each rank\n"
      "generates a slice of the page ids, with OpenMP threads inside; the file is identical for\n"
      "any rank or thread count. Written atomically (temporary name, then rename).\n",
-     cmd_gen, 1},
+     cmd_gen, 1, NULL},
     {"info", "crawlsim info WEB.h5 [--relevance-threshold X]",
      "Prints the statistics of a graph file: pages, links, hosts, topics, out/in-degree\n"
      "summaries with fitted power-law exponents, links within host and topic, relevant\n"
      "fraction (relevance >= X, default 0.5), reciprocity, change-rate and importance summaries.\n"
      "Runs under mpirun with any number of ranks (each reads its block of pages).\n",
-     cmd_info, 1},
+     cmd_info, 1, NULL},
     {"import", "crawlsim import SPEC.ini -o WEB.h5 [--set import.KEY=VALUE ...]",
      "Imports a real graph (edge list, plain or gzip, plus an optional page table) described by\n"
      "the [import] section of SPEC.ini into the graph schema. Change rates, importance and\n"
      "observability come from the [gen] model. Specs for the bundled datasets: graphs/*.ini.\n",
-     cmd_import, 1},
+     cmd_import, 1, NULL},
     {"partition",
      "crawlsim partition WEB.h5 -k K [--method M] [-o PART.h5] [JOB.ini] "
      "[--set partition.KEY=VALUE ...]",
@@ -282,14 +299,14 @@ static const command commands[] = {
      "the host, what Nutch and StormCrawler do), block (contiguous page ids). METIS runs on\n"
      "rank 0, which reads the whole graph. Prints the method, k, time and the quality: edge\n"
      "cut, communication volume, page and link balance, hosts split.\n",
-     cmd_partition, 1},
+     cmd_partition, 1, NULL},
     {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT] [--set SECTION.KEY=VALUE ...]",
      "Runs a focused crawl (docs/developer/architecture.md \"One rank, one tick\") under\n"
      "mpirun/srun: the world of run.graph (or the [gen] world generated in memory, each rank its\n"
-     "own pages), partitioned by run.partition_method, crawled by run.policy (random, best-first,\n"
-     "sarsa, tres, tres-async, tree-random) for run.tasks tasks, with re-crawls of the fetched\n"
-     "pages when refresh.policy is set. Writes the results file (HDF5: config, /series, /tasks,\n"
-     "/ranks, /final, /timing) to -o, run.output or results/<job name>.h5, and prints a summary.\n"
+     "own pages), partitioned by run.partition_method, crawled by run.policy (below) for\n"
+     "run.tasks tasks, with re-crawls of the fetched pages when refresh.policy (below) is set.\n"
+     "Writes the results file (HDF5: config, /series, /tasks, /ranks, /final, /timing) to -o,\n"
+     "run.output or results/<job name>.h5, and prints a summary.\n"
      "Every key: crawlsim help config run|crawl|sarsa|tres|refresh|bandit. Use OMP_NUM_THREADS\n"
      "for threads per rank.\n\n"
      "Checkpoints: with run.checkpoint = FILE the whole state is written to FILE (atomically)\n"
@@ -297,7 +314,7 @@ static const command commands[] = {
      "on) or SIGTERM (the run stops with exit status 3). --restart CKPT continues from a\n"
      "checkpoint, with the same job file, --set options and number of ranks: the results equal\n"
      "those of an uninterrupted run (everything outside /timing).\n",
-     cmd_run, 1},
+     cmd_run, 1, print_policies},
     {"schedule",
      "crawlsim schedule --policy P --bandwidth R --input PAGES.csv -o RATES.csv [--epsilon E]",
      "Computes re-crawl rates under the bandwidth R (crawls per time unit, summed over pages)\n"
@@ -311,7 +328,7 @@ static const command commands[] = {
      "1 - exp(-delta); rate = probability = the page's crawl probability per slot). Prints\n"
      "lambda, the split of R and the costs J_h and J_b (sums over pages; static-opt: F of Eq. 8).\n"
      "Runs under mpirun: the rows are split over the ranks.\n",
-     cmd_schedule, 1},
+     cmd_schedule, 1, NULL},
     {"bandit", "crawlsim bandit [JOB.ini] [-o RESULTS.h5] [--set bandit.KEY=VALUE ...]",
      "Runs a restless-bandit experiment from the [bandit] section of JOB.ini: bandit.experiment\n"
      "= ephemeral (Avrachenkov & Borkar 2019: arms with arrival rates, decays and lifetimes;\n"
@@ -322,7 +339,7 @@ static const command commands[] = {
      "bandit.runs runs to -o, bandit.output or results/<job name>.h5 and prints a summary. Runs\n"
      "under mpirun: the runs are dealt to the ranks; the file is the same for any rank count.\n"
      "Every key: crawlsim help config bandit.\n",
-     cmd_bandit, 1},
+     cmd_bandit, 1, NULL},
     {"compare",
      "crawlsim compare A.h5 B.h5 [--ignore PATH ...] [--only PATH ...] [--no-default-ignore]",
      "Compares two HDF5 files (results, graphs, checkpoints) object by object. Exit status 0:\n"
@@ -341,10 +358,10 @@ static const command commands[] = {
      "element with both values and the number of differing elements), then a summary line.\n"
      "Runs on one process (no mpirun needed); under mpirun rank 0 compares and every rank exits\n"
      "with its status.\n",
-     cmd_compare, 2},
+     cmd_compare, 2, NULL},
     {"help", "crawlsim help [COMMAND | config [SECTION] [--markdown]]",
-     "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help,
-     1},
+     "Shows the help of a command, or the reference of every job-file key (config).\n", cmd_help, 1,
+     NULL},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -367,6 +384,13 @@ static void print_main_help(FILE *out)
                  "Every key, its default and range: crawlsim help config\n"
                  "Exit status: 0 success, 1 error in data/files/configuration, 2 bad command "
                  "line\n(compare: 0 the same, 1 different, 2 error).\n");
+}
+
+static void print_command_help(const command *cmd)
+{
+    printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+    if (cmd->more != NULL)
+        cmd->more();
 }
 
 static const command *find_command(const char *name)
@@ -400,7 +424,7 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
         if (cmd == NULL)
             return usage_error(ctx, "no command '%s'", c->pos[0]);
         if (ctx->rank == 0)
-            printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+            print_command_help(cmd);
         return CS_OK;
     }
     if (ctx->rank == 0)
@@ -571,7 +595,7 @@ int main(int argc, char **argv)
     }
     if (c.help) {
         if (ctx.rank == 0)
-            printf("usage: %s\n\n%s", cmd->synopsis, cmd->help);
+            print_command_help(cmd);
         goto done;
     }
     CS_LOG(&ctx, CS_LOG_VERBOSE, "crawlsim %s: %s on %d rank(s), %d OpenMP thread(s) per rank",

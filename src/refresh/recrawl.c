@@ -12,50 +12,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const recrawl_ops *const registry[] = {
-    &cs_recrawl_uniform_ops,
-    &cs_recrawl_change_rate_ops,
-    &cs_recrawl_adaptive_ops,
-    &cs_recrawl_lc_ops,
-    &cs_recrawl_lc_incomplete_ops,
-    &cs_recrawl_lca_ops,
-    &cs_recrawl_blc_ops,
-    &cs_recrawl_blc_floor_ops,
-    &cs_recrawl_learn_ops,
-    &cs_recrawl_learn_lca_ops,
-    &cs_recrawl_learn_binary_ops,
-    &cs_recrawl_bandit_uniform_ops,
-    &cs_recrawl_bandit_static_opt_ops,
-    &cs_recrawl_bandit_thompson_ops,
-    &cs_recrawl_bandit_whittle_ops,
-    &cs_recrawl_bandit_fgdqn_ops,
-    &cs_recrawl_bandit_learn_ops,
+/* The registry, from src/config/registry_recrawl.def (the refresh.policy choices too). */
+static const struct {
+    const char *name, *summary;
+    const recrawl_ops *ops;
+} registry[] = {
+#define CS_RECRAWL_POLICY(id, nm, sum) {nm, sum, &cs_recrawl_##id##_ops},
+#include "config/registry_recrawl.def"
+#undef CS_RECRAWL_POLICY
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
 const char *const *cs_recrawl_names(int *n)
 {
     static const char *const names[] = {
-        "uniform",
-        "change-rate",
-        "adaptive",
-        "lambdacrawl",
-        "lambdacrawl-incomplete",
-        "lca",
-        "binary-lambdacrawl",
-        "binary-lambdacrawl-floor",
-        "lambda-learn",
-        "lambda-learn-lca",
-        "lambda-learn-binary",
-        "bandit-uniform",
-        "bandit-static-opt",
-        "bandit-thompson",
-        "bandit-whittle",
-        "bandit-fgdqn",
-        "bandit-whittle-learn",
+#define CS_RECRAWL_POLICY(id, nm, sum) nm,
+#include "config/registry_recrawl.def"
+#undef CS_RECRAWL_POLICY
     };
     *n = (int)(sizeof names / sizeof names[0]);
     return names;
+}
+
+const char *cs_recrawl_summary(const char *policy)
+{
+    for (int i = 0; i < NREG; i++)
+        if (strcmp(registry[i].name, policy) == 0)
+            return registry[i].summary;
+    return NULL;
 }
 
 void cs_recrawl_config_default(cs_recrawl_config *c)
@@ -77,8 +61,8 @@ void cs_recrawl_config_default(cs_recrawl_config *c)
 int cs_recrawl_is_slot(const char *policy)
 {
     for (int i = 0; i < NREG; i++)
-        if (strcmp(registry[i]->name, policy) == 0)
-            return registry[i]->slot != NULL;
+        if (strcmp(registry[i].name, policy) == 0)
+            return registry[i].ops->slot != NULL;
     return 0;
 }
 
@@ -141,8 +125,8 @@ cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cac
     cs_err rc = CS_OK;
     const recrawl_ops *ops = NULL;
     for (int j = 0; j < NREG && cfg != NULL && cfg->policy != NULL; j++)
-        if (strcmp(registry[j]->name, cfg->policy) == 0)
-            ops = registry[j];
+        if (strcmp(registry[j].name, cfg->policy) == 0)
+            ops = registry[j].ops;
     if (ops == NULL)
         return cs_fail(ctx, CS_ERR_ARG, "recrawl: unknown policy '%s'",
                        cfg != NULL && cfg->policy != NULL ? cfg->policy : "(null)");

@@ -74,11 +74,9 @@ cs_err recrawl_crawl_now(cs_recrawl *r, int64_t i, double t, uint32_t *changes);
 cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
                               const double *delta);
 
-extern const recrawl_ops cs_recrawl_uniform_ops, cs_recrawl_change_rate_ops, cs_recrawl_lc_ops,
-    cs_recrawl_lc_incomplete_ops, cs_recrawl_lca_ops, cs_recrawl_blc_ops, cs_recrawl_blc_floor_ops,
-    cs_recrawl_adaptive_ops, cs_recrawl_learn_ops, cs_recrawl_learn_lca_ops,
-    cs_recrawl_learn_binary_ops, cs_recrawl_bandit_uniform_ops, cs_recrawl_bandit_static_opt_ops,
-    cs_recrawl_bandit_thompson_ops, cs_recrawl_bandit_whittle_ops, cs_recrawl_bandit_fgdqn_ops,
-    cs_recrawl_bandit_learn_ops;
+/* The ops tables of the registered policies (src/config/registry_recrawl.def). */
+#define CS_RECRAWL_POLICY(id, nm, sum) extern const recrawl_ops cs_recrawl_##id##_ops;
+#include "config/registry_recrawl.def"
+#undef CS_RECRAWL_POLICY
 
 #endif

@@ -83,6 +83,7 @@ typedef struct sim {
     cs_evidence *ev;
     cs_feat_layout L;
     const cs_discover_ops *ops;
+    const char *pname; /* run.policy */
     void *pol;
     cs_frontier *fr;
     int G, GA;
@@ -2368,7 +2369,7 @@ static cs_err host_map(sim *s)
         rc = cs_fail(ctx, CS_ERR_LIMIT,
                      "the strict setting of run.policy = %s keeps every "
                      "page's host on every rank: at most 2^31 - 1 pages",
-                     s->ops->name);
+                     s->pname);
     CS_TRY_AGREE(ctx, rc);
     /* each page's host + 1 on its owner, 0 elsewhere: a sum over ranks */
     for (int64_t i = 0; i < nl; i++)
@@ -2406,7 +2407,7 @@ static cs_err strict_setting(sim *s)
      * (docs/guide/synchronisation.md), alpha x B = 0.1 learns as the online loop does, 0.3
      * loses a third of the harvest and 1 collapses below random. */
     const double step = cs_sarsa_alpha(s->cfg) * (double)cc->bandwidth;
-    if (s->sum && strcmp(s->ops->name, "sarsa") == 0 && step > SUM_STEP_MAX)
+    if (s->sum && strcmp(s->pname, "sarsa") == 0 && step > SUM_STEP_MAX)
         CS_LOG(ctx, CS_LOG_WARN,
                "sarsa.alpha x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
                "updates come from the same weights and are applied together, so its step is "
@@ -2427,7 +2428,7 @@ static cs_err strict_setting(sim *s)
                            "policy on replicated state); with other settings set "
                            "crawl.weight_sync = average (the ranks' networks averaged every "
                            "sync_every ticks)",
-                           s->ops->name, ctx->size);
+                           s->pname, ctx->size);
     }
     return CS_OK;
 }
@@ -2567,7 +2568,7 @@ static cs_err write_results(sim *s, loop_state *ls, const char *output, cs_sim_s
     if (rc == CS_OK)
         rc = cs_results_add_text(ctx, r, "config", ini);
     if (rc == CS_OK)
-        rc = cs_results_attr(ctx, r, "/", "policy", s->ops->name);
+        rc = cs_results_attr(ctx, r, "/", "policy", s->pname);
     if (rc == CS_OK)
         rc = cs_results_attr(ctx, r, "/", "strict", s->strict ? "yes" : "no");
     for (int i = 0; i < NS && rc == CS_OK; i++) {
@@ -2689,9 +2690,10 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     }
 
     int npol = 0;
-    const cs_discover_ops *const *reg = cs_discover_list(&npol);
+    const cs_discover_policy *reg = cs_discover_list(&npol);
     CS_ASSERT(cfg->run.policy >= 0 && cfg->run.policy < npol);
-    s->ops = reg[cfg->run.policy]; /* the registry's order is the run.policy choices' */
+    s->ops = reg[cfg->run.policy].ops; /* run.policy's choices are the registry's names */
+    s->pname = reg[cfg->run.policy].name;
     CS_ASSERT(cs_tres_max_parse(cfg->tres.max_per_host, &s->max_cap));
     s->tres_d = s->ops->tres_features ? cs_tres_dim(cfg->tres.host_features) : 0;
     s->host_features = cfg->tres.host_features;
@@ -2743,14 +2745,14 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     CS_TRY_AGREE(ctx, rc);
     t_setup = cs_now() - t_setup;
     char step[64] = "";
-    if (strcmp(s->ops->name, "sarsa") == 0)
+    if (strcmp(s->pname, "sarsa") == 0)
         snprintf(step, sizeof step, ", alpha = %g%s", cs_sarsa_alpha(cfg),
                  strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
     CS_LOG(ctx, CS_LOG_INFO,
            "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
            "B = %lld fetches/tick, budget %s, E = %lld, K = %lld (%s), %lld seed pages%s",
            (long long)cs_graph_n_pages(s->g), (long long)cs_graph_n_links(s->g),
-           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->ops->name, step,
+           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->pname, step,
            (long long)cfg->crawl.bandwidth,
            cfg->crawl.budget == CS_BUDGET_GLOBAL         ? "global"
            : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"
@@ -2819,7 +2821,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     }
     CS_TRY(ctx, write_results(s, &ls, output, &sum));
     if (ctx->rank == 0 && ctx->level >= CS_LOG_WARN) {
-        printf("crawl: %s on %d ranks, %lld ticks, %.2f s\n", s->ops->name, ctx->size,
+        printf("crawl: %s on %d ranks, %lld ticks, %.2f s\n", s->pname, ctx->size,
                (long long)sum.ticks, sum.seconds);
         printf("  fetched %lld, relevant %lld (harvest rate %.4f), relevant hosts %lld\n",
                (long long)sum.fetched, (long long)sum.relevant, sum.harvest_rate,

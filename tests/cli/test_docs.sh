@@ -34,11 +34,18 @@ for c in $commands; do
         fail "docs/reference/commands.md lacks crawlsim $c"
 done
 
-# every discovery policy the schema accepts (run.policy) is named in run --help
-choices=$("$BIN" help config run | sed -n 's/^  policy  *choice default [a-z-]*  *//p' | tr '|' ' ')
-[ -n "$choices" ] || fail "no run.policy choices in crawlsim help config run"
-for p in $choices; do
-    grep -qw -- "$p" help.run && pass "run --help names policy $p" || fail "run --help lacks policy $p"
+# every policy the schema accepts (run.policy, refresh.policy: made from the registries) has its
+# own line in run --help, with a summary
+for sec in run refresh; do
+    choices=$("$BIN" help config $sec | sed -n 's/^  policy  *choice default [a-z-]*  *//p' | tr '|' ' ')
+    [ -n "$choices" ] || fail "no $sec.policy choices in crawlsim help config $sec"
+    for p in $choices; do
+        if [ "$p" = none ] || grep -Eq "^  $p +[A-Za-z]" help.run; then
+            pass "run --help lists $sec.policy $p"
+        else
+            fail "run --help lacks a line for $sec.policy $p"
+        fi
+    done
 done
 
 # 3. the README stays short
