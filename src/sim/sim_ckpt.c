@@ -1,0 +1,243 @@
+/*
+ * sim: checkpoints of `crawlsim run`: the loop state, metrics and every part of the engine,
+ * written atomically, and the restart from them.
+ */
+#include "sim/sim_engine.h"
+
+/* Local. The job's resolved INI text without the keys a restart may change (where checkpoints
+ * and results go, progress): a checkpoint continues only the run it was written by. */
+static cs_err resumable_ini(sim *s, char **ini)
+{
+    cs_config c = *s->cfg;
+    c.run.checkpoint[0] = '\0';
+    c.run.checkpoint_every = 0;
+    c.run.output[0] = '\0';
+    c.run.progress = 0;
+    return cs_config_to_ini(s->ctx, &c, NULL, ini);
+}
+
+/* The loop's scalars in run/state. */
+enum {
+    LS_TASK,
+    LS_T_NEXT,
+    LS_TICK,
+    LS_FETCHED_TASK,
+    LS_FORCE,
+    LS_TOTAL,
+    LS_BASE0,
+    LS_BASE1,
+    LS_SHARE,
+    LS_POL_QEVALS,
+    LS_FLOOR,
+    LS_SERIES,
+    LS_TRACE,
+    LS_N
+};
+
+/* Collective. Writes run.checkpoint: the loop's position, metrics and series, this rank's
+ * crawl state (visited set, hosts, outboxes, frontier), the policy's and the refresh's state. */
+cs_err sim_save_checkpoint(sim *s, loop_state *ls)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = NULL;
+    char *ini = NULL, *box = NULL;
+    char name[96];
+    double t0 = cs_now();
+    const int64_t H = cs_graph_n_hosts(s->g), T = s->cfg->run.tasks, n = s->m.s.n;
+    CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
+    CS_TRY(ctx, cs_ckpt_create(ctx, s->cfg->run.checkpoint, &ck));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/config", CS_CK_BYTES, (int64_t)strlen(ini) + 1, ini));
+    int64_t st[LS_N] = {ls->task,
+                        ls->t_next,
+                        ls->tick,
+                        ls->fetched_task,
+                        ls->force,
+                        ls->total_fetched,
+                        ls->task_base[0],
+                        ls->task_base[1],
+                        s->share,
+                        s->pol_qevals,
+                        (int64_t)s->sl.floor,
+                        n,
+                        (int64_t)s->m.trace_len};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/state", CS_CK_I64, LS_N, st));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/counters", CS_CK_I64, NC, s->m.c));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/times", CS_CK_F64, NPH, s->m.t));
+    for (int i = 0; i < NS; i++) {
+        snprintf(name, sizeof name, "run/series/%s", sim_series_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, n, s->m.s.v[i]));
+    }
+    for (int i = 0; i < NPH; i++) {
+        snprintf(name, sizeof name, "run/series_time/%s", sim_phase_name[i]);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F64, n, s->m.s.t[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/wall", CS_CK_F64, n, ls->wall));
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "run/tasks/%d", i);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/visited", CS_CK_U64, (cs_graph_n_pages(s->g) + 63) / 64,
+                            s->visited));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->h.host_fetched));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_rel", CS_CK_I32, H, s->h.host_rel));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/trace", CS_CK_I64, (int64_t)s->m.trace_len, s->m.trace));
+    /* the outboxes (links waiting for the next exchange when E > 1), one after the other */
+    {
+        int64_t *len = NULL;
+        size_t tot = cs_outbox_bytes(&s->r.out), at = 0;
+        rc = cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint");
+        if (rc == CS_OK)
+            rc = cs_alloc(ctx, &box, tot + 1, 1, "checkpoint");
+        for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
+            len[q] = (int64_t)s->r.out.len[q];
+            if (s->r.out.len[q] > 0)
+                memcpy(box + at, s->r.out.buf[q], s->r.out.len[q]);
+            at += s->r.out.len[q];
+        }
+        rc = cs_agree(ctx, rc);
+        if (rc == CS_OK)
+            rc = cs_ckpt_put(ctx, ck, "run/outbox/len", CS_CK_I64, ctx->size, len);
+        if (rc == CS_OK)
+            rc = cs_ckpt_put(ctx, ck, "run/outbox/data", CS_CK_BYTES, (int64_t)tot, box);
+        free(len);
+        CS_TRY(ctx, rc);
+    }
+    CS_TRY(ctx, cs_frontier_save(ctx, s->fr, ck));
+    if (s->ops->save != NULL)
+        CS_TRY(ctx, s->ops->save(s->pol, ctx, ck));
+    if (s->rf != NULL)
+        CS_TRY(ctx, cs_simrf_save(ctx, s->rf, ck));
+    CS_TRY(ctx, cs_ckpt_commit(ctx, &ck));
+    CS_LOG(ctx, CS_LOG_INFO, "checkpoint %s written at tick %lld (%.2f s)", s->cfg->run.checkpoint,
+           (long long)ls->tick, cs_now() - t0);
+fail:
+    cs_ckpt_close(ctx, &ck);
+    free(ini);
+    free(box);
+    return rc;
+}
+
+/* Local. Grows the series to hold n points (the layout sim_record() appends to). */
+static cs_err series_reserve(sim *s, loop_state *ls, int64_t n)
+{
+    series *se = &s->m.s;
+    int64_t cap = n > 256 ? n : 256;
+    for (int i = 0; i < NS + NPH; i++) {
+        void **pp = i < NS ? (void **)&se->v[i] : (void **)&se->t[i - NS];
+        void *p = realloc(*pp, (size_t)cap * 8);
+        if (p == NULL)
+            return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the series");
+        *pp = p;
+    }
+    se->cap = cap;
+    double *w = realloc(ls->wall, (size_t)cap * sizeof *w);
+    if (w == NULL)
+        return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the series");
+    ls->wall = w;
+    ls->wall_cap = cap;
+    return CS_OK;
+}
+
+/* Collective. Restores what save_checkpoint wrote into the freshly built run s (world,
+ * policy and refresh created from the same job); run_task then continues the saved task. */
+cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = NULL;
+    char *ini = NULL, *saved = NULL, *box = NULL;
+    int64_t *len = NULL;
+    char name[96];
+    double t0 = cs_now();
+    const int64_t H = cs_graph_n_hosts(s->g), T = s->cfg->run.tasks;
+    CS_TRY(ctx, cs_ckpt_open(ctx, path, &ck));
+    CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
+    int64_t n = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/config", CS_CK_BYTES, &n, &saved));
+    if (n < 1 || saved[n - 1] != '\0' || strcmp(saved, ini) != 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "checkpoint %s was written by another job: restart with the same job file "
+                     "and --set options (only run.checkpoint, run.checkpoint_every, run.output "
+                     "and run.progress may change)",
+                     path);
+    CS_TRY_AGREE(ctx, rc);
+    int64_t st[LS_N];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/state", CS_CK_I64, LS_N, st));
+    ls->task = st[LS_TASK];
+    ls->t_next = st[LS_T_NEXT];
+    ls->tick = st[LS_TICK];
+    ls->fetched_task = st[LS_FETCHED_TASK];
+    ls->force = st[LS_FORCE];
+    ls->total_fetched = st[LS_TOTAL];
+    ls->task_base[0] = st[LS_BASE0];
+    ls->task_base[1] = st[LS_BASE1];
+    s->share = st[LS_SHARE];
+    s->pol_qevals = st[LS_POL_QEVALS];
+    s->sl.floor = (uint64_t)st[LS_FLOOR];
+    if (ls->task < 0 || ls->task >= T || st[LS_SERIES] < 0 || st[LS_TRACE] < 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: run/state out of range", path);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, series_reserve(s, ls, st[LS_SERIES]));
+    s->m.s.n = st[LS_SERIES];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/counters", CS_CK_I64, NC, s->m.c));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/times", CS_CK_F64, NPH, s->m.t));
+    for (int i = 0; i < NS; i++) {
+        snprintf(name, sizeof name, "run/series/%s", sim_series_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, s->m.s.n, s->m.s.v[i]));
+    }
+    for (int i = 0; i < NPH; i++) {
+        snprintf(name, sizeof name, "run/series_time/%s", sim_phase_name[i]);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F64, s->m.s.n, s->m.s.t[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/wall", CS_CK_F64, s->m.s.n, ls->wall));
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "run/tasks/%d", i);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
+    }
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64,
+                                  (cs_graph_n_pages(s->g) + 63) / 64, s->visited));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->h.host_fetched));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_rel", CS_CK_I32, H, s->h.host_rel));
+    free(s->m.trace);
+    s->m.trace = NULL;
+    n = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/trace", CS_CK_I64, &n, &s->m.trace));
+    s->m.trace_len = (size_t)n;
+    s->m.trace_cap = (size_t)n + 1;
+    CS_TRY(ctx, cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint"));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/outbox/len", CS_CK_I64, ctx->size, len));
+    n = 0;
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/outbox/data", CS_CK_BYTES, &n, &box));
+    cs_outbox_clear(&s->r.out);
+    {
+        int64_t at = 0;
+        for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
+            if (len[q] < 0 || at + len[q] > n)
+                rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bad outbox lengths", path);
+            else if (len[q] > 0)
+                rc = cs_outbox_put(ctx, &s->r.out, q, box + at, (size_t)len[q]);
+            at += len[q];
+        }
+        CS_TRY_AGREE(ctx, rc);
+    }
+    cs_frontier_clear(s->fr);
+    CS_TRY(ctx, cs_frontier_load(ctx, s->fr, ck));
+    if (s->ops->load != NULL)
+        CS_TRY(ctx, s->ops->load(s->pol, ctx, ck));
+    if (s->rf != NULL)
+        CS_TRY(ctx, cs_simrf_load(ctx, s->rf, ck));
+    ls->resume = 1;
+    CS_LOG(ctx, CS_LOG_INFO, "restarting from checkpoint %s: task %lld, tick %lld (%.2f s)", path,
+           (long long)ls->task, (long long)ls->tick, cs_now() - t0);
+fail:
+    cs_ckpt_close(ctx, &ck);
+    free(ini);
+    free(saved);
+    free(box);
+    free(len);
+    return rc;
+}

@@ -1,0 +1,382 @@
+/*
+ * sim internals: the engine of `crawlsim run`, shared by its files, one per part of a tick
+ * (docs/developer/architecture.md "One rank, one tick"):
+ *
+ *   sim.c           the run: set-up, the tick loop of a task (sim_run_task), signals, teardown
+ *   sim_world.c     the world, its partition, the host tables, the seed pages, the strict setting
+ *   sim_select.c    selection: candidates, budget modes, politeness and MAX caps
+ *   sim_fetch.c     fetching and learning: the fetched pages, their rewards and link records
+ *   sim_exchange.c  routing and exchange: link records to their owners, the visited set, the
+ *                   replicated state of the strict setting
+ *   sim_results.c   metrics, series and the results file
+ *   sim_ckpt.c      checkpoints (write and restart)
+ *   sim_refresh.c   the re-crawls of [refresh] (sim_impl.h)
+ *
+ * Functions shared between the files carry the sim_ prefix; the small ones of the hot loops are
+ * static inline here.
+ */
+#ifndef CRAWLSIM_SIM_ENGINE_H
+#define CRAWLSIM_SIM_ENGINE_H
+
+#include "crawlsim/ckpt.h"
+#include "crawlsim/comm.h"
+#include "crawlsim/discover.h"
+#include "crawlsim/features.h"
+#include "crawlsim/frontier.h"
+#include "crawlsim/gen.h"
+#include "crawlsim/graph.h"
+#include "crawlsim/graphio.h"
+#include "crawlsim/partition.h"
+#include "crawlsim/rng.h"
+#include "crawlsim/sim.h"
+#include "sim/sim_impl.h"
+
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Phases of a tick (wall-clock seconds, /timing). evaluate: re-evaluating the frontier (the
+ * synchronous method); route: sorting the tick's link records to their owners (local work: this
+ * rank's stay in place, the others' are copied into the outboxes); exchange: the fetched pages'
+ * allgather and the outboxes' alltoall(v); insert: merging link records into the frontier (with
+ * their values); wait: blocked in the count exchange (load imbalance); allreduce: weights, the
+ * tick's integer allreduce and metrics. */
+enum phase {
+    PH_EVALUATE,
+    PH_SELECT,
+    PH_FETCH,
+    PH_LEARN,
+    PH_ROUTE,
+    PH_EXCHANGE,
+    PH_INSERT,
+    PH_WAIT,
+    PH_ALLREDUCE,
+    NPH
+};
+
+/* Local counters of a rank (int64, summed over ranks at record points). */
+enum counter {
+    C_FETCHED,
+    C_RELEVANT,
+    C_FRONTIER,
+    C_EVICTIONS,
+    C_QEVALS,
+    C_BYTES,
+    C_MESSAGES,
+    C_LINKS,
+    C_DROPPED,
+    C_POLITE,
+    C_LEAVES, /* Tree-Frontier leaves now (not cumulative) */
+    NC
+};
+
+/* A page being fetched this tick. */
+typedef struct fetch {
+    int64_t page, li;
+    int64_t pick; /* selecting policies: index among the committed picks */
+    cs_feat_parents par;
+    int has_x;
+} fetch;
+
+/* The series recorded at record points. */
+typedef struct series {
+    int64_t n, cap;
+    int64_t *v[NC + 4]; /* tick, task, relevant_hosts, then counters */
+    double *t[NPH];
+} series;
+
+/* Per host (H entries each, this rank's view): politeness quotas, the MAX cap's counts and the
+ * relevant hosts found. */
+typedef struct sim_hosts {
+    int64_t max_cap;                  /* tres.max_per_host: CS_TRES_MAX_INF, _ADAPTIVE or the cap */
+    int64_t cap_now;                  /* the cap this tick (0: none) */
+    int32_t *host_fetched, *host_rel; /* this rank's fetches per host in the task */
+    uint64_t *rel_host;     /* bitset over hosts: a relevant page was fetched (this task) */
+    uint64_t *rel_host_all; /* its OR over ranks (global_counts) */
+    int64_t host_words;
+    int32_t *host_k, *host_idx, *host_used; /* ranks owning pages of the host, this rank's index
+                                               among them, the host's fetches this tick */
+    uint8_t *host_mark;                     /* host in touched[] this tick */
+    int64_t *touched;
+    int64_t n_touched;
+    int32_t *host_all;  /* rep: every page's host */
+    int any_split;      /* some host has pages on several ranks (host_k > 1) */
+    int32_t *sp_before; /* per host: its global count before a selection phase */
+} sim_hosts;
+
+/* Selection scratch of a tick. */
+typedef struct sim_select {
+    int64_t sel_tick; /* the tick being selected (admit) */
+    uint8_t *taken;   /* per frontier slot, this tick */
+    size_t taken_cap;
+    uint64_t *cands; /* selection keys; each encodes its page id (cs_frontier_key_id) */
+    size_t cands_cap;
+    int64_t *sel;
+    size_t sel_cap;
+    uint64_t floor;     /* greedy selection: keys below are skipped first (candidates) */
+    uint64_t *sort_tmp; /* cs_sort_u64 scratch */
+    size_t sort_tmp_cap;
+    uint64_t *acc; /* the keys a selection walk accepted */
+    size_t acc_cap;
+    int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
+    size_t sp_cap, sp_all_cap;
+    int *sp_counts, *sp_displs; /* P each */
+} sim_select;
+
+/* The fetches of a tick and what the learner observes of them. */
+typedef struct sim_fetches {
+    fetch *fx;
+    size_t fx_cap;
+    uint8_t *fx_codes; /* n * G codes of the selected entries */
+    size_t fx_codes_cap;
+    cs_feat_page *pst;
+    size_t pst_cap;
+    double *reward;
+    size_t reward_cap;
+    int64_t *base, *nout;
+    size_t base_cap, nout_cap;
+    uint8_t *acts;
+    size_t acts_cap;
+    cs_discover_fetch *obs;
+    size_t obs_cap;
+    float *tx; /* TRES vectors of a tick's out-links */
+    size_t tx_cap;
+    int64_t *perm; /* sort_fetches */
+    size_t perm_cap;
+    fetch *fx_tmp;
+    size_t fx_tmp_cap;
+    uint8_t *codes_tmp;
+    size_t codes_tmp_cap;
+} sim_fetches;
+
+/* Routing and exchange of a tick: link records, the visited set's share, the strict setting's
+ * replicated state and the weights' averaging. */
+typedef struct sim_route {
+    int64_t *own; /* this tick's records for this rank's own pages: indexes into msgs */
+    int64_t n_own;
+    size_t own_cap;
+    int64_t *ridx;  /* this tick's records in order: indexes into msgs (routing) */
+    int32_t *route; /* and their owners */
+    size_t ridx_cap, route_cap;
+    size_t *route_bytes; /* bytes of records per destination rank */
+    cs_link_msg *msgs;
+    size_t msgs_cap;
+    int64_t *vis_all; /* share_visited: the tick's fetched pages of all ranks */
+    size_t vis_all_cap;
+    int *vis_counts, *vis_displs; /* P each */
+    cs_outbox out;
+    char *recv;
+    size_t recv_cap;
+    double *avg_scratch;
+    size_t avg_cap;
+    char *rep_buf, *rep_all; /* rep_share: this rank's and all ranks' fetches and records */
+    size_t rep_buf_cap, rep_all_cap;
+    int *rep_counts, *rep_displs; /* 2P each */
+    const cs_link_msg **ord;      /* insert_merged: the tick's records in canonical order */
+    size_t ord_cap;
+    int64_t *runs; /* insert_merged: run bounds and a heap of run heads */
+    size_t runs_cap;
+    uint64_t *ev_keys; /* evict_global */
+    size_t ev_keys_cap;
+} sim_route;
+
+/* Metrics: counters, phase times, the series of the record points and the fetch trace. */
+typedef struct sim_metrics {
+    int64_t c[NC];
+    double t[NPH];
+    series s;
+    int64_t *trace; /* run.trace: (tick, page) pairs of this rank's fetches */
+    size_t trace_len, trace_cap;
+} sim_metrics;
+
+typedef struct sim {
+    cs_ctx *ctx;
+    const cs_config *cfg;
+    cs_config world; /* cfg with the [gen] of the world actually crawled */
+    double threshold;
+    cs_graph *g;
+    cs_gen *gen;
+    cs_evidence *ev;
+    cs_feat_layout L;
+    const cs_discover_ops *ops;
+    const char *pname; /* run.policy */
+    void *pol;
+    cs_frontier *fr;
+    int G, GA;
+    int tres_d;         /* TRES vector length, 0 when the policy does not use them */
+    int host_features;  /* tres.host_features */
+    int64_t pol_qevals; /* the policy's Q evaluations already counted */
+    uint64_t *visited;  /* bitset over all page ids: fetched by any rank (share_visited) */
+    /* seeds of every task: global page ids, replicated */
+    int64_t *seeds;
+    int64_t n_seeds;
+    int64_t share;   /* proportional budget share */
+    sim_refresh *rf; /* [refresh]: NULL when refresh.policy = none */
+    /* crawl.weight_sync = sum (the policy learns as one learner over all ranks), and the strict
+     * setting (docs/guide/synchronisation.md): global budget, E = 1 and, for a learner, sum
+     * with K = 1. Under it the engine decides everything on global quantities in an order that
+     * does not depend on P: fetches sorted by page id, link records inserted in (source page,
+     * link) order, host quotas over all ranks, one global frontier capacity. */
+    int sum, strict;
+    /* strict with a selecting policy (tres, tres-async, tree-random): every rank runs the one
+     * logical policy on replicated state (rep_share): the whole frontier, every link record and
+     * every fetch's observation; a rank fetches the picks it owns. */
+    int rep;
+    int cap_global; /* strict, value-based, MAX cap, split hosts: host_fetched counts all ranks' */
+    sim_hosts h;
+    sim_select sl;
+    sim_fetches f;
+    sim_route r;
+    sim_metrics m;
+} sim;
+
+#define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
+#define BIT_SET(b, i) ((b)[(i) >> 6] |= (uint64_t)1 << ((i)&63))
+
+enum { S_TICK = NC, S_TASK, S_HOSTS, NS };
+
+typedef struct loop_state {
+    int64_t tick; /* global tick counter over all tasks */
+    /* where the loop stands at a tick boundary (checkpoints): the task, its next tick, the
+     * task's global fetches so far, whether an exchange is forced next tick */
+    int64_t task, t_next, fetched_task, force;
+    int resume;           /* run_task continues the checkpoint's task instead of starting it */
+    int stopped;          /* SIGTERM: a checkpoint was written and the run stops */
+    int64_t task_base[2]; /* global fetched, relevant at the task's start */
+    cs_progress progress;
+    int64_t total_fetched;
+    double t_begin;
+    double *wall; /* wall time at each record point */
+    int64_t wall_cap;
+    int64_t *task_v[4]; /* per task: fetched, relevant, relevant hosts, ticks */
+} loop_state;
+
+/* The most fetches of host h this rank may make in tick t: the host's rate, split over the
+ * ranks owning its pages (the remainder rotating with the tick), so the sum over ranks never
+ * exceeds crawl.host_rate. */
+static inline int64_t quota(const sim *s, int64_t h, int64_t t)
+{
+    const int64_t rate = s->cfg->crawl.host_rate;
+    if (rate == 0)
+        return INT64_MAX;
+    if (s->strict)
+        return rate; /* host_used holds the host's count over all ranks (pick_strict) */
+    const int64_t k = s->h.host_k[h];
+    if (k <= 1)
+        return rate;
+    const int64_t extra = ((s->h.host_idx[h] + k - t % k) % k) < rate % k;
+    return rate / k + extra;
+}
+
+/*
+ * The per-host MAX cap (tres.max_per_host, the paper's Sec. 3.5) on this rank: a host owned by k
+ * ranks (k = 1 under host-hash partitions: exact) gets cap / k fetches per rank, the remainder
+ * to its first owners, so the sum over ranks never exceeds the cap without any communication
+ * (conservative when a host's relevant pages sit on one of its ranks). Counts are of this task
+ * and, with with_tick, the picks already made in this tick (host_used; the global budget may
+ * still give some back, so only the fetches make a page's rejection final).
+ */
+static inline int capped(const sim *s, int64_t h, int with_tick)
+{
+    const int64_t cap = s->h.cap_now;
+    if (cap <= 0)
+        return 0;
+    const int64_t k = s->strict ? 1 : s->h.host_k[h]; /* strict: global counts */
+    const int64_t mine = k <= 1 ? cap : cap / k + (s->h.host_idx[h] < cap % k);
+    return s->h.host_fetched[h] + (with_tick ? s->h.host_used[h] : 0) >= mine;
+}
+
+/* The cap of this tick: the fixed one, or the adaptive 5 -> 2 schedule (5, 4, 3, 2 in the
+ * quarters of the task's fetches: run.pages, or run.ticks * bandwidth without a page limit). */
+static inline int64_t cap_at(const sim *s, int64_t fetched_task)
+{
+    if (s->h.max_cap != CS_TRES_MAX_ADAPTIVE)
+        return s->h.max_cap;
+    const cs_run_config *rn = &s->cfg->run;
+    const double horizon =
+        rn->pages > 0 ? (double)rn->pages : (double)rn->ticks * (double)s->cfg->crawl.bandwidth;
+    int64_t q = (int64_t)(4.0 * (double)fetched_task / horizon);
+    if (q > 3)
+        q = 3;
+    return 5 - q;
+}
+
+/* The tick's re-crawls take their hosts' quotas before discovery selects (select_tick, or
+ * polite_check at a task's seed tick, resets the counts). */
+static inline void touch(sim *s, int64_t h)
+{
+    if (!s->h.host_mark[h]) {
+        s->h.host_mark[h] = 1;
+        s->h.touched[s->h.n_touched++] = h;
+    }
+}
+
+/* The host of a frontier entry's page: a local page's, or any page's under rep. */
+static inline int64_t host_of_page(const sim *s, int64_t page)
+{
+    if (s->rep)
+        return s->h.host_all[page];
+    return cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
+}
+
+static inline int64_t host_of_key(const sim *s, uint64_t key)
+{
+    return cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))];
+}
+
+/* A hint that host_of_key(key) follows soon (its host is a miss at a random place). */
+static inline void prefetch_host(const sim *s, uint64_t key)
+{
+    __builtin_prefetch(&cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))]);
+}
+
+/* An exploration key: a hash of (run seed, tick, page id) above the id. th = tick_hash(s, tick),
+ * computed once per tick. */
+static inline uint64_t tick_hash(const sim *s, int64_t tick)
+{
+    return cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u + (uint64_t)tick);
+}
+
+static inline uint64_t explore_key(uint64_t th, int64_t id)
+{
+    uint64_t h = cs_mix64((uint64_t)id ^ th);
+    return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
+}
+
+extern const char *const sim_phase_name[NPH];
+extern const char *const sim_series_name[NS];
+
+cs_err sim_build_world(sim *s);
+cs_err sim_build_hosts(sim *s);
+cs_err sim_choose_seeds(sim *s);
+cs_err sim_host_map(sim *s);
+cs_err sim_strict_setting(sim *s);
+void sim_polite_check(sim *s, int64_t tick);
+cs_err sim_gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64_t *tot,
+                         const char *what);
+cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n);
+cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel);
+cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick);
+cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
+                        const int64_t *idx, int64_t n);
+cs_err sim_insert_own(sim *s);
+cs_err sim_evict_global(sim *s);
+cs_err sim_sum_sync(sim *s, int64_t t);
+cs_err sim_exchange(sim *s);
+cs_err sim_take_selected(sim *s, int64_t nsel);
+void sim_keep_own_fetches(sim *s, int64_t *n);
+cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick);
+cs_err sim_sort_fetches(sim *s, int64_t n);
+cs_err sim_share_visited(sim *s, int64_t n);
+cs_err sim_take_seeds(sim *s, int64_t *n);
+void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts);
+cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base);
+cs_err sim_record_point(sim *s, loop_state *ls, int64_t task);
+cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum);
+cs_err sim_save_checkpoint(sim *s, loop_state *ls);
+cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path);
+
+#endif

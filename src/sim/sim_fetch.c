@@ -1,0 +1,341 @@
+/*
+ * sim: a tick's fetches: rewards, the learner's observations, and the link records of the
+ * fetched pages' out-links.
+ */
+#include "sim/sim_engine.h"
+
+/* ---- fetching --------------------------------------------------------------------------------
+ */
+
+static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
+{
+    if (sc->reward == CS_REWARD_BINARY)
+        return relevant ? 1.0 : 0.0;
+    if (relevant)
+        return sc->reward_relevant;
+    if (rl > sc->high_threshold)
+        return sc->reward_high;
+    if (rl > sc->mid_threshold)
+        return sc->reward_mid;
+    return sc->reward_other;
+}
+
+/*
+ * Fetches s->f.fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
+ * then the policy learns in order, then the out-link records go to the outboxes.
+ */
+#define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+
+/* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
+ * not visited yet, the only ones the anchors will read (most targets are visited already). */
+static inline void prefetch_targets(const cs_evidence *ev, const uint64_t *visited,
+                                    const int64_t *tg, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; j++)
+        if (!BIT_GET(visited, tg[j]))
+            cs_evidence_prefetch(ev, tg[j]);
+}
+
+cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_graph *g = s->g;
+    const int64_t *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
+    const double *relv = cs_graph_relevance(g);
+    const int G = s->G, GA = s->GA, GS = G - GA;
+    double t0 = cs_now();
+    CS_TRY(ctx, cs_grow(ctx, &s->f.pst, &s->f.pst_cap, (size_t)n + 1, sizeof *s->f.pst, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &s->f.reward, &s->f.reward_cap, (size_t)n + 1, sizeof *s->f.reward,
+                        "fetches"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->f.base, &s->f.base_cap, (size_t)n + 1, sizeof *s->f.base, "fetches"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->f.nout, &s->f.nout_cap, (size_t)n + 1, sizeof *s->f.nout, "fetches"));
+    int64_t links = 0;
+    for (int64_t i = 0; i < n; i++) {
+        s->f.base[i] = links;
+        links += off[s->f.fx[i].li + 1] - off[s->f.fx[i].li];
+    }
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->r.msgs, &s->r.msgs_cap, (size_t)links + 1, sizeof *s->r.msgs, "links"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->f.acts, &s->f.acts_cap, (size_t)(links + 1) * (size_t)GA, 1, "links"));
+    const int TD = s->tres_d, HF = s->host_features;
+    if (TD > 0)
+        CS_TRY(ctx, cs_grow(ctx, &s->f.tx, &s->f.tx_cap, (size_t)(links + 1) * (size_t)TD,
+                            sizeof *s->f.tx, "links"));
+    float *tx = s->f.tx;
+    const int32_t *hfetch = s->h.host_fetched, *hrel = s->h.host_rel, *hall = s->h.host_all;
+    const int64_t *hostv = cs_graph_host(g);
+    const int me = ctx->rank, rp = s->rep;
+
+    const cs_feat_layout *L = &s->L;
+    const cs_evidence *ev = s->ev;
+    const fetch *fx = s->f.fx;
+    cs_feat_page *pst = s->f.pst;
+    double *reward = s->f.reward;
+    int64_t *base = s->f.base, *nout = s->f.nout;
+    cs_link_msg *msgs = s->r.msgs;
+    uint8_t *acts = s->f.acts;
+    const uint64_t *visited = s->visited;
+    const cs_sarsa_config *sc = &s->cfg->sarsa;
+    const double thr = s->threshold;
+    int64_t skipped = 0; /* out-links to visited pages */
+#pragma omp parallel for default(none)                                                             \
+    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, n,  \
+           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp)                          \
+        schedule(dynamic, FETCH_CHUNK)            \
+    reduction(+ : skipped)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t p = fx[i].page, li = fx[i].li;
+        float cats[CS_FEAT_MAX_CATEGORIES];
+        const float rl = cs_evidence_page(ev, p, cats);
+        const int relevant = relv[li] >= thr;
+        cs_feat_page *ps = &pst[i];
+        cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
+        reward[i] = reward_of(sc, relevant, (double)rl);
+        /* Software pipeline over the pages (each of these is a cache miss at a random place):
+         * the offsets of page i + 3, the targets of page i + 2, the evidence rows of page i + 1
+         * and of its targets not visited yet (and of page i's when a thread's chunk starts
+         * here: the chunks of a dynamic schedule start at multiples of the chunk size). */
+        if (i + 3 < n)
+            __builtin_prefetch(&off[fx[i + 3].li]);
+        if (i + 2 < n)
+            __builtin_prefetch(&tg[off[fx[i + 2].li]]);
+        if (i % FETCH_CHUNK == 0)
+            prefetch_targets(ev, visited, tg, off[li], off[li + 1]);
+        if (i + 1 < n) {
+            __builtin_prefetch(&relv[fx[i + 1].li]);
+            cs_evidence_prefetch(ev, fx[i + 1].page);
+            prefetch_targets(ev, visited, tg, off[fx[i + 1].li], off[fx[i + 1].li + 1]);
+        }
+        /* what every out-link record of this page shares, and the parent part of the action
+         * as seen from this page alone (one parent) */
+        cs_link_msg tmpl;
+        memset(&tmpl, 0, sizeof tmpl);
+        tmpl.src = p;
+        tmpl.parent_rl = rl;
+        tmpl.parent_wrl = ps->wrl;
+        tmpl.parent_dist = ps->dist;
+        tmpl.parent_relevant = ps->relevant;
+        memcpy(tmpl.state, ps->state, (size_t)GS);
+        tmpl.parent_path_len = fx[i].par.path_len;
+        tmpl.parent_path_rel = fx[i].par.path_rel;
+        cs_tres_path_step(&tmpl.parent_path_len, &tmpl.parent_path_rel, relevant);
+        cs_feat_parents one = {0};
+        cs_feat_parents_add(&one, &tmpl);
+        uint8_t pidx[4];
+        cs_feat_parent_idx(&one, pidx);
+        int64_t k = 0;
+        for (int64_t j = off[li]; j < off[li + 1];) {
+            /* a batch of the out-links not known visited, then their anchors at once */
+            int64_t dst[CS_EVIDENCE_BATCH];
+            int nb = 0;
+            for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
+                /* without branches (visited or not is a coin flip to a branch predictor): one
+                 * bit, of any rank's pages (share_visited); p itself is neither kept nor counted */
+                const int64_t d = tg[j];
+                const int vis = (int)BIT_GET(visited, d), self = d == p;
+                dst[nb] = d;
+                nb += !vis & !self;
+                skipped += vis & !self;
+            }
+            float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
+            cs_evidence_anchors(ev, p, dst, nb, arl, acats);
+            for (int b = 0; b < nb; b++) {
+                const int64_t d = dst[b];
+                cs_link_msg *m = &msgs[base[i] + k];
+                *m = tmpl;
+                m->dst = d;
+                m->anchor_rl = arl[b];
+                m->anchor_cat = cs_feat_pack_anchor_cats(L, acats + b * L->categories);
+                cs_feat_action_with(L, m->anchor_rl, m->anchor_cat, pidx,
+                                    acts + (base[i] + k) * GA);
+                if (TD > 0) {
+                    /* the next candidates of the transition (host features as this rank knows
+                     * them: a host of another rank's pages is unknown here) */
+                    m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d) * 65535.0f + 0.5f);
+                    int64_t hf = 0, hr = 0;
+                    if (rp) { /* rep: every host's counts are global and everywhere */
+                        hf = hfetch[hall[d]];
+                        hr = hrel[hall[d]];
+                    } else if (cs_graph_owner(g, d) == me) {
+                        const int64_t h = hostv[cs_graph_local_index(g, d)];
+                        hf = hfetch[h];
+                        hr = hrel[h];
+                    }
+                    cs_tres_x(HF, m, hf, hr, tx + (base[i] + k) * TD);
+                }
+                k++;
+            }
+        }
+        nout[i] = k;
+    }
+    s->m.c[C_DROPPED] += skipped;
+    double t1 = cs_now();
+    s->m.t[PH_FETCH] += t1 - t0;
+
+    /* statistics and learning, in selection order */
+    const int64_t *host = cs_graph_host(g);
+    if (s->cfg->run.trace) {
+        CS_TRY(ctx, cs_grow(ctx, &s->m.trace, &s->m.trace_cap, s->m.trace_len + 2 * (size_t)n + 2,
+                            sizeof *s->m.trace, "trace"));
+        for (int64_t i = 0; i < n; i++) {
+            s->m.trace[s->m.trace_len++] = (int64_t)tick;
+            s->m.trace[s->m.trace_len++] = fx[i].page;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        s->m.c[C_FETCHED]++;
+        if (!s->rep) /* rep: rep_share counts every rank's fetches */
+            s->h.host_fetched[host[fx[i].li]]++;
+        if (pst[i].relevant) {
+            s->m.c[C_RELEVANT]++;
+            if (!s->rep)
+                s->h.host_rel[host[fx[i].li]]++;
+            BIT_SET(s->h.rel_host, host[fx[i].li]);
+        }
+    }
+    if (s->ops->observe != NULL && !s->rep) {
+        CS_TRY(ctx,
+               cs_grow(ctx, &s->f.obs, &s->f.obs_cap, (size_t)n + 1, sizeof *s->f.obs, "fetches"));
+        int64_t m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (!fx[i].has_x)
+                continue; /* a seed was not chosen by an action */
+            cs_discover_fetch *o = &s->f.obs[m++];
+            o->pick = fx[i].pick;
+            o->out_x = TD > 0 ? tx + base[i] * TD : NULL;
+            o->page = fx[i].page;
+            o->x = s->f.fx_codes + i * G;
+            o->reward = reward[i];
+            o->relevant = pst[i].relevant;
+            o->state = pst[i].state;
+            o->n_out = nout[i];
+            o->out_action = acts + base[i] * GA;
+        }
+        s->ops->observe(s->pol, s->f.obs, m, tick);
+    }
+    double t2 = cs_now();
+    s->m.t[PH_LEARN] += t2 - t1;
+
+    /* route the link records: other ranks' to the outboxes, this rank's stay where they are
+     * (insert_own reads them by index, in the same order, without a copy). The owners first
+     * (the owner map's reads are at random places: prefetched 16 records ahead), then each box
+     * grows once and the records are copied in, in the same order as one pass would. */
+    if (s->rep) { /* every record goes to every rank (rep_share), none is routed */
+        for (int64_t i = 0; i < n; i++)
+            s->m.c[C_LINKS] += nout[i];
+        s->m.t[PH_ROUTE] += cs_now() - t2;
+        return CS_OK;
+    }
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->r.own, &s->r.own_cap, (size_t)links + 1, sizeof *s->r.own, "links"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &s->r.ridx, &s->r.ridx_cap, (size_t)links + 1, sizeof *s->r.ridx, "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->r.route, &s->r.route_cap, (size_t)links + 1, sizeof *s->r.route,
+                        "links"));
+    int64_t nl = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = 0; k < nout[i]; k++)
+            s->r.ridx[nl++] = base[i] + k;
+    const uint8_t *own8 = cs_graph_owner_map8(g);
+    size_t *need = s->r.route_bytes;
+    for (int r = 0; r < ctx->size; r++)
+        need[r] = 0;
+    for (int64_t j = 0; j < nl; j++) {
+        const int64_t d = msgs[s->r.ridx[j]].dst;
+        int o;
+        if (own8 != NULL) {
+            if (j + 16 < nl)
+                __builtin_prefetch(&own8[msgs[s->r.ridx[j + 16]].dst]);
+            o = own8[d];
+        } else {
+            o = cs_graph_owner(g, d);
+        }
+        s->r.route[j] = o;
+        need[o] += sizeof(cs_link_msg);
+    }
+    cs_outbox *ob = &s->r.out;
+    for (int r = 0; r < ctx->size; r++)
+        if (r != me)
+            CS_TRY(ctx, cs_outbox_reserve(ctx, ob, r, need[r]));
+    s->r.n_own = 0;
+    for (int64_t j = 0; j < nl; j++) {
+        const int o = s->r.route[j];
+        if (o == me) {
+            s->r.own[s->r.n_own++] = s->r.ridx[j];
+        } else {
+            memcpy(ob->buf[o] + ob->len[o], &msgs[s->r.ridx[j]], sizeof(cs_link_msg));
+            ob->len[o] += sizeof(cs_link_msg);
+        }
+    }
+    s->m.c[C_LINKS] += nl;
+    s->m.t[PH_ROUTE] += cs_now() - t2;
+fail:
+    return rc;
+}
+
+/* Inserts link records into the frontier (the owner's side of the exchange): *ptrs[i] for i in
+ * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too. */
+cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
+                        const int64_t *idx, int64_t n)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int GS = s->G - s->GA;
+#define REC(i) (ptrs != NULL ? ptrs[(i)] : idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
+    for (int64_t i = 0; i < n; i++) {
+        /* a software pipeline over the records: every lookup is at a random place */
+        if (i + 16 < n)
+            cs_frontier_prefetch(s->fr, REC(i + 16)->dst, 1);
+        if (i + 8 < n)
+            cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
+        const cs_link_msg *m = REC(i);
+        if (BIT_GET(s->visited, m->dst)) {
+            s->m.c[C_DROPPED] += !s->rep || ctx->rank == 0; /* rep: counted once */
+            continue;
+        }
+        int64_t h = -1;
+        if (s->h.cap_now > 0 || s->tres_d > 0) {
+            h = host_of_page(s, m->dst);
+            if (capped(s, h, 0))
+                continue; /* MAX reached: the link can never be fetched in this task */
+        }
+        int64_t e = cs_frontier_find(s->fr, m->dst);
+        cs_frontier_view v;
+        cs_frontier_link *lk;
+        if (e < 0) {
+            CS_TRY(ctx, cs_frontier_add(ctx, s->fr, m->dst, &e));
+            cs_frontier_view_get(s->fr, &v);
+            lk = &v.lk[e];
+            lk->anchor_rl = m->anchor_rl;
+            lk->anchor_cat = m->anchor_cat;
+            memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
+        } else {
+            cs_frontier_view_get(s->fr, &v);
+            lk = &v.lk[e];
+            if (m->anchor_rl > lk->anchor_rl) {
+                lk->anchor_rl = m->anchor_rl;
+                lk->anchor_cat = m->anchor_cat;
+            }
+            /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
+            if (m->parent_wrl > lk->par.best_wrl)
+                memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
+        }
+        cs_feat_parents_add(&lk->par, m);
+        cs_feat_action(&s->L, lk->anchor_rl, lk->anchor_cat, &lk->par, v.codes + e * v.stride + GS);
+        if (s->ops->link != NULL) {
+            float x[CS_TRES_MAX_D];
+            cs_tres_x(s->host_features, m, s->h.host_fetched[h], s->h.host_rel[h], x);
+            CS_TRY(ctx, s->ops->link(s->pol, ctx, m->dst, x, &v.q[e]));
+        } else {
+            s->ops->value(s->pol, &v, e, 1);
+            s->m.c[C_QEVALS] += !s->rep || ctx->rank == 0;
+        }
+    }
+fail:
+    return rc;
+#undef REC
+}

@@ -1,0 +1,245 @@
+/*
+ * sim: metrics at record points and the results file of `crawlsim run`.
+ */
+#include "sim/sim_engine.h"
+
+const char *const sim_phase_name[NPH] = {"evaluate", "select", "fetch", "learn",    "route",
+                                         "exchange", "insert", "wait",  "allreduce"};
+
+const char *const sim_series_name[NS] = {
+    "fetched",         "relevant", "frontier", "evictions",       "q_evals",
+    "bytes_exchanged", "messages", "links",    "dropped_visited", "politeness_violations",
+    "leaves",          "tick",     "task",     "relevant_hosts"};
+
+/* Collective. Global totals of the counters and of the relevant hosts. */
+void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts)
+{
+    s->m.c[C_FRONTIER] = s->rep && s->ctx->rank != 0 ? 0 : cs_frontier_size(s->fr);
+    MPI_Allreduce(s->m.c, tot, NC, MPI_INT64_T, MPI_SUM, s->ctx->comm);
+    uint64_t *u = s->h.rel_host_all;
+    MPI_Allreduce(s->h.rel_host, u, (int)s->h.host_words, MPI_UINT64_T, MPI_BOR, s->ctx->comm);
+    int64_t h = 0;
+    for (int64_t i = 0; i < s->h.host_words; i++)
+        h += __builtin_popcountll(u[i]);
+    *hosts = h;
+}
+
+/* Collective. Appends a point to the series (counters are cumulative over the run; fetched and
+ * relevant restart with each task, like the paper's per-task curves). */
+cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    double t0 = cs_now();
+    int64_t tot[NC], hosts;
+    sim_global_counts(s, tot, &hosts);
+    double tmax[NPH];
+    MPI_Allreduce(s->m.t, tmax, NPH, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    series *se = &s->m.s;
+    if (se->n == se->cap) {
+        int64_t cap = se->cap ? 2 * se->cap : 256;
+        for (int i = 0; i < NS && rc == CS_OK; i++) {
+            void *p = realloc(se->v[i], (size_t)cap * 8);
+            if (p == NULL)
+                rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the series");
+            else
+                se->v[i] = p;
+        }
+        for (int i = 0; i < NPH && rc == CS_OK; i++) {
+            void *p = realloc(se->t[i], (size_t)cap * 8);
+            if (p == NULL)
+                rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the series");
+            else
+                se->t[i] = p;
+        }
+        if (rc == CS_OK)
+            se->cap = cap;
+    }
+    CS_TRY_AGREE(ctx, rc);
+    for (int i = 0; i < NC; i++)
+        se->v[i][se->n] = tot[i];
+    se->v[C_FETCHED][se->n] -= task_base[0];
+    se->v[C_RELEVANT][se->n] -= task_base[1];
+    se->v[S_TICK][se->n] = tick;
+    se->v[S_TASK][se->n] = task;
+    se->v[S_HOSTS][se->n] = hosts;
+    for (int i = 0; i < NPH; i++)
+        se->t[i][se->n] = tmax[i];
+    se->n++;
+    s->m.t[PH_ALLREDUCE] += cs_now() - t0;
+fail:
+    return rc;
+}
+
+cs_err sim_record_point(sim *s, loop_state *ls, int64_t task)
+{
+    cs_err rc = sim_record(s, ls->tick, task, ls->task_base);
+    if (rc != CS_OK)
+        return rc;
+    if (s->m.s.n > ls->wall_cap) {
+        ls->wall_cap = s->m.s.cap;
+        double *w = realloc(ls->wall, (size_t)ls->wall_cap * sizeof *w);
+        CS_ASSERT(w != NULL);
+        ls->wall = w;
+    }
+    ls->wall[s->m.s.n - 1] = cs_now() - ls->t_begin;
+    return CS_OK;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Collective. run.trace: every rank's (tick, page) pairs gathered on rank 0, sorted, as
+ * /trace/tick and /trace/page: the same datasets for any rank count when the crawl is. */
+static cs_err write_trace(sim *s, cs_results *r)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    if (!s->cfg->run.trace)
+        return CS_OK;
+    int *cnt = NULL, *dsp = NULL;
+    int64_t *all = NULL, *col = NULL;
+    int mine = (int)s->m.trace_len;
+    rc = cs_alloc(ctx, &cnt, (size_t)ctx->size * 2, sizeof *cnt, "trace");
+    CS_TRY_AGREE(ctx, rc);
+    dsp = cnt + ctx->size;
+    MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, ctx->comm);
+    int64_t tot = 0;
+    if (ctx->rank == 0)
+        for (int q = 0; q < ctx->size; q++) {
+            dsp[q] = (int)tot;
+            tot += cnt[q];
+        }
+    if (tot > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "run.trace: too many fetches to gather");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &all, (size_t)tot + 2, sizeof *all, "trace");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &col, (size_t)tot / 2 + 1, sizeof *col, "trace");
+    CS_TRY_AGREE(ctx, rc);
+    MPI_Gatherv(s->m.trace, mine, MPI_INT64_T, all, cnt, dsp, MPI_INT64_T, 0, ctx->comm);
+    const int64_t n = tot / 2;
+    if (ctx->rank == 0)
+        qsort(all, (size_t)n, 2 * sizeof *all, pair_cmp);
+    for (int c = 0; c < 2 && rc == CS_OK; c++) {
+        for (int64_t i = 0; i < n; i++)
+            col[i] = all[2 * i + c];
+        rc = cs_results_add(ctx, r, c == 0 ? "trace/tick" : "trace/page", CS_RES_I64, n, 0, col);
+    }
+    rc = cs_agree(ctx, rc);
+fail:
+    free(cnt);
+    free(all);
+    free(col);
+    return rc;
+}
+
+/* Collective. The results file (graphio.h "Results file format"). */
+cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_results *r = NULL;
+    char *ini = NULL;
+    char path[128];
+    const int64_t n = s->m.s.n, T = s->cfg->run.tasks;
+    CS_TRY_AGREE(ctx, cs_results_create(ctx, &r));
+    rc = cs_config_to_ini(ctx, s->cfg, NULL, &ini);
+    if (rc == CS_OK)
+        rc = cs_results_add_text(ctx, r, "config", ini);
+    if (rc == CS_OK)
+        rc = cs_results_attr(ctx, r, "/", "policy", s->pname);
+    if (rc == CS_OK)
+        rc = cs_results_attr(ctx, r, "/", "strict", s->strict ? "yes" : "no");
+    for (int i = 0; i < NS && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "series/%s", sim_series_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_I64, n, 0, s->m.s.v[i]);
+    }
+    /* harvest rate = relevant / fetched at each point */
+    double *hr = calloc((size_t)(n > T ? n : T) + 1, sizeof *hr);
+    CS_ASSERT(hr != NULL);
+    for (int64_t i = 0; i < n; i++)
+        hr[i] = s->m.s.v[C_FETCHED][i] > 0
+                    ? (double)s->m.s.v[C_RELEVANT][i] / (double)s->m.s.v[C_FETCHED][i]
+                    : 0.0;
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "series/harvest_rate", CS_RES_F64, n, 0, hr);
+    static const char *const task_name[4] = {"fetched", "relevant", "relevant_hosts", "end_tick"};
+    for (int i = 0; i < 4 && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "tasks/%s", task_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_I64, T, 0, ls->task_v[i]);
+    }
+    for (int64_t i = 0; i < T; i++)
+        hr[i] = ls->task_v[0][i] > 0 ? (double)ls->task_v[1][i] / (double)ls->task_v[0][i] : 0.0;
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "tasks/harvest_rate", CS_RES_F64, T, 0, hr);
+    for (int i = 0; i < NPH && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "timing/series/%s", sim_phase_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_F64, n, 0, s->m.s.t[i]);
+    }
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "timing/series/wall", CS_RES_F64, n, 0, ls->wall);
+    free(hr);
+    int64_t nw = 0;
+    double *w = s->ops->weights != NULL ? s->ops->weights(s->pol, &nw) : NULL;
+    if (rc == CS_OK && w != NULL)
+        rc = cs_results_add(ctx, r, "final/weights", CS_RES_F64, nw, 0, w);
+    if (rc == CS_OK) {
+        int64_t fin[4] = {sum->fetched, sum->relevant, sum->relevant_hosts, sum->ticks};
+        static const char *const fin_name[4] = {"fetched", "relevant", "relevant_hosts", "ticks"};
+        for (int i = 0; i < 4 && rc == CS_OK; i++) {
+            snprintf(path, sizeof path, "final/%s", fin_name[i]);
+            rc = cs_results_add(ctx, r, path, CS_RES_I64, 1, 0, &fin[i]);
+        }
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "final/harvest_rate", CS_RES_F64, 1, 0, &sum->harvest_rate);
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "final/politeness_violations", CS_RES_I64, 1, 0,
+                                &sum->politeness_violations);
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "timing/seconds", CS_RES_F64, 1, 0, &sum->seconds);
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "timing/fetch_rate", CS_RES_F64, 1, 0, &sum->fetch_rate);
+    }
+    rc = cs_agree(ctx, rc);
+    /* per-rank tables */
+    s->m.c[C_FRONTIER] = cs_frontier_size(s->fr);
+    int64_t pages = cs_graph_n_local(s->g);
+    if (rc == CS_OK)
+        rc = cs_results_gather(ctx, r, "ranks/pages", CS_RES_I64, 1, &pages);
+    for (int i = 0; i < NC && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "ranks/%s", sim_series_name[i]);
+        rc = cs_results_gather(ctx, r, path, CS_RES_I64, 1, &s->m.c[i]);
+    }
+    for (int i = 0; i < NPH && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "timing/ranks/%s", sim_phase_name[i]);
+        rc = cs_results_gather(ctx, r, path, CS_RES_F64, 1, &s->m.t[i]);
+    }
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, write_trace(s, r));
+    if (s->rf != NULL)
+        CS_TRY_AGREE(ctx, cs_simrf_results(ctx, s->rf, r));
+    /* do all ranks hold bit-identical weights at the end? (they do right after averaging) */
+    {
+        uint64_t h = 0x9e3779b97f4a7c15u;
+        const unsigned char *b = (const unsigned char *)w;
+        for (size_t i = 0; w != NULL && i < (size_t)nw * sizeof *w; i++)
+            h = cs_mix64(h ^ b[i]);
+        uint64_t hmin = 0, hmax = 0;
+        MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
+        MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
+        int64_t same = hmin == hmax;
+        CS_TRY_AGREE(ctx,
+                     cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0, &same));
+    }
+    CS_TRY(ctx, cs_results_write(ctx, r, output));
+fail:
+    free(ini);
+    cs_results_destroy(&r);
+    return rc;
+}

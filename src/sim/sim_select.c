@@ -1,0 +1,550 @@
+/*
+ * sim: a tick's selection: candidates from the frontier, the budget modes (global top-B,
+ * proportional, fixed), politeness quotas and the MAX cap, and the strict setting's global picks.
+ */
+#include "sim/sim_engine.h"
+
+/* ---- selection ------------------------------------------------------------------------------ */
+
+static void reset_hosts(sim *s)
+{
+    for (int64_t i = 0; i < s->h.n_touched; i++) {
+        s->h.host_used[s->h.touched[i]] = 0;
+        s->h.host_mark[s->h.touched[i]] = 0;
+    }
+    s->h.n_touched = 0;
+}
+
+/* Politeness: discovery never exceeds a host's quota by construction, re-crawls (which take the
+ * quota first and are never deferred) may; the counter proves the one and counts the other. */
+void sim_polite_check(sim *s, int64_t tick)
+{
+    for (int64_t i = 0; i < s->h.n_touched; i++) {
+        int64_t h = s->h.touched[i], q = quota(s, h, tick);
+        /* strict: a split host's count is global and known to every rank: rank 0 counts it */
+        if (s->strict && (s->rep || s->h.host_k[h] > 1) && s->ctx->rank != 0)
+            continue;
+        if (s->h.host_used[h] > q)
+            s->m.c[C_POLITE] += s->h.host_used[h] - q;
+    }
+    reset_hosts(s);
+}
+
+/*
+ * Collective. The layout of an allgatherv: every rank's count (n here), their displacements in
+ * rank order and *tot their sum. A count beyond int, or a total beyond int, fails on every rank
+ * alike (the counts are the same everywhere): CS_ERR_LIMIT naming `what`.
+ */
+cs_err sim_gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64_t *tot,
+                         const char *what)
+{
+    const int mine = n <= INT32_MAX ? (int)n : -1;
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm);
+    *tot = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        if (counts[r] < 0 || *tot + counts[r] > INT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 %s in one tick", what);
+        displs[r] = (int)*tot;
+        *tot += counts[r];
+    }
+    return CS_OK;
+}
+
+/*
+ * Collective. Strict setting: every rank learns the n values of every rank's sp[0..2n) pairs
+ * (host, key) into s->sl.sp_all (rank order; *tot pairs). One allgather of the counts and one of
+ * the pairs; nothing without split hosts.
+ */
+static cs_err gather_split(sim *s, int64_t n, int64_t *tot)
+{
+    cs_ctx *ctx = s->ctx;
+    int64_t t = 0;
+    cs_err rc = sim_gather_layout(ctx, 2 * n, s->sl.sp_counts, s->sl.sp_displs, &t,
+                                  "split-host pick values");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->sl.sp_all, &s->sl.sp_all_cap, (size_t)t + 2, sizeof *s->sl.sp_all,
+                     "host quotas");
+    CS_TRY_AGREE(ctx, rc);
+    MPI_Allgatherv(s->sl.sp, (int)(2 * n), MPI_INT64_T, s->sl.sp_all, s->sl.sp_counts,
+                   s->sl.sp_displs, MPI_INT64_T, ctx->comm);
+    *tot = t / 2;
+fail:
+    return rc;
+}
+
+/* Collective (strict setting with split hosts; Local otherwise). The tick's re-crawls take their
+ * hosts' quotas before discovery selects (select_tick, or polite_check at a task's seed tick,
+ * resets the counts); strict: a host with pages on several ranks counts every rank's. */
+cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
+{
+    cs_err rc = CS_OK;
+    const int64_t *host = cs_graph_host(s->g);
+    int64_t m = 0;
+    const int global = s->rep || (s->strict && s->h.any_split);
+    if (global)
+        CS_TRY_AGREE(s->ctx, cs_grow(s->ctx, &s->sl.sp, &s->sl.sp_cap, 2 * (size_t)n + 2,
+                                     sizeof *s->sl.sp, "host quotas"));
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t h = host[cr[i].page];
+        s->h.host_used[h]++;
+        touch(s, h);
+        if (global && (s->rep || s->h.host_k[h] > 1)) {
+            s->sl.sp[2 * m] = h;
+            s->sl.sp[2 * m++ + 1] = 0;
+        }
+    }
+    if (global) {
+        int64_t tot = 0;
+        CS_TRY(s->ctx, gather_split(s, m, &tot));
+        const int64_t mine0 = s->sl.sp_displs[s->ctx->rank] / 2;
+        for (int64_t i = 0; i < tot; i++) {
+            if (i >= mine0 && i < mine0 + m)
+                continue; /* this rank's own, counted above */
+            s->h.host_used[s->sl.sp_all[2 * i]]++;
+            touch(s, s->sl.sp_all[2 * i]);
+        }
+    }
+fail:
+    return rc;
+}
+
+/* Local. The keys >= floor of the entries not yet taken into s->sl.cands; returns how many. */
+static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    uint64_t *c = s->sl.cands;
+    const uint8_t *taken = s->sl.taken;
+    int64_t n = 0;
+    if (explore) {
+        const uint64_t th = tick_hash(s, tick);
+        for (int64_t i = 0; i < v.n; i++) {
+            const uint64_t k = explore_key(th, v.id[i]);
+            c[n] = k;
+            n += !taken[i] & (k >= floor);
+        }
+    } else {
+        for (int64_t i = 0; i < v.n; i++) {
+            const uint64_t k = cs_frontier_key(v.q[i], v.id[i]);
+            c[n] = k;
+            n += !taken[i] & (k >= floor);
+        }
+    }
+    return n;
+}
+
+/*
+ * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
+ * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
+ *
+ * The keys are walked in decreasing order, m at a time: the best m of the keys not yet walked
+ * are selected (quickselect) and sorted, and the walk accepts them under the quotas until it
+ * has `want`. When the quotas skip too many, the walk goes on with the next 2m keys, so the
+ * keys and quota decisions already made stand (the walk is one pass over the sorted keys, in
+ * rounds).
+ *
+ * A floor spares the quickselect most of the frontier: only keys >= floor are collected, and
+ * when at least m are, their best m are the frontier's best m; when the walk runs out of them
+ * before it has `want`, it is undone and repeated over all keys. So the floor changes the work,
+ * never the result. Greedy keys keep the key of rank POOL * m of the last pass without a floor
+ * (values change little from tick to tick); exploration keys are uniform hashes, so their floor
+ * leaves POOL * m keys expected.
+ */
+#define POOL 4
+
+static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t size = cs_frontier_size(s->fr);
+    *got = 0;
+    if (want <= 0 || size == 0)
+        return CS_OK;
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)size + 1, sizeof *s->sl.cands,
+                        "selection"));
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.acc, &s->sl.acc_cap, (size_t)want + 1, sizeof *s->sl.acc,
+                        "selection"));
+    for (int64_t m = want + want / 2 + 64;; m *= 2) {
+        uint64_t floor = 0;
+        if (explore && POOL * m < size)
+            floor = UINT64_MAX - (uint64_t)(0x1.0p64 * ((double)(POOL * m) / (double)size));
+        else if (!explore)
+            floor = s->sl.floor;
+        int64_t n = fill_keys(s, explore, tick, floor);
+        if (n < m && floor > 0) {
+            floor = 0;
+            n = fill_keys(s, explore, tick, 0);
+        }
+        if (!explore && floor == 0) {
+            /* a full pass: the new floor is the key of rank POOL m */
+            s->sl.floor = 0;
+            if (n > POOL * m) {
+                s->sl.floor = cs_select_u64(s->sl.cands, n, n - POOL * m);
+                /* the POOL m largest are last now: select within them */
+                cs_select_u64(s->sl.cands + (n - POOL * m), POOL * m, (POOL - 1) * m);
+            } else if (m < n) {
+                cs_select_u64(s->sl.cands, n, n - m);
+            }
+        } else if (m < n) {
+            cs_select_u64(s->sl.cands, n, n - m); /* the m largest keys last */
+        }
+        /* the walk in rounds: cands[0..pool) are the keys not walked yet, all below the walked
+         * ones; the round's r keys are the pool's largest, last */
+        int64_t k = 0, pool = n, r = m < n ? m : n;
+        for (;;) {
+            uint64_t *top = s->sl.cands + (pool - r);
+            CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)r + 1,
+                                sizeof *s->sl.sort_tmp, "selection"));
+            cs_sort_u64(top, r, s->sl.sort_tmp);
+            int64_t ahead[8]; /* ahead[i & 7]: the host of top[i], found 8 keys earlier */
+            for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
+                /* two stages: the page's host 16 keys ahead, that host's counters 8 ahead */
+                const int64_t h = i + 8 < r ? ahead[i & 7] : host_of_key(s, top[i]);
+                if (i >= 16)
+                    prefetch_host(s, top[i - 16]);
+                if (i >= 8) {
+                    const int64_t h8 = host_of_key(s, top[i - 8]);
+                    ahead[i & 7] = h8; /* (i - 8) & 7 == i & 7, read above already */
+                    __builtin_prefetch(&s->h.host_used[h8]);
+                    __builtin_prefetch(&s->h.host_mark[h8]);
+                    __builtin_prefetch(&s->h.host_k[h8]);
+                }
+                if (capped(s, h, 1)) {
+                    if (capped(s, h, 0) && !s->strict) {
+                        /* MAX: never again; demoted so that later ticks do not walk it first */
+                        cs_frontier_view v;
+                        cs_frontier_view_get(s->fr, &v);
+                        v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+                    }
+                    continue;
+                }
+                if (s->h.host_used[h] >= quota(s, h, tick))
+                    continue;
+                s->h.host_used[h]++;
+                if (!s->h.host_mark[h]) {
+                    s->h.host_mark[h] = 1;
+                    s->h.touched[s->h.n_touched++] = h;
+                }
+                s->sl.acc[k++] = top[i];
+            }
+            pool -= r;
+            if (k == want || pool == 0)
+                break;
+            r = 2 * r < pool ? 2 * r : pool; /* the quotas skipped too many: the next keys */
+            if (r < pool)
+                cs_select_u64(s->sl.cands, pool, pool - r);
+        }
+        if (k == want || floor == 0) { /* or all of the frontier was walked */
+            memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
+            *got = k;
+            return CS_OK;
+        }
+        /* the keys above the floor ran out: undo this walk's counts and take all keys */
+        for (int64_t i = 0; i < k; i++)
+            s->h.host_used[host_of_key(s, s->sl.acc[i])]--;
+        if (!explore)
+            s->sl.floor = 0;
+        m = n > m ? n : m;
+    }
+fail:
+    return rc;
+}
+
+/* Keeps the first `take` candidates: marks them taken, appends their slots to s->sl.sel and
+ * recounts the host quotas for exactly them. */
+static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
+{
+    cs_err rc = CS_OK;
+    for (int64_t i = take; i < got; i++)
+        s->h.host_used[host_of_key(s, s->sl.cands[i])]--;
+    CS_TRY(s->ctx, cs_grow(s->ctx, &s->sl.sel, &s->sl.sel_cap, (size_t)(*nsel + take) + 1,
+                           sizeof *s->sl.sel, "selection"));
+    for (int64_t i = 0; i < take; i++) {
+        if (i + 16 < take)
+            cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->sl.cands[i + 16]), 1);
+        if (i + 8 < take)
+            cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->sl.cands[i + 8]), 2);
+        int64_t slot = cs_frontier_find(s->fr, cs_frontier_key_id(s->sl.cands[i]));
+        CS_ASSERT(slot >= 0);
+        s->sl.taken[slot] = 1;
+        s->sl.sel[(*nsel)++] = slot;
+    }
+fail:
+    return rc;
+}
+
+/* Collective. The global top-k of this rank's candidates (keys are all a rank needs to
+ * search on), kept. */
+static cs_err keep_global(sim *s, int64_t got, int64_t k, int64_t *nsel)
+{
+    int64_t take = 0;
+    cs_comm_topk(s->ctx, s->sl.cands, got, k, &take);
+    return keep(s, got, take, nsel);
+}
+
+/*
+ * Collective. The global top-k of all ranks' candidates (explore: random keys), kept. Each rank
+ * first proposes about its fair share (k / P plus a margin) instead of k, which halves the keys
+ * sorted and walked at 2 ranks. It is exact all the same: a rank's unproposed keys are below its
+ * last proposed one, so they can only belong to the top-k when every one of its proposals did;
+ * if that happens on any rank, every rank proposes k and the search is repeated.
+ */
+static cs_err pick_global(sim *s, int explore, int64_t tick, int64_t k, int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    int64_t want = k;
+    if (ctx->size > 1) {
+        const int64_t share = k / ctx->size + k / (4 * ctx->size) + 64;
+        want = share < k ? share : k;
+    }
+    for (;;) {
+        int64_t got = 0, take = 0;
+        CS_TRY_AGREE(ctx, candidates(s, explore, tick, want, &got));
+        cs_comm_topk(ctx, s->sl.cands, got, k, &take);
+        int more = want < k && got == want && take == got, any = 0;
+        MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_LOR, ctx->comm);
+        if (!any)
+            return cs_agree(ctx, keep(s, got, take, nsel));
+        CS_TRY_AGREE(ctx, keep(s, got, 0, nsel)); /* give the host quotas back */
+        want = k;
+    }
+fail:
+    return rc;
+}
+
+static int pair_desc(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b; /* (host, key): host ascending, key descending */
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (uint64_t)x[1] > (uint64_t)y[1] ? -1 : (uint64_t)x[1] < (uint64_t)y[1];
+}
+
+/*
+ * Collective. The strict setting's pick: exactly what one rank holding the whole frontier would
+ * select, whatever the partition. That selection walks the keys in decreasing order and accepts
+ * a key while its host has quota left, so it takes the global top-k of the union over hosts of
+ * each host's best (quota left) keys. Each rank walks its own keys under the global counts of
+ * its hosts (host_used; a host owned by this rank alone is exact already); the walk's keys of
+ * hosts with pages on several ranks (split hosts) are then gathered on every rank, which keeps,
+ * per split host, the best (quota left) of them (sp_before: the host's global count before
+ * this pick) and drops the rest; the global top-k of what remains is found with cs_comm_topk.
+ * A rank whose walk stopped at `want` keys and whose keys were all taken may hold better ones
+ * unwalked: then every rank walks twice as far and the search is repeated (as pick_global).
+ * Finally every rank counts the split hosts' accepted keys (those at or above the smallest
+ * taken key over all ranks that passed their host's cut), so the global counts stay exact.
+ */
+static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t rate = s->cfg->crawl.host_rate;
+    const int split = s->h.any_split && rate > 0;
+    int64_t want = k;
+    if (ctx->size > 1) {
+        const int64_t share = k / ctx->size + k / (4 * ctx->size) + 64;
+        want = share < k ? share : k;
+    }
+    if (k <= 0)
+        return CS_OK;
+    for (;;) {
+        int64_t got = 0, take = 0, kept = 0, tot = 0;
+        CS_TRY_AGREE(ctx, candidates(s, explore, tick, want, &got));
+        if (split) {
+            /* this walk's split-host keys, and their hosts' counts before it */
+            rc = cs_grow(ctx, &s->sl.sp, &s->sl.sp_cap, 2 * (size_t)got + 2, sizeof *s->sl.sp,
+                         "host quotas");
+            int64_t m = 0;
+            for (int64_t i = 0; rc == CS_OK && i < got; i++) {
+                const int64_t h = host_of_key(s, s->sl.cands[i]);
+                if (s->h.host_k[h] > 1) {
+                    s->sl.sp[2 * m] = h;
+                    s->sl.sp[2 * m++ + 1] = (int64_t)s->sl.cands[i];
+                }
+            }
+            CS_TRY_AGREE(ctx, rc);
+            CS_TRY(ctx, gather_split(s, m, &tot));
+            for (int64_t i = 0; i < tot; i++)
+                s->h.sp_before[s->sl.sp_all[2 * i]] = s->h.host_used[s->sl.sp_all[2 * i]];
+            for (int64_t i = 0; i < m; i++)
+                s->h.sp_before[s->sl.sp[2 * i]]--; /* this walk's own picks */
+            /* per split host, its best (rate - count before) keys pass */
+            qsort(s->sl.sp_all, (size_t)tot, 2 * sizeof *s->sl.sp_all, pair_desc);
+            /* filter this rank's candidates in place (order kept); dropped keys give their
+             * quota back */
+            for (int64_t i = 0; i < got; i++) {
+                const int64_t h = host_of_key(s, s->sl.cands[i]);
+                int pass = 1;
+                if (s->h.host_k[h] > 1) {
+                    /* binary search of (h, key) among the sorted pairs: its rank in h */
+                    const int64_t key[2] = {h, (int64_t)s->sl.cands[i]};
+                    const int64_t *at = bsearch(key, s->sl.sp_all, (size_t)tot,
+                                                2 * sizeof *s->sl.sp_all, pair_desc);
+                    CS_ASSERT(at != NULL);
+                    int64_t first = (at - s->sl.sp_all) / 2;
+                    while (first > 0 && s->sl.sp_all[2 * (first - 1)] == h)
+                        first--;
+                    const int64_t rank_in_h = (at - s->sl.sp_all) / 2 - first;
+                    pass = rank_in_h < rate - s->h.sp_before[h];
+                }
+                if (pass)
+                    s->sl.cands[kept++] = s->sl.cands[i];
+                else
+                    s->h.host_used[h]--;
+            }
+        } else {
+            kept = got;
+        }
+        cs_comm_topk(ctx, s->sl.cands, kept, k, &take);
+        int more = got == want && take == kept && kept < k, any = 0;
+        MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_LOR, ctx->comm);
+        if (any) {
+            CS_TRY_AGREE(ctx, keep(s, kept, 0, nsel)); /* give the host quotas back */
+            if (split) /* and the split hosts' counts their values before this walk */
+                for (int64_t i = 0; i < tot; i++)
+                    s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
+            want *= 2;
+            continue;
+        }
+        CS_TRY_AGREE(ctx, keep(s, kept, take, nsel));
+        if (split) {
+            /* the split hosts' global counts: their gathered keys that passed and were taken */
+            uint64_t last = take > 0 ? s->sl.cands[take - 1] : UINT64_MAX, cut = 0;
+            MPI_Allreduce(&last, &cut, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
+            for (int64_t i = 0; i < tot; i++)
+                s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
+            for (int64_t i = 0, j; i < tot; i = j) {
+                const int64_t h = s->sl.sp_all[2 * i];
+                for (j = i; j < tot && s->sl.sp_all[2 * j] == h; j++)
+                    if (j - i < rate - s->h.sp_before[h] &&
+                        (uint64_t)s->sl.sp_all[2 * j + 1] >= cut)
+                        s->h.host_used[h]++;
+                touch(s, h);
+            }
+        }
+        return CS_OK;
+    }
+fail:
+    return rc;
+}
+
+/* Binomial(n, p) by counting Bernoulli draws of one stream (n is a tick's budget). */
+static int64_t binomial(uint64_t seed, uint64_t id, uint64_t sub, int64_t n, double p)
+{
+    if (p <= 0.0)
+        return 0;
+    cs_rng r;
+    cs_rng_init(&r, seed, CS_RNG_POLICY, id, sub);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += cs_rng_uniform(&r) < p;
+    return k;
+}
+
+/*
+ * Collective. Selects this tick's fetches from the frontier into s->sl.sel (frontier slots, in
+ * selection order): greedy then exploration picks, by the budget mode.
+ */
+/* Local. The engine's answer to a selecting policy about a candidate page (discover.h). */
+static int admit(void *eng, int64_t page)
+{
+    sim *s = eng;
+    const int64_t e = cs_frontier_find(s->fr, page);
+    if (e < 0)
+        return CS_ADMIT_NEVER; /* fetched or evicted */
+    const int64_t h = host_of_page(s, page);
+    if (capped(s, h, 0))
+        return CS_ADMIT_NEVER;
+    if (s->sl.taken[e] || capped(s, h, 1) || s->h.host_used[h] >= quota(s, h, s->sl.sel_tick))
+        return CS_ADMIT_LATER;
+    s->sl.taken[e] = 1;
+    s->h.host_used[h]++;
+    if (!s->h.host_mark[h]) {
+        s->h.host_mark[h] = 1;
+        s->h.touched[s->h.n_touched++] = h;
+    }
+    return CS_ADMIT_OK;
+}
+
+/* Local. A selecting policy's picks of this rank: their keys into s->sl.cands[0..*got). */
+static cs_err propose(sim *s, int64_t tick, int64_t step, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    *got = 0;
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)want + 1, sizeof *s->sl.cands,
+                        "selection"));
+    cs_discover_select a;
+    memset(&a, 0, sizeof a);
+    a.want = want;
+    a.tick = (uint64_t)tick;
+    a.step = step;
+    a.admit = admit;
+    a.eng = s;
+    a.keys = s->sl.cands;
+    s->sl.sel_tick = tick;
+    CS_TRY(ctx, s->ops->select(s->pol, ctx, &a));
+    *got = a.n;
+fail:
+    return rc;
+}
+
+cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_crawl_config *cc = &s->cfg->crawl;
+    const double eps = s->ops->epsilon(s->pol);
+    const uint64_t seed = (uint64_t)s->cfg->run.seed;
+    const uint64_t tick_id = ((uint64_t)1 << 62) + (uint64_t)tick;
+    int64_t n = cs_frontier_size(s->fr);
+    *nsel = 0;
+    rc = cs_grow(ctx, &s->sl.taken, &s->sl.taken_cap, (size_t)n + 1, 1, "selection");
+    if (rc == CS_OK)
+        memset(s->sl.taken, 0, (size_t)n + 1);
+    CS_TRY_AGREE(ctx, rc);
+    int64_t got = 0;
+    if (s->ops->select != NULL) {
+        int64_t b = Bt;
+        if (cc->budget == CS_BUDGET_FIXED)
+            b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+        else if (cc->budget == CS_BUDGET_PROPORTIONAL)
+            b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
+        CS_TRY_AGREE(ctx, propose(s, tick, step, b, &got));
+        if (s->rep) /* every rank proposed the same picks: the one policy's */
+            rc = keep(s, got, got, nsel);
+        else if (cc->budget == CS_BUDGET_GLOBAL)
+            rc = keep_global(s, got, Bt, nsel);
+        else
+            rc = keep(s, got, got, nsel);
+        CS_TRY_AGREE(ctx, rc);
+        CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
+    } else if (s->strict) {
+        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
+        CS_TRY(ctx, pick_strict(s, 0, tick, Bt - nx, nsel));
+        CS_TRY(ctx, pick_strict(s, 1, tick, nx, nsel));
+    } else if (cc->budget == CS_BUDGET_GLOBAL) {
+        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
+        CS_TRY_AGREE(ctx, pick_global(s, 0, tick, Bt - nx, nsel));
+        CS_TRY_AGREE(ctx, pick_global(s, 1, tick, nx, nsel));
+    } else {
+        int64_t b;
+        if (cc->budget == CS_BUDGET_FIXED)
+            b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+        else
+            b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
+        const int64_t nx = binomial(seed, tick_id, (uint64_t)ctx->rank + 1, b, eps);
+        rc = candidates(s, 0, tick, b - nx, &got);
+        if (rc == CS_OK)
+            rc = keep(s, got, got, nsel);
+        if (rc == CS_OK)
+            rc = candidates(s, 1, tick, nx, &got);
+        if (rc == CS_OK)
+            rc = keep(s, got, got, nsel);
+        CS_TRY_AGREE(ctx, rc);
+    }
+    sim_polite_check(s, tick);
+fail:
+    return rc;
+}

@@ -1,0 +1,280 @@
+/*
+ * sim: the world crawled (generated or loaded, partitioned), its host tables, the seed pages
+ * of the tasks and the strict setting.
+ */
+#include "sim/sim_engine.h"
+
+/* ---- world --------------------------------------------------------------------------------- */
+
+/* Builds s->g (and s->gen when the world is synthetic). */
+cs_err sim_build_world(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    const cs_config *cfg = s->cfg;
+    cs_err rc = CS_OK;
+    cs_partition part;
+    cs_partition_init(&part);
+    cs_config *spec = NULL;
+    char *text = NULL;
+    s->threshold = cfg->gen.relevance_threshold;
+    if (cfg->run.graph[0] == '\0') {
+        if (cfg->run.partition_method == CS_RUN_PART_FILE)
+            rc = cs_fail(ctx, CS_ERR_CONFIG,
+                         "run.partition_method = file needs a graph file (run.graph); a world "
+                         "generated in memory takes host-hash or block");
+        CS_TRY_AGREE(ctx, rc);
+        CS_TRY_AGREE(ctx, cs_gen_create(ctx, &cfg->gen, &s->gen));
+        int method =
+            cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
+        CS_TRY_AGREE(ctx,
+                     cs_gen_partition(ctx, s->gen, method, ctx->size, cfg->partition.seed, &part));
+        CS_TRY(ctx, cs_gen_graph(ctx, s->gen, &part, &s->g));
+    } else {
+        char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
+        cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
+        hid_t file = -1;
+        cs_graph_header hdr;
+        CS_TRY(ctx, cs_graphio_open(ctx, path, &file, &hdr));
+        if (strcmp(hdr.source, "gen") == 0) {
+            /* a generated world: its spec rebuilds the model (term vectors for the evidence) */
+            const size_t cap = 1 << 16;
+            rc = cs_alloc(ctx, &text, cap, 1, "graph spec");
+            if (rc == CS_OK)
+                rc = cs_graphio_attr_read_string(ctx, file, "spec", text, cap, path);
+            if (rc == CS_OK)
+                rc = cs_alloc(ctx, &spec, 1, sizeof *spec, "graph spec");
+            if (rc == CS_OK) {
+                cs_config_defaults(spec);
+                rc = cs_config_parse_string(ctx, text, path, spec);
+            }
+            if (rc == CS_OK && (spec->gen.pages != hdr.n_pages))
+                rc = cs_fail(ctx, CS_ERR_FORMAT,
+                             "graph file %s: its spec describes %lld pages but it has %lld", path,
+                             (long long)spec->gen.pages, (long long)hdr.n_pages);
+            if (rc == CS_OK)
+                rc = cs_gen_create(ctx, &spec->gen, &s->gen);
+            if (rc == CS_OK)
+                s->threshold = spec->gen.relevance_threshold;
+        }
+        H5Fclose(file);
+        CS_TRY_AGREE(ctx, rc);
+        if (cfg->run.partition_method == CS_RUN_PART_FILE) {
+            if (cfg->run.partition[0] != '\0')
+                cs_config_resolve_path(cfg, cfg->run.partition, ppath, sizeof ppath);
+            CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &s->g));
+        } else {
+            cs_partition_config pc = cfg->partition;
+            pc.method =
+                cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
+            CS_TRY(ctx, cs_partition_compute(ctx, path, &pc, ctx->size, &part));
+            CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &s->g));
+        }
+    }
+fail:
+    if (rc == CS_OK && spec != NULL)
+        s->world.gen = spec->gen; /* the evidence uses the world's own parameters */
+    free(text);
+    free(spec);
+    cs_partition_fini(&part);
+    return rc;
+}
+
+/* Politeness bookkeeping: how many ranks own pages of each host and this rank's index. */
+cs_err sim_build_hosts(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t H = cs_graph_n_hosts(s->g), nl = cs_graph_n_local(s->g);
+    const int64_t *host = cs_graph_host(s->g);
+    int32_t *mine = NULL;
+    s->h.host_words = (H + 63) / 64;
+    rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.rel_host_all, (size_t)s->h.host_words + 1, 8, "relevant hosts");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_k, (size_t)H + 1, 4, "host owners");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_idx, (size_t)H + 1, 4, "host owners");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_used, (size_t)H + 1, 4, "host quotas");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &s->h.touched, (size_t)H + 1, 8, "host quotas");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_mark, (size_t)H + 1, 1, "host quotas");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_fetched, (size_t)H + 1, 4, "host caps");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_rel, (size_t)H + 1, 4, "host caps");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
+    if (rc == CS_OK && H > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < nl; i++)
+        mine[host[i]] = 1;
+    MPI_Allreduce(mine, s->h.host_k, (int)H, MPI_INT32_T, MPI_SUM, ctx->comm);
+    MPI_Exscan(mine, s->h.host_idx, (int)H, MPI_INT32_T, MPI_SUM, ctx->comm);
+    if (ctx->rank == 0)
+        memset(s->h.host_idx, 0, (size_t)H * 4);
+fail:
+    free(mine);
+    return rc;
+}
+
+/* ---- seeds --------------------------------------------------------------------------------- */
+
+static uint64_t seed_key(const sim *s, int64_t p)
+{
+    return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + 0x5eed));
+}
+
+/* The run.seeds relevant pages of smallest hash, the same for any rank count. */
+cs_err sim_choose_seeds(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t S = s->cfg->run.seeds, nl = cs_graph_n_local(s->g);
+    const int64_t *ids = cs_graph_local_ids(s->g);
+    const double *rel = cs_graph_relevance(s->g);
+    uint64_t *mine = NULL, *all = NULL;
+    if (S * 2 * ctx->size > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_CONFIG, "run.seeds = %lld is too large", (long long)S);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &mine, (size_t)S * 2, 8, "seeds");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &all, (size_t)S * 2 * (size_t)ctx->size, 8, "seeds");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &s->seeds, (size_t)S, 8, "seeds");
+    CS_TRY_AGREE(ctx, rc);
+    /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list */
+    int64_t m = 0;
+    for (int64_t i = 0; i < nl; i++) {
+        if (rel[i] < s->threshold)
+            continue;
+        uint64_t k = seed_key(s, ids[i]);
+        if (m == S && k >= mine[2 * (m - 1)])
+            continue;
+        int64_t j = m < S ? m++ : m - 1;
+        while (j > 0 && mine[2 * (j - 1)] > k) {
+            mine[2 * j] = mine[2 * (j - 1)];
+            mine[2 * j + 1] = mine[2 * (j - 1) + 1];
+            j--;
+        }
+        mine[2 * j] = k;
+        mine[2 * j + 1] = (uint64_t)ids[i];
+    }
+    for (int64_t j = m; j < S; j++)
+        mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
+    MPI_Allgather(mine, (int)(2 * S), MPI_UINT64_T, all, (int)(2 * S), MPI_UINT64_T, ctx->comm);
+    /* merge: repeatedly the smallest head (lists are sorted) */
+    int64_t *head = calloc((size_t)ctx->size, sizeof *head);
+    CS_ASSERT(head != NULL);
+    s->n_seeds = 0;
+    while (s->n_seeds < S) {
+        int best = -1;
+        for (int r = 0; r < ctx->size; r++) {
+            if (head[r] >= S)
+                continue;
+            uint64_t k = all[(size_t)r * 2 * (size_t)S + 2 * (size_t)head[r]];
+            if (k != UINT64_MAX &&
+                (best < 0 || k < all[(size_t)best * 2 * (size_t)S + 2 * (size_t)head[best]]))
+                best = r;
+        }
+        if (best < 0)
+            break;
+        s->seeds[s->n_seeds++] =
+            (int64_t)all[(size_t)best * 2 * (size_t)S + 2 * (size_t)head[best] + 1];
+        head[best]++;
+    }
+    free(head);
+    if (s->n_seeds == 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "the world has no relevant page (relevance >= %g) to start the crawl from",
+                     s->threshold);
+fail:
+    free(mine);
+    free(all);
+    return rc;
+}
+
+/* ---- set-up, results, tear-down ------------------------------------------------------------ */
+
+/* Collective. rep: s->h.host_all, the host of every page (4 bytes a page on every rank), from each
+ * rank's own pages. */
+cs_err sim_host_map(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t N = cs_graph_n_pages(s->g), nl = cs_graph_n_local(s->g);
+    const int64_t *ids = cs_graph_local_ids(s->g), *host = cs_graph_host(s->g);
+    int32_t *mine = NULL;
+    rc = cs_calloc(ctx, &s->h.host_all, (size_t)N + 1, sizeof *s->h.host_all, "host map");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &mine, (size_t)N + 1, sizeof *mine, "host map");
+    if (rc == CS_OK && N > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT,
+                     "the strict setting of run.policy = %s keeps every "
+                     "page's host on every rank: at most 2^31 - 1 pages",
+                     s->pname);
+    CS_TRY_AGREE(ctx, rc);
+    /* each page's host + 1 on its owner, 0 elsewhere: a sum over ranks */
+    for (int64_t i = 0; i < nl; i++)
+        mine[ids[i]] = (int32_t)(host[i] + 1);
+    MPI_Allreduce(mine, s->h.host_all, (int)N, MPI_INT32_T, MPI_SUM, ctx->comm);
+    for (int64_t p = 0; p < N; p++)
+        s->h.host_all[p]--;
+fail:
+    free(mine);
+    return rc;
+}
+
+/*
+ * Collective. crawl.weight_sync and the strict setting (docs/guide/synchronisation.md): sets
+ * s->sum and s->strict, or fails with a clear error when the job asks for what the policy
+ * cannot honour. The strict setting is budget = global, exchange_every = 1, and for a learner
+ * weight_sync = sum with sync_every = 1. It is exact for the value-based policies (random,
+ * best-first, sarsa); the selecting policies (tres, tres-async, tree-random: a Tree-Frontier
+ * or heap per rank, Adam per rank) are not rank-invariant yet, so under sum on more than one
+ * rank they are refused rather than run with results that depend on P.
+ */
+/* The largest alpha x B at which a SARSA tick under weight_sync = sum learned as the online loop
+ * does (measured: docs/guide/synchronisation.md; sarsa.alpha = auto stays at a tenth of it). */
+#define SUM_STEP_MAX 0.1
+
+cs_err sim_strict_setting(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    const cs_crawl_config *cc = &s->cfg->crawl;
+    const int learner = s->ops->weights != NULL, wsum = cc->weight_sync == CS_WSYNC_SUM;
+    const int global1 = cc->budget == CS_BUDGET_GLOBAL && cc->exchange_every == 1;
+    s->sum = wsum && learner && s->ops->sum_begin != NULL;
+    /* Under sum a SARSA tick applies its B updates together, all computed from the weights at
+     * the tick's start: the tick's step is about alpha x B. Measured on the quickstart world
+     * (docs/guide/synchronisation.md), alpha x B = 0.1 learns as the online loop does, 0.3
+     * loses a third of the harvest and 1 collapses below random. */
+    const double step = cs_sarsa_alpha(s->cfg) * (double)cc->bandwidth;
+    if (s->sum && strcmp(s->pname, "sarsa") == 0 && step > SUM_STEP_MAX)
+        CS_LOG(ctx, CS_LOG_WARN,
+               "sarsa.alpha x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
+               "updates come from the same weights and are applied together, so its step is "
+               "about %g; above %g the learner degrades and near 1 it collapses. Set "
+               "sarsa.alpha <= %g for this bandwidth, or auto (docs/guide/synchronisation.md)",
+               step, (long long)cc->bandwidth, step, SUM_STEP_MAX,
+               SUM_STEP_MAX / (double)cc->bandwidth);
+    if (s->ops->select == NULL) {
+        s->strict = global1 && (!learner || (s->sum && cc->sync_every == 1));
+    } else {
+        /* the selecting policies: one logical policy on replicated state (rep_share) */
+        s->strict = s->rep = global1 && wsum && cc->sync_every == 1;
+        if (wsum && ctx->size > 1 && !s->rep)
+            return cs_fail(ctx, CS_ERR_CONFIG,
+                           "run.policy = %s with crawl.weight_sync = sum (the default: one "
+                           "learner) on %d ranks needs crawl.budget = global, exchange_every = "
+                           "1 and sync_every = 1 (the strict setting: every rank runs the one "
+                           "policy on replicated state); with other settings set "
+                           "crawl.weight_sync = average (the ranks' networks averaged every "
+                           "sync_every ticks)",
+                           s->pname, ctx->size);
+    }
+    return CS_OK;
+}
