@@ -26,6 +26,7 @@ typedef struct cs_qlinear {
     /* decode[g * CS_FEAT_CODES + code]: offsets into w of the indexes of code (up to 4, -1
      * padded) */
     int16_t *decode;
+    int scalar; /* nonzero: evaluate with the portable kernel only (tests and benchmarks) */
 } cs_qlinear;
 
 /* Local. Zero weights; caller-owned storage (cs_qlinear_fini frees). CS_ERR_NOMEM. */
@@ -58,8 +59,8 @@ CS_API void cs_qlinear_eval(const cs_qlinear *q, const uint8_t *codes, int64_t s
                             float *out);
 /* Local. The kernel cs_qlinear_eval uses for rows of `stride` bytes: "avx512" (x86-64 with
  * AVX-512 F/BW/VBMI, stride <= 16) or "scalar". */
-CS_API const char *cs_qlinear_eval_kernel(int64_t stride);
+CS_API const char *cs_qlinear_eval_kernel(const cs_qlinear *q, int64_t stride);
 /* Local, for tests and benchmarks: on = 1 makes cs_qlinear_eval use the scalar kernel. */
-CS_API void cs_qlinear_eval_force_scalar(int on);
+CS_API void cs_qlinear_eval_force_scalar(cs_qlinear *q, int on);
 
 #endif

@@ -39,6 +39,15 @@ typedef enum cs_rng_domain {
     CS_RNG_DOMAIN_COUNT_
 } cs_rng_domain;
 
+/* Hashed choices: the few random decisions made by hashing with cs_mix64 (core.h) rather than
+ * drawing from a stream, keyed by run.seed and a salt named here, one per use, so that no two
+ * uses share one. Never change a value: it changes the results of every run. */
+#define CS_HASH_GOLDEN 0x9e3779b97f4a7c15u /* key of (seed, tick): seed * golden + tick + salt */
+#define CS_HASH_EXPLORE 0x0u               /* sim: exploration keys of a tick's selection */
+#define CS_HASH_TRES_EXPLORE 0x7e5u        /* tres: exploration picks of the Tree-Frontier */
+#define CS_HASH_SEED_PAGES 0x5eedu /* sim: the order of seed-page candidates (seed + salt) */
+#define CS_HASH_REFRESH 0x7265667265736801u /* sim: the re-crawl policy's seed (seed ^ salt) */
+
 typedef struct cs_rng {
     uint64_t key[2];
     uint64_t ctr[4];
@@ -140,14 +149,12 @@ static inline int cs_rng_bernoulli(cs_rng *r, double p)
 CS_API double cs_rng_normal(cs_rng *r);
 /* Local. Standard normal N(0,1) by the ziggurat: about 1.01 words and no libm call per draw on
  * average, ~5x faster than cs_rng_normal, for draws on the crawl's hot paths (the world generator
- * keeps Box-Muller so that generated worlds do not change). Call cs_rng_zig_init() once (any
- * thread, any number of times) before the first draw. */
-CS_API void cs_rng_zig_init(void);
+ * keeps Box-Muller so that generated worlds do not change). */
 CS_API double cs_rng_normal_zig(cs_rng *r);
 /* Local. For each i in [0, n), the first m <= 4 cs_rng_normal_zig draws of the stream (seed,
  * domain, id, subs[i]) into z[i * m .. i * m + m), bit-identical to drawing them one by one, but
  * with the streams' first Philox blocks computed back to back (one block covers m <= 4 draws
- * ~99 % of the time). cs_rng_zig_init() first. */
+ * ~99 % of the time). */
 CS_API void cs_rng_normals_zig_batch(uint64_t seed, cs_rng_domain domain, uint64_t id,
                                      const int64_t *subs, int64_t n, int m, double *z);
 /* Local. exp(mu + sigma N(0,1)). */

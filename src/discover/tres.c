@@ -308,7 +308,7 @@ fail:
 
 static uint64_t explore_key(uint64_t seed, uint64_t tick, uint64_t id)
 {
-    uint64_t h = cs_mix64(id ^ cs_mix64(seed * 0x9e3779b97f4a7c15u + tick + 0x7e5));
+    uint64_t h = cs_mix64(id ^ cs_mix64(seed * CS_HASH_GOLDEN + tick + CS_HASH_TRES_EXPLORE));
     return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
 }
 

@@ -264,7 +264,6 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
         e->cats = a;
         e->stride = stride;
         e->seed = (uint64_t)cfg->gen.seed;
-        cs_rng_zig_init();
         e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
         e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
         rc = cs_alloc(ctx, &e->table, (size_t)n * (size_t)stride + 1, sizeof(float),

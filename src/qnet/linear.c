@@ -240,31 +240,27 @@ eval_avx512(const float *t, const uint8_t *codes, int64_t stride, int64_t i0, in
     eval_scalar(t, codes, stride, i, i1, G, out);
 }
 
+/* Asked at every evaluation (a few loads from libgcc's CPU model; no cache to keep). */
 static int have_avx512(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                 __builtin_cpu_supports("avx512vbmi");
-    }
-    return cached;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vbmi");
 }
 #endif
 
-static int force_scalar = 0;
-
-void cs_qlinear_eval_force_scalar(int on)
+void cs_qlinear_eval_force_scalar(cs_qlinear *q, int on)
 {
-    force_scalar = on;
+    q->scalar = on;
 }
 
-const char *cs_qlinear_eval_kernel(int64_t stride)
+const char *cs_qlinear_eval_kernel(const cs_qlinear *q, int64_t stride)
 {
 #ifdef CS_HAVE_AVX512_EVAL
-    if (!force_scalar && stride <= 16 && have_avx512())
+    if (!q->scalar && stride <= 16 && have_avx512())
         return "avx512";
 #else
+    (void)q;
     (void)stride;
 #endif
     return "scalar";
@@ -276,7 +272,7 @@ void cs_qlinear_eval(const cs_qlinear *q, const uint8_t *codes, int64_t stride, 
     const float *t = q->table;
     const int G = q->L->n_groups;
     CS_ASSERT(G <= stride);
-    const int vec = cs_qlinear_eval_kernel(stride)[0] == 'a';
+    const int vec = cs_qlinear_eval_kernel(q, stride)[0] == 'a';
     (void)vec;
     /* one contiguous block per thread, cut at multiples of 16 entries */
 #pragma omp parallel default(none) shared(t, codes, stride, n, out, G, vec)

@@ -18,7 +18,6 @@
 #include <Random123/philox.h>
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,40 +69,14 @@ double cs_rng_normal(cs_rng *r)
  * ziggurat method to generate normal random samples", 2005): the layer index and the value come
  * from disjoint bits of one 64-bit word (bits 0-6 and 8-63), so they are independent. About 98.8 %
  * of draws take one word, one multiply and one compare; the rest sample the wedge or the tail
- * with further words of the same stream. Tables are built once (pthread_once).
+ * with further words of the same stream. The tables are constants (zig_tables.h).
  */
 #define ZIG_N 128
 #define ZIG_R 3.442619855899
 #define ZIG_V 9.91256303526217e-3
 #define ZIG_M 36028797018963968.0 /* 2^55: the value is a signed 56-bit integer */
 
-static int64_t zig_k[ZIG_N];
-static double zig_w[ZIG_N], zig_f[ZIG_N];
-static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
-
-static void zig_setup(void)
-{
-    double dn = ZIG_R, tn = dn;
-    const double q = ZIG_V / exp(-0.5 * dn * dn);
-    zig_k[0] = (int64_t)((dn / q) * ZIG_M);
-    zig_k[1] = 0;
-    zig_w[0] = q / ZIG_M;
-    zig_w[ZIG_N - 1] = dn / ZIG_M;
-    zig_f[0] = 1.0;
-    zig_f[ZIG_N - 1] = exp(-0.5 * dn * dn);
-    for (int i = ZIG_N - 2; i >= 1; i--) {
-        dn = sqrt(-2.0 * log(ZIG_V / dn + exp(-0.5 * dn * dn)));
-        zig_k[i + 1] = (int64_t)((dn / tn) * ZIG_M);
-        tn = dn;
-        zig_f[i] = exp(-0.5 * dn * dn);
-        zig_w[i] = dn / ZIG_M;
-    }
-}
-
-void cs_rng_zig_init(void)
-{
-    pthread_once(&zig_once, zig_setup);
-}
+#include "rng/zig_tables.h"
 
 /* The ziggurat's fast path on one word: 1 and *x when the point falls inside its layer's
  * rectangle (~98.8 %), else 0 (the caller goes on with the wedge or the tail). */

@@ -337,7 +337,7 @@ static inline void prefetch_host(const sim *s, uint64_t key)
  * computed once per tick. */
 static inline uint64_t tick_hash(const sim *s, int64_t tick)
 {
-    return cs_mix64((uint64_t)s->cfg->run.seed * 0x9e3779b97f4a7c15u + (uint64_t)tick);
+    return cs_mix64((uint64_t)s->cfg->run.seed * CS_HASH_GOLDEN + (uint64_t)tick + CS_HASH_EXPLORE);
 }
 
 static inline uint64_t explore_key(uint64_t th, int64_t id)

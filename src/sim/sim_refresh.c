@@ -157,7 +157,7 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
     cs_recrawl_config_default(&rcfg);
     rcfg.policy = rf->policy;
     rcfg.bandwidth = rf->R;
-    rcfg.seed = cs_mix64((uint64_t)cfg->run.seed ^ 0x7265667265736801ULL);
+    rcfg.seed = cs_mix64((uint64_t)cfg->run.seed ^ CS_HASH_REFRESH);
     rcfg.epsilon = fc->epsilon;
     rcfg.adapt_shrink = fc->adapt_shrink;
     rcfg.adapt_grow = fc->adapt_grow;

@@ -125,7 +125,7 @@ fail:
 
 static uint64_t seed_key(const sim *s, int64_t p)
 {
-    return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + 0x5eed));
+    return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES));
 }
 
 /* The run.seeds relevant pages of smallest hash, the same for any rank count. */

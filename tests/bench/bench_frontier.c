@@ -159,12 +159,12 @@ int main(int argc, char **argv)
         cs_qlinear_eval(&q, codes, stride, n, out);
         t = omp_get_wtime() - t0;
         t_eval = t < t_eval ? t : t_eval;
-        cs_qlinear_eval_force_scalar(1);
+        cs_qlinear_eval_force_scalar(&q, 1);
         t0 = omp_get_wtime();
         cs_qlinear_eval(&q, codes, stride, n, out);
         t = omp_get_wtime() - t0;
         t_scalar = t < t_scalar ? t : t_scalar;
-        cs_qlinear_eval_force_scalar(0);
+        cs_qlinear_eval_force_scalar(&q, 0);
     }
     const int same_scalar = memcmp(out, ref, (size_t)n * sizeof *out) == 0;
     cs_qlinear_eval(&q, codes, stride, n, out);
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
         snprintf(note, sizeof note, "%.2f ns/entry, %.3g entries/s", 1e9 * t_eval / (double)n,
                  (double)n / t_eval);
         char what[64];
-        snprintf(what, sizeof what, "eval (%s): features", cs_qlinear_eval_kernel(stride));
+        snprintf(what, sizeof what, "eval (%s): features", cs_qlinear_eval_kernel(&q, stride));
         row(what, bw_feat, bw_triad, note);
         snprintf(note, sizeof note, "%.2f ns/entry, %.3g entries/s", 1e9 * t_scalar / (double)n,
                  (double)n / t_scalar);

@@ -57,8 +57,6 @@ int main(int argc, char **argv)
     for (uint64_t i = 0; i < n; i++)
         dsink += cs_rng_normal(&r);
     report("normal", n, t0);
-
-    cs_rng_zig_init();
     t0 = now();
     for (uint64_t i = 0; i < n; i++)
         dsink += cs_rng_normal_zig(&r);

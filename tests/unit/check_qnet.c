@@ -319,14 +319,14 @@ START_TEST(test_eval_kernels_identical)
                 for (int p = G; p < stride; p++)
                     codes[t * stride + p] = (uint8_t)cs_rng_below(&r, 256);
             }
-            cs_qlinear_eval_force_scalar(0);
+            cs_qlinear_eval_force_scalar(&q, 0);
             cs_qlinear_eval(&q, codes, stride, n, v);
-            cs_qlinear_eval_force_scalar(1);
+            cs_qlinear_eval_force_scalar(&q, 1);
             cs_qlinear_eval(&q, codes, stride, n, sc);
-            cs_qlinear_eval_force_scalar(0);
+            cs_qlinear_eval_force_scalar(&q, 0);
             ck_assert_msg(memcmp(v, sc, (size_t)n * sizeof *v) == 0,
                           "a = %d, stride %d, n = %lld: kernel %s differs from scalar", a, stride,
-                          (long long)n, cs_qlinear_eval_kernel(stride));
+                          (long long)n, cs_qlinear_eval_kernel(&q, stride));
             /* and both are the group-order float sum */
             int bad = 0;
             for (int64_t t = 0; t < n; t++) {

@@ -9,6 +9,7 @@
  * uses fixed seeds, so it is reproducible; see stats.h for the test statistics.
  */
 #include "crawlsim/rng.h"
+#include "rng/zig_tables.h"
 #include "unit/stats.h"
 
 #include <Random123/philox.h>
@@ -18,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Goodness-of-fit threshold. The seeds are fixed, so each p-value is a fixed number; a correct
  * generator falls below 1e-4 for a given seed with probability 1e-4, while every broken variant we
@@ -495,13 +497,46 @@ END_TEST
 
 /* The ziggurat: the same tests as Box-Muller, plus the tail beyond the base strip (R = 3.4426,
  * P(|z| > R) = 5.76e-4) and beyond 4, where a wrong wedge or tail sampler shows first. */
+/* The ziggurat's constant tables are the values of their construction (Marsaglia and Tsang,
+ * 2000, as in Doornik 2005) on this machine's libm, bit for bit: the program that writes them. */
+START_TEST(test_zig_tables)
+{
+    enum { NZ = 128 };
+    const double R = 3.442619855899, V = 9.91256303526217e-3, M = 36028797018963968.0;
+    int64_t k[NZ];
+    double w[NZ], f[NZ];
+    double dn = R, tn = dn;
+    const double q = V / exp(-0.5 * dn * dn);
+    k[0] = (int64_t)((dn / q) * M);
+    k[1] = 0;
+    w[0] = q / M;
+    w[NZ - 1] = dn / M;
+    f[0] = 1.0;
+    f[NZ - 1] = exp(-0.5 * dn * dn);
+    for (int i = NZ - 2; i >= 1; i--) {
+        dn = sqrt(-2.0 * log(V / dn + exp(-0.5 * dn * dn)));
+        k[i + 1] = (int64_t)((dn / tn) * M);
+        tn = dn;
+        f[i] = exp(-0.5 * dn * dn);
+        w[i] = dn / M;
+    }
+    for (int i = 0; i < NZ; i++) {
+        ck_assert_msg(k[i] == zig_k[i], "zig_k[%d] = %lld, the construction gives %lld", i,
+                      (long long)zig_k[i], (long long)k[i]);
+        ck_assert_msg(memcmp(&w[i], &zig_w[i], sizeof w[i]) == 0, "zig_w[%d] = %a, not %a", i,
+                      zig_w[i], w[i]);
+        ck_assert_msg(memcmp(&f[i], &zig_f[i], sizeof f[i]) == 0, "zig_f[%d] = %a, not %a", i,
+                      zig_f[i], f[i]);
+    }
+}
+END_TEST
+
 START_TEST(test_normal_zig)
 {
     enum { N_TAIL = 4000000 };
     double *x = xmalloc(N_KS * sizeof *x);
     st_moments m = {0, 0, 0};
     cs_rng r;
-    cs_rng_zig_init();
     cs_rng_init(&r, SEED, CS_RNG_TEST, 18, 0);
     for (int i = 0; i < N_KS; i++) {
         x[i] = cs_rng_normal_zig(&r);
@@ -535,7 +570,6 @@ END_TEST
 START_TEST(test_normal_zig_batch)
 {
     enum { N = 20000 };
-    cs_rng_zig_init();
     int64_t *subs = xmalloc(N * sizeof *subs);
     double *z = xmalloc((size_t)N * 4 * sizeof *z);
     for (int i = 0; i < N; i++)
@@ -1094,6 +1128,7 @@ static Suite *rng_suite(void)
 
     tc = tcase_create("continuous");
     tcase_add_test(tc, test_normal);
+    tcase_add_test(tc, test_zig_tables);
     tcase_add_test(tc, test_normal_zig);
     tcase_add_test(tc, test_normal_zig_batch);
     tcase_add_test(tc, test_lognormal);
