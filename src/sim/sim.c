@@ -143,7 +143,7 @@ loop:
                           (int64_t)(cs_outbox_bytes(&s->r.out) / sizeof(cs_link_msg)), sig_c,
                           sig_s};
         int64_t glob[5];
-        MPI_Allreduce(loc, glob, 5, MPI_INT64_T, MPI_SUM, ctx->comm);
+        cs_allreduce(ctx, loc, glob, 5, CS_T_I64, CS_OP_SUM);
         s->m.t[PH_ALLREDUCE] += cs_now() - t2;
         fetched_task += glob[0];
         ls->total_fetched += glob[0];
@@ -420,8 +420,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         }
         sum.fetch_rate = w_end > tw ? (double)(cum - cum0) / (w_end - tw) : 0.0;
         /* the allreduced wall clocks differ per rank: use rank 0's, identical everywhere */
-        MPI_Bcast(&sum.fetch_rate, 1, MPI_DOUBLE, 0, ctx->comm);
-        MPI_Bcast(&sum.seconds, 1, MPI_DOUBLE, 0, ctx->comm);
+        cs_bcast(ctx, &sum.fetch_rate, 1, CS_T_F64, 0);
+        cs_bcast(ctx, &sum.seconds, 1, CS_T_F64, 0);
     }
     CS_TRY(ctx, sim_write_results(s, &ls, output, &sum));
     if (ctx->rank == 0 && ctx->level >= CS_LOG_WARN) {

@@ -117,7 +117,7 @@ cs_err sim_evict_global(sim *s)
     cs_err rc = CS_OK;
     const int64_t C = s->cfg->crawl.frontier_capacity;
     int64_t n = cs_frontier_size(s->fr), tot = 0;
-    MPI_Allreduce(&n, &tot, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, &n, &tot, 1, CS_T_I64, CS_OP_SUM);
     if (tot <= C)
         return CS_OK;
     CS_TRY_AGREE(ctx, cs_grow(ctx, &s->r.ev_keys, &s->r.ev_keys_cap, (size_t)n + 1,
@@ -293,7 +293,7 @@ cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick)
     /* sizes: fetches and bytes of every rank */
     int *fcnt = s->r.rep_counts, *bcnt = s->r.rep_counts + P, *bdsp = s->r.rep_displs;
     int my[2] = {n <= INT32_MAX ? (int)n : -1, mine <= INT32_MAX ? (int)mine : -1};
-    MPI_Allgather(my, 2, MPI_INT, s->r.rep_displs + P, 2, MPI_INT, ctx->comm);
+    cs_allgather(ctx, my, 2, s->r.rep_displs + P, CS_T_INT);
     int64_t tot = 0, nf = 0;
     for (int r = 0; r < P; r++) {
         fcnt[r] = s->r.rep_displs[P + 2 * r];
@@ -319,7 +319,7 @@ cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick)
         rc = cs_grow(ctx, &s->f.obs, &s->f.obs_cap, (size_t)nf + 1, sizeof *s->f.obs, "fetches");
     CS_TRY_AGREE(ctx, rc);
     double t0 = cs_now();
-    MPI_Allgatherv(s->r.rep_buf, my[1], MPI_BYTE, s->r.rep_all, bcnt, bdsp, MPI_BYTE, ctx->comm);
+    cs_allgatherv(ctx, s->r.rep_buf, my[1], s->r.rep_all, bcnt, bdsp, CS_T_BYTE);
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
     double t1 = cs_now();
     /* every fetch: where its header and its records are (byte offsets), then the page order */
@@ -446,8 +446,7 @@ cs_err sim_share_visited(sim *s, int64_t n)
     CS_TRY_AGREE(ctx, rc);
     for (int64_t i = 0; i < n; i++)
         s->r.vis_all[s->r.vis_displs[ctx->rank] + i] = s->f.fx[i].page;
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->r.vis_all, s->r.vis_counts,
-                   s->r.vis_displs, MPI_INT64_T, ctx->comm);
+    cs_allgatherv(ctx, NULL, 0, s->r.vis_all, s->r.vis_counts, s->r.vis_displs, CS_T_I64);
     for (int64_t i = 0; i < tot; i++)
         BIT_SET(s->visited, s->r.vis_all[i]);
     if (s->cap_global) /* the other ranks' fetches count towards their hosts' MAX caps */

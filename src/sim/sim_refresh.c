@@ -8,6 +8,7 @@
  * are cut from the tick's discovery budget. Staleness is integrated exactly (Eq. 1) and
  * reported per epoch beside the closed forms (Props. 1, 4) of the schedule in force.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/rng.h"
 #include "sim/sim_impl.h"
 
@@ -112,8 +113,8 @@ static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, 
         lo = delta[i] < lo ? delta[i] : lo;
         hi = delta[i] > hi ? delta[i] : hi;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
-    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    cs_allreduce(ctx, NULL, &lo, 1, CS_T_F64, CS_OP_MIN);
+    cs_allreduce(ctx, NULL, &hi, 1, CS_T_F64, CS_OP_MAX);
     const int64_t K = cfg->refresh.groups;
     const double span = log(hi) - log(lo);
     for (int64_t i = 0; i < n; i++) {
@@ -235,7 +236,7 @@ cs_err cs_simrf_step(cs_ctx *ctx, sim_refresh *rf, int64_t tick, const cs_recraw
     for (int64_t i = 0; i < *n; i++)
         rf->changed += (*crawls)[i].changes > 0;
     rf->crawls += *n;
-    MPI_Allreduce(n, n_all, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, n, n_all, 1, CS_T_I64, CS_OP_SUM);
 fail:
     return rc;
 }
@@ -283,7 +284,7 @@ static cs_err add_row(cs_ctx *ctx, sim_refresh *rf, int64_t tick, const int64_t 
     cs_cache_stats st;
     cs_cache_get_stats(rf->cache, &st);
     int64_t cached = 0;
-    MPI_Allreduce(&st.cached, &cached, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, &st.cached, &cached, 1, CS_T_I64, CS_OP_SUM);
     CS_TRY_AGREE(ctx, grow_rows(ctx, rf));
     const int64_t k = rf->n++;
     rf->vi[RI_TICK][k] = tick;
@@ -342,7 +343,7 @@ static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
     int64_t inc = 0, ginc = 0;
     for (int64_t i = 0; i < rf->pg.n; i++)
         inc += cs_cache_has(rf->cache, i) && !(rf->pg.complete != NULL && rf->pg.complete[i]);
-    MPI_Allreduce(&inc, &ginc, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, &inc, &ginc, 1, CS_T_I64, CS_OP_SUM);
     if (ginc > 0)
         return CS_OK;
     double *x = NULL, sum = 0.0;
@@ -366,7 +367,7 @@ cs_err cs_simrf_sync(cs_ctx *ctx, sim_refresh *rf, int64_t tick, int64_t fetched
         return CS_OK;
     const double t = cs_simrf_time(rf, tick);
     int64_t loc[2] = {rf->crawls, rf->changed}, g[4];
-    MPI_Allreduce(loc, g, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, loc, g, 2, CS_T_I64, CS_OP_SUM);
     g[2] = fetched;
     g[3] = relevant;
     double ih = 0.0, ib = 0.0;
@@ -400,7 +401,7 @@ cs_err cs_simrf_finish(cs_ctx *ctx, sim_refresh *rf, int64_t tick)
 {
     cs_err rc = CS_OK;
     int64_t loc[2] = {rf->crawls, rf->changed}, g[2];
-    MPI_Allreduce(loc, g, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, loc, g, 2, CS_T_I64, CS_OP_SUM);
     double ih = 0.0, ib = 0.0;
     const double t = cs_simrf_time(rf, tick);
     if (rf->synced && tick > rf->t_sync)

@@ -15,9 +15,9 @@ const char *const sim_series_name[NS] = {
 void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts)
 {
     s->m.c[C_FRONTIER] = s->rep && s->ctx->rank != 0 ? 0 : cs_frontier_size(s->fr);
-    MPI_Allreduce(s->m.c, tot, NC, MPI_INT64_T, MPI_SUM, s->ctx->comm);
+    cs_allreduce(s->ctx, s->m.c, tot, NC, CS_T_I64, CS_OP_SUM);
     uint64_t *u = s->h.rel_host_all;
-    MPI_Allreduce(s->h.rel_host, u, (int)s->h.host_words, MPI_UINT64_T, MPI_BOR, s->ctx->comm);
+    cs_allreduce(s->ctx, s->h.rel_host, u, (int)s->h.host_words, CS_T_U64, CS_OP_BOR);
     int64_t h = 0;
     for (int64_t i = 0; i < s->h.host_words; i++)
         h += __builtin_popcountll(u[i]);
@@ -34,7 +34,7 @@ cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
     int64_t tot[NC], hosts;
     sim_global_counts(s, tot, &hosts);
     double tmax[NPH];
-    MPI_Allreduce(s->m.t, tmax, NPH, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    cs_allreduce(ctx, s->m.t, tmax, NPH, CS_T_F64, CS_OP_MAX);
     series *se = &s->m.s;
     if (se->n == se->cap) {
         int64_t cap = se->cap ? 2 * se->cap : 256;
@@ -108,7 +108,7 @@ static cs_err write_trace(sim *s, cs_results *r)
     rc = cs_alloc(ctx, &cnt, (size_t)ctx->size * 2, sizeof *cnt, "trace");
     CS_TRY_AGREE(ctx, rc);
     dsp = cnt + ctx->size;
-    MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, ctx->comm);
+    cs_gather(ctx, &mine, 1, cnt, CS_T_INT, 0);
     int64_t tot = 0;
     if (ctx->rank == 0)
         for (int q = 0; q < ctx->size; q++) {
@@ -122,7 +122,7 @@ static cs_err write_trace(sim *s, cs_results *r)
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &col, (size_t)tot / 2 + 1, sizeof *col, "trace");
     CS_TRY_AGREE(ctx, rc);
-    MPI_Gatherv(s->m.trace, mine, MPI_INT64_T, all, cnt, dsp, MPI_INT64_T, 0, ctx->comm);
+    cs_gatherv(ctx, s->m.trace, mine, all, cnt, dsp, CS_T_I64, 0);
     const int64_t n = tot / 2;
     if (ctx->rank == 0)
         qsort(all, (size_t)n, 2 * sizeof *all, pair_cmp);
@@ -231,8 +231,8 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
         for (size_t i = 0; w != NULL && i < (size_t)nw * sizeof *w; i++)
             h = cs_mix64(h ^ b[i]);
         uint64_t hmin = 0, hmax = 0;
-        MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
-        MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
+        cs_allreduce(ctx, &h, &hmin, 1, CS_T_U64, CS_OP_MIN);
+        cs_allreduce(ctx, &h, &hmax, 1, CS_T_U64, CS_OP_MAX);
         int64_t same = hmin == hmax;
         CS_TRY_AGREE(ctx,
                      cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0, &same));

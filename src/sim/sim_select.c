@@ -39,7 +39,7 @@ cs_err sim_gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64
                          const char *what)
 {
     const int mine = n <= INT32_MAX ? (int)n : -1;
-    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm);
+    cs_allgather(ctx, &mine, 1, counts, CS_T_INT);
     *tot = 0;
     for (int r = 0; r < ctx->size; r++) {
         if (counts[r] < 0 || *tot + counts[r] > INT32_MAX)
@@ -65,8 +65,8 @@ static cs_err gather_split(sim *s, int64_t n, int64_t *tot)
         rc = cs_grow(ctx, &s->sl.sp_all, &s->sl.sp_all_cap, (size_t)t + 2, sizeof *s->sl.sp_all,
                      "host quotas");
     CS_TRY_AGREE(ctx, rc);
-    MPI_Allgatherv(s->sl.sp, (int)(2 * n), MPI_INT64_T, s->sl.sp_all, s->sl.sp_counts,
-                   s->sl.sp_displs, MPI_INT64_T, ctx->comm);
+    cs_allgatherv(ctx, s->sl.sp, (int)(2 * n), s->sl.sp_all, s->sl.sp_counts, s->sl.sp_displs,
+                  CS_T_I64);
     *tot = t / 2;
 fail:
     return rc;
@@ -303,7 +303,7 @@ static cs_err pick_global(sim *s, int explore, int64_t tick, int64_t k, int64_t 
         CS_TRY_AGREE(ctx, candidates(s, explore, tick, want, &got));
         cs_comm_topk(ctx, s->sl.cands, got, k, &take);
         int more = want < k && got == want && take == got, any = 0;
-        MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_LOR, ctx->comm);
+        cs_allreduce(ctx, &more, &any, 1, CS_T_INT, CS_OP_LOR);
         if (!any)
             return cs_agree(ctx, keep(s, got, take, nsel));
         CS_TRY_AGREE(ctx, keep(s, got, 0, nsel)); /* give the host quotas back */
@@ -398,7 +398,7 @@ static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t 
         }
         cs_comm_topk(ctx, s->sl.cands, kept, k, &take);
         int more = got == want && take == kept && kept < k, any = 0;
-        MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_LOR, ctx->comm);
+        cs_allreduce(ctx, &more, &any, 1, CS_T_INT, CS_OP_LOR);
         if (any) {
             CS_TRY_AGREE(ctx, keep(s, kept, 0, nsel)); /* give the host quotas back */
             if (split) /* and the split hosts' counts their values before this walk */
@@ -411,7 +411,7 @@ static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t 
         if (split) {
             /* the split hosts' global counts: their gathered keys that passed and were taken */
             uint64_t last = take > 0 ? s->sl.cands[take - 1] : UINT64_MAX, cut = 0;
-            MPI_Allreduce(&last, &cut, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
+            cs_allreduce(ctx, &last, &cut, 1, CS_T_U64, CS_OP_MIN);
             for (int64_t i = 0; i < tot; i++)
                 s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
             for (int64_t i = 0, j; i < tot; i = j) {

@@ -112,10 +112,8 @@ cs_err sim_build_hosts(sim *s)
     CS_TRY_AGREE(ctx, rc);
     for (int64_t i = 0; i < nl; i++)
         mine[host[i]] = 1;
-    MPI_Allreduce(mine, s->h.host_k, (int)H, MPI_INT32_T, MPI_SUM, ctx->comm);
-    MPI_Exscan(mine, s->h.host_idx, (int)H, MPI_INT32_T, MPI_SUM, ctx->comm);
-    if (ctx->rank == 0)
-        memset(s->h.host_idx, 0, (size_t)H * 4);
+    cs_allreduce(ctx, mine, s->h.host_k, (int)H, CS_T_I32, CS_OP_SUM);
+    cs_exscan_sum(ctx, mine, s->h.host_idx, (int)H, CS_T_I32);
 fail:
     free(mine);
     return rc;
@@ -165,7 +163,7 @@ cs_err sim_choose_seeds(sim *s)
     }
     for (int64_t j = m; j < S; j++)
         mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
-    MPI_Allgather(mine, (int)(2 * S), MPI_UINT64_T, all, (int)(2 * S), MPI_UINT64_T, ctx->comm);
+    cs_allgather(ctx, mine, (int)(2 * S), all, CS_T_U64);
     /* merge: repeatedly the smallest head (lists are sorted) */
     int64_t *head = calloc((size_t)ctx->size, sizeof *head);
     CS_ASSERT(head != NULL);
@@ -220,7 +218,7 @@ cs_err sim_host_map(sim *s)
     /* each page's host + 1 on its owner, 0 elsewhere: a sum over ranks */
     for (int64_t i = 0; i < nl; i++)
         mine[ids[i]] = (int32_t)(host[i] + 1);
-    MPI_Allreduce(mine, s->h.host_all, (int)N, MPI_INT32_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, mine, s->h.host_all, (int)N, CS_T_I32, CS_OP_SUM);
     for (int64_t p = 0; p < N; p++)
         s->h.host_all[p]--;
 fail:
