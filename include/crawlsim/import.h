@@ -60,7 +60,7 @@
 
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
-#include "crawlsim/graph.h"
+#include "crawlsim/slice.h"
 
 #include <stddef.h>
 

@@ -7,7 +7,7 @@
  */
 #include "main/cmd_compare.h"
 
-#include "crawlsim/graphio.h"
+#include "crawlsim/compare.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * crawlsim compare: are two HDF5 files (results, graphs, checkpoints) the same, object by object
- * (graphio.h "comparing HDF5 files")?
+ * (compare.h)?
  */
 #ifndef CRAWLSIM_MAIN_CMD_COMPARE_H
 #define CRAWLSIM_MAIN_CMD_COMPARE_H

@@ -7,7 +7,9 @@
  * a directory fail with the same code and message on every rank and leave nothing behind;
  * bad records are refused. Run at 1, 2 and 4 ranks.
  */
-#include "crawlsim/graphio.h"
+#include "crawlsim/compare.h"
+#include "crawlsim/h5.h"
+#include "crawlsim/results.h"
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -134,7 +136,7 @@ static int attr_string_is(hid_t obj, const char *name, const char *want)
     char got[256];
     cs_ctx lc;
     cs_ctx_init_local(&lc, CS_LOG_ERROR);
-    return cs_graphio_attr_read_string(&lc, obj, name, got, sizeof got, "test") == CS_OK &&
+    return cs_h5_attr_read_string(&lc, obj, name, got, sizeof got, "test") == CS_OK &&
            strcmp(got, want) == 0;
 }
 
@@ -204,8 +206,8 @@ static int check_file(const char *path)
     ok = ok && root >= 0 && attr_string_is(root, "format", "crawlsim-results") &&
          attr_string_is(root, "crawlsim_version", CRAWLSIM_VERSION) &&
          attr_string_is(root, "job", "jobs/test.ini") && attr_string_is(root, "seed", "42") &&
-         cs_graphio_attr_read(&lc, root, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version,
-                              "test") == CS_OK &&
+         cs_h5_attr_read(&lc, root, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version,
+                         "test") == CS_OK &&
          version == 1;
     if (root >= 0) {
         H5O_info_t info;

@@ -9,6 +9,7 @@
  * blocks report the right index and count; ignore and only select by whole path components;
  * missing files, non-HDF5 files and bad paths are errors.
  */
+#include "crawlsim/compare.h"
 #include "crawlsim/graphio.h"
 
 #include <check.h>

@@ -13,8 +13,9 @@
  * (the memory type is the file type, so the buffers hold the file's bytes), datasets in blocks
  * of rows of at most BLOCK_BYTES, so memory stays bounded for graph files of any size.
  */
-#include "crawlsim/graphio.h"
-#include "graphio_impl.h"
+#include "crawlsim/compare.h"
+
+#include "crawlsim/h5.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -248,7 +249,7 @@ static cs_err list_file(cmp *c, int side, listing *l)
 {
     cs_err rc = CS_OK;
     if (selected(c, "/")) {
-        char *root = gio_dup_str("/");
+        char *root = cs_h5_dup_str("/");
         if (root == NULL)
             return cs_fail(c->ctx, CS_ERR_NOMEM, "compare: out of memory");
         rc = listing_add(c->ctx, l, root, K_GROUP);
@@ -756,7 +757,7 @@ static herr_t attr_name(hid_t loc, const char *name, const H5A_info_t *info, voi
         nm->v = v;
         nm->cap = cap;
     }
-    nm->v[nm->n] = gio_dup_str(name);
+    nm->v[nm->n] = cs_h5_dup_str(name);
     if (nm->v[nm->n] == NULL) {
         nm->failed = 1;
         return -1;
@@ -911,7 +912,7 @@ static cs_err open_file(cmp *c, int side)
                        strerror(errno));
     if (fp != NULL)
         fclose(fp);
-    cs_err rc = cs_graphio_probe(c->ctx, path, "compare: file");
+    cs_err rc = cs_h5_probe(c->ctx, path, "compare: file");
     if (rc != CS_OK)
         return rc;
     c->f[side] = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -941,8 +942,8 @@ cs_err cs_graphio_compare(cs_ctx *ctx, const char *path_a, const char *path_b,
     c.st = st;
     listing l[2];
     memset(l, 0, sizeof l);
-    cs_graphio_quiet q;
-    cs_graphio_quiet_begin(&q);
+    cs_h5_quiet q;
+    cs_h5_quiet_begin(&q);
 
     if (opts->n_ignore > 0)
         CS_TRY(ctx, cs_calloc(ctx, &c.ignore, (size_t)opts->n_ignore, sizeof *c.ignore, "paths"));
@@ -1005,7 +1006,7 @@ fail:
     for (int k = 0; k < c.n_ignore; k++)
         free(c.ignore[k]);
     free(c.ignore);
-    cs_graphio_quiet_end(&q);
+    cs_h5_quiet_end(&q);
     if (c.o->out != NULL)
         fflush(c.o->out);
     return rc;
