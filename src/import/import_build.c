@@ -23,6 +23,19 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Building the graph */
 
+/* Local. Item of an [import] file list resolved into path (cs_import_resolve_path), or a
+ * configuration error when it names the datasets folder and none is set. */
+static cs_err resolve(cs_ctx *ctx, const cs_config *cfg, const char *item, char *path, size_t size)
+{
+    cs_import_resolve_path(cfg, item, path, size);
+    if (path[0] == '\0' && strncmp(item, "@datasets/", 10) == 0)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] %s: '@datasets/' names the folder in the environment variable "
+                       "CRAWLSIM_DATASETS, which is not set",
+                       item);
+    return CS_OK;
+}
+
 static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
 {
     if (ic->edges[0] == '\0')
@@ -390,15 +403,15 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
                       cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
                           cs_imp_list_bytes(cfg, ic->edges));
     for (const char *p = ic->page_list; cs_imp_next_item(&p, item, sizeof item);) {
-        cs_import_resolve_path(cfg, item, path, sizeof path);
+        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
         CS_TRY(ctx, cs_imp_read_page_file(&im, path, 1, &prog, &done));
     }
     for (const char *p = ic->pages; cs_imp_next_item(&p, item, sizeof item);) {
-        cs_import_resolve_path(cfg, item, path, sizeof path);
+        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
         CS_TRY(ctx, cs_imp_read_page_file(&im, path, 0, &prog, &done));
     }
     for (const char *p = ic->edges; cs_imp_next_item(&p, item, sizeof item);) {
-        cs_import_resolve_path(cfg, item, path, sizeof path);
+        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
         CS_TRY(ctx, cs_imp_read_edge_file(&im, path, &prog, &done));
     }
     cs_progress_end(&prog);

@@ -44,12 +44,11 @@ void cs_import_resolve_path(const cs_config *cfg, const char *p, char *out, size
     if (strncmp(p, prefix, sizeof prefix - 1) == 0) {
         const char *rest = p + sizeof prefix - 1;
         const char *env = getenv("CRAWLSIM_DATASETS");
-        int n;
-        if (env != NULL && env[0] != '\0')
-            n = snprintf(out, size, "%s/%s", env, rest);
-        else
-            n = snprintf(out, size, "%s/../../shared/datasets/%s",
-                         cfg->dir[0] != '\0' ? cfg->dir : ".", rest);
+        if (env == NULL || env[0] == '\0') {
+            out[0] = '\0'; /* no datasets folder: the caller says so */
+            return;
+        }
+        int n = snprintf(out, size, "%s/%s", env, rest);
         if (n < 0 || (size_t)n >= size)
             out[0] = '\0'; /* too long: an empty path, which the caller's open rejects */
         return;
