@@ -1,7 +1,6 @@
 /*
  * compare: comparing two HDF5 files object by object (`crawlsim compare` and the tests). Local,
- * no MPI. Depends on core and h5. The names keep the cs_graphio_ prefix they had when this was
- * part of graphio (callers on other branches).
+ * no MPI. Depends on core and h5.
  */
 #ifndef CRAWLSIM_COMPARE_H
 #define CRAWLSIM_COMPARE_H
@@ -32,22 +31,22 @@
  * or ".." components; a path selects itself and everything below it.
  */
 
-/* What cs_graphio_compare looks at and where it reports. */
-typedef struct cs_graphio_cmp_opts {
+/* What cs_compare_files looks at and where it reports. */
+typedef struct cs_compare_opts {
     const char *const *ignore; /* n_ignore paths left out (with everything below them) */
     int n_ignore;
     const char *const *only; /* n_only > 0: only these paths are compared (minus the ignored) */
     int n_only;
     FILE *out;         /* one line per difference, "<path>: <what differs>" (NULL: none) */
     int64_t max_lines; /* at most this many lines are printed (< 0: all); all are counted */
-} cs_graphio_cmp_opts;
+} cs_compare_opts;
 
 /* The outcome of a comparison. */
-typedef struct cs_graphio_cmp_stats {
+typedef struct cs_compare_stats {
     int64_t objects; /* selected paths of either file (the union), the root included if selected */
     int64_t differ;  /* of those, objects with at least one difference */
     int64_t lines;   /* differences found (one object can have several: attributes, values) */
-} cs_graphio_cmp_stats;
+} cs_compare_stats;
 
 /*
  * Local (one process; no MPI). Compares the HDF5 files path_a (called A in the lines) and path_b
@@ -61,7 +60,13 @@ typedef struct cs_graphio_cmp_stats {
  * or lying within an ignored one), CS_ERR_SCHEMA (a datatype that cannot be compared),
  * CS_ERR_NOMEM, each with a message naming the file and object.
  */
-CS_API cs_err cs_graphio_compare(cs_ctx *ctx, const char *path_a, const char *path_b,
-                                 const cs_graphio_cmp_opts *opts, cs_graphio_cmp_stats *st);
+CS_API cs_err cs_compare_files(cs_ctx *ctx, const char *path_a, const char *path_b,
+                               const cs_compare_opts *opts, cs_compare_stats *st);
+
+/* Old names (from when this was part of graphio), kept so that branches written against them
+ * still build; new code uses the cs_compare_ names. To be removed. */
+#define cs_graphio_compare cs_compare_files
+#define cs_graphio_cmp_opts cs_compare_opts
+#define cs_graphio_cmp_stats cs_compare_stats
 
 #endif

@@ -45,8 +45,8 @@ CS_API int64_t cs_h5_chunk_elems(void);
  * to the 1-D dataset dset at element offset off, in calls of at most cs_h5_chunk_elems()
  * elements; every rank makes the same number of calls (allreduced maximum), ranks with
  * nothing (left) to write select none. The calls are collective transfers when the ranks'
- * ranges are disjoint or identical, independent otherwise (see h5common.c). A local HDF5 failure is
- * recorded with a message naming path and name, the remaining calls are still made (with empty
+ * ranges are disjoint or identical, independent otherwise (see src/h5/h5.c). A local HDF5 failure
+ * is recorded with a message naming path and name, the remaining calls are still made (with empty
  * selections), and the local code is returned: the caller agrees on it with cs_agree.
  */
 CS_API cs_err cs_h5_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,

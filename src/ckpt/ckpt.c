@@ -1,7 +1,7 @@
 /*
  * ckpt: checkpoint files (include/crawlsim/ckpt.h). One dataset per item, every rank's piece
  * at the offset of the lower ranks' pieces, written and read with the chunked collective 1-D
- * transfers of h5common.c.
+ * transfers of h5/h5.c.
  */
 #include "crawlsim/ckpt.h"
 #include "crawlsim/h5.h"

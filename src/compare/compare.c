@@ -49,12 +49,12 @@ typedef struct listing {
 /* The comparison under way. */
 typedef struct cmp {
     cs_ctx *ctx;
-    const cs_graphio_cmp_opts *o;
+    const cs_compare_opts *o;
     const char *name[2]; /* the files' paths, A and B */
     hid_t f[2];
     char **ignore, **only; /* normalised copies of the options' paths */
     int n_ignore, n_only;
-    cs_graphio_cmp_stats *st;
+    cs_compare_stats *st;
     int differs; /* the object being compared has a difference */
 } cmp;
 
@@ -616,8 +616,8 @@ static cs_err open_file(cmp *c, int side)
     return CS_OK;
 }
 
-cs_err cs_graphio_compare(cs_ctx *ctx, const char *path_a, const char *path_b,
-                          const cs_graphio_cmp_opts *opts, cs_graphio_cmp_stats *st)
+cs_err cs_compare_files(cs_ctx *ctx, const char *path_a, const char *path_b,
+                        const cs_compare_opts *opts, cs_compare_stats *st)
 {
     CS_ASSERT(ctx != NULL && opts != NULL && st != NULL);
     memset(st, 0, sizeof *st);

@@ -11,7 +11,7 @@
  * HDF5's selection building grow without bound; all ranks make the allreduced
  * maximum number of calls per dataset, a rank with nothing left selecting none. Collective
  * transfers are safe because the ranks' selections are disjoint (Open MPI's OMPIO returns
- * zeros only for partly overlapping ranges, see graphio/h5common.c); for the CSR offsets this
+ * zeros only for partly overlapping ranges, see h5/h5.c); for the CSR offsets this
  * means reading each owned page's end offsets[p + 1] and, per run, its start offsets[a]
  * separately, since offsets[p + 1] is also the start of page p + 1, which another rank may own.
  *

@@ -1,5 +1,5 @@
 /*
- * graphio results: the results file of `crawlsim run` (format in graphio.h, "results files";
+ * results: the results file of `crawlsim run` (format in results.h;
  * DESIGN.md "Files" and "Determinism").
  *
  * Results are small, so they are assembled in memory and rank 0 writes the file alone with the

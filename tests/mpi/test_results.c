@@ -2,7 +2,7 @@
  * MPI integration tests of the results file (cs_results_*): series (int64, float64, 2-D),
  * gathers from every rank, a text config and attributes, read back with the HDF5 API on rank 0
  * value by value; two writes of the same records (recorded in different orders, at least a
- * second apart) are identical object by object (cs_graphio_compare) and byte by byte, with
+ * second apart) are identical object by object (cs_compare_files) and byte by byte, with
  * no modification times stored and no temporary left; an unwritable path and a target that is
  * a directory fail with the same code and message on every rank and leave nothing behind;
  * bad records are refused. Run at 1, 2 and 4 ranks.
@@ -260,14 +260,14 @@ static int check_file(const char *path)
 }
 
 /* Rank 0. a and b hold the same objects with the same types, shapes, values and attributes
- * (cs_graphio_compare, nothing ignored): the root, 5 groups and 8 datasets. */
+ * (cs_compare_files, nothing ignored): the root, 5 groups and 8 datasets. */
 static int same_contents(const char *pa, const char *pb)
 {
     cs_ctx lc;
     cs_ctx_init_local(&lc, CS_LOG_ERROR);
-    const cs_graphio_cmp_opts o = {.out = stderr, .max_lines = 10};
-    cs_graphio_cmp_stats st;
-    return cs_graphio_compare(&lc, pa, pb, &o, &st) == CS_OK && st.differ == 0 && st.objects == 14;
+    const cs_compare_opts o = {.out = stderr, .max_lines = 10};
+    cs_compare_stats st;
+    return cs_compare_files(&lc, pa, pb, &o, &st) == CS_OK && st.differ == 0 && st.objects == 14;
 }
 
 /* Rank 0. The two files have the same bytes. */
