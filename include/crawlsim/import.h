@@ -8,8 +8,8 @@
  * Files. `edges`, `pages` and `page_list` are comma-separated lists of files, each plain text
  * or gzip. A path is relative to the spec file's directory, except that a leading
  * "@datasets/" names the datasets folder: the directory in the environment variable
- * CRAWLSIM_DATASETS if it is set, else "<spec file dir>/../../shared/datasets" (so specs in
- * graphs/ find the shared datasets of a checkout next to them). Each file may start with
+ * CRAWLSIM_DATASETS (a configuration error when it is not set; where the datasets live is
+ * the site's business, not the library's: the tests set it). Each file may start with
  * skip_lines (page_skip_lines) header lines; lines starting with `comment` are skipped.
  * Fields are separated by runs of `separators` (`page_separators`) characters.
  *
@@ -60,7 +60,7 @@
 
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
-#include "crawlsim/graph.h"
+#include "crawlsim/slice.h"
 
 #include <stddef.h>
 
@@ -84,8 +84,9 @@ CS_API cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *
 
 /*
  * Local. Resolves one path p of an [import] file list into out (capacity size): "@datasets/x"
- * becomes "$CRAWLSIM_DATASETS/x" or "<spec dir>/../../shared/datasets/x"; any other relative
- * path is taken relative to the spec file's directory (cs_config_resolve_path).
+ * becomes "$CRAWLSIM_DATASETS/x" (out is empty when CRAWLSIM_DATASETS is not set or the path
+ * does not fit); any other relative path is taken relative to the spec file's directory
+ * (cs_config_resolve_path).
  */
 CS_API void cs_import_resolve_path(const cs_config *cfg, const char *p, char *out, size_t size);
 

@@ -25,7 +25,7 @@
 
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
-#include "crawlsim/graph.h"
+#include "crawlsim/slice.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -6,12 +6,12 @@
  * consecutive ids, and every dataset is read through collective HDF5 reads whose file
  * selection is the union of the runs (H5S_SELECT_OR hyperslabs), or, when the runs are short
  * on average (scattered ownership, e.g. a random per-page partition), a point selection of
- * their elements. Reads are cut into windows of at most cs_graphio_chunk_elems() elements and
+ * their elements. Reads are cut into windows of at most cs_h5_chunk_elems() elements and
  * RUNS_PER_READ runs (POINTS_PER_READ points) so that neither the buffers of MPI-IO nor
  * HDF5's selection building grow without bound; all ranks make the allreduced
  * maximum number of calls per dataset, a rank with nothing left selecting none. Collective
  * transfers are safe because the ranks' selections are disjoint (Open MPI's OMPIO returns
- * zeros only for partly overlapping ranges, see graphio/h5common.c); for the CSR offsets this
+ * zeros only for partly overlapping ranges, see h5/h5.c); for the CSR offsets this
  * means reading each owned page's end offsets[p + 1] and, per run, its start offsets[a]
  * separately, since offsets[p + 1] is also the start of page p + 1, which another rank may own.
  *
@@ -380,7 +380,7 @@ static cs_err read_runs(cs_ctx *ctx, hid_t file, const char *path, const char *n
                         size_t elem, const runs *r, void *buf)
 {
     cs_err rc = CS_OK;
-    const int64_t chunk = cs_graphio_chunk_elems();
+    const int64_t chunk = cs_h5_chunk_elems();
     int64_t ri = 0, ro = 0, calls = 0, max_calls = 0, total = 0;
     for (int64_t i = 0; i < r->n; i++)
         total += r->len[i];
@@ -628,8 +628,8 @@ cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path, const cs_partitio
                           cs_graph **out)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t file = -1;
     cs_graph_header hdr;
     cs_graph *g = NULL;
@@ -667,7 +667,7 @@ cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path, const cs_partitio
     file = -1;
     CS_TRY_AGREE(ctx, rc);
     runs_fini(&pages);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     *out = g;
     return CS_OK;
 fail:
@@ -675,6 +675,6 @@ fail:
     cs_graph_destroy(&g);
     if (file >= 0)
         H5Fclose(file);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }

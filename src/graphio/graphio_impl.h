@@ -1,11 +1,9 @@
 /*
- * graphio internals shared by h5common.c, h5write.c, h5read.c and info.c: HDF5 error-stack
- * silencing, the MPI-IO file access list, chunked collective 1-D dataset I/O, opening and
- * validating a graph file, and reading a page range.
+ * graphio internals shared by h5write.c, h5read.c and info.c: reading a page range of an open
+ * graph file and validating it (the generic HDF5 helpers are the module h5).
  *
- * Test hooks (read from the environment at each call, so no global state; they only shrink
- * buffers, never change results):
- *   CRAWLSIM_GRAPHIO_CHUNK  elements per H5Dwrite/H5Dread call (default 2^27)
+ * Test hook (read from the environment at each call, so no global state; it only shrinks
+ * buffers, never changes results):
  *   CRAWLSIM_INFO_ROUND     reciprocity queries a rank sends per exchange round (default
  *                           2^23 / ranks)
  */
@@ -39,20 +37,5 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
  */
 cs_err gio_read_range(cs_ctx *ctx, hid_t file, const char *path, const char *name, hid_t mtype,
                       size_t elem, int64_t off, int64_t count, void *out);
-
-/* Local. The temporary name ".<name>.tmp.<pid>" beside path (*tmp) and path's directory (*dir),
- * both new strings (free()). CS_ERR_ARG when path names a directory; kind names the file's role
- * in messages ("results file"). */
-cs_err gio_tmp_name(cs_ctx *ctx, const char *kind, const char *path, long pid, char **tmp,
-                    char **dir);
-
-/* Local. Makes dir (path's directory, modified and restored) and its missing parents (mkdir -p):
- * CS_ERR_IO "cannot create <kind> <path>: directory ...". */
-cs_err gio_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir);
-
-/* Local. The rank owning page v under cs_block_range(n, ., size). */
-int gio_block_owner(int64_t n, int size, int64_t v);
-/* Local. A malloc'd copy of s, or NULL when out of memory. */
-char *gio_dup_str(const char *s);
 
 #endif

@@ -5,7 +5,7 @@
  * Every rank opens the file collectively with the MPI-IO driver and runs the same checks on
  * the same metadata, so the checks give the same verdict everywhere; each locally fallible
  * step is still agreed with cs_agree before the next collective. Page ranges are read with
- * collective hyperslab reads (cs_graphio_read_1d) and validated before they are handed out: a
+ * collective hyperslab reads (cs_h5_read_1d) and validated before they are handed out: a
  * truncated or corrupt file gives a message naming the file and the dataset, never garbage.
  */
 #include "graphio_impl.h"
@@ -21,7 +21,7 @@ static cs_err attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cl
 {
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "graph file %s", path);
-    return cs_graphio_attr_read(ctx, obj, name, cls, mtype, out, what);
+    return cs_h5_attr_read(ctx, obj, name, cls, mtype, out, what);
 }
 
 static cs_err attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
@@ -29,7 +29,7 @@ static cs_err attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *o
 {
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "graph file %s", path);
-    return cs_graphio_attr_read_string(ctx, obj, name, out, cap, what);
+    return cs_h5_attr_read_string(ctx, obj, name, out, cap, what);
 }
 
 /* Local. Whether "/<group>/<leaf>" exists (checked link by link, as HDF5 requires). */
@@ -190,9 +190,9 @@ cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_head
     *file = H5I_INVALID_HID;
     memset(hdr, 0, sizeof *hdr);
     if (ctx->rank == 0)
-        rc = cs_graphio_probe(ctx, path, "graph file");
+        rc = cs_h5_probe(ctx, path, "graph file");
     CS_TRY_AGREE(ctx, rc);
-    hid_t fapl = cs_graphio_fapl(ctx->comm);
+    hid_t fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0) {
         f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         H5Pclose(fapl);
@@ -215,14 +215,14 @@ fail:
 
 cs_err cs_graphio_read_header(cs_ctx *ctx, const char *path, cs_graph_header *hdr)
 {
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t file = -1;
     cs_err rc = cs_graphio_open(ctx, path, &file, hdr);
     if (rc == CS_OK && H5Fclose(file) < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     rc = cs_agree(ctx, rc);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -243,7 +243,7 @@ cs_err gio_read_range(cs_ctx *ctx, hid_t file, const char *path, const char *nam
                 cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open dataset %s", path, name);
     }
     CS_TRY_AGREE(ctx, rc);
-    rc = cs_graphio_read_1d(ctx, d, mtype, off, count, *pout, elem, path, name);
+    rc = cs_h5_read_1d(ctx, d, mtype, off, count, *pout, elem, path, name);
     H5Dclose(d);
     d = -1;
     CS_TRY_AGREE(ctx, rc);
@@ -479,8 +479,8 @@ cs_err cs_graphio_read_slice(cs_ctx *ctx, const char *path, int64_t first, int64
                              cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t file = -1;
     cs_graph_header hdr;
     cs_graph_slice_init(g);
@@ -506,7 +506,7 @@ cs_err cs_graphio_read_slice(cs_ctx *ctx, const char *path, int64_t first, int64
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     file = -1;
     CS_TRY(ctx, cs_agree(ctx, rc));
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return CS_OK;
 fail:
     if (file >= 0)
@@ -514,6 +514,6 @@ fail:
     cs_graph_slice_fini(g);
     if (meta != NULL)
         cs_graph_meta_fini(meta);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }

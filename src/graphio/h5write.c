@@ -197,7 +197,7 @@ static cs_err attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, 
 {
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "graph file %s", path);
-    return cs_graphio_attr_write(ctx, loc, name, ftype, mtype, val, what);
+    return cs_h5_attr_write(ctx, loc, name, ftype, mtype, val, what);
 }
 
 static cs_err attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
@@ -205,7 +205,7 @@ static cs_err attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const 
 {
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "graph file %s", path);
-    return cs_graphio_attr_write_string(ctx, loc, name, val, what);
+    return cs_h5_attr_write_string(ctx, loc, name, val, what);
 }
 
 /*
@@ -239,7 +239,7 @@ static cs_err dataset_write(cs_ctx *ctx, hid_t loc, const char *leaf, const char
             H5Dclose(d);
         return rc;
     }
-    rc = cs_graphio_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
+    rc = cs_h5_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
     if (H5Dclose(d) < 0 && rc == CS_OK)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing dataset %s", path, name);
     return cs_agree(ctx, rc);
@@ -267,8 +267,8 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                         const cs_graph_meta *meta, const char *spec_text)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     wmeta wm;
     memset(&wm, 0, sizeof wm);
     char *spec = NULL, *tmp = NULL, *dir = NULL;
@@ -365,7 +365,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     CS_TRY_AGREE(ctx, rc);
 
     /* 4. Create it collectively. */
-    fapl = cs_graphio_fapl(ctx->comm);
+    fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     created = 1; /* from here on rank 0 removes the temporary on failure */
@@ -535,6 +535,6 @@ fail:
     free(tmp);
     free(all);
     free(spec);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }

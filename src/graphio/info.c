@@ -27,6 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Local. The rank owning page v under cs_block_range(n, ., size). */
+static int gio_block_owner(int64_t n, int size, int64_t v)
+{
+    /* Inverse of cs_block_range: the first n % size ranks hold q + 1 pages, the others q. */
+    int64_t q = n / size, r = n % size;
+    int64_t cut = r * (q + 1);
+    if (v < cut)
+        return (int)(v / (q + 1));
+    return (int)(r + (v - cut) / q);
+}
+
 #define FIT_MIN_TAIL 50        /* candidate xmin needs this many samples at or above it */
 #define FIT_MAX_CANDIDATES 400 /* candidates tried, evenly spaced among the eligible ones */
 #define SAMPLE_MAX 1000000     /* pages in the quantile sample of page attributes */
@@ -658,8 +669,8 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
 {
     const double t0 = MPI_Wtime();
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t file = -1;
     cs_graph_slice g;
     cs_graph_slice_init(&g);
@@ -797,7 +808,7 @@ fail:
     free(topic_all);
     free(host_all);
     cs_graph_slice_fini(&g);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     if (rc != CS_OK) {
         memset(info, 0, sizeof *info);
     }

@@ -16,7 +16,7 @@
 
 #include "crawlsim/bandit.h"
 #include "crawlsim/config.h"
-#include "crawlsim/graphio.h"
+#include "crawlsim/results.h"
 
 #include <math.h>
 #include <stdio.h>

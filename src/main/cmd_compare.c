@@ -1,5 +1,5 @@
 /*
- * crawlsim compare: rank 0 compares two HDF5 files with cs_graphio_compare and prints the first
+ * crawlsim compare: rank 0 compares two HDF5 files with cs_compare_files and prints the first
  * differences and a summary; the other ranks (under mpirun) only learn the outcome, so that every
  * rank exits with the same status: 0 the same, 1 different, 2 an error (main.c).
  *
@@ -7,7 +7,7 @@
  */
 #include "main/cmd_compare.h"
 
-#include "crawlsim/graphio.h"
+#include "crawlsim/compare.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,14 +52,14 @@ cs_err cs_cmd_compare(cs_ctx *ctx, const cs_compare_args *a, int *differ)
                 ignore[k++] = CS_COMPARE_DEFAULT_IGNORE;
             for (int i = 0; i < a->n_ignore; i++)
                 ignore[k++] = a->ignore[i];
-            cs_graphio_cmp_opts o = {ignore,
-                                     n_ignore,
-                                     a->only,
-                                     a->n_only,
-                                     a->verbosity < 0 ? NULL : stdout,
-                                     a->verbosity > 0 ? -1 : MAX_LINES};
-            cs_graphio_cmp_stats st;
-            rc = cs_graphio_compare(ctx, a->a, a->b, &o, &st);
+            cs_compare_opts o = {ignore,
+                                 n_ignore,
+                                 a->only,
+                                 a->n_only,
+                                 a->verbosity < 0 ? NULL : stdout,
+                                 a->verbosity > 0 ? -1 : MAX_LINES};
+            cs_compare_stats st;
+            rc = cs_compare_files(ctx, a->a, a->b, &o, &st);
             if (rc == CS_OK && a->verbosity >= 0) {
                 printf("compared %" PRId64 " object%s of %s and %s", st.objects,
                        st.objects == 1 ? "" : "s", a->a, a->b);

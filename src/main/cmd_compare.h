@@ -1,6 +1,6 @@
 /*
  * crawlsim compare: are two HDF5 files (results, graphs, checkpoints) the same, object by object
- * (graphio.h "comparing HDF5 files")?
+ * (compare.h)?
  */
 #ifndef CRAWLSIM_MAIN_CMD_COMPARE_H
 #define CRAWLSIM_MAIN_CMD_COMPARE_H
@@ -23,11 +23,11 @@ typedef struct cs_compare_args {
 
 /*
  * Collective(ctx->comm). Logically collective: a. Rank 0 compares the files a->a and a->b
- * (cs_graphio_compare, /timing and a->ignore left out, only a->only when given), prints the
+ * (cs_compare_files, /timing and a->ignore left out, only a->only when given), prints the
  * differences and a summary line on stdout; every rank then sets *differ to 1 when the files
  * differ, 0 when they are the same. Errors, agreed (every rank returns rank 0's code and
  * message; *differ is then untouched): CS_ERR_IO, CS_ERR_FORMAT, CS_ERR_HDF5, CS_ERR_ARG,
- * CS_ERR_SCHEMA, CS_ERR_NOMEM, CS_ERR_MPI, as cs_graphio_compare.
+ * CS_ERR_SCHEMA, CS_ERR_NOMEM, CS_ERR_MPI, as cs_compare_files.
  */
 cs_err cs_cmd_compare(cs_ctx *ctx, const cs_compare_args *a, int *differ);
 

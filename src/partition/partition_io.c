@@ -34,7 +34,7 @@ static cs_err attr_put(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hi
 {
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "partition %s", path);
-    return cs_graphio_attr_write(ctx, loc, name, ftype, mtype, val, what);
+    return cs_h5_attr_write(ctx, loc, name, ftype, mtype, val, what);
 }
 
 static cs_err attr_put_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
@@ -42,7 +42,7 @@ static cs_err attr_put_string(cs_ctx *ctx, hid_t loc, const char *name, const ch
 {
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "partition %s", path);
-    return cs_graphio_attr_write_string(ctx, loc, name, val, what);
+    return cs_h5_attr_write_string(ctx, loc, name, val, what);
 }
 
 static cs_err write_attrs(cs_ctx *ctx, hid_t g, const cs_partition *p, const char *path)
@@ -105,7 +105,7 @@ static cs_err dataset_put(cs_ctx *ctx, hid_t g, const char *leaf, hid_t ftype, h
         return rc;
     }
     const char *b = (const char *)buf + (size_t)off * elem;
-    rc = cs_graphio_write_1d(ctx, d, mtype, off, count, b, elem, path, leaf);
+    rc = cs_h5_write_1d(ctx, d, mtype, off, count, b, elem, path, leaf);
     if (H5Dclose(d) < 0 && rc == CS_OK)
         rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed closing dataset %s", path, leaf);
     return cs_agree(ctx, rc);
@@ -145,7 +145,7 @@ static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition
         rc = cs_fail(ctx, CS_ERR_ARG, "graph file %s has %lld pages, the partition %lld", path,
                      (long long)hdr.n_pages, (long long)p->n_pages);
     CS_TRY_AGREE(ctx, rc);
-    hid_t fapl = cs_graphio_fapl(ctx->comm);
+    hid_t fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0)
         file = H5Fopen(path, H5F_ACC_RDWR, fapl);
     if (fapl >= 0)
@@ -202,7 +202,7 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
         snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, pid);
     else
         snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1, pid);
-    fapl = cs_graphio_fapl(ctx->comm);
+    fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (fapl >= 0)
@@ -240,10 +240,10 @@ fail:
 
 cs_err cs_partition_write(cs_ctx *ctx, const char *path, int in_graph_file, const cs_partition *p)
 {
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     cs_err rc = in_graph_file ? write_into_graph(ctx, path, p) : write_separate(ctx, path, p);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -265,52 +265,50 @@ static cs_err read_attrs(cs_ctx *ctx, hid_t g, cs_partition *p, const char *what
     int32_t version = 0;
     cs_part_quality *q = &p->quality;
     if (H5Aexists(g, "format") <= 0 ||
-        cs_graphio_attr_read_string(ctx, g, "format", s, sizeof s, what) != CS_OK ||
+        cs_h5_attr_read_string(ctx, g, "format", s, sizeof s, what) != CS_OK ||
         strcmp(s, CS_PARTITION_FORMAT) != 0) {
         cs_ctx_clear_error(ctx);
         return cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim partition (format attribute)",
                        what);
     }
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32,
-                                     &version, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version,
+                                what));
     if (version != CS_PARTITION_SCHEMA_VERSION)
         return cs_fail(ctx, CS_ERR_SCHEMA,
                        "%s has partition schema version %d, this crawlsim reads version %d: "
                        "partition the graph again",
                        what, (int)version, CS_PARTITION_SCHEMA_VERSION);
-    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "method", s, sizeof s, what));
+    CS_TRY(ctx, cs_h5_attr_read_string(ctx, g, "method", s, sizeof s, what));
     p->method = method_from_name(s);
     if (p->method < 0)
         return cs_fail(ctx, CS_ERR_FORMAT, "%s: unknown method '%s'", what, s);
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "k", H5T_INTEGER, H5T_NATIVE_INT32, &p->k, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "k", H5T_INTEGER, H5T_NATIVE_INT32, &p->k, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "seed", H5T_INTEGER, H5T_NATIVE_INT64, &p->seed, what));
     CS_TRY(ctx,
-           cs_graphio_attr_read(ctx, g, "seed", H5T_INTEGER, H5T_NATIVE_INT64, &p->seed, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "ufactor", H5T_INTEGER, H5T_NATIVE_INT32, &p->ufactor,
-                                     what));
-    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "objective", s, sizeof s, what));
+           cs_h5_attr_read(ctx, g, "ufactor", H5T_INTEGER, H5T_NATIVE_INT32, &p->ufactor, what));
+    CS_TRY(ctx, cs_h5_attr_read_string(ctx, g, "objective", s, sizeof s, what));
     p->objective = strcmp(s, "volume") == 0;
-    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "vertex_weight", s, sizeof s, what));
+    CS_TRY(ctx, cs_h5_attr_read_string(ctx, g, "vertex_weight", s, sizeof s, what));
     p->vertex_weight = strcmp(s, "links") == 0;
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "n_pages", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_pages,
-                                     what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "n_links", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_links,
-                                     what));
-    CS_TRY(ctx, cs_graphio_attr_read_string(ctx, g, "graph_source", p->graph_source,
-                                            sizeof p->graph_source, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "edge_cut", H5T_INTEGER, H5T_NATIVE_INT64,
-                                     &q->edge_cut, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "cut_fraction", H5T_FLOAT, H5T_NATIVE_DOUBLE,
-                                     &q->cut_fraction, what));
     CS_TRY(ctx,
-           cs_graphio_attr_read(ctx, g, "volume", H5T_INTEGER, H5T_NATIVE_INT64, &q->volume, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "page_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE,
-                                     &q->page_balance, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "link_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE,
-                                     &q->link_balance, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "hosts_split", H5T_INTEGER, H5T_NATIVE_INT64,
-                                     &q->hosts_split, what));
-    CS_TRY(ctx, cs_graphio_attr_read(ctx, g, "seconds", H5T_FLOAT, H5T_NATIVE_DOUBLE, &p->seconds,
-                                     what));
+           cs_h5_attr_read(ctx, g, "n_pages", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_pages, what));
+    CS_TRY(ctx,
+           cs_h5_attr_read(ctx, g, "n_links", H5T_INTEGER, H5T_NATIVE_INT64, &p->n_links, what));
+    CS_TRY(ctx, cs_h5_attr_read_string(ctx, g, "graph_source", p->graph_source,
+                                       sizeof p->graph_source, what));
+    CS_TRY(ctx,
+           cs_h5_attr_read(ctx, g, "edge_cut", H5T_INTEGER, H5T_NATIVE_INT64, &q->edge_cut, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "cut_fraction", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                &q->cut_fraction, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "volume", H5T_INTEGER, H5T_NATIVE_INT64, &q->volume, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "page_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                &q->page_balance, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "link_balance", H5T_FLOAT, H5T_NATIVE_DOUBLE,
+                                &q->link_balance, what));
+    CS_TRY(ctx, cs_h5_attr_read(ctx, g, "hosts_split", H5T_INTEGER, H5T_NATIVE_INT64,
+                                &q->hosts_split, what));
+    CS_TRY(ctx,
+           cs_h5_attr_read(ctx, g, "seconds", H5T_FLOAT, H5T_NATIVE_DOUBLE, &p->seconds, what));
 fail:
     return rc;
 }
@@ -348,7 +346,7 @@ static cs_err read_full(cs_ctx *ctx, hid_t g, const char *name, hid_t mtype, siz
         rc = cs_alloc(ctx, &buf, (size_t)(n > 0 ? n : 1), elem, name);
     rc = cs_agree(ctx, rc);
     if (rc == CS_OK)
-        rc = cs_agree(ctx, cs_graphio_read_1d(ctx, d, mtype, 0, n, buf, elem, path, name));
+        rc = cs_agree(ctx, cs_h5_read_1d(ctx, d, mtype, 0, n, buf, elem, path, name));
     if (d >= 0)
         H5Dclose(d);
     if (rc != CS_OK) {
@@ -371,12 +369,12 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
     if (partition_path != NULL) {
         snprintf(what, sizeof what, "partition file %s", partition_path);
         if (ctx->rank == 0)
-            rc = cs_graphio_probe(ctx, partition_path, "partition file");
+            rc = cs_h5_probe(ctx, partition_path, "partition file");
         CS_TRY_AGREE(ctx, rc);
     } else {
         snprintf(what, sizeof what, "graph file %s, group /partition", graph_path);
     }
-    hid_t fapl = cs_graphio_fapl(ctx->comm);
+    hid_t fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0)
         file = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
     if (fapl >= 0)
@@ -449,18 +447,18 @@ fail:
 cs_err cs_partition_read(cs_ctx *ctx, const char *graph_path, const char *partition_path,
                          cs_partition *out)
 {
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     cs_err rc = read_impl(ctx, graph_path, partition_path, out);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
 cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
 {
     int e = 0;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     if (ctx->rank == 0) {
         hid_t f = H5Fopen(graph_path, H5F_ACC_RDONLY, H5P_DEFAULT);
         if (f >= 0) {
@@ -468,7 +466,7 @@ cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
             H5Fclose(f);
         }
     }
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     if (ctx->comm != MPI_COMM_NULL)
         MPI_Bcast(&e, 1, MPI_INT, 0, ctx->comm);
     *exists = e;

@@ -27,6 +27,7 @@
 #include "crawlsim/graph.h"
 #include "crawlsim/graphio.h"
 #include "crawlsim/partition.h"
+#include "crawlsim/results.h"
 #include "crawlsim/rng.h"
 #include "crawlsim/sim.h"
 #include "sim/sim_impl.h"

@@ -10,6 +10,7 @@
 #include "crawlsim/graph.h"
 #include "crawlsim/graphio.h"
 #include "crawlsim/recrawl.h"
+#include "crawlsim/results.h"
 
 #include <stdint.h>
 

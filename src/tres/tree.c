@@ -7,76 +7,16 @@
 
 #include <Random123/philox.h>
 
+#include "tree_impl.h"
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EMPTY_ID UINT64_MAX
-#define MIN_CAP 4
-#define MAP_MIN 1024
-/* Split search runs its features on OpenMP threads from this many (samples x features). */
-#define PAR_SPLIT_WORK 16384
-/* Representatives are drawn on OpenMP threads from this many non-empty leaves. */
-#define PAR_REPS 4096
-/* A split needs VR > VR_REL_TOL * V(P) (see tree.h). */
-#define VR_REL_TOL 1e-9
-
-typedef struct node {
-    int32_t feature; /* -1: leaf */
-    float thr;
-    int32_t left, right; /* children (node indexes) */
-    int32_t leaf;        /* leaf index when a leaf */
-} node;
-
-typedef struct leaf {
-    int32_t node; /* -1: dead (split) */
-    int32_t depth;
-    int64_t ne_pos; /* position in the non-empty list, -1 if no frontier samples */
-    /* frontier samples */
-    int64_t nf, capf;
-    float *fx; /* capf * d */
-    uint64_t *fid;
-    /* experience samples */
-    int64_t ne, cape;
-    float *ex; /* cape * d */
-    float *er;
-    float rmin, rmax;
-} leaf;
-
-typedef struct map_entry {
-    uint64_t id;
-    uint32_t leaf, slot;
-} map_entry;
-
-struct cs_tree {
-    cs_tree_config c;
-    node *nodes;
-    int64_t n_nodes, cap_nodes;
-    leaf *leaves;
-    int64_t n_leaves, cap_leaves; /* indexes used, including dead ones */
-    int64_t live_leaves, splits;
-    int32_t *nonempty; /* indexes of leaves with frontier samples */
-    int64_t n_nonempty, cap_nonempty;
-    map_entry *map;
-    uint64_t map_mask;
-    int64_t map_count;
-    int64_t n_frontier, n_experience;
-    uint64_t calls; /* sampling calls: the sub of their streams */
-    int64_t picks, q_evals_last, q_evals_total;
-    /* representatives scratch: cap_reps rows */
-    float *rep_x;
-    uint64_t *rep_id;
-    int32_t *rep_leaf;
-    float *rep_q;
-    int64_t cap_reps;
-};
-
 /* ---------------------------------------------------------------- small helpers */
 
 /* realloc *pp to n elements of size sz; *pp unchanged on failure. */
-static cs_err resize(cs_ctx *ctx, void *pp, size_t n, size_t sz, const char *what)
+cs_err tree_resize(cs_ctx *ctx, void *pp, size_t n, size_t sz, const char *what)
 {
     void **p = (void **)pp;
     void *q = realloc(*p, n * sz > 0 ? n * sz : 1);
@@ -221,8 +161,8 @@ static cs_err leaf_new(cs_ctx *ctx, cs_tree *t, int32_t depth, int32_t *out)
         const int64_t nc = t->cap_leaves * 2;
         if (nc > INT32_MAX)
             return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 leaves");
-        CS_TRY(ctx, resize(ctx, &t->leaves, (size_t)nc, sizeof *t->leaves, "leaves"));
-        CS_TRY(ctx, resize(ctx, &t->nonempty, (size_t)nc, sizeof *t->nonempty, "leaf list"));
+        CS_TRY(ctx, tree_resize(ctx, &t->leaves, (size_t)nc, sizeof *t->leaves, "leaves"));
+        CS_TRY(ctx, tree_resize(ctx, &t->nonempty, (size_t)nc, sizeof *t->nonempty, "leaf list"));
         t->cap_leaves = t->cap_nonempty = nc;
     }
     leaf *L = &t->leaves[t->n_leaves];
@@ -245,7 +185,7 @@ static cs_err node_new(cs_ctx *ctx, cs_tree *t, int32_t lf, int32_t *out)
         const int64_t nc = t->cap_nodes * 2;
         if (nc > INT32_MAX)
             return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 nodes");
-        CS_TRY(ctx, resize(ctx, &t->nodes, (size_t)nc, sizeof *t->nodes, "nodes"));
+        CS_TRY(ctx, tree_resize(ctx, &t->nodes, (size_t)nc, sizeof *t->nodes, "nodes"));
         t->cap_nodes = nc;
     }
     node *N = &t->nodes[t->n_nodes];
@@ -268,35 +208,36 @@ static int64_t grown(int64_t cap, int64_t need)
     return nc;
 }
 
-static cs_err frontier_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
+cs_err tree_frontier_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
 {
     cs_err rc = CS_OK;
     if (need <= L->capf)
         return CS_OK;
     const int64_t nc = grown(L->capf, need);
-    CS_TRY(ctx, resize(ctx, &L->fx, (size_t)(nc * t->c.d), sizeof *L->fx, "frontier vectors"));
-    CS_TRY(ctx, resize(ctx, &L->fid, (size_t)nc, sizeof *L->fid, "frontier ids"));
+    CS_TRY(ctx, tree_resize(ctx, &L->fx, (size_t)(nc * t->c.d), sizeof *L->fx, "frontier vectors"));
+    CS_TRY(ctx, tree_resize(ctx, &L->fid, (size_t)nc, sizeof *L->fid, "frontier ids"));
     L->capf = nc;
     return CS_OK;
 fail:
     return rc;
 }
 
-static cs_err experience_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
+cs_err tree_experience_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
 {
     cs_err rc = CS_OK;
     if (need <= L->cape)
         return CS_OK;
     const int64_t nc = grown(L->cape, need);
-    CS_TRY(ctx, resize(ctx, &L->ex, (size_t)(nc * t->c.d), sizeof *L->ex, "experience vectors"));
-    CS_TRY(ctx, resize(ctx, &L->er, (size_t)nc, sizeof *L->er, "experience rewards"));
+    CS_TRY(ctx,
+           tree_resize(ctx, &L->ex, (size_t)(nc * t->c.d), sizeof *L->ex, "experience vectors"));
+    CS_TRY(ctx, tree_resize(ctx, &L->er, (size_t)nc, sizeof *L->er, "experience rewards"));
     L->cape = nc;
     return CS_OK;
 fail:
     return rc;
 }
 
-static void leaf_free(leaf *L)
+void tree_leaf_free(leaf *L)
 {
     free(L->fx);
     free(L->fid);
@@ -312,7 +253,7 @@ static cs_err frontier_append(cs_ctx *ctx, cs_tree *t, int32_t lf, const float *
 {
     cs_err rc = CS_OK;
     leaf *L = &t->leaves[lf];
-    CS_TRY(ctx, frontier_reserve(ctx, t, L, L->nf + 1));
+    CS_TRY(ctx, tree_frontier_reserve(ctx, t, L, L->nf + 1));
     CS_TRY(ctx, map_insert(ctx, t, id, lf, L->nf));
     memcpy(L->fx + L->nf * t->c.d, x, (size_t)t->c.d * sizeof *x);
     L->fid[L->nf] = id;
@@ -401,7 +342,7 @@ void cs_tree_destroy(cs_tree **p)
         return;
     cs_tree *t = *p;
     for (int64_t i = 0; i < t->n_leaves; i++)
-        leaf_free(&t->leaves[i]);
+        tree_leaf_free(&t->leaves[i]);
     free(t->leaves);
     free(t->nodes);
     free(t->nonempty);
@@ -467,135 +408,6 @@ int cs_tree_node_rule(const cs_tree *t, int32_t nd, int *feature, float *thresho
     return 1;
 }
 
-/* ---------------------------------------------------------------- split search (Eq. 3-4) */
-
-double cs_tree_vr(const float *r, const unsigned char *left, int64_t n)
-{
-    if (n == 0)
-        return 0.0;
-    double s[3] = {0, 0, 0};
-    int64_t c[3] = {0, 0, 0};
-    for (int64_t i = 0; i < n; i++) {
-        s[0] += (double)r[i];
-        c[0]++;
-        const int k = left[i] ? 1 : 2;
-        s[k] += (double)r[i];
-        c[k]++;
-    }
-    double v[3] = {0, 0, 0};
-    for (int k = 0; k < 3; k++) {
-        if (c[k] == 0)
-            continue;
-        const double mean = s[k] / (double)c[k];
-        double q = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            const int in = k == 0 || (k == 1) == (left[i] != 0);
-            if (in)
-                q += ((double)r[i] - mean) * ((double)r[i] - mean);
-        }
-        v[k] = q / (double)c[k];
-    }
-    return v[0] - (double)c[1] / (double)n * v[1] - (double)c[2] / (double)n * v[2];
-}
-
-typedef struct vi {
-    float v;
-    int32_t i;
-} vi;
-
-static int cmp_vi(const void *a, const void *b)
-{
-    const vi *x = a, *y = b;
-    if (x->v != y->v)
-        return x->v < y->v ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-/* The best threshold of one feature: scan the sorted values with prefix sums of the rewards.
- * VR = nl nr / n^2 (mean_L - mean_R)^2 equals Eq. 4 with population variances. */
-static void best_of_feature(const float *x, int64_t ldx, int f, const float *r, int64_t n,
-                            int64_t min_child, vi *s, double *bvr, float *bthr, int64_t *bnl)
-{
-    for (int64_t i = 0; i < n; i++) {
-        s[i].v = x[i * ldx + f];
-        s[i].i = (int32_t)i;
-    }
-    qsort(s, (size_t)n, sizeof *s, cmp_vi);
-    double total = 0.0;
-    for (int64_t i = 0; i < n; i++)
-        total += (double)r[i];
-    double sl = 0.0;
-    *bvr = 0.0;
-    *bnl = 0;
-    *bthr = 0.0f;
-    for (int64_t i = 0; i + 1 < n; i++) {
-        sl += (double)r[s[i].i];
-        if (s[i + 1].v == s[i].v)
-            continue; /* a threshold sends all equal values the same way */
-        const int64_t nl = i + 1, nr = n - nl;
-        if (nl < min_child || nr < min_child)
-            continue;
-        const double ml = sl / (double)nl, mr = (total - sl) / (double)nr;
-        const double vr = (double)nl * (double)nr / ((double)n * (double)n) * (ml - mr) * (ml - mr);
-        if (vr > *bvr) {
-            *bvr = vr;
-            *bthr = s[i].v;
-            *bnl = nl;
-        }
-    }
-}
-
-cs_err cs_tree_best_split(cs_ctx *ctx, const float *x, int64_t ldx, int d, const float *r,
-                          int64_t n, int64_t min_child, cs_tree_split *out)
-{
-    cs_err rc = CS_OK;
-    vi *scratch = NULL;
-    out->feature = -1;
-    out->threshold = 0.0f;
-    out->vr = 0.0;
-    out->n_left = out->n_right = 0;
-    if (n < 2 || d < 1 || d > CS_TREE_MAX_D)
-        return CS_OK;
-    if (n > INT32_MAX)
-        return cs_fail(ctx, CS_ERR_LIMIT, "tree: %lld experience samples in one leaf",
-                       (long long)n);
-    /* parent variance (two-pass) for the rounding guard; nothing to gain when it is 0 */
-    double mean = 0.0, vp = 0.0;
-    for (int64_t i = 0; i < n; i++)
-        mean += (double)r[i];
-    mean /= (double)n;
-    for (int64_t i = 0; i < n; i++)
-        vp += ((double)r[i] - mean) * ((double)r[i] - mean);
-    vp /= (double)n;
-    if (!(vp > 0.0))
-        return CS_OK;
-    CS_TRY(ctx, cs_alloc(ctx, &scratch, (size_t)n * (size_t)d, sizeof *scratch, "split scratch"));
-    double bvr[CS_TREE_MAX_D];
-    float bthr[CS_TREE_MAX_D];
-    int64_t bnl[CS_TREE_MAX_D];
-    const int par = (int64_t)d * n >= PAR_SPLIT_WORK;
-#pragma omp parallel for schedule(static) if (par) default(none)                                   \
-    shared(x, ldx, d, r, n, min_child, scratch, bvr, bthr, bnl)
-    for (int f = 0; f < d; f++)
-        best_of_feature(x, ldx, f, r, n, min_child, scratch + (int64_t)f * n, &bvr[f], &bthr[f],
-                        &bnl[f]);
-    /* fixed-order reduction: strictly better wins, so ties keep the lowest feature */
-    for (int f = 0; f < d; f++)
-        if (bvr[f] > VR_REL_TOL * vp && bvr[f] > out->vr) {
-            out->feature = f;
-            out->threshold = bthr[f];
-            out->vr = bvr[f];
-            out->n_left = bnl[f];
-            out->n_right = n - bnl[f];
-        }
-    free(scratch);
-    return CS_OK;
-fail:
-    free(scratch);
-    return rc;
-}
-
-/* Splits leaf lf by (f, v): two new leaves, the node becomes internal, samples distributed. */
 static cs_err split_leaf(cs_ctx *ctx, cs_tree *t, int32_t lf, int f, float v)
 {
     cs_err rc = CS_OK;
@@ -613,10 +425,10 @@ static cs_err split_leaf(cs_ctx *ctx, cs_tree *t, int32_t lf, int f, float v)
         nel += P->ex[i * d + f] <= v;
     for (int64_t i = 0; i < P->nf; i++)
         nfl += P->fx[i * d + f] <= v;
-    CS_TRY(ctx, experience_reserve(ctx, t, LL, nel));
-    CS_TRY(ctx, experience_reserve(ctx, t, RL, P->ne - nel));
-    CS_TRY(ctx, frontier_reserve(ctx, t, LL, nfl));
-    CS_TRY(ctx, frontier_reserve(ctx, t, RL, P->nf - nfl));
+    CS_TRY(ctx, tree_experience_reserve(ctx, t, LL, nel));
+    CS_TRY(ctx, tree_experience_reserve(ctx, t, RL, P->ne - nel));
+    CS_TRY(ctx, tree_frontier_reserve(ctx, t, LL, nfl));
+    CS_TRY(ctx, tree_frontier_reserve(ctx, t, RL, P->nf - nfl));
     for (int64_t i = 0; i < P->ne; i++) {
         leaf *C = P->ex[i * d + f] <= v ? LL : RL;
         memcpy(C->ex + C->ne * d, P->ex + i * d, (size_t)d * sizeof *C->ex);
@@ -650,7 +462,7 @@ static cs_err split_leaf(cs_ctx *ctx, cs_tree *t, int32_t lf, int f, float v)
     N->leaf = -1;
     P->node = -1;
     P->nf = P->ne = 0;
-    leaf_free(P);
+    tree_leaf_free(P);
     t->live_leaves++;
     t->splits++;
     return CS_OK;
@@ -670,7 +482,7 @@ cs_err cs_tree_add_experience(cs_ctx *ctx, cs_tree *t, const float *x, float r, 
         return cs_fail(ctx, CS_ERR_ARG, "tree: non-finite experience sample");
     const int32_t lf = cs_tree_leaf_of(t, x);
     leaf *L = &t->leaves[lf];
-    CS_TRY(ctx, experience_reserve(ctx, t, L, L->ne + 1));
+    CS_TRY(ctx, tree_experience_reserve(ctx, t, L, L->ne + 1));
     memcpy(L->ex + L->ne * d, x, (size_t)d * sizeof *x);
     L->er[L->ne++] = r;
     L->rmin = r < L->rmin ? r : L->rmin;
@@ -736,10 +548,11 @@ static cs_err reps_reserve(cs_ctx *ctx, cs_tree *t, int64_t n)
     if (n <= t->cap_reps)
         return CS_OK;
     const int64_t nc = grown(t->cap_reps, n);
-    CS_TRY(ctx, resize(ctx, &t->rep_x, (size_t)(nc * t->c.d), sizeof *t->rep_x, "representatives"));
-    CS_TRY(ctx, resize(ctx, &t->rep_id, (size_t)nc, sizeof *t->rep_id, "representatives"));
-    CS_TRY(ctx, resize(ctx, &t->rep_leaf, (size_t)nc, sizeof *t->rep_leaf, "representatives"));
-    CS_TRY(ctx, resize(ctx, &t->rep_q, (size_t)nc, sizeof *t->rep_q, "representatives"));
+    CS_TRY(ctx,
+           tree_resize(ctx, &t->rep_x, (size_t)(nc * t->c.d), sizeof *t->rep_x, "representatives"));
+    CS_TRY(ctx, tree_resize(ctx, &t->rep_id, (size_t)nc, sizeof *t->rep_id, "representatives"));
+    CS_TRY(ctx, tree_resize(ctx, &t->rep_leaf, (size_t)nc, sizeof *t->rep_leaf, "representatives"));
+    CS_TRY(ctx, tree_resize(ctx, &t->rep_q, (size_t)nc, sizeof *t->rep_q, "representatives"));
     t->cap_reps = nc;
     return CS_OK;
 fail:
@@ -940,231 +753,4 @@ void cs_tree_stats_get(const cs_tree *t, cs_tree_stats *s)
                  (d * sizeof(float) + sizeof(uint64_t) + sizeof(int32_t) + sizeof(float));
     s->bytes_frontier = fb;
     s->bytes = fb + other;
-}
-
-/* ---------------------------------------------------------------- checkpoints */
-
-/* A leaf without its arrays. */
-typedef struct leaf_rec {
-    int32_t node, depth;
-    int64_t ne_pos, nf, ne;
-    float rmin, rmax;
-} leaf_rec;
-
-enum {
-    TS_D,
-    TS_NODES,
-    TS_LEAVES,
-    TS_LIVE,
-    TS_SPLITS,
-    TS_NONEMPTY,
-    TS_MAPCAP,
-    TS_MAPCOUNT,
-    TS_NFRONT,
-    TS_NEXP,
-    TS_CALLS,
-    TS_PICKS,
-    TS_QLAST,
-    TS_QTOTAL,
-    TS_N
-};
-
-/* item name prefix/what */
-static const char *item(char *buf, size_t n, const char *prefix, const char *what)
-{
-    snprintf(buf, n, "%s/%s", prefix, what);
-    return buf;
-}
-
-cs_err cs_tree_save(cs_ctx *ctx, const cs_tree *t, cs_ckpt *ck, const char *prefix)
-{
-    cs_err rc = CS_OK;
-    char nm[256];
-    const int d = t->c.d;
-    leaf_rec *lr = NULL;
-    float *fx = NULL, *ex = NULL, *er = NULL;
-    uint64_t *fid = NULL;
-    int64_t nf = 0, ne = 0;
-    for (int64_t i = 0; i < t->n_leaves; i++) {
-        nf += t->leaves[i].nf;
-        ne += t->leaves[i].ne;
-    }
-    rc = cs_alloc(ctx, &lr, (size_t)t->n_leaves + 1, sizeof *lr, "tree checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &fx, (size_t)(nf * d) + 1, sizeof *fx, "tree checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &fid, (size_t)nf + 1, sizeof *fid, "tree checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &ex, (size_t)(ne * d) + 1, sizeof *ex, "tree checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &er, (size_t)ne + 1, sizeof *er, "tree checkpoint");
-    CS_TRY_AGREE(ctx, rc);
-    nf = ne = 0;
-    for (int64_t i = 0; i < t->n_leaves; i++) {
-        const leaf *L = &t->leaves[i];
-        memset(&lr[i], 0, sizeof lr[i]);
-        lr[i].node = L->node;
-        lr[i].depth = L->depth;
-        lr[i].ne_pos = L->ne_pos;
-        lr[i].nf = L->nf;
-        lr[i].ne = L->ne;
-        lr[i].rmin = L->rmin;
-        lr[i].rmax = L->rmax;
-        if (L->nf > 0) {
-            memcpy(fx + nf * d, L->fx, (size_t)(L->nf * d) * sizeof *fx);
-            memcpy(fid + nf, L->fid, (size_t)L->nf * sizeof *fid);
-        }
-        if (L->ne > 0) {
-            memcpy(ex + ne * d, L->ex, (size_t)(L->ne * d) * sizeof *ex);
-            memcpy(er + ne, L->er, (size_t)L->ne * sizeof *er);
-        }
-        nf += L->nf;
-        ne += L->ne;
-    }
-    const int64_t sc[TS_N] = {d,
-                              t->n_nodes,
-                              t->n_leaves,
-                              t->live_leaves,
-                              t->splits,
-                              t->n_nonempty,
-                              (int64_t)t->map_mask + 1,
-                              t->map_count,
-                              t->n_frontier,
-                              t->n_experience,
-                              (int64_t)t->calls,
-                              t->picks,
-                              t->q_evals_last,
-                              t->q_evals_total};
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "state"), CS_CK_I64, TS_N, sc));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "nodes"), CS_CK_BYTES,
-                            t->n_nodes * (int64_t)sizeof(node), t->nodes));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "leaves"), CS_CK_BYTES,
-                            t->n_leaves * (int64_t)sizeof *lr, lr));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "fx"), CS_CK_F32, nf * d, fx));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "fid"), CS_CK_U64, nf, fid));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "ex"), CS_CK_F32, ne * d, ex));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "er"), CS_CK_F32, ne, er));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "nonempty"), CS_CK_I32,
-                            t->n_nonempty, t->nonempty));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
-                            (int64_t)(t->map_mask + 1) * (int64_t)sizeof(map_entry), t->map));
-fail:
-    free(lr);
-    free(fx);
-    free(fid);
-    free(ex);
-    free(er);
-    return rc;
-}
-
-cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
-{
-    cs_err rc = CS_OK;
-    char nm[256];
-    const int d = t->c.d;
-    leaf_rec *lr = NULL;
-    float *fx = NULL, *ex = NULL, *er = NULL;
-    uint64_t *fid = NULL;
-    int64_t sc[TS_N], n = 0, nf = 0, ne = 0;
-    CS_TRY(ctx,
-           cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "state"), CS_CK_I64, TS_N, sc));
-    const uint64_t mapcap = (uint64_t)sc[TS_MAPCAP];
-    if (sc[TS_D] != d || sc[TS_NODES] < 1 || sc[TS_LEAVES] < 1 || sc[TS_NONEMPTY] < 0 ||
-        sc[TS_NONEMPTY] > sc[TS_LEAVES] || sc[TS_NODES] > INT32_MAX || sc[TS_LEAVES] > INT32_MAX ||
-        mapcap < MAP_MIN || (mapcap & (mapcap - 1)) != 0)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s of another configuration",
-                     cs_ckpt_path(ck), prefix);
-    CS_TRY_AGREE(ctx, rc);
-    /* the fresh tree's arrays, sized for the saved one */
-    for (int64_t i = 0; i < t->n_leaves; i++)
-        leaf_free(&t->leaves[i]);
-    const int64_t cn = sc[TS_NODES] > 64 ? sc[TS_NODES] : 64;
-    const int64_t cl = sc[TS_LEAVES] > 64 ? sc[TS_LEAVES] : 64;
-    t->n_leaves = 0;
-    rc = resize(ctx, &t->nodes, (size_t)cn, sizeof *t->nodes, "tree nodes");
-    if (rc == CS_OK)
-        rc = resize(ctx, &t->leaves, (size_t)cl, sizeof *t->leaves, "leaves");
-    if (rc == CS_OK)
-        rc = resize(ctx, &t->nonempty, (size_t)cl, sizeof *t->nonempty, "leaf list");
-    if (rc == CS_OK) {
-        map_entry *m = malloc((size_t)mapcap * sizeof *m);
-        if (m == NULL)
-            rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the tree's map");
-        else {
-            free(t->map);
-            t->map = m;
-            t->map_mask = mapcap - 1;
-        }
-    }
-    CS_TRY_AGREE(ctx, rc);
-    t->cap_nodes = cn;
-    t->cap_leaves = t->cap_nonempty = cl;
-    memset(t->leaves, 0, (size_t)cl * sizeof *t->leaves);
-    t->n_nodes = sc[TS_NODES];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "nodes"), CS_CK_BYTES,
-                                  t->n_nodes * (int64_t)sizeof(node), t->nodes));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "leaves"), CS_CK_BYTES, &n, &lr));
-    if (n != sc[TS_LEAVES] * (int64_t)sizeof *lr)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s: bad leaf table", cs_ckpt_path(ck),
-                     prefix);
-    CS_TRY_AGREE(ctx, rc);
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "fx"), CS_CK_F32, &n, &fx));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "fid"), CS_CK_U64, &nf, &fid));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "ex"), CS_CK_F32, &n, &ex));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "er"), CS_CK_F32, &ne, &er));
-    t->n_leaves = sc[TS_LEAVES];
-    int64_t af = 0, ae = 0;
-    for (int64_t i = 0; i < t->n_leaves && rc == CS_OK; i++) {
-        leaf *L = &t->leaves[i];
-        L->node = lr[i].node;
-        L->depth = lr[i].depth;
-        L->ne_pos = lr[i].ne_pos;
-        L->rmin = lr[i].rmin;
-        L->rmax = lr[i].rmax;
-        if (lr[i].nf < 0 || lr[i].ne < 0 || af + lr[i].nf > nf || ae + lr[i].ne > ne) {
-            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s: bad leaf %lld",
-                         cs_ckpt_path(ck), prefix, (long long)i);
-            break;
-        }
-        if (lr[i].nf > 0)
-            rc = frontier_reserve(ctx, t, L, lr[i].nf);
-        if (rc == CS_OK && lr[i].ne > 0)
-            rc = experience_reserve(ctx, t, L, lr[i].ne);
-        if (rc != CS_OK)
-            break;
-        L->nf = lr[i].nf;
-        L->ne = lr[i].ne;
-        if (L->nf > 0) {
-            memcpy(L->fx, fx + af * d, (size_t)(L->nf * d) * sizeof *fx);
-            memcpy(L->fid, fid + af, (size_t)L->nf * sizeof *fid);
-        }
-        if (L->ne > 0) {
-            memcpy(L->ex, ex + ae * d, (size_t)(L->ne * d) * sizeof *ex);
-            memcpy(L->er, er + ae, (size_t)L->ne * sizeof *er);
-        }
-        af += L->nf;
-        ae += L->ne;
-    }
-    CS_TRY_AGREE(ctx, rc);
-    t->n_nonempty = sc[TS_NONEMPTY];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "nonempty"), CS_CK_I32,
-                                  t->n_nonempty, t->nonempty));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
-                                  (int64_t)mapcap * (int64_t)sizeof(map_entry), t->map));
-    t->live_leaves = sc[TS_LIVE];
-    t->splits = sc[TS_SPLITS];
-    t->map_count = sc[TS_MAPCOUNT];
-    t->n_frontier = sc[TS_NFRONT];
-    t->n_experience = sc[TS_NEXP];
-    t->calls = (uint64_t)sc[TS_CALLS];
-    t->picks = sc[TS_PICKS];
-    t->q_evals_last = sc[TS_QLAST];
-    t->q_evals_total = sc[TS_QTOTAL];
-fail:
-    free(lr);
-    free(fx);
-    free(fid);
-    free(ex);
-    free(er);
-    return rc;
 }

@@ -33,7 +33,8 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 echo "info wall: $(echo "$t1 - $t0" | bc) s"
 
-if [ -f "$here/../shared/datasets/law-webgraph/cnr-2000.adj.gz" ] || [ -n "${CRAWLSIM_DATASETS:-}" ]; then
+export CRAWLSIM_DATASETS=${CRAWLSIM_DATASETS:-$here/../shared/datasets} # crawlsim knows no default
+if [ -f "$CRAWLSIM_DATASETS/law-webgraph/cnr-2000.adj.gz" ]; then
     echo "== import cnr-2000 (1 rank)"
     t0=$(date +%s.%N)
     mpirun -n 1 "$bin" import "$here/graphs/cnr-2000.ini" -o "$out/cnr-2000.h5" -q

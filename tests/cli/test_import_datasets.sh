@@ -4,6 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 
 ds=${CRAWLSIM_DATASETS:-$SRC/../shared/datasets}
+export CRAWLSIM_DATASETS=$ds # crawlsim knows no default folder
 [ -d "$ds/webkb" ] || skip "no WebKB dataset at $ds/webkb"
 run 2 import "$SRC/graphs/webkb.ini" -o webkb.h5 -q || fail "import webkb"
 out=$(run 2 info webkb.h5) || fail "info webkb"

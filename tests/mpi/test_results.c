@@ -2,12 +2,14 @@
  * MPI integration tests of the results file (cs_results_*): series (int64, float64, 2-D),
  * gathers from every rank, a text config and attributes, read back with the HDF5 API on rank 0
  * value by value; two writes of the same records (recorded in different orders, at least a
- * second apart) are identical object by object (cs_graphio_compare) and byte by byte, with
+ * second apart) are identical object by object (cs_compare_files) and byte by byte, with
  * no modification times stored and no temporary left; an unwritable path and a target that is
  * a directory fail with the same code and message on every rank and leave nothing behind;
  * bad records are refused. Run at 1, 2 and 4 ranks.
  */
-#include "crawlsim/graphio.h"
+#include "crawlsim/compare.h"
+#include "crawlsim/h5.h"
+#include "crawlsim/results.h"
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -134,7 +136,7 @@ static int attr_string_is(hid_t obj, const char *name, const char *want)
     char got[256];
     cs_ctx lc;
     cs_ctx_init_local(&lc, CS_LOG_ERROR);
-    return cs_graphio_attr_read_string(&lc, obj, name, got, sizeof got, "test") == CS_OK &&
+    return cs_h5_attr_read_string(&lc, obj, name, got, sizeof got, "test") == CS_OK &&
            strcmp(got, want) == 0;
 }
 
@@ -204,8 +206,8 @@ static int check_file(const char *path)
     ok = ok && root >= 0 && attr_string_is(root, "format", "crawlsim-results") &&
          attr_string_is(root, "crawlsim_version", CRAWLSIM_VERSION) &&
          attr_string_is(root, "job", "jobs/test.ini") && attr_string_is(root, "seed", "42") &&
-         cs_graphio_attr_read(&lc, root, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version,
-                              "test") == CS_OK &&
+         cs_h5_attr_read(&lc, root, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version,
+                         "test") == CS_OK &&
          version == 1;
     if (root >= 0) {
         H5O_info_t info;
@@ -258,14 +260,14 @@ static int check_file(const char *path)
 }
 
 /* Rank 0. a and b hold the same objects with the same types, shapes, values and attributes
- * (cs_graphio_compare, nothing ignored): the root, 5 groups and 8 datasets. */
+ * (cs_compare_files, nothing ignored): the root, 5 groups and 8 datasets. */
 static int same_contents(const char *pa, const char *pb)
 {
     cs_ctx lc;
     cs_ctx_init_local(&lc, CS_LOG_ERROR);
-    const cs_graphio_cmp_opts o = {.out = stderr, .max_lines = 10};
-    cs_graphio_cmp_stats st;
-    return cs_graphio_compare(&lc, pa, pb, &o, &st) == CS_OK && st.differ == 0 && st.objects == 14;
+    const cs_compare_opts o = {.out = stderr, .max_lines = 10};
+    cs_compare_stats st;
+    return cs_compare_files(&lc, pa, pb, &o, &st) == CS_OK && st.differ == 0 && st.objects == 14;
 }
 
 /* Rank 0. The two files have the same bytes. */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the serial parts of graphio: cs_graphio_compare (`crawlsim compare`) on files made
+ * Unit tests of the serial parts of graphio: cs_compare_files (`crawlsim compare`) on files made
  * here with the HDF5 API. Identical files compare equal (also when a fixed-length string carries
  * other bytes after its NUL); each kind of difference is found and printed with its path: a value,
  * a shape with the same leading values (5 vs 6 elements: what h5diff 1.10 lets through with exit
@@ -9,6 +9,7 @@
  * blocks report the right index and count; ignore and only select by whole path components;
  * missing files, non-HDF5 files and bad paths are errors.
  */
+#include "crawlsim/compare.h"
 #include "crawlsim/graphio.h"
 
 #include <check.h>
@@ -200,16 +201,16 @@ static const char *make_file(const char *name, unsigned flags)
 /* Compares a and b; the difference lines (at most max_lines) are returned in *text (freed by the
  * caller), the error message in *msg (NULL when none; freed by the caller). */
 static cs_err compare(const char *a, const char *b, const char *const *ignore, int n_ignore,
-                      const char *const *only, int n_only, int64_t max_lines,
-                      cs_graphio_cmp_stats *st, char **text, char **msg)
+                      const char *const *only, int n_only, int64_t max_lines, cs_compare_stats *st,
+                      char **text, char **msg)
 {
     cs_ctx ctx;
     cs_ctx_init_local(&ctx, CS_LOG_ERROR);
     size_t len = 0;
     FILE *out = open_memstream(text, &len);
     ck_assert(out != NULL);
-    const cs_graphio_cmp_opts o = {ignore, n_ignore, only, n_only, out, max_lines};
-    cs_err rc = cs_graphio_compare(&ctx, a, b, &o, st);
+    const cs_compare_opts o = {ignore, n_ignore, only, n_only, out, max_lines};
+    cs_err rc = cs_compare_files(&ctx, a, b, &o, st);
     fclose(out);
     *msg = rc != CS_OK ? strdup(ctx.errmsg) : NULL;
     cs_ctx_fini(&ctx);
@@ -220,7 +221,7 @@ static cs_err compare(const char *a, const char *b, const char *const *ignore, i
  * output holds `line`. */
 static void expect_diff(const char *a, const char *b, int64_t differ, const char *line)
 {
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     cs_err rc = compare(a, b, NULL, 0, NULL, 0, -1, &st, &text, &msg);
     ck_assert_msg(rc == CS_OK, "compare failed: %s", msg ? msg : "");
@@ -237,7 +238,7 @@ START_TEST(identical_files_are_equal)
     sleep(1); /* object times, if any were stored, would differ */
     const char *b = make_file("b.h5", 0);
     const char *c = make_file("c.h5", F_FSTR_TAIL);
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     ck_assert(compare(a, b, NULL, 0, NULL, 0, -1, &st, &text, &msg) == CS_OK);
     ck_assert_msg(st.objects == BASE_OBJECTS && st.differ == 0 && st.lines == 0 && text[0] == '\0',
@@ -287,7 +288,7 @@ START_TEST(each_difference_is_found)
         expect_diff(a, make_file(name, cases[i].flags), 1, cases[i].line);
     }
     /* the same string in a longer type: the type differs, the contents do not */
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     ck_assert(compare(a, make_file("config40.h5", F_CONFIG40), NULL, 0, NULL, 0, -1, &st, &text,
                       &msg) == CS_OK);
@@ -308,7 +309,7 @@ START_TEST(values_read_in_blocks)
     const char *a = make_file("big_a.h5", F_BIG);
     const char *b = make_file("big_b.h5", F_BIG | F_BIGDIFF);
     expect_diff(a, b, 1, "/big: values differ at [0,0]: 0 vs -1 (2 of 1200000 elements differ)");
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     const char *const only[] = {"/big"};
     ck_assert(compare(a, a, NULL, 0, only, 1, -1, &st, &text, &msg) == CS_OK);
@@ -321,7 +322,7 @@ START_TEST(ignore_and_only)
 {
     const char *a = make_file("base.h5", 0);
     const char *b = make_file("value.h5", F_VALUE | F_TIMING);
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     /* a path ignores itself and everything below it, with or without slashes */
     const char *const ign[] = {"/timing", "series/fetched/"};
@@ -371,7 +372,7 @@ START_TEST(lines_are_limited_but_counted)
 {
     const char *a = make_file("base.h5", 0);
     const char *b = make_file("many.h5", F_VALUE | F_SHAPE | F_ROOTATTR | F_ATTR);
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     ck_assert(compare(a, b, NULL, 0, NULL, 0, 2, &st, &text, &msg) == CS_OK);
     int lines = 0;
@@ -394,7 +395,7 @@ START_TEST(bad_files_are_errors)
     ck_assert(f != NULL);
     fputs("this is not HDF5\n", f);
     fclose(f);
-    cs_graphio_cmp_stats st;
+    cs_compare_stats st;
     char *text = NULL, *msg = NULL;
     cs_err rc = compare(a, missing, NULL, 0, NULL, 0, -1, &st, &text, &msg);
     ck_assert_msg(rc == CS_ERR_IO, "%s: %s", cs_errname(rc), msg ? msg : "");

@@ -1,12 +1,11 @@
 /*
  * ckpt: checkpoint files (include/crawlsim/ckpt.h). One dataset per item, every rank's piece
  * at the offset of the lower ranks' pieces, written and read with the chunked collective 1-D
- * transfers of h5common.c.
+ * transfers of h5/h5.c.
  */
 #include "crawlsim/ckpt.h"
-#include "crawlsim/graphio.h"
+#include "crawlsim/h5.h"
 #include "crawlsim/rng.h"
-#include "graphio_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,8 +78,8 @@ fail:
 cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     cs_ckpt *ck = NULL;
     char *dir = NULL;
     hid_t fapl = H5I_INVALID_HID;
@@ -89,11 +88,11 @@ cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
     /* rank 0's pid names the temporary on every rank; rank 0 makes the directory */
     long pid = (long)getpid();
     MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
-    rc = gio_tmp_name(ctx, "checkpoint", path, pid, &ck->tmp, &dir);
+    rc = cs_h5_tmp_name(ctx, "checkpoint", path, pid, &ck->tmp, &dir);
     if (rc == CS_OK && ctx->rank == 0)
-        rc = gio_make_dirs(ctx, "checkpoint", path, dir);
+        rc = cs_h5_make_dirs(ctx, "checkpoint", path, dir);
     CS_TRY_AGREE(ctx, rc);
-    fapl = cs_graphio_fapl(ctx->comm);
+    fapl = cs_h5_fapl(ctx->comm);
     if (fapl < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "cannot create checkpoint %s: no MPI-IO access list", path);
     CS_TRY_AGREE(ctx, rc);
@@ -105,16 +104,15 @@ cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "checkpoint %s", path);
     const int32_t version = CS_CKPT_SCHEMA_VERSION, ranks = ctx->size;
-    rc = cs_graphio_attr_write_string(ctx, ck->file, "format", CS_CKPT_FORMAT, what);
+    rc = cs_h5_attr_write_string(ctx, ck->file, "format", CS_CKPT_FORMAT, what);
     if (rc == CS_OK)
-        rc = cs_graphio_attr_write(ctx, ck->file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
-                                   &version, what);
+        rc = cs_h5_attr_write(ctx, ck->file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                              &version, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write_string(ctx, ck->file, "crawlsim_version", CRAWLSIM_VERSION, what);
     if (rc == CS_OK)
         rc =
-            cs_graphio_attr_write_string(ctx, ck->file, "crawlsim_version", CRAWLSIM_VERSION, what);
-    if (rc == CS_OK)
-        rc = cs_graphio_attr_write(ctx, ck->file, "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &ranks,
-                                   what);
+            cs_h5_attr_write(ctx, ck->file, "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &ranks, what);
     CS_TRY_AGREE(ctx, rc);
     *out = ck;
     ck = NULL;
@@ -124,7 +122,7 @@ fail:
     free(dir);
     if (ck != NULL)
         cs_ckpt_close(ctx, &ck);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -141,8 +139,8 @@ cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type
                    const void *data)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
     hid_t d = H5I_INVALID_HID, asp = H5I_INVALID_HID, a = H5I_INVALID_HID;
     CS_ASSERT(ck != NULL && ck->tmp != NULL && type_valid(type) && n >= 0);
@@ -173,7 +171,7 @@ cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type
         rc = cs_fail(ctx, CS_ERR_HDF5, "checkpoint %s: HDF5 cannot create item %s (%lld elements)",
                      ck->path, name, (long long)total);
     CS_TRY_AGREE(ctx, rc);
-    rc = cs_graphio_write_1d(ctx, d, mem_type(type), off, n, data, elem_size(type), ck->path, name);
+    rc = cs_h5_write_1d(ctx, d, mem_type(type), off, n, data, elem_size(type), ck->path, name);
     CS_TRY_AGREE(ctx, rc);
 fail:
     if (a >= 0)
@@ -189,7 +187,7 @@ fail:
         H5Pclose(dcpl);
     if (sp >= 0)
         H5Sclose(sp);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return cs_agree(ctx, rc);
 }
 
@@ -229,16 +227,16 @@ cs_err cs_ckpt_commit(cs_ctx *ctx, cs_ckpt **pck)
 cs_err cs_ckpt_open(cs_ctx *ctx, const char *path, cs_ckpt **out)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     cs_ckpt *ck = NULL;
     hid_t fapl = H5I_INVALID_HID;
     *out = NULL;
     if (ctx->rank == 0)
-        rc = cs_graphio_probe(ctx, path, "checkpoint");
+        rc = cs_h5_probe(ctx, path, "checkpoint");
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, ckpt_new(ctx, path, &ck));
-    fapl = cs_graphio_fapl(ctx->comm);
+    fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0)
         ck->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     if (ck->file < 0)
@@ -247,26 +245,25 @@ cs_err cs_ckpt_open(cs_ctx *ctx, const char *path, cs_ckpt **out)
     char what[CS_ERRMSG_MAX], buf[256];
     snprintf(what, sizeof what, "checkpoint %s", path);
     int32_t version = 0, ranks = 0;
-    rc = cs_graphio_attr_read_string(ctx, ck->file, "format", buf, sizeof buf, what);
+    rc = cs_h5_attr_read_string(ctx, ck->file, "format", buf, sizeof buf, what);
     if (rc == CS_OK && strcmp(buf, CS_CKPT_FORMAT) != 0)
         rc =
             cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim checkpoint (format '%s')", path, buf);
     if (rc == CS_OK)
-        rc = cs_graphio_attr_read(ctx, ck->file, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32,
-                                  &version, what);
+        rc = cs_h5_attr_read(ctx, ck->file, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32,
+                             &version, what);
     if (rc == CS_OK && version != CS_CKPT_SCHEMA_VERSION)
         rc = cs_fail(ctx, CS_ERR_SCHEMA,
                      "checkpoint %s has schema version %d; this crawlsim reads %d", path,
                      (int)version, CS_CKPT_SCHEMA_VERSION);
     if (rc == CS_OK)
-        rc = cs_graphio_attr_read_string(ctx, ck->file, "crawlsim_version", buf, sizeof buf, what);
+        rc = cs_h5_attr_read_string(ctx, ck->file, "crawlsim_version", buf, sizeof buf, what);
     if (rc == CS_OK && strcmp(buf, CRAWLSIM_VERSION) != 0)
         rc = cs_fail(ctx, CS_ERR_SCHEMA,
                      "checkpoint %s was written by crawlsim %s; this is crawlsim %s", path, buf,
                      CRAWLSIM_VERSION);
     if (rc == CS_OK)
-        rc = cs_graphio_attr_read(ctx, ck->file, "ranks", H5T_INTEGER, H5T_NATIVE_INT32, &ranks,
-                                  what);
+        rc = cs_h5_attr_read(ctx, ck->file, "ranks", H5T_INTEGER, H5T_NATIVE_INT32, &ranks, what);
     if (rc == CS_OK && ranks != ctx->size)
         rc = cs_fail(ctx, CS_ERR_ARG,
                      "checkpoint %s was written on %d ranks: restart it on %d ranks, not %d", path,
@@ -279,7 +276,7 @@ fail:
         H5Pclose(fapl);
     if (ck != NULL)
         cs_ckpt_close(ctx, &ck);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -335,8 +332,8 @@ static cs_err get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
                   int64_t exact, void *buf)
 {
     cs_err rc = CS_OK;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t d = H5I_INVALID_HID;
     int64_t off = 0, cnt = 0;
     void *dst = NULL;
@@ -353,7 +350,7 @@ static cs_err get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
             rc = cs_alloc(ctx, &dst, (size_t)cnt + 1, elem_size(type), name);
     }
     CS_TRY_AGREE(ctx, rc);
-    rc = cs_graphio_read_1d(ctx, d, mem_type(type), off, cnt, dst, elem_size(type), ck->path, name);
+    rc = cs_h5_read_1d(ctx, d, mem_type(type), off, cnt, dst, elem_size(type), ck->path, name);
     CS_TRY_AGREE(ctx, rc);
     if (exact < 0) {
         *(void **)buf = dst;
@@ -365,7 +362,7 @@ fail:
         free(dst);
     if (d >= 0)
         H5Dclose(d);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -390,11 +387,11 @@ void cs_ckpt_close(cs_ctx *ctx, cs_ckpt **pck)
     if (pck == NULL || *pck == NULL)
         return;
     cs_ckpt *ck = *pck;
-    cs_graphio_quiet quiet;
-    cs_graphio_quiet_begin(&quiet);
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     if (ck->file >= 0)
         H5Fclose(ck->file);
-    cs_graphio_quiet_end(&quiet);
+    cs_h5_quiet_end(&quiet);
     if (ck->tmp != NULL) {
         /* every rank closed before rank 0 removes it, and it is gone on return everywhere */
         MPI_Barrier(ctx->comm);

@@ -1,6 +1,6 @@
 /*
- * graphio common: HDF5 error-stack silencing, the MPI-IO file access list and chunked
- * collective 1-D dataset I/O shared by the writer, the reader and `crawlsim info`.
+ * h5: HDF5 error-stack silencing, the MPI-IO file access list and chunked collective 1-D
+ * dataset I/O shared by the graph files, partitions, checkpoints, results and `crawlsim info`.
  *
  * Every rank makes every H5Dwrite/H5Dread call (they are collective with
  * H5FD_MPIO_COLLECTIVE); a rank with nothing to transfer selects none on both dataspaces.
@@ -13,7 +13,7 @@
  * fcoll dynamic, dynamic_gen2 and vulcan; ROMIO is correct). The decision is taken on
  * allgathered ranges, so every rank takes the same one.
  */
-#include "graphio_impl.h"
+#include "crawlsim/h5.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void cs_graphio_quiet_begin(cs_graphio_quiet *q)
+void cs_h5_quiet_begin(cs_h5_quiet *q)
 {
     q->func = NULL;
     q->data = NULL;
@@ -29,12 +29,12 @@ void cs_graphio_quiet_begin(cs_graphio_quiet *q)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-void cs_graphio_quiet_end(const cs_graphio_quiet *q)
+void cs_h5_quiet_end(const cs_h5_quiet *q)
 {
     H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
-hid_t cs_graphio_fapl(MPI_Comm comm)
+hid_t cs_h5_fapl(MPI_Comm comm)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
@@ -46,35 +46,25 @@ hid_t cs_graphio_fapl(MPI_Comm comm)
     return fapl;
 }
 
-int64_t cs_graphio_chunk_elems(void)
+int64_t cs_h5_chunk_elems(void)
 {
     const char *s = getenv("CRAWLSIM_GRAPHIO_CHUNK");
     if (s != NULL) {
         char *end = NULL;
         long long v = strtoll(s, &end, 10);
-        if (end != s && *end == '\0' && v > 0 && v <= CS_GRAPHIO_CHUNK_ELEMS)
+        if (end != s && *end == '\0' && v > 0 && v <= CS_H5_CHUNK_ELEMS)
             return (int64_t)v;
     }
-    return CS_GRAPHIO_CHUNK_ELEMS;
+    return CS_H5_CHUNK_ELEMS;
 }
 
-char *gio_dup_str(const char *s)
+char *cs_h5_dup_str(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *c = malloc(n);
     if (c != NULL)
         memcpy(c, s, n);
     return c;
-}
-
-int gio_block_owner(int64_t n, int size, int64_t v)
-{
-    /* Inverse of cs_block_range: the first n % size ranks hold q + 1 pages, the others q. */
-    int64_t q = n / size, r = n % size;
-    int64_t cut = r * (q + 1);
-    if (v < cut)
-        return (int)(v / (q + 1));
-    return (int)(r + (v - cut) / q);
 }
 
 typedef struct range {
@@ -108,14 +98,14 @@ static int collective_safe(range *all, int p)
     return 1;
 }
 
-/* The one loop behind cs_graphio_write_1d and cs_graphio_read_1d (exactly one of wbuf, rbuf is
+/* The one loop behind cs_h5_write_1d and cs_h5_read_1d (exactly one of wbuf, rbuf is
  * used). */
 static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
                     const void *wbuf, void *rbuf, size_t elem, const char *path, const char *name)
 {
     cs_err rc = CS_OK;
     const int writing = (rbuf == NULL);
-    int64_t chunk = cs_graphio_chunk_elems();
+    int64_t chunk = cs_h5_chunk_elems();
     range *all = NULL;
     cs_err arc = cs_alloc(ctx, &all, (size_t)ctx->size, sizeof *all, "I/O ranges");
     /* {calls, allocation failed}: one allreduce for both */
@@ -185,14 +175,14 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     return rc;
 }
 
-cs_err cs_graphio_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
-                           const void *buf, size_t elem, const char *path, const char *name)
+cs_err cs_h5_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                      const void *buf, size_t elem, const char *path, const char *name)
 {
     return io_1d(ctx, dset, mtype, off, count, buf, NULL, elem, path, name);
 }
 
-cs_err cs_graphio_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
-                          void *buf, size_t elem, const char *path, const char *name)
+cs_err cs_h5_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count, void *buf,
+                     size_t elem, const char *path, const char *name)
 {
     unsigned char dummy[8]; /* a valid address for ranks that select nothing */
     return io_1d(ctx, dset, mtype, off, count, NULL, buf != NULL ? buf : dummy, elem, path, name);
@@ -200,8 +190,8 @@ cs_err cs_graphio_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int
 
 /* ---- attributes (shared with the partition and later file formats) ---- */
 
-cs_err cs_graphio_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
-                            void *out, const char *what)
+cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
+                       void *out, const char *what)
 {
     htri_t ex = H5Aexists(obj, name);
     if (ex <= 0)
@@ -226,8 +216,8 @@ cs_err cs_graphio_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_
     return rc;
 }
 
-cs_err cs_graphio_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
-                                   const char *what)
+cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
+                              const char *what)
 {
     out[0] = '\0';
     htri_t ex = H5Aexists(obj, name);
@@ -272,8 +262,8 @@ cs_err cs_graphio_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, cha
     return rc;
 }
 
-cs_err cs_graphio_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
-                             const void *val, const char *what)
+cs_err cs_h5_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                        const void *val, const char *what)
 {
     hid_t sp = H5Screate(H5S_SCALAR);
     hid_t a = sp >= 0 ? H5Acreate2(loc, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
@@ -287,8 +277,8 @@ cs_err cs_graphio_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t fty
     return CS_OK;
 }
 
-cs_err cs_graphio_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
-                                    const char *what)
+cs_err cs_h5_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
+                               const char *what)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0 || H5Tset_size(t, strlen(val) + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
@@ -299,12 +289,12 @@ cs_err cs_graphio_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, co
                        "attribute %s",
                        what, name);
     }
-    cs_err rc = cs_graphio_attr_write(ctx, loc, name, t, t, val, what);
+    cs_err rc = cs_h5_attr_write(ctx, loc, name, t, t, val, what);
     H5Tclose(t);
     return rc;
 }
 
-cs_err cs_graphio_probe(cs_ctx *ctx, const char *path, const char *kind)
+cs_err cs_h5_probe(cs_ctx *ctx, const char *path, const char *kind)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -326,8 +316,8 @@ cs_err cs_graphio_probe(cs_ctx *ctx, const char *path, const char *kind)
 
 /* ---- temporary names and directories (results and checkpoint files) ---- */
 
-cs_err gio_tmp_name(cs_ctx *ctx, const char *kind, const char *path, long pid, char **tmp,
-                    char **dir)
+cs_err cs_h5_tmp_name(cs_ctx *ctx, const char *kind, const char *path, long pid, char **tmp,
+                      char **dir)
 {
     cs_err rc = CS_OK;
     const size_t plen = strlen(path);
@@ -355,7 +345,7 @@ fail:
     return rc;
 }
 
-cs_err gio_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir)
+cs_err cs_h5_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir)
 {
     struct stat st;
     if (stat(dir, &st) != 0 && errno == ENOENT) {

@@ -1,5 +1,5 @@
 /*
- * graphio results: the results file of `crawlsim run` (format in graphio.h, "results files";
+ * results: the results file of `crawlsim run` (format in results.h;
  * DESIGN.md "Files" and "Determinism").
  *
  * Results are small, so they are assembled in memory and rank 0 writes the file alone with the
@@ -13,8 +13,9 @@
  * the same records give the same bytes whatever order the caller recorded them in. Wall-clock
  * values belong under /timing, by convention only.
  */
-#include "crawlsim/graphio.h"
-#include "graphio_impl.h"
+#include "crawlsim/results.h"
+
+#include "crawlsim/h5.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,7 +96,7 @@ static cs_err norm_path(cs_ctx *ctx, const char *what, const char *path, int all
                            path);
         c += len + (e != NULL ? 1 : 0);
     }
-    char *n = gio_dup_str(p);
+    char *n = cs_h5_dup_str(p);
     if (n == NULL)
         return cs_fail(ctx, CS_ERR_NOMEM, "results: %s: out of memory", what);
     *out = n;
@@ -242,7 +243,7 @@ cs_err cs_results_add_text(cs_ctx *ctx, cs_results *r, const char *path, const c
     char *copy = NULL;
     size_t len = strlen(text);
     if (rc == CS_OK && ctx->rank == 0) {
-        copy = gio_dup_str(text);
+        copy = cs_h5_dup_str(text);
         if (copy == NULL)
             rc = cs_fail(ctx, CS_ERR_NOMEM, "results: out of memory copying text /%s (%zu bytes)",
                          p, len);
@@ -290,7 +291,7 @@ cs_err cs_results_attr(cs_ctx *ctx, cs_results *r, const char *path, const char 
         free(p);
         return rc;
     }
-    char *n = gio_dup_str(name), *v = gio_dup_str(value);
+    char *n = cs_h5_dup_str(name), *v = cs_h5_dup_str(value);
     if (n == NULL || v == NULL) {
         free(n);
         free(v);
@@ -476,7 +477,7 @@ static cs_err write_attr(cs_ctx *ctx, wstate *w, const res_attr *a)
     }
     if (obj < 0)
         return cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open it for attribute %s", what, a->name);
-    rc = cs_graphio_attr_write_string(ctx, obj, a->name, a->value, what);
+    rc = cs_h5_attr_write_string(ctx, obj, a->name, a->value, what);
     H5Oclose(obj);
     return rc;
 }
@@ -491,12 +492,12 @@ static cs_err write_contents(cs_ctx *ctx, wstate *w, const cs_results *r)
     hid_t root = H5Gopen2(w->file, "/", H5P_DEFAULT);
     if (root < 0)
         return cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open it", what);
-    rc = cs_graphio_attr_write_string(ctx, root, "format", CS_RESULTS_FORMAT, what);
+    rc = cs_h5_attr_write_string(ctx, root, "format", CS_RESULTS_FORMAT, what);
     if (rc == CS_OK)
-        rc = cs_graphio_attr_write(ctx, root, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
-                                   &version, what);
+        rc = cs_h5_attr_write(ctx, root, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                              &version, what);
     if (rc == CS_OK)
-        rc = cs_graphio_attr_write_string(ctx, root, "crawlsim_version", CRAWLSIM_VERSION, what);
+        rc = cs_h5_attr_write_string(ctx, root, "crawlsim_version", CRAWLSIM_VERSION, what);
     H5Gclose(root);
     if (rc != CS_OK)
         return rc;
@@ -529,8 +530,8 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
     hid_t fapl = -1, fcpl = -1;
     char *tmp = NULL, *dir = NULL;
     int created = 0;
-    CS_TRY(ctx, gio_tmp_name(ctx, "results file", path, (long)getpid(), &tmp, &dir));
-    CS_TRY(ctx, gio_make_dirs(ctx, "results file", path, dir));
+    CS_TRY(ctx, cs_h5_tmp_name(ctx, "results file", path, (long)getpid(), &tmp, &dir));
+    CS_TRY(ctx, cs_h5_make_dirs(ctx, "results file", path, dir));
 
     /* Create the temporary ourselves first: errno says why a directory is not writable. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -595,10 +596,10 @@ cs_err cs_results_write(cs_ctx *ctx, cs_results *r, const char *path)
                      path != NULL ? path : "(null)",
                      r == NULL ? "no results object" : "empty file name");
     if (rc == CS_OK && ctx->rank == 0) {
-        cs_graphio_quiet quiet;
-        cs_graphio_quiet_begin(&quiet);
+        cs_h5_quiet quiet;
+        cs_h5_quiet_begin(&quiet);
         rc = write_rank0(ctx, r, path);
-        cs_graphio_quiet_end(&quiet);
+        cs_h5_quiet_end(&quiet);
     }
     return cs_agree(ctx, rc);
 }

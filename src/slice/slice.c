@@ -1,7 +1,7 @@
 /*
- * graph: lifecycle of the plain page-slice and meta structs.
+ * slice: lifecycle of the plain page-slice and meta structs.
  */
-#include "crawlsim/graph.h"
+#include "crawlsim/slice.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * Internals of `crawlsim import` shared between src/graphio/import*.c: the line reader over
+ * Internals of `crawlsim import` shared between the files of src/import: the line reader over
  * plain or gzip files, the in-place tokenizer, strtoll-free integer parsing and the string
  * table that numbers node, host and topic names.
  */
@@ -7,6 +7,7 @@
 #define CRAWLSIM_IMPORT_IMPL_H
 
 #include "crawlsim/core.h"
+#include "crawlsim/import.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -141,5 +142,87 @@ static inline const char *cs_imp_strtab_get(const cs_imp_strtab *t, int32_t id)
 {
     return t->arena + t->off[id];
 }
+
+/* ---- the importer's state, shared by import_parse.c (which fills it) and import_build.c ---- */
+
+/* Largest page id: pages are capped at 2^31 - 1 so that METIS's 32-bit idx_t holds them. */
+#define CS_IMP_ID_MAX ((uint64_t)INT32_MAX - 1)
+/* Characters of an offending token quoted in a message. */
+#define CS_IMP_QUOTE_MAX 60
+#define CS_IMP_PATH_MAX 4096
+
+typedef struct cs_imp_field {
+    const char *p;
+    size_t n;
+} cs_imp_field;
+
+typedef struct cs_imp {
+    cs_ctx *ctx;
+    const cs_import_config *ic;
+    int names; /* node_ids == name */
+    cs_imp_seps eseps, pseps;
+    size_t comment_len;
+
+    cs_imp_strtab nodes;  /* node names -> page id (node_ids = name) */
+    cs_imp_strtab hosts;  /* host strings (hosts = url, field) */
+    cs_imp_strtab topics; /* labels cut to label_depth */
+    int64_t n_pages;      /* integer ids: max id + 1 so far */
+    int64_t adj_next;     /* adjacency-indexed: page of the next data line */
+
+    /* links as triples */
+    int32_t *src, *dst;
+    uint32_t *w;
+    size_t m, m_cap;
+    int weighted;
+    uint64_t n_self;   /* self-loops dropped */
+    uint64_t n_merged; /* duplicate links merged */
+
+    /* page attributes from page tables, indexed by page id */
+    size_t p_cap;
+    int32_t *p_host;  /* host string id, -1 */
+    int32_t *p_topic; /* -1 */
+    uint8_t *p_rel;
+    int64_t *p_feat; /* first feature in f_idx/f_val, -1 = none yet */
+    int32_t *p_nfeat;
+    int any_label_match;
+
+    /* features of page-table lines, in line order */
+    int32_t *f_idx;
+    float *f_val;
+    size_t nf, f_cap;
+    int64_t f_dim; /* sparse: 1 + largest index */
+
+    /* the file being read, for messages */
+    const char *file;
+    int64_t line;
+    int64_t table_fields; /* dense features: fields of the first data line of the table */
+
+    /* scratch */
+    cs_imp_field *fields;
+    size_t fields_cap;
+    char *low;
+    size_t low_cap;
+} cs_imp;
+
+static inline int cs_imp_quote_len(size_t n)
+{
+    return (int)(n < CS_IMP_QUOTE_MAX ? n : CS_IMP_QUOTE_MAX);
+}
+
+/* Local. Next item of a comma-separated list at *p, trimmed, into out; 0 when the list is done. */
+int cs_imp_next_item(const char **p, char *out, size_t size);
+/* Local. Total bytes of the files of a comma-separated list (for progress lines). */
+uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list);
+/* Local (rank 0). Reads one edge file into im's link triples. */
+cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
+/* Local (rank 0). Reads one page table (list_only: only its ids, from page_list). */
+cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_progress *prog,
+                             uint64_t *prog_base);
+/* Local. Grows the page attribute arrays to at least n pages. */
+cs_err cs_imp_ensure_pages(cs_imp *im, size_t n);
+/* Local. The host part of URL u[0, n) as (*h, *hl). */
+void cs_imp_url_host(const char *u, size_t n, const char **h, size_t *hl);
+/* Local. Interns host string s[0, len) (lower-cased when lower) as *id. */
+cs_err cs_imp_intern_host(cs_imp *im, const char *s, size_t len, int lower, int32_t *id);
 
 #endif

@@ -1,0 +1,106 @@
+/*
+ * h5: parallel HDF5 helpers shared by the modules that keep files (graph files, partitions,
+ * checkpoints, results, comparisons): HDF5 error-stack silencing, the MPI-IO file access list,
+ * chunked collective 1-D dataset I/O, attributes, probing a file, and the temporary name and
+ * directories of a file written atomically. Each names the file in its messages through `path`
+ * (or `what`, a prefix such as "partition X"). HDF5 error printing should be off around them
+ * (cs_h5_quiet_begin). Depends on core only.
+ *
+ * Test hook (read from the environment at each call, so no global state; it only shrinks
+ * buffers, never changes results):
+ *   CRAWLSIM_GRAPHIO_CHUNK  elements per H5Dwrite/H5Dread call (default 2^27)
+ */
+#ifndef CRAWLSIM_H5_H
+#define CRAWLSIM_H5_H
+
+#include "crawlsim/core.h"
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* At most this many elements per H5Dwrite/H5Dread: 2^27 x 8 bytes = 1 GiB, under the 2 GiB
+ * limits that MPI-IO collective buffering has had. */
+#define CS_H5_CHUNK_ELEMS ((int64_t)1 << 27)
+
+/* Saved HDF5 automatic error printing, restored by cs_h5_quiet_end. */
+typedef struct cs_h5_quiet {
+    H5E_auto2_t func;
+    void *data;
+} cs_h5_quiet;
+
+/* Local. Turns off HDF5's automatic error-stack printing, saving the previous handler. */
+CS_API void cs_h5_quiet_begin(cs_h5_quiet *q);
+/* Local. Restores the handler saved by cs_h5_quiet_begin. */
+CS_API void cs_h5_quiet_end(const cs_h5_quiet *q);
+
+/* Local. A file access list for MPI-IO on comm, or H5I_INVALID_HID. */
+CS_API hid_t cs_h5_fapl(MPI_Comm comm);
+
+/* Local. Elements per HDF5 I/O call (CS_H5_CHUNK_ELEMS or the CRAWLSIM_GRAPHIO_CHUNK hook). */
+CS_API int64_t cs_h5_chunk_elems(void);
+
+/*
+ * Collective(ctx->comm). Writes count elements of buf (memory type mtype, element size elem)
+ * to the 1-D dataset dset at element offset off, in calls of at most cs_h5_chunk_elems()
+ * elements; every rank makes the same number of calls (allreduced maximum), ranks with
+ * nothing (left) to write select none. The calls are collective transfers when the ranks'
+ * ranges are disjoint or identical, independent otherwise (see src/h5/h5.c). A local HDF5 failure
+ * is recorded with a message naming path and name, the remaining calls are still made (with empty
+ * selections), and the local code is returned: the caller agrees on it with cs_agree.
+ */
+CS_API cs_err cs_h5_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                             const void *buf, size_t elem, const char *path, const char *name);
+/* Collective(ctx->comm). Reading counterpart of cs_h5_write_1d. */
+CS_API cs_err cs_h5_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
+                            void *buf, size_t elem, const char *path, const char *name);
+
+/* Local (call it on one rank, before HDF5 opens the file, and agree): path exists, is a regular
+ * file and is HDF5; else CS_ERR_IO / CS_ERR_FORMAT "<kind> <path>: ..." ("no such file", "is not
+ * an HDF5 file"). kind names the file's role, e.g. "graph file". */
+CS_API cs_err cs_h5_probe(cs_ctx *ctx, const char *path, const char *kind);
+
+/* Local. Scalar attribute `name` of obj of class cls (H5T_INTEGER or H5T_FLOAT) read as mtype;
+ * missing or not a single value of that class: CS_ERR_FORMAT "<what>: attribute ...". */
+CS_API cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls,
+                              hid_t mtype, void *out, const char *what);
+/* Local. String attribute (fixed or variable length) into out[cap]. */
+CS_API cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out,
+                                     size_t cap, const char *what);
+/* Local, but HDF5 metadata: every rank calls it with the same values. Scalar attribute. */
+CS_API cs_err cs_h5_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                               const void *val, const char *what);
+/* Local, HDF5 metadata as above. Fixed-length NUL-terminated string attribute. */
+CS_API cs_err cs_h5_attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
+                                      const char *what);
+
+/* Local. The temporary name ".<name>.tmp.<pid>" beside path (*tmp) and path's directory (*dir),
+ * both new strings (free()). CS_ERR_ARG when path names a directory; kind names the file's role
+ * in messages ("results file"). */
+CS_API cs_err cs_h5_tmp_name(cs_ctx *ctx, const char *kind, const char *path, long pid, char **tmp,
+                             char **dir);
+
+/* Local. Makes dir (path's directory, modified and restored) and its missing parents (mkdir -p):
+ * CS_ERR_IO "cannot create <kind> <path>: directory ...". */
+CS_API cs_err cs_h5_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir);
+
+/* Local. A malloc'd copy of s, or NULL when out of memory. */
+CS_API char *cs_h5_dup_str(const char *s);
+
+/* Old names (from when these helpers were part of graphio), kept so that branches written
+ * against them still build; new code uses the cs_h5_ names. To be removed. */
+#define cs_graphio_quiet_begin cs_h5_quiet_begin
+#define cs_graphio_quiet_end cs_h5_quiet_end
+#define cs_graphio_quiet cs_h5_quiet
+#define cs_graphio_fapl cs_h5_fapl
+#define cs_graphio_chunk_elems cs_h5_chunk_elems
+#define CS_GRAPHIO_CHUNK_ELEMS CS_H5_CHUNK_ELEMS
+#define cs_graphio_write_1d cs_h5_write_1d
+#define cs_graphio_read_1d cs_h5_read_1d
+#define cs_graphio_probe cs_h5_probe
+#define cs_graphio_attr_read_string cs_h5_attr_read_string
+#define cs_graphio_attr_read cs_h5_attr_read
+#define cs_graphio_attr_write_string cs_h5_attr_write_string
+#define cs_graphio_attr_write cs_h5_attr_write
+
+#endif

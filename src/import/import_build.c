@@ -1,0 +1,613 @@
+/*
+ * import, building: the importer's state (read by import_parse.c) turned into a graph slice (CSR
+ * links, hosts, topics, relevance, features, the [gen] model's change rates), and the
+ * collective `crawlsim import` that writes it as a graph file.
+ *
+ * Rank 0 does all the reading: the files are sequential text, so there is nothing to split.
+ * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
+ * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
+ * not already) and its duplicates merged. The other ranks take part only in the agreement on
+ * the outcome and in the collective write, each with an empty slice.
+ */
+#include "crawlsim/import.h"
+
+#include "crawlsim/gen.h"
+#include "crawlsim/graphio.h"
+#include "crawlsim/rng.h"
+#include "import_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* Building the graph */
+
+/* Local. Item of an [import] file list resolved into path (cs_import_resolve_path), or a
+ * configuration error when it names the datasets folder and none is set. */
+static cs_err resolve(cs_ctx *ctx, const cs_config *cfg, const char *item, char *path, size_t size)
+{
+    cs_import_resolve_path(cfg, item, path, size);
+    if (path[0] == '\0' && strncmp(item, "@datasets/", 10) == 0)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] %s: '@datasets/' names the folder in the environment variable "
+                       "CRAWLSIM_DATASETS, which is not set",
+                       item);
+    return CS_OK;
+}
+
+static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
+{
+    if (ic->edges[0] == '\0')
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] edges: no edge file given");
+    if (ic->edge_format == CS_EDGES_ADJACENCY_INDEXED && ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] edge_format = adjacency-indexed needs node_ids = integer");
+    if (ic->weight_field != CS_FIELD_NONE && ic->edge_format != CS_EDGES_PAIRS)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] weight_field applies to edge_format = pairs only");
+    if (ic->edge_format == CS_EDGES_PAIRS &&
+        (ic->src_field == ic->dst_field || ic->src_field == ic->weight_field ||
+         ic->dst_field == ic->weight_field))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] src_field, dst_field and weight_field must differ");
+    int tables = ic->pages[0] != '\0';
+    if (ic->page_features != CS_FEAT_NONE && !tables)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] page_features needs a page table (pages)");
+    if (ic->page_features == CS_FEAT_DENSE_BINARY && ic->page_features_count <= 0)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] page_features = dense-binary needs page_features_count > 0");
+    if (ic->page_features_count > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "[import] page_features_count above 2^31 - 1");
+    if (ic->hosts == CS_HOSTS_FIELD && (!tables || ic->page_host_field == CS_FIELD_NONE))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] hosts = field needs a page table (pages) and page_host_field");
+    if (ic->hosts == CS_HOSTS_URL && (!tables || ic->page_url_field == CS_FIELD_NONE) &&
+        ic->node_ids != CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] hosts = url needs a page table with page_url_field, or node "
+                       "names that are URLs (node_ids = name)");
+    if (ic->target_label[0] != '\0' && (!tables || ic->page_label_field == CS_FIELD_NONE))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] target_label needs a page table (pages) with page_label_field");
+    return CS_OK;
+}
+
+/* Sorts a[0, n) ascending: insertion sort for short lists, heap sort beyond (no recursion,
+ * O(n log n) whatever the input). */
+static void sort_u64(uint64_t *a, size_t n)
+{
+    if (n <= 32) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t v = a[i];
+            size_t j = i;
+            while (j > 0 && a[j - 1] > v) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+        return;
+    }
+    for (size_t start = n / 2; start-- > 0;) {
+        size_t root = start;
+        for (;;) {
+            size_t c = 2 * root + 1;
+            if (c >= n)
+                break;
+            if (c + 1 < n && a[c + 1] > a[c])
+                c++;
+            if (a[root] >= a[c])
+                break;
+            uint64_t t = a[root];
+            a[root] = a[c];
+            a[c] = t;
+            root = c;
+        }
+    }
+    for (size_t end = n - 1; end > 0; end--) {
+        uint64_t t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        size_t root = 0;
+        for (;;) {
+            size_t c = 2 * root + 1;
+            if (c >= end)
+                break;
+            if (c + 1 < end && a[c + 1] > a[c])
+                c++;
+            if (a[root] >= a[c])
+                break;
+            t = a[root];
+            a[root] = a[c];
+            a[c] = t;
+            root = c;
+        }
+    }
+}
+
+/* CSR of the collected links: counting sort on the source into keys (target << 32 | weight),
+ * then per page sort and merge of duplicates. Frees the triples. */
+static cs_err build_links(cs_imp *im, int64_t n, cs_graph_slice *g)
+{
+    cs_err rc = CS_OK;
+    cs_ctx *ctx = im->ctx;
+    int64_t *off = NULL, *pos = NULL;
+    uint64_t *key = NULL;
+    size_t m = im->m;
+    CS_TRY(ctx, cs_calloc(ctx, &off, (size_t)n + 1, sizeof *off, "link offsets"));
+    CS_TRY(ctx, cs_alloc(ctx, &key, m, sizeof *key, "link sort keys"));
+    for (size_t k = 0; k < m; k++)
+        off[im->src[k] + 1]++;
+    for (int64_t i = 0; i < n; i++)
+        off[i + 1] += off[i];
+    CS_TRY(ctx, cs_alloc(ctx, &pos, (size_t)n, sizeof *pos, "link offsets"));
+    memcpy(pos, off, (size_t)n * sizeof *pos);
+    for (size_t k = 0; k < m; k++)
+        key[pos[im->src[k]]++] =
+            (uint64_t)(uint32_t)im->dst[k] << 32 | (im->weighted ? im->w[k] : 0u);
+    free(pos);
+    pos = NULL;
+    free(im->src);
+    free(im->dst);
+    free(im->w);
+    im->src = im->dst = NULL;
+    im->w = NULL;
+    im->m = im->m_cap = 0;
+
+    size_t out = 0;
+    for (int64_t i = 0; i < n; i++) {
+        size_t b = (size_t)off[i], e = (size_t)off[i + 1];
+        int sorted = 1;
+        for (size_t j = b + 1; j < e && sorted; j++)
+            sorted = key[j - 1] <= key[j];
+        if (!sorted)
+            sort_u64(key + b, e - b);
+        size_t start = out;
+        for (size_t j = b; j < e; j++) {
+            if (out > start && (key[out - 1] >> 32) == (key[j] >> 32)) {
+                uint64_t sum = (key[out - 1] & 0xffffffffu) + (key[j] & 0xffffffffu);
+                if (sum > UINT32_MAX) {
+                    rc = cs_fail(ctx, CS_ERR_LIMIT,
+                                 "%s: the weights of link %lld -> %llu sum beyond 2^32 - 1",
+                                 im->ic->edges, (long long)i, (unsigned long long)(key[j] >> 32));
+                    goto fail;
+                }
+                key[out - 1] = (key[out - 1] & ~(uint64_t)0xffffffffu) | sum;
+                im->n_merged++;
+            } else {
+                key[out++] = key[j];
+            }
+        }
+        off[i] = (int64_t)start;
+    }
+    off[n] = (int64_t)out;
+
+    CS_TRY(ctx, cs_alloc(ctx, &g->targets, out, sizeof *g->targets, "link targets"));
+    if (im->weighted)
+        CS_TRY(ctx, cs_alloc(ctx, &g->weights, out, sizeof *g->weights, "link weights"));
+    for (size_t k = 0; k < out; k++) {
+        g->targets[k] = (int64_t)(key[k] >> 32);
+        if (im->weighted)
+            g->weights[k] = (uint32_t)(key[k] & 0xffffffffu);
+    }
+    free(key);
+    g->offsets = off;
+    g->n_links_total = (int64_t)out;
+    return CS_OK;
+fail:
+    free(off);
+    free(pos);
+    free(key);
+    return rc;
+}
+
+/* Copies a name table into a meta blob + offsets. */
+static cs_err copy_names(cs_ctx *ctx, const cs_imp_strtab *t, char **blob, int64_t **offs)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(ctx, cs_alloc(ctx, blob, t->arena_len, 1, "name table"));
+    CS_TRY(ctx, cs_alloc(ctx, offs, (size_t)t->n, sizeof **offs, "name table"));
+    if (t->arena_len > 0)
+        memcpy(*blob, t->arena, t->arena_len);
+    if (t->n > 0)
+        memcpy(*offs, t->off, (size_t)t->n * sizeof **offs);
+    return CS_OK;
+fail:
+    free(*blob);
+    *blob = NULL;
+    return rc;
+}
+
+/* Host of every page and the host names, per the `hosts` key. */
+static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_meta *meta)
+{
+    cs_err rc = CS_OK;
+    cs_ctx *ctx = im->ctx;
+    const cs_import_config *ic = im->ic;
+    int32_t *remap = NULL;
+    cs_imp_strtab numbers;
+    cs_imp_strtab_init(&numbers);
+    CS_TRY(ctx, cs_alloc(ctx, &g->host, (size_t)n, sizeof *g->host, "page hosts"));
+    switch (ic->hosts) {
+    case CS_HOSTS_SINGLE:
+        for (int64_t i = 0; i < n; i++)
+            g->host[i] = 0;
+        meta->n_hosts = 1;
+        break;
+    case CS_HOSTS_NODE:
+    case CS_HOSTS_PER_PAGE:
+        for (int64_t i = 0; i < n; i++)
+            g->host[i] = i;
+        meta->n_hosts = n;
+        if (im->names) {
+            CS_TRY(ctx, copy_names(ctx, &im->nodes, &meta->host_blob, &meta->host_name_off));
+        } else if (ic->hosts == CS_HOSTS_NODE) {
+            /* integer nodes: the host is named by the number as written */
+            char num[32];
+            for (int64_t i = 0; i < n; i++) {
+                int32_t id;
+                int l = snprintf(num, sizeof num, "%lld", (long long)(i + ic->id_base));
+                CS_TRY(ctx, cs_imp_strtab_intern(ctx, &numbers, num, (size_t)l, &id, NULL,
+                                                 "host names"));
+            }
+            CS_TRY(ctx, copy_names(ctx, &numbers, &meta->host_blob, &meta->host_name_off));
+        }
+        break;
+    default: { /* url, field: host strings, renumbered by first page */
+        for (int64_t i = 0; i < n; i++) {
+            if (im->p_host[i] >= 0)
+                continue;
+            if (ic->hosts == CS_HOSTS_URL && im->names) {
+                const char *name = cs_imp_strtab_get(&im->nodes, (int32_t)i);
+                const char *h;
+                size_t hl;
+                cs_imp_url_host(name, strlen(name), &h, &hl);
+                if (hl == 0) {
+                    rc = cs_fail(ctx, CS_ERR_FORMAT,
+                                 "hosts = url: page '%.*s' has no page-table URL and its name is "
+                                 "no URL with a host",
+                                 cs_imp_quote_len(strlen(name)), name);
+                    goto fail;
+                }
+                CS_TRY(ctx, cs_imp_intern_host(im, h, hl, 1, &im->p_host[i]));
+                continue;
+            }
+            rc = cs_fail(
+                ctx, CS_ERR_FORMAT, "hosts = %s: page %lld%s%s%s has no line in the page tables %s",
+                ic->hosts == CS_HOSTS_URL ? "url" : "field", (long long)i, im->names ? " ('" : "",
+                im->names ? cs_imp_strtab_get(&im->nodes, (int32_t)i) : "", im->names ? "')" : "",
+                ic->pages);
+            goto fail;
+        }
+        /* host strings were interned in line order; hosts are numbered by their first page */
+        int32_t nh = im->hosts.n, next = 0;
+        CS_TRY(ctx, cs_alloc(ctx, &remap, 2 * (size_t)nh, sizeof *remap, "host numbering"));
+        int32_t *order = remap + nh; /* order[host id] = host string */
+        for (int32_t h = 0; h < nh; h++)
+            remap[h] = -1;
+        size_t bytes = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int32_t h = im->p_host[i];
+            if (remap[h] < 0) {
+                order[next] = h;
+                remap[h] = next++;
+                bytes += strlen(cs_imp_strtab_get(&im->hosts, h)) + 1;
+            }
+            g->host[i] = remap[h];
+        }
+        meta->n_hosts = next;
+        CS_TRY(ctx, cs_alloc(ctx, &meta->host_blob, bytes, 1, "host names"));
+        CS_TRY(ctx,
+               cs_alloc(ctx, &meta->host_name_off, (size_t)next, sizeof(int64_t), "host names"));
+        size_t at = 0;
+        for (int32_t k = 0; k < next; k++) {
+            const char *s = cs_imp_strtab_get(&im->hosts, order[k]);
+            size_t l = strlen(s) + 1;
+            memcpy(meta->host_blob + at, s, l);
+            meta->host_name_off[k] = (int64_t)at;
+            at += l;
+        }
+        break;
+    }
+    }
+    g->n_hosts = meta->n_hosts;
+    free(remap);
+    cs_imp_strtab_fini(&numbers);
+    return CS_OK;
+fail:
+    free(remap);
+    cs_imp_strtab_fini(&numbers);
+    return rc;
+}
+
+static cs_err build_features(cs_imp *im, int64_t n, cs_graph_slice *g)
+{
+    cs_err rc = CS_OK;
+    cs_ctx *ctx = im->ctx;
+    const cs_import_config *ic = im->ic;
+    int64_t dim = ic->page_features == CS_FEAT_DENSE_BINARY || ic->page_features_count > 0
+                      ? ic->page_features_count
+                      : im->f_dim;
+    if (dim <= 0)
+        return CS_OK; /* sparse features configured but none present */
+    size_t total = 0;
+    for (int64_t i = 0; i < n; i++)
+        total += (size_t)im->p_nfeat[i];
+    CS_TRY(ctx, cs_alloc(ctx, &g->term_offsets, (size_t)n + 1, sizeof *g->term_offsets,
+                         "feature offsets"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->term_index, total, sizeof *g->term_index, "feature indices"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->term_value, total, sizeof *g->term_value, "feature values"));
+    size_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        g->term_offsets[i] = (int64_t)at;
+        if (im->p_nfeat[i] > 0) {
+            size_t k = (size_t)im->p_nfeat[i];
+            memcpy(g->term_index + at, im->f_idx + im->p_feat[i], k * sizeof *g->term_index);
+            memcpy(g->term_value + at, im->f_val + im->p_feat[i], k * sizeof *g->term_value);
+            at += k;
+        }
+    }
+    g->term_offsets[n] = (int64_t)at;
+    g->term_dim = (int32_t)dim;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+static void imp_fini(cs_imp *im)
+{
+    cs_imp_strtab_fini(&im->nodes);
+    cs_imp_strtab_fini(&im->hosts);
+    cs_imp_strtab_fini(&im->topics);
+    free(im->src);
+    free(im->dst);
+    free(im->w);
+    free(im->p_host);
+    free(im->p_topic);
+    free(im->p_rel);
+    free(im->p_feat);
+    free(im->p_nfeat);
+    free(im->f_idx);
+    free(im->f_val);
+    free(im->fields);
+    free(im->low);
+    memset(im, 0, sizeof *im);
+}
+
+cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
+{
+    cs_err rc = CS_OK;
+    const cs_import_config *ic = &cfg->import;
+    char item[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX];
+    cs_progress prog;
+    uint64_t done = 0;
+    double t0 = cs_now();
+    cs_imp im;
+    memset(&im, 0, sizeof im);
+    cs_graph_slice_init(g);
+    cs_graph_meta_init(meta);
+    im.ctx = ctx;
+    im.ic = ic;
+    im.names = ic->node_ids == CS_IDS_NAME;
+    im.weighted = ic->edge_format == CS_EDGES_PAIRS && ic->weight_field != CS_FIELD_NONE;
+    cs_imp_seps_init(&im.eseps, ic->separators);
+    cs_imp_seps_init(&im.pseps, ic->page_separators);
+    im.comment_len = strlen(ic->comment);
+    cs_imp_strtab_init(&im.nodes);
+    cs_imp_strtab_init(&im.hosts);
+    cs_imp_strtab_init(&im.topics);
+    CS_TRY(ctx, check_config(ctx, ic));
+
+    cs_progress_begin(&prog, ctx, "import: reading",
+                      cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
+                          cs_imp_list_bytes(cfg, ic->edges));
+    for (const char *p = ic->page_list; cs_imp_next_item(&p, item, sizeof item);) {
+        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
+        CS_TRY(ctx, cs_imp_read_page_file(&im, path, 1, &prog, &done));
+    }
+    for (const char *p = ic->pages; cs_imp_next_item(&p, item, sizeof item);) {
+        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
+        CS_TRY(ctx, cs_imp_read_page_file(&im, path, 0, &prog, &done));
+    }
+    for (const char *p = ic->edges; cs_imp_next_item(&p, item, sizeof item);) {
+        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
+        CS_TRY(ctx, cs_imp_read_edge_file(&im, path, &prog, &done));
+    }
+    cs_progress_end(&prog);
+    double t_read = cs_now();
+
+    int64_t n = im.names ? (int64_t)im.nodes.n : im.n_pages;
+    if (n == 0) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files%s%s",
+                     ic->edges, ic->pages[0] ? " or page tables " : "", ic->pages);
+        goto fail;
+    }
+    if (ic->target_label[0] != '\0' && !im.any_label_match) {
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "[import] target_label = '%s' matches no label in the page tables %s%s%s%s",
+                     ic->target_label, ic->pages, im.topics.n > 0 ? " (labels look like '" : "",
+                     im.topics.n > 0 ? cs_imp_strtab_get(&im.topics, 0) : "",
+                     im.topics.n > 0 ? "')" : "");
+        goto fail;
+    }
+    CS_TRY(ctx, cs_imp_ensure_pages(&im, (size_t)n));
+
+    g->n_pages_total = n;
+    g->first = 0;
+    g->n = n;
+    g->link_first = 0;
+    CS_TRY(ctx, build_links(&im, n, g));
+    CS_TRY(ctx, build_hosts(&im, n, g, meta));
+
+    CS_TRY(ctx, cs_alloc(ctx, &g->topic, (size_t)n, sizeof *g->topic, "page topics"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->relevance, (size_t)n, sizeof *g->relevance, "page relevance"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->delta, (size_t)n, sizeof *g->delta, "page change rates"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->mu, (size_t)n, sizeof *g->mu, "page importance"));
+    CS_TRY(ctx,
+           cs_alloc(ctx, &g->observable, (size_t)n, sizeof *g->observable, "page observability"));
+    for (int64_t i = 0; i < n; i++) {
+        g->topic[i] = im.p_topic[i];
+        g->relevance[i] = im.p_rel[i] ? 1.0 : 0.0;
+        cs_gen_page_dynamics(&cfg->gen, g->host[i], i, CS_RNG_IMPORT, &g->delta[i], &g->mu[i],
+                             &g->observable[i]);
+    }
+    if (ic->page_features != CS_FEAT_NONE)
+        CS_TRY(ctx, build_features(&im, n, g));
+
+    meta->n_topics = im.topics.n;
+    g->n_topics = im.topics.n;
+    meta->target_topic =
+        ic->target_label[0] != '\0'
+            ? cs_imp_strtab_find(&im.topics, ic->target_label, strlen(ic->target_label))
+            : -1;
+    if (im.topics.n > 0)
+        CS_TRY(ctx, copy_names(ctx, &im.topics, &meta->topic_blob, &meta->topic_name_off));
+    snprintf(meta->source, sizeof meta->source, "import:%.248s",
+             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
+    meta->seed = (uint64_t)cfg->gen.seed;
+
+    CS_LOG(ctx, CS_LOG_VERBOSE,
+           "import: read %.2f s, built %.2f s; %llu self-loops dropped, %llu duplicate links "
+           "merged",
+           t_read - t0, cs_now() - t_read, (unsigned long long)im.n_self,
+           (unsigned long long)im.n_merged);
+    imp_fini(&im);
+    return CS_OK;
+fail:
+    imp_fini(&im);
+    cs_graph_slice_fini(g);
+    cs_graph_meta_fini(meta);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The collective part */
+
+/* Broadcasts bytes from rank 0 in pieces that fit MPI's int counts. */
+static cs_err bcast_bytes(cs_ctx *ctx, void *p, size_t bytes)
+{
+    char *c = p;
+    const size_t piece = (size_t)1 << 30;
+    for (size_t at = 0; at < bytes; at += piece) {
+        size_t k = bytes - at < piece ? bytes - at : piece;
+        if (MPI_Bcast(c + at, (int)k, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
+            return cs_fail(ctx, CS_ERR_MPI, "MPI_Bcast of the import metadata failed");
+    }
+    return CS_OK;
+}
+
+/* What the other ranks need to know of rank 0's result. */
+typedef struct shape {
+    int64_t n_pages, n_links, n_hosts, host_bytes, topic_bytes;
+    uint64_t seed;
+    int32_t n_topics, target_topic, term_dim;
+    int32_t has_weights, has_terms, has_host_names, has_topic_names;
+    char source[256];
+} shape;
+
+/* Collective. Gives the ranks other than 0 rank 0's meta and an empty slice at the end of the
+ * page range, with the same optional arrays present. */
+static cs_err share(cs_ctx *ctx, cs_graph_slice *g, cs_graph_meta *meta)
+{
+    cs_err rc = CS_OK;
+    shape s;
+    memset(&s, 0, sizeof s);
+    if (ctx->rank == 0) {
+        s.n_pages = g->n_pages_total;
+        s.n_links = g->n_links_total;
+        s.n_hosts = meta->n_hosts;
+        s.n_topics = meta->n_topics;
+        s.target_topic = meta->target_topic;
+        s.term_dim = g->term_dim;
+        s.seed = meta->seed;
+        s.has_weights = g->weights != NULL;
+        s.has_terms = g->term_offsets != NULL;
+        s.has_host_names = meta->host_blob != NULL;
+        s.has_topic_names = meta->topic_blob != NULL;
+        if (s.has_host_names)
+            s.host_bytes = meta->host_name_off[meta->n_hosts - 1] +
+                           (int64_t)strlen(cs_graph_meta_host_name(meta, meta->n_hosts - 1)) + 1;
+        if (s.has_topic_names)
+            s.topic_bytes = meta->topic_name_off[meta->n_topics - 1] +
+                            (int64_t)strlen(cs_graph_meta_topic_name(meta, meta->n_topics - 1)) + 1;
+        memcpy(s.source, meta->source, sizeof s.source);
+    }
+    CS_TRY(ctx, bcast_bytes(ctx, &s, sizeof s));
+    rc = CS_OK;
+    if (ctx->rank != 0) {
+        meta->n_hosts = s.n_hosts;
+        meta->n_topics = s.n_topics;
+        meta->target_topic = s.target_topic;
+        meta->seed = s.seed;
+        memcpy(meta->source, s.source, sizeof meta->source);
+        meta->source[sizeof meta->source - 1] = '\0';
+        rc = cs_graph_slice_alloc(ctx, g, 0, 0);
+        if (rc == CS_OK && s.has_weights)
+            rc = cs_alloc(ctx, &g->weights, 0, sizeof *g->weights, "link weights");
+        if (rc == CS_OK && s.has_terms)
+            rc = cs_calloc(ctx, &g->term_offsets, 1, sizeof *g->term_offsets, "features");
+        if (rc == CS_OK && s.has_terms)
+            rc = cs_alloc(ctx, &g->term_index, 0, sizeof *g->term_index, "features");
+        if (rc == CS_OK && s.has_terms)
+            rc = cs_alloc(ctx, &g->term_value, 0, sizeof *g->term_value, "features");
+        if (rc == CS_OK && s.has_host_names)
+            rc = cs_alloc(ctx, &meta->host_blob, (size_t)s.host_bytes, 1, "host names");
+        if (rc == CS_OK && s.has_host_names)
+            rc = cs_alloc(ctx, &meta->host_name_off, (size_t)s.n_hosts, sizeof(int64_t),
+                          "host names");
+        if (rc == CS_OK && s.has_topic_names)
+            rc = cs_alloc(ctx, &meta->topic_blob, (size_t)s.topic_bytes, 1, "topic names");
+        if (rc == CS_OK && s.has_topic_names)
+            rc = cs_alloc(ctx, &meta->topic_name_off, (size_t)s.n_topics, sizeof(int64_t),
+                          "topic names");
+        g->n_pages_total = s.n_pages;
+        g->n_links_total = s.n_links;
+        g->n_hosts = s.n_hosts;
+        g->n_topics = s.n_topics;
+        g->first = s.n_pages;
+        g->n = 0;
+        g->term_dim = s.term_dim;
+    }
+    CS_TRY(ctx, cs_agree(ctx, rc));
+    if (s.has_host_names) {
+        CS_TRY(ctx, bcast_bytes(ctx, meta->host_blob, (size_t)s.host_bytes));
+        CS_TRY(ctx, bcast_bytes(ctx, meta->host_name_off, (size_t)s.n_hosts * sizeof(int64_t)));
+    }
+    if (s.has_topic_names) {
+        CS_TRY(ctx, bcast_bytes(ctx, meta->topic_blob, (size_t)s.topic_bytes));
+        CS_TRY(ctx, bcast_bytes(ctx, meta->topic_name_off, (size_t)s.n_topics * sizeof(int64_t)));
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
+{
+    cs_err rc = CS_OK;
+    cs_graph_slice g;
+    cs_graph_meta meta;
+    char *spec = NULL;
+    double t0 = cs_now();
+    cs_graph_slice_init(&g);
+    cs_graph_meta_init(&meta);
+    if (ctx->rank == 0)
+        rc = cs_import_read(ctx, cfg, &g, &meta);
+    if (rc == CS_OK)
+        rc = cs_config_to_ini(ctx, cfg, NULL, &spec);
+    CS_TRY(ctx, cs_agree(ctx, rc));
+    double t_read = cs_now();
+    CS_TRY(ctx, share(ctx, &g, &meta));
+    CS_TRY(ctx, cs_graphio_write(ctx, out_path, &g, &meta, spec));
+    CS_LOG(ctx, CS_LOG_INFO,
+           "import: %lld pages, %lld links, %lld hosts, %d topics -> %s (read %.2f s, write "
+           "%.2f s)",
+           (long long)g.n_pages_total, (long long)g.n_links_total, (long long)meta.n_hosts,
+           (int)meta.n_topics, out_path, t_read - t0, cs_now() - t_read);
+fail:
+    free(spec);
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    return rc;
+}
