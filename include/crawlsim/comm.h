@@ -20,24 +20,48 @@
  * comm and core (docs/developer/architecture.md "Modules"). Each is one MPI call on ctx->comm
  * with the same semantics: Collective, every rank calls it with the same n, type and op
  * (counts and displacements as MPI's, in elements). in == out, or in == NULL, is in place.
+ * They return CS_OK, or CS_ERR_MPI when MPI reports an error (only with an error handler that
+ * returns; the default one aborts the job).
  */
-typedef enum cs_dtype { CS_T_INT, CS_T_I32, CS_T_I64, CS_T_U64, CS_T_F64, CS_T_BYTE } cs_dtype;
+typedef enum cs_dtype {
+    CS_T_INT,  /* int */
+    CS_T_LONG, /* long */
+    CS_T_U8,
+    CS_T_I32,
+    CS_T_I64,
+    CS_T_U64,
+    CS_T_F32,
+    CS_T_F64,
+    CS_T_CHAR, /* char (text) */
+    CS_T_BYTE
+} cs_dtype;
 typedef enum cs_op { CS_OP_SUM, CS_OP_MIN, CS_OP_MAX, CS_OP_BOR, CS_OP_LOR } cs_op;
 
-CS_API void cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op);
+CS_API cs_err cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op);
 /* out: the sum of in over the ranks before this one (rank 0: zeros). */
-CS_API void cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t);
-CS_API void cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root);
+CS_API cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t);
+CS_API cs_err cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root);
 /* out: n elements of every rank, in rank order. */
-CS_API void cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
+CS_API cs_err cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
 /* out: counts[r] elements of rank r at displs[r]; in == NULL: this rank's are already there. */
-CS_API void cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                          const int *displs, cs_dtype t);
+CS_API cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                            const int *displs, cs_dtype t);
 /* On root only, out: n elements of every rank (rank order), or counts/displs as above. */
-CS_API void cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root);
-CS_API void cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                       const int *displs, cs_dtype t, int root);
-CS_API void cs_barrier(cs_ctx *ctx);
+CS_API cs_err cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root);
+CS_API cs_err cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                         const int *displs, cs_dtype t, int root);
+/* On every rank, out: the sum over ranks of in[displs[rank] .. + counts[rank]) (counts per rank,
+ * their displacements implied: in holds the sum of the counts). */
+CS_API cs_err cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts,
+                                    cs_dtype t);
+/* Personalised exchanges: n elements to every rank, or counts/displacements per rank. */
+CS_API cs_err cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
+CS_API cs_err cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls,
+                           void *out, const int *rcounts, const int *rdispls, cs_dtype t);
+/* From root: counts[r] elements at displs[r] of in to rank r's out (n = its count). */
+CS_API cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs,
+                          void *out, int n, cs_dtype t, int root);
+CS_API cs_err cs_barrier(cs_ctx *ctx);
 
 /* Growable byte buffers, one per destination rank. */
 typedef struct cs_outbox {

@@ -4,6 +4,7 @@
  * transfers of h5/h5.c.
  */
 #include "crawlsim/ckpt.h"
+#include "crawlsim/comm.h"
 #include "crawlsim/h5.h"
 #include "crawlsim/rng.h"
 
@@ -87,7 +88,7 @@ cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
     CS_TRY_AGREE(ctx, ckpt_new(ctx, path, &ck));
     /* rank 0's pid names the temporary on every rank; rank 0 makes the directory */
     long pid = (long)getpid();
-    MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
+    cs_bcast(ctx, &pid, 1, CS_T_LONG, 0);
     rc = cs_h5_tmp_name(ctx, "checkpoint", path, pid, &ck->tmp, &dir);
     if (rc == CS_OK && ctx->rank == 0)
         rc = cs_h5_make_dirs(ctx, "checkpoint", path, dir);
@@ -145,13 +146,13 @@ cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type
     hid_t d = H5I_INVALID_HID, asp = H5I_INVALID_HID, a = H5I_INVALID_HID;
     CS_ASSERT(ck != NULL && ck->tmp != NULL && type_valid(type) && n >= 0);
     uint64_t h = item_hash(name, type), hmin = 0, hmax = 0;
-    MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, ctx->comm);
-    MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
+    cs_allreduce(ctx, &h, &hmin, 1, CS_T_U64, CS_OP_MIN);
+    cs_allreduce(ctx, &h, &hmax, 1, CS_T_U64, CS_OP_MAX);
     if (hmin != hmax)
         rc = cs_fail(ctx, CS_ERR_ARG, "checkpoint %s: the ranks write different items (%s here)",
                      ck->path, name);
     CS_TRY_AGREE(ctx, rc);
-    MPI_Allgather(&n, 1, MPI_INT64_T, ck->counts, 1, MPI_INT64_T, ctx->comm);
+    cs_allgather(ctx, &n, 1, ck->counts, CS_T_I64);
     int64_t off = 0, total = 0;
     for (int r = 0; r < ctx->size; r++) {
         if (r < ctx->rank)
@@ -394,10 +395,10 @@ void cs_ckpt_close(cs_ctx *ctx, cs_ckpt **pck)
     cs_h5_quiet_end(&quiet);
     if (ck->tmp != NULL) {
         /* every rank closed before rank 0 removes it, and it is gone on return everywhere */
-        MPI_Barrier(ctx->comm);
+        cs_barrier(ctx);
         if (ctx->rank == 0)
             unlink(ck->tmp);
-        MPI_Barrier(ctx->comm);
+        cs_barrier(ctx);
     }
     ckpt_free(ck);
     *pck = NULL;

@@ -12,6 +12,14 @@ static MPI_Datatype mpi_type(cs_dtype t)
     switch (t) {
     case CS_T_INT:
         return MPI_INT;
+    case CS_T_LONG:
+        return MPI_LONG;
+    case CS_T_F32:
+        return MPI_FLOAT;
+    case CS_T_CHAR:
+        return MPI_CHAR;
+    case CS_T_U8:
+        return MPI_UINT8_T;
     case CS_T_I32:
         return MPI_INT32_T;
     case CS_T_I64:
@@ -50,12 +58,17 @@ static size_t type_size(cs_dtype t)
     switch (t) {
     case CS_T_INT:
         return sizeof(int);
+    case CS_T_LONG:
+        return sizeof(long);
     case CS_T_I32:
+    case CS_T_F32:
         return 4;
     case CS_T_I64:
     case CS_T_U64:
     case CS_T_F64:
         return 8;
+    case CS_T_CHAR:
+    case CS_T_U8:
     case CS_T_BYTE:
         return 1;
     }
@@ -69,51 +82,79 @@ static int count(int64_t n)
     return (int)n;
 }
 
-void cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op)
+static cs_err ok(int mpi_rc)
 {
-    MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
-                  mpi_op(op), ctx->comm);
+    return mpi_rc == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
 }
 
-void cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t)
+cs_err cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op)
 {
-    MPI_Exscan(in, out, count(n), mpi_type(t), MPI_SUM, ctx->comm);
+    return ok(MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
+                            mpi_op(op), ctx->comm));
+}
+
+cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t)
+{
+    const cs_err rc = ok(MPI_Exscan(in, out, count(n), mpi_type(t), MPI_SUM, ctx->comm));
     if (ctx->rank == 0) /* MPI leaves rank 0's result undefined */
         memset(out, 0, (size_t)n * type_size(t));
+    return rc;
 }
 
-void cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root)
+cs_err cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root)
 {
-    MPI_Bcast(buf, count(n), mpi_type(t), root, ctx->comm);
+    return ok(MPI_Bcast(buf, count(n), mpi_type(t), root, ctx->comm));
 }
 
-void cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
+cs_err cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
-    MPI_Allgather(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm);
+    return ok(MPI_Allgather(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
-void cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                   const int *displs, cs_dtype t)
+cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                     const int *displs, cs_dtype t)
 {
     if (in == NULL)
-        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs, mpi_type(t),
-                       ctx->comm);
-    else
-        MPI_Allgatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), ctx->comm);
+        return ok(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs,
+                                 mpi_type(t), ctx->comm));
+    return ok(MPI_Allgatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), ctx->comm));
 }
 
-void cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root)
+cs_err cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root)
 {
-    MPI_Gather(in, n, mpi_type(t), out, n, mpi_type(t), root, ctx->comm);
+    return ok(MPI_Gather(in, n, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
-void cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts, const int *displs,
-                cs_dtype t, int root)
+cs_err cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                  const int *displs, cs_dtype t, int root)
 {
-    MPI_Gatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), root, ctx->comm);
+    return ok(MPI_Gatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), root, ctx->comm));
 }
 
-void cs_barrier(cs_ctx *ctx)
+cs_err cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts, cs_dtype t)
 {
-    MPI_Barrier(ctx->comm);
+    return ok(MPI_Reduce_scatter(in, out, counts, mpi_type(t), MPI_SUM, ctx->comm));
+}
+
+cs_err cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
+{
+    return ok(MPI_Alltoall(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
+}
+
+cs_err cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls, void *out,
+                    const int *rcounts, const int *rdispls, cs_dtype t)
+{
+    return ok(MPI_Alltoallv(in, scounts, sdispls, mpi_type(t), out, rcounts, rdispls, mpi_type(t),
+                            ctx->comm));
+}
+
+cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs, void *out,
+                   int n, cs_dtype t, int root)
+{
+    return ok(MPI_Scatterv(in, counts, displs, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
+}
+
+cs_err cs_barrier(cs_ctx *ctx)
+{
+    return ok(MPI_Barrier(ctx->comm));
 }

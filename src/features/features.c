@@ -3,6 +3,7 @@
  * packing, and the evidence table (see include/crawlsim/features.h for the model).
  */
 #include "crawlsim/features.h"
+#include "crawlsim/comm.h"
 #include "crawlsim/gen.h"
 #include "crawlsim/rng.h"
 
@@ -319,7 +320,7 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
         }
     }
     int mycount = (int)(nl * stride);
-    MPI_Allgather(&mycount, 1, MPI_INT, counts, 1, MPI_INT, ctx->comm);
+    cs_allgather(ctx, &mycount, 1, counts, CS_T_INT);
     int64_t tot = 0;
     for (int r = 0; r < ctx->size; r++) {
         displs[r] = (int)tot;
@@ -331,7 +332,7 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &recv, (size_t)tot + 1, sizeof(float), "evidence exchange");
     CS_TRY_AGREE(ctx, rc);
-    MPI_Allgatherv(mine, mycount, MPI_FLOAT, recv, counts, displs, MPI_FLOAT, ctx->comm);
+    cs_allgatherv(ctx, mine, mycount, recv, counts, displs, CS_T_F32);
     /* Rank r's values come in the order of its sorted local ids: walk the pages in order. */
     for (int r = 0; r < ctx->size; r++)
         cursor[r] = displs[r];

@@ -9,6 +9,7 @@
  */
 #include "gen_impl.h"
 
+#include "crawlsim/comm.h"
 #include "crawlsim/gen.h"
 #include "crawlsim/partition.h"
 
@@ -140,7 +141,7 @@ cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_g
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, gen_owned(ctx, g, part, &mine));
     int64_t links = mine.offsets != NULL ? mine.offsets[mine.n] : 0, total = 0;
-    if (MPI_Allreduce(&links, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm) != MPI_SUCCESS)
+    if (cs_allreduce(ctx, &links, &total, 1, CS_T_I64, CS_OP_SUM) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the link counts failed");
     CS_TRY_AGREE(ctx, rc);
     rc = cs_graph_build(ctx, part, total, H, cs_gen_n_topics(g), &mine, &graph);

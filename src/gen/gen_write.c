@@ -2,6 +2,7 @@
  * gen_write: the `crawlsim gen` command body. Each rank generates its block of page ids with
  * the pure model of gen.c and the slices are written collectively through graphio.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/gen.h"
 #include "crawlsim/graphio.h"
 
@@ -47,7 +48,7 @@ cs_err cs_gen_write(cs_ctx *ctx, const cs_config *cfg, const char *path)
     double t2 = cs_now();
 
     int64_t links = slice.offsets[slice.n], total = 0;
-    MPI_Allreduce(&links, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, &links, &total, 1, CS_T_I64, CS_OP_SUM);
     CS_LOG(ctx, CS_LOG_INFO,
            "gen: wrote %s: %lld pages, %lld links (mean out-degree %.2f) in %.2fs "
            "(generate %.2fs, write %.2fs): %.1f M links/s",

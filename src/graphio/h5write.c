@@ -8,6 +8,7 @@
  * same code. The file is written under ".<name>.tmp.<pid of rank 0>" next to the target and
  * renamed by rank 0 once every rank has closed it; on failure rank 0 removes the temporary.
  */
+#include "crawlsim/comm.h"
 #include "graphio_impl.h"
 
 #include <errno.h>
@@ -293,7 +294,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                              : -1;
         wm.spec_len = spec_text != NULL ? (int64_t)strlen(spec_text) : 0;
     }
-    if (MPI_Bcast(&wm, (int)sizeof wm, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
+    if (cs_bcast(ctx, &wm, (int)sizeof wm, CS_T_BYTE, 0) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "cannot write graph file %s: MPI_Bcast failed", path);
     CS_TRY_AGREE(ctx, rc);
     if (wm.spec_len >= INT_MAX)
@@ -308,7 +309,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     if (ctx->rank == 0 && wm.spec_len > 0)
         memcpy(spec, spec_text, (size_t)wm.spec_len);
     spec[wm.spec_len] = '\0';
-    MPI_Bcast(spec, (int)wm.spec_len + 1, MPI_CHAR, 0, ctx->comm);
+    cs_bcast(ctx, spec, (int)wm.spec_len + 1, CS_T_CHAR, 0);
 
     /* 2. Every slice valid, together they tile [0, N). */
     const int64_t n = g->n;
@@ -320,7 +321,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
         g->n_pages_total,   nl,
         g->weights != NULL, g->term_offsets != NULL,
         g->term_dim,        (n > 0 && g->term_offsets != NULL) ? g->term_offsets[n] : 0};
-    MPI_Allgather(mine, SL_K, MPI_INT64_T, all, SL_K, MPI_INT64_T, ctx->comm);
+    cs_allgather(ctx, mine, SL_K, all, CS_T_I64);
     int has_weights = 0, has_terms = 0;
     int32_t term_dim = 0;
     CS_TRY_AGREE(ctx, check_tiling(ctx, path, all, &has_weights, &has_terms, &term_dim));
@@ -344,7 +345,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
 
     /* 3. The temporary name: ".<base>.tmp.<pid of rank 0>" in the target's directory. */
     long pid = (long)getpid();
-    MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
+    cs_bcast(ctx, &pid, 1, CS_T_LONG, 0);
     size_t plen = strlen(path);
     rc = cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name");
     if (rc == CS_OK)
@@ -529,7 +530,7 @@ fail:
     if (created && ctx->rank == 0)
         unlink(tmp);
     if (created) /* nobody looks at the file before it is gone */
-        MPI_Barrier(ctx->comm);
+        cs_barrier(ctx);
     free(goff);
     free(dir);
     free(tmp);

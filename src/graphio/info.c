@@ -19,6 +19,7 @@
  * - Page-attribute quantiles use a deterministic sample (pages whose id is a multiple of a
  *   step, at most 10^6 pages); min, max and mean are exact, the mean summed in a fixed order.
  */
+#include "crawlsim/comm.h"
 #include "graphio_impl.h"
 
 #include <limits.h>
@@ -188,8 +189,7 @@ static cs_err allreduce_sum_i64(cs_ctx *ctx, int64_t *a, int64_t count)
 {
     for (int64_t o = 0; o < count; o += WINDOW) {
         int64_t c = count - o < WINDOW ? count - o : WINDOW;
-        if (MPI_Allreduce(MPI_IN_PLACE, a + o, (int)c, MPI_INT64_T, MPI_SUM, ctx->comm) !=
-            MPI_SUCCESS)
+        if (cs_allreduce(ctx, NULL, a + o, (int)c, CS_T_I64, CS_OP_SUM) != MPI_SUCCESS)
             return cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of a histogram failed");
     }
     return CS_OK;
@@ -206,7 +206,7 @@ static cs_err degree_stats(cs_ctx *ctx, const int32_t *v, int64_t nloc, cs_degre
     int64_t lmax = -1, kmax = -1;
     for (int64_t i = 0; i < nloc; i++)
         lmax = v[i] > lmax ? v[i] : lmax;
-    MPI_Allreduce(&lmax, &kmax, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
+    cs_allreduce(ctx, &lmax, &kmax, 1, CS_T_I64, CS_OP_MAX);
     memset(st, 0, sizeof *st);
     if (kmax < 0)
         return CS_OK;
@@ -245,8 +245,7 @@ static cs_err reduce_scatter_counts(cs_ctx *ctx, const int32_t *counts, int64_t 
         int64_t at = w0 > my_first ? w0 - my_first : 0;
         if (at > my_n)
             at = my_n;
-        if (MPI_Reduce_scatter(counts + w0, mine + at, rcounts, MPI_INT32_T, MPI_SUM, ctx->comm) !=
-            MPI_SUCCESS) {
+        if (cs_reduce_scatter_sum(ctx, counts + w0, mine + at, rcounts, CS_T_I32) != CS_OK) {
             rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Reduce_scatter of counts failed");
             break;
         }
@@ -343,7 +342,7 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
     int64_t rounds = 0, all_rounds = 0;
     for (int64_t at = 0; at < n; rounds++)
         at = next_round(qcnt, n, at, R);
-    MPI_Allreduce(&rounds, &all_rounds, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
+    cs_allreduce(ctx, &rounds, &all_rounds, 1, CS_T_I64, CS_OP_MAX);
 
     const int nt_max = omp_get_max_threads();
     rc = cs_alloc(ctx, &bound, (size_t)P + 1, sizeof *bound, "rank bounds");
@@ -422,7 +421,7 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
                 }
             }
         }
-        MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, ctx->comm);
+        cs_alltoall(ctx, scount, 1, rcount, CS_T_INT);
         int64_t rtotal = 0;
         for (int r = 0; r < P; r++)
             rtotal += rcount[r];
@@ -439,8 +438,7 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
             rdispl[r] = at;
             at += rcount[r];
         }
-        MPI_Alltoallv(sbuf, scount, sdispl, MPI_INT64_T, rbuf, rcount, rdispl, MPI_INT64_T,
-                      ctx->comm);
+        cs_alltoallv(ctx, sbuf, scount, sdispl, rbuf, rcount, rdispl, CS_T_I64);
         const int64_t nq = rtotal / 2;
         int64_t h = 0;
 #pragma omp parallel for default(none) shared(rbuf, off, tg) firstprivate(nq, first)          \
@@ -529,7 +527,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
         mm[1] = -x[i] < mm[1] ? -x[i] : mm[1];
         sum += x[i];
     }
-    MPI_Allreduce(mm, gm, 2, MPI_DOUBLE, MPI_MIN, ctx->comm);
+    cs_allreduce(ctx, mm, gm, 2, CS_T_F64, CS_OP_MIN);
     s->min = gm[0];
     s->max = -gm[1];
 
@@ -542,7 +540,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
         rc = cs_alloc(ctx, &counts, 2 * (size_t)ctx->size, sizeof *counts, "sample counts");
     CS_TRY_AGREE(ctx, rc);
     displs = counts + ctx->size;
-    MPI_Allgather(&sum, 1, MPI_DOUBLE, sums, 1, MPI_DOUBLE, ctx->comm);
+    cs_allgather(ctx, &sum, 1, sums, CS_T_F64);
     double total = 0.0;
     for (int r = 0; r < ctx->size; r++)
         total += sums[r];
@@ -551,7 +549,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
     for (int64_t k = 0; k < ns; k++)
         samp[k] = x[m0 + k * step - first];
     int mine = (int)ns;
-    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
+    cs_gather(ctx, &mine, 1, counts, CS_T_INT, 0);
     int64_t nall = 0;
     if (ctx->rank == 0) {
         for (int r = 0; r < ctx->size; r++) {
@@ -561,7 +559,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
         rc = cs_alloc(ctx, &all, (size_t)nall, sizeof *all, "quantile sample");
     }
     CS_TRY_AGREE(ctx, rc);
-    MPI_Gatherv(samp, mine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, ctx->comm);
+    cs_gatherv(ctx, samp, mine, all, counts, displs, CS_T_F64, 0);
     double q[3] = {0, 0, 0};
     if (ctx->rank == 0 && nall > 0) {
         /* increasing ranks: each selection only looks right of the previous one */
@@ -569,7 +567,7 @@ static cs_err page_summary(cs_ctx *ctx, const double *x, int64_t first, int64_t 
         q[1] = sample_quantile(all, nall, (500 * nall + 999) / 1000, 900);
         q[2] = sample_quantile(all, nall, (900 * nall + 999) / 1000, 990);
     }
-    MPI_Bcast(q, 3, MPI_DOUBLE, 0, ctx->comm);
+    cs_bcast(ctx, q, 3, CS_T_F64, 0);
     s->median = q[0];
     s->p90 = q[1];
     s->p99 = q[2];
@@ -667,7 +665,7 @@ static void link_pass(const cs_graph_slice *g, const page_class *cls, int32_t *i
 cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_threshold,
                              cs_graph_info *info)
 {
-    const double t0 = MPI_Wtime();
+    const double t0 = cs_now();
     cs_err rc = CS_OK;
     cs_h5_quiet quiet;
     cs_h5_quiet_begin(&quiet);
@@ -693,7 +691,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     int64_t first = 0, n = 0;
     cs_block_range(N, ctx->rank, ctx->size, &first, &n);
     double tp[6];
-    tp[0] = MPI_Wtime();
+    tp[0] = cs_now();
     rc = gio_read_pages(ctx, file, path, &info->hdr, first, n, GIO_READ_PAGES, &g);
     if (rc != CS_OK)
         goto fail;
@@ -720,7 +718,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     file = -1;
     CS_TRY_AGREE(ctx, rc);
 
-    tp[1] = MPI_Wtime();
+    tp[1] = cs_now();
 
     /* One pass over the local links. */
     rc = cs_calloc(ctx, &incount, (size_t)N, sizeof *incount, "in-degree counts");
@@ -735,10 +733,10 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     int64_t cnt[6] = {0, 0, 0, 0, 0, 0};
     int64_t self = 0, same_host = 0, same_topic = 0, recip = 0;
     link_pass(&g, cls, incount, outdeg, qcnt, &self, &same_host, &same_topic, &recip);
-    tp[2] = MPI_Wtime();
+    tp[2] = cs_now();
     int64_t remote = 0;
     CS_TRY_AGREE(ctx, reciprocity_remote(ctx, &g, qcnt, &remote));
-    tp[3] = MPI_Wtime();
+    tp[3] = cs_now();
     cnt[0] = self;
     cnt[1] = same_host;
     cnt[2] = same_topic;
@@ -747,7 +745,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
         cnt[4] += g.relevance[i] >= relevance_threshold;
         cnt[5] += g.observable[i] != 0;
     }
-    MPI_Allreduce(MPI_IN_PLACE, cnt, 6, MPI_INT64_T, MPI_SUM, ctx->comm);
+    cs_allreduce(ctx, NULL, cnt, 6, CS_T_I64, CS_OP_SUM);
     info->self_loops = cnt[0];
     info->reciprocal_links = cnt[3];
     info->frac_within_host = M > 0 ? (double)cnt[1] / (double)M : 0.0;
@@ -776,7 +774,7 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     CS_TRY_AGREE(ctx, reduce_scatter_counts(ctx, hostcount, H, hostsize));
     CS_TRY_AGREE(ctx, degree_stats(ctx, hostsize, hn, &info->host_size));
 
-    tp[4] = MPI_Wtime();
+    tp[4] = cs_now();
 
     /* Page attributes. */
     const int64_t step = N > SAMPLE_MAX ? (N + SAMPLE_MAX - 1) / SAMPLE_MAX : 1;
@@ -786,14 +784,14 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     CS_TRY_AGREE(ctx, page_summary(ctx, g.delta, first, n, N, step, &info->delta));
     CS_TRY_AGREE(ctx, page_summary(ctx, g.mu, first, n, N, step, &info->mu));
 
-    tp[5] = MPI_Wtime();
+    tp[5] = cs_now();
     CS_LOG(ctx, CS_LOG_VERBOSE,
            "info %s (rank 0): read %.2fs, link pass %.2fs, reciprocity exchange %.2fs, degrees "
            "and hosts %.2fs, page attributes %.2fs",
            path, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3], tp[5] - tp[4]);
     info->n_ranks = ctx->size;
-    double dt = MPI_Wtime() - t0;
-    MPI_Allreduce(&dt, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    double dt = cs_now() - t0;
+    cs_allreduce(ctx, &dt, &info->seconds, 1, CS_T_F64, CS_OP_MAX);
 
 fail:
     if (file >= 0)

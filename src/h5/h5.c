@@ -14,6 +14,7 @@
  * allgathered ranges, so every rank takes the same one.
  */
 #include "crawlsim/h5.h"
+#include "crawlsim/comm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -110,7 +111,7 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     cs_err arc = cs_alloc(ctx, &all, (size_t)ctx->size, sizeof *all, "I/O ranges");
     /* {calls, allocation failed}: one allreduce for both */
     int64_t mine[2] = {count > 0 ? (count + chunk - 1) / chunk : 0, arc != CS_OK}, red[2] = {0, 0};
-    if (MPI_Allreduce(mine, red, 2, MPI_INT64_T, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+    if (cs_allreduce(ctx, mine, red, 2, CS_T_I64, CS_OP_MAX) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce failed while %s %s of %s",
                      writing ? "writing" : "reading", name, path);
     else if (red[1] != 0)
@@ -122,7 +123,7 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
         return rc;
     }
     range me = {count > 0 ? off : 0, count > 0 ? count : 0, chunk};
-    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, ctx->comm);
+    cs_allgather(ctx, &me, (int)sizeof me, all, CS_T_BYTE);
     const H5FD_mpio_xfer_t mode =
         collective_safe(all, ctx->size) ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT;
     free(all);

@@ -9,6 +9,7 @@
  * not already) and its duplicates merged. The other ranks take part only in the agreement on
  * the outcome and in the collective write, each with an empty slice.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/import.h"
 
 #include "crawlsim/gen.h"
@@ -491,7 +492,7 @@ static cs_err bcast_bytes(cs_ctx *ctx, void *p, size_t bytes)
     const size_t piece = (size_t)1 << 30;
     for (size_t at = 0; at < bytes; at += piece) {
         size_t k = bytes - at < piece ? bytes - at : piece;
-        if (MPI_Bcast(c + at, (int)k, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
+        if (cs_bcast(ctx, c + at, (int)k, CS_T_BYTE, 0) != CS_OK)
             return cs_fail(ctx, CS_ERR_MPI, "MPI_Bcast of the import metadata failed");
     }
     return CS_OK;

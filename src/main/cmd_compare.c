@@ -7,6 +7,7 @@
  */
 #include "main/cmd_compare.h"
 
+#include "crawlsim/comm.h"
 #include "crawlsim/compare.h"
 
 #include <inttypes.h>
@@ -83,7 +84,7 @@ cs_err cs_cmd_compare(cs_ctx *ctx, const cs_compare_args *a, int *differ)
     rc = cs_agree(ctx, rc);
     if (rc != CS_OK)
         return rc;
-    if (ctx->size > 1 && MPI_Bcast(&d, 1, MPI_INT, 0, ctx->comm) != MPI_SUCCESS)
+    if (ctx->size > 1 && cs_bcast(ctx, &d, 1, CS_T_INT, 0) != CS_OK)
         return cs_fail(ctx, CS_ERR_MPI, "compare: MPI_Bcast of the outcome failed");
     *differ = d;
     return CS_OK;

@@ -11,6 +11,7 @@
 #include "main/cmd_schedule.h"
 
 #include "crawlsim/bandit.h"
+#include "crawlsim/comm.h"
 #include "crawlsim/refresh.h"
 
 #include <errno.h>
@@ -350,7 +351,7 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
 
     /* contiguous blocks of rows */
     int64_t N = t.n;
-    MPI_Bcast(&N, 1, MPI_INT64_T, 0, ctx->comm);
+    cs_bcast(ctx, &N, 1, CS_T_I64, 0);
     const int P = ctx->size;
     if (N / P + 1 > INT_MAX)
         CS_TRY_AGREE(ctx, cs_fail(ctx, CS_ERR_LIMIT, "%s: %lld pages is over 2^31 per rank",
@@ -379,14 +380,14 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
     if (local == CS_OK && ctx->rank == 0)
         local = cs_alloc(ctx, &gprob, (size_t)N, sizeof *gprob, "probabilities");
     CS_TRY_AGREE(ctx, local);
-    MPI_Scatterv(t.mu, counts, displs, MPI_DOUBLE, mu, n, MPI_DOUBLE, 0, ctx->comm);
-    MPI_Scatterv(t.delta, counts, displs, MPI_DOUBLE, delta, n, MPI_DOUBLE, 0, ctx->comm);
-    MPI_Scatterv(t.complete, counts, displs, MPI_UINT8_T, cf, n, MPI_UINT8_T, 0, ctx->comm);
+    cs_scatterv(ctx, t.mu, counts, displs, mu, n, CS_T_F64, 0);
+    cs_scatterv(ctx, t.delta, counts, displs, delta, n, CS_T_F64, 0);
+    cs_scatterv(ctx, t.complete, counts, displs, cf, n, CS_T_U8, 0);
 
     const cs_refresh_pages pg = {n, mu, delta, cf};
     cs_refresh_result res;
-    MPI_Barrier(ctx->comm);
-    const double t0 = MPI_Wtime();
+    cs_barrier(ctx);
+    const double t0 = cs_now();
     double so_lambda = 0.0, so_F = 0.0; /* F(p) of Eq. 8 */
     int64_t so_never = 0;               /* pages never crawled */
     if (static_opt) {
@@ -401,16 +402,16 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
         }
         /* exact sum: the printed F is the same for any rank count */
         CS_TRY(ctx, cs_refresh_sum(ctx, rate, n, &so_F));
-        MPI_Allreduce(MPI_IN_PLACE, &so_never, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
+        cs_allreduce(ctx, NULL, &so_never, 1, CS_T_I64, CS_OP_SUM);
         for (int i = 0; i < n; i++)
             rate[i] = prob[i];
     } else {
         CS_TRY(ctx, cs_refresh_solve(ctx, policy, &pg, R, &opts, rate, prob, &res));
     }
-    const double dt = MPI_Wtime() - t0;
+    const double dt = cs_now() - t0;
 
-    MPI_Gatherv(rate, n, MPI_DOUBLE, grate, counts, displs, MPI_DOUBLE, 0, ctx->comm);
-    MPI_Gatherv(prob, n, MPI_DOUBLE, gprob, counts, displs, MPI_DOUBLE, 0, ctx->comm);
+    cs_gatherv(ctx, rate, n, grate, counts, displs, CS_T_F64, 0);
+    cs_gatherv(ctx, prob, n, gprob, counts, displs, CS_T_F64, 0);
     CS_TRY_AGREE(ctx, ctx->rank == 0 ? write_output(ctx, a->output, &t, grate, gprob) : CS_OK);
 
     if (ctx->rank == 0 && static_opt) {

@@ -6,6 +6,7 @@
  * which reads the whole graph; the result is broadcast.
  */
 #include "crawlsim/partition.h"
+#include "crawlsim/comm.h"
 
 #include "crawlsim/graphio.h"
 #include "crawlsim/rng.h"
@@ -332,11 +333,11 @@ fail:
 }
 
 /* Collective. Broadcasts n int32 from rank 0 in pieces of at most 2^30. */
-static void bcast_i32(int32_t *v, int64_t n, MPI_Comm comm)
+static void bcast_i32(cs_ctx *ctx, int32_t *v, int64_t n)
 {
     const int64_t step = (int64_t)1 << 30;
     for (int64_t o = 0; o < n; o += step)
-        MPI_Bcast(v + o, (int)(n - o < step ? n - o : step), MPI_INT32_T, 0, comm);
+        cs_bcast(ctx, v + o, n - o < step ? n - o : step, CS_T_I32, 0);
 }
 
 /* ---- the driver ----------------------------------------------------------------------------- */
@@ -348,7 +349,7 @@ cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partit
     cs_graph_header hdr;
     cs_graph_slice g;
     cs_graph_slice_init(&g);
-    double t0 = MPI_Wtime();
+    double t0 = cs_now();
     CS_TRY(ctx, cs_graphio_read_header(ctx, graph_path, &hdr));
     /* The header is the same on every rank: these checks agree without communication. */
     if (k < 1 || k > hdr.n_pages) {
@@ -414,8 +415,7 @@ cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partit
                 counts[r] = (int)c;
                 displs[r] = (int)f;
             }
-            MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out->part, counts, displs,
-                           MPI_INT32_T, ctx->comm);
+            cs_allgatherv(ctx, NULL, 0, out->part, counts, displs, CS_T_I32);
         }
         free(displs);
         free(counts);
@@ -426,16 +426,16 @@ cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partit
             rc = metis_rank0(ctx, &g, pc, k, out, graph_path);
         cs_graph_slice_fini(&g);
         CS_TRY_AGREE(ctx, rc);
-        bcast_i32(out->part, N, ctx->comm);
+        bcast_i32(ctx, out->part, N);
         if (out->host_part != NULL)
-            bcast_i32(out->host_part, H, ctx->comm);
+            bcast_i32(ctx, out->host_part, H);
     } else {
         rc = cs_fail(ctx, CS_ERR_ARG, "unknown partition method %d", pc->method);
         goto fail;
     }
     cs_graph_slice_fini(&g);
-    out->seconds = MPI_Wtime() - t0;
-    MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, ctx->comm);
+    out->seconds = cs_now() - t0;
+    cs_bcast(ctx, &out->seconds, 1, CS_T_F64, 0);
     CS_TRY(ctx, cs_partition_quality(ctx, graph_path, out->part, k, &out->quality));
     return CS_OK;
 fail:

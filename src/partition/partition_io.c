@@ -5,6 +5,7 @@
  * Parallel HDF5 through the graphio helpers (the public cs_graphio_* HDF5 API): attributes are
  * metadata written by every rank with the same values; `part` is written in blocks, one per rank.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/partition.h"
 
 #include "crawlsim/graphio.h"
@@ -195,7 +196,7 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
     size_t plen = strlen(path);
     char *tmp = NULL;
     long pid = (long)getpid();
-    MPI_Bcast(&pid, 1, MPI_LONG, 0, ctx->comm);
+    cs_bcast(ctx, &pid, 1, CS_T_LONG, 0);
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name"));
     const char *slash = strrchr(path, '/');
     if (slash == NULL)
@@ -230,7 +231,7 @@ fail:
     if (file >= 0)
         H5Fclose(file);
     if (tmp != NULL) {
-        MPI_Barrier(ctx->comm);
+        cs_barrier(ctx);
         if (ctx->rank == 0)
             unlink(tmp);
     }
@@ -468,7 +469,7 @@ cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
     }
     cs_h5_quiet_end(&quiet);
     if (ctx->comm != MPI_COMM_NULL)
-        MPI_Bcast(&e, 1, MPI_INT, 0, ctx->comm);
+        cs_bcast(ctx, &e, 1, CS_T_INT, 0);
     *exists = e;
     return CS_OK;
 }

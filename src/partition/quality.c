@@ -4,6 +4,7 @@
  * so its result does not depend on the rank count; the serial version is an independent
  * reference for the tests.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/partition.h"
 
 #include "crawlsim/graphio.h"
@@ -83,9 +84,9 @@ cs_err cs_partition_quality(cs_ctx *ctx, const char *graph_path, const int32_t *
             }
         }
     }
-    MPI_Allreduce(MPI_IN_PLACE, counts, 2 + 2 * k, MPI_INT64_T, MPI_SUM, ctx->comm);
-    MPI_Allreduce(MPI_IN_PLACE, hmin, (int)H, MPI_INT32_T, MPI_MIN, ctx->comm);
-    MPI_Allreduce(MPI_IN_PLACE, hmax, (int)H, MPI_INT32_T, MPI_MAX, ctx->comm);
+    cs_allreduce(ctx, NULL, counts, 2 + 2 * k, CS_T_I64, CS_OP_SUM);
+    cs_allreduce(ctx, NULL, hmin, (int)H, CS_T_I32, CS_OP_MIN);
+    cs_allreduce(ctx, NULL, hmax, (int)H, CS_T_I32, CS_OP_MAX);
     q->edge_cut = counts[0];
     q->volume = counts[1];
     for (int64_t h = 0; h < H; h++)

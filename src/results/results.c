@@ -14,6 +14,7 @@
  * values belong under /timing, by convention only.
  */
 #include "crawlsim/results.h"
+#include "crawlsim/comm.h"
 
 #include "crawlsim/h5.h"
 
@@ -330,7 +331,7 @@ cs_err cs_results_gather(cs_ctx *ctx, cs_results *r, const char *path, cs_result
 
     /* Logically collective in type and cols. */
     int64_t mm[4] = {-(int64_t)type, (int64_t)type, -cols, cols}, red[4];
-    if (MPI_Allreduce(mm, red, 4, MPI_INT64_T, MPI_MAX, ctx->comm) != MPI_SUCCESS)
+    if (cs_allreduce(ctx, mm, red, 4, CS_T_I64, CS_OP_MAX) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "results: gather /%s: MPI_Allreduce failed", p);
     else if (-red[0] != red[1] || -red[2] != red[3])
         rc = cs_fail(ctx, CS_ERR_ARG,
@@ -341,7 +342,7 @@ cs_err cs_results_gather(cs_ctx *ctx, cs_results *r, const char *path, cs_result
     if (ctx->rank == 0)
         rc = cs_alloc(ctx, &all, bytes, 1, "gathered results");
     CS_TRY_AGREE(ctx, rc);
-    if (MPI_Gather(local, (int)row, MPI_BYTE, all, (int)row, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
+    if (cs_gather(ctx, local, (int)row, all, CS_T_BYTE, 0) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "results: gather /%s: MPI_Gather failed", p);
     CS_TRY_AGREE(ctx, rc);
 
