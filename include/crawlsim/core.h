@@ -196,5 +196,7 @@ CS_API uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k);
 /* Local. Sorts a[0..n) ascending: LSD radix sort on bytes (passes whose byte is the same in every
  * key are skipped), insertion sort below 64 keys. tmp: scratch of n keys. O(n) per pass. */
 CS_API void cs_sort_u64(uint64_t *a, int64_t n, uint64_t *tmp);
+/* Local. The first i in [0, n] with a[i] >= x in ascending a[0..n) (n if none). */
+CS_API int64_t cs_lower_bound_i64(const int64_t *a, int64_t n, int64_t x);
 
 #endif

@@ -30,6 +30,19 @@ const char *cs_errname(cs_err code)
     return err_names[code];
 }
 
+int64_t cs_lower_bound_i64(const int64_t *a, int64_t n, int64_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 uint64_t cs_select_u64(uint64_t *a, int64_t n, int64_t k)
 {
     CS_ASSERT(k >= 0 && k < n);

@@ -275,15 +275,8 @@ static inline int asks(int64_t u, int64_t v)
 /* Local. Whether sorted list a[0..n) contains x. */
 static int contains(const int64_t *a, int64_t n, int64_t x)
 {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && a[lo] == x;
+    const int64_t i = cs_lower_bound_i64(a, n, x);
+    return i < n && a[i] == x;
 }
 
 /* Local. Queries per exchange round (the CRAWLSIM_INFO_ROUND test hook, or 2^23 / ranks, so
@@ -584,15 +577,7 @@ fail:
 /* Local. The first page whose links start at or after link e (offsets sorted). */
 static int64_t page_of_link(const int64_t *off, int64_t n, int64_t e)
 {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (off[mid] < e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cs_lower_bound_i64(off, n, e);
 }
 
 /*

@@ -225,6 +225,23 @@ static void live_rows(const cs_replay *b, int64_t r[4])
     }
 }
 
+/* Local. The flat arrays of a checkpoint of n transitions (d floats each) and nrows next-state
+ * rows, for cs_replay_save and cs_replay_load alike (the caller frees them). */
+static cs_err ckpt_buffers(cs_ctx *ctx, int64_t n, int64_t d, int64_t nrows, float **x, float **r,
+                           int64_t **off, int32_t **k, float **rows)
+{
+    cs_err rc = cs_alloc(ctx, x, (size_t)(n * d + 1), sizeof **x, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, r, (size_t)n + 1, sizeof **r, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, off, (size_t)n + 1, sizeof **off, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, k, (size_t)n + 1, sizeof **k, "replay checkpoint");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, rows, (size_t)(nrows * d + 1), sizeof **rows, "replay checkpoint");
+    return rc;
+}
+
 cs_err cs_replay_save(cs_ctx *ctx, const cs_replay *b, cs_ckpt *ck, const char *prefix)
 {
     cs_err rc = CS_OK;
@@ -236,16 +253,7 @@ cs_err cs_replay_save(cs_ctx *ctx, const cs_replay *b, cs_ckpt *ck, const char *
     int64_t lr[4];
     live_rows(b, lr);
     const int64_t nrows = (lr[1] - lr[0]) + (lr[3] - lr[2]);
-    rc = cs_alloc(ctx, &x, (size_t)(n * d + 1), sizeof *x, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &r, (size_t)n + 1, sizeof *r, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &off, (size_t)n + 1, sizeof *off, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &k, (size_t)n + 1, sizeof *k, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &rows, (size_t)(nrows * d + 1), sizeof *rows, "replay checkpoint");
-    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, ckpt_buffers(ctx, n, d, nrows, &x, &r, &off, &k, &rows));
     for (int64_t i = 0; i < n; i++) {
         const int64_t s = (b->head + i) % cap;
         memcpy(x + i * d, b->x + s * d, (size_t)d * sizeof *x);
@@ -306,16 +314,7 @@ cs_err cs_replay_load(cs_ctx *ctx, cs_replay *b, cs_ckpt *ck, const char *prefix
     int64_t lr[4];
     live_rows(b, lr);
     nrows = (lr[1] - lr[0]) + (lr[3] - lr[2]);
-    rc = cs_alloc(ctx, &x, (size_t)(n * d + 1), sizeof *x, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &r, (size_t)n + 1, sizeof *r, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &off, (size_t)n + 1, sizeof *off, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &k, (size_t)n + 1, sizeof *k, "replay checkpoint");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &rows, (size_t)(nrows * d + 1), sizeof *rows, "replay checkpoint");
-    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, ckpt_buffers(ctx, n, d, nrows, &x, &r, &off, &k, &rows));
     snprintf(name, sizeof name, "%s/x", prefix);
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F32, n * d, x));
     snprintf(name, sizeof name, "%s/r", prefix);
