@@ -160,7 +160,7 @@ CS_API double cs_static_opt_change_prob(double rate, double slot);
  * (p_k + D_k - D_k p_k) over 0 <= p_k <= 1, sum p_k = R (R crawls per slot; R <= number of pages
  * over all ranks), D_k in (0, 1] the per-slot change probability. KKT: p_k = clamp((sqrt(mu_k
  * D_k / lambda) - D_k) / (1 - D_k), 0, 1) (p_k = 1 if D_k = 1 and lambda < mu_k), lambda found
- * by bisection on the exact fixed-point sum (cs_refresh_sum), so every rank gets bit-identical
+ * by bisection on the exact fixed-point sum (cs_comm_sum_exact), so every rank gets bit-identical
  * results for any rank count. p: caller-owned, n entries. *lambda_out may be NULL.
  * Errors, agreed: CS_ERR_ARG (mu <= 0, D outside (0,1], R outside (0, N]), CS_ERR_NOMEM.
  */

@@ -9,7 +9,7 @@
  * mu_k / D_k <= lambda are never crawled (the DRL paper's "page 4 is never crawled").
  */
 #include "crawlsim/bandit.h"
-#include "crawlsim/refresh.h"
+#include "crawlsim/comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,11 +49,9 @@ cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const doubl
     if (rc != CS_OK)
         return rc;
     int64_t N = n;
-    if (ctx->comm != MPI_COMM_NULL) {
-        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
-        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
-        MPI_Allreduce(MPI_IN_PLACE, &N, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
-    }
+    cs_comm_allreduce_f64(ctx, &lo, &lo, 1, CS_COMM_MIN);
+    cs_comm_allreduce_f64(ctx, &hi, &hi, 1, CS_COMM_MAX);
+    cs_comm_allreduce_i64(ctx, &N, &N, 1, CS_COMM_SUM);
     if (!(isfinite(R) && R > 0.0 && R <= (double)N))
         return cs_fail(ctx, CS_ERR_ARG,
                        "static optimisation: bandwidth %g is not in (0, %lld] (crawls per slot "
@@ -74,7 +72,7 @@ cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const doubl
         for (int64_t k = 0; k < n; k++)
             p[k] = so_p(mu[k], D[k], lam);
         double s = 0.0;
-        rc = cs_refresh_sum(ctx, p, n, &s);
+        rc = cs_comm_sum_exact(ctx, p, n, &s);
         if (rc != CS_OK)
             return rc;
         if (s > R)

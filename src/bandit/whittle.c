@@ -196,7 +196,7 @@ cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *cho
         heap_sift_down(hk, hp, e, 0);
     }
     int64_t take = h; /* a local context (no MPI): the local top-n0 is the answer */
-    if (ctx->comm != MPI_COMM_NULL)
+    if (!cs_comm_is_local(ctx))
         cs_comm_topk(ctx, hk, h, n0, &take);
 
     /* the pass above already aged every arm (mean dynamics (2)); the crawled restart at

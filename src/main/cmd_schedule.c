@@ -11,6 +11,7 @@
 #include "main/cmd_schedule.h"
 
 #include "crawlsim/bandit.h"
+#include "crawlsim/comm.h"
 #include "crawlsim/refresh.h"
 
 #include <errno.h>
@@ -400,7 +401,7 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
             so_never += prob[i] == 0.0;
         }
         /* exact sum: the printed F is the same for any rank count */
-        CS_TRY(ctx, cs_refresh_sum(ctx, rate, n, &so_F));
+        CS_TRY(ctx, cs_comm_sum_exact(ctx, rate, n, &so_F));
         MPI_Allreduce(MPI_IN_PLACE, &so_never, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
         for (int i = 0; i < n; i++)
             rate[i] = prob[i];

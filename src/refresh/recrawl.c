@@ -263,7 +263,7 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
         m++;
     }
     int64_t gm = 0;
-    cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+    cs_comm_allreduce_i64(ctx, &m, &gm, 1, CS_COMM_SUM);
     if (gm == 0)
         return CS_OK; /* nothing cached anywhere: nothing to crawl */
     cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
@@ -281,10 +281,10 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
         int64_t inc = 0, ginc = 0;
         for (int64_t j = 0; j < m; j++)
             inc += !r->ccomp[j];
-        cs_refresh_allreduce(ctx, &inc, &ginc, 1, MPI_INT64_T, MPI_SUM);
+        cs_comm_allreduce_i64(ctx, &inc, &ginc, 1, CS_COMM_SUM);
         double sum = 0.0;
         if (ginc == 0)
-            CS_TRY(ctx, cs_refresh_sum(ctx, r->cdelta, m, &sum));
+            CS_TRY(ctx, cs_comm_sum_exact(ctx, r->cdelta, m, &sum));
         if (sum > 0.0 && R > 0.999 * sum)
             R = 0.999 * sum;
     }
@@ -501,7 +501,7 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
         m++;
     }
     int64_t gm = 0;
-    cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+    cs_comm_allreduce_i64(ctx, &m, &gm, 1, CS_COMM_SUM);
     if (gm == 0)
         return CS_OK;
     cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
@@ -513,7 +513,7 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
     cs_err rc = CS_OK;
     const double *est = cs_recrawl_estimates(r);
     int64_t has = est != NULL, all = 0;
-    cs_refresh_allreduce(ctx, &has, &all, 1, MPI_INT64_T, MPI_MIN);
+    cs_comm_allreduce_i64(ctx, &has, &all, 1, CS_COMM_MIN);
     *err = CS_NAN;
     if (!all)
         return CS_OK;
@@ -524,11 +524,11 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
         if (cs_cache_has(r->cache, i))
             x[n++] = fabs(log(est[i] / r->pg.delta[i]));
     double s = 0.0;
-    rc = cs_refresh_sum(ctx, x, n, &s);
+    rc = cs_comm_sum_exact(ctx, x, n, &s);
     free(x);
     if (rc != CS_OK)
         return rc;
-    cs_refresh_allreduce(ctx, &n, &gn, 1, MPI_INT64_T, MPI_SUM);
+    cs_comm_allreduce_i64(ctx, &n, &gn, 1, CS_COMM_SUM);
     *err = gn > 0 ? s / (double)gn : CS_NAN;
     return CS_OK;
 fail:
@@ -592,7 +592,7 @@ cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs
         }
         CS_TRY_AGREE(ctx, local);
         int64_t dc = r->crawls - c0;
-        cs_refresh_allreduce(ctx, &dc, &x.crawls, 1, MPI_INT64_T, MPI_SUM);
+        cs_comm_allreduce_i64(ctx, &dc, &x.crawls, 1, CS_COMM_SUM);
         x.bandwidth = (double)x.crawls / t_epoch;
         double ih1 = 0.0, ib1 = 0.0;
         CS_TRY(ctx, cs_cache_integrals(ctx, cache, t1, &ih1, &ib1));

@@ -342,7 +342,7 @@ static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     bandit *b = st;
     cs_err rc = CS_OK;
     double *mu = NULL, *D = NULL, *p = NULL;
-    cs_refresh_allreduce(ctx, b->members, b->cnt, (int)b->K, MPI_INT64_T, MPI_SUM);
+    cs_comm_allreduce_i64(ctx, b->members, b->cnt, (int)b->K, CS_COMM_SUM);
     if (b->kind == B_WHITTLE || b->kind == B_LEARN) {
         /* lambda_k = slot * sum of mu delta over the group's cached pages: exact sums */
         cs_xsum *xs = NULL;
@@ -687,8 +687,8 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     }
     /* 4. every rank's candidates; the same winners everywhere */
     int64_t na = 0;
-    CS_TRY(ctx, cs_refresh_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap,
-                                     b->rc_cnt, b->rc_dsp, &na));
+    CS_TRY(ctx, cs_comm_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap, b->rc_cnt,
+                                  b->rc_dsp, &na));
     qsort(b->all, (size_t)na, sizeof *b->all, cand_cmp);
     /* my candidates by id, to find my winners; the outcomes per chosen group */
     int64_t *slot_of = NULL;
@@ -748,7 +748,7 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         cs_xsum_norm(&b->omu[c]); /* limbs below 2^32: no sum over ranks overflows */
         memcpy(ob + w * c + 2, b->omu[c].limb, sizeof b->omu[c].limb);
     }
-    cs_refresh_allreduce(ctx, ob, og, (int)(w * nc), MPI_INT64_T, MPI_SUM);
+    cs_comm_allreduce_i64(ctx, ob, og, (int)(w * nc), CS_COMM_SUM);
     for (size_t c = 0; c < nc; c++) {
         const int64_t k = b->chosen[c];
         const int64_t crawled = og[w * c], changed = og[w * c + 1];

@@ -8,6 +8,7 @@
  * are cut from the tick's discovery budget. Staleness is integrated exactly (Eq. 1) and
  * reported per epoch beside the closed forms (Props. 1, 4) of the schedule in force.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/rng.h"
 #include "sim/sim_impl.h"
 
@@ -351,7 +352,7 @@ static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
     for (int64_t i = 0; i < rf->pg.n; i++)
         if (cs_cache_has(rf->cache, i))
             x[m++] = rf->pg.delta[i];
-    rc = cs_refresh_sum(ctx, x, m, &sum);
+    rc = cs_comm_sum_exact(ctx, x, m, &sum);
     free(x);
     if (rc == CS_OK && sum > 0.0 && *R > 0.999 * sum)
         *R = 0.999 * sum;
