@@ -15,7 +15,7 @@
  * The replay memory is a ring of the newest `replay` transitions; minibatches are drawn
  * uniformly with replacement. All draws come from (seed, CS_RNG_BANDIT, 0xf6d, run).
  */
-#include "crawlsim/bandit.h"
+#include "bandit/bandit_impl.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -331,3 +331,117 @@ cs_err cs_fgdqn_load(cs_ctx *ctx, cs_fgdqn *f, cs_ckpt *ck, const char *prefix)
 fail:
     return rc;
 }
+
+/* ---- as a registered bandit policy ("fgdqn") ------------------------------------------------- */
+
+static cs_err fg_create(cs_ctx *ctx, cs_bandit *b)
+{
+    const size_t Kz = (size_t)b->K;
+    cs_err rc = cs_alloc(ctx, &b->z, 2 * Kz, sizeof *b->z, "FG-DQN state");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &b->z1, 2 * Kz, sizeof *b->z1, "FG-DQN state");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &b->qv, Kz, sizeof *b->qv, "FG-DQN values");
+    if (rc == CS_OK)
+        rc = cs_fgdqn_create(ctx, &b->s.fgdqn, b->K, b->s.seed, b->s.run, &b->net);
+    return rc;
+}
+
+static void fg_destroy(cs_bandit *b)
+{
+    cs_fgdqn_destroy(&b->net);
+    free(b->z);
+    free(b->z1);
+    free(b->qv);
+    b->z = b->z1 = b->qv = NULL;
+}
+
+/* The network's input for ages X and last outcomes Y: (X_k / x_scale, Y_k). */
+static void fg_state(const cs_bandit *b, const int64_t *X, float *z)
+{
+    for (int64_t k = 0; k < b->K; k++) {
+        z[k] = (float)((double)X[k] / b->s.fgdqn.x_scale);
+        z[b->K + k] = (float)b->Y[k];
+    }
+}
+
+/* Each crawl epsilon-greedy (epsilon linear from eps_start to eps_end over eps_steps slots): a
+ * random eligible group, or the best eligible group not picked yet in this slot (all picked:
+ * the best). Q is evaluated once per slot, at the first greedy crawl (it is a pure function of
+ * the network and the state). */
+static cs_err fg_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E, int64_t n)
+{
+    cs_err rc = CS_OK;
+    const cs_fgdqn_config *fc = &b->s.fgdqn;
+    const double frac = fc->eps_steps > 0 ? (double)b->slots / (double)fc->eps_steps : 1.0;
+    const double eps =
+        frac >= 1.0 ? fc->eps_end : fc->eps_start + (fc->eps_end - fc->eps_start) * frac;
+    fg_state(b, b->X, b->z);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t pick = -1;
+        if (cs_rng_uniform(g) < eps) {
+            pick = elig[cs_rng_below(g, (uint64_t)E)];
+        } else {
+            if (!b->qv_ok) {
+                cs_fgdqn_q(b->net, b->z, b->qv);
+                b->qv_ok = 1;
+            }
+            for (int pass = 0; pass < 2 && pick < 0; pass++)
+                for (int64_t e = 0; e < E; e++) {
+                    const int64_t k = elig[e];
+                    if (pass == 0 && b->alloc[k] > 0)
+                        continue;
+                    if (pick < 0 || b->qv[k] > b->qv[pick])
+                        pick = k;
+                }
+        }
+        CS_TRY(ctx, bandit_pick(ctx, b, pick));
+    }
+fail:
+    return rc;
+}
+
+/* One transition per crawl of the slot with its group's reward shared among its crawls, then
+ * one full-gradient step. z1 is the state after the slot (ages moved on, outcomes in Y). */
+static void fg_learn(cs_bandit *b)
+{
+    for (int64_t k = 0; k < b->K; k++) {
+        const int64_t x = b->alloc[k] > 0 ? 0 : b->X[k] + 1;
+        b->z1[k] = (float)((double)x / b->s.fgdqn.x_scale);
+        b->z1[b->K + k] = (float)b->Y[k];
+    }
+    for (int64_t j = 0; j < b->npicks; j++) {
+        const int64_t k = b->picks[j];
+        cs_fgdqn_push(b->net, b->z, k, (float)(b->rew[k] / (double)b->alloc[k]), b->z1);
+    }
+    if (b->npicks > 0)
+        cs_fgdqn_train(b->net);
+}
+
+static cs_err fg_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix)
+{
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s/fgdqn", prefix);
+    return cs_fgdqn_save(ctx, b->net, ck, nm);
+}
+
+static cs_err fg_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix)
+{
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s/fgdqn", prefix);
+    return cs_fgdqn_load(ctx, b->net, ck, nm);
+}
+
+const cs_bandit_ops cs_bandit_fgdqn_ops = {.name = "fgdqn",
+                                           .recrawl_name = "bandit-fgdqn",
+                                           .freshness = 1,
+                                           .stream = 4,
+                                           .max_groups = 4096,
+                                           .max_why =
+                                               "keeps the state of every group on every rank",
+                                           .create = fg_create,
+                                           .destroy = fg_destroy,
+                                           .choose = fg_choose,
+                                           .learn = fg_learn,
+                                           .save = fg_save,
+                                           .load = fg_load};

@@ -13,49 +13,31 @@
 #include <string.h>
 
 static const recrawl_ops *const registry[] = {
-    &cs_recrawl_uniform_ops,
-    &cs_recrawl_change_rate_ops,
-    &cs_recrawl_adaptive_ops,
-    &cs_recrawl_lc_ops,
-    &cs_recrawl_lc_incomplete_ops,
-    &cs_recrawl_lca_ops,
-    &cs_recrawl_blc_ops,
-    &cs_recrawl_blc_floor_ops,
-    &cs_recrawl_learn_ops,
-    &cs_recrawl_learn_lca_ops,
-    &cs_recrawl_learn_binary_ops,
-    &cs_recrawl_bandit_uniform_ops,
-    &cs_recrawl_bandit_static_opt_ops,
-    &cs_recrawl_bandit_thompson_ops,
-    &cs_recrawl_bandit_whittle_ops,
-    &cs_recrawl_bandit_fgdqn_ops,
-    &cs_recrawl_bandit_learn_ops,
+    &cs_recrawl_uniform_ops,   &cs_recrawl_change_rate_ops,   &cs_recrawl_adaptive_ops,
+    &cs_recrawl_lc_ops,        &cs_recrawl_lc_incomplete_ops, &cs_recrawl_lca_ops,
+    &cs_recrawl_blc_ops,       &cs_recrawl_blc_floor_ops,     &cs_recrawl_learn_ops,
+    &cs_recrawl_learn_lca_ops, &cs_recrawl_learn_binary_ops,
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
-const char *const *cs_recrawl_names(int *n)
+/* The policy named `policy`: one of the registry above, or a bandit policy of the bandit
+ * registry (refresh.policy = bandit-<name>, all run by recrawl_bandit.c). */
+static const recrawl_ops *find_ops(const char *policy)
 {
-    static const char *const names[] = {
-        "uniform",
-        "change-rate",
-        "adaptive",
-        "lambdacrawl",
-        "lambdacrawl-incomplete",
-        "lca",
-        "binary-lambdacrawl",
-        "binary-lambdacrawl-floor",
-        "lambda-learn",
-        "lambda-learn-lca",
-        "lambda-learn-binary",
-        "bandit-uniform",
-        "bandit-static-opt",
-        "bandit-thompson",
-        "bandit-whittle",
-        "bandit-fgdqn",
-        "bandit-whittle-learn",
-    };
-    *n = (int)(sizeof names / sizeof names[0]);
-    return names;
+    for (int i = 0; policy != NULL && i < NREG; i++)
+        if (strcmp(registry[i]->name, policy) == 0)
+            return registry[i];
+    return cs_bandit_find_recrawl(policy) != NULL ? &cs_recrawl_bandit_ops : NULL;
+}
+
+const char *cs_recrawl_name(int i)
+{
+    if (i >= 0 && i < NREG)
+        return registry[i]->name;
+    for (int j = 0, seen = NREG; cs_bandit_at(j) != NULL; j++)
+        if (cs_bandit_at(j)->recrawl_name != NULL && seen++ == i)
+            return cs_bandit_at(j)->recrawl_name;
+    return NULL;
 }
 
 void cs_recrawl_config_default(cs_recrawl_config *c)
@@ -76,10 +58,8 @@ void cs_recrawl_config_default(cs_recrawl_config *c)
 
 int cs_recrawl_is_slot(const char *policy)
 {
-    for (int i = 0; i < NREG; i++)
-        if (strcmp(registry[i]->name, policy) == 0)
-            return registry[i]->slot != NULL;
-    return 0;
+    const recrawl_ops *ops = find_ops(policy);
+    return ops != NULL && ops->slot != NULL;
 }
 
 /* ---- heap of next crawl times ---------------------------------------------------------------- */
@@ -139,10 +119,7 @@ cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cac
                          cs_cache *cache, cs_recrawl **out)
 {
     cs_err rc = CS_OK;
-    const recrawl_ops *ops = NULL;
-    for (int j = 0; j < NREG && cfg != NULL && cfg->policy != NULL; j++)
-        if (strcmp(registry[j]->name, cfg->policy) == 0)
-            ops = registry[j];
+    const recrawl_ops *ops = cfg != NULL ? find_ops(cfg->policy) : NULL;
     if (ops == NULL)
         return cs_fail(ctx, CS_ERR_ARG, "recrawl: unknown policy '%s'",
                        cfg != NULL && cfg->policy != NULL ? cfg->policy : "(null)");

@@ -77,8 +77,6 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
 extern const recrawl_ops cs_recrawl_uniform_ops, cs_recrawl_change_rate_ops, cs_recrawl_lc_ops,
     cs_recrawl_lc_incomplete_ops, cs_recrawl_lca_ops, cs_recrawl_blc_ops, cs_recrawl_blc_floor_ops,
     cs_recrawl_adaptive_ops, cs_recrawl_learn_ops, cs_recrawl_learn_lca_ops,
-    cs_recrawl_learn_binary_ops, cs_recrawl_bandit_uniform_ops, cs_recrawl_bandit_static_opt_ops,
-    cs_recrawl_bandit_thompson_ops, cs_recrawl_bandit_whittle_ops, cs_recrawl_bandit_fgdqn_ops,
-    cs_recrawl_bandit_learn_ops;
+    cs_recrawl_learn_binary_ops, cs_recrawl_bandit_ops;
 
 #endif
