@@ -193,6 +193,30 @@ static int64_t argmax(const float *q, int64_t K)
     return b;
 }
 
+/* Backpropagation through one layer of n rows: the weight gradient gW = A^T Dout (A: the
+ * layer's n x in input, Dout: the n x out delta at its output), the bias gradient gb = the
+ * column sums of Dout, and, when Din is not NULL, the delta at its input Din = Dout W^T, zero
+ * where the ReLU that produced A was inactive. */
+static void layer_back(int n, int in, int out, const float *A, const float *Dout, const float *W,
+                       float *gW, float *gb, float *Din)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, in, out, n, 1.0f, A, in, Dout, out, 0.0f,
+                gW, out);
+    for (int64_t k = 0; k < out; k++) {
+        float s = 0.0f;
+        for (int64_t i = 0; i < n; i++)
+            s += Dout[i * out + k];
+        gb[k] = s;
+    }
+    if (Din == NULL)
+        return;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, in, out, 1.0f, Dout, out, W, out, 0.0f,
+                Din, in);
+    for (int64_t j = 0; j < (int64_t)n * in; j++)
+        if (!(A[j] > 0.0f))
+            Din[j] = 0.0f;
+}
+
 double cs_fgdqn_train(cs_fgdqn *f)
 {
     const int64_t B = f->c.batch, d = f->d, K = f->K, h1 = f->h1, h2 = f->h2;
@@ -223,43 +247,9 @@ double cs_fgdqn_train(cs_fgdqn *f)
     const int n = (int)(2 * B);
     float *g = f->grad;
     const float *th = f->theta;
-    /* layer 3 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)h2, (int)K, n, 1.0f, f->H2, (int)h2,
-                f->G, (int)K, 0.0f, g + f->o_w3, (int)K);
-    for (int64_t k = 0; k < K; k++) {
-        float s = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            s += f->G[i * K + k];
-        g[f->o_b3 + k] = s;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, (int)h2, (int)K, 1.0f, f->G, (int)K,
-                th + f->o_w3, (int)K, 0.0f, f->D2, (int)h2);
-    for (int64_t j = 0; j < n * h2; j++)
-        if (!(f->H2[j] > 0.0f))
-            f->D2[j] = 0.0f;
-    /* layer 2 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)h1, (int)h2, n, 1.0f, f->H1, (int)h1,
-                f->D2, (int)h2, 0.0f, g + f->o_w2, (int)h2);
-    for (int64_t k = 0; k < h2; k++) {
-        float s = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            s += f->D2[i * h2 + k];
-        g[f->o_b2 + k] = s;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, (int)h1, (int)h2, 1.0f, f->D2, (int)h2,
-                th + f->o_w2, (int)h2, 0.0f, f->D1, (int)h1);
-    for (int64_t j = 0; j < n * h1; j++)
-        if (!(f->H1[j] > 0.0f))
-            f->D1[j] = 0.0f;
-    /* layer 1 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d, (int)h1, n, 1.0f, f->X, (int)d,
-                f->D1, (int)h1, 0.0f, g, (int)h1);
-    for (int64_t k = 0; k < h1; k++) {
-        float s = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            s += f->D1[i * h1 + k];
-        g[f->o_b1 + k] = s;
-    }
+    layer_back(n, (int)h2, (int)K, f->H2, f->G, th + f->o_w3, g + f->o_w3, g + f->o_b3, f->D2);
+    layer_back(n, (int)h1, (int)h2, f->H1, f->D2, th + f->o_w2, g + f->o_w2, g + f->o_b2, f->D1);
+    layer_back(n, (int)d, (int)h1, f->X, f->D1, th, g, g + f->o_b1, NULL);
     /* Eq. 9 with its noise term */
     const float a = (float)(f->c.lr / (1.0 + (double)f->steps / f->c.lr_decay));
     const double nz = f->c.noise;

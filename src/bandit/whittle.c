@@ -100,6 +100,17 @@ void cs_whittle_arms_set(cs_whittle_arms *a, int64_t i, uint64_t id, double u, d
 }
 
 /* Min-heap of (key, pos) on the key: the root is the smallest of the kept top keys. */
+/* Swaps heap entries i and j (key and position). */
+static inline void heap_swap(uint64_t *key, int64_t *pos, int64_t i, int64_t j)
+{
+    const uint64_t tk = key[i];
+    key[i] = key[j];
+    key[j] = tk;
+    const int64_t tp = pos[i];
+    pos[i] = pos[j];
+    pos[j] = tp;
+}
+
 static void heap_sift_down(uint64_t *key, int64_t *pos, int64_t n, int64_t i)
 {
     for (;;) {
@@ -110,12 +121,7 @@ static void heap_sift_down(uint64_t *key, int64_t *pos, int64_t n, int64_t i)
             m = l + 1;
         if (m == i)
             return;
-        uint64_t tk = key[i];
-        key[i] = key[m];
-        key[m] = tk;
-        int64_t tp = pos[i];
-        pos[i] = pos[m];
-        pos[m] = tp;
+        heap_swap(key, pos, i, m);
         i = m;
     }
 }
@@ -126,12 +132,7 @@ static void heap_sift_up(uint64_t *key, int64_t *pos, int64_t i)
         int64_t p = (i - 1) / 2;
         if (key[p] <= key[i])
             return;
-        uint64_t tk = key[i];
-        key[i] = key[p];
-        key[p] = tk;
-        int64_t tp = pos[i];
-        pos[i] = pos[p];
-        pos[p] = tp;
+        heap_swap(key, pos, i, p);
         i = p;
     }
 }
@@ -187,12 +188,7 @@ cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *cho
     }
     /* heap -> decreasing order (heapsort of a min-heap leaves it decreasing) */
     for (int64_t e = h - 1; e > 0; e--) {
-        uint64_t tk = hk[0];
-        hk[0] = hk[e];
-        hk[e] = tk;
-        int64_t tp = hp[0];
-        hp[0] = hp[e];
-        hp[e] = tp;
+        heap_swap(hk, hp, 0, e);
         heap_sift_down(hk, hp, e, 0);
     }
     int64_t take = h; /* a local context (no MPI): the local top-n0 is the answer */

@@ -41,6 +41,16 @@ double cs_refresh_jb_complete(double mu, double p)
     return mu * (1.0 - p);
 }
 
+/* The harmonic and binary cost terms of one page under the schedule's form: observation-
+ * triggered with probability prob >= 0 (Prop. 4), else Poisson at rate (Prop. 1). */
+static inline void page_cost(double mu, double delta, double rate, double prob, double *h,
+                             double *b)
+{
+    const int trig = prob >= 0.0;
+    *h = trig ? cs_refresh_jh_complete(mu, prob) : cs_refresh_jh_incomplete(mu, delta, rate);
+    *b = trig ? cs_refresh_jb_complete(mu, prob) : cs_refresh_jb_incomplete(mu, delta, rate);
+}
+
 cs_err cs_refresh_cost(cs_ctx *ctx, const cs_refresh_pages *pg, const double *rate,
                        const double *prob, double *jh, double *jb)
 {
@@ -52,11 +62,8 @@ cs_err cs_refresh_cost(cs_ctx *ctx, const cs_refresh_pages *pg, const double *ra
                                                                                   : mh, mb, infh)  \
     schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        const int trig = prob[i] >= 0.0;
-        const double h = trig ? cs_refresh_jh_complete(mu[i], prob[i])
-                              : cs_refresh_jh_incomplete(mu[i], delta[i], rate[i]);
-        const double b = trig ? cs_refresh_jb_complete(mu[i], prob[i])
-                              : cs_refresh_jb_incomplete(mu[i], delta[i], rate[i]);
+        double h, b;
+        page_cost(mu[i], delta[i], rate[i], prob[i], &h, &b);
         if (isfinite(h))
             mh = h > mh ? h : mh;
         else
@@ -70,11 +77,8 @@ cs_err cs_refresh_cost(cs_ctx *ctx, const cs_refresh_pages *pg, const double *ra
 #pragma omp parallel for default(none) shared(n, mu, delta, rate, prob, sh, sb)                   \
     reduction(+ : h0, h1, h2, b0, b1, b2) schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        const int trig = prob[i] >= 0.0;
-        const double h = trig ? cs_refresh_jh_complete(mu[i], prob[i])
-                              : cs_refresh_jh_incomplete(mu[i], delta[i], rate[i]);
-        const double b = trig ? cs_refresh_jb_complete(mu[i], prob[i])
-                              : cs_refresh_jb_incomplete(mu[i], delta[i], rate[i]);
+        double h, b;
+        page_cost(mu[i], delta[i], rate[i], prob[i], &h, &b);
         CS_FX_ADD(isfinite(h) ? h : 0.0, sh, h0, h1, h2);
         CS_FX_ADD(b, sb, b0, b1, b2);
     }
