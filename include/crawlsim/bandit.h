@@ -258,6 +258,13 @@ typedef struct cs_bandit_ops {
     int per_arm; /* ephemeral: one series per arm, named <name>-arm<i> (1-based) */
 } cs_bandit_ops;
 
+/* Local. FG-DQN's and the learning scheme's settings from the job file's [bandit] section
+ * (config.h), the same for `crawlsim bandit` and the re-crawl side: the defaults above
+ * overridden by the section's keys. */
+struct cs_bandit_config;
+CS_API void cs_bandit_settings(const struct cs_bandit_config *b, cs_fgdqn_config *fc,
+                               cs_lspe_config *lc);
+
 /* Local. The registered policy of that name (bandit.policies), NULL if none. */
 CS_API const cs_bandit_ops *cs_bandit_find(const char *name);
 /* Local. The registered policy whose recrawl_name is policy (refresh.policy), NULL if none. */

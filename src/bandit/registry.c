@@ -6,6 +6,7 @@
  * cs_bandit_ops and one line in `registry` below (docs/developer/adding-a-policy.md).
  */
 #include "bandit/bandit_impl.h"
+#include "crawlsim/config.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,34 @@ const cs_bandit_ops *cs_bandit_find_recrawl(const char *policy)
         if (registry[i]->recrawl_name != NULL && strcmp(registry[i]->recrawl_name, policy) == 0)
             return registry[i];
     return NULL;
+}
+
+void cs_bandit_settings(const cs_bandit_config *b, cs_fgdqn_config *fc, cs_lspe_config *lc)
+{
+    cs_fgdqn_config_default(fc);
+    fc->hidden1 = b->hidden1;
+    fc->hidden2 = b->hidden2;
+    fc->gamma = b->gamma;
+    fc->eps_start = b->eps_start;
+    fc->eps_end = b->eps_end;
+    fc->eps_steps = b->eps_steps;
+    fc->lr = b->lr;
+    fc->lr_decay = b->lr_decay;
+    fc->noise = b->noise;
+    fc->batch = b->batch;
+    fc->replay = b->replay;
+    fc->x_scale = b->x_scale;
+    cs_lspe_config_default(lc);
+    lc->kappa = b->learn_kappa;
+    lc->gamma = b->learn_gamma;
+    lc->delta = b->learn_delta;
+    lc->epsilon = b->learn_epsilon;
+    lc->a_c = b->learn_a_c;
+    lc->a_period = b->learn_a_period;
+    lc->b_c = b->learn_b_c;
+    lc->b_period = b->learn_b_period;
+    lc->inverse = b->learn_inverse;
+    lc->features = b->learn_features == 0 ? 2 : 1;
 }
 
 /* ---- helpers of the policy files ------------------------------------------------------------- */

@@ -159,6 +159,7 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
     u = v4 + MAX_ARMS;
     alpha = u + MAX_ARMS;
 
+    cs_bandit_settings(b, &fs.fgdqn, &es.lspe);
     /* arms (the same config on every rank: the checks agree without communication) */
     if (b->experiment == CS_BANDIT_EPHEMERAL) {
         CS_TRY(ctx, parse_list(ctx, "arrival", b->arrival, 0, v1, &K));
@@ -177,17 +178,6 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
         es.alpha = alpha;
         es.cost = v4;
         es.crawlers = b->crawlers;
-        cs_lspe_config_default(&es.lspe);
-        es.lspe.kappa = b->learn_kappa;
-        es.lspe.gamma = b->learn_gamma;
-        es.lspe.delta = b->learn_delta;
-        es.lspe.epsilon = b->learn_epsilon;
-        es.lspe.a_c = b->learn_a_c;
-        es.lspe.a_period = b->learn_a_period;
-        es.lspe.b_c = b->learn_b_c;
-        es.lspe.b_period = b->learn_b_period;
-        es.lspe.inverse = b->learn_inverse;
-        es.lspe.features = b->learn_features == 0 ? 2 : 1;
     } else {
         CS_TRY(ctx, parse_list(ctx, "group_sizes", b->group_sizes, 0, v1, &K));
         for (int64_t i = 0; i < K; i++) {
@@ -207,19 +197,6 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
         fs.rate = v2;
         fs.mu = v3;
         fs.slot = b->slot;
-        cs_fgdqn_config_default(&fs.fgdqn);
-        fs.fgdqn.hidden1 = b->hidden1;
-        fs.fgdqn.hidden2 = b->hidden2;
-        fs.fgdqn.gamma = b->gamma;
-        fs.fgdqn.eps_start = b->eps_start;
-        fs.fgdqn.eps_end = b->eps_end;
-        fs.fgdqn.eps_steps = b->eps_steps;
-        fs.fgdqn.lr = b->lr;
-        fs.fgdqn.lr_decay = b->lr_decay;
-        fs.fgdqn.noise = b->noise;
-        fs.fgdqn.batch = b->batch;
-        fs.fgdqn.replay = b->replay;
-        fs.fgdqn.x_scale = b->x_scale;
         if (b->replay < b->batch)
             CS_TRY(ctx,
                    cs_fail(ctx, CS_ERR_CONFIG, "bandit.replay (%lld) is below bandit.batch (%lld)",
