@@ -11,6 +11,7 @@
  *  - The binary-freshness bandit of Avrachenkov, Borkar & Patil ("Deep reinforcement learning
  *    for web crawling", ICC 2021): groups of pages crawled round-robin, with static optimisation
  *    (Azar et al., Eq. 8), Thompson sampling, uniform and FG-DQN (Algorithm 1 and appendix).
+ *  - The registry of these policies, shared by `crawlsim bandit` and the re-crawl side.
  *
  * Randomness: every draw comes from a Philox stream keyed by (seed, CS_RNG_BANDIT, entity, sub)
  * (rng.h), never by rank or thread.
@@ -160,7 +161,7 @@ CS_API double cs_static_opt_change_prob(double rate, double slot);
  * (p_k + D_k - D_k p_k) over 0 <= p_k <= 1, sum p_k = R (R crawls per slot; R <= number of pages
  * over all ranks), D_k in (0, 1] the per-slot change probability. KKT: p_k = clamp((sqrt(mu_k
  * D_k / lambda) - D_k) / (1 - D_k), 0, 1) (p_k = 1 if D_k = 1 and lambda < mu_k), lambda found
- * by bisection on the exact fixed-point sum (cs_refresh_sum), so every rank gets bit-identical
+ * by bisection on the exact fixed-point sum (cs_comm_sum_exact), so every rank gets bit-identical
  * results for any rank count. p: caller-owned, n entries. *lambda_out may be NULL.
  * Errors, agreed: CS_ERR_ARG (mu <= 0, D outside (0,1], R outside (0, N]), CS_ERR_NOMEM.
  */
@@ -168,18 +169,6 @@ CS_API cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, cons
                                   double R, double *p, double *lambda_out);
 
 /* ==== The binary-freshness bandit of the DRL paper ========================================== */
-
-typedef enum cs_fresh_policy {
-    CS_FRESH_UNIFORM = 0,
-    CS_FRESH_STATIC_OPT = 1,
-    CS_FRESH_THOMPSON = 2,
-    CS_FRESH_FGDQN = 3,
-    CS_FRESH_POLICY_COUNT_
-} cs_fresh_policy;
-
-/* Local. "uniform", "static-opt", "thompson", "fgdqn"; parse returns CS_ERR_ARG if unknown. */
-CS_API const char *cs_fresh_policy_name(cs_fresh_policy p);
-CS_API cs_err cs_fresh_policy_parse(const char *name, cs_fresh_policy *out);
 
 typedef struct cs_fgdqn_config {
     int64_t hidden1, hidden2;  /* ReLU layers (paper: 4000 and 8) */
@@ -198,6 +187,121 @@ typedef struct cs_fgdqn_config {
  * batch 32, replay 10000, x_scale 100. */
 CS_API void cs_fgdqn_config_default(cs_fgdqn_config *c);
 
+/* ==== The registry of bandit policies ======================================================= */
+
+/*
+ * One registry (src/bandit/registry.c) of the restless-bandit policies, looked up by name, and
+ * one implementation of each, used by `crawlsim bandit` (bandit.policies, both experiments) and
+ * by the re-crawl side (refresh.policy = bandit-*, src/refresh/recrawl_bandit.c). A policy is a
+ * cs_bandit_ops (docs/developer/adding-a-policy.md), with up to two faces:
+ *
+ *  - a group policy (choose != NULL): K groups of pages, slot by slot; each slot allocates
+ *    n >= 1 crawls to groups among the eligible ones, from state replicated on every rank, and
+ *    learns from the slot's outcomes per chosen group. The freshness experiment runs it with one
+ *    crawl per slot over all groups (cs_fresh_run), the re-crawl side with the slot's budget
+ *    over the groups that hold cached pages;
+ *  - a policy of the ephemeral experiment (ephemeral != NULL): one run of the Whittle paper's
+ *    mean dynamics.
+ */
+typedef struct cs_bandit cs_bandit; /* a group policy's state: bandit_impl.h */
+
+/* What a group policy's sync takes (cs_bandit_sync). */
+typedef enum cs_bandit_input {
+    CS_BANDIT_IN_NONE = 0,
+    CS_BANDIT_IN_STATIC_OPT = 1, /* w_k: the group's share of the optimum of Eq. 8 */
+    CS_BANDIT_IN_INDEX = 2       /* w_k = u_k (Whittle paper Sec. II), alpha = exp(-c) */
+} cs_bandit_input;
+
+/* A group policy's parameters. */
+typedef struct cs_bandit_setup {
+    int64_t K;
+    uint64_t seed, run; /* the streams of FG-DQN's network and of the learning scheme */
+    cs_fgdqn_config fgdqn;
+    cs_lspe_config lspe;
+} cs_bandit_setup;
+
+/* The ephemeral experiment: K arms (u, alpha, cost C as cs_whittle_index), crawlers per tick. */
+typedef struct cs_ephemeral_setup {
+    int64_t K;
+    const double *u, *alpha, *cost;
+    int64_t crawlers;
+    cs_lspe_config lspe;
+} cs_ephemeral_setup;
+
+typedef struct cs_bandit_ops {
+    const char *name;         /* in bandit.policies */
+    const char *recrawl_name; /* refresh.policy; NULL: not a re-crawl policy */
+    int freshness;            /* a policy of crawlsim bandit's freshness experiment */
+    /* the re-crawl slot's stream: (seed, CS_RNG_BANDIT, 0x62616e64 2^32 + stream, slot); fixed
+     * per policy (changing it changes results) */
+    uint64_t stream;
+    cs_bandit_input input;
+    int64_t max_groups;  /* 0: no limit beyond the re-crawl side's */
+    const char *max_why; /* why, for the error message */
+    /* Local, may be NULL. The policy's own state in b, after the common state is made. */
+    cs_err (*create)(cs_ctx *ctx, cs_bandit *b);
+    void (*destroy)(cs_bandit *b);
+    /* Local, may be NULL. New inputs (b->w, b->alpha) were set. */
+    cs_err (*sync)(cs_ctx *ctx, cs_bandit *b);
+    /* Local. n >= 1 crawls among the E >= 1 eligible groups elig (scratch: may be reordered),
+     * each added with bandit_pick (bandit_impl.h); draws from g only. */
+    cs_err (*choose)(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E, int64_t n);
+    /* Local, may be NULL. Learning at the end of a slot, after its outcomes. */
+    void (*learn)(cs_bandit *b);
+    /* Collective (ckpt.h), may be NULL. The policy's own state under prefix. */
+    cs_err (*save)(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix);
+    cs_err (*load)(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix);
+    /* Local, may be NULL. One run of the ephemeral experiment into reward[horizon] (arm: the
+     * series' arm when per_arm). */
+    cs_err (*ephemeral)(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_t arm, int64_t horizon,
+                        uint64_t seed, uint64_t run, double *reward);
+    int per_arm; /* ephemeral: one series per arm, named <name>-arm<i> (1-based) */
+} cs_bandit_ops;
+
+/* Local. FG-DQN's and the learning scheme's settings from the job file's [bandit] section
+ * (config.h), the same for `crawlsim bandit` and the re-crawl side: the defaults above
+ * overridden by the section's keys. */
+struct cs_bandit_config;
+CS_API void cs_bandit_settings(const struct cs_bandit_config *b, cs_fgdqn_config *fc,
+                               cs_lspe_config *lc);
+
+/* Local. The registered policy of that name (bandit.policies), NULL if none. */
+CS_API const cs_bandit_ops *cs_bandit_find(const char *name);
+/* Local. The registered policy whose recrawl_name is policy (refresh.policy), NULL if none. */
+CS_API const cs_bandit_ops *cs_bandit_find_recrawl(const char *policy);
+/* Local. The i-th registered policy (registry order), NULL for i past the end. */
+CS_API const cs_bandit_ops *cs_bandit_at(int i);
+
+/* Local. A group policy (ops->choose != NULL) over s->K >= 1 groups. CS_ERR_ARG, CS_ERR_NOMEM. */
+CS_API cs_err cs_bandit_create(cs_ctx *ctx, const cs_bandit_ops *ops, const cs_bandit_setup *s,
+                               cs_bandit **out);
+CS_API void cs_bandit_destroy(cs_bandit **b);
+/* Local. The sync inputs (ops->input): w[K] (copied) and alpha; scale is static optimisation's
+ * draw scale (the draw is uniform on [0, scale) against the cumulated w; 0: the eligible
+ * groups' total). */
+CS_API cs_err cs_bandit_sync(cs_ctx *ctx, cs_bandit *b, const double *w, double alpha,
+                             double scale);
+/* Local. Starts a slot: n >= 0 crawls allocated among the E eligible groups elig (none when n
+ * or E is 0). The result: cs_bandit_chosen, cs_bandit_alloc. CS_ERR_NOMEM. */
+CS_API cs_err cs_bandit_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, const int64_t *elig, int64_t E,
+                               int64_t n);
+/* Local. The slot's chosen groups (in order of their first pick; *n of them) and the crawls
+ * allocated per group (K entries). Borrowed. */
+CS_API const int64_t *cs_bandit_chosen(const cs_bandit *b, int64_t *n);
+CS_API const int64_t *cs_bandit_alloc(const cs_bandit *b);
+/* Local. The slot's outcome of chosen group k: crawls made, crawls that found a change, reward
+ * (the importance of the pages found changed). */
+CS_API void cs_bandit_outcome(cs_bandit *b, int64_t k, int64_t crawled, int64_t changed,
+                              double reward);
+/* Local. Ends the slot: the policy learns, ages and slot count move on. */
+CS_API void cs_bandit_end_slot(cs_bandit *b);
+/* Local. Slots ended so far. */
+CS_API int64_t cs_bandit_slots(const cs_bandit *b);
+/* Collective(ctx->comm) (ckpt.h). The replicated state as items under prefix, and its
+ * restoration into a policy created with the same ops and setup. */
+CS_API cs_err cs_bandit_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix);
+CS_API cs_err cs_bandit_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix);
+
 /* A freshness experiment: K groups of identical pages. */
 typedef struct cs_fresh_setup {
     int64_t K;
@@ -212,10 +316,12 @@ typedef struct cs_fresh_setup {
  * Local. One run of `horizon` ticks of a policy on the freshness bandit (DRL paper Sec. II):
  * one group chosen per tick, its round-robin page crawled, reward mu_k if that page changed
  * since its last crawl (each page changes in a slot with probability
- * cs_static_opt_change_prob(rate, slot), drawn from the page's own stream). reward[t]
- * (caller-owned, horizon entries) receives the tick's reward. CS_ERR_ARG, CS_ERR_NOMEM.
+ * cs_static_opt_change_prob(rate, slot), drawn from the page's own stream). The policy is a
+ * registered one with policy->freshness set, run as a group policy (below) with one crawl per
+ * slot over all groups. reward[t] (caller-owned, horizon entries) receives the tick's reward.
+ * CS_ERR_ARG, CS_ERR_NOMEM.
  */
-CS_API cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, cs_fresh_policy policy,
+CS_API cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, const cs_bandit_ops *policy,
                            int64_t horizon, uint64_t seed, uint64_t run, double *reward);
 
 /* ---- FG-DQN on its own (for the benchmark) ---- */

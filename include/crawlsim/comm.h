@@ -14,6 +14,7 @@
 #include "crawlsim/core.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Typed collectives: the MPI operations other modules need, so that MPI is reached only through
@@ -21,7 +22,8 @@
  * with the same semantics: Collective, every rank calls it with the same n, type and op
  * (counts and displacements as MPI's, in elements). in == out, or in == NULL, is in place.
  * They return CS_OK, or CS_ERR_MPI when MPI reports an error (only with an error handler that
- * returns; the default one aborts the job).
+ * returns; the default one aborts the job). On a local context (no communicator: serial tools
+ * and unit tests without MPI_Init, cs_comm_is_local) they act as on one rank.
  */
 typedef enum cs_dtype {
     CS_T_INT,  /* int */
@@ -153,5 +155,68 @@ CS_API int64_t cs_comm_split(cs_ctx *ctx, int64_t B, int64_t demand);
 
 /* Local. The fixed split: B / P, the first B mod P ranks one more. */
 CS_API int64_t cs_comm_split_fixed(int64_t B, int rank, int size);
+
+/* ==== Collectives for the modules that do not call MPI themselves (refresh, bandit) ========= */
+
+/* Local. Whether ctx has no communicator (a local context: one rank, no MPI). */
+CS_API int cs_comm_is_local(const cs_ctx *ctx);
+
+/* Collective(ctx->comm). Every rank's n items of `size` bytes at send, concatenated in rank
+ * order, into *(void **)recv (grown with cs_grow, caller-owned; *cap in items); *total the number
+ * of items. cnt and dsp: scratch of ctx->size ints each (unused on a local context, where it is a
+ * copy). Errors, agreed: CS_ERR_NOMEM; CS_ERR_LIMIT beyond INT_MAX bytes in all. */
+CS_API cs_err cs_comm_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, void *recv,
+                                size_t *cap, int *cnt, int *dsp, int64_t *total);
+
+/*
+ * Exact sums of non-negative values with a global bound (the LambdaCrawl solvers, their costs,
+ * static optimisation). Why fixed point: a floating-point sum over ranks depends on the order of
+ * the additions, hence on the rank and thread count, and the root finds branch on such sums
+ * (STYLE.md). Here each non-negative value x is scaled by a power of two chosen from a global
+ * bound B >= x (so that x * scale <= 2^50) and split into an integer part q = round(x * scale)
+ * and a 32-bit fraction f = round((x * scale - q) 2^32), both with the 1.5 * 2^52 trick (one add
+ * and a bit cast, no conversion instruction, so the loops vectorise). q is split again into
+ * q >> 24 and q & 0xffffff so that no int64 sum can overflow below 2^32 terms. The three integer
+ * sums are exact and associative: allreducing them gives the same bits whatever the order.
+ * Resolution: 2^-33 units of 2^50 / B per term, i.e. 2^-83 B.
+ */
+#define CS_FX_MAGIC 6755399441055744.0 /* 1.5 * 2^52: adding it rounds to an integer */
+#define CS_FX_TOP 1125899906842624.0   /* 2^50: scaled values lie in [0, CS_FX_TOP] */
+#define CS_FX_FRAC 4294967296.0        /* 2^32 */
+#define CS_FX_MAX_TERMS 4294967296LL   /* 2^32 terms at most */
+
+static inline int64_t cs_fx_bits(double y)
+{
+    int64_t b;
+    memcpy(&b, &y, sizeof b);
+    return b;
+}
+
+/* Adds v * scale (clamped to [0, CS_FX_TOP]; NaN counts as CS_FX_TOP) to the accumulator (a[0],
+ * a[1], a[2]) = (sum of q >> 24, sum of q & 0xffffff, sum of fractions). */
+#define CS_FX_ADD(v, scale, a0, a1, a2)                                                            \
+    do {                                                                                           \
+        double fx_v_ = (v) * (scale);                                                              \
+        fx_v_ = fx_v_ <= CS_FX_TOP ? fx_v_ : CS_FX_TOP;                                            \
+        fx_v_ = fx_v_ >= 0.0 ? fx_v_ : 0.0;                                                        \
+        const double fx_y_ = fx_v_ + CS_FX_MAGIC;                                                  \
+        const int64_t fx_q_ = cs_fx_bits(fx_y_) - cs_fx_bits(CS_FX_MAGIC);                         \
+        const double fx_r_ = fx_v_ - (fx_y_ - CS_FX_MAGIC);                                        \
+        (a0) += fx_q_ >> 24;                                                                       \
+        (a1) += fx_q_ & 0xffffff;                                                                  \
+        (a2) += cs_fx_bits(fx_r_ * CS_FX_FRAC + CS_FX_MAGIC) - cs_fx_bits(CS_FX_MAGIC);            \
+    } while (0)
+
+/* Local. The power of two that maps bound (> 0, finite) to at most CS_FX_TOP; 1 otherwise. */
+CS_API double cs_comm_fx_scale(double bound);
+
+/* Local. The value of an (allreduced) accumulator a[0..3) with the given scale. */
+CS_API double cs_comm_fx_value(const int64_t *a, double scale);
+
+/*
+ * Collective(ctx->comm). The sum over all ranks of x[0..n) (finite, >= 0), exact to 2^-83 of
+ * max(x) per term and independent of the rank and thread count. CS_ERR_ARG (agreed) otherwise.
+ */
+CS_API cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum);
 
 #endif

@@ -67,8 +67,9 @@ typedef struct cs_recrawl_config {
 /* Local. The defaults above (policy "lambdacrawl", bandwidth 0: must be set). */
 CS_API void cs_recrawl_config_default(cs_recrawl_config *c);
 
-/* Local. The registered policy names: n entries. */
-CS_API const char *const *cs_recrawl_names(int *n);
+/* Local. The i-th policy name (the re-crawl registry, then the bandit registry's re-crawl
+ * names: refresh.policy = bandit-*), NULL for i past the end. */
+CS_API const char *cs_recrawl_name(int i);
 /* Local. The one-line summary of a registered policy (--help), or NULL. */
 CS_API const char *cs_recrawl_summary(const char *policy);
 

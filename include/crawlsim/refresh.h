@@ -142,10 +142,4 @@ CS_API double cs_refresh_jb_complete(double mu, double p);
 CS_API cs_err cs_refresh_cost(cs_ctx *ctx, const cs_refresh_pages *pg, const double *rate,
                               const double *prob, double *jh, double *jb);
 
-/*
- * Collective(ctx->comm). The sum over all ranks of x[0..n) (finite, >= 0), exact to 2^-83 of
- * max(x) per term and independent of the rank and thread count. CS_ERR_ARG (agreed) otherwise.
- */
-CS_API cs_err cs_refresh_sum(cs_ctx *ctx, const double *x, int64_t n, double *sum);
-
 #endif

@@ -15,7 +15,7 @@
  * The replay memory is a ring of the newest `replay` transitions; minibatches are drawn
  * uniformly with replacement. All draws come from (seed, CS_RNG_BANDIT, 0xf6d, run).
  */
-#include "crawlsim/bandit.h"
+#include "bandit/bandit_impl.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -193,6 +193,30 @@ static int64_t argmax(const float *q, int64_t K)
     return b;
 }
 
+/* Backpropagation through one layer of n rows: the weight gradient gW = A^T Dout (A: the
+ * layer's n x in input, Dout: the n x out delta at its output), the bias gradient gb = the
+ * column sums of Dout, and, when Din is not NULL, the delta at its input Din = Dout W^T, zero
+ * where the ReLU that produced A was inactive. */
+static void layer_back(int n, int in, int out, const float *A, const float *Dout, const float *W,
+                       float *gW, float *gb, float *Din)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, in, out, n, 1.0f, A, in, Dout, out, 0.0f,
+                gW, out);
+    for (int64_t k = 0; k < out; k++) {
+        float s = 0.0f;
+        for (int64_t i = 0; i < n; i++)
+            s += Dout[i * out + k];
+        gb[k] = s;
+    }
+    if (Din == NULL)
+        return;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, in, out, 1.0f, Dout, out, W, out, 0.0f,
+                Din, in);
+    for (int64_t j = 0; j < (int64_t)n * in; j++)
+        if (!(A[j] > 0.0f))
+            Din[j] = 0.0f;
+}
+
 double cs_fgdqn_train(cs_fgdqn *f)
 {
     const int64_t B = f->c.batch, d = f->d, K = f->K, h1 = f->h1, h2 = f->h2;
@@ -223,43 +247,9 @@ double cs_fgdqn_train(cs_fgdqn *f)
     const int n = (int)(2 * B);
     float *g = f->grad;
     const float *th = f->theta;
-    /* layer 3 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)h2, (int)K, n, 1.0f, f->H2, (int)h2,
-                f->G, (int)K, 0.0f, g + f->o_w3, (int)K);
-    for (int64_t k = 0; k < K; k++) {
-        float s = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            s += f->G[i * K + k];
-        g[f->o_b3 + k] = s;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, (int)h2, (int)K, 1.0f, f->G, (int)K,
-                th + f->o_w3, (int)K, 0.0f, f->D2, (int)h2);
-    for (int64_t j = 0; j < n * h2; j++)
-        if (!(f->H2[j] > 0.0f))
-            f->D2[j] = 0.0f;
-    /* layer 2 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)h1, (int)h2, n, 1.0f, f->H1, (int)h1,
-                f->D2, (int)h2, 0.0f, g + f->o_w2, (int)h2);
-    for (int64_t k = 0; k < h2; k++) {
-        float s = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            s += f->D2[i * h2 + k];
-        g[f->o_b2 + k] = s;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, (int)h1, (int)h2, 1.0f, f->D2, (int)h2,
-                th + f->o_w2, (int)h2, 0.0f, f->D1, (int)h1);
-    for (int64_t j = 0; j < n * h1; j++)
-        if (!(f->H1[j] > 0.0f))
-            f->D1[j] = 0.0f;
-    /* layer 1 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d, (int)h1, n, 1.0f, f->X, (int)d,
-                f->D1, (int)h1, 0.0f, g, (int)h1);
-    for (int64_t k = 0; k < h1; k++) {
-        float s = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            s += f->D1[i * h1 + k];
-        g[f->o_b1 + k] = s;
-    }
+    layer_back(n, (int)h2, (int)K, f->H2, f->G, th + f->o_w3, g + f->o_w3, g + f->o_b3, f->D2);
+    layer_back(n, (int)h1, (int)h2, f->H1, f->D2, th + f->o_w2, g + f->o_w2, g + f->o_b2, f->D1);
+    layer_back(n, (int)d, (int)h1, f->X, f->D1, th, g, g + f->o_b1, NULL);
     /* Eq. 9 with its noise term */
     const float a = (float)(f->c.lr / (1.0 + (double)f->steps / f->c.lr_decay));
     const double nz = f->c.noise;
@@ -331,3 +321,117 @@ cs_err cs_fgdqn_load(cs_ctx *ctx, cs_fgdqn *f, cs_ckpt *ck, const char *prefix)
 fail:
     return rc;
 }
+
+/* ---- as a registered bandit policy ("fgdqn") ------------------------------------------------- */
+
+static cs_err fg_create(cs_ctx *ctx, cs_bandit *b)
+{
+    const size_t Kz = (size_t)b->K;
+    cs_err rc = cs_alloc(ctx, &b->z, 2 * Kz, sizeof *b->z, "FG-DQN state");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &b->z1, 2 * Kz, sizeof *b->z1, "FG-DQN state");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &b->qv, Kz, sizeof *b->qv, "FG-DQN values");
+    if (rc == CS_OK)
+        rc = cs_fgdqn_create(ctx, &b->s.fgdqn, b->K, b->s.seed, b->s.run, &b->net);
+    return rc;
+}
+
+static void fg_destroy(cs_bandit *b)
+{
+    cs_fgdqn_destroy(&b->net);
+    free(b->z);
+    free(b->z1);
+    free(b->qv);
+    b->z = b->z1 = b->qv = NULL;
+}
+
+/* The network's input for ages X and last outcomes Y: (X_k / x_scale, Y_k). */
+static void fg_state(const cs_bandit *b, const int64_t *X, float *z)
+{
+    for (int64_t k = 0; k < b->K; k++) {
+        z[k] = (float)((double)X[k] / b->s.fgdqn.x_scale);
+        z[b->K + k] = (float)b->Y[k];
+    }
+}
+
+/* Each crawl epsilon-greedy (epsilon linear from eps_start to eps_end over eps_steps slots): a
+ * random eligible group, or the best eligible group not picked yet in this slot (all picked:
+ * the best). Q is evaluated once per slot, at the first greedy crawl (it is a pure function of
+ * the network and the state). */
+static cs_err fg_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E, int64_t n)
+{
+    cs_err rc = CS_OK;
+    const cs_fgdqn_config *fc = &b->s.fgdqn;
+    const double frac = fc->eps_steps > 0 ? (double)b->slots / (double)fc->eps_steps : 1.0;
+    const double eps =
+        frac >= 1.0 ? fc->eps_end : fc->eps_start + (fc->eps_end - fc->eps_start) * frac;
+    fg_state(b, b->X, b->z);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t pick = -1;
+        if (cs_rng_uniform(g) < eps) {
+            pick = elig[cs_rng_below(g, (uint64_t)E)];
+        } else {
+            if (!b->qv_ok) {
+                cs_fgdqn_q(b->net, b->z, b->qv);
+                b->qv_ok = 1;
+            }
+            for (int pass = 0; pass < 2 && pick < 0; pass++)
+                for (int64_t e = 0; e < E; e++) {
+                    const int64_t k = elig[e];
+                    if (pass == 0 && b->alloc[k] > 0)
+                        continue;
+                    if (pick < 0 || b->qv[k] > b->qv[pick])
+                        pick = k;
+                }
+        }
+        CS_TRY(ctx, bandit_pick(ctx, b, pick));
+    }
+fail:
+    return rc;
+}
+
+/* One transition per crawl of the slot with its group's reward shared among its crawls, then
+ * one full-gradient step. z1 is the state after the slot (ages moved on, outcomes in Y). */
+static void fg_learn(cs_bandit *b)
+{
+    for (int64_t k = 0; k < b->K; k++) {
+        const int64_t x = b->alloc[k] > 0 ? 0 : b->X[k] + 1;
+        b->z1[k] = (float)((double)x / b->s.fgdqn.x_scale);
+        b->z1[b->K + k] = (float)b->Y[k];
+    }
+    for (int64_t j = 0; j < b->npicks; j++) {
+        const int64_t k = b->picks[j];
+        cs_fgdqn_push(b->net, b->z, k, (float)(b->rew[k] / (double)b->alloc[k]), b->z1);
+    }
+    if (b->npicks > 0)
+        cs_fgdqn_train(b->net);
+}
+
+static cs_err fg_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix)
+{
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s/fgdqn", prefix);
+    return cs_fgdqn_save(ctx, b->net, ck, nm);
+}
+
+static cs_err fg_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix)
+{
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s/fgdqn", prefix);
+    return cs_fgdqn_load(ctx, b->net, ck, nm);
+}
+
+const cs_bandit_ops cs_bandit_fgdqn_ops = {.name = "fgdqn",
+                                           .recrawl_name = "bandit-fgdqn",
+                                           .freshness = 1,
+                                           .stream = 4,
+                                           .max_groups = 4096,
+                                           .max_why =
+                                               "keeps the state of every group on every rank",
+                                           .create = fg_create,
+                                           .destroy = fg_destroy,
+                                           .choose = fg_choose,
+                                           .learn = fg_learn,
+                                           .save = fg_save,
+                                           .load = fg_load};

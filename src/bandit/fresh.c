@@ -12,18 +12,15 @@
  * 1 - (1 - D)^e, drawn from the page's own stream (seed, CS_RNG_BANDIT, page, run) at position
  * "its c-th crawl", so the world does not depend on the policy's random draws.
  *
- * Choices the paper leaves open, made here:
- *  - uniform: a group uniformly at random each tick;
+ * The policies are the registered group policies (registry.c; simple.c, static_opt.c,
+ * fgdqn.c), one crawl per slot over all groups, their draws from (seed, CS_RNG_BANDIT, 0x9011c7,
+ * run). Choices the paper leaves open, made here:
  *  - static optimisation: the page-level optimum of Eq. 8 with bandwidth 1 crawl per slot
  *    (pages of a group share D and mu, so each gets the same p); group k is drawn with
- *    probability N_k p_k, then crawled round-robin;
- *  - Thompson sampling: Beta(1, 1) priors per group, success = the crawled page had changed;
- *    the group with the largest posterior sample is crawled (the paper ranks the samples
- *    themselves; mu is not used), Beta draws as ratios of Marsaglia-Tsang gamma variates;
+ *    probability N_k p_k (the draw uniform on [0, 1): scale 1), then crawled round-robin;
  *  - FG-DQN: state Z = (X_k / x_scale, Y_k) with X_k the ticks since group k was chosen (0 after
  *    a choice, Eq. 4) and Y_k whether its last crawl found a change (Eq. 5), all zero at tick 1;
- *    epsilon decays linearly from eps_start to eps_end over eps_steps ticks; one training step
- *    per tick once the replay memory holds a minibatch.
+ *    one training step per tick once the replay memory holds a minibatch.
  */
 #include "crawlsim/bandit.h"
 
@@ -31,54 +28,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const fresh_names[CS_FRESH_POLICY_COUNT_] = {"uniform", "static-opt", "thompson",
-                                                                "fgdqn"};
-
-const char *cs_fresh_policy_name(cs_fresh_policy p)
+/* Local. The static-optimisation weights N_k p_k of the groups (p_k from Eq. 8 over the pages
+ * with bandwidth 1 crawl per slot) into prob. */
+static cs_err fresh_static_opt(cs_ctx *ctx, const cs_fresh_setup *s, const int64_t *first,
+                               const double *D, int64_t P, double *prob)
 {
-    return (int)p >= 0 && p < CS_FRESH_POLICY_COUNT_ ? fresh_names[p] : "unknown";
-}
-
-cs_err cs_fresh_policy_parse(const char *name, cs_fresh_policy *out)
-{
-    for (int p = 0; p < CS_FRESH_POLICY_COUNT_; p++)
-        if (strcmp(name, fresh_names[p]) == 0) {
-            *out = (cs_fresh_policy)p;
-            return CS_OK;
+    double *mu_p = NULL, *D_p = NULL, *p_p = NULL;
+    cs_err rc = cs_alloc(ctx, &mu_p, 3 * (size_t)P, sizeof *mu_p, "pages");
+    if (rc != CS_OK)
+        return rc;
+    D_p = mu_p + P;
+    p_p = D_p + P;
+    for (int64_t k = 0; k < s->K; k++)
+        for (int64_t j = 0; j < s->size[k]; j++) {
+            mu_p[first[k] + j] = s->mu[k];
+            D_p[first[k] + j] = D[k];
         }
-    return CS_ERR_ARG;
+    cs_ctx local;
+    cs_ctx_init_local(&local, ctx->level);
+    rc = cs_static_opt_solve(&local, P, mu_p, D_p, 1.0, p_p, NULL);
+    if (rc != CS_OK)
+        cs_fail(ctx, rc, "%s", local.errmsg);
+    for (int64_t k = 0; rc == CS_OK && k < s->K; k++)
+        prob[k] = p_p[first[k]] * (double)s->size[k];
+    free(mu_p);
+    return rc;
 }
 
-/* Gamma(shape >= 1, 1) by Marsaglia & Tsang (ACM TOMS 26(3), 2000). */
-static double gamma_draw(cs_rng *r, double shape)
-{
-    const double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        double x, v;
-        do {
-            x = cs_rng_normal(r);
-            v = 1.0 + c * x;
-        } while (v <= 0.0);
-        v = v * v * v;
-        const double u = cs_rng_uniform_pos(r);
-        if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
-            return d * v;
-    }
-}
-
-static double beta_draw(cs_rng *r, double a, double b)
-{
-    const double x = gamma_draw(r, a), y = gamma_draw(r, b);
-    return x / (x + y);
-}
-
-cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, cs_fresh_policy policy, int64_t horizon,
-                    uint64_t seed, uint64_t run, double *reward)
+cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, const cs_bandit_ops *policy,
+                    int64_t horizon, uint64_t seed, uint64_t run, double *reward)
 {
     const int64_t K = s->K;
-    if (K < 1 || K > 4096 || horizon < 0 || !(s->slot > 0.0) || (int)policy < 0 ||
-        policy >= CS_FRESH_POLICY_COUNT_)
-        return cs_fail(ctx, CS_ERR_ARG, "freshness bandit: bad setup (K = %lld)", (long long)K);
+    if (K < 1 || K > 4096 || horizon < 0 || !(s->slot > 0.0) || policy == NULL ||
+        !policy->freshness || policy->choose == NULL)
+        return cs_fail(ctx, CS_ERR_ARG, "freshness bandit: bad setup (K = %lld, policy %s)",
+                       (long long)K, policy != NULL ? policy->name : "(null)");
     int64_t P = 0;
     for (int64_t k = 0; k < K; k++) {
         if (s->size[k] < 1 || !(s->rate[k] > 0.0) || !(s->mu[k] > 0.0))
@@ -88,124 +72,51 @@ cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, cs_fresh_policy policy
         P += s->size[k];
     }
     cs_err rc = CS_OK;
-    int64_t *first = NULL, *ptr = NULL, *last = NULL, *ncrawl = NULL, *X = NULL;
-    double *D = NULL, *prob = NULL, *ta = NULL, *tb = NULL, *pp = NULL;
-    float *z = NULL, *z1 = NULL, *q = NULL;
-    uint8_t *Y = NULL;
-    cs_fgdqn *net = NULL;
+    int64_t *first = NULL, *ptr = NULL, *last = NULL, *ncrawl = NULL, *all = NULL;
+    double *D = NULL, *prob = NULL;
+    cs_bandit *b = NULL;
     const size_t Kz = (size_t)K;
     if ((rc = cs_alloc(ctx, &first, Kz, sizeof *first, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &ptr, Kz, sizeof *ptr, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &X, Kz, sizeof *X, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &Y, Kz, sizeof *Y, "groups")) != CS_OK ||
+        (rc = cs_calloc(ctx, &ptr, Kz, sizeof *ptr, "groups")) != CS_OK ||
+        (rc = cs_alloc(ctx, &all, Kz, sizeof *all, "groups")) != CS_OK ||
         (rc = cs_alloc(ctx, &D, Kz, sizeof *D, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &prob, Kz, sizeof *prob, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &ta, Kz, sizeof *ta, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &tb, Kz, sizeof *tb, "groups")) != CS_OK ||
-        (rc = cs_alloc(ctx, &z, 2 * Kz, sizeof *z, "state")) != CS_OK ||
-        (rc = cs_alloc(ctx, &z1, 2 * Kz, sizeof *z1, "state")) != CS_OK ||
-        (rc = cs_alloc(ctx, &q, Kz, sizeof *q, "values")) != CS_OK ||
-        (rc = cs_alloc(ctx, &last, (size_t)P, sizeof *last, "pages")) != CS_OK ||
-        (rc = cs_alloc(ctx, &ncrawl, (size_t)P, sizeof *ncrawl, "pages")) != CS_OK ||
-        (rc = cs_alloc(ctx, &pp, (size_t)P, sizeof *pp, "pages")) != CS_OK)
+        (rc = cs_calloc(ctx, &prob, Kz, sizeof *prob, "groups")) != CS_OK ||
+        (rc = cs_calloc(ctx, &last, (size_t)P, sizeof *last, "pages")) != CS_OK ||
+        (rc = cs_calloc(ctx, &ncrawl, (size_t)P, sizeof *ncrawl, "pages")) != CS_OK)
         goto fail;
-    memset(last, 0, (size_t)P * sizeof *last);
-    memset(ncrawl, 0, (size_t)P * sizeof *ncrawl);
     int64_t off = 0;
     for (int64_t k = 0; k < K; k++) {
         first[k] = off;
         off += s->size[k];
-        ptr[k] = 0;
-        X[k] = 0;
-        Y[k] = 0;
+        all[k] = k;
         D[k] = cs_static_opt_change_prob(s->rate[k], s->slot);
-        ta[k] = tb[k] = 1.0;
     }
-    if (policy == CS_FRESH_STATIC_OPT) {
-        double *mu_p = pp, *D_p = NULL;
-        if ((rc = cs_alloc(ctx, &D_p, (size_t)P, sizeof *D_p, "pages")) != CS_OK)
-            goto fail;
-        double *p_p = NULL;
-        if ((rc = cs_alloc(ctx, &p_p, (size_t)P, sizeof *p_p, "pages")) != CS_OK) {
-            free(D_p);
-            goto fail;
-        }
-        for (int64_t k = 0; k < K; k++)
-            for (int64_t j = 0; j < s->size[k]; j++) {
-                mu_p[first[k] + j] = s->mu[k];
-                D_p[first[k] + j] = D[k];
-            }
-        cs_ctx local;
-        cs_ctx_init_local(&local, ctx->level);
-        rc = cs_static_opt_solve(&local, P, mu_p, D_p, 1.0, p_p, NULL);
-        if (rc != CS_OK)
-            cs_fail(ctx, rc, "%s", local.errmsg);
-        for (int64_t k = 0; rc == CS_OK && k < K; k++)
-            prob[k] = p_p[first[k]] * (double)s->size[k];
-        free(p_p);
-        free(D_p);
-        if (rc != CS_OK)
-            goto fail;
-    }
-    if (policy == CS_FRESH_FGDQN &&
-        (rc = cs_fgdqn_create(ctx, &s->fgdqn, K, seed, run, &net)) != CS_OK)
+    cs_bandit_setup bs;
+    memset(&bs, 0, sizeof bs);
+    bs.K = K;
+    bs.seed = seed;
+    bs.run = run;
+    bs.fgdqn = s->fgdqn;
+    cs_lspe_config_default(&bs.lspe);
+    if ((rc = cs_bandit_create(ctx, policy, &bs, &b)) != CS_OK)
+        goto fail;
+    if (policy->input == CS_BANDIT_IN_STATIC_OPT &&
+        ((rc = fresh_static_opt(ctx, s, first, D, P, prob)) != CS_OK ||
+         (rc = cs_bandit_sync(ctx, b, prob, 0.0, 1.0)) != CS_OK))
         goto fail;
 
     cs_rng pol;
     cs_rng_init(&pol, seed, CS_RNG_BANDIT, 0x9011c7, run);
-    const cs_fgdqn_config *fc = &s->fgdqn;
     for (int64_t t = 1; t <= horizon; t++) {
-        int64_t a = 0;
-        switch (policy) {
-        case CS_FRESH_UNIFORM:
-            a = (int64_t)cs_rng_below(&pol, (uint64_t)K);
-            break;
-        case CS_FRESH_STATIC_OPT: {
-            double v = cs_rng_uniform(&pol), acc = 0.0;
-            a = -1;
-            for (int64_t k = 0; k < K; k++) {
-                acc += prob[k];
-                if (prob[k] > 0.0) {
-                    a = k;
-                    if (v < acc)
-                        break;
-                }
-            }
-            break;
+        int64_t nc = 0;
+        if ((rc = cs_bandit_choose(ctx, b, &pol, all, K, 1)) != CS_OK)
+            goto fail;
+        const int64_t *ch = cs_bandit_chosen(b, &nc);
+        if (nc != 1) {
+            rc = cs_fail(ctx, CS_ERR_ARG, "freshness bandit: %s chose no group", policy->name);
+            goto fail;
         }
-        case CS_FRESH_THOMPSON: {
-            double best = -1.0;
-            for (int64_t k = 0; k < K; k++) {
-                const double th = beta_draw(&pol, ta[k], tb[k]);
-                if (th > best) {
-                    best = th;
-                    a = k;
-                }
-            }
-            break;
-        }
-        case CS_FRESH_FGDQN: {
-            const double frac = fc->eps_steps > 0 ? (double)(t - 1) / (double)fc->eps_steps : 1.0;
-            const double eps =
-                frac >= 1.0 ? fc->eps_end : fc->eps_start + (fc->eps_end - fc->eps_start) * frac;
-            for (int64_t k = 0; k < K; k++) {
-                z[k] = (float)((double)X[k] / fc->x_scale);
-                z[K + k] = (float)Y[k];
-            }
-            if (cs_rng_uniform(&pol) < eps) {
-                a = (int64_t)cs_rng_below(&pol, (uint64_t)K);
-            } else {
-                cs_fgdqn_q(net, z, q);
-                a = 0;
-                for (int64_t k = 1; k < K; k++)
-                    if (q[k] > q[a])
-                        a = k;
-            }
-            break;
-        }
-        default:
-            break;
-        }
+        const int64_t a = ch[0];
         /* crawl the group's round-robin page */
         const int64_t pg = first[a] + ptr[a];
         ptr[a] = ptr[a] + 1 == s->size[a] ? 0 : ptr[a] + 1;
@@ -218,38 +129,16 @@ cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, cs_fresh_policy policy
         ncrawl[pg]++;
         const double r = changed ? s->mu[a] : 0.0;
         reward[t - 1] = r;
-        if (policy == CS_FRESH_THOMPSON) {
-            if (changed)
-                ta[a] += 1.0;
-            else
-                tb[a] += 1.0;
-        }
-        for (int64_t k = 0; k < K; k++)
-            X[k] = k == a ? 0 : X[k] + 1;
-        Y[a] = (uint8_t)changed;
-        if (policy == CS_FRESH_FGDQN) {
-            for (int64_t k = 0; k < K; k++) {
-                z1[k] = (float)((double)X[k] / fc->x_scale);
-                z1[K + k] = (float)Y[k];
-            }
-            cs_fgdqn_push(net, z, a, (float)r, z1);
-            cs_fgdqn_train(net);
-        }
+        cs_bandit_outcome(b, a, 1, changed, r);
+        cs_bandit_end_slot(b);
     }
 fail:
-    cs_fgdqn_destroy(&net);
-    free(pp);
+    cs_bandit_destroy(&b);
     free(ncrawl);
     free(last);
-    free(q);
-    free(z1);
-    free(z);
-    free(tb);
-    free(ta);
     free(prob);
     free(D);
-    free(Y);
-    free(X);
+    free(all);
     free(ptr);
     free(first);
     return rc;

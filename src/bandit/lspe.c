@@ -18,8 +18,13 @@
  * s = max_i u_i/(1 - alpha_i); q0 is kept inside the projection interval and |q1|, |q2| <= 10
  * (in units of s), so that a diverging slow iterate cannot overflow the exponent; the state
  * starts at x_i = u_i (every arm crawled just before tick 0).
+ *
+ * As a registered bandit policy ("learn", refresh.policy = bandit-whittle-learn): the learning
+ * scheme on the groups (u_k from the sync, made at the first sync with some u_k > 0, u updated
+ * at later syncs); a slot's crawls are dealt over the groups it draws active, by decreasing
+ * activity probability; a slot with no active group crawls nothing.
  */
-#include "crawlsim/bandit.h"
+#include "bandit/bandit_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -382,3 +387,126 @@ cs_err cs_lspe_run(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const double
     cs_lspe_destroy(&l);
     return CS_OK;
 }
+
+/* ---- as a registered bandit policy ("learn") ------------------------------------------------- */
+
+static cs_err learn_create(cs_ctx *ctx, cs_bandit *b)
+{
+    return cs_calloc(ctx, &b->act, (size_t)b->K, 1, "learning scheme");
+}
+
+static void learn_destroy(cs_bandit *b)
+{
+    cs_lspe_destroy(&b->lspe);
+    free(b->act);
+    b->act = NULL;
+}
+
+/* The arms need u > 0: a group without cached pages gets a tiny one (and is not eligible). */
+static cs_err learn_sync(cs_ctx *ctx, cs_bandit *b)
+{
+    double umax = 0.0;
+    for (int64_t k = 0; k < b->K; k++)
+        umax = b->w[k] > umax ? b->w[k] : umax;
+    if (!(umax > 0.0))
+        return CS_OK;
+    for (int64_t k = 0; k < b->K; k++)
+        b->w[k] = b->w[k] > 1e-9 * umax ? b->w[k] : 1e-9 * umax;
+    if (b->lspe != NULL) {
+        cs_lspe_set_u(b->lspe, b->w);
+        return CS_OK;
+    }
+    double *al = NULL;
+    cs_err rc = cs_alloc(ctx, &al, (size_t)b->K, sizeof *al, "learning scheme");
+    for (int64_t k = 0; rc == CS_OK && k < b->K; k++)
+        al[k] = b->alpha;
+    if (rc == CS_OK)
+        rc = cs_lspe_create(ctx, &b->s.lspe, b->K, b->w, al, b->s.seed, b->s.run, &b->lspe);
+    free(al);
+    return rc;
+}
+
+static cs_err learn_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E,
+                           int64_t n)
+{
+    (void)g;
+    cs_err rc = CS_OK;
+    if (b->lspe == NULL)
+        return CS_OK;
+    cs_lspe_step(b->lspe, b->act);
+    const double *fa = cs_lspe_activity(b->lspe);
+    int64_t A = 0;
+    for (int64_t e = 0; e < E; e++)
+        if (b->act[elig[e]])
+            elig[A++] = elig[e];
+    bandit_sort_desc(elig, A, fa, b->ord);
+    for (int64_t j = 0; j < n && A > 0; j++)
+        CS_TRY(ctx, bandit_pick(ctx, b, elig[j % A]));
+fail:
+    return rc;
+}
+
+static cs_err learn_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    const int64_t has = b->lspe != NULL;
+    snprintf(nm, sizeof nm, "%s/has_lspe", prefix);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, nm, CS_CK_I64, 1, &has));
+    snprintf(nm, sizeof nm, "%s/lspe", prefix);
+    if (has)
+        CS_TRY(ctx, cs_lspe_save(ctx, b->lspe, ck, nm));
+fail:
+    return rc;
+}
+
+static cs_err learn_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    int64_t has = 0;
+    snprintf(nm, sizeof nm, "%s/has_lspe", prefix);
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, nm, CS_CK_I64, 1, &has));
+    if (!has)
+        return CS_OK;
+    /* created with any valid arms, then overwritten by the saved state */
+    double *al = NULL;
+    rc = cs_alloc(ctx, &al, 2 * (size_t)b->K, sizeof *al, "learning scheme");
+    if (rc == CS_OK) {
+        double *uu = al + b->K;
+        for (int64_t k = 0; k < b->K; k++) {
+            al[k] = 0.5;
+            uu[k] = 1.0;
+        }
+        rc = cs_lspe_create(ctx, &b->s.lspe, b->K, uu, al, b->s.seed, b->s.run, &b->lspe);
+    }
+    free(al);
+    CS_TRY_AGREE(ctx, rc);
+    snprintf(nm, sizeof nm, "%s/lspe", prefix);
+    CS_TRY(ctx, cs_lspe_load(ctx, b->lspe, ck, nm));
+fail:
+    return rc;
+}
+
+/* The ephemeral experiment: the scheme itself (cs_lspe_run), its reward sum_i x_i nu_i. */
+static cs_err learn_ephemeral(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_t arm,
+                              int64_t horizon, uint64_t seed, uint64_t run, double *reward)
+{
+    (void)arm;
+    return cs_lspe_run(ctx, &s->lspe, s->K, s->u, s->alpha, horizon, seed, run, reward, NULL);
+}
+
+const cs_bandit_ops cs_bandit_learn_ops = {
+    .name = "learn",
+    .recrawl_name = "bandit-whittle-learn",
+    .stream = 5,
+    .input = CS_BANDIT_IN_INDEX,
+    .max_groups = 64,
+    .max_why = "learns a value function with K + K (K + 1) / 2 quadratic features",
+    .create = learn_create,
+    .destroy = learn_destroy,
+    .sync = learn_sync,
+    .choose = learn_choose,
+    .save = learn_save,
+    .load = learn_load,
+    .ephemeral = learn_ephemeral};

@@ -7,9 +7,13 @@
  * lambda for sum p_k = R give dF/dp_k = mu_k D_k / (p_k (1 - D_k) + D_k)^2 = lambda, i.e.
  * p_k = (sqrt(mu_k D_k / lambda) - D_k) / (1 - D_k), clamped to [0, 1]. Pages with
  * mu_k / D_k <= lambda are never crawled (the DRL paper's "page 4 is never crawled").
+ *
+ * As a registered bandit policy ("static-opt"): the sync gives each group its share w_k of the
+ * page-level optimum (the caller solves it over its pages), and each crawl of a slot goes to a
+ * group drawn with probability proportional to w_k among the eligible groups.
  */
-#include "crawlsim/bandit.h"
-#include "crawlsim/refresh.h"
+#include "bandit/bandit_impl.h"
+#include "crawlsim/comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,11 +53,9 @@ cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const doubl
     if (rc != CS_OK)
         return rc;
     int64_t N = n;
-    if (ctx->comm != MPI_COMM_NULL) {
-        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
-        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
-        MPI_Allreduce(MPI_IN_PLACE, &N, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
-    }
+    cs_allreduce(ctx, &lo, &lo, 1, CS_T_F64, CS_OP_MIN);
+    cs_allreduce(ctx, &hi, &hi, 1, CS_T_F64, CS_OP_MAX);
+    cs_allreduce(ctx, &N, &N, 1, CS_T_I64, CS_OP_SUM);
     if (!(isfinite(R) && R > 0.0 && R <= (double)N))
         return cs_fail(ctx, CS_ERR_ARG,
                        "static optimisation: bandwidth %g is not in (0, %lld] (crawls per slot "
@@ -74,7 +76,7 @@ cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const doubl
         for (int64_t k = 0; k < n; k++)
             p[k] = so_p(mu[k], D[k], lam);
         double s = 0.0;
-        rc = cs_refresh_sum(ctx, p, n, &s);
+        rc = cs_comm_sum_exact(ctx, p, n, &s);
         if (rc != CS_OK)
             return rc;
         if (s > R)
@@ -89,3 +91,38 @@ cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const doubl
         *lambda_out = lam;
     return CS_OK;
 }
+
+/* Each crawl: v uniform on [0, scale) (scale 0: the eligible groups' total), the first group
+ * whose cumulated weight exceeds v (groups of weight 0 are never drawn). */
+static cs_err so_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E, int64_t n)
+{
+    cs_err rc = CS_OK;
+    double tot = 0.0;
+    for (int64_t e = 0; e < E; e++)
+        tot += b->w[elig[e]];
+    const double scale = b->scale > 0.0 ? b->scale : tot;
+    for (int64_t j = 0; j < n && tot > 0.0; j++) {
+        const double v = cs_rng_uniform(g) * scale;
+        double acc = 0.0;
+        int64_t pick = -1;
+        for (int64_t e = 0; e < E; e++) {
+            const int64_t k = elig[e];
+            if (b->w[k] <= 0.0)
+                continue;
+            acc += b->w[k];
+            pick = k;
+            if (v < acc)
+                break;
+        }
+        CS_TRY(ctx, bandit_pick(ctx, b, pick));
+    }
+fail:
+    return rc;
+}
+
+const cs_bandit_ops cs_bandit_static_opt_ops = {.name = "static-opt",
+                                                .recrawl_name = "bandit-static-opt",
+                                                .freshness = 1,
+                                                .stream = 1,
+                                                .input = CS_BANDIT_IN_STATIC_OPT,
+                                                .choose = so_choose};

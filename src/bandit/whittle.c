@@ -8,7 +8,7 @@
  * and at age k + 1 equally good in the single-arm problem (the definition of the index). A tick
  * over 10^7 arms then streams 16 bytes per arm and calls no logarithm.
  */
-#include "crawlsim/bandit.h"
+#include "bandit/bandit_impl.h"
 #include "crawlsim/comm.h"
 
 #include <math.h>
@@ -100,6 +100,17 @@ void cs_whittle_arms_set(cs_whittle_arms *a, int64_t i, uint64_t id, double u, d
 }
 
 /* Min-heap of (key, pos) on the key: the root is the smallest of the kept top keys. */
+/* Swaps heap entries i and j (key and position). */
+static inline void heap_swap(uint64_t *key, int64_t *pos, int64_t i, int64_t j)
+{
+    const uint64_t tk = key[i];
+    key[i] = key[j];
+    key[j] = tk;
+    const int64_t tp = pos[i];
+    pos[i] = pos[j];
+    pos[j] = tp;
+}
+
 static void heap_sift_down(uint64_t *key, int64_t *pos, int64_t n, int64_t i)
 {
     for (;;) {
@@ -110,12 +121,7 @@ static void heap_sift_down(uint64_t *key, int64_t *pos, int64_t n, int64_t i)
             m = l + 1;
         if (m == i)
             return;
-        uint64_t tk = key[i];
-        key[i] = key[m];
-        key[m] = tk;
-        int64_t tp = pos[i];
-        pos[i] = pos[m];
-        pos[m] = tp;
+        heap_swap(key, pos, i, m);
         i = m;
     }
 }
@@ -126,12 +132,7 @@ static void heap_sift_up(uint64_t *key, int64_t *pos, int64_t i)
         int64_t p = (i - 1) / 2;
         if (key[p] <= key[i])
             return;
-        uint64_t tk = key[i];
-        key[i] = key[p];
-        key[p] = tk;
-        int64_t tp = pos[i];
-        pos[i] = pos[p];
-        pos[p] = tp;
+        heap_swap(key, pos, i, p);
         i = p;
     }
 }
@@ -187,16 +188,11 @@ cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *cho
     }
     /* heap -> decreasing order (heapsort of a min-heap leaves it decreasing) */
     for (int64_t e = h - 1; e > 0; e--) {
-        uint64_t tk = hk[0];
-        hk[0] = hk[e];
-        hk[e] = tk;
-        int64_t tp = hp[0];
-        hp[0] = hp[e];
-        hp[e] = tp;
+        heap_swap(hk, hp, 0, e);
         heap_sift_down(hk, hp, e, 0);
     }
     int64_t take = h; /* a local context (no MPI): the local top-n0 is the answer */
-    if (ctx->comm != MPI_COMM_NULL)
+    if (!cs_comm_is_local(ctx))
         cs_comm_topk(ctx, hk, h, n0, &take);
 
     /* the pass above already aged every arm (mean dynamics (2)); the crawled restart at
@@ -215,3 +211,73 @@ cs_err cs_whittle_tick(cs_ctx *ctx, cs_whittle_arms *a, int64_t n0, int64_t *cho
     *reward_local = reward;
     return CS_OK;
 }
+
+/* ---- as a registered bandit policy ("whittle") ------------------------------------------------
+ */
+
+/* A slot of the re-crawl side: the groups by decreasing index at their age (slots since their
+ * last crawl, + 1 for this slot; cs_whittle_index_age with u_k = w_k, C = 1), each once, the
+ * remainder of n dealt again in index order. */
+static cs_err whittle_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E,
+                             int64_t n)
+{
+    (void)g;
+    cs_err rc = CS_OK;
+    for (int64_t e = 0; e < E; e++) {
+        const int64_t k = elig[e];
+        b->val[k] = cs_whittle_index_age(b->X[k] + 1, b->w[k], b->alpha, 1.0);
+    }
+    bandit_sort_desc(elig, E, b->val, b->ord);
+    for (int64_t j = 0; j < n; j++)
+        CS_TRY(ctx, bandit_pick(ctx, b, elig[j % E]));
+fail:
+    return rc;
+}
+
+/* The ephemeral experiment: the distributed index policy (cs_whittle_tick) on a local context,
+ * every arm crawled just before tick 1 (age 1, x = u), as for the learning scheme. The reward is
+ * the sum of the crawled arms' states x, computed here in double precision from their ages
+ * before the tick (the tick's own sum is x / C, in index units). */
+static cs_err whittle_ephemeral(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_t arm,
+                                int64_t horizon, uint64_t seed, uint64_t run, double *rw)
+{
+    (void)arm;
+    (void)seed;
+    (void)run;
+    const int64_t K = s->K;
+    cs_whittle_arms A;
+    cs_err rc = cs_whittle_arms_init(ctx, &A, K);
+    if (rc != CS_OK)
+        return rc;
+    for (int64_t i = 0; i < K; i++)
+        cs_whittle_arms_set(&A, i, (uint64_t)i, s->u[i], s->alpha[i], s->cost[i], 1);
+    const int64_t nmax = s->crawlers < K ? s->crawlers : K;
+    int64_t *ch = malloc((size_t)(nmax + K) * sizeof *ch);
+    if (ch == NULL) {
+        cs_whittle_arms_fini(&A);
+        return cs_fail(ctx, CS_ERR_NOMEM, "out of memory");
+    }
+    int64_t *age = ch + nmax;
+    for (int64_t t = 0; t < horizon && rc == CS_OK; t++) {
+        int64_t nc;
+        double r_index;
+        for (int64_t i = 0; i < K; i++)
+            age[i] = (int64_t)A.age[i];
+        rc = cs_whittle_tick(ctx, &A, s->crawlers, ch, &nc, &r_index);
+        rw[t] = 0.0;
+        for (int64_t j = 0; j < nc; j++) {
+            const int64_t i = ch[j];
+            rw[t] += s->u[i] * (1.0 - pow(s->alpha[i], (double)age[i])) / (1.0 - s->alpha[i]);
+        }
+    }
+    free(ch);
+    cs_whittle_arms_fini(&A);
+    return rc;
+}
+
+const cs_bandit_ops cs_bandit_whittle_ops = {.name = "whittle",
+                                             .recrawl_name = "bandit-whittle",
+                                             .stream = 3,
+                                             .input = CS_BANDIT_IN_INDEX,
+                                             .choose = whittle_choose,
+                                             .ephemeral = whittle_ephemeral};

@@ -87,14 +87,29 @@ static cs_err ok(int mpi_rc)
     return mpi_rc == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
 }
 
+/* A local context: the one rank's result is its own data. */
+#define LOCAL(ctx) ((ctx)->comm == MPI_COMM_NULL)
+static cs_err local_copy(const void *in, void *out, int64_t n, cs_dtype t)
+{
+    if (in != NULL && in != out && n > 0)
+        memmove(out, in, (size_t)n * type_size(t));
+    return CS_OK;
+}
+
 cs_err cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op)
 {
+    if (LOCAL(ctx))
+        return local_copy(in, out, n, t);
     return ok(MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
                             mpi_op(op), ctx->comm));
 }
 
 cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t)
 {
+    if (LOCAL(ctx)) {
+        memset(out, 0, (size_t)n * type_size(t));
+        return CS_OK;
+    }
     const cs_err rc = ok(MPI_Exscan(in, out, count(n), mpi_type(t), MPI_SUM, ctx->comm));
     if (ctx->rank == 0) /* MPI leaves rank 0's result undefined */
         memset(out, 0, (size_t)n * type_size(t));
@@ -103,17 +118,23 @@ cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype
 
 cs_err cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root)
 {
+    if (LOCAL(ctx))
+        return CS_OK;
     return ok(MPI_Bcast(buf, count(n), mpi_type(t), root, ctx->comm));
 }
 
 cs_err cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
+    if (LOCAL(ctx))
+        return local_copy(in, out, n, t);
     return ok(MPI_Allgather(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
 cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
                      const int *displs, cs_dtype t)
 {
+    if (LOCAL(ctx))
+        return local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
     if (in == NULL)
         return ok(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs,
                                  mpi_type(t), ctx->comm));
@@ -122,12 +143,16 @@ cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *c
 
 cs_err cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root)
 {
+    if (LOCAL(ctx))
+        return local_copy(in, out, n, t);
     return ok(MPI_Gather(in, n, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
 cs_err cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
                   const int *displs, cs_dtype t, int root)
 {
+    if (LOCAL(ctx))
+        return local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
     return ok(MPI_Gatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), root, ctx->comm));
 }
 
@@ -138,6 +163,8 @@ cs_err cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *
 
 cs_err cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
+    if (LOCAL(ctx))
+        return local_copy(in, out, n, t);
     return ok(MPI_Alltoall(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
@@ -151,10 +178,14 @@ cs_err cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *
 cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs, void *out,
                    int n, cs_dtype t, int root)
 {
+    if (LOCAL(ctx))
+        return local_copy((const char *)in + (size_t)displs[0] * type_size(t), out, counts[0], t);
     return ok(MPI_Scatterv(in, counts, displs, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
 cs_err cs_barrier(cs_ctx *ctx)
 {
+    if (LOCAL(ctx))
+        return CS_OK;
     return ok(MPI_Barrier(ctx->comm));
 }

@@ -9,12 +9,13 @@
  * half-width of the Student-t 95 % interval over runs) plus the resolved config.
  *
  * Runs are dealt to ranks (run r on rank r mod P) and their reward series combined by an
- * MPI_Reduce(SUM) in which every element has exactly one non-zero contribution, so the file is
+ * a sum reduction in which every element has exactly one non-zero contribution, so the file is
  * identical for any rank count.
  */
 #include "main/cmd_bandit.h"
 
 #include "crawlsim/bandit.h"
+#include "crawlsim/comm.h"
 #include "crawlsim/config.h"
 #include "crawlsim/results.h"
 
@@ -87,7 +88,7 @@ static cs_err fit_list(cs_ctx *ctx, const char *key, double *v, int64_t got, int
 /* Student-t 0.975 quantile for df degrees of freedom. */
 static double t975(int64_t df)
 {
-    static const double t[30] = {12.706, 4.303, 2.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+    static const double t[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
                                  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
                                  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
                                  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
@@ -98,72 +99,35 @@ static double t975(int64_t df)
     return 1.96 + 2.4 / (double)df; /* within 0.2 % of the quantile for df > 30 */
 }
 
+/* A series: a registered policy, and its arm for a policy with one series per arm. */
 typedef struct pol {
     char name[32];
-    int kind; /* ephemeral: 0 whittle, 1 learn, 2 fixed arm; freshness: cs_fresh_policy */
+    const cs_bandit_ops *ops;
     int64_t arm;
 } pol;
 
 /* One run of one policy into rw[horizon]. */
-static cs_err run_one(cs_ctx *local, const cs_bandit_config *b, const pol *p, int64_t K,
-                      const double *u, const double *alpha, const double *cost,
-                      const cs_fresh_setup *fs, uint64_t run, double *rw)
+static cs_err run_one(cs_ctx *local, const cs_bandit_config *b, const pol *p,
+                      const cs_ephemeral_setup *es, const cs_fresh_setup *fs, uint64_t run,
+                      double *rw)
 {
-    const int64_t H = b->horizon;
     const uint64_t seed = (uint64_t)b->seed;
     if (b->experiment == CS_BANDIT_FRESHNESS)
-        return cs_fresh_run(local, fs, (cs_fresh_policy)p->kind, H, seed, run, rw);
-    if (p->kind == 1) {
-        cs_lspe_config lc;
-        cs_lspe_config_default(&lc);
-        lc.kappa = b->learn_kappa;
-        lc.gamma = b->learn_gamma;
-        lc.delta = b->learn_delta;
-        lc.epsilon = b->learn_epsilon;
-        lc.a_c = b->learn_a_c;
-        lc.a_period = b->learn_a_period;
-        lc.b_c = b->learn_b_c;
-        lc.b_period = b->learn_b_period;
-        lc.inverse = b->learn_inverse;
-        lc.features = b->learn_features == 0 ? 2 : 1;
-        return cs_lspe_run(local, &lc, K, u, alpha, H, seed, run, rw, NULL);
+        return cs_fresh_run(local, fs, p->ops, b->horizon, seed, run, rw);
+    return p->ops->ephemeral(local, es, p->arm, b->horizon, seed, run, rw);
+}
+
+/* The registered policies of the experiment, for messages ("a, b, c"). */
+static void policy_list(int ephemeral, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; cs_bandit_at(i) != NULL && at < len; i++) {
+        const cs_bandit_ops *o = cs_bandit_at(i);
+        if (ephemeral ? o->ephemeral == NULL : !o->freshness)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", o->name);
     }
-    if (p->kind == 2) { /* always crawl one arm: x = u every tick after the first */
-        for (int64_t t = 0; t < H; t++)
-            rw[t] = u[p->arm];
-        return CS_OK;
-    }
-    cs_whittle_arms A;
-    cs_err rc = cs_whittle_arms_init(local, &A, K);
-    if (rc != CS_OK)
-        return rc;
-    /* every arm crawled just before tick 1 (age 1, x = u), as for the learning scheme. The
-     * reward is the sum of the crawled arms' states x, computed here in double precision from
-     * their ages before the tick (the tick's own sum is x / C, in index units). */
-    for (int64_t i = 0; i < K; i++)
-        cs_whittle_arms_set(&A, i, (uint64_t)i, u[i], alpha[i], cost[i], 1);
-    const int64_t nmax = b->crawlers < K ? b->crawlers : K;
-    int64_t *ch = malloc((size_t)(nmax + K) * sizeof *ch);
-    if (ch == NULL) {
-        cs_whittle_arms_fini(&A);
-        return cs_fail(local, CS_ERR_NOMEM, "out of memory");
-    }
-    int64_t *age = ch + nmax;
-    for (int64_t t = 0; t < H && rc == CS_OK; t++) {
-        int64_t nc;
-        double r_index;
-        for (int64_t i = 0; i < K; i++)
-            age[i] = (int64_t)A.age[i];
-        rc = cs_whittle_tick(local, &A, b->crawlers, ch, &nc, &r_index);
-        rw[t] = 0.0;
-        for (int64_t j = 0; j < nc; j++) {
-            const int64_t i = ch[j];
-            rw[t] += u[i] * (1.0 - pow(alpha[i], (double)age[i])) / (1.0 - alpha[i]);
-        }
-    }
-    free(ch);
-    cs_whittle_arms_fini(&A);
-    return rc;
 }
 
 cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int nsets,
@@ -174,18 +138,29 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
     if (rc != CS_OK)
         return rc;
     const cs_bandit_config *b = &cfg.bandit;
-    static double v1[MAX_ARMS], v2[MAX_ARMS], v3[MAX_ARMS], v4[MAX_ARMS];
-    static double u[MAX_ARMS], alpha[MAX_ARMS];
-    static int64_t sizes[MAX_ARMS];
+    double *v1 = NULL, *v2, *v3, *v4, *u, *alpha;
+    int64_t *sizes = NULL;
     int64_t K = 0, n2 = 0, n3 = 0, n4 = 0;
     cs_fresh_setup fs;
     memset(&fs, 0, sizeof fs);
+    cs_ephemeral_setup es;
+    memset(&es, 0, sizeof es);
     pol pols[MAX_POL];
     int np = 0;
     double *all = NULL, *sum = NULL, *s1 = NULL, *s2 = NULL, *avg = NULL;
     char *ini = NULL;
     cs_results *res = NULL;
+    cs_err local = cs_alloc(ctx, &v1, 6 * (size_t)MAX_ARMS, sizeof *v1, "arms");
+    if (local == CS_OK)
+        local = cs_alloc(ctx, &sizes, MAX_ARMS, sizeof *sizes, "arms");
+    CS_TRY_AGREE(ctx, local);
+    v2 = v1 + MAX_ARMS;
+    v3 = v2 + MAX_ARMS;
+    v4 = v3 + MAX_ARMS;
+    u = v4 + MAX_ARMS;
+    alpha = u + MAX_ARMS;
 
+    cs_bandit_settings(b, &fs.fgdqn, &es.lspe);
     /* arms (the same config on every rank: the checks agree without communication) */
     if (b->experiment == CS_BANDIT_EPHEMERAL) {
         CS_TRY(ctx, parse_list(ctx, "arrival", b->arrival, 0, v1, &K));
@@ -199,14 +174,19 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
             alpha[i] = exp(-v2[i]);
             u[i] = cs_whittle_u(v1[i], v2[i], v3[i]);
         }
+        es.K = K;
+        es.u = u;
+        es.alpha = alpha;
+        es.cost = v4;
+        es.crawlers = b->crawlers;
     } else {
         CS_TRY(ctx, parse_list(ctx, "group_sizes", b->group_sizes, 0, v1, &K));
         for (int64_t i = 0; i < K; i++) {
             if (v1[i] != floor(v1[i]) || v1[i] > 1e9)
-                return cs_fail(ctx, CS_ERR_CONFIG,
-                               "bandit.group_sizes: entry %lld (%g) is not a whole number of "
-                               "pages",
-                               (long long)i + 1, v1[i]);
+                CS_TRY(ctx, cs_fail(ctx, CS_ERR_CONFIG,
+                                    "bandit.group_sizes: entry %lld (%g) is not a whole number of "
+                                    "pages",
+                                    (long long)i + 1, v1[i]));
             sizes[i] = (int64_t)v1[i];
         }
         CS_TRY(ctx, parse_list(ctx, "rates", b->rates, 0, v2, &n2));
@@ -218,26 +198,14 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
         fs.rate = v2;
         fs.mu = v3;
         fs.slot = b->slot;
-        cs_fgdqn_config_default(&fs.fgdqn);
-        fs.fgdqn.hidden1 = b->hidden1;
-        fs.fgdqn.hidden2 = b->hidden2;
-        fs.fgdqn.gamma = b->gamma;
-        fs.fgdqn.eps_start = b->eps_start;
-        fs.fgdqn.eps_end = b->eps_end;
-        fs.fgdqn.eps_steps = b->eps_steps;
-        fs.fgdqn.lr = b->lr;
-        fs.fgdqn.lr_decay = b->lr_decay;
-        fs.fgdqn.noise = b->noise;
-        fs.fgdqn.batch = b->batch;
-        fs.fgdqn.replay = b->replay;
-        fs.fgdqn.x_scale = b->x_scale;
         if (b->replay < b->batch)
-            return cs_fail(ctx, CS_ERR_CONFIG, "bandit.replay (%lld) is below bandit.batch (%lld)",
-                           (long long)b->replay, (long long)b->batch);
+            CS_TRY(ctx,
+                   cs_fail(ctx, CS_ERR_CONFIG, "bandit.replay (%lld) is below bandit.batch (%lld)",
+                           (long long)b->replay, (long long)b->batch));
     }
     if (K < 2)
-        return cs_fail(ctx, CS_ERR_CONFIG, "bandit: at least 2 arms are needed, got %lld",
-                       (long long)K);
+        CS_TRY(ctx, cs_fail(ctx, CS_ERR_CONFIG, "bandit: at least 2 arms are needed, got %lld",
+                            (long long)K));
 
     /* policies */
     const char *list = b->policies[0]                         ? b->policies
@@ -247,45 +215,31 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
          tok = strtok_r(NULL, ", \t", &save)) {
-        if (b->experiment == CS_BANDIT_EPHEMERAL) {
-            int kind = strcmp(tok, "whittle") == 0 ? 0
-                       : strcmp(tok, "learn") == 0 ? 1
-                       : strcmp(tok, "fixed") == 0 ? 2
-                                                   : -1;
-            if (kind < 0)
-                return cs_fail(ctx, CS_ERR_CONFIG,
-                               "bandit.policies: '%s' is not a policy of the ephemeral "
-                               "experiment (whittle, learn, fixed)",
-                               tok);
-            for (int64_t a = 0; a < (kind == 2 ? K : 1); a++) {
-                if (np == MAX_POL)
-                    return cs_fail(ctx, CS_ERR_CONFIG, "bandit.policies: too many series");
-                pols[np].kind = kind;
-                pols[np].arm = a;
-                if (kind == 2)
-                    snprintf(pols[np].name, sizeof pols[np].name, "fixed-arm%lld",
-                             (long long)a + 1);
-                else
-                    snprintf(pols[np].name, sizeof pols[np].name, "%s", tok);
-                np++;
-            }
-        } else {
-            cs_fresh_policy fp;
-            if (cs_fresh_policy_parse(tok, &fp) != CS_OK)
-                return cs_fail(ctx, CS_ERR_CONFIG,
-                               "bandit.policies: '%s' is not a policy of the freshness "
-                               "experiment (static-opt, fgdqn, thompson, uniform)",
-                               tok);
+        const int eph = b->experiment == CS_BANDIT_EPHEMERAL;
+        const cs_bandit_ops *ops = cs_bandit_find(tok);
+        if (ops == NULL || (eph ? ops->ephemeral == NULL : !ops->freshness)) {
+            char names[256];
+            policy_list(eph, names, sizeof names);
+            CS_TRY(ctx, cs_fail(ctx, CS_ERR_CONFIG,
+                                "bandit.policies: '%s' is not a policy of the %s experiment (%s)",
+                                tok, eph ? "ephemeral" : "freshness", names));
+        }
+        const int64_t series = eph && ops->per_arm ? K : 1;
+        for (int64_t a = 0; a < series; a++) {
             if (np == MAX_POL)
-                return cs_fail(ctx, CS_ERR_CONFIG, "bandit.policies: too many series");
-            pols[np].kind = (int)fp;
-            pols[np].arm = 0;
-            snprintf(pols[np].name, sizeof pols[np].name, "%s", tok);
+                CS_TRY(ctx, cs_fail(ctx, CS_ERR_CONFIG, "bandit.policies: too many series"));
+            pols[np].ops = ops;
+            pols[np].arm = a;
+            if (series > 1)
+                snprintf(pols[np].name, sizeof pols[np].name, "%.20s-arm%lld", tok,
+                         (long long)a + 1);
+            else
+                snprintf(pols[np].name, sizeof pols[np].name, "%s", tok);
             np++;
         }
     }
     if (np == 0)
-        return cs_fail(ctx, CS_ERR_CONFIG, "bandit.policies names no policy");
+        CS_TRY(ctx, cs_fail(ctx, CS_ERR_CONFIG, "bandit.policies names no policy"));
 
     char out[CS_CONF_STR + 64];
     if (output != NULL) {
@@ -304,7 +258,7 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
 
     const int64_t H = b->horizon, R = b->runs, W = b->window;
     const size_t cells = (size_t)R * (size_t)H;
-    cs_err local = cs_alloc(ctx, &all, cells, sizeof *all, "reward series");
+    local = cs_alloc(ctx, &all, cells, sizeof *all, "reward series");
     if (local == CS_OK)
         local = cs_alloc(ctx, &sum, cells, sizeof *sum, "reward series");
     if (local == CS_OK)
@@ -326,18 +280,17 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
                                                     : "freshness (DRL paper)",
                (long long)K, (long long)R, (long long)H, (long long)W);
     for (int p = 0; p < np; p++) {
-        const double t0 = MPI_Wtime();
+        const double t0 = cs_now();
         memset(all, 0, cells * sizeof *all);
         local = CS_OK;
         for (int64_t r = ctx->rank; r < R && local == CS_OK; r += ctx->size) {
-            local = run_one(&lctx, b, &pols[p], K, u, alpha, v4, &fs, (uint64_t)r,
-                            all + (size_t)r * (size_t)H);
+            local = run_one(&lctx, b, &pols[p], &es, &fs, (uint64_t)r, all + (size_t)r * (size_t)H);
             if (local != CS_OK)
                 cs_fail(ctx, local, "%s", lctx.errmsg);
         }
         CS_TRY_AGREE(ctx, local);
         /* one non-zero contribution per element: the sum is exact, any rank count */
-        MPI_Allreduce(all, sum, (int)cells, MPI_DOUBLE, MPI_SUM, ctx->comm);
+        cs_allreduce(ctx, all, sum, (int)cells, CS_T_F64, CS_OP_SUM);
         double *rm = s1, *rc95 = s1 + H, *mm = s1 + 2 * H, *mc95 = s1 + 3 * H;
         for (int64_t r = 0; r < R; r++)
             s2[r] = 0.0;
@@ -391,7 +344,7 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
             printf("%-12s running average at t = %lld: %.4f +- %.4f (95 %%), last-%lld moving "
                    "average %.4f +- %.4f   [%.2f s]\n",
                    nm, (long long)H, rm[H - 1], rc95[H - 1], (long long)W, mm[H - 1], mc95[H - 1],
-                   MPI_Wtime() - t0);
+                   cs_now() - t0);
     }
     local = cs_config_to_ini(ctx, &cfg, "bandit", &ini);
     if (local == CS_OK)
@@ -413,5 +366,7 @@ fail:
     free(s1);
     free(sum);
     free(all);
+    free(sizes);
+    free(v1);
     return rc;
 }

@@ -401,7 +401,7 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
             so_never += prob[i] == 0.0;
         }
         /* exact sum: the printed F is the same for any rank count */
-        CS_TRY(ctx, cs_refresh_sum(ctx, rate, n, &so_F));
+        CS_TRY(ctx, cs_comm_sum_exact(ctx, rate, n, &so_F));
         cs_allreduce(ctx, NULL, &so_never, 1, CS_T_I64, CS_OP_SUM);
         for (int i = 0; i < n; i++)
             rate[i] = prob[i];

@@ -265,10 +265,9 @@ static void print_policies(void)
     printf("\nDiscovery policies (run.policy):\n");
     for (int i = 0; i < n; i++)
         printf("  %-26s %s\n", d[i].name, d[i].summary);
-    const char *const *r = cs_recrawl_names(&n);
     printf("\nRe-crawl policies (refresh.policy; docs/guide/refresh.md):\n  none\n");
-    for (int i = 0; i < n; i++)
-        printf("  %-26s %s\n", r[i], cs_recrawl_summary(r[i]));
+    for (int i = 0; cs_recrawl_name(i) != NULL; i++)
+        printf("  %-26s %s\n", cs_recrawl_name(i), cs_recrawl_summary(cs_recrawl_name(i)));
 }
 
 static const command commands[] = {

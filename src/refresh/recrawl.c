@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registry, from src/config/registry_recrawl.def (the refresh.policy choices too). */
+/* The registry, from src/config/registry_recrawl.def (the refresh.policy choices too): the
+ * clock policies with their ops, then the bandit policies, all run by cs_recrawl_bandit_ops. */
+#define CS_RECRAWL_BANDIT(nm, sum)
 static const struct {
     const char *name, *summary;
     const recrawl_ops *ops;
@@ -21,17 +23,38 @@ static const struct {
 #include "config/registry_recrawl.def"
 #undef CS_RECRAWL_POLICY
 };
+#undef CS_RECRAWL_BANDIT
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
-const char *const *cs_recrawl_names(int *n)
-{
-    static const char *const names[] = {
-#define CS_RECRAWL_POLICY(id, nm, sum) nm,
+#define CS_RECRAWL_POLICY(id, nm, sum)
+static const struct {
+    const char *name, *summary;
+} bandits[] = {
+#define CS_RECRAWL_BANDIT(nm, sum) {nm, sum},
 #include "config/registry_recrawl.def"
+#undef CS_RECRAWL_BANDIT
+};
 #undef CS_RECRAWL_POLICY
-    };
-    *n = (int)(sizeof names / sizeof names[0]);
-    return names;
+#define NBANDIT ((int)(sizeof bandits / sizeof bandits[0]))
+
+/* The policy named `policy`: a clock policy of the registry, or a bandit policy (listed here and
+ * found in the bandit registry: refresh.policy = bandit-<name>, all run by recrawl_bandit.c). */
+static const recrawl_ops *find_ops(const char *policy)
+{
+    for (int i = 0; policy != NULL && i < NREG; i++)
+        if (strcmp(registry[i].name, policy) == 0)
+            return registry[i].ops;
+    for (int i = 0; policy != NULL && i < NBANDIT; i++)
+        if (strcmp(bandits[i].name, policy) == 0)
+            return cs_bandit_find_recrawl(policy) != NULL ? &cs_recrawl_bandit_ops : NULL;
+    return NULL;
+}
+
+const char *cs_recrawl_name(int i)
+{
+    if (i >= 0 && i < NREG)
+        return registry[i].name;
+    return i >= NREG && i < NREG + NBANDIT ? bandits[i - NREG].name : NULL;
 }
 
 const char *cs_recrawl_summary(const char *policy)
@@ -39,6 +62,9 @@ const char *cs_recrawl_summary(const char *policy)
     for (int i = 0; i < NREG; i++)
         if (strcmp(registry[i].name, policy) == 0)
             return registry[i].summary;
+    for (int i = 0; i < NBANDIT; i++)
+        if (strcmp(bandits[i].name, policy) == 0)
+            return bandits[i].summary;
     return NULL;
 }
 
@@ -60,10 +86,8 @@ void cs_recrawl_config_default(cs_recrawl_config *c)
 
 int cs_recrawl_is_slot(const char *policy)
 {
-    for (int i = 0; i < NREG; i++)
-        if (strcmp(registry[i].name, policy) == 0)
-            return registry[i].ops->slot != NULL;
-    return 0;
+    const recrawl_ops *ops = find_ops(policy);
+    return ops != NULL && ops->slot != NULL;
 }
 
 /* ---- heap of next crawl times ---------------------------------------------------------------- */
@@ -123,10 +147,7 @@ cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cac
                          cs_cache *cache, cs_recrawl **out)
 {
     cs_err rc = CS_OK;
-    const recrawl_ops *ops = NULL;
-    for (int j = 0; j < NREG && cfg != NULL && cfg->policy != NULL; j++)
-        if (strcmp(registry[j].name, cfg->policy) == 0)
-            ops = registry[j].ops;
+    const recrawl_ops *ops = cfg != NULL ? find_ops(cfg->policy) : NULL;
     if (ops == NULL)
         return cs_fail(ctx, CS_ERR_ARG, "recrawl: unknown policy '%s'",
                        cfg != NULL && cfg->policy != NULL ? cfg->policy : "(null)");
@@ -247,7 +268,7 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
         m++;
     }
     int64_t gm = 0;
-    cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+    cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
     if (gm == 0)
         return CS_OK; /* nothing cached anywhere: nothing to crawl */
     cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
@@ -265,10 +286,10 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
         int64_t inc = 0, ginc = 0;
         for (int64_t j = 0; j < m; j++)
             inc += !r->ccomp[j];
-        cs_refresh_allreduce(ctx, &inc, &ginc, 1, MPI_INT64_T, MPI_SUM);
+        cs_allreduce(ctx, &inc, &ginc, 1, CS_T_I64, CS_OP_SUM);
         double sum = 0.0;
         if (ginc == 0)
-            CS_TRY(ctx, cs_refresh_sum(ctx, r->cdelta, m, &sum));
+            CS_TRY(ctx, cs_comm_sum_exact(ctx, r->cdelta, m, &sum));
         if (sum > 0.0 && R > 0.999 * sum)
             R = 0.999 * sum;
     }
@@ -485,7 +506,7 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
         m++;
     }
     int64_t gm = 0;
-    cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+    cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
     if (gm == 0)
         return CS_OK;
     cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
@@ -497,7 +518,7 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
     cs_err rc = CS_OK;
     const double *est = cs_recrawl_estimates(r);
     int64_t has = est != NULL, all = 0;
-    cs_refresh_allreduce(ctx, &has, &all, 1, MPI_INT64_T, MPI_MIN);
+    cs_allreduce(ctx, &has, &all, 1, CS_T_I64, CS_OP_MIN);
     *err = CS_NAN;
     if (!all)
         return CS_OK;
@@ -508,11 +529,11 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
         if (cs_cache_has(r->cache, i))
             x[n++] = fabs(log(est[i] / r->pg.delta[i]));
     double s = 0.0;
-    rc = cs_refresh_sum(ctx, x, n, &s);
+    rc = cs_comm_sum_exact(ctx, x, n, &s);
     free(x);
     if (rc != CS_OK)
         return rc;
-    cs_refresh_allreduce(ctx, &n, &gn, 1, MPI_INT64_T, MPI_SUM);
+    cs_allreduce(ctx, &n, &gn, 1, CS_T_I64, CS_OP_SUM);
     *err = gn > 0 ? s / (double)gn : CS_NAN;
     return CS_OK;
 fail:
@@ -576,7 +597,7 @@ cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs
         }
         CS_TRY_AGREE(ctx, local);
         int64_t dc = r->crawls - c0;
-        cs_refresh_allreduce(ctx, &dc, &x.crawls, 1, MPI_INT64_T, MPI_SUM);
+        cs_allreduce(ctx, &dc, &x.crawls, 1, CS_T_I64, CS_OP_SUM);
         x.bandwidth = (double)x.crawls / t_epoch;
         double ih1 = 0.0, ib1 = 0.0;
         CS_TRY(ctx, cs_cache_integrals(ctx, cache, t1, &ih1, &ib1));

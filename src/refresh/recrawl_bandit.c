@@ -7,8 +7,10 @@
  * of n crawls, n = the integer part of R * slot plus the carried fraction (so the realised rate
  * is R). Each slot:
  *
- *   1. the policy allocates the n crawls to groups, from state that every rank holds identically
- *      (replicated: the same decisions on every rank, and for any rank count):
+ *   1. the policy (a registered bandit policy, bandit.h: refresh.policy = bandit-<name>; its
+ *      implementation is the one `crawlsim bandit` runs) allocates the n crawls to groups, from
+ *      state that every rank holds identically (replicated: the same decisions on every rank,
+ *      and for any rank count):
  *        bandit-uniform     n groups uniformly at random (with repetition)
  *        bandit-static-opt  n groups drawn from q_k = sum of the group's page-level optima of
  *                           Eq. 8 (cs_static_opt_solve over the cached pages of all ranks, at each
@@ -42,6 +44,8 @@
  *      same for any rank count), and update the replicated state.
  *
  * thompson and fgdqn keep per-group state of every group on every rank and need K <= 4096.
+ * This file owns the groups' members and the slot's mechanics (steps 2 and 3, the sync's inputs
+ * over the cached pages); the policies' state and decisions are in src/bandit (cs_bandit).
  */
 #include "crawlsim/bandit.h"
 #include "crawlsim/rng.h"
@@ -52,8 +56,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum kind { B_UNIFORM, B_STATIC, B_THOMPSON, B_WHITTLE, B_FGDQN, B_LEARN };
 
 /* A group member: last crawl time, global id, local index. */
 typedef struct qent {
@@ -78,14 +80,9 @@ typedef struct pend {
     qent q;
 } pend;
 
-/* A group and its index (sort key). */
-typedef struct kv {
-    double v;
-    int64_t k;
-} kv;
-
 typedef struct bandit {
-    enum kind kind;
+    const cs_bandit_ops *ops;
+    cs_bandit *pol; /* the policy's replicated state and decisions */
     int64_t K;
     double slot;
     ring *q;
@@ -94,25 +91,10 @@ typedef struct bandit {
     int64_t *members; /* local cached pages per group */
     /* replicated */
     int64_t *cnt; /* cached pages per group over all ranks, at the last sync */
-    double *w;    /* static-opt: draw weight; whittle: u_k */
-    double alpha; /* whittle */
-    double *ta, *tb;
-    int64_t *X;
-    uint8_t *Y;
     double carry;
-    int64_t slots;
-    cs_fgdqn *net;
-    cs_lspe *lspe; /* whittle-learn: created at the first sync with cached pages */
-    uint8_t *act;
     /* per-slot scratch */
-    int64_t *alloc, *chosen, *picks, *elig, *took;
-    int64_t nchosen, npicks, nelig;
-    size_t picks_cap;
-    float *z, *z1, *qv;
-    double *val;   /* whittle: the index of each group */
-    kv *ord;       /* whittle, whittle-learn: sort scratch */
-    int64_t *cpos; /* the position of a chosen group in chosen[] */
-    double *rew;   /* the reward of a chosen group over all ranks (sum of mu of its changed) */
+    int64_t *elig, *took, *cpos; /* eligible groups; per group: taken, position in chosen */
+    double *w;                   /* the sync's inputs per group */
     /* the slot's outcomes per chosen group c: osum[w c ..] = (crawls, changes found, limbs of
      * omu[c], the importance of the pages found changed), w = 2 + CS_XSUM_LIMBS, this rank's
      * then (from w nchosen on) their sum over ranks */
@@ -187,26 +169,11 @@ static void bandit_destroy(void *st)
     free(b->pd);
     free(b->members);
     free(b->cnt);
-    free(b->w);
-    free(b->ta);
-    free(b->tb);
-    free(b->X);
-    free(b->Y);
-    cs_fgdqn_destroy(&b->net);
-    cs_lspe_destroy(&b->lspe);
-    free(b->act);
-    free(b->alloc);
-    free(b->chosen);
-    free(b->picks);
+    cs_bandit_destroy(&b->pol);
     free(b->elig);
     free(b->took);
-    free(b->z);
-    free(b->z1);
-    free(b->qv);
-    free(b->val);
-    free(b->ord);
     free(b->cpos);
-    free(b->rew);
+    free(b->w);
     free(b->omu);
     free(b->osum);
     free(b->mine);
@@ -217,83 +184,54 @@ static void bandit_destroy(void *st)
     free(b);
 }
 
-static cs_err create_kind(cs_ctx *ctx, cs_recrawl *r, void **st, enum kind kind)
+static cs_err bandit_create(cs_ctx *ctx, cs_recrawl *r, void **st)
 {
     cs_err rc = CS_OK;
     bandit *b = NULL;
+    const cs_bandit_ops *ops = cs_bandit_find_recrawl(r->cfg.policy);
     const int64_t K = r->cfg.n_groups;
-    if (r->cfg.group == NULL || K < 1 || K > INT32_MAX || !(r->cfg.slot > 0.0))
+    if (ops == NULL || r->cfg.group == NULL || K < 1 || K > INT32_MAX || !(r->cfg.slot > 0.0))
         return cs_fail(ctx, CS_ERR_ARG, "%s: needs groups of pages and a slot length",
                        r->cfg.policy);
-    if ((kind == B_THOMPSON || kind == B_FGDQN) && K > 4096)
+    if (ops->max_groups > 0 && K > ops->max_groups)
         return cs_fail(ctx, CS_ERR_CONFIG,
-                       "refresh.policy = %s keeps the state of every group on every rank and "
-                       "supports at most 4096 groups; refresh.group_by gives %lld (use "
-                       "group_by = rate-class, or bandit-uniform, -static-opt, -whittle)",
-                       r->cfg.policy, (long long)K);
-    if (kind == B_LEARN && K > 64)
-        return cs_fail(ctx, CS_ERR_CONFIG,
-                       "refresh.policy = bandit-whittle-learn learns a value function with "
-                       "K + K (K + 1) / 2 quadratic features and supports at most 64 groups; "
+                       "refresh.policy = %s %s and supports at most %lld groups; "
                        "refresh.group_by gives %lld (use group_by = rate-class)",
-                       (long long)K);
-    if ((kind == B_WHITTLE || kind == B_LEARN) && !(r->cfg.whittle_decay > 0.0))
+                       r->cfg.policy, ops->max_why, (long long)ops->max_groups, (long long)K);
+    if (ops->input == CS_BANDIT_IN_INDEX && !(r->cfg.whittle_decay > 0.0))
         return cs_fail(ctx, CS_ERR_CONFIG, "refresh.whittle_decay must be > 0");
     for (int64_t i = 0; i < r->n; i++)
         if (r->cfg.group[i] < 0 || r->cfg.group[i] >= K)
             return cs_fail(ctx, CS_ERR_ARG, "%s: page %lld in group %d of %lld", r->cfg.policy,
                            (long long)i, (int)r->cfg.group[i], (long long)K);
     CS_TRY(ctx, cs_calloc(ctx, &b, 1, sizeof *b, "bandit policy"));
-    b->kind = kind;
+    b->ops = ops;
     b->K = K;
     b->slot = r->cfg.slot;
     const size_t Kz = (size_t)K;
     CS_TRY(ctx, cs_calloc(ctx, &b->q, Kz, sizeof *b->q, "bandit groups"));
     CS_TRY(ctx, cs_calloc(ctx, &b->members, Kz, sizeof *b->members, "bandit groups"));
     CS_TRY(ctx, cs_calloc(ctx, &b->cnt, Kz, sizeof *b->cnt, "bandit groups"));
-    CS_TRY(ctx, cs_calloc(ctx, &b->w, Kz, sizeof *b->w, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->ta, Kz, sizeof *b->ta, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->tb, Kz, sizeof *b->tb, "bandit groups"));
-    CS_TRY(ctx, cs_calloc(ctx, &b->X, Kz, sizeof *b->X, "bandit groups"));
-    CS_TRY(ctx, cs_calloc(ctx, &b->Y, Kz, 1, "bandit groups"));
-    CS_TRY(ctx, cs_calloc(ctx, &b->alloc, Kz, sizeof *b->alloc, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->chosen, Kz, sizeof *b->chosen, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->elig, Kz, sizeof *b->elig, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->took, Kz, sizeof *b->took, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->val, Kz, sizeof *b->val, "bandit groups"));
-    CS_TRY(ctx, cs_alloc(ctx, &b->ord, Kz, sizeof *b->ord, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->cpos, Kz, sizeof *b->cpos, "bandit groups"));
-    CS_TRY(ctx, cs_calloc(ctx, &b->rew, Kz, sizeof *b->rew, "bandit groups"));
+    CS_TRY(ctx, cs_calloc(ctx, &b->w, Kz, sizeof *b->w, "bandit groups"));
     CS_TRY(ctx, cs_alloc(ctx, &b->rc_cnt, 2 * (size_t)ctx->size, sizeof *b->rc_cnt, "bandit"));
     b->rc_dsp = b->rc_cnt + ctx->size;
-    for (int64_t k = 0; k < K; k++)
-        b->ta[k] = b->tb[k] = 1.0;
-    if (kind == B_FGDQN) {
-        CS_TRY(ctx, cs_alloc(ctx, &b->z, 2 * Kz, sizeof *b->z, "FG-DQN state"));
-        CS_TRY(ctx, cs_alloc(ctx, &b->z1, 2 * Kz, sizeof *b->z1, "FG-DQN state"));
-        CS_TRY(ctx, cs_alloc(ctx, &b->qv, Kz, sizeof *b->qv, "FG-DQN values"));
-        CS_TRY(ctx, cs_fgdqn_create(ctx, &r->cfg.fgdqn, K, r->cfg.seed, 0, &b->net));
-    }
-    if (kind == B_LEARN)
-        CS_TRY(ctx, cs_calloc(ctx, &b->act, Kz, 1, "learning scheme"));
+    cs_bandit_setup bs;
+    memset(&bs, 0, sizeof bs);
+    bs.K = K;
+    bs.seed = r->cfg.seed;
+    bs.run = 0;
+    bs.fgdqn = r->cfg.fgdqn;
+    bs.lspe = r->cfg.lspe;
+    CS_TRY(ctx, cs_bandit_create(ctx, ops, &bs, &b->pol));
     *st = b;
     return CS_OK;
 fail:
     bandit_destroy(b);
     return rc;
 }
-
-#define CREATE(fn, kind)                                                                           \
-    static cs_err fn(cs_ctx *ctx, cs_recrawl *r, void **st)                                        \
-    {                                                                                              \
-        return create_kind(ctx, r, st, kind);                                                      \
-    }
-CREATE(uniform_create, B_UNIFORM)
-CREATE(static_create, B_STATIC)
-CREATE(thompson_create, B_THOMPSON)
-CREATE(whittle_create, B_WHITTLE)
-CREATE(fgdqn_create, B_FGDQN)
-CREATE(learn_create, B_LEARN)
 
 /* A member (re)enters its group's FIFO at the next slot (sorted there by (time, id)). */
 static void enqueue(cs_recrawl *r, bandit *b, int64_t i, double t)
@@ -336,70 +274,55 @@ static double never(cs_recrawl *r, void *st, int64_t i, double t)
 
 /* ---- sync ------------------------------------------------------------------------------------ */
 
-static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
+/* bandit-whittle, -whittle-learn: u_k of each group, with arrival rate lambda_k = slot * the
+ * sum of mu delta over the group's cached pages (exact sums), decay c = whittle_decay * slot,
+ * M = infinity; *alpha = exp(-c). */
+static cs_err index_inputs(cs_ctx *ctx, cs_recrawl *r, bandit *b, double *alpha)
 {
-    (void)t;
-    bandit *b = st;
-    cs_err rc = CS_OK;
-    double *mu = NULL, *D = NULL, *p = NULL;
-    cs_refresh_allreduce(ctx, b->members, b->cnt, (int)b->K, MPI_INT64_T, MPI_SUM);
-    if (b->kind == B_WHITTLE || b->kind == B_LEARN) {
-        /* lambda_k = slot * sum of mu delta over the group's cached pages: exact sums */
-        cs_xsum *xs = NULL;
-        rc = cs_calloc(ctx, &xs, (size_t)b->K, sizeof *xs, "whittle rates");
-        for (int64_t i = 0; rc == CS_OK && i < r->n; i++)
-            if (cs_cache_has(r->cache, i))
-                cs_xsum_add(&xs[r->cfg.group[i]], r->pg.mu[i] * r->pg.delta[i]);
-        CS_TRY_AGREE(ctx, rc);
-        cs_xsum *tot = NULL;
+    cs_xsum *xs = NULL, *tot = NULL;
+    cs_err rc = cs_calloc(ctx, &xs, (size_t)b->K, sizeof *xs, "whittle rates");
+    if (rc == CS_OK)
         rc = cs_alloc(ctx, &tot, (size_t)b->K, sizeof *tot, "whittle rates");
-        if (cs_agree(ctx, rc) != CS_OK) {
-            free(xs);
-            rc = CS_ERR_NOMEM;
-            goto fail;
-        }
+    for (int64_t i = 0; rc == CS_OK && i < r->n; i++)
+        if (cs_cache_has(r->cache, i))
+            cs_xsum_add(&xs[r->cfg.group[i]], r->pg.mu[i] * r->pg.delta[i]);
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK) {
         cs_xsum_allreduce(ctx, xs, tot, (int)b->K);
-        for (int64_t k = 0; k < b->K; k++)
-            b->w[k] = cs_xsum_value(&tot[k]);
-        free(xs);
-        free(tot);
         const double c = r->cfg.whittle_decay * b->slot;
-        b->alpha = exp(-c);
-        double umax = 0.0;
-        for (int64_t k = 0; k < b->K; k++) {
-            b->w[k] = cs_whittle_u(b->w[k] * b->slot, c, INFINITY);
-            umax = b->w[k] > umax ? b->w[k] : umax;
-        }
-        if (b->kind == B_LEARN && umax > 0.0) {
-            /* the learning scheme's arms need u > 0: a group without cached pages gets a tiny
-             * one (and is not eligible) */
-            for (int64_t k = 0; k < b->K; k++)
-                b->w[k] = b->w[k] > 1e-9 * umax ? b->w[k] : 1e-9 * umax;
-            if (b->lspe == NULL) {
-                double *al = NULL;
-                rc = cs_alloc(ctx, &al, (size_t)b->K, sizeof *al, "learning scheme");
-                for (int64_t k = 0; rc == CS_OK && k < b->K; k++)
-                    al[k] = b->alpha;
-                if (rc == CS_OK)
-                    rc =
-                        cs_lspe_create(ctx, &r->cfg.lspe, b->K, b->w, al, r->cfg.seed, 0, &b->lspe);
-                free(al);
-                CS_TRY_AGREE(ctx, rc);
-            } else {
-                cs_lspe_set_u(b->lspe, b->w);
-            }
-        }
-    } else if (b->kind == B_STATIC) {
-        int64_t m = 0, total = 0;
+        *alpha = exp(-c);
         for (int64_t k = 0; k < b->K; k++)
-            total += b->cnt[k];
-        const size_t nz = r->n > 0 ? (size_t)r->n : 1;
-        rc = cs_alloc(ctx, &mu, nz, sizeof *mu, "static-opt");
-        if (rc == CS_OK)
-            rc = cs_alloc(ctx, &D, nz, sizeof *D, "static-opt");
-        if (rc == CS_OK)
-            rc = cs_alloc(ctx, &p, nz, sizeof *p, "static-opt");
-        CS_TRY_AGREE(ctx, rc);
+            b->w[k] = cs_whittle_u(cs_xsum_value(&tot[k]) * b->slot, c, INFINITY);
+    }
+    free(xs);
+    free(tot);
+    return rc;
+}
+
+/* bandit-static-opt: w_k = the sum of the group's page-level optima of Eq. 8
+ * (cs_static_opt_solve over the cached pages of all ranks, with the slot budget R * slot and
+ * per-slot change probability 1 - exp(-delta * slot)); exact sums, so the same weights for any
+ * rank count. */
+static cs_err static_opt_inputs(cs_ctx *ctx, cs_recrawl *r, bandit *b)
+{
+    int64_t m = 0, total = 0;
+    for (int64_t k = 0; k < b->K; k++)
+        total += b->cnt[k];
+    memset(b->w, 0, (size_t)b->K * sizeof *b->w);
+    if (total == 0)
+        return CS_OK;
+    double *mu = NULL, *D = NULL, *p = NULL;
+    cs_xsum *loc = NULL, *sum = NULL;
+    const size_t nz = r->n > 0 ? (size_t)r->n : 1;
+    cs_err rc = cs_alloc(ctx, &mu, 3 * nz, sizeof *mu, "static-opt");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &loc, (size_t)b->K, sizeof *loc, "static-opt");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &sum, (size_t)b->K, sizeof *sum, "static-opt");
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK) {
+        D = mu + nz;
+        p = D + nz;
         for (int64_t i = 0; i < r->n; i++)
             if (cs_cache_has(r->cache, i)) {
                 mu[m] = r->pg.mu[i];
@@ -408,206 +331,45 @@ static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
                     D[m] = 1e-300; /* a page that (numerically) never changes */
                 m++;
             }
-        memset(b->w, 0, (size_t)b->K * sizeof *b->w);
-        if (total > 0) {
-            double R = r->cfg.bandwidth * b->slot;
-            if (R > (double)total)
-                R = (double)total;
-            CS_TRY(ctx, cs_static_opt_solve(ctx, m, mu, D, R, p, NULL));
-            /* exact sums: the same weights for any rank count */
-            cs_xsum *loc = NULL, *sum = NULL;
-            rc = cs_calloc(ctx, &loc, (size_t)b->K, sizeof *loc, "static-opt");
-            if (rc == CS_OK)
-                rc = cs_calloc(ctx, &sum, (size_t)b->K, sizeof *sum, "static-opt");
-            if (cs_agree(ctx, rc) != CS_OK) {
-                free(loc);
-                free(sum);
-                rc = CS_ERR_NOMEM;
-                goto fail;
-            }
-            for (int64_t i = 0, j = 0; i < r->n; i++)
-                if (cs_cache_has(r->cache, i))
-                    cs_xsum_add(&loc[r->cfg.group[i]], p[j++]);
-            cs_xsum_allreduce(ctx, loc, sum, (int)b->K);
-            for (int64_t k = 0; k < b->K; k++)
-                b->w[k] = cs_xsum_value(&sum[k]);
-            free(loc);
-            free(sum);
-        }
+        double R = r->cfg.bandwidth * b->slot;
+        if (R > (double)total)
+            R = (double)total;
+        rc = cs_static_opt_solve(ctx, m, mu, D, R, p, NULL);
     }
-fail:
+    if (rc == CS_OK) {
+        for (int64_t i = 0, j = 0; i < r->n; i++)
+            if (cs_cache_has(r->cache, i))
+                cs_xsum_add(&loc[r->cfg.group[i]], p[j++]);
+        cs_xsum_allreduce(ctx, loc, sum, (int)b->K);
+        for (int64_t k = 0; k < b->K; k++)
+            b->w[k] = cs_xsum_value(&sum[k]);
+    }
     free(mu);
-    free(D);
-    free(p);
+    free(loc);
+    free(sum);
+    return rc;
+}
+
+/* The groups' cached pages over all ranks, and the policy's inputs (its ops->input). */
+static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
+{
+    (void)t;
+    bandit *b = st;
+    cs_err rc = CS_OK;
+    double alpha = 0.0;
+    cs_allreduce(ctx, b->members, b->cnt, (int)b->K, CS_T_I64, CS_OP_SUM);
+    if (b->ops->input == CS_BANDIT_IN_NONE)
+        return CS_OK;
+    if (b->ops->input == CS_BANDIT_IN_INDEX)
+        CS_TRY(ctx, index_inputs(ctx, r, b, &alpha));
+    else
+        CS_TRY(ctx, static_opt_inputs(ctx, r, b));
+    CS_TRY_AGREE(ctx, cs_bandit_sync(ctx, b->pol, b->w, alpha, 0.0));
+fail:
     return rc;
 }
 
 /* ---- the slot -------------------------------------------------------------------------------- */
-
-static cs_err add_pick(cs_ctx *ctx, bandit *b, int64_t k)
-{
-    cs_err rc = cs_grow(ctx, &b->picks, &b->picks_cap, (size_t)b->npicks + 1, sizeof *b->picks,
-                        "bandit picks");
-    if (rc != CS_OK)
-        return rc;
-    b->picks[b->npicks++] = k;
-    if (b->alloc[k]++ == 0)
-        b->chosen[b->nchosen++] = k;
-    return CS_OK;
-}
-
-/* Gamma(shape >= 1, 1), Marsaglia & Tsang, as fresh.c. */
-static double gamma_draw(cs_rng *r, double shape)
-{
-    const double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        double x, v;
-        do {
-            x = cs_rng_normal(r);
-            v = 1.0 + c * x;
-        } while (v <= 0.0);
-        v = v * v * v;
-        const double u = cs_rng_uniform_pos(r);
-        if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
-            return d * v;
-    }
-}
-
-static int64_t cmp_i64(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
-
-/* whittle, whittle-learn: groups by decreasing index, then lower group */
-static int by_index(const void *x, const void *y)
-{
-    const kv *a = x, *c = y;
-    if (a->v != c->v)
-        return a->v > c->v ? -1 : 1;
-    return (int)cmp_i64(a->k, c->k);
-}
-
-/* Sorts elig[0..n) by by_index on v[group] (ord: scratch of n pairs). */
-static void sort_by_index(int64_t *elig, int64_t n, const double *v, kv *ord)
-{
-    for (int64_t e = 0; e < n; e++) {
-        ord[e].v = v[elig[e]];
-        ord[e].k = elig[e];
-    }
-    qsort(ord, (size_t)n, sizeof *ord, by_index);
-    for (int64_t e = 0; e < n; e++)
-        elig[e] = ord[e].k;
-}
-
-/* The replicated allocation of n crawls to groups (alloc, chosen, picks). */
-static cs_err allocate(cs_ctx *ctx, cs_recrawl *r, bandit *b, int64_t n)
-{
-    cs_err rc = CS_OK;
-    cs_rng g;
-    cs_rng_init(&g, r->cfg.seed, CS_RNG_BANDIT, 0x62616e6400000000ULL + (uint64_t)b->kind,
-                (uint64_t)b->slots);
-    const int64_t E = b->nelig;
-    switch (b->kind) {
-    case B_UNIFORM:
-        for (int64_t j = 0; j < n; j++)
-            CS_TRY(ctx, add_pick(ctx, b, b->elig[cs_rng_below(&g, (uint64_t)E)]));
-        break;
-    case B_STATIC: {
-        double tot = 0.0;
-        for (int64_t e = 0; e < E; e++)
-            tot += b->w[b->elig[e]];
-        for (int64_t j = 0; j < n && tot > 0.0; j++) {
-            const double v = cs_rng_uniform(&g) * tot;
-            double acc = 0.0;
-            int64_t pick = -1;
-            for (int64_t e = 0; e < E; e++) {
-                const int64_t k = b->elig[e];
-                if (b->w[k] <= 0.0)
-                    continue;
-                acc += b->w[k];
-                pick = k;
-                if (v < acc)
-                    break;
-            }
-            CS_TRY(ctx, add_pick(ctx, b, pick));
-        }
-        break;
-    }
-    case B_THOMPSON:
-        for (int64_t j = 0; j < n; j++) {
-            double best = -1.0;
-            int64_t pick = b->elig[0];
-            for (int64_t e = 0; e < E; e++) {
-                const int64_t k = b->elig[e];
-                const double x = gamma_draw(&g, b->ta[k]), y = gamma_draw(&g, b->tb[k]);
-                const double th = x / (x + y);
-                if (th > best) {
-                    best = th;
-                    pick = k;
-                }
-            }
-            CS_TRY(ctx, add_pick(ctx, b, pick));
-        }
-        break;
-    case B_WHITTLE: {
-        /* the index at the group's age (slots since its last crawl, + 1 for this slot) */
-        for (int64_t e = 0; e < E; e++) {
-            const int64_t k = b->elig[e];
-            b->val[k] = cs_whittle_index_age(b->X[k] + 1, b->w[k], b->alpha, 1.0);
-        }
-        sort_by_index(b->elig, E, b->val, b->ord);
-        for (int64_t j = 0; j < n; j++)
-            CS_TRY(ctx, add_pick(ctx, b, b->elig[j % E]));
-        break;
-    }
-    case B_LEARN: {
-        /* the active groups of the logistic relaxation, by decreasing activity probability */
-        if (b->lspe == NULL)
-            break;
-        cs_lspe_step(b->lspe, b->act);
-        const double *fa = cs_lspe_activity(b->lspe);
-        int64_t A = 0;
-        for (int64_t e = 0; e < E; e++)
-            if (b->act[b->elig[e]])
-                b->elig[A++] = b->elig[e];
-        sort_by_index(b->elig, A, fa, b->ord);
-        for (int64_t j = 0; j < n && A > 0; j++)
-            CS_TRY(ctx, add_pick(ctx, b, b->elig[j % A]));
-        break;
-    }
-    case B_FGDQN: {
-        const cs_fgdqn_config *fc = &r->cfg.fgdqn;
-        const double frac = fc->eps_steps > 0 ? (double)b->slots / (double)fc->eps_steps : 1.0;
-        const double eps =
-            frac >= 1.0 ? fc->eps_end : fc->eps_start + (fc->eps_end - fc->eps_start) * frac;
-        for (int64_t k = 0; k < b->K; k++) {
-            b->z[k] = (float)((double)b->X[k] / fc->x_scale);
-            b->z[b->K + k] = (float)b->Y[k];
-        }
-        cs_fgdqn_q(b->net, b->z, b->qv);
-        for (int64_t j = 0; j < n; j++) {
-            int64_t pick = -1;
-            if (cs_rng_uniform(&g) < eps) {
-                pick = b->elig[cs_rng_below(&g, (uint64_t)E)];
-            } else {
-                /* the best eligible group not picked yet (all picked: the best) */
-                for (int pass = 0; pass < 2 && pick < 0; pass++)
-                    for (int64_t e = 0; e < E; e++) {
-                        const int64_t k = b->elig[e];
-                        if (pass == 0 && b->alloc[k] > 0)
-                            continue;
-                        if (pick < 0 || b->qv[k] > b->qv[pick])
-                            pick = k;
-                    }
-            }
-            CS_TRY(ctx, add_pick(ctx, b, pick));
-        }
-        break;
-    }
-    }
-fail:
-    return rc;
-}
 
 static int cand_cmp(const void *x, const void *y)
 {
@@ -650,19 +412,20 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     b->carry += r->cfg.bandwidth * b->slot;
     int64_t n = (int64_t)floor(b->carry);
     b->carry -= (double)n;
-    b->nelig = 0;
+    int64_t E = 0, nchosen = 0;
     for (int64_t k = 0; k < b->K; k++)
         if (b->cnt[k] > 0)
-            b->elig[b->nelig++] = k;
-    for (int64_t j = 0; j < b->nchosen; j++)
-        b->alloc[b->chosen[j]] = 0;
-    b->nchosen = b->npicks = 0;
-    if (n > 0 && b->nelig > 0)
-        CS_TRY_AGREE(ctx, allocate(ctx, r, b, n));
+            b->elig[E++] = k;
+    cs_rng rng;
+    cs_rng_init(&rng, r->cfg.seed, CS_RNG_BANDIT, 0x62616e6400000000ULL + b->ops->stream,
+                (uint64_t)cs_bandit_slots(b->pol));
+    CS_TRY_AGREE(ctx, cs_bandit_choose(ctx, b->pol, &rng, b->elig, E, n));
+    const int64_t *alloc = cs_bandit_alloc(b->pol);
+    const int64_t *chosen = cs_bandit_chosen(b->pol, &nchosen);
     /* 3. this rank's candidates: per chosen group its alloc oldest live members */
     int64_t nm = 0;
-    for (int64_t c = 0; c < b->nchosen; c++)
-        nm += b->alloc[b->chosen[c]];
+    for (int64_t c = 0; c < nchosen; c++)
+        nm += alloc[chosen[c]];
     rc = cs_grow(ctx, &b->mine, &b->mine_cap, (size_t)nm + 1, sizeof *b->mine, "bandit");
     if (rc == CS_OK)
         rc = cs_grow(ctx, &b->mine_q, &b->mine_q_cap, (size_t)nm + 1, sizeof *b->mine_q, "bandit");
@@ -670,11 +433,11 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         rc = cs_grow(ctx, &b->back, &b->back_cap, (size_t)nm + 1, sizeof *b->back, "bandit");
     CS_TRY_AGREE(ctx, rc);
     int64_t m = 0;
-    for (int64_t c = 0; c < b->nchosen; c++) {
-        const int64_t k = b->chosen[c];
+    for (int64_t c = 0; c < nchosen; c++) {
+        const int64_t k = chosen[c];
         ring *g = &b->q[k];
         int64_t got = 0;
-        while (got < b->alloc[k] && g->n > 0) {
+        while (got < alloc[k] && g->n > 0) {
             qent e = ring_pop_front(g);
             if (!(r->t_last[e.li] == e.t)) /* a stale entry: the page was crawled since */
                 continue;
@@ -687,12 +450,12 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     }
     /* 4. every rank's candidates; the same winners everywhere */
     int64_t na = 0;
-    CS_TRY(ctx, cs_refresh_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap,
-                                     b->rc_cnt, b->rc_dsp, &na));
+    CS_TRY(ctx, cs_comm_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap, b->rc_cnt,
+                                  b->rc_dsp, &na));
     qsort(b->all, (size_t)na, sizeof *b->all, cand_cmp);
     /* my candidates by id, to find my winners; the outcomes per chosen group */
     int64_t *slot_of = NULL;
-    const size_t nc = (size_t)b->nchosen, w = 2 + CS_XSUM_LIMBS;
+    const size_t nc = (size_t)nchosen, w = 2 + CS_XSUM_LIMBS;
     qsort(b->mine_q, (size_t)m, sizeof *b->mine_q, qent_id_cmp);
     rc = cs_calloc(ctx, &slot_of, (size_t)m + 1, sizeof *slot_of, "bandit");
     if (rc == CS_OK)
@@ -701,8 +464,8 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         rc = cs_grow(ctx, &b->osum, &b->osum_cap, 2 * w * nc + 1, sizeof *b->osum,
                      "bandit outcomes");
     CS_TRY_AGREE(ctx, rc);
-    for (int64_t c = 0; c < b->nchosen; c++) {
-        const int64_t k = b->chosen[c];
+    for (int64_t c = 0; c < nchosen; c++) {
+        const int64_t k = chosen[c];
         b->took[k] = 0;
         b->cpos[k] = c;
         b->osum[w * (size_t)c] = b->osum[w * (size_t)c + 1] = 0;
@@ -710,7 +473,7 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     }
     for (int64_t a = 0; a < na && rc == CS_OK; a++) {
         const int64_t k = b->all[a].k;
-        if (b->took[k] >= b->alloc[k])
+        if (b->took[k] >= alloc[k])
             continue;
         b->took[k]++;
         qent key = {0.0, b->all[a].id, 0};
@@ -748,34 +511,15 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         cs_xsum_norm(&b->omu[c]); /* limbs below 2^32: no sum over ranks overflows */
         memcpy(ob + w * c + 2, b->omu[c].limb, sizeof b->omu[c].limb);
     }
-    cs_refresh_allreduce(ctx, ob, og, (int)(w * nc), MPI_INT64_T, MPI_SUM);
+    cs_allreduce(ctx, ob, og, (int)(w * nc), CS_T_I64, CS_OP_SUM);
     for (size_t c = 0; c < nc; c++) {
-        const int64_t k = b->chosen[c];
         const int64_t crawled = og[w * c], changed = og[w * c + 1];
         cs_xsum s;
         cs_xsum_zero(&s);
         memcpy(s.limb, og + w * c + 2, sizeof s.limb);
-        b->ta[k] += (double)changed;
-        b->tb[k] += (double)(crawled - changed);
-        b->Y[k] = changed > 0;
-        b->rew[k] = cs_xsum_value(&s); /* the group's reward, for the transitions */
+        cs_bandit_outcome(b->pol, chosen[c], crawled, changed, cs_xsum_value(&s));
     }
-    if (b->kind == B_FGDQN) {
-        for (int64_t k = 0; k < b->K; k++) {
-            const int64_t x = b->alloc[k] > 0 ? 0 : b->X[k] + 1;
-            b->z1[k] = (float)((double)x / r->cfg.fgdqn.x_scale);
-            b->z1[b->K + k] = (float)b->Y[k];
-        }
-        for (int64_t j = 0; j < b->npicks; j++) {
-            const int64_t k = b->picks[j];
-            cs_fgdqn_push(b->net, b->z, k, (float)(b->rew[k] / (double)b->alloc[k]), b->z1);
-        }
-        if (b->npicks > 0)
-            cs_fgdqn_train(b->net);
-    }
-    for (int64_t k = 0; k < b->K; k++)
-        b->X[k] = b->alloc[k] > 0 ? 0 : b->X[k] + 1;
-    b->slots++;
+    cs_bandit_end_slot(b->pol);
 fail:
     return rc;
 }
@@ -783,7 +527,7 @@ fail:
 /* ---- checkpoints ----------------------------------------------------------------------------- */
 
 /* The FIFOs (entries from each head, in order), the pending entries, the members per group, the
- * replicated state and FG-DQN. */
+ * cached pages per group and the policy's replicated state (cs_bandit_save). */
 static cs_err bandit_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ckpt *ck)
 {
     (void)r;
@@ -791,7 +535,6 @@ static cs_err bandit_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_c
     cs_err rc = CS_OK;
     int64_t *len = NULL, tot = 0;
     qent *flat = NULL;
-    pend *pd = NULL;
     for (int64_t k = 0; k < b->K; k++)
         tot += b->q[k].n;
     rc = cs_alloc(ctx, &len, (size_t)b->K, sizeof *len, "bandit checkpoint");
@@ -805,10 +548,9 @@ static cs_err bandit_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_c
         for (int64_t i = 0; i < g->n; i++)
             flat[tot++] = g->e[(g->head + i) % g->cap];
     }
-    const int64_t si[3] = {b->K, b->slots, (int64_t)b->npd};
-    const double sd[2] = {b->carry, b->alpha};
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/state", CS_CK_I64, 3, si));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/values", CS_CK_F64, 2, sd));
+    const int64_t si[2] = {b->K, (int64_t)b->npd};
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/state", CS_CK_I64, 2, si));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/carry", CS_CK_F64, 1, &b->carry));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/fifo_len", CS_CK_I64, b->K, len));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/fifo", CS_CK_BYTES,
                             tot * (int64_t)sizeof *flat, flat));
@@ -817,23 +559,10 @@ static cs_err bandit_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_c
     CS_TRY(ctx,
            cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/members", CS_CK_I64, b->K, b->members));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/cnt", CS_CK_I64, b->K, b->cnt));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/w", CS_CK_F64, b->K, b->w));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/ta", CS_CK_F64, b->K, b->ta));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/tb", CS_CK_F64, b->K, b->tb));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/X", CS_CK_I64, b->K, b->X));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/Y", CS_CK_BYTES, b->K, b->Y));
-    if (b->net != NULL)
-        CS_TRY(ctx, cs_fgdqn_save(ctx, b->net, ck, "refresh/recrawl/bandit/fgdqn"));
-    if (b->kind == B_LEARN) {
-        const int64_t has = b->lspe != NULL;
-        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/bandit/has_lspe", CS_CK_I64, 1, &has));
-        if (has)
-            CS_TRY(ctx, cs_lspe_save(ctx, b->lspe, ck, "refresh/recrawl/bandit/lspe"));
-    }
+    CS_TRY(ctx, cs_bandit_save(ctx, b->pol, ck, "refresh/recrawl/bandit/policy"));
 fail:
     free(len);
     free(flat);
-    free(pd);
     return rc;
 }
 
@@ -845,14 +574,14 @@ static cs_err bandit_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
     int64_t *len = NULL, n = 0, np = 0;
     qent *flat = NULL;
     pend *pd = NULL;
-    int64_t si[3];
-    double sd[2];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/state", CS_CK_I64, 3, si));
+    int64_t si[2];
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/state", CS_CK_I64, 2, si));
     if (si[0] != b->K)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bandit policy over %lld groups, not %lld",
                      cs_ckpt_path(ck), (long long)si[0], (long long)b->K);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/values", CS_CK_F64, 2, sd));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/carry", CS_CK_F64, 1, &b->carry));
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &len, (size_t)b->K, sizeof *len, "bandit checkpoint"));
     CS_TRY(ctx,
            cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/fifo_len", CS_CK_I64, b->K, len));
@@ -861,7 +590,7 @@ static cs_err bandit_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
     int64_t tot = 0;
     for (int64_t k = 0; k < b->K; k++)
         tot += len[k] >= 0 ? len[k] : INT32_MAX;
-    if (tot * (int64_t)sizeof *flat != n || np != si[2] * (int64_t)sizeof *pd)
+    if (tot * (int64_t)sizeof *flat != n || np != si[1] * (int64_t)sizeof *pd)
         rc =
             cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: malformed bandit groups", cs_ckpt_path(ck));
     for (int64_t k = 0, at = 0; k < b->K && rc == CS_OK; k++) {
@@ -876,45 +605,15 @@ static cs_err bandit_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
     free(b->pd);
     b->pd = pd;
     pd = NULL;
-    b->npd = b->pd_cap = (size_t)si[2];
+    b->npd = b->pd_cap = (size_t)si[1];
     if (b->pd_cap == 0) {
         free(b->pd);
         b->pd = NULL;
     }
-    b->slots = si[1];
-    b->carry = sd[0];
-    b->alpha = sd[1];
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/members", CS_CK_I64, b->K,
                                   b->members));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/cnt", CS_CK_I64, b->K, b->cnt));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/w", CS_CK_F64, b->K, b->w));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/ta", CS_CK_F64, b->K, b->ta));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/tb", CS_CK_F64, b->K, b->tb));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/X", CS_CK_I64, b->K, b->X));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/Y", CS_CK_BYTES, b->K, b->Y));
-    if (b->net != NULL)
-        CS_TRY(ctx, cs_fgdqn_load(ctx, b->net, ck, "refresh/recrawl/bandit/fgdqn"));
-    if (b->kind == B_LEARN) {
-        int64_t has = 0;
-        CS_TRY(ctx,
-               cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/bandit/has_lspe", CS_CK_I64, 1, &has));
-        if (has) {
-            /* created with any valid arms, then overwritten by the saved state */
-            double *al = NULL, *uu = NULL;
-            rc = cs_alloc(ctx, &al, 2 * (size_t)b->K, sizeof *al, "learning scheme");
-            if (rc == CS_OK) {
-                uu = al + b->K;
-                for (int64_t k = 0; k < b->K; k++) {
-                    al[k] = 0.5;
-                    uu[k] = 1.0;
-                }
-                rc = cs_lspe_create(ctx, &r->cfg.lspe, b->K, uu, al, r->cfg.seed, 0, &b->lspe);
-            }
-            free(al);
-            CS_TRY_AGREE(ctx, rc);
-            CS_TRY(ctx, cs_lspe_load(ctx, b->lspe, ck, "refresh/recrawl/bandit/lspe"));
-        }
-    }
+    CS_TRY(ctx, cs_bandit_load(ctx, b->pol, ck, "refresh/recrawl/bandit/policy"));
 fail:
     free(len);
     free(flat);
@@ -922,22 +621,16 @@ fail:
     return rc;
 }
 
-#define BANDIT(var, nm, cr)                                                                        \
-    const recrawl_ops var = {.name = nm,                                                           \
-                             .solver = CS_REFRESH_UNIFORM,                                         \
-                             .create = cr,                                                         \
-                             .destroy = bandit_destroy,                                            \
-                             .sync = bandit_sync,                                                  \
-                             .on_crawl = bandit_on_crawl,                                          \
-                             .next = never,                                                        \
-                             .slot = bandit_slot,                                                  \
-                             .on_join = bandit_on_join,                                            \
-                             .save = bandit_save,                                                  \
-                             .load = bandit_load}
-
-BANDIT(cs_recrawl_bandit_uniform_ops, "bandit-uniform", uniform_create);
-BANDIT(cs_recrawl_bandit_static_opt_ops, "bandit-static-opt", static_create);
-BANDIT(cs_recrawl_bandit_thompson_ops, "bandit-thompson", thompson_create);
-BANDIT(cs_recrawl_bandit_whittle_ops, "bandit-whittle", whittle_create);
-BANDIT(cs_recrawl_bandit_fgdqn_ops, "bandit-fgdqn", fgdqn_create);
-BANDIT(cs_recrawl_bandit_learn_ops, "bandit-whittle-learn", learn_create);
+/* One ops table for every bandit policy: the policy itself is looked up in the bandit registry
+ * by refresh.policy (cs_bandit_find_recrawl). */
+const recrawl_ops cs_recrawl_bandit_ops = {.name = "bandit-*",
+                                           .solver = CS_REFRESH_UNIFORM,
+                                           .create = bandit_create,
+                                           .destroy = bandit_destroy,
+                                           .sync = bandit_sync,
+                                           .on_crawl = bandit_on_crawl,
+                                           .next = never,
+                                           .slot = bandit_slot,
+                                           .on_join = bandit_on_join,
+                                           .save = bandit_save,
+                                           .load = bandit_load};

@@ -68,7 +68,7 @@ static cs_err adaptive_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         int64_t m = 0, gm = 0;
         for (int64_t i = 0; i < r->n; i++)
             m += cs_cache_has(r->cache, i);
-        cs_refresh_allreduce(ctx, &m, &gm, 1, MPI_INT64_T, MPI_SUM);
+        cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
         a->init = r->cfg.adapt_init > 0.0 ? r->cfg.adapt_init
                                           : (double)(gm > 0 ? gm : 1) / r->cfg.bandwidth;
         a->lo = r->cfg.adapt_min > 0.0 ? r->cfg.adapt_min : a->init / 64.0;

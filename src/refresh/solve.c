@@ -16,14 +16,13 @@
  * The root find is Newton's method safeguarded by the bracket of evaluated points (bisection
  * when a step leaves it). Its relative stopping rule is on the constraint itself: |f - R| <=
  * rtol R (the authors' absolute tolerance on lambda misses R by about 1 %). Each iteration is one
- * OpenMP pass over the rank's pages and one MPI_Allreduce of six integers: f and f' summed
+ * OpenMP pass over the rank's pages and one allreduce of six integers: f and f' summed
  * exactly in fixed point (refresh_impl.h), so every rank takes the same steps and ends with the
  * same bits, for any number of ranks or threads.
  */
 #include "refresh/refresh_impl.h"
 
 #include <math.h>
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,7 +141,7 @@ static cs_err solver_setup(solver *s, int need_a)
         }
     }
     double mx[6] = {mxi, mdi, mxc, dxc, dx, ax}, g[6];
-    cs_refresh_allreduce(ctx, mx, g, 6, MPI_DOUBLE, MPI_MAX);
+    cs_allreduce(ctx, mx, g, 6, CS_T_F64, CS_OP_MAX);
     s->mu_max_i = g[0];
     s->md_max_i = g[1];
     s->mu_max_c = g[2];
@@ -151,9 +150,9 @@ static cs_err solver_setup(solver *s, int need_a)
     s->a_max = g[5];
 
     /* exact sums: mu (each class), delta (complete class, all), sqrt(mu delta) */
-    const double s_mi = cs_refresh_fx_scale(s->mu_max_i), s_mc = cs_refresh_fx_scale(s->mu_max_c),
-                 s_dc = cs_refresh_fx_scale(s->d_max_c), s_d = cs_refresh_fx_scale(s->d_max),
-                 s_a = cs_refresh_fx_scale(s->a_max);
+    const double s_mi = cs_comm_fx_scale(s->mu_max_i), s_mc = cs_comm_fx_scale(s->mu_max_c),
+                 s_dc = cs_comm_fx_scale(s->d_max_c), s_d = cs_comm_fx_scale(s->d_max),
+                 s_a = cs_comm_fx_scale(s->a_max);
     int64_t a[17] = {0}, gs[17];
     int64_t m0 = 0, m1 = 0, m2 = 0, c0 = 0, c1 = 0, c2 = 0, e0 = 0, e1 = 0, e2 = 0;
     int64_t d0 = 0, d1 = 0, d2 = 0, r0 = 0, r1 = 0, r2 = 0;
@@ -162,25 +161,25 @@ static cs_err solver_setup(solver *s, int need_a)
     for (int64_t i = 0; i < n; i++) {
         const double m = mu[i], d = delta[i];
         const int c = cf != NULL && cf[i];
-        FX_ADD(c ? 0.0 : m, s_mi, m0, m1, m2);
-        FX_ADD(c ? m : 0.0, s_mc, c0, c1, c2);
-        FX_ADD(c ? d : 0.0, s_dc, e0, e1, e2);
-        FX_ADD(d, s_d, d0, d1, d2);
+        CS_FX_ADD(c ? 0.0 : m, s_mi, m0, m1, m2);
+        CS_FX_ADD(c ? m : 0.0, s_mc, c0, c1, c2);
+        CS_FX_ADD(c ? d : 0.0, s_dc, e0, e1, e2);
+        CS_FX_ADD(d, s_d, d0, d1, d2);
         if (need_a)
-            FX_ADD(sqrt(m * d), s_a, r0, r1, r2);
+            CS_FX_ADD(sqrt(m * d), s_a, r0, r1, r2);
     }
     const int64_t loc[17] = {m0, m1, m2, c0, c1, c2, e0, e1, e2, d0, d1, d2, r0, r1, r2, n, nc};
     memcpy(a, loc, sizeof a);
-    cs_refresh_allreduce(ctx, a, gs, 17, MPI_INT64_T, MPI_SUM);
-    s->mu_sum_i = cs_refresh_fx_value(gs, s_mi);
-    s->mu_sum_c = cs_refresh_fx_value(gs + 3, s_mc);
-    s->d_sum_c = cs_refresh_fx_value(gs + 6, s_dc);
-    s->d_sum = cs_refresh_fx_value(gs + 9, s_d);
-    s->a_sum = cs_refresh_fx_value(gs + 12, s_a);
+    cs_allreduce(ctx, a, gs, 17, CS_T_I64, CS_OP_SUM);
+    s->mu_sum_i = cs_comm_fx_value(gs, s_mi);
+    s->mu_sum_c = cs_comm_fx_value(gs + 3, s_mc);
+    s->d_sum_c = cs_comm_fx_value(gs + 6, s_dc);
+    s->d_sum = cs_comm_fx_value(gs + 9, s_d);
+    s->a_sum = cs_comm_fx_value(gs + 12, s_a);
     s->N = gs[15];
     s->Nc = gs[16];
     s->Ni = s->N - s->Nc;
-    if (s->N > FX_MAX_TERMS)
+    if (s->N > CS_FX_MAX_TERMS)
         CS_TRY_AGREE(
             ctx, cs_fail(ctx, CS_ERR_LIMIT, "refresh: %lld pages, at most 2^32", (long long)s->N));
     if (s->N == 0)
@@ -249,7 +248,7 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
             bd = fmax(bd, s->mu_max_c);
         }
     }
-    const double sf = cs_refresh_fx_scale(2.0 * bf), sd = cs_refresh_fx_scale(2.0 * bd);
+    const double sf = cs_comm_fx_scale(2.0 * bf), sd = cs_comm_fx_scale(2.0 * bd);
     int64_t f0 = 0, f1 = 0, f2 = 0, g0 = 0, g1 = 0, g2 = 0;
     if (kind == EV_BLC) {
         const double fl = s->floor_rate;
@@ -259,8 +258,8 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
             const double m = mu[i], d = delta[i];
             const double a = sqrt(m * d), r = a * x - d;
             const int act = r > fl;
-            FX_ADD(act ? r : fl, sf, f0, f1, f2);
-            FX_ADD(r >= fl ? a : 0.0, sd, g0, g1, g2);
+            CS_FX_ADD(act ? r : fl, sf, f0, f1, f2);
+            CS_FX_ADD(r >= fl ? a : 0.0, sd, g0, g1, g2);
         }
     } else if (inc && cf == NULL) {
 #pragma omp parallel for simd default(none) shared(n, mu, delta, x, sf, sd)                        \
@@ -268,8 +267,8 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
         for (int64_t i = 0; i < n; i++) {
             const double m = mu[i], d = delta[i];
             const double y = 4.0 * m * d * x, q = sqrt(d * d + y);
-            FX_ADD(y / (2.0 * (q + d)), sf, f0, f1, f2);
-            FX_ADD(m * d / q, sd, g0, g1, g2);
+            CS_FX_ADD(y / (2.0 * (q + d)), sf, f0, f1, f2);
+            CS_FX_ADD(m * d / q, sd, g0, g1, g2);
         }
     } else if (inc) {
 #pragma omp parallel for simd default(none) shared(n, mu, delta, cf, x, sf, sd)                    \
@@ -277,8 +276,8 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
         for (int64_t i = 0; i < n; i++) {
             const double m = mu[i], d = delta[i], w = cf[i] ? 0.0 : 1.0;
             const double y = 4.0 * m * d * x, q = sqrt(d * d + y);
-            FX_ADD(w * (y / (2.0 * (q + d))), sf, f0, f1, f2);
-            FX_ADD(w * (m * d / q), sd, g0, g1, g2);
+            CS_FX_ADD(w * (y / (2.0 * (q + d))), sf, f0, f1, f2);
+            CS_FX_ADD(w * (m * d / q), sd, g0, g1, g2);
         }
     }
     if (kind == EV_LC && comp) {
@@ -287,14 +286,14 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
         for (int64_t j = 0; j < nc; j++) {
             const double m = cmu[j], d = cdelta[j];
             const double p = co_p(m, d, x);
-            FX_ADD(p * d, sf, f0, f1, f2);
-            FX_ADD(p < 1.0 ? m : 0.0, sd, g0, g1, g2);
+            CS_FX_ADD(p * d, sf, f0, f1, f2);
+            CS_FX_ADD(p < 1.0 ? m : 0.0, sd, g0, g1, g2);
         }
     }
     int64_t a[6] = {f0, f1, f2, g0, g1, g2}, g[6];
-    cs_refresh_allreduce(s->ctx, a, g, 6, MPI_INT64_T, MPI_SUM);
-    *f = cs_refresh_fx_value(g, sf);
-    *df = cs_refresh_fx_value(g + 3, sd);
+    cs_allreduce(s->ctx, a, g, 6, CS_T_I64, CS_OP_SUM);
+    *f = cs_comm_fx_value(g, sf);
+    *df = cs_comm_fx_value(g + 3, sd);
     s->iters++;
 }
 
@@ -385,23 +384,23 @@ static cs_err tally(solver *s, const double *rate, const double *prob, cs_refres
 #pragma omp parallel for default(none) shared(n, rate) reduction(max : mx) schedule(static)
     for (int64_t i = 0; i < n; i++)
         mx = rate[i] > mx ? rate[i] : mx;
-    cs_refresh_allreduce(ctx, &mx, &gmx, 1, MPI_DOUBLE, MPI_MAX);
-    const double sc = cs_refresh_fx_scale(gmx);
+    cs_allreduce(ctx, &mx, &gmx, 1, CS_T_F64, CS_OP_MAX);
+    const double sc = cs_comm_fx_scale(gmx);
     int64_t i0 = 0, i1 = 0, i2 = 0, c0 = 0, c1 = 0, c2 = 0, ntrig = 0, nstarved = 0, nsat = 0;
 #pragma omp parallel for default(none) shared(n, rate, prob, sc)                                  \
     reduction(+ : i0, i1, i2, c0, c1, c2, ntrig, nstarved, nsat) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         const int trig = prob[i] >= 0.0;
-        FX_ADD(trig ? 0.0 : rate[i], sc, i0, i1, i2);
-        FX_ADD(trig ? rate[i] : 0.0, sc, c0, c1, c2);
+        CS_FX_ADD(trig ? 0.0 : rate[i], sc, i0, i1, i2);
+        CS_FX_ADD(trig ? rate[i] : 0.0, sc, c0, c1, c2);
         ntrig += trig;
         nstarved += rate[i] == 0.0;
         nsat += prob[i] == 1.0;
     }
     int64_t a[9] = {i0, i1, i2, c0, c1, c2, ntrig, nstarved, nsat}, g[9];
-    cs_refresh_allreduce(ctx, a, g, 9, MPI_INT64_T, MPI_SUM);
-    res->r_incomplete = cs_refresh_fx_value(g, sc);
-    res->r_complete = cs_refresh_fx_value(g + 3, sc);
+    cs_allreduce(ctx, a, g, 9, CS_T_I64, CS_OP_SUM);
+    res->r_incomplete = cs_comm_fx_value(g, sc);
+    res->r_complete = cs_comm_fx_value(g + 3, sc);
     res->residual = fabs(res->r_incomplete + res->r_complete - s->R) / s->R;
     res->n = s->N;
     res->n_complete = g[6];
@@ -434,7 +433,7 @@ static cs_err solve_complete(solver *s, double Ro, double *t)
         for (int64_t j = 0; j < s->nc; j++)
             tt = fmax(tt, s->cdelta[j] / s->cmu[j]);
         double gt = 0.0;
-        cs_refresh_allreduce(s->ctx, &tt, &gt, 1, MPI_DOUBLE, MPI_MAX);
+        cs_allreduce(s->ctx, &tt, &gt, 1, CS_T_F64, CS_OP_MAX);
         *t = gt;
         return CS_OK;
     }

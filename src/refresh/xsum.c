@@ -5,7 +5,6 @@
 #include "refresh/refresh_impl.h"
 
 #include <math.h>
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +102,7 @@ void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n)
         cs_xsum_norm(&t);
         memcpy(buf + (size_t)j * CS_XSUM_LIMBS, t.limb, sizeof t.limb);
     }
-    cs_refresh_allreduce(ctx, buf, res, n * CS_XSUM_LIMBS, MPI_INT64_T, MPI_SUM);
+    cs_allreduce(ctx, buf, res, n * CS_XSUM_LIMBS, CS_T_I64, CS_OP_SUM);
     for (int j = 0; j < n; j++) {
         memcpy(out[j].limb, res + (size_t)j * CS_XSUM_LIMBS, sizeof out[j].limb);
         out[j].adds = 0;

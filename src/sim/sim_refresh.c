@@ -172,29 +172,7 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
         rcfg.group = rf->group;
         rcfg.slot = rf->tau;
         rcfg.whittle_decay = fc->whittle_decay;
-        const cs_bandit_config *bc = &cfg->bandit;
-        rcfg.fgdqn.hidden1 = bc->hidden1;
-        rcfg.fgdqn.hidden2 = bc->hidden2;
-        rcfg.fgdqn.gamma = bc->gamma;
-        rcfg.fgdqn.eps_start = bc->eps_start;
-        rcfg.fgdqn.eps_end = bc->eps_end;
-        rcfg.fgdqn.eps_steps = bc->eps_steps;
-        rcfg.fgdqn.lr = bc->lr;
-        rcfg.fgdqn.lr_decay = bc->lr_decay;
-        rcfg.fgdqn.noise = bc->noise;
-        rcfg.fgdqn.batch = bc->batch;
-        rcfg.fgdqn.replay = bc->replay;
-        rcfg.fgdqn.x_scale = bc->x_scale;
-        rcfg.lspe.kappa = bc->learn_kappa;
-        rcfg.lspe.gamma = bc->learn_gamma;
-        rcfg.lspe.delta = bc->learn_delta;
-        rcfg.lspe.epsilon = bc->learn_epsilon;
-        rcfg.lspe.a_c = bc->learn_a_c;
-        rcfg.lspe.a_period = bc->learn_a_period;
-        rcfg.lspe.b_c = bc->learn_b_c;
-        rcfg.lspe.b_period = bc->learn_b_period;
-        rcfg.lspe.inverse = bc->learn_inverse;
-        rcfg.lspe.features = bc->learn_features == 0 ? 2 : 1; /* as crawlsim bandit */
+        cs_bandit_settings(&cfg->bandit, &rcfg.fgdqn, &rcfg.lspe); /* as crawlsim bandit */
     }
     CS_TRY_AGREE(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
     *out = rf;
@@ -352,7 +330,7 @@ static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
     for (int64_t i = 0; i < rf->pg.n; i++)
         if (cs_cache_has(rf->cache, i))
             x[m++] = rf->pg.delta[i];
-    rc = cs_refresh_sum(ctx, x, m, &sum);
+    rc = cs_comm_sum_exact(ctx, x, m, &sum);
     free(x);
     if (rc == CS_OK && sum > 0.0 && *R > 0.999 * sum)
         *R = 0.999 * sum;

@@ -349,6 +349,10 @@ END_TEST
 
 /* ---- the freshness bandit (DRL paper Sec. V) ---- */
 
+/* The freshness policies, looked up in the registry by name. */
+enum { F_UNIFORM, F_STATIC_OPT, F_THOMPSON, F_FGDQN, F_COUNT };
+static const char *const fresh_names[F_COUNT] = {"uniform", "static-opt", "thompson", "fgdqn"};
+
 static void fresh_order(const int64_t *size, const double *rate, int64_t H, double *mean,
                         double *half)
 {
@@ -361,11 +365,12 @@ static void fresh_order(const int64_t *size, const double *rate, int64_t H, doub
     s.slot = 1.0;
     cs_fgdqn_config_default(&s.fgdqn);
     double *rw = malloc((size_t)H * sizeof *rw);
-    for (int p = 0; p < CS_FRESH_POLICY_COUNT_; p++) {
+    for (int p = 0; p < F_COUNT; p++) {
         double v[10], m = 0, q = 0;
+        const cs_bandit_ops *ops = cs_bandit_find(fresh_names[p]);
+        ck_assert(ops != NULL && ops->freshness);
         for (int run = 0; run < 10; run++) {
-            ck_assert_int_eq(cs_fresh_run(&ctx, &s, (cs_fresh_policy)p, H, 1, (uint64_t)run, rw),
-                             CS_OK);
+            ck_assert_int_eq(cs_fresh_run(&ctx, &s, ops, H, 1, (uint64_t)run, rw), CS_OK);
             double t = 0;
             for (int64_t i = 0; i < H; i++)
                 t += rw[i];
@@ -377,8 +382,7 @@ static void fresh_order(const int64_t *size, const double *rate, int64_t H, doub
             q += (v[run] - m) * (v[run] - m);
         mean[p] = m;
         half[p] = 2.262 * sqrt(q / 9) / sqrt(10.0); /* t(0.975, 9) */
-        fprintf(stderr, "  %-10s %.4f +- %.4f\n", cs_fresh_policy_name((cs_fresh_policy)p), m,
-                half[p]);
+        fprintf(stderr, "  %-10s %.4f +- %.4f\n", fresh_names[p], m, half[p]);
     }
     free(rw);
 }
@@ -391,11 +395,9 @@ START_TEST(test_fresh_single_pages)
     fprintf(stderr, "single pages, 3000 ticks, 10 runs:\n");
     fresh_order(size, rate, 3000, m, h);
     /* the paper's order with 95 % intervals apart: SO, DRL above TS above uniform */
-    ck_assert(m[CS_FRESH_STATIC_OPT] - h[CS_FRESH_STATIC_OPT] >
-              m[CS_FRESH_THOMPSON] + h[CS_FRESH_THOMPSON]);
-    ck_assert(m[CS_FRESH_THOMPSON] - h[CS_FRESH_THOMPSON] >
-              m[CS_FRESH_UNIFORM] + h[CS_FRESH_UNIFORM]);
-    ck_assert(m[CS_FRESH_FGDQN] - h[CS_FRESH_FGDQN] > m[CS_FRESH_UNIFORM] + h[CS_FRESH_UNIFORM]);
+    ck_assert(m[F_STATIC_OPT] - h[F_STATIC_OPT] > m[F_THOMPSON] + h[F_THOMPSON]);
+    ck_assert(m[F_THOMPSON] - h[F_THOMPSON] > m[F_UNIFORM] + h[F_UNIFORM]);
+    ck_assert(m[F_FGDQN] - h[F_FGDQN] > m[F_UNIFORM] + h[F_UNIFORM]);
 }
 END_TEST
 
@@ -406,11 +408,9 @@ START_TEST(test_fresh_groups)
     double m[4], h[4];
     fprintf(stderr, "groups [5, 80, 10, 5], 3000 ticks, 10 runs:\n");
     fresh_order(size, rate, 3000, m, h);
-    ck_assert(m[CS_FRESH_STATIC_OPT] - h[CS_FRESH_STATIC_OPT] >
-              m[CS_FRESH_UNIFORM] + h[CS_FRESH_UNIFORM]);
-    ck_assert(m[CS_FRESH_THOMPSON] - h[CS_FRESH_THOMPSON] >
-              m[CS_FRESH_UNIFORM] + h[CS_FRESH_UNIFORM]);
-    ck_assert(m[CS_FRESH_FGDQN] - h[CS_FRESH_FGDQN] > m[CS_FRESH_UNIFORM] + h[CS_FRESH_UNIFORM]);
+    ck_assert(m[F_STATIC_OPT] - h[F_STATIC_OPT] > m[F_UNIFORM] + h[F_UNIFORM]);
+    ck_assert(m[F_THOMPSON] - h[F_THOMPSON] > m[F_UNIFORM] + h[F_UNIFORM]);
+    ck_assert(m[F_FGDQN] - h[F_FGDQN] > m[F_UNIFORM] + h[F_UNIFORM]);
 }
 END_TEST
 
@@ -421,11 +421,16 @@ START_TEST(test_fresh_args)
     cs_fresh_setup s = {2, size, rate, mu, 1.0, {0}};
     cs_fgdqn_config_default(&s.fgdqn);
     double r[4];
-    ck_assert_int_eq(cs_fresh_run(&ctx, &s, CS_FRESH_UNIFORM, 4, 1, 0, r), CS_ERR_ARG);
-    cs_fresh_policy p;
-    ck_assert_int_eq(cs_fresh_policy_parse("thompson", &p), CS_OK);
-    ck_assert_int_eq(p, CS_FRESH_THOMPSON);
-    ck_assert_int_eq(cs_fresh_policy_parse("dqn", &p), CS_ERR_ARG);
+    ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("uniform"), 4, 1, 0, r), CS_ERR_ARG);
+    /* the registry: names, faces, and a policy of the wrong experiment refused */
+    ck_assert(cs_bandit_find("thompson") == cs_bandit_find_recrawl("bandit-thompson"));
+    ck_assert(cs_bandit_find("learn") == cs_bandit_find_recrawl("bandit-whittle-learn"));
+    ck_assert(cs_bandit_find("dqn") == NULL);
+    ck_assert(cs_bandit_find("fixed")->recrawl_name == NULL);
+    const int64_t size1[2] = {1, 1};
+    s.size = size1;
+    ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("whittle"), 4, 1, 0, r), CS_ERR_ARG);
+    ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("thompson"), 4, 1, 0, r), CS_OK);
 }
 END_TEST
 

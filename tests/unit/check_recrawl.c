@@ -12,6 +12,7 @@
  *   - LambdaLearnAndCrawl and its LCA and binary flavours over 21 daily epochs: Fig. 3;
  * and the Eq. 10 / Eq. 11 estimators, the registry and argument errors.
  */
+#include "crawlsim/bandit.h"
 #include "crawlsim/core.h"
 #include "crawlsim/recrawl.h"
 #include "crawlsim/rng.h"
@@ -137,12 +138,14 @@ START_TEST(test_registry_errors)
 {
     world w = make(50, 0.2, 0.0, 0.5, 1, 0);
     int n = 0;
-    const char *const *names = cs_recrawl_names(&n);
+    while (cs_recrawl_name(n) != NULL)
+        n++;
     ck_assert_int_eq(n, 17);
     int slot = 0;
     for (int j = 0; j < n; j++) {
-        cs_recrawl_config c = config(names[j], 10.0, 1);
-        if (cs_recrawl_is_slot(names[j])) {
+        const char *name = cs_recrawl_name(j);
+        cs_recrawl_config c = config(name, 10.0, 1);
+        if (cs_recrawl_is_slot(name)) {
             /* the bandit policies run inside crawlsim run (cli.test_refresh_bandit) */
             slot++;
             cs_ctx_clear_error(&ctx);
@@ -154,9 +157,30 @@ START_TEST(test_registry_errors)
         }
         cs_recrawl_epoch t;
         run(&c, &w, 1, 10.0, 2, 0, NULL, &t);
-        ck_assert_msg(t.crawls > 0, "%s crawled nothing", names[j]);
+        ck_assert_msg(t.crawls > 0, "%s crawled nothing", name);
     }
     ck_assert_int_eq(slot, 6);
+    /* the re-crawl list's bandit-* names (registry_recrawl.def) are the bandit registry's
+     * re-crawl names, both ways */
+    int in_bandit = 0;
+    for (int j = 0; j < n; j++)
+        if (strncmp(cs_recrawl_name(j), "bandit-", 7) == 0) {
+            ck_assert_msg(cs_bandit_find_recrawl(cs_recrawl_name(j)) != NULL,
+                          "%s is not in the bandit registry", cs_recrawl_name(j));
+            in_bandit++;
+        }
+    int reg = 0;
+    for (int i = 0; cs_bandit_at(i) != NULL; i++) {
+        const char *rn = cs_bandit_at(i)->recrawl_name;
+        if (rn == NULL)
+            continue;
+        reg++;
+        int listed = 0;
+        for (int j = 0; j < n; j++)
+            listed |= strcmp(cs_recrawl_name(j), rn) == 0;
+        ck_assert_msg(listed, "bandit policy %s is not in src/config/registry_recrawl.def", rn);
+    }
+    ck_assert_int_eq(in_bandit, reg);
     cs_cache *cache = NULL;
     ck_assert(cs_cache_create(&ctx, &w.pg, NULL, &cache) == CS_OK);
     cs_recrawl *r = NULL;

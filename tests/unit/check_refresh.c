@@ -11,6 +11,7 @@
  * mixed observability beating the incomplete-only treatment; exact sums independent of order
  * and thread count; argument errors.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/core.h"
 #include "crawlsim/refresh.h"
 #include "crawlsim/rng.h"
@@ -403,14 +404,14 @@ START_TEST(test_exact_sum_order_and_threads)
         ref += (long double)x[i];
     }
     double a = 0.0, b = 0.0, c = 0.0;
-    ck_assert_int_eq(cs_refresh_sum(&ctx, x, n, &a), CS_OK);
-    ck_assert_int_eq(cs_refresh_sum(&ctx, y, n, &b), CS_OK);
+    ck_assert_int_eq(cs_comm_sum_exact(&ctx, x, n, &a), CS_OK);
+    ck_assert_int_eq(cs_comm_sum_exact(&ctx, y, n, &b), CS_OK);
     omp_set_num_threads(3);
-    ck_assert_int_eq(cs_refresh_sum(&ctx, x, n, &c), CS_OK);
+    ck_assert_int_eq(cs_comm_sum_exact(&ctx, x, n, &c), CS_OK);
     ck_assert(memcmp(&a, &b, sizeof a) == 0 && memcmp(&a, &c, sizeof a) == 0);
     ck_assert_msg(rel(a, (double)ref) < 1e-15, "%.17g vs %.17g", a, (double)ref);
     x[7] = -1.0;
-    ck_assert_int_eq(cs_refresh_sum(&ctx, x, n, &a), CS_ERR_ARG);
+    ck_assert_int_eq(cs_comm_sum_exact(&ctx, x, n, &a), CS_ERR_ARG);
     free(x);
     free(y);
 }

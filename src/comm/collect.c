@@ -1,0 +1,101 @@
+/*
+ * comm/collect: the collectives of the modules that do not call MPI themselves (refresh,
+ * bandit): an allgather of variable-size items that also works on a local context (no MPI), and
+ * the exact fixed-point sums of non-negative values (comm.h).
+ */
+#include "crawlsim/comm.h"
+
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <string.h>
+
+int cs_comm_is_local(const cs_ctx *ctx)
+{
+    return ctx->comm == MPI_COMM_NULL;
+}
+
+cs_err cs_comm_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, void *recv,
+                         size_t *cap, int *cnt, int *dsp, int64_t *total)
+{
+    void **out = recv;
+    *total = 0;
+    if (ctx->comm == MPI_COMM_NULL) {
+        cs_err rc = cs_grow(ctx, recv, cap, (size_t)n + 1, size, "gathered items");
+        if (rc != CS_OK)
+            return rc;
+        if (n > 0)
+            memcpy(*out, send, (size_t)n * size);
+        *total = n;
+        return CS_OK;
+    }
+    /* byte counts; a rank beyond INT_MAX sends -1, and every rank sees the same counts, so the
+     * refusal below is agreed without another collective */
+    const int64_t bytes = n * (int64_t)size;
+    const int mine = bytes <= INT_MAX ? (int)bytes : -1;
+    MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, ctx->comm);
+    int64_t sum = 0;
+    int bad = 0;
+    for (int q = 0; q < ctx->size; q++) {
+        bad |= cnt[q] < 0;
+        dsp[q] = (int)(sum <= INT_MAX ? sum : 0);
+        sum += cnt[q] > 0 ? cnt[q] : 0;
+    }
+    if (bad || sum > INT_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "%lld bytes to gather from every rank, at most %d",
+                       (long long)sum, INT_MAX);
+    const int64_t items = sum / (int64_t)size;
+    cs_err rc = cs_agree(ctx, cs_grow(ctx, recv, cap, (size_t)items + 1, size, "gathered items"));
+    if (rc != CS_OK)
+        return rc;
+    MPI_Allgatherv(send, mine, MPI_BYTE, *out, cnt, dsp, MPI_BYTE, ctx->comm);
+    *total = items;
+    return CS_OK;
+}
+
+double cs_comm_fx_scale(double bound)
+{
+    if (!(bound > 0.0) || !isfinite(bound))
+        return 1.0;
+    int e = 0;
+    (void)frexp(bound, &e); /* bound < 2^e */
+    return ldexp(1.0, 50 - e);
+}
+
+double cs_comm_fx_value(const int64_t *a, double scale)
+{
+    const double units = ((double)a[0] * 16777216.0 + (double)a[1]) + (double)a[2] / CS_FX_FRAC;
+    return units / scale;
+}
+
+cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum)
+{
+    double mx[2] = {0.0, 0.0}, gmx[2]; /* max, any bad value */
+    for (int64_t i = 0; i < n; i++) {
+        if (!(x[i] >= 0.0) || !isfinite(x[i]))
+            mx[1] = 1.0;
+        else if (x[i] > mx[0])
+            mx[0] = x[i];
+    }
+    cs_allreduce(ctx, mx, gmx, 2, CS_T_F64, CS_OP_MAX);
+    if (gmx[1] != 0.0)
+        return cs_agree(ctx, cs_fail(ctx, CS_ERR_ARG,
+                                     "cs_comm_sum_exact: a value is negative or not "
+                                     "finite"));
+    const double scale = cs_comm_fx_scale(gmx[0]);
+    int64_t a[4] = {0, 0, 0, n}, g[4];
+    int64_t a0 = 0, a1 = 0, a2 = 0;
+#pragma omp parallel for simd default(none) shared(x, n, scale) reduction(+ : a0, a1, a2)          \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        CS_FX_ADD(x[i], scale, a0, a1, a2);
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    cs_allreduce(ctx, a, g, 4, CS_T_I64, CS_OP_SUM);
+    if (g[3] > CS_FX_MAX_TERMS)
+        return cs_agree(ctx, cs_fail(ctx, CS_ERR_LIMIT, "%lld values: exact sums take at most 2^32",
+                                     (long long)g[3]));
+    *sum = cs_comm_fx_value(g, scale);
+    return CS_OK;
+}
