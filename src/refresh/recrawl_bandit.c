@@ -367,7 +367,7 @@ static cs_err bandit_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         b->alpha = exp(-c);
         double umax = 0.0;
         for (int64_t k = 0; k < b->K; k++) {
-            b->w[k] = cs_whittle_u(b->w[k] * b->slot, c, INFINITY);
+            b->w[k] = cs_whittle_u(b->w[k] * b->slot, c, (double)INFINITY);
             umax = b->w[k] > umax ? b->w[k] : umax;
         }
         if (b->kind == B_LEARN && umax > 0.0) {
