@@ -5,7 +5,7 @@
 # Usage: bash smoke.sh BIN SRC WORK MPIEXEC "MPIFLAGS" CASE, CASE one of
 #   crawl-<policy>  a 2-rank crawl of a 5000-page world generated in memory
 #   restart         a 2-rank crawl with checkpoints, restarted from its last one: same results
-#   schedule        crawlsim schedule on a 300-page table, 1 and 2 ranks: same file
+#   schedule        crawlsim schedule on a 300-page table, 2 ranks: rates summing to the bandwidth
 #   bandit          crawlsim bandit, a small freshness experiment on 2 ranks
 source "$(dirname "$0")/../cli/lib.sh"
 CASE=$6
@@ -41,18 +41,18 @@ schedule)
       for (i = 0; i < 300; i++)
         printf "page%d,%.6g,%.6g,%d\n", i, 0.1 + (i * 7919 % 1000) / 50.0,
                0.01 * exp((i * 104729 % 1000) / 140.0), (i % 25 == 0) }' > pages.csv
-    for pol in lambdacrawl binary-lambdacrawl static-opt; do
+    # (2 ranks: the distributed solvers; each start-up costs seconds under the sanitizers)
+    for pol in lambdacrawl static-opt; do
         bw=60
         [ "$pol" = static-opt ] && bw=1
-        run 1 schedule --policy "$pol" --bandwidth $bw --input pages.csv -o "s1-$pol.csv" > /dev/null ||
+        run 2 schedule --policy "$pol" --bandwidth $bw --input pages.csv -o "s-$pol.csv" > /dev/null ||
             fail "schedule --policy $pol"
-        run 2 schedule --policy "$pol" --bandwidth $bw --input pages.csv -o "s2-$pol.csv" > /dev/null ||
-            fail "schedule --policy $pol, 2 ranks"
-        rows=$(tail -n +2 "s1-$pol.csv" | wc -l)
-        if [ "$rows" = 300 ] && cmp -s "s1-$pol.csv" "s2-$pol.csv"; then
-            pass "schedule --policy $pol: 300 rows, the same on 2 ranks"
+        rows=$(tail -n +2 "s-$pol.csv" | wc -l)
+        sum=$(tail -n +2 "s-$pol.csv" | awk -F, '{s += $2} END {printf "%.6f", s}')
+        if [ "$rows" = 300 ] && awk -v s="$sum" -v b=$bw 'BEGIN {exit !(s > 0.999999 * b && s < 1.000001 * b)}'; then
+            pass "schedule --policy $pol, 2 ranks: 300 rows, rates summing to $sum"
         else
-            fail "schedule --policy $pol: $rows rows, or differs on 2 ranks"
+            fail "schedule --policy $pol: $rows rows, rates summing to $sum (not $bw)"
         fi
     done
     ;;
