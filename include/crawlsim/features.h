@@ -171,7 +171,7 @@ static inline uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const f
 {
     uint32_t v = 0;
     for (int j = 0; j < L->categories; j++)
-        v |= (uint32_t)(cs_feat_q5(cats[j]) | cs_feat_q6(cats[j]) << 4) << (8 * j);
+        v |= (uint32_t)(cs_feat_q5((double)cats[j]) | cs_feat_q6((double)cats[j]) << 4) << (8 * j);
     return v;
 }
 
@@ -206,7 +206,7 @@ static inline void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl,
     /* the layout of every a (groups of at most 32 codes pair each 5-bucket index with the
      * 6-bucket one after it): the codes directly, inline (every link record) */
     int k = 0;
-    out[k++] = (uint8_t)(cs_feat_q5(anchor_rl) + 5 * cs_feat_q6(anchor_rl));
+    out[k++] = (uint8_t)(cs_feat_q5((double)anchor_rl) + 5 * cs_feat_q6((double)anchor_rl));
     for (int j = 0; j < L->categories; j++)
         out[k++] = (uint8_t)((anchor_cat >> (8 * j) & 0xf) + 5 * (anchor_cat >> (8 * j + 4) & 0xf));
     out[k++] = (uint8_t)(parent_idx[0] + 5 * parent_idx[1]);

@@ -35,7 +35,7 @@ cs_err cs_static_opt_solve(cs_ctx *ctx, int64_t n, const double *mu, const doubl
                            double *p, double *lambda_out)
 {
     cs_err rc = CS_OK;
-    double lo = INFINITY, hi = 0.0; /* lambda: all crawled at lo, none at hi */
+    double lo = (double)INFINITY, hi = 0.0; /* lambda: all crawled at lo, none at hi */
     for (int64_t k = 0; k < n && rc == CS_OK; k++) {
         if (!(isfinite(mu[k]) && mu[k] > 0.0) || !(D[k] > 0.0 && D[k] <= 1.0))
             rc = cs_fail(ctx, CS_ERR_ARG,

@@ -132,12 +132,12 @@ void cs_feat_page_state(const cs_feat_layout *L, float rl, const float *cats, in
     const double avg_rel = has && par->n_rel > 0 ? (double)par->sum_rel / par->n_rel : 0.0;
     uint8_t idx[CS_FEAT_MAX_INDEXES];
     int k = 0;
-    idx[k++] = (uint8_t)cs_feat_q5(rl);
-    idx[k++] = (uint8_t)cs_feat_q6(rl);
+    idx[k++] = (uint8_t)cs_feat_q5((double)rl);
+    idx[k++] = (uint8_t)cs_feat_q6((double)rl);
     idx[k++] = (uint8_t)cs_feat_change(L, has ? (double)rl - pw : 0.0);
     for (int j = 0; j < L->categories; j++) {
-        idx[k++] = (uint8_t)cs_feat_q5(cats[j]);
-        idx[k++] = (uint8_t)cs_feat_q6(cats[j]);
+        idx[k++] = (uint8_t)cs_feat_q5((double)cats[j]);
+        idx[k++] = (uint8_t)cs_feat_q6((double)cats[j]);
     }
     idx[k++] = (uint8_t)cs_feat_q5(avg);
     idx[k++] = (uint8_t)cs_feat_q6(avg);
@@ -204,8 +204,8 @@ void cs_feat_action_with_packed(const cs_feat_layout *L, float anchor_rl, uint32
 {
     uint8_t idx[CS_FEAT_MAX_INDEXES];
     int k = 0;
-    idx[k++] = (uint8_t)cs_feat_q5(anchor_rl);
-    idx[k++] = (uint8_t)cs_feat_q6(anchor_rl);
+    idx[k++] = (uint8_t)cs_feat_q5((double)anchor_rl);
+    idx[k++] = (uint8_t)cs_feat_q6((double)anchor_rl);
     for (int j = 0; j < L->categories; j++) {
         idx[k++] = (uint8_t)(anchor_cat >> (8 * j) & 0xf);
         idx[k++] = (uint8_t)(anchor_cat >> (8 * j + 4) & 0xf);
@@ -390,7 +390,7 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
     for (int64_t i = 0; i < n; i++) {
         const float *o = e->table + dst[i] * e->stride;
-        const double nt = o[e->cats + 1];
+        const double nt = (double)o[e->cats + 1];
         const double inv = 1.0 / sqrt(nt * nt + e->noise2);
         const double *zi = z + i * m;
         for (int j = 0; j < e->cats; j++)

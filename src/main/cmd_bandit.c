@@ -40,7 +40,7 @@ static cs_err parse_list(cs_ctx *ctx, const char *key, const char *text, int all
         const char *next;
         double x;
         if (strncmp(s, "inf", 3) == 0 && allow_inf) {
-            x = INFINITY;
+            x = (double)INFINITY;
             next = s + 3;
         } else {
             x = strtod(s, &end);
@@ -93,7 +93,7 @@ static double t975(int64_t df)
                                  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
                                  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
     if (df < 1)
-        return NAN;
+        return (double)NAN;
     if (df <= 30)
         return df == 3 ? 3.182 : t[df - 1];
     return 1.96 + 2.4 / (double)df; /* within 0.2 % of the quantile for df > 30 */

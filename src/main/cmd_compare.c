@@ -34,7 +34,7 @@ cs_err cs_cmd_compare(cs_ctx *ctx, const cs_compare_args *a, int *differ)
     int d = 0;
     const char **ignore = NULL;
     /* The same arguments on every rank: the same answer without communication. */
-    const char *dflt = CS_COMPARE_DEFAULT_IGNORE + 1;
+    const char *dflt = &CS_COMPARE_DEFAULT_IGNORE[1];
     const size_t ndflt = strlen(dflt);
     for (int i = 0; i < a->n_only && !a->no_default_ignore; i++) {
         const char *p = a->only[i] + (a->only[i][0] == '/');

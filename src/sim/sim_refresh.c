@@ -108,7 +108,7 @@ static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, 
         return CS_OK;
     }
     const double *delta = cs_graph_delta(g);
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = (double)INFINITY, hi = -(double)INFINITY;
     for (int64_t i = 0; i < n; i++) {
         lo = delta[i] < lo ? delta[i] : lo;
         hi = delta[i] > hi ? delta[i] : hi;

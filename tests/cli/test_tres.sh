@@ -16,16 +16,44 @@
 #     and not without it (K = 0); the MAX cap holds per host over all ranks (block partition:
 #     hosts span ranks), from the trace and the graph's /pages/host
 #  5. bad [tres] values give one clear error
+# The 1-rank crawls of 1-3 (25, independent) run two at a time (ctest gives the test 2
+# processors), the two long B = 1 crawls first.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 run 2 -q gen -o web.h5 2> /dev/null || fail "gen default world"
 common=(--set run.graph="$PWD/web.h5" --set run.pages=10000 --set crawl.bandwidth=10)
 seeds="1 2 3 4"
+b1=(--set run.graph="$PWD/web.h5" --set run.pages=20000 --set crawl.bandwidth=1 --set run.record_every=1000)
+
+# crawl NAME ARGS...: a 1-rank crawl in the background, at most two at once; its summary goes to
+# NAME.out, its exit status to NAME.rc
+crawl() {
+    local name=$1
+    shift
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+    { run 1 run "$@" > "$name.out" 2> /dev/null; echo $? > "$name.rc"; } &
+}
+# ran NAME WHAT: the crawl NAME succeeded (else a failure naming WHAT)
+ran() { [ "$(cat "$1.rc" 2> /dev/null)" = 0 ] || { fail "run $2"; return 1; }; }
+
+crawl q_sync "${b1[@]}" --set run.policy=sarsa --set sarsa.mode=synchronous -o q_sync.h5
+crawl q_tres "${b1[@]}" --set run.policy=tres -o q_tres.h5
+for s in $seeds; do
+    for p in tres tres-async sarsa tree-random random; do
+        crawl "r_${p}_$s" "${common[@]}" --set run.policy=$p --set sarsa.mode=asynchronous \
+            --set run.seed="$s" -o "r_${p}_$s.h5"
+    done
+done
+for m in 10 5 adaptive; do
+    crawl "m_$m" "${common[@]}" --set run.policy=tres --set tres.max_per_host=$m -o "m_$m.h5"
+done
+wait
+
 declare -A rel hosts
 for s in $seeds; do
     for p in tres tres-async sarsa tree-random random; do
-        out=$(run 1 run "${common[@]}" --set run.policy=$p --set sarsa.mode=asynchronous \
-            --set run.seed="$s" -o r.h5 2> /dev/null) || fail "run $p seed $s"
+        ran "r_${p}_$s" "$p seed $s"
+        out=$(cat "r_${p}_$s.out")
         rel[$p,$s]=$(sed -n 's/.*relevant \([0-9]*\) (harvest.*/\1/p' <<< "$out")
         hosts[$p,$s]=$(sed -n 's/.*relevant hosts \([0-9]*\)$/\1/p' <<< "$out")
     done
@@ -52,8 +80,8 @@ compare tree-random random 5
 # 2. the MAX Pareto front (seed 1; inf is the run above)
 prev_rel=${rel[tres,1]} prev_hosts=${hosts[tres,1]} prev=inf
 for m in 10 5 adaptive; do
-    out=$(run 1 run "${common[@]}" --set run.policy=tres --set tres.max_per_host=$m -o m.h5 2> /dev/null) ||
-        fail "run MAX $m"
+    ran "m_$m" "MAX $m"
+    out=$(cat "m_$m.out")
     r=$(sed -n 's/.*relevant \([0-9]*\) (harvest.*/\1/p' <<< "$out")
     h=$(sed -n 's/.*relevant hosts \([0-9]*\)$/\1/p' <<< "$out")
     if [ "$m" = adaptive ]; then
@@ -71,10 +99,8 @@ done
 
 # 3. Q evaluations per fetch, B = 1 (one fetch per tick, the paper's loop)
 last() { h5dump -y -w 0 -d "/series/$2" "$1" | sed -n '/DATA {/,/}/p' | sed '1d;$d' | tr -d ' \n' | tr ',' '\n' | tail -2; }
-b1=(--set run.graph="$PWD/web.h5" --set run.pages=20000 --set crawl.bandwidth=1 --set run.record_every=1000)
-run 1 -q run "${b1[@]}" --set run.policy=tres -o q_tres.h5 2> /dev/null || fail "run tres B = 1"
-run 1 -q run "${b1[@]}" --set run.policy=sarsa --set sarsa.mode=synchronous -o q_sync.h5 2> /dev/null ||
-    fail "run sync B = 1"
+ran q_tres "tres B = 1"
+ran q_sync "sync B = 1"
 per_entry() { # evaluations per fetch over the last recorded interval, divided by the frontier
     paste -d' ' <(last "$1" q_evals) <(last "$1" fetched) <(last "$1" frontier) |
         awk 'NR == 1 { q = $1; f = $2 } NR == 2 { printf "%.6f %.1f %d\n", ($1 - q) / ($2 - f) / $3, ($1 - q) / ($2 - f), $3 }'
@@ -90,12 +116,14 @@ run 2 gen "$SRC/graphs/tiny.ini" --set gen.pages=30000 -o tiny.h5 > /dev/null 2>
 # (the TRES policies are not rank-invariant yet: on several ranks they take weight_sync = average)
 small=(--set run.graph=tiny.h5 --set run.pages=2000 --set crawl.bandwidth=20 --set partition.seed=3
        --set crawl.weight_sync=average)
+# (1000 fetches, 50 ticks: enough to run every phase of a tick many times; the 4-rank runs on 2
+# cores are the slow ones)
 for p in tres tres-async tree-random; do
     for np in 1 2 4; do
         for b in global proportional fixed; do
-            out=$(run "$np" run "${small[@]}" --set run.policy=$p --set crawl.budget=$b -o s.h5 2> err.txt) ||
-                fail "$p np $np budget $b: $(cat err.txt)"
-            grep -q "fetched 2000," <<< "$out" || fail "$p np $np budget $b: $out"
+            out=$(run "$np" run "${small[@]}" --set run.pages=1000 --set run.policy=$p --set crawl.budget=$b \
+                -o s.h5 2> err.txt) || fail "$p np $np budget $b: $(cat err.txt)"
+            grep -q "fetched 1000," <<< "$out" || fail "$p np $np budget $b: $out"
         done
     done
     pass "$p runs on 1, 2 and 4 ranks under the global, proportional and fixed budgets"
