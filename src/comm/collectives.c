@@ -31,7 +31,7 @@ static MPI_Datatype mpi_type(cs_dtype t)
     case CS_T_BYTE:
         return MPI_BYTE;
     }
-    CS_ASSERT(!"unknown cs_dtype");
+    CS_ASSERT(0 && "unknown cs_dtype");
     return MPI_DATATYPE_NULL;
 }
 
@@ -49,7 +49,7 @@ static MPI_Op mpi_op(cs_op op)
     case CS_OP_LOR:
         return MPI_LOR;
     }
-    CS_ASSERT(!"unknown cs_op");
+    CS_ASSERT(0 && "unknown cs_op");
     return MPI_OP_NULL;
 }
 
