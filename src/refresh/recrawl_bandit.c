@@ -292,7 +292,7 @@ static cs_err index_inputs(cs_ctx *ctx, cs_recrawl *r, bandit *b, double *alpha)
         const double c = r->cfg.whittle_decay * b->slot;
         *alpha = exp(-c);
         for (int64_t k = 0; k < b->K; k++)
-            b->w[k] = cs_whittle_u(cs_xsum_value(&tot[k]) * b->slot, c, INFINITY);
+            b->w[k] = cs_whittle_u(cs_xsum_value(&tot[k]) * b->slot, c, (double)INFINITY);
     }
     free(xs);
     free(tot);
