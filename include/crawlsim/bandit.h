@@ -25,6 +25,15 @@
 
 #include <stdint.h>
 
+/* Entities (ids) of the CS_RNG_BANDIT streams, named once. A freshness experiment's pages use
+ * their index as the id, so it refuses more pages than CS_BANDIT_ID_MIN (their streams would
+ * be these). Never change a value: it changes the results of every bandit run. */
+#define CS_BANDIT_ID_FGDQN 0xf6du                /* the FG-DQN's exploration and minibatches */
+#define CS_BANDIT_ID_LSPE 0x15e0u                /* the learning scheme (LSPE(0)) */
+#define CS_BANDIT_ID_FRESH_POLICY 0x9011c7u      /* a freshness experiment's policy draws */
+#define CS_BANDIT_ID_RECRAWL 0x62616e6400000000u /* + the policy's stream: re-crawl slots */
+#define CS_BANDIT_ID_MIN CS_BANDIT_ID_FGDQN      /* the smallest of them */
+
 /* ==== Whittle index for ephemeral content ==================================================== */
 
 /* Local. alpha = exp(-c) and u = E[xi] = (1 - alpha)(1 - alpha^M) lambda / c (Sec. II), for
@@ -232,7 +241,7 @@ typedef struct cs_bandit_ops {
     const char *name;         /* in bandit.policies */
     const char *recrawl_name; /* refresh.policy; NULL: not a re-crawl policy */
     int freshness;            /* a policy of crawlsim bandit's freshness experiment */
-    /* the re-crawl slot's stream: (seed, CS_RNG_BANDIT, 0x62616e64 2^32 + stream, slot); fixed
+    /* the re-crawl slot's stream: (seed, CS_RNG_BANDIT, CS_BANDIT_ID_RECRAWL + stream, slot); fixed
      * per policy (changing it changes results) */
     uint64_t stream;
     cs_bandit_input input;

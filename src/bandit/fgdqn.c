@@ -13,7 +13,7 @@
  * xi uniform on [-noise, noise] per parameter: the gradient of the squared Bellman error through
  * BOTH Q terms (the "full gradient"), not the semi-gradient of DQN. a(n) = lr / (1 + n/lr_decay).
  * The replay memory is a ring of the newest `replay` transitions; minibatches are drawn
- * uniformly with replacement. All draws come from (seed, CS_RNG_BANDIT, 0xf6d, run).
+ * uniformly with replacement. All draws come from (seed, CS_RNG_BANDIT, CS_BANDIT_ID_FGDQN, run).
  */
 #include "bandit/bandit_impl.h"
 
@@ -128,7 +128,7 @@ cs_err cs_fgdqn_create(cs_ctx *ctx, const cs_fgdqn_config *c, int64_t K, uint64_
         return rc;
     }
     openblas_set_num_threads(1);
-    cs_rng_init(&f->rng, seed, CS_RNG_BANDIT, 0xf6d, run);
+    cs_rng_init(&f->rng, seed, CS_RNG_BANDIT, CS_BANDIT_ID_FGDQN, run);
     /* He-uniform weights for ReLU, biases zero */
     const int64_t fan[3] = {f->d, f->h1, f->h2};
     const int64_t off[3] = {0, f->o_w2, f->o_w3};

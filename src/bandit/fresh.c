@@ -13,8 +13,8 @@
  * "its c-th crawl", so the world does not depend on the policy's random draws.
  *
  * The policies are the registered group policies (registry.c; simple.c, static_opt.c,
- * fgdqn.c), one crawl per slot over all groups, their draws from (seed, CS_RNG_BANDIT, 0x9011c7,
- * run). Choices the paper leaves open, made here:
+ * fgdqn.c), one crawl per slot over all groups, their draws from (seed, CS_RNG_BANDIT,
+ * CS_BANDIT_ID_FRESH_POLICY, run). Choices the paper leaves open, made here:
  *  - static optimisation: the page-level optimum of Eq. 8 with bandwidth 1 crawl per slot
  *    (pages of a group share D and mu, so each gets the same p); group k is drawn with
  *    probability N_k p_k (the draw uniform on [0, 1): scale 1), then crawled round-robin;
@@ -71,6 +71,11 @@ cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, const cs_bandit_ops *p
                            (long long)k + 1);
         P += s->size[k];
     }
+    if (P > (int64_t)CS_BANDIT_ID_MIN)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "freshness bandit: %lld pages; at most %lld (the pages' random streams "
+                       "would meet the policies' own)",
+                       (long long)P, (long long)CS_BANDIT_ID_MIN);
     cs_err rc = CS_OK;
     int64_t *first = NULL, *ptr = NULL, *last = NULL, *ncrawl = NULL, *all = NULL;
     double *D = NULL, *prob = NULL;
@@ -106,7 +111,7 @@ cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, const cs_bandit_ops *p
         goto fail;
 
     cs_rng pol;
-    cs_rng_init(&pol, seed, CS_RNG_BANDIT, 0x9011c7, run);
+    cs_rng_init(&pol, seed, CS_RNG_BANDIT, CS_BANDIT_ID_FRESH_POLICY, run);
     for (int64_t t = 1; t <= horizon; t++) {
         int64_t nc = 0;
         if ((rc = cs_bandit_choose(ctx, b, &pol, all, K, 1)) != CS_OK)

@@ -181,7 +181,7 @@ cs_err cs_lspe_create(cs_ctx *ctx, const cs_lspe_config *c, int64_t N, const dou
         l->B[j * L + j] = c->epsilon;
         l->Binv[j * L + j] = 1.0 / c->epsilon;
     }
-    cs_rng_init(&l->rg, seed, CS_RNG_BANDIT, 0x15e0, run);
+    cs_rng_init(&l->rg, seed, CS_RNG_BANDIT, CS_BANDIT_ID_LSPE, run);
     *out = l;
     return CS_OK;
 fail:

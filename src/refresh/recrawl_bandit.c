@@ -417,7 +417,7 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         if (b->cnt[k] > 0)
             b->elig[E++] = k;
     cs_rng rng;
-    cs_rng_init(&rng, r->cfg.seed, CS_RNG_BANDIT, 0x62616e6400000000ULL + b->ops->stream,
+    cs_rng_init(&rng, r->cfg.seed, CS_RNG_BANDIT, CS_BANDIT_ID_RECRAWL + b->ops->stream,
                 (uint64_t)cs_bandit_slots(b->pol));
     CS_TRY_AGREE(ctx, cs_bandit_choose(ctx, b->pol, &rng, b->elig, E, n));
     const int64_t *alloc = cs_bandit_alloc(b->pol);

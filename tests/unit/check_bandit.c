@@ -431,6 +431,15 @@ START_TEST(test_fresh_args)
     s.size = size1;
     ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("whittle"), 4, 1, 0, r), CS_ERR_ARG);
     ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("thompson"), 4, 1, 0, r), CS_OK);
+    /* more pages than the smallest named stream id: refused (page streams would meet it) */
+    const int64_t big[2] = {(int64_t)CS_BANDIT_ID_MIN, 1};
+    s.size = big;
+    cs_ctx_clear_error(&ctx);
+    ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("thompson"), 4, 1, 0, r), CS_ERR_ARG);
+    ck_assert(strstr(ctx.errmsg, "pages") != NULL);
+    const int64_t most[2] = {(int64_t)CS_BANDIT_ID_MIN - 1, 1};
+    s.size = most;
+    ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("thompson"), 4, 1, 0, r), CS_OK);
 }
 END_TEST
 
