@@ -283,7 +283,7 @@ static const cs_conf_entry schema[] = {
     {"bandit", "experiment", CS_CONF_ENUM, "freshness", 0, 0, "ephemeral|freshness", B(experiment), 0,
      "ephemeral: Whittle paper (arms accumulate interest, reward = state of the crawled arms); freshness: DRL paper (groups of pages, reward = importance of a crawled page that had changed)"},
     {"bandit", "policies", CS_CONF_STRING, "", 0, 0, NULL, B(policies), BSZ(policies),
-     "comma-separated policies to run; ephemeral: whittle, learn, fixed (always the same arm, one series per arm); freshness: static-opt, fgdqn, thompson, uniform; empty = all of the experiment's"},
+     "comma-separated policies of the bandit registry to run (crawlsim bandit --help lists each experiment's; fixed: always the same arm, one series per arm); empty = all of the experiment's"},
     {"bandit", "runs", CS_CONF_INT, "10", 1, 1e6, NULL, B(runs), 0,
      "independent runs per policy (their streams differ by run number); the 95 % intervals are Student-t over runs"},
     {"bandit", "horizon", CS_CONF_INT, "5000", 1, 1e9, NULL, B(horizon), 0,

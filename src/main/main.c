@@ -6,6 +6,7 @@
  * Exit codes: 0 success, 1 error in data, files or configuration, 2 bad command line; compare
  * (like cmp and diff): 0 the same, 1 different, 2 any error.
  */
+#include "crawlsim/bandit.h"
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
 #include "crawlsim/discover.h"
@@ -270,6 +271,20 @@ static void print_policies(void)
         printf("  %-26s %s\n", cs_recrawl_name(i), cs_recrawl_summary(cs_recrawl_name(i)));
 }
 
+/* bandit --help: the bandit registry's policies of each experiment. */
+static void print_bandit_policies(void)
+{
+    printf("\nPolicies (bandit.policies), from the bandit registry:\n  ephemeral:");
+    for (int i = 0; cs_bandit_at(i) != NULL; i++)
+        if (cs_bandit_at(i)->ephemeral != NULL)
+            printf(" %s", cs_bandit_at(i)->name);
+    printf("\n  freshness:");
+    for (int i = 0; cs_bandit_at(i) != NULL; i++)
+        if (cs_bandit_at(i)->freshness)
+            printf(" %s", cs_bandit_at(i)->name);
+    printf("\n");
+}
+
 static const command commands[] = {
     {"gen", "crawlsim gen [SPEC.ini] -o WEB.h5 [--set gen.KEY=VALUE ...]",
      "Generates a synthetic web graph from the [gen] section of SPEC.ini (defaults without one)\n"
@@ -330,15 +345,14 @@ static const command commands[] = {
      cmd_schedule, 1, NULL},
     {"bandit", "crawlsim bandit [JOB.ini] [-o RESULTS.h5] [--set bandit.KEY=VALUE ...]",
      "Runs a restless-bandit experiment from the [bandit] section of JOB.ini: bandit.experiment\n"
-     "= ephemeral (Avrachenkov & Borkar 2019: arms with arrival rates, decays and lifetimes;\n"
-     "policies whittle (index policy, top bandit.crawlers arms per tick), learn (the LSPE(0)\n"
-     "learning scheme), fixed (always one arm)) or freshness (Avrachenkov, Borkar & Patil 2021:\n"
-     "groups of pages with change rates and importances; policies static-opt, fgdqn, thompson,\n"
-     "uniform). Writes the running- and moving-average reward series with 95 % intervals over\n"
+     "= ephemeral (Avrachenkov & Borkar 2019: arms with arrival rates, decays and lifetimes)\n"
+     "or freshness (Avrachenkov, Borkar & Patil 2021: groups of pages with change rates and\n"
+     "importances), with bandit.policies from the registry (below). Writes the running- and "
+     "moving-average reward series with 95 % intervals over\n"
      "bandit.runs runs to -o, bandit.output or results/<job name>.h5 and prints a summary. Runs\n"
      "under mpirun: the runs are dealt to the ranks; the file is the same for any rank count.\n"
      "Every key: crawlsim help config bandit.\n",
-     cmd_bandit, 1, NULL},
+     cmd_bandit, 1, print_bandit_policies},
     {"compare",
      "crawlsim compare A.h5 B.h5 [--ignore PATH ...] [--only PATH ...] [--no-default-ignore]",
      "Compares two HDF5 files (results, graphs, checkpoints) object by object. Exit status 0:\n"
