@@ -231,8 +231,8 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
             pols[np].ops = ops;
             pols[np].arm = a;
             if (series > 1)
-                snprintf(pols[np].name, sizeof pols[np].name, "%.20s-arm%lld", tok,
-                         (long long)a + 1);
+                snprintf(pols[np].name, sizeof pols[np].name, "%.16s-arm%d", tok,
+                         (int)(a + 1)); /* a < K <= MAX_ARMS: fits */
             else
                 snprintf(pols[np].name, sizeof pols[np].name, "%s", tok);
             np++;
