@@ -1,7 +1,7 @@
 /*
  * comm/collect: the collectives of the modules that do not call MPI themselves (refresh,
- * bandit): an allgather of variable-size items that also works on a local context (no MPI), and
- * the exact fixed-point sums of non-negative values (comm.h).
+ * bandit): an allgather of variable-size items (a copy on a local context, as the typed
+ * collectives it is made of) and the exact fixed-point sums of non-negative values (comm.h).
  */
 #include "crawlsim/comm.h"
 
@@ -20,20 +20,11 @@ cs_err cs_comm_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, 
 {
     void **out = recv;
     *total = 0;
-    if (ctx->comm == MPI_COMM_NULL) {
-        cs_err rc = cs_grow(ctx, recv, cap, (size_t)n + 1, size, "gathered items");
-        if (rc != CS_OK)
-            return rc;
-        if (n > 0)
-            memcpy(*out, send, (size_t)n * size);
-        *total = n;
-        return CS_OK;
-    }
     /* byte counts; a rank beyond INT_MAX sends -1, and every rank sees the same counts, so the
      * refusal below is agreed without another collective */
     const int64_t bytes = n * (int64_t)size;
     const int mine = bytes <= INT_MAX ? (int)bytes : -1;
-    MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, ctx->comm);
+    cs_allgather(ctx, &mine, 1, cnt, CS_T_INT);
     int64_t sum = 0;
     int bad = 0;
     for (int q = 0; q < ctx->size; q++) {
@@ -48,7 +39,7 @@ cs_err cs_comm_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, 
     cs_err rc = cs_agree(ctx, cs_grow(ctx, recv, cap, (size_t)items + 1, size, "gathered items"));
     if (rc != CS_OK)
         return rc;
-    MPI_Allgatherv(send, mine, MPI_BYTE, *out, cnt, dsp, MPI_BYTE, ctx->comm);
+    cs_allgatherv(ctx, send, mine, *out, cnt, dsp, CS_T_BYTE);
     *total = items;
     return CS_OK;
 }

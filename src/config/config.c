@@ -461,13 +461,11 @@ cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *override
         if (ctx->rank == 0)
             local = read_file_text(ctx, path, &text, &len);
         CS_TRY(ctx, cs_agree(ctx, local));
-        if (ctx->comm != MPI_COMM_NULL) {
-            cs_bcast(ctx, &len, 1, CS_T_LONG, 0);
-            if (ctx->rank != 0)
-                local = cs_alloc(ctx, &text, (size_t)len + 1, 1, "config text");
-            CS_TRY(ctx, cs_agree(ctx, local));
-            cs_bcast(ctx, text, (int)len + 1, CS_T_CHAR, 0);
-        }
+        cs_bcast(ctx, &len, 1, CS_T_LONG, 0);
+        if (ctx->rank != 0)
+            local = cs_alloc(ctx, &text, (size_t)len + 1, 1, "config text");
+        CS_TRY(ctx, cs_agree(ctx, local));
+        cs_bcast(ctx, text, (int)len + 1, CS_T_CHAR, 0);
         snprintf(cfg->path, sizeof cfg->path, "%s", path);
         const char *slash = strrchr(path, '/');
         if (slash == NULL)

@@ -189,7 +189,7 @@ static cs_err allreduce_sum_i64(cs_ctx *ctx, int64_t *a, int64_t count)
 {
     for (int64_t o = 0; o < count; o += WINDOW) {
         int64_t c = count - o < WINDOW ? count - o : WINDOW;
-        if (cs_allreduce(ctx, NULL, a + o, (int)c, CS_T_I64, CS_OP_SUM) != MPI_SUCCESS)
+        if (cs_allreduce(ctx, NULL, a + o, (int)c, CS_T_I64, CS_OP_SUM) != CS_OK)
             return cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of a histogram failed");
     }
     return CS_OK;

@@ -468,8 +468,7 @@ cs_err cs_partition_exists(cs_ctx *ctx, const char *graph_path, int *exists)
         }
     }
     cs_h5_quiet_end(&quiet);
-    if (ctx->comm != MPI_COMM_NULL)
-        cs_bcast(ctx, &e, 1, CS_T_INT, 0);
+    cs_bcast(ctx, &e, 1, CS_T_INT, 0);
     *exists = e;
     return CS_OK;
 }
