@@ -58,6 +58,23 @@ typedef enum cs_log_level {
 
 #define CS_ERRMSG_MAX 1024
 
+/* Kinds of collective operation, counted per context (cs_ctx.coll) for the cost side of
+ * synchronisation studies: calls, and the payload bytes this rank puts in (an allreduce's or
+ * allgather's n elements, an all-to-all's bytes for other ranks, a root's broadcast or scatter,
+ * a non-root's gather). What the network carries depends on MPI's algorithm; this does not. */
+typedef enum cs_coll {
+    CS_COLL_ALLREDUCE, /* allreduce, exscan, reduce-scatter, cs_agree's */
+    CS_COLL_ALLGATHER, /* allgather(v) */
+    CS_COLL_ALLTOALL,  /* alltoall(v) */
+    CS_COLL_ROOTED,    /* bcast, gather(v), scatterv */
+    CS_COLL_BARRIER,
+    CS_COLL_N
+} cs_coll;
+typedef struct cs_coll_stats {
+    int64_t calls[CS_COLL_N];
+    int64_t bytes[CS_COLL_N];
+} cs_coll_stats;
+
 /*
  * The per-process context. Caller-owned storage (cs_ctx_init / cs_ctx_fini); plain data so
  * that later layers (cs_sim) can embed it. comm is borrowed, never freed here.
@@ -71,7 +88,15 @@ typedef struct cs_ctx {
     double t_start;     /* MPI_Wtime at init, for log time stamps */
     cs_err err;         /* last recorded error (cs_fail), CS_OK if none */
     char errmsg[CS_ERRMSG_MAX];
+    cs_coll_stats coll; /* collectives made on comm since init (cs_ctx_count) */
 } cs_ctx;
+
+/* Local. Counts one collective of `kind` with `bytes` of payload from this rank. */
+static inline void cs_ctx_count(cs_ctx *ctx, cs_coll kind, int64_t bytes)
+{
+    ctx->coll.calls[kind]++;
+    ctx->coll.bytes[kind] += bytes;
+}
 
 /* Local. Fills ctx for comm (borrowed). Never fails once MPI is initialised. */
 CS_API void cs_ctx_init(cs_ctx *ctx, MPI_Comm comm, cs_log_level level);

@@ -100,6 +100,7 @@ cs_err cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype 
 {
     if (LOCAL(ctx))
         return local_copy(in, out, n, t);
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
     return ok(MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
                             mpi_op(op), ctx->comm));
 }
@@ -110,6 +111,7 @@ cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype
         memset(out, 0, (size_t)n * type_size(t));
         return CS_OK;
     }
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
     const cs_err rc = ok(MPI_Exscan(in, out, count(n), mpi_type(t), MPI_SUM, ctx->comm));
     if (ctx->rank == 0) /* MPI leaves rank 0's result undefined */
         memset(out, 0, (size_t)n * type_size(t));
@@ -120,6 +122,7 @@ cs_err cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root)
 {
     if (LOCAL(ctx))
         return CS_OK;
+    cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == root ? n * (int64_t)type_size(t) : 0);
     return ok(MPI_Bcast(buf, count(n), mpi_type(t), root, ctx->comm));
 }
 
@@ -127,6 +130,7 @@ cs_err cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
     if (LOCAL(ctx))
         return local_copy(in, out, n, t);
+    cs_ctx_count(ctx, CS_COLL_ALLGATHER, (int64_t)n * (int64_t)type_size(t));
     return ok(MPI_Allgather(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
@@ -135,6 +139,8 @@ cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *c
 {
     if (LOCAL(ctx))
         return local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
+    cs_ctx_count(ctx, CS_COLL_ALLGATHER,
+                 (int64_t)(in == NULL ? counts[ctx->rank] : n) * (int64_t)type_size(t));
     if (in == NULL)
         return ok(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs,
                                  mpi_type(t), ctx->comm));
@@ -145,6 +151,7 @@ cs_err cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int 
 {
     if (LOCAL(ctx))
         return local_copy(in, out, n, t);
+    cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == root ? 0 : (int64_t)n * (int64_t)type_size(t));
     return ok(MPI_Gather(in, n, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
@@ -153,11 +160,16 @@ cs_err cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *coun
 {
     if (LOCAL(ctx))
         return local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
+    cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == root ? 0 : (int64_t)n * (int64_t)type_size(t));
     return ok(MPI_Gatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), root, ctx->comm));
 }
 
 cs_err cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts, cs_dtype t)
 {
+    int64_t n = 0;
+    for (int r = 0; r < ctx->size; r++)
+        n += counts[r];
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
     return ok(MPI_Reduce_scatter(in, out, counts, mpi_type(t), MPI_SUM, ctx->comm));
 }
 
@@ -165,12 +177,17 @@ cs_err cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
     if (LOCAL(ctx))
         return local_copy(in, out, n, t);
+    cs_ctx_count(ctx, CS_COLL_ALLTOALL, (int64_t)n * (ctx->size - 1) * (int64_t)type_size(t));
     return ok(MPI_Alltoall(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
 cs_err cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls, void *out,
                     const int *rcounts, const int *rdispls, cs_dtype t)
 {
+    int64_t n = 0;
+    for (int r = 0; r < ctx->size; r++)
+        n += r == ctx->rank ? 0 : scounts[r];
+    cs_ctx_count(ctx, CS_COLL_ALLTOALL, n * (int64_t)type_size(t));
     return ok(MPI_Alltoallv(in, scounts, sdispls, mpi_type(t), out, rcounts, rdispls, mpi_type(t),
                             ctx->comm));
 }
@@ -180,6 +197,10 @@ cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *di
 {
     if (LOCAL(ctx))
         return local_copy((const char *)in + (size_t)displs[0] * type_size(t), out, counts[0], t);
+    int64_t n_out = 0;
+    for (int r = 0; ctx->rank == root && r < ctx->size; r++)
+        n_out += r == root ? 0 : counts[r];
+    cs_ctx_count(ctx, CS_COLL_ROOTED, n_out * (int64_t)type_size(t));
     return ok(MPI_Scatterv(in, counts, displs, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
@@ -187,5 +208,6 @@ cs_err cs_barrier(cs_ctx *ctx)
 {
     if (LOCAL(ctx))
         return CS_OK;
+    cs_ctx_count(ctx, CS_COLL_BARRIER, 0);
     return ok(MPI_Barrier(ctx->comm));
 }

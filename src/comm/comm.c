@@ -104,6 +104,7 @@ cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
         }
     }
     double t0 = cs_now();
+    cs_ctx_count(ctx, CS_COLL_ALLTOALL, (int64_t)(P - 1) * (int64_t)sizeof(int));
     MPI_Alltoall(sc, 1, MPI_INT, rc_, 1, MPI_INT, ctx->comm);
     double t1 = cs_now();
     size_t in = 0;
@@ -121,6 +122,7 @@ cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
         rc = cs_grow(ctx, recv, recv_cap, in + 1, 1, "exchange receive buffer");
     CS_TRY_AGREE(ctx, rc);
     double t2 = cs_now();
+    cs_ctx_count(ctx, CS_COLL_ALLTOALL, (int64_t)(off - o->len[ctx->rank]));
     MPI_Alltoallv(sendbuf, sc, sd, MPI_BYTE, *recv, rc_, rd, MPI_BYTE, ctx->comm);
     double t3 = cs_now();
     st->wait += t1 - t0;
@@ -147,6 +149,7 @@ cs_err cs_comm_average(cs_ctx *ctx, double *w, int64_t n, double **scratch, size
     if (P == 1)
         return CS_OK;
     double *all = *scratch;
+    cs_ctx_count(ctx, CS_COLL_ALLGATHER, n * (int64_t)sizeof(double));
     MPI_Allgather(w, (int)n, MPI_DOUBLE, all, (int)n, MPI_DOUBLE, ctx->comm);
     const double inv = 1.0 / P;
     for (int64_t i = 0; i < n; i++) {
@@ -176,6 +179,7 @@ static int64_t count_ge(const uint64_t *keys, int64_t n, uint64_t t)
 void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64_t *take)
 {
     int64_t total = 0;
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof n);
     MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
     if (total <= k) {
         *take = n;
@@ -194,6 +198,7 @@ void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64
         int64_t c[255], cg[255];
         for (int v = 1; v < 256; v++)
             c[v - 1] = count_ge(keys, n, t | ((uint64_t)v << shift));
+        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof c);
         MPI_Allreduce(c, cg, 255, MPI_INT64_T, MPI_SUM, ctx->comm);
         int best = 0; /* counts fall as v grows: the largest v whose count is still >= k */
         for (int v = 1; v < 256; v++)
@@ -217,6 +222,7 @@ int64_t cs_comm_split(cs_ctx *ctx, int64_t B, int64_t demand)
     const int P = ctx->size;
     int64_t *d = malloc((size_t)P * 2 * sizeof *d);
     CS_ASSERT(d != NULL);
+    cs_ctx_count(ctx, CS_COLL_ALLGATHER, (int64_t)sizeof demand);
     MPI_Allgather(&demand, 1, MPI_INT64_T, d, 1, MPI_INT64_T, ctx->comm);
     int64_t sum = 0;
     for (int r = 0; r < P; r++)

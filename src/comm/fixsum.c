@@ -63,6 +63,7 @@ cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n)
     MPI_Type_contiguous((int)sizeof(cs_fix), MPI_BYTE, &t);
     MPI_Type_commit(&t);
     MPI_Op_create(fix_add, 1, &op);
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)sizeof(cs_fix));
     MPI_Allreduce(MPI_IN_PLACE, a, (int)n, t, op, ctx->comm);
     MPI_Op_free(&op);
     MPI_Type_free(&t);
@@ -73,6 +74,7 @@ fail:
 void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, uint64_t *cut)
 {
     int64_t total = 0;
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof n);
     MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
     CS_ASSERT(k >= 1);
     *cut = 0;
@@ -91,6 +93,7 @@ void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k
         memset(h, 0, sizeof h);
         for (int64_t i = 0; i < m; i++)
             h[(cur[i] >> shift) & 0xff]++;
+        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof h);
         MPI_Allreduce(h, hg, 256, MPI_INT64_T, MPI_SUM, ctx->comm);
         /* from the top bucket down until the top-k's k-th key is inside the bucket */
         int b = 255;

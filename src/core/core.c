@@ -193,6 +193,7 @@ cs_err cs_agree(cs_ctx *ctx, cs_err local)
         return local;
     int mine = (local != CS_OK) ? ctx->rank : ctx->size;
     int first = ctx->size;
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof mine);
     if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS)
         cs_assert_fail(__FILE__, __LINE__, "MPI_Allreduce in cs_agree");
     if (first == ctx->size)
@@ -209,6 +210,7 @@ cs_err cs_agree(cs_ctx *ctx, cs_err local)
         else
             snprintf(buf.msg, sizeof buf.msg, "%s", cs_strerror(local));
     }
+    cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == first ? (int64_t)sizeof buf : 0);
     if (MPI_Bcast(&buf, (int)sizeof buf, MPI_BYTE, first, ctx->comm) != MPI_SUCCESS)
         cs_assert_fail(__FILE__, __LINE__, "MPI_Bcast in cs_agree");
     buf.msg[CS_ERRMSG_MAX - 1] = '\0';

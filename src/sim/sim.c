@@ -21,6 +21,20 @@ static void on_signal(int sig)
 
 /* Collective. One task: seeds, then ticks until the page limit, the tick limit or an empty
  * frontier everywhere. */
+/* Adds the collectives this rank made since `from` (the tick's start) to its counters: the
+ * cost side of synchronisation (docs/guide/synchronisation.md), the same on a restart since the
+ * counters are checkpointed and record points and checkpoints are left out. */
+static void count_collectives(sim *s, const cs_coll_stats *from)
+{
+    const cs_coll_stats *now = &s->ctx->coll;
+    for (int k = 0; k < CS_COLL_N; k++) {
+        s->m.c[C_COLLS] += now->calls[k] - from->calls[k];
+        s->m.c[C_COLL_BYTES] += now->bytes[k] - from->bytes[k];
+    }
+    s->m.c[C_ALLREDUCES] += now->calls[CS_COLL_ALLREDUCE] - from->calls[CS_COLL_ALLREDUCE];
+    s->m.c[C_ALLREDUCE_BYTES] += now->bytes[CS_COLL_ALLREDUCE] - from->bytes[CS_COLL_ALLREDUCE];
+}
+
 static cs_err run_task(sim *s, loop_state *ls, int64_t task)
 {
     cs_ctx *ctx = s->ctx;
@@ -59,6 +73,7 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
 loop:
     for (;; t++, ls->tick++) {
         int64_t nsel = 0, n_refresh = 0;
+        const cs_coll_stats coll0 = ctx->coll;
         double t0 = cs_now();
         if (s->rf != NULL) {
             /* one budget: the re-crawls due by this tick's time first, discovery the rest */
@@ -159,6 +174,7 @@ loop:
         /* with refresh on, an empty frontier does not end a task: the cache still needs it */
         const int done = (rn->pages > 0 && fetched_task >= rn->pages) ||
                          (glob[1] == 0 && glob[2] == 0 && s->rf == NULL) || t + 1 >= rn->ticks;
+        count_collectives(s, &coll0);
         if (done || (t + 1) % R == 0)
             CS_TRY(ctx, sim_record_point(s, ls, task));
         if (done)

@@ -70,7 +70,11 @@ enum counter {
     C_LINKS,
     C_DROPPED,
     C_POLITE,
-    C_LEAVES, /* Tree-Frontier leaves now (not cumulative) */
+    C_LEAVES,     /* Tree-Frontier leaves now (not cumulative) */
+    C_COLLS,      /* collective operations inside ticks (cs_ctx.coll; record points excluded) */
+    C_COLL_BYTES, /* their payload bytes from this rank */
+    C_ALLREDUCES, /* of which allreduces */
+    C_ALLREDUCE_BYTES,
     NC
 };
 

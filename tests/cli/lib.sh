@@ -22,12 +22,17 @@ run() {
 # printed (the first differences and the summary line, or the error) in $compared.
 compare() { compared=$(timeout 300 "$BIN" compare "$@" 2>&1); }
 
+# What measures the ranks themselves: per-rank tables and the communication between ranks (0 on
+# one rank), as crawlsim compare options.
+RANK_DEPENDENT=(--ignore /ranks --ignore /series/bytes_exchanged --ignore /series/messages
+    --ignore /series/collectives --ignore /series/collective_bytes --ignore /series/allreduces
+    --ignore /series/allreduce_bytes)
+
 # same_as_one_rank A B WHAT: A and B bit-identical outside what measures the ranks themselves
-# (/timing, ignored by compare; /ranks; the bytes and messages sent between ranks): the strict
-# setting's rank invariance (docs/guide/synchronisation.md)
+# (/timing, ignored by compare; RANK_DEPENDENT): the strict setting's rank invariance
+# (docs/guide/synchronisation.md)
 same_as_one_rank() {
-    if compare "$1" "$2" --ignore /ranks --ignore /series/bytes_exchanged \
-        --ignore /series/messages; then
+    if compare "$1" "$2" "${RANK_DEPENDENT[@]}"; then
         pass "$3"
     else
         fail "$3: $(head -4 <<< "$compared")"

@@ -91,7 +91,8 @@ out=$(run 2 run "${common[@]}" --set run.tasks=2 --set crawl.host_rate=1 -o res.
 grep -q "fetched 6000, relevant" <<< "$out" && pass "summary on stdout" || fail "summary: $out"
 for d in /config /series/fetched /series/relevant /series/harvest_rate /series/relevant_hosts \
     /series/frontier /series/evictions /series/q_evals /series/bytes_exchanged /series/messages \
-    /tasks/relevant /ranks/fetched /ranks/pages /final/weights /final/politeness_violations \
+    /series/collectives /series/collective_bytes /series/allreduces /series/allreduce_bytes \
+    /ranks/allreduces /tasks/relevant /ranks/fetched /ranks/pages /final/weights /final/politeness_violations \
     /timing/series/select /timing/series/evaluate /timing/series/learn /timing/series/exchange \
     /timing/series/allreduce /timing/series/wait /timing/ranks/fetch; do
     h5dump -H -d $d res.h5 > /dev/null 2>&1 || fail "results lack $d"
