@@ -6,11 +6,24 @@
 const char *const sim_phase_name[NPH] = {"evaluate", "select", "fetch", "learn",    "route",
                                          "exchange", "insert", "wait",  "allreduce"};
 
-const char *const sim_series_name[NS] = {
-    "fetched",         "relevant", "frontier", "evictions",       "q_evals",
-    "bytes_exchanged", "messages", "links",    "dropped_visited", "politeness_violations",
-    "leaves",          "collectives", "collective_bytes", "allreduces", "allreduce_bytes",
-    "tick",            "task",        "relevant_hosts"};
+const char *const sim_series_name[NS] = {"fetched",
+                                         "relevant",
+                                         "frontier",
+                                         "evictions",
+                                         "q_evals",
+                                         "bytes_exchanged",
+                                         "messages",
+                                         "links",
+                                         "dropped_visited",
+                                         "politeness_violations",
+                                         "leaves",
+                                         "collectives",
+                                         "collective_bytes",
+                                         "allreduces",
+                                         "allreduce_bytes",
+                                         "tick",
+                                         "task",
+                                         "relevant_hosts"};
 
 /* Collective. Global totals of the counters and of the relevant hosts. */
 void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts)
