@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# tools/sync-study (issue 16) in its tiny version: two cells (the strict control and K = never on
+# 2 ranks), two seeds, a small world. The runs land where the design says, a second `run` has
+# nothing to do (the sweep resumes), the report's paired loss equals one computed here from the
+# results files, the figures are PNG images, the Slurm specs hold every run, and bad command
+# lines and missing results fail with a message.
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1 MPIEXEC
+SS=$SRC/tools/sync-study
+
+out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1) || fail "run: $out"
+n=$(ls st/runs/sarsa/P2/*/seed-0[12].h5 2> /dev/null | wc -l)
+[ "$n" = 4 ] && pass "4 results files (2 cells x 2 seeds)" || fail "results files: $n: $out"
+out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1)
+grep -q "0 runs to do" <<< "$out" && pass "a second run resumes: nothing to do" || fail "resume: $out"
+
+out=$("$SS" report st -o st/report.md 2>&1) || fail "report: $out"
+row=$(grep '^| 2 | K=never |' st/report.md)
+[ -n "$row" ] && pass "report has the K = never row" || fail "no K = never row: $(cat st/report.md)"
+# the paired loss, computed independently: control minus setting, seed by seed
+want=$(/usr/bin/python3 - << 'PY'
+import h5py
+q = lambda c, s: float(h5py.File("st/runs/sarsa/P2/%s/seed-%02d.h5" % (c, s))["/final/harvest_rate"][0])
+print("%+.4f" % (sum(q("control", s) - q("K=never", s) for s in (1, 2)) / 2))
+PY
+)
+grep -qF "| $want [" <<< "$row" && pass "paired loss $want as computed from the files" ||
+    fail "paired loss: want $want in: $row"
+for f in st/sync-study/sarsa-seeds.png st/sync-study/sarsa-losses.png st/sync-study/sarsa-pareto.png; do
+    [ "$(head -c 4 "$f" 2> /dev/null | od -An -c | tr -d ' ')" = '211PNG' ] && pass "figure $f" ||
+        fail "figure $f missing or not a PNG"
+done
+
+out=$("$SS" design 2>&1) || fail "design: $out"
+grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && pass "full design: $(tail -1 <<< "$out")" ||
+    fail "design: $out"
+"$SS" slurm --tiny --seeds 2 -o st > slurm.txt 2>&1 || fail "slurm: $(cat slurm.txt)"
+[ "$(grep -vc '^#' st/slurm/P2.txt)" = 4 ] && grep -q "slurm/submit sweep -n 2" slurm.txt &&
+    pass "slurm: one spec of 4 runs on 2 ranks" || fail "slurm: $(cat slurm.txt st/slurm/P2.txt)"
+
+# bad input
+"$SS" design --groups nonsense > err.txt 2>&1
+[ $? = 2 ] && grep -q "unknown group" err.txt && pass "unknown group: exit 2" || fail "unknown group: $(cat err.txt)"
+"$SS" report empty > err.txt 2>&1
+[ $? = 1 ] && grep -q "no results files" err.txt && pass "no results: exit 1" || fail "no results: $(cat err.txt)"
+"$SS" run --tiny > err.txt 2>&1
+[ $? = 2 ] && grep -q "needs -o DIR" err.txt && pass "run without -o: exit 2" || fail "run without -o: $(cat err.txt)"
+finish
