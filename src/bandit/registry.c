@@ -3,7 +3,8 @@
  * by `crawlsim bandit` and by the re-crawl side (refresh.policy = bandit-*), and the state and
  * slot cycle every group policy shares: allocation of the slot's crawls (the policy's choose),
  * outcomes, learning (the policy's learn), ages. A new policy is one file with its
- * cs_bandit_ops and one line in `registry` below (docs/developer/adding-a-policy.md).
+ * cs_bandit_ops and one line in src/config/registry_bandit.def, from which `registry` below, the
+ * externs and the refresh.policy choices are made (docs/developer/adding-a-policy.md).
  */
 #include "bandit/bandit_impl.h"
 #include "crawlsim/config.h"
@@ -13,31 +14,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cs_bandit_ops *const registry[] = {
-    &cs_bandit_uniform_ops, &cs_bandit_static_opt_ops, &cs_bandit_thompson_ops,
-    &cs_bandit_whittle_ops, &cs_bandit_fgdqn_ops,      &cs_bandit_learn_ops,
-    &cs_bandit_fixed_ops,
+static const struct {
+    const char *name, *recrawl_name; /* recrawl_name NULL: not a re-crawl policy */
+    const cs_bandit_ops *ops;
+} registry[] = {
+#define CS_BANDIT_POLICY(id, nm, rn, sum) {nm, rn, &cs_bandit_##id##_ops},
+#define CS_BANDIT_ONLY(id, nm) {nm, NULL, &cs_bandit_##id##_ops},
+#include "config/registry_bandit.def"
+#undef CS_BANDIT_POLICY
+#undef CS_BANDIT_ONLY
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
 const cs_bandit_ops *cs_bandit_at(int i)
 {
-    return i >= 0 && i < NREG ? registry[i] : NULL;
+    return i >= 0 && i < NREG ? registry[i].ops : NULL;
 }
 
 const cs_bandit_ops *cs_bandit_find(const char *name)
 {
     for (int i = 0; name != NULL && i < NREG; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
+        if (strcmp(registry[i].name, name) == 0)
+            return registry[i].ops;
     return NULL;
 }
 
 const cs_bandit_ops *cs_bandit_find_recrawl(const char *policy)
 {
     for (int i = 0; policy != NULL && i < NREG; i++)
-        if (registry[i]->recrawl_name != NULL && strcmp(registry[i]->recrawl_name, policy) == 0)
-            return registry[i];
+        if (registry[i].recrawl_name != NULL && strcmp(registry[i].recrawl_name, policy) == 0)
+            return registry[i].ops;
+    return NULL;
+}
+
+const char *cs_bandit_name(const cs_bandit_ops *ops)
+{
+    for (int i = 0; i < NREG; i++)
+        if (registry[i].ops == ops)
+            return registry[i].name;
+    return "(unregistered)";
+}
+
+const char *cs_bandit_recrawl_name(const cs_bandit_ops *ops)
+{
+    for (int i = 0; i < NREG; i++)
+        if (registry[i].ops == ops)
+            return registry[i].recrawl_name;
     return NULL;
 }
 
@@ -150,7 +172,7 @@ cs_err cs_bandit_create(cs_ctx *ctx, const cs_bandit_ops *ops, const cs_bandit_s
     cs_bandit *b = NULL;
     if (ops == NULL || ops->choose == NULL || s->K < 1)
         return cs_fail(ctx, CS_ERR_ARG, "bandit policy %s: not a group policy, or no groups",
-                       ops != NULL ? ops->name : "(null)");
+                       ops != NULL ? cs_bandit_name(ops) : "(null)");
     CS_TRY(ctx, cs_calloc(ctx, &b, 1, sizeof *b, "bandit policy"));
     b->ops = ops;
     b->s = *s;

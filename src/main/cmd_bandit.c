@@ -126,7 +126,7 @@ static void policy_list(int ephemeral, char *buf, size_t len)
         const cs_bandit_ops *o = cs_bandit_at(i);
         if (ephemeral ? o->ephemeral == NULL : !o->freshness)
             continue;
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", o->name);
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", cs_bandit_name(o));
     }
 }
 

@@ -277,11 +277,11 @@ static void print_bandit_policies(void)
     printf("\nPolicies (bandit.policies), from the bandit registry:\n  ephemeral:");
     for (int i = 0; cs_bandit_at(i) != NULL; i++)
         if (cs_bandit_at(i)->ephemeral != NULL)
-            printf(" %s", cs_bandit_at(i)->name);
+            printf(" %s", cs_bandit_name(cs_bandit_at(i)));
     printf("\n  freshness:");
     for (int i = 0; cs_bandit_at(i) != NULL; i++)
         if (cs_bandit_at(i)->freshness)
-            printf(" %s", cs_bandit_at(i)->name);
+            printf(" %s", cs_bandit_name(cs_bandit_at(i)));
     printf("\n");
 }
 
