@@ -47,20 +47,25 @@ const cs_bandit_ops *cs_bandit_find_recrawl(const char *policy)
     return NULL;
 }
 
-const char *cs_bandit_name(const cs_bandit_ops *ops)
+/* The registry index of ops, -1 for another table. */
+static int index_of(const cs_bandit_ops *ops)
 {
     for (int i = 0; i < NREG; i++)
         if (registry[i].ops == ops)
-            return registry[i].name;
-    return "(unregistered)";
+            return i;
+    return -1;
+}
+
+const char *cs_bandit_name(const cs_bandit_ops *ops)
+{
+    const int i = index_of(ops);
+    return i >= 0 ? registry[i].name : "(unregistered)";
 }
 
 const char *cs_bandit_recrawl_name(const cs_bandit_ops *ops)
 {
-    for (int i = 0; i < NREG; i++)
-        if (registry[i].ops == ops)
-            return registry[i].recrawl_name;
-    return NULL;
+    const int i = index_of(ops);
+    return i >= 0 ? registry[i].recrawl_name : NULL;
 }
 
 void cs_bandit_settings(const cs_bandit_config *b, cs_fgdqn_config *fc, cs_lspe_config *lc)
