@@ -27,6 +27,7 @@
 
 #include "crawlsim/core.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CS_CKPT_FORMAT "crawlsim-checkpoint"
@@ -75,6 +76,9 @@ CS_API cs_err cs_ckpt_get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_ty
  * the stored piece has another length. */
 CS_API cs_err cs_ckpt_get_exact(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
                                 int64_t n, void *buf);
+
+/* Local. The item name "prefix/name" in buf[len] (truncated to fit); returns buf. */
+CS_API const char *cs_ckpt_item(char *buf, size_t len, const char *prefix, const char *name);
 
 /* Collective. Closes a checkpoint opened for reading (or abandons one being written: its
  * temporary file is removed). Accepts NULL and *ck == NULL; sets *ck = NULL. */

@@ -261,12 +261,6 @@ void cs_bandit_end_slot(cs_bandit *b)
 
 /* ---- checkpoints ----------------------------------------------------------------------------- */
 
-static const char *item(char *buf, size_t len, const char *prefix, const char *name)
-{
-    snprintf(buf, len, "%s/%s", prefix, name);
-    return buf;
-}
-
 /* The replicated state; the slot's picks are not kept (a checkpoint lies between slots). */
 cs_err cs_bandit_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix)
 {
@@ -275,13 +269,13 @@ cs_err cs_bandit_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *
     const size_t L = sizeof nm;
     const int64_t si[2] = {b->K, b->slots};
     const double sd[2] = {b->alpha, b->scale};
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
     if (b->ops->save != NULL)
         CS_TRY(ctx, b->ops->save(ctx, b, ck, prefix));
 fail:
@@ -295,17 +289,23 @@ cs_err cs_bandit_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix
     const size_t L = sizeof nm;
     int64_t si[2];
     double sd[2];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
     if (si[0] != b->K)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bandit policy over %lld groups, not %lld",
                      cs_ckpt_path(ck), (long long)si[0], (long long)b->K);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
     b->slots = si[1];
     b->alpha = sd[0];
     b->scale = sd[1];
