@@ -247,13 +247,7 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
     } else if (b->output[0] != '\0') {
         cs_config_resolve_path(&cfg, b->output, out, sizeof out);
     } else {
-        const char *j = job ? job : "bandit.ini";
-        const char *s = strrchr(j, '/');
-        s = s ? s + 1 : j;
-        size_t len = strlen(s);
-        if (len > 4 && strcmp(s + len - 4, ".ini") == 0)
-            len -= 4;
-        snprintf(out, sizeof out, "results/%.*s.h5", (int)len, s);
+        cs_config_default_output(job ? job : "bandit.ini", out, sizeof out);
     }
 
     const int64_t H = b->horizon, R = b->runs, W = b->window;
