@@ -45,6 +45,21 @@ static int64_t blob_bytes(const char *blob, const int64_t *off, int64_t count)
     return end;
 }
 
+/* Local. This rank's off[0..n] (`what`: links' or terms') start at 0 and never decrease. */
+static cs_err check_offsets(cs_ctx *ctx, const char *path, const int64_t *off, int64_t n,
+                            int64_t first, const char *what)
+{
+    if (off[0] != 0)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: slice of rank %d has %s[0] = %lld, not 0", path,
+                       ctx->rank, what, (long long)off[0]);
+    for (int64_t i = 0; i < n; i++)
+        if (off[i + 1] < off[i])
+            return cs_fail(ctx, CS_ERR_ARG, "cannot write graph file %s: %s decrease at page %lld",
+                           path, what, (long long)(first + i));
+    return CS_OK;
+}
+
 /* Local. The contract of one slice (graphio.h); the first violation gives the message. */
 static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g, const wmeta *wm)
 {
@@ -64,17 +79,9 @@ static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g
                        "offsets or a page attribute",
                        path, ctx->rank);
     const int64_t *off = g->offsets;
-    if (off[0] != 0)
-        return cs_fail(ctx, CS_ERR_ARG,
-                       "cannot write graph file %s: slice of rank %d has "
-                       "offsets[0] = %lld, not 0",
-                       path, ctx->rank, (long long)off[0]);
-    for (int64_t i = 0; i < n; i++)
-        if (off[i + 1] < off[i])
-            return cs_fail(ctx, CS_ERR_ARG,
-                           "cannot write graph file %s: offsets decrease at "
-                           "page %lld",
-                           path, (long long)(g->first + i));
+    cs_err rc = check_offsets(ctx, path, off, n, g->first, "offsets");
+    if (rc != CS_OK)
+        return rc;
     if (off[n] > 0 && g->targets == NULL)
         return cs_fail(ctx, CS_ERR_ARG,
                        "cannot write graph file %s: slice of rank %d has "
@@ -110,17 +117,9 @@ static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g
                        (long long)H, (int)topic[bad_page], (int)K);
     if (g->term_offsets != NULL) {
         const int64_t *to = g->term_offsets;
-        if (to[0] != 0)
-            return cs_fail(ctx, CS_ERR_ARG,
-                           "cannot write graph file %s: term_offsets[0] of "
-                           "rank %d is not 0",
-                           path, ctx->rank);
-        for (int64_t i = 0; i < n; i++)
-            if (to[i + 1] < to[i])
-                return cs_fail(ctx, CS_ERR_ARG,
-                               "cannot write graph file %s: term offsets "
-                               "decrease at page %lld",
-                               path, (long long)(g->first + i));
+        rc = check_offsets(ctx, path, to, n, g->first, "term_offsets");
+        if (rc != CS_OK)
+            return rc;
         if (to[n] > 0 && (g->term_index == NULL || g->term_value == NULL))
             return cs_fail(ctx, CS_ERR_ARG,
                            "cannot write graph file %s: slice of rank %d has "

@@ -319,20 +319,20 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
             avg[r] = s2[r] / (double)H;
         char path[96];
         const char *nm = pols[p].name;
-        snprintf(path, sizeof path, "series/%.31s/running_mean", nm);
-        local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, rm);
-        snprintf(path, sizeof path, "series/%.31s/running_ci95", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, rc95);
-        snprintf(path, sizeof path, "series/%.31s/moving_mean", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, mm);
-        snprintf(path, sizeof path, "series/%.31s/moving_ci95", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, mc95);
-        snprintf(path, sizeof path, "final/%.31s/average", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, R, 0, avg);
+        const struct {
+            const char *dir, *leaf;
+            int64_t n;
+            const double *v;
+        } out[] = {{"series", "running_mean", H, rm},
+                   {"series", "running_ci95", H, rc95},
+                   {"series", "moving_mean", H, mm},
+                   {"series", "moving_ci95", H, mc95},
+                   {"final", "average", R, avg}};
+        local = CS_OK;
+        for (size_t o = 0; o < sizeof out / sizeof out[0] && local == CS_OK; o++) {
+            snprintf(path, sizeof path, "%s/%.31s/%s", out[o].dir, nm, out[o].leaf);
+            local = cs_results_add(ctx, res, path, CS_RES_F64, out[o].n, 0, out[o].v);
+        }
         CS_TRY_AGREE(ctx, local);
         if (ctx->rank == 0)
             printf("%-12s running average at t = %lld: %.4f +- %.4f (95 %%), last-%lld moving "

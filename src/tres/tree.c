@@ -153,14 +153,20 @@ static void nonempty_del(cs_tree *t, int32_t lf)
     t->leaves[lf].ne_pos = -1;
 }
 
+/* The next capacity of a full table of leaves or nodes (`what`): doubled, indexes stay int32. */
+static cs_err doubled(cs_ctx *ctx, int64_t cap, const char *what, int64_t *nc)
+{
+    *nc = cap * 2;
+    return *nc > INT32_MAX ? cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 %s", what) : CS_OK;
+}
+
 /* A new live leaf index at depth (node set by the caller). */
 static cs_err leaf_new(cs_ctx *ctx, cs_tree *t, int32_t depth, int32_t *out)
 {
     cs_err rc = CS_OK;
     if (t->n_leaves == t->cap_leaves) {
-        const int64_t nc = t->cap_leaves * 2;
-        if (nc > INT32_MAX)
-            return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 leaves");
+        int64_t nc;
+        CS_TRY(ctx, doubled(ctx, t->cap_leaves, "leaves", &nc));
         CS_TRY(ctx, tree_resize(ctx, &t->leaves, (size_t)nc, sizeof *t->leaves, "leaves"));
         CS_TRY(ctx, tree_resize(ctx, &t->nonempty, (size_t)nc, sizeof *t->nonempty, "leaf list"));
         t->cap_leaves = t->cap_nonempty = nc;
@@ -182,9 +188,8 @@ static cs_err node_new(cs_ctx *ctx, cs_tree *t, int32_t lf, int32_t *out)
 {
     cs_err rc = CS_OK;
     if (t->n_nodes == t->cap_nodes) {
-        const int64_t nc = t->cap_nodes * 2;
-        if (nc > INT32_MAX)
-            return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 nodes");
+        int64_t nc;
+        CS_TRY(ctx, doubled(ctx, t->cap_nodes, "nodes", &nc));
         CS_TRY(ctx, tree_resize(ctx, &t->nodes, (size_t)nc, sizeof *t->nodes, "nodes"));
         t->cap_nodes = nc;
     }
