@@ -323,15 +323,15 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
             const char *dir, *leaf;
             int64_t n;
             const double *v;
-        } out[] = {{"series", "running_mean", H, rm},
-                   {"series", "running_ci95", H, rc95},
-                   {"series", "moving_mean", H, mm},
-                   {"series", "moving_ci95", H, mc95},
-                   {"final", "average", R, avg}};
+        } item[] = {{"series", "running_mean", H, rm},
+                    {"series", "running_ci95", H, rc95},
+                    {"series", "moving_mean", H, mm},
+                    {"series", "moving_ci95", H, mc95},
+                    {"final", "average", R, avg}};
         local = CS_OK;
-        for (size_t o = 0; o < sizeof out / sizeof out[0] && local == CS_OK; o++) {
-            snprintf(path, sizeof path, "%s/%.31s/%s", out[o].dir, nm, out[o].leaf);
-            local = cs_results_add(ctx, res, path, CS_RES_F64, out[o].n, 0, out[o].v);
+        for (size_t o = 0; o < sizeof item / sizeof item[0] && local == CS_OK; o++) {
+            snprintf(path, sizeof path, "%s/%.31s/%s", item[o].dir, nm, item[o].leaf);
+            local = cs_results_add(ctx, res, path, CS_RES_F64, item[o].n, 0, item[o].v);
         }
         CS_TRY_AGREE(ctx, local);
         if (ctx->rank == 0)
