@@ -199,7 +199,8 @@ CS_API void cs_fgdqn_config_default(cs_fgdqn_config *c);
 /* ==== The registry of bandit policies ======================================================= */
 
 /*
- * One registry (src/bandit/registry.c) of the restless-bandit policies, looked up by name, and
+ * One registry (src/config/registry_bandit.def, made into src/bandit/registry.c's table) of the
+ * restless-bandit policies, looked up by name, and
  * one implementation of each, used by `crawlsim bandit` (bandit.policies, both experiments) and
  * by the re-crawl side (refresh.policy = bandit-*, src/refresh/recrawl_bandit.c). A policy is a
  * cs_bandit_ops (docs/developer/adding-a-policy.md), with up to two faces:
@@ -238,9 +239,9 @@ typedef struct cs_ephemeral_setup {
 } cs_ephemeral_setup;
 
 typedef struct cs_bandit_ops {
-    const char *name;         /* in bandit.policies */
-    const char *recrawl_name; /* refresh.policy; NULL: not a re-crawl policy */
-    int freshness;            /* a policy of crawlsim bandit's freshness experiment */
+    /* its names (bandit.policies, refresh.policy) are its line of src/config/registry_bandit.def:
+     * cs_bandit_name, cs_bandit_recrawl_name */
+    int freshness; /* a policy of crawlsim bandit's freshness experiment */
     /* the re-crawl slot's stream: (seed, CS_RNG_BANDIT, CS_BANDIT_ID_RECRAWL + stream, slot); fixed
      * per policy (changing it changes results) */
     uint64_t stream;
@@ -276,10 +277,14 @@ CS_API void cs_bandit_settings(const struct cs_bandit_config *b, cs_fgdqn_config
 
 /* Local. The registered policy of that name (bandit.policies), NULL if none. */
 CS_API const cs_bandit_ops *cs_bandit_find(const char *name);
-/* Local. The registered policy whose recrawl_name is policy (refresh.policy), NULL if none. */
+/* Local. The registered policy whose re-crawl name is policy (refresh.policy), NULL if none. */
 CS_API const cs_bandit_ops *cs_bandit_find_recrawl(const char *policy);
 /* Local. The i-th registered policy (registry order), NULL for i past the end. */
 CS_API const cs_bandit_ops *cs_bandit_at(int i);
+/* Local. The registered policy's name in bandit.policies ("(unregistered)" for another table). */
+CS_API const char *cs_bandit_name(const cs_bandit_ops *ops);
+/* Local. Its name in refresh.policy, NULL if it is not a re-crawl policy (or not registered). */
+CS_API const char *cs_bandit_recrawl_name(const cs_bandit_ops *ops);
 
 /* Local. A group policy (ops->choose != NULL) over s->K >= 1 groups. CS_ERR_ARG, CS_ERR_NOMEM. */
 CS_API cs_err cs_bandit_create(cs_ctx *ctx, const cs_bandit_ops *ops, const cs_bandit_setup *s,

@@ -8,12 +8,15 @@
  * cs_ckpt_put / cs_ckpt_get with the same names, types and order, whatever its local data
  * (n may be 0). Item names are paths ("frontier/id"); groups are created as needed.
  *
- *   /          root attributes: format "crawlsim-checkpoint" (string), schema_version 1
- *              (int32), crawlsim_version (string), ranks (int32)
+ *   /          root attributes: format "crawlsim-checkpoint" (string), schema_version
+ *              (int32, CS_CKPT_SCHEMA_VERSION), crawlsim_version (string), ranks (int32)
  *   /<item>    1-D dataset of the item's type (little-endian), attribute counts int64 [ranks]
  *
- * A checkpoint is read by the same crawlsim version on the same number of ranks (both are
- * checked); structs stored as bytes (CS_CK_BYTES) assume the same build and architecture.
+ * A checkpoint is read by the same schema version and crawlsim version on the same number of
+ * ranks (all three are checked); structs stored as bytes (CS_CK_BYTES) assume the same build
+ * and architecture. Raise CS_CKPT_SCHEMA_VERSION whenever an item of any module is added,
+ * removed, renamed or moved, or changes type or meaning: the crawlsim version alone does not
+ * change between commits, and an older checkpoint would be read as something it is not.
  *
  * Atomic: the file is written under ".<name>.tmp.<pid>" in the target's directory and renamed
  * by rank 0 after every rank closed it and it was fsync'ed; a crash at any point leaves the
@@ -24,10 +27,12 @@
 
 #include "crawlsim/core.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CS_CKPT_FORMAT "crawlsim-checkpoint"
-#define CS_CKPT_SCHEMA_VERSION 1
+/* 1: the first; 2: the bandit re-crawl state's items moved (one bandit registry, wt-bandit) */
+#define CS_CKPT_SCHEMA_VERSION 2
 
 typedef struct cs_ckpt cs_ckpt;
 
@@ -71,6 +76,9 @@ CS_API cs_err cs_ckpt_get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_ty
  * the stored piece has another length. */
 CS_API cs_err cs_ckpt_get_exact(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
                                 int64_t n, void *buf);
+
+/* Local. The item name "prefix/name" in buf[len] (truncated to fit); returns buf. */
+CS_API const char *cs_ckpt_item(char *buf, size_t len, const char *prefix, const char *name);
 
 /* Collective. Closes a checkpoint opened for reading (or abandons one being written: its
  * temporary file is removed). Accepts NULL and *ck == NULL; sets *ck = NULL. */

@@ -339,6 +339,10 @@ CS_API void cs_config_print_help(FILE *out, const char *section, int markdown);
 /* Local. Resolves a path from a config file relative to that file's directory into out. */
 CS_API void cs_config_resolve_path(const cs_config *cfg, const char *p, char *out, size_t size);
 
+/* Local. The default results file of a job file: results/<its name without .ini>.h5, relative
+ * to the current directory. */
+CS_API void cs_config_default_output(const char *job, char *out, size_t size);
+
 /* Local. Levenshtein distance, for "did you mean" suggestions. */
 CS_API size_t cs_edit_distance(const char *a, const char *b);
 

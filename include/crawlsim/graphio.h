@@ -197,5 +197,9 @@ CS_API cs_err cs_graphio_check_ids64(cs_ctx *ctx, const char *path, const char *
 CS_API cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *name,
                                      const int32_t *v, int64_t first, int64_t n, int64_t lo,
                                      int64_t hi);
+/* Local. The format error of those checks: element `at` of dataset `name` is v, outside
+ * [lo, hi) (CS_ERR_FORMAT). */
+CS_API cs_err cs_graphio_id_outside(cs_ctx *ctx, const char *path, const char *name, int64_t at,
+                                    int64_t v, int64_t lo, int64_t hi);
 
 #endif

@@ -36,6 +36,8 @@ CS_API void cs_h5_quiet_end(const cs_h5_quiet *q);
 
 /* Local. A file access list for MPI-IO on comm, or H5I_INVALID_HID. */
 CS_API hid_t cs_h5_fapl(MPI_Comm comm);
+/* Collective(comm). H5Fopen(path, flags) with that access list; negative on failure. */
+CS_API hid_t cs_h5_fopen(MPI_Comm comm, const char *path, unsigned flags);
 
 /* Local. Elements per HDF5 I/O call (CS_H5_CHUNK_ELEMS or the CRAWLSIM_GRAPHIO_CHUNK hook). */
 CS_API int64_t cs_h5_chunk_elems(void);
@@ -54,6 +56,14 @@ CS_API cs_err cs_h5_write_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, 
 /* Collective(ctx->comm). Reading counterpart of cs_h5_write_1d. */
 CS_API cs_err cs_h5_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t count,
                             void *buf, size_t elem, const char *path, const char *name);
+/* Collective(ctx->comm). Creates the 1-D dataset `leaf` of `total` elements of file type ftype
+ * in loc (no fill pass: every element is written) and writes this rank's count elements from
+ * buf at element off with cs_h5_write_1d. Messages start with `what` (e.g. "graph file X") and
+ * name the dataset `name` (cs_h5_write_1d's: path and name). Returns an agreed code. */
+CS_API cs_err cs_h5_create_write_1d(cs_ctx *ctx, hid_t loc, const char *leaf, hid_t ftype,
+                                    hid_t mtype, size_t elem, int64_t total, int64_t off,
+                                    int64_t count, const void *buf, const char *what,
+                                    const char *path, const char *name);
 
 /* Local (call it on one rank, before HDF5 opens the file, and agree): path exists, is a regular
  * file and is HDF5; else CS_ERR_IO / CS_ERR_FORMAT "<kind> <path>: ..." ("no such file", "is not

@@ -52,8 +52,11 @@ void bandit_sort_desc(int64_t *elig, int64_t n, const double *v, bandit_kv *ord)
 /* Local. Gamma(shape >= 1, 1) by Marsaglia & Tsang (ACM TOMS 26(3), 2000). */
 double bandit_gamma_draw(cs_rng *r, double shape);
 
-/* The registered policies (registry.c lists them). */
-extern const cs_bandit_ops cs_bandit_uniform_ops, cs_bandit_static_opt_ops, cs_bandit_thompson_ops,
-    cs_bandit_whittle_ops, cs_bandit_learn_ops, cs_bandit_fgdqn_ops, cs_bandit_fixed_ops;
+/* The registered policies (src/config/registry_bandit.def lists them). */
+#define CS_BANDIT_POLICY(id, nm, rn, sum) extern const cs_bandit_ops cs_bandit_##id##_ops;
+#define CS_BANDIT_ONLY(id, nm) extern const cs_bandit_ops cs_bandit_##id##_ops;
+#include "config/registry_bandit.def"
+#undef CS_BANDIT_POLICY
+#undef CS_BANDIT_ONLY
 
 #endif

@@ -422,9 +422,7 @@ static cs_err fg_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix
     return cs_fgdqn_load(ctx, b->net, ck, nm);
 }
 
-const cs_bandit_ops cs_bandit_fgdqn_ops = {.name = "fgdqn",
-                                           .recrawl_name = "bandit-fgdqn",
-                                           .freshness = 1,
+const cs_bandit_ops cs_bandit_fgdqn_ops = {.freshness = 1,
                                            .stream = 4,
                                            .max_groups = 4096,
                                            .max_why =

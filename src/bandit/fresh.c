@@ -62,7 +62,7 @@ cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, const cs_bandit_ops *p
     if (K < 1 || K > 4096 || horizon < 0 || !(s->slot > 0.0) || policy == NULL ||
         !policy->freshness || policy->choose == NULL)
         return cs_fail(ctx, CS_ERR_ARG, "freshness bandit: bad setup (K = %lld, policy %s)",
-                       (long long)K, policy != NULL ? policy->name : "(null)");
+                       (long long)K, policy != NULL ? cs_bandit_name(policy) : "(null)");
     int64_t P = 0;
     for (int64_t k = 0; k < K; k++) {
         if (s->size[k] < 1 || !(s->rate[k] > 0.0) || !(s->mu[k] > 0.0))
@@ -118,7 +118,8 @@ cs_err cs_fresh_run(cs_ctx *ctx, const cs_fresh_setup *s, const cs_bandit_ops *p
             goto fail;
         const int64_t *ch = cs_bandit_chosen(b, &nc);
         if (nc != 1) {
-            rc = cs_fail(ctx, CS_ERR_ARG, "freshness bandit: %s chose no group", policy->name);
+            rc = cs_fail(ctx, CS_ERR_ARG, "freshness bandit: %s chose no group",
+                         cs_bandit_name(policy));
             goto fail;
         }
         const int64_t a = ch[0];

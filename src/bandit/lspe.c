@@ -497,8 +497,6 @@ static cs_err learn_ephemeral(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_t 
 }
 
 const cs_bandit_ops cs_bandit_learn_ops = {
-    .name = "learn",
-    .recrawl_name = "bandit-whittle-learn",
     .stream = 5,
     .input = CS_BANDIT_IN_INDEX,
     .max_groups = 64,

@@ -3,7 +3,8 @@
  * by `crawlsim bandit` and by the re-crawl side (refresh.policy = bandit-*), and the state and
  * slot cycle every group policy shares: allocation of the slot's crawls (the policy's choose),
  * outcomes, learning (the policy's learn), ages. A new policy is one file with its
- * cs_bandit_ops and one line in `registry` below (docs/developer/adding-a-policy.md).
+ * cs_bandit_ops and one line in src/config/registry_bandit.def, from which `registry` below, the
+ * externs and the refresh.policy choices are made (docs/developer/adding-a-policy.md).
  */
 #include "bandit/bandit_impl.h"
 #include "crawlsim/config.h"
@@ -13,32 +14,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cs_bandit_ops *const registry[] = {
-    &cs_bandit_uniform_ops, &cs_bandit_static_opt_ops, &cs_bandit_thompson_ops,
-    &cs_bandit_whittle_ops, &cs_bandit_fgdqn_ops,      &cs_bandit_learn_ops,
-    &cs_bandit_fixed_ops,
+static const struct {
+    const char *name, *recrawl_name; /* recrawl_name NULL: not a re-crawl policy */
+    const cs_bandit_ops *ops;
+} registry[] = {
+#define CS_BANDIT_POLICY(id, nm, rn, sum) {nm, rn, &cs_bandit_##id##_ops},
+#define CS_BANDIT_ONLY(id, nm) {nm, NULL, &cs_bandit_##id##_ops},
+#include "config/registry_bandit.def"
+#undef CS_BANDIT_POLICY
+#undef CS_BANDIT_ONLY
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
 const cs_bandit_ops *cs_bandit_at(int i)
 {
-    return i >= 0 && i < NREG ? registry[i] : NULL;
+    return i >= 0 && i < NREG ? registry[i].ops : NULL;
 }
 
 const cs_bandit_ops *cs_bandit_find(const char *name)
 {
     for (int i = 0; name != NULL && i < NREG; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
+        if (strcmp(registry[i].name, name) == 0)
+            return registry[i].ops;
     return NULL;
 }
 
 const cs_bandit_ops *cs_bandit_find_recrawl(const char *policy)
 {
     for (int i = 0; policy != NULL && i < NREG; i++)
-        if (registry[i]->recrawl_name != NULL && strcmp(registry[i]->recrawl_name, policy) == 0)
-            return registry[i];
+        if (registry[i].recrawl_name != NULL && strcmp(registry[i].recrawl_name, policy) == 0)
+            return registry[i].ops;
     return NULL;
+}
+
+/* The registry index of ops, -1 for another table. */
+static int index_of(const cs_bandit_ops *ops)
+{
+    for (int i = 0; i < NREG; i++)
+        if (registry[i].ops == ops)
+            return i;
+    return -1;
+}
+
+const char *cs_bandit_name(const cs_bandit_ops *ops)
+{
+    const int i = index_of(ops);
+    return i >= 0 ? registry[i].name : "(unregistered)";
+}
+
+const char *cs_bandit_recrawl_name(const cs_bandit_ops *ops)
+{
+    const int i = index_of(ops);
+    return i >= 0 ? registry[i].recrawl_name : NULL;
 }
 
 void cs_bandit_settings(const cs_bandit_config *b, cs_fgdqn_config *fc, cs_lspe_config *lc)
@@ -150,7 +177,7 @@ cs_err cs_bandit_create(cs_ctx *ctx, const cs_bandit_ops *ops, const cs_bandit_s
     cs_bandit *b = NULL;
     if (ops == NULL || ops->choose == NULL || s->K < 1)
         return cs_fail(ctx, CS_ERR_ARG, "bandit policy %s: not a group policy, or no groups",
-                       ops != NULL ? ops->name : "(null)");
+                       ops != NULL ? cs_bandit_name(ops) : "(null)");
     CS_TRY(ctx, cs_calloc(ctx, &b, 1, sizeof *b, "bandit policy"));
     b->ops = ops;
     b->s = *s;
@@ -234,12 +261,6 @@ void cs_bandit_end_slot(cs_bandit *b)
 
 /* ---- checkpoints ----------------------------------------------------------------------------- */
 
-static const char *item(char *buf, size_t len, const char *prefix, const char *name)
-{
-    snprintf(buf, len, "%s/%s", prefix, name);
-    return buf;
-}
-
 /* The replicated state; the slot's picks are not kept (a checkpoint lies between slots). */
 cs_err cs_bandit_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *prefix)
 {
@@ -248,13 +269,13 @@ cs_err cs_bandit_save(cs_ctx *ctx, const cs_bandit *b, cs_ckpt *ck, const char *
     const size_t L = sizeof nm;
     const int64_t si[2] = {b->K, b->slots};
     const double sd[2] = {b->alpha, b->scale};
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
     if (b->ops->save != NULL)
         CS_TRY(ctx, b->ops->save(ctx, b, ck, prefix));
 fail:
@@ -268,17 +289,23 @@ cs_err cs_bandit_load(cs_ctx *ctx, cs_bandit *b, cs_ckpt *ck, const char *prefix
     const size_t L = sizeof nm;
     int64_t si[2];
     double sd[2];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "state"), CS_CK_I64, 2, si));
     if (si[0] != b->K)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bandit policy over %lld groups, not %lld",
                      cs_ckpt_path(ck), (long long)si[0], (long long)b->K);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "values"), CS_CK_F64, 2, sd));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "w"), CS_CK_F64, b->K, b->w));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "ta"), CS_CK_F64, b->K, b->ta));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "tb"), CS_CK_F64, b->K, b->tb));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "X"), CS_CK_I64, b->K, b->X));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, L, prefix, "Y"), CS_CK_BYTES, b->K, b->Y));
     b->slots = si[1];
     b->alpha = sd[0];
     b->scale = sd[1];

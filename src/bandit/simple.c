@@ -20,11 +20,7 @@ fail:
     return rc;
 }
 
-const cs_bandit_ops cs_bandit_uniform_ops = {.name = "uniform",
-                                             .recrawl_name = "bandit-uniform",
-                                             .freshness = 1,
-                                             .stream = 0,
-                                             .choose = uniform_choose};
+const cs_bandit_ops cs_bandit_uniform_ops = {.freshness = 1, .stream = 0, .choose = uniform_choose};
 
 static cs_err thompson_choose(cs_ctx *ctx, cs_bandit *b, cs_rng *g, int64_t *elig, int64_t E,
                               int64_t n)
@@ -48,9 +44,7 @@ fail:
     return rc;
 }
 
-const cs_bandit_ops cs_bandit_thompson_ops = {.name = "thompson",
-                                              .recrawl_name = "bandit-thompson",
-                                              .freshness = 1,
+const cs_bandit_ops cs_bandit_thompson_ops = {.freshness = 1,
                                               .stream = 2,
                                               .max_groups = 4096,
                                               .max_why =
@@ -69,5 +63,4 @@ static cs_err fixed_ephemeral(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_t 
     return CS_OK;
 }
 
-const cs_bandit_ops cs_bandit_fixed_ops = {
-    .name = "fixed", .ephemeral = fixed_ephemeral, .per_arm = 1};
+const cs_bandit_ops cs_bandit_fixed_ops = {.ephemeral = fixed_ephemeral, .per_arm = 1};

@@ -120,9 +120,5 @@ fail:
     return rc;
 }
 
-const cs_bandit_ops cs_bandit_static_opt_ops = {.name = "static-opt",
-                                                .recrawl_name = "bandit-static-opt",
-                                                .freshness = 1,
-                                                .stream = 1,
-                                                .input = CS_BANDIT_IN_STATIC_OPT,
-                                                .choose = so_choose};
+const cs_bandit_ops cs_bandit_static_opt_ops = {
+    .freshness = 1, .stream = 1, .input = CS_BANDIT_IN_STATIC_OPT, .choose = so_choose};

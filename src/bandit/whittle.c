@@ -275,9 +275,7 @@ static cs_err whittle_ephemeral(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_
     return rc;
 }
 
-const cs_bandit_ops cs_bandit_whittle_ops = {.name = "whittle",
-                                             .recrawl_name = "bandit-whittle",
-                                             .stream = 3,
+const cs_bandit_ops cs_bandit_whittle_ops = {.stream = 3,
                                              .input = CS_BANDIT_IN_INDEX,
                                              .choose = whittle_choose,
                                              .ephemeral = whittle_ephemeral};

@@ -408,3 +408,9 @@ const char *cs_ckpt_path(const cs_ckpt *ck)
 {
     return ck->path;
 }
+
+const char *cs_ckpt_item(char *buf, size_t len, const char *prefix, const char *name)
+{
+    snprintf(buf, len, "%s/%s", prefix, name);
+    return buf;
+}

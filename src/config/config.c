@@ -494,6 +494,16 @@ void cs_config_resolve_path(const cs_config *cfg, const char *p, char *out, size
         snprintf(out, size, "%s/%s", cfg->dir, p);
 }
 
+void cs_config_default_output(const char *job, char *out, size_t size)
+{
+    const char *b = strrchr(job, '/');
+    b = b ? b + 1 : job;
+    size_t len = strlen(b);
+    if (len > 4 && strcmp(b + len - 4, ".ini") == 0)
+        len -= 4;
+    snprintf(out, size, "results/%.*s.h5", (int)len, b);
+}
+
 /* Writes the value of e as it would appear in a file. */
 static void format_value(const cs_config *cfg, const cs_conf_entry *e, char *out, size_t size)
 {

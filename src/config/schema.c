@@ -41,10 +41,13 @@ static const char discover_doc[] = "focused-crawl policy"
 
 static const char recrawl_choices[] = "none"
 #define CS_RECRAWL_POLICY(id, nm, sum) "|" nm
-#define CS_RECRAWL_BANDIT(nm, sum) "|" nm
 #include "config/registry_recrawl.def"
 #undef CS_RECRAWL_POLICY
-#undef CS_RECRAWL_BANDIT
+#define CS_BANDIT_POLICY(id, nm, rn, sum) "|" rn
+#define CS_BANDIT_ONLY(id, nm)
+#include "config/registry_bandit.def"
+#undef CS_BANDIT_POLICY
+#undef CS_BANDIT_ONLY
     ;
 static const char recrawl_doc[] =
     "re-crawl policy of the fetched pages (docs/guide/refresh.md); none: discovery only, the run is "
@@ -54,10 +57,13 @@ static const char recrawl_doc[] =
     "hidden2, gamma, eps_*, lr, lr_decay, noise, batch, replay, x_scale), bandit-whittle-learn its "
     "learning scheme's from [bandit] (learn_*)"
 #define CS_RECRAWL_POLICY(id, nm, sum) "; " nm ": " sum
-#define CS_RECRAWL_BANDIT(nm, sum) "; " nm ": " sum
 #include "config/registry_recrawl.def"
 #undef CS_RECRAWL_POLICY
-#undef CS_RECRAWL_BANDIT
+#define CS_BANDIT_POLICY(id, nm, rn, sum) "; " rn ": " sum
+#define CS_BANDIT_ONLY(id, nm)
+#include "config/registry_bandit.def"
+#undef CS_BANDIT_POLICY
+#undef CS_BANDIT_ONLY
     ;
 
 static const cs_conf_entry schema[] = {

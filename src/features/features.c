@@ -43,6 +43,16 @@ static void make_groups(cs_feat_layout *L, int from, int to)
         }
 }
 
+/* What state and action features share, in this order: the a categories, parents, relevant
+ * parents (two indexes each, of 5 and 6 buckets). */
+static void push_shared(cs_feat_layout *L, int a)
+{
+    for (int j = 0; j < a + 2; j++) {
+        push(L, 5);
+        push(L, 6);
+    }
+}
+
 void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc)
 {
     memset(L, 0, sizeof *L);
@@ -55,27 +65,13 @@ void cs_feat_layout_init(cs_feat_layout *L, const cs_sarsa_config *sc)
     push(L, 5);
     push(L, 6);
     push(L, 5);
-    for (int j = 0; j < a; j++) {
-        push(L, 5);
-        push(L, 6);
-    }
-    push(L, 5);
-    push(L, 6);
-    push(L, 5);
-    push(L, 6);
+    push_shared(L, a);
     push(L, CS_FEAT_DIST_CAP + 1);
     L->n_state = L->n_index;
     /* action: anchor relevance, anchor categories, parents, relevant parents */
     push(L, 5);
     push(L, 6);
-    for (int j = 0; j < a; j++) {
-        push(L, 5);
-        push(L, 6);
-    }
-    push(L, 5);
-    push(L, 6);
-    push(L, 5);
-    push(L, 6);
+    push_shared(L, a);
     L->n_action = L->n_index - L->n_state;
     make_groups(L, 0, L->n_state);
     L->n_state_groups = L->n_groups;

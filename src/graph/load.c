@@ -585,11 +585,8 @@ static cs_err check_attr(cs_ctx *ctx, const char *path, const char *name, const 
     }
     if (bad == INT64_MAX)
         return CS_OK;
-    return cs_fail(ctx, CS_ERR_FORMAT,
-                   "graph file %s: dataset %s is corrupt: element %lld is %lld, outside "
-                   "[%lld, %lld)",
-                   path, name, (long long)g->ids[bad],
-                   (long long)(v64 != NULL ? v64[bad] : v32[bad]), (long long)lo, (long long)hi);
+    return cs_graphio_id_outside(ctx, path, name, g->ids[bad], v64 != NULL ? v64[bad] : v32[bad],
+                                 lo, hi);
 }
 
 /* Collective. The page attributes of the local pages. */

@@ -192,11 +192,7 @@ cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_head
     if (ctx->rank == 0)
         rc = cs_h5_probe(ctx, path, "graph file");
     CS_TRY_AGREE(ctx, rc);
-    hid_t fapl = cs_h5_fapl(ctx->comm);
-    if (fapl >= 0) {
-        f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-        H5Pclose(fapl);
-    }
+    f = cs_h5_fopen(ctx->comm, path, H5F_ACC_RDONLY);
     if (f < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5,
                      "graph file %s: HDF5 cannot open it (truncated or "
@@ -312,6 +308,16 @@ static cs_err check_targets(cs_ctx *ctx, const char *path, const int64_t *off, c
                    path, (long long)(first + bad));
 }
 
+/* The loops of check_ids64/32 (and graph/load.c's) stay one per type: they are the hot part. */
+cs_err cs_graphio_id_outside(cs_ctx *ctx, const char *path, const char *name, int64_t at, int64_t v,
+                             int64_t lo, int64_t hi)
+{
+    return cs_fail(ctx, CS_ERR_FORMAT,
+                   "graph file %s: dataset %s is corrupt: element %lld is "
+                   "%lld, outside [%lld, %lld)",
+                   path, name, (long long)at, (long long)v, (long long)lo, (long long)hi);
+}
+
 cs_err cs_graphio_check_ids64(cs_ctx *ctx, const char *path, const char *name, const int64_t *v,
                               int64_t first, int64_t n, int64_t lo, int64_t hi)
 {
@@ -320,13 +326,8 @@ cs_err cs_graphio_check_ids64(cs_ctx *ctx, const char *path, const char *name, c
     for (int64_t i = 0; i < n; i++)
         if (v[i] < lo || v[i] >= hi)
             bad = i < bad ? i : bad;
-    if (bad == INT64_MAX)
-        return CS_OK;
-    return cs_fail(ctx, CS_ERR_FORMAT,
-                   "graph file %s: dataset %s is corrupt: element %lld is "
-                   "%lld, outside [%lld, %lld)",
-                   path, name, (long long)(first + bad), (long long)v[bad], (long long)lo,
-                   (long long)hi);
+    return bad == INT64_MAX ? CS_OK
+                            : cs_graphio_id_outside(ctx, path, name, first + bad, v[bad], lo, hi);
 }
 
 cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *name, const int32_t *v,
@@ -337,12 +338,8 @@ cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *name, c
     for (int64_t i = 0; i < n; i++)
         if (v[i] < lo || v[i] >= hi)
             bad = i < bad ? i : bad;
-    if (bad == INT64_MAX)
-        return CS_OK;
-    return cs_fail(ctx, CS_ERR_FORMAT,
-                   "graph file %s: dataset %s is corrupt: element %lld is "
-                   "%d, outside [%lld, %lld)",
-                   path, name, (long long)(first + bad), (int)v[bad], (long long)lo, (long long)hi);
+    return bad == INT64_MAX ? CS_OK
+                            : cs_graphio_id_outside(ctx, path, name, first + bad, v[bad], lo, hi);
 }
 
 cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_header *hdr,

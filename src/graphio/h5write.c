@@ -45,6 +45,21 @@ static int64_t blob_bytes(const char *blob, const int64_t *off, int64_t count)
     return end;
 }
 
+/* Local. This rank's off[0..n] (`what`: links' or terms') start at 0 and never decrease. */
+static cs_err check_offsets(cs_ctx *ctx, const char *path, const int64_t *off, int64_t n,
+                            int64_t first, const char *what)
+{
+    if (off[0] != 0)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot write graph file %s: slice of rank %d has %s[0] = %lld, not 0", path,
+                       ctx->rank, what, (long long)off[0]);
+    for (int64_t i = 0; i < n; i++)
+        if (off[i + 1] < off[i])
+            return cs_fail(ctx, CS_ERR_ARG, "cannot write graph file %s: %s decrease at page %lld",
+                           path, what, (long long)(first + i));
+    return CS_OK;
+}
+
 /* Local. The contract of one slice (graphio.h); the first violation gives the message. */
 static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g, const wmeta *wm)
 {
@@ -64,17 +79,9 @@ static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g
                        "offsets or a page attribute",
                        path, ctx->rank);
     const int64_t *off = g->offsets;
-    if (off[0] != 0)
-        return cs_fail(ctx, CS_ERR_ARG,
-                       "cannot write graph file %s: slice of rank %d has "
-                       "offsets[0] = %lld, not 0",
-                       path, ctx->rank, (long long)off[0]);
-    for (int64_t i = 0; i < n; i++)
-        if (off[i + 1] < off[i])
-            return cs_fail(ctx, CS_ERR_ARG,
-                           "cannot write graph file %s: offsets decrease at "
-                           "page %lld",
-                           path, (long long)(g->first + i));
+    cs_err rc = check_offsets(ctx, path, off, n, g->first, "offsets");
+    if (rc != CS_OK)
+        return rc;
     if (off[n] > 0 && g->targets == NULL)
         return cs_fail(ctx, CS_ERR_ARG,
                        "cannot write graph file %s: slice of rank %d has "
@@ -110,17 +117,9 @@ static cs_err check_slice(cs_ctx *ctx, const char *path, const cs_graph_slice *g
                        (long long)H, (int)topic[bad_page], (int)K);
     if (g->term_offsets != NULL) {
         const int64_t *to = g->term_offsets;
-        if (to[0] != 0)
-            return cs_fail(ctx, CS_ERR_ARG,
-                           "cannot write graph file %s: term_offsets[0] of "
-                           "rank %d is not 0",
-                           path, ctx->rank);
-        for (int64_t i = 0; i < n; i++)
-            if (to[i + 1] < to[i])
-                return cs_fail(ctx, CS_ERR_ARG,
-                               "cannot write graph file %s: term offsets "
-                               "decrease at page %lld",
-                               path, (long long)(g->first + i));
+        rc = check_offsets(ctx, path, to, n, g->first, "term_offsets");
+        if (rc != CS_OK)
+            return rc;
         if (to[n] > 0 && (g->term_index == NULL || g->term_value == NULL))
             return cs_fail(ctx, CS_ERR_ARG,
                            "cannot write graph file %s: slice of rank %d has "
@@ -192,23 +191,6 @@ static cs_err check_tiling(cs_ctx *ctx, const char *path, const int64_t *all, in
     return CS_OK;
 }
 
-/* Local (HDF5 metadata: call on every rank with the same values); messages name the file. */
-static cs_err attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
-                         const void *val, const char *path)
-{
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "graph file %s", path);
-    return cs_h5_attr_write(ctx, loc, name, ftype, mtype, val, what);
-}
-
-static cs_err attr_write_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
-                                const char *path)
-{
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "graph file %s", path);
-    return cs_h5_attr_write_string(ctx, loc, name, val, what);
-}
-
 /*
  * Collective. Creates dataset `leaf` of `total` elements in group loc and writes this rank's
  * count elements at offset off. Returns an agreed code.
@@ -217,33 +199,28 @@ static cs_err dataset_write(cs_ctx *ctx, hid_t loc, const char *leaf, const char
                             hid_t mtype, size_t elem, int64_t total, int64_t off, int64_t count,
                             const void *buf, const char *path)
 {
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
+    return cs_h5_create_write_1d(ctx, loc, leaf, ftype, mtype, elem, total, off, count, buf, what,
+                                 path, name);
+}
+
+/* Collective. The global offsets dataset `name` (leaf of loc, N + 1 elements): this rank's no
+ * local offsets (NULL: zeros) plus base, at element f0. Every rank returns the same code. */
+static cs_err offsets_write(cs_ctx *ctx, hid_t loc, const char *leaf, const char *name, int64_t N,
+                            int64_t f0, int64_t no, const int64_t *local, int64_t base,
+                            const char *what, const char *path)
+{
     cs_err rc = CS_OK;
-    hsize_t dim = (hsize_t)total;
-    hid_t sp = H5Screate_simple(1, &dim, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t d = -1;
-    /* Every element is written: skip HDF5's fill pass over the whole dataset. */
-    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
-        d = H5Dcreate2(loc, leaf, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (d < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5,
-                     "graph file %s: HDF5 failed creating dataset %s (%lld "
-                     "elements)",
-                     path, name, (long long)total);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
-    rc = cs_agree(ctx, rc);
-    if (rc != CS_OK) {
-        if (d >= 0)
-            H5Dclose(d);
-        return rc;
-    }
-    rc = cs_h5_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
-    if (H5Dclose(d) < 0 && rc == CS_OK)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing dataset %s", path, name);
-    return cs_agree(ctx, rc);
+    int64_t *goff = NULL;
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, what));
+    for (int64_t i = 0; i < no; i++)
+        goff[i] = (local != NULL ? local[i] : 0) + base;
+    CS_TRY_AGREE(ctx, dataset_write(ctx, loc, leaf, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 8, N + 1,
+                                    f0, no, goff, path));
+fail:
+    free(goff);
+    return rc;
 }
 
 static hid_t group_create(hid_t file, const char *name)
@@ -273,7 +250,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     wmeta wm;
     memset(&wm, 0, sizeof wm);
     char *spec = NULL, *tmp = NULL, *dir = NULL;
-    int64_t *all = NULL, *goff = NULL;
+    int64_t *all = NULL;
     hid_t file = -1, fapl = -1, gp = -1, gl = -1, gh = -1, gt = -1, gterm = -1;
     int created = 0;
     const int last = ctx->size - 1;
@@ -375,32 +352,36 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                      tmp);
     CS_TRY_AGREE(ctx, rc);
 
-    /* 5. Root attributes (schema version 1). */
+    /* 5. Root attributes (schema version 1); the HDF5 metadata calls take the same values on
+     * every rank, their messages name the file. */
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
     {
         int32_t version = CS_GRAPH_SCHEMA_VERSION;
-        rc = attr_write_string(ctx, file, "format", CS_GRAPH_FORMAT, path);
+        rc = cs_h5_attr_write_string(ctx, file, "format", CS_GRAPH_FORMAT, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32, &version,
-                            path);
+            rc = cs_h5_attr_write(ctx, file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                                  &version, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &N, path);
+            rc = cs_h5_attr_write(ctx, file, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &N, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &M, path);
+            rc = cs_h5_attr_write(ctx, file, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &M, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "n_hosts", H5T_STD_I64LE, H5T_NATIVE_INT64, &wm.n_hosts,
-                            path);
+            rc = cs_h5_attr_write(ctx, file, "n_hosts", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                                  &wm.n_hosts, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "n_topics", H5T_STD_I32LE, H5T_NATIVE_INT32, &wm.n_topics,
-                            path);
+            rc = cs_h5_attr_write(ctx, file, "n_topics", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                                  &wm.n_topics, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "target_topic", H5T_STD_I32LE, H5T_NATIVE_INT32,
-                            &wm.target_topic, path);
+            rc = cs_h5_attr_write(ctx, file, "target_topic", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                                  &wm.target_topic, what);
         if (rc == CS_OK)
-            rc = attr_write(ctx, file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &wm.seed, path);
+            rc = cs_h5_attr_write(ctx, file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &wm.seed,
+                                  what);
         if (rc == CS_OK)
-            rc = attr_write_string(ctx, file, "source", wm.source, path);
+            rc = cs_h5_attr_write_string(ctx, file, "source", wm.source, what);
         if (rc == CS_OK)
-            rc = attr_write_string(ctx, file, "spec", spec, path);
+            rc = cs_h5_attr_write_string(ctx, file, "spec", spec, what);
         CS_TRY_AGREE(ctx, rc);
     }
 
@@ -417,7 +398,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
         (has_terms && gterm < 0))
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed creating the groups", path);
     if (rc == CS_OK && has_terms)
-        rc = attr_write(ctx, gterm, "dim", H5T_STD_I32LE, H5T_NATIVE_INT32, &term_dim, path);
+        rc = cs_h5_attr_write(ctx, gterm, "dim", H5T_STD_I32LE, H5T_NATIVE_INT32, &term_dim, what);
     CS_TRY_AGREE(ctx, rc);
 
     /* 7. Page attributes. */
@@ -435,17 +416,9 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                                     H5T_NATIVE_UINT8, 1, N, f0, n, g->observable, path));
 
     /* 8. Links: global offsets (the last rank also writes element N), targets, weights. */
-    {
-        int64_t no = n + (ctx->rank == last ? 1 : 0);
-        CS_TRY_AGREE(ctx, cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global link offsets"));
-        const int64_t *off = g->offsets;
-        for (int64_t i = 0; i < no; i++)
-            goff[i] = (off != NULL ? off[i] : 0) + link_first;
-        CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "offsets", "/links/offsets", H5T_STD_I64LE,
-                                        H5T_NATIVE_INT64, 8, N + 1, f0, no, goff, path));
-        free(goff);
-        goff = NULL;
-    }
+    const int64_t no = n + (ctx->rank == last ? 1 : 0);
+    CS_TRY(ctx, offsets_write(ctx, gl, "offsets", "/links/offsets", N, f0, no, g->offsets,
+                              link_first, "global link offsets", path));
     CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "targets", "/links/targets", id_ftype,
                                     H5T_NATIVE_INT64, 8, M, link_first, nl, g->targets, path));
     if (has_weights)
@@ -454,15 +427,8 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
 
     /* 9. Terms. */
     if (has_terms) {
-        int64_t no = n + (ctx->rank == last ? 1 : 0);
-        CS_TRY_AGREE(ctx, cs_alloc(ctx, &goff, (size_t)no, sizeof *goff, "global term offsets"));
-        const int64_t *to = g->term_offsets;
-        for (int64_t i = 0; i < no; i++)
-            goff[i] = (to != NULL ? to[i] : 0) + term_first;
-        CS_TRY_AGREE(ctx, dataset_write(ctx, gterm, "offsets", "/terms/offsets", H5T_STD_I64LE,
-                                        H5T_NATIVE_INT64, 8, N + 1, f0, no, goff, path));
-        free(goff);
-        goff = NULL;
+        CS_TRY(ctx, offsets_write(ctx, gterm, "offsets", "/terms/offsets", N, f0, no,
+                                  g->term_offsets, term_first, "global term offsets", path));
         CS_TRY_AGREE(ctx,
                      dataset_write(ctx, gterm, "index", "/terms/index", H5T_STD_I32LE,
                                    H5T_NATIVE_INT32, 4, T, term_first, nt, g->term_index, path));
@@ -531,7 +497,6 @@ fail:
         unlink(tmp);
     if (created) /* nobody looks at the file before it is gone */
         cs_barrier(ctx);
-    free(goff);
     free(dir);
     free(tmp);
     free(all);

@@ -47,6 +47,16 @@ hid_t cs_h5_fapl(MPI_Comm comm)
     return fapl;
 }
 
+hid_t cs_h5_fopen(MPI_Comm comm, const char *path, unsigned flags)
+{
+    hid_t fapl = cs_h5_fapl(comm), f = H5I_INVALID_HID;
+    if (fapl >= 0) {
+        f = H5Fopen(path, flags, fapl);
+        H5Pclose(fapl);
+    }
+    return f;
+}
+
 int64_t cs_h5_chunk_elems(void)
 {
     const char *s = getenv("CRAWLSIM_GRAPHIO_CHUNK");
@@ -187,6 +197,37 @@ cs_err cs_h5_read_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t 
 {
     unsigned char dummy[8]; /* a valid address for ranks that select nothing */
     return io_1d(ctx, dset, mtype, off, count, NULL, buf != NULL ? buf : dummy, elem, path, name);
+}
+
+cs_err cs_h5_create_write_1d(cs_ctx *ctx, hid_t loc, const char *leaf, hid_t ftype, hid_t mtype,
+                             size_t elem, int64_t total, int64_t off, int64_t count,
+                             const void *buf, const char *what, const char *path, const char *name)
+{
+    cs_err rc = CS_OK;
+    hsize_t dim = (hsize_t)total;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = -1;
+    /* Every element is written: skip HDF5's fill pass over the whole dataset. */
+    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        d = H5Dcreate2(loc, leaf, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed creating dataset %s (%lld elements)", what,
+                     name, (long long)total);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sp >= 0)
+        H5Sclose(sp);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK) {
+        if (d >= 0)
+            H5Dclose(d);
+        return rc;
+    }
+    rc = cs_h5_write_1d(ctx, d, mtype, off, count, buf, elem, path, name);
+    if (H5Dclose(d) < 0 && rc == CS_OK)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed closing dataset %s", what, name);
+    return cs_agree(ctx, rc);
 }
 
 /* ---- attributes (shared with the partition and later file formats) ---- */

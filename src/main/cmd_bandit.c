@@ -126,7 +126,7 @@ static void policy_list(int ephemeral, char *buf, size_t len)
         const cs_bandit_ops *o = cs_bandit_at(i);
         if (ephemeral ? o->ephemeral == NULL : !o->freshness)
             continue;
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", o->name);
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", cs_bandit_name(o));
     }
 }
 
@@ -247,13 +247,7 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
     } else if (b->output[0] != '\0') {
         cs_config_resolve_path(&cfg, b->output, out, sizeof out);
     } else {
-        const char *j = job ? job : "bandit.ini";
-        const char *s = strrchr(j, '/');
-        s = s ? s + 1 : j;
-        size_t len = strlen(s);
-        if (len > 4 && strcmp(s + len - 4, ".ini") == 0)
-            len -= 4;
-        snprintf(out, sizeof out, "results/%.*s.h5", (int)len, s);
+        cs_config_default_output(job ? job : "bandit.ini", out, sizeof out);
     }
 
     const int64_t H = b->horizon, R = b->runs, W = b->window;
@@ -325,20 +319,20 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
             avg[r] = s2[r] / (double)H;
         char path[96];
         const char *nm = pols[p].name;
-        snprintf(path, sizeof path, "series/%.31s/running_mean", nm);
-        local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, rm);
-        snprintf(path, sizeof path, "series/%.31s/running_ci95", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, rc95);
-        snprintf(path, sizeof path, "series/%.31s/moving_mean", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, mm);
-        snprintf(path, sizeof path, "series/%.31s/moving_ci95", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, H, 0, mc95);
-        snprintf(path, sizeof path, "final/%.31s/average", nm);
-        if (local == CS_OK)
-            local = cs_results_add(ctx, res, path, CS_RES_F64, R, 0, avg);
+        const struct {
+            const char *dir, *leaf;
+            int64_t n;
+            const double *v;
+        } item[] = {{"series", "running_mean", H, rm},
+                    {"series", "running_ci95", H, rc95},
+                    {"series", "moving_mean", H, mm},
+                    {"series", "moving_ci95", H, mc95},
+                    {"final", "average", R, avg}};
+        local = CS_OK;
+        for (size_t o = 0; o < sizeof item / sizeof item[0] && local == CS_OK; o++) {
+            snprintf(path, sizeof path, "%s/%.31s/%s", item[o].dir, nm, item[o].leaf);
+            local = cs_results_add(ctx, res, path, CS_RES_F64, item[o].n, 0, item[o].v);
+        }
         CS_TRY_AGREE(ctx, local);
         if (ctx->rank == 0)
             printf("%-12s running average at t = %lld: %.4f +- %.4f (95 %%), last-%lld moving "

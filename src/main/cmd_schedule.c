@@ -9,6 +9,7 @@
  * (.NAME.tmp.PID beside the target) renamed only when complete.
  */
 #include "main/cmd_schedule.h"
+#include "main/main_impl.h"
 
 #include "crawlsim/bandit.h"
 #include "crawlsim/comm.h"
@@ -45,18 +46,6 @@ static void table_fini(table *t)
     free(t->delta);
     free(t->complete);
     memset(t, 0, sizeof *t);
-}
-
-static cs_err sched_usage(cs_ctx *ctx, const char *fmt, ...) CS_PRINTF(2, 3);
-
-static cs_err sched_usage(cs_ctx *ctx, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cs_fail(ctx, CS_ERR_USAGE, "%s (see crawlsim schedule --help)", msg);
 }
 
 /* Local. The whole file into a NUL-terminated buffer. */
@@ -310,36 +299,39 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
 {
     /* options: the same argv on every rank, so these checks agree without communication */
     if (a->policy == NULL)
-        return sched_usage(ctx, "schedule needs --policy P");
+        return main_usage(ctx, " schedule", "schedule needs --policy P");
     /* static-opt (bandit.h): Azar et al.'s binary-freshness optimum in discrete time */
     const int static_opt = strcmp(a->policy, "static-opt") == 0;
     cs_refresh_policy policy = CS_REFRESH_UNIFORM;
     if (!static_opt && cs_refresh_policy_parse(a->policy, &policy) != CS_OK)
-        return sched_usage(ctx,
-                           "--policy '%s' is not one of lambdacrawl, lambdacrawl-incomplete, "
-                           "lca, binary-lambdacrawl, binary-lambdacrawl-floor, uniform, "
-                           "change-rate, static-opt",
-                           a->policy);
+        return main_usage(ctx, " schedule",
+                          "--policy '%s' is not one of lambdacrawl, lambdacrawl-incomplete, "
+                          "lca, binary-lambdacrawl, binary-lambdacrawl-floor, uniform, "
+                          "change-rate, static-opt",
+                          a->policy);
     if (a->bandwidth == NULL)
-        return sched_usage(ctx, "schedule needs --bandwidth R (crawls per time unit)");
+        return main_usage(ctx, " schedule", "schedule needs --bandwidth R (crawls per time unit)");
     char *end = NULL;
     const double R = strtod(a->bandwidth, &end);
     if (end == a->bandwidth || *end != '\0' || !isfinite(R) || !(R > 0.0))
-        return sched_usage(ctx, "--bandwidth '%s' is not a positive number", a->bandwidth);
+        return main_usage(ctx, " schedule", "--bandwidth '%s' is not a positive number",
+                          a->bandwidth);
     cs_refresh_opts opts;
     cs_refresh_opts_default(&opts);
     if (a->epsilon != NULL) {
         if (static_opt || policy != CS_REFRESH_BLC_FLOOR)
-            return sched_usage(ctx, "--epsilon applies to --policy binary-lambdacrawl-floor only");
+            return main_usage(ctx, " schedule",
+                              "--epsilon applies to --policy binary-lambdacrawl-floor only");
         end = NULL;
         opts.epsilon = strtod(a->epsilon, &end);
         if (end == a->epsilon || *end != '\0' || !(opts.epsilon > 0.0 && opts.epsilon < 1.0))
-            return sched_usage(ctx, "--epsilon '%s' is not a number in (0, 1)", a->epsilon);
+            return main_usage(ctx, " schedule", "--epsilon '%s' is not a number in (0, 1)",
+                              a->epsilon);
     }
     if (a->input == NULL)
-        return sched_usage(ctx, "schedule needs --input PAGES.csv");
+        return main_usage(ctx, " schedule", "schedule needs --input PAGES.csv");
     if (a->output == NULL)
-        return sched_usage(ctx, "schedule needs an output file: -o/--output RATES.csv");
+        return main_usage(ctx, " schedule", "schedule needs an output file: -o/--output RATES.csv");
 
     cs_err rc = CS_OK;
     table t;

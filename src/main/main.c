@@ -19,6 +19,7 @@
 #include "main/cmd_bandit.h"
 #include "main/cmd_compare.h"
 #include "main/cmd_schedule.h"
+#include "main/main_impl.h"
 
 #include <omp.h>
 #include <stdarg.h>
@@ -65,16 +66,14 @@ typedef struct command {
     void (*more)(void); /* prints what follows the help text (the registries), or NULL */
 } command;
 
-static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...) CS_PRINTF(2, 3);
-
-static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...)
+cs_err main_usage(cs_ctx *ctx, const char *cmd, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return cs_fail(ctx, CS_ERR_USAGE, "%s (see crawlsim --help)", msg);
+    return cs_fail(ctx, CS_ERR_USAGE, "%s (see crawlsim%s --help)", msg, cmd);
 }
 
 /* ---- gen ------------------------------------------------------------------------------------ */
@@ -82,10 +81,10 @@ static cs_err usage_error(cs_ctx *ctx, const char *fmt, ...)
 static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
 {
     if (c->npos > 1)
-        return usage_error(ctx, "gen takes at most one spec file, got extra argument '%s'",
-                           c->pos[1]);
+        return main_usage(ctx, "", "gen takes at most one spec file, got extra argument '%s'",
+                          c->pos[1]);
     if (c->output == NULL)
-        return usage_error(ctx, "gen needs an output file: -o FILE.h5");
+        return main_usage(ctx, "", "gen needs an output file: -o FILE.h5");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -98,7 +97,7 @@ static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
 static cs_err cmd_info(cs_ctx *ctx, const cli *c)
 {
     if (c->npos != 1)
-        return usage_error(ctx, "info takes exactly one graph file");
+        return main_usage(ctx, "", "info takes exactly one graph file");
     cs_graph_info info;
     cs_err rc = cs_graph_info_compute(ctx, c->pos[0], c->threshold_set ? c->threshold : 0.5, &info);
     if (rc != CS_OK)
@@ -128,9 +127,9 @@ static cs_err cmd_info(cs_ctx *ctx, const cli *c)
 static cs_err cmd_partition(cs_ctx *ctx, const cli *c)
 {
     if (c->npos < 1 || c->npos > 2)
-        return usage_error(ctx, "partition takes a graph file and optionally a job file");
+        return main_usage(ctx, "", "partition takes a graph file and optionally a job file");
     if (!c->k_set)
-        return usage_error(ctx, "partition needs the number of parts: -k K");
+        return main_usage(ctx, "", "partition needs the number of parts: -k K");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->npos == 2 ? c->pos[1] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -166,9 +165,9 @@ static cs_err cmd_partition(cs_ctx *ctx, const cli *c)
 static cs_err cmd_import(cs_ctx *ctx, const cli *c)
 {
     if (c->npos != 1)
-        return usage_error(ctx, "import takes exactly one import spec (see graphs/*.ini)");
+        return main_usage(ctx, "", "import takes exactly one import spec (see graphs/*.ini)");
     if (c->output == NULL)
-        return usage_error(ctx, "import needs an output file: -o FILE.h5");
+        return main_usage(ctx, "", "import needs an output file: -o FILE.h5");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->pos[0], c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -181,10 +180,10 @@ static cs_err cmd_import(cs_ctx *ctx, const cli *c)
 static cs_err cmd_run(cs_ctx *ctx, const cli *c)
 {
     if (c->npos > 1)
-        return usage_error(ctx, "run takes at most one job file, got extra argument '%s'",
-                           c->pos[1]);
+        return main_usage(ctx, "", "run takes at most one job file, got extra argument '%s'",
+                          c->pos[1]);
     if (c->restart != NULL && c->restart[0] == '\0')
-        return usage_error(ctx, "--restart needs a checkpoint file");
+        return main_usage(ctx, "", "--restart needs a checkpoint file");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
@@ -196,13 +195,7 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
         snprintf(output, sizeof output, "%s", cfg.run.output);
     } else {
         /* results/<job name>.h5 in the current directory */
-        const char *job = c->npos ? c->pos[0] : "crawl.ini";
-        const char *b = strrchr(job, '/');
-        b = b ? b + 1 : job;
-        size_t len = strlen(b);
-        if (len > 4 && strcmp(b + len - 4, ".ini") == 0)
-            len -= 4;
-        snprintf(output, sizeof output, "results/%.*s.h5", (int)len, b);
+        cs_config_default_output(c->npos ? c->pos[0] : "crawl.ini", output, sizeof output);
     }
     cs_sim_summary sum;
     rc = cs_sim_run(ctx, &cfg, output, c->restart, &sum);
@@ -217,7 +210,7 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
 static cs_err cmd_schedule(cs_ctx *ctx, const cli *c)
 {
     if (c->npos > 0)
-        return usage_error(ctx, "schedule takes no positional argument, got '%s'", c->pos[0]);
+        return main_usage(ctx, "", "schedule takes no positional argument, got '%s'", c->pos[0]);
     cs_schedule_args a = c->sched;
     a.output = c->output;
     return cs_cmd_schedule(ctx, &a);
@@ -228,8 +221,8 @@ static cs_err cmd_schedule(cs_ctx *ctx, const cli *c)
 static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
 {
     if (c->npos > 1)
-        return usage_error(ctx, "bandit takes at most one job file, got extra argument '%s'",
-                           c->pos[1]);
+        return main_usage(ctx, "", "bandit takes at most one job file, got extra argument '%s'",
+                          c->pos[1]);
     return cs_cmd_bandit(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, c->output);
 }
 
@@ -238,7 +231,7 @@ static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
 static cs_err cmd_compare(cs_ctx *ctx, const cli *c)
 {
     if (c->npos != 2)
-        return usage_error(ctx, "compare takes exactly two files, got %d", c->npos);
+        return main_usage(ctx, "", "compare takes exactly two files, got %d", c->npos);
     const cs_compare_args a = {.a = c->pos[0],
                                .b = c->pos[1],
                                .ignore = c->ignore,
@@ -277,11 +270,11 @@ static void print_bandit_policies(void)
     printf("\nPolicies (bandit.policies), from the bandit registry:\n  ephemeral:");
     for (int i = 0; cs_bandit_at(i) != NULL; i++)
         if (cs_bandit_at(i)->ephemeral != NULL)
-            printf(" %s", cs_bandit_at(i)->name);
+            printf(" %s", cs_bandit_name(cs_bandit_at(i)));
     printf("\n  freshness:");
     for (int i = 0; cs_bandit_at(i) != NULL; i++)
         if (cs_bandit_at(i)->freshness)
-            printf(" %s", cs_bandit_at(i)->name);
+            printf(" %s", cs_bandit_name(cs_bandit_at(i)));
     printf("\n");
 }
 
@@ -424,10 +417,10 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
         for (size_t i = 0; i < n && !known; i++)
             known = strcmp(e[i].section, section) == 0;
         if (!known)
-            return usage_error(ctx,
-                               "no config section '%s' (sections: run, crawl, sarsa, tres, bandit, "
-                               "gen, import, partition)",
-                               section);
+            return main_usage(ctx, "",
+                              "no config section '%s' (sections: run, crawl, sarsa, tres, bandit, "
+                              "gen, import, partition)",
+                              section);
         if (ctx->rank == 0)
             cs_config_print_help(stdout, section, c->markdown);
         return CS_OK;
@@ -435,7 +428,7 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
     if (c->npos >= 1) {
         const command *cmd = find_command(c->pos[0]);
         if (cmd == NULL)
-            return usage_error(ctx, "no command '%s'", c->pos[0]);
+            return main_usage(ctx, "", "no command '%s'", c->pos[0]);
         if (ctx->rank == 0)
             print_command_help(cmd);
         return CS_OK;
@@ -454,47 +447,47 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (++i >= argc)
-                return usage_error(ctx, "%s needs a file name", a);
+                return main_usage(ctx, "", "%s needs a file name", a);
             c->output = argv[i];
         } else if (strncmp(a, "--output=", 9) == 0) {
             c->output = a + 9;
         } else if (strcmp(a, "--set") == 0) {
             if (++i >= argc)
-                return usage_error(ctx, "%s needs SECTION.KEY=VALUE", a);
+                return main_usage(ctx, "", "%s needs SECTION.KEY=VALUE", a);
             if (c->nsets == MAX_SETS)
-                return usage_error(ctx, "too many --set options (at most %d)", MAX_SETS);
+                return main_usage(ctx, "", "too many --set options (at most %d)", MAX_SETS);
             c->sets[c->nsets++] = argv[i];
         } else if (strncmp(a, "--set=", 6) == 0) {
             if (c->nsets == MAX_SETS)
-                return usage_error(ctx, "too many --set options (at most %d)", MAX_SETS);
+                return main_usage(ctx, "", "too many --set options (at most %d)", MAX_SETS);
             c->sets[c->nsets++] = a + 6;
         } else if (strcmp(a, "--relevance-threshold") == 0) {
             char *end = NULL;
             if (++i >= argc)
-                return usage_error(ctx, "%s needs a number", a);
+                return main_usage(ctx, "", "%s needs a number", a);
             c->threshold = strtod(argv[i], &end);
             if (end == argv[i] || *end != '\0' || !(c->threshold >= 0.0 && c->threshold <= 1.0))
-                return usage_error(ctx, "--relevance-threshold '%s' is not a number in [0,1]",
-                                   argv[i]);
+                return main_usage(ctx, "", "--relevance-threshold '%s' is not a number in [0,1]",
+                                  argv[i]);
             c->threshold_set = 1;
         } else if (strcmp(a, "-k") == 0) {
             char *end = NULL;
             if (++i >= argc)
-                return usage_error(ctx, "%s needs a number of parts", a);
+                return main_usage(ctx, "", "%s needs a number of parts", a);
             c->k = strtol(argv[i], &end, 10);
             if (end == argv[i] || *end != '\0' || c->k < -2147483647L || c->k > 2147483647L)
-                return usage_error(ctx, "-k '%s' is not a number of parts", argv[i]);
+                return main_usage(ctx, "", "-k '%s' is not a number of parts", argv[i]);
             c->k_set = 1;
         } else if (strcmp(a, "--method") == 0) {
             if (++i >= argc)
-                return usage_error(ctx, "%s needs a method (metis-host, metis, host-hash, block)",
-                                   a);
+                return main_usage(ctx, "",
+                                  "%s needs a method (metis-host, metis, host-hash, block)", a);
             c->method = argv[i];
         } else if (strcmp(a, "--policy") == 0 || strcmp(a, "--bandwidth") == 0 ||
                    strcmp(a, "--epsilon") == 0 || strcmp(a, "--input") == 0) {
             /* schedule's options: their values are checked by the command */
             if (++i >= argc)
-                return usage_error(ctx, "%s needs a value", a);
+                return main_usage(ctx, "", "%s needs a value", a);
             const char **slot = a[2] == 'p'   ? &c->sched.policy
                                 : a[2] == 'b' ? &c->sched.bandwidth
                                 : a[2] == 'e' ? &c->sched.epsilon
@@ -507,12 +500,12 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
             const char *eq = strchr(a, '=');
             const char *val = eq != NULL ? eq + 1 : NULL;
             if (val == NULL && ++i >= argc)
-                return usage_error(ctx, "%s needs a path in the file (e.g. /timing)", a);
+                return main_usage(ctx, "", "%s needs a path in the file (e.g. /timing)", a);
             if (val == NULL)
                 val = argv[i];
             if ((is_ignore ? c->nignore : c->nonly) == MAX_PATHS)
-                return usage_error(ctx, "too many %s options (at most %d)",
-                                   is_ignore ? "--ignore" : "--only", MAX_PATHS);
+                return main_usage(ctx, "", "too many %s options (at most %d)",
+                                  is_ignore ? "--ignore" : "--only", MAX_PATHS);
             if (is_ignore)
                 c->ignore[c->nignore++] = val;
             else
@@ -525,7 +518,7 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
                 c->compare_opt = a;
         } else if (strcmp(a, "--restart") == 0) {
             if (++i >= argc)
-                return usage_error(ctx, "%s needs a checkpoint file", a);
+                return main_usage(ctx, "", "%s needs a checkpoint file", a);
             c->restart = argv[i];
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             c->verbosity++;
@@ -540,12 +533,12 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
         } else if (strcmp(a, "--version") == 0) {
             c->cmd = "version";
         } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error(ctx, "unknown option '%s'", a);
+            return main_usage(ctx, "", "unknown option '%s'", a);
         } else if (c->cmd == NULL) {
             c->cmd = a;
         } else {
             if (c->npos == (int)(sizeof c->pos / sizeof c->pos[0]))
-                return usage_error(ctx, "too many arguments at '%s'", a);
+                return main_usage(ctx, "", "too many arguments at '%s'", a);
             c->pos[c->npos++] = a;
         }
     }
@@ -575,9 +568,9 @@ int main(int argc, char **argv)
     /* argv is the same on every rank, so parse errors agree without communication. */
     rc = parse_cli(&ctx, argc, argv, &c);
     if (rc == CS_OK && c.restart != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
-        rc = usage_error(&ctx, "--restart applies to crawlsim run only");
+        rc = main_usage(&ctx, "", "--restart applies to crawlsim run only");
     if (rc == CS_OK && c.compare_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "compare") != 0))
-        rc = usage_error(&ctx, "%s applies to crawlsim compare only", c.compare_opt);
+        rc = main_usage(&ctx, "", "%s applies to crawlsim compare only", c.compare_opt);
     if (rc != CS_OK)
         goto done;
     c.status = &status;
@@ -603,7 +596,7 @@ int main(int argc, char **argv)
     }
     cmd = find_command(c.cmd);
     if (cmd == NULL) {
-        rc = usage_error(&ctx, "unknown command '%s'", c.cmd);
+        rc = main_usage(&ctx, "", "unknown command '%s'", c.cmd);
         goto done;
     }
     if (c.help) {

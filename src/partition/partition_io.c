@@ -30,50 +30,44 @@ static const char *vweight_name(int v)
 /* ---- writing -------------------------------------------------------------------------------- */
 
 /* Local (HDF5 metadata: every rank calls it with the same values); messages name the file. */
-static cs_err attr_put(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
-                       const void *val, const char *path)
-{
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "partition %s", path);
-    return cs_h5_attr_write(ctx, loc, name, ftype, mtype, val, what);
-}
-
-static cs_err attr_put_string(cs_ctx *ctx, hid_t loc, const char *name, const char *val,
-                              const char *path)
-{
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "partition %s", path);
-    return cs_h5_attr_write_string(ctx, loc, name, val, what);
-}
-
 static cs_err write_attrs(cs_ctx *ctx, hid_t g, const cs_partition *p, const char *path)
 {
     cs_err rc = CS_OK;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition %s", path);
     int32_t version = CS_PARTITION_SCHEMA_VERSION;
     const cs_part_quality *q = &p->quality;
-    CS_TRY(ctx, attr_put_string(ctx, g, "format", CS_PARTITION_FORMAT, path));
+    CS_TRY(ctx, cs_h5_attr_write_string(ctx, g, "format", CS_PARTITION_FORMAT, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                                 &version, what));
     CS_TRY(ctx,
-           attr_put(ctx, g, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32, &version, path));
-    CS_TRY(ctx, attr_put_string(ctx, g, "method", cs_partition_method_name(p->method), path));
-    CS_TRY(ctx, attr_put(ctx, g, "k", H5T_STD_I32LE, H5T_NATIVE_INT32, &p->k, path));
-    CS_TRY(ctx, attr_put(ctx, g, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->seed, path));
-    CS_TRY(ctx, attr_put(ctx, g, "ufactor", H5T_STD_I32LE, H5T_NATIVE_INT32, &p->ufactor, path));
-    CS_TRY(ctx, attr_put_string(ctx, g, "objective", objective_name(p->objective), path));
-    CS_TRY(ctx, attr_put_string(ctx, g, "vertex_weight", vweight_name(p->vertex_weight), path));
-    CS_TRY(ctx, attr_put(ctx, g, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->n_pages, path));
-    CS_TRY(ctx, attr_put(ctx, g, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->n_links, path));
-    CS_TRY(ctx, attr_put_string(ctx, g, "graph_source", p->graph_source, path));
-    CS_TRY(ctx, attr_put(ctx, g, "edge_cut", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->edge_cut, path));
-    CS_TRY(ctx, attr_put(ctx, g, "cut_fraction", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                         &q->cut_fraction, path));
-    CS_TRY(ctx, attr_put(ctx, g, "volume", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->volume, path));
-    CS_TRY(ctx, attr_put(ctx, g, "page_balance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                         &q->page_balance, path));
-    CS_TRY(ctx, attr_put(ctx, g, "link_balance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                         &q->link_balance, path));
+           cs_h5_attr_write_string(ctx, g, "method", cs_partition_method_name(p->method), what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "k", H5T_STD_I32LE, H5T_NATIVE_INT32, &p->k, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->seed, what));
     CS_TRY(ctx,
-           attr_put(ctx, g, "hosts_split", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->hosts_split, path));
-    CS_TRY(ctx, attr_put(ctx, g, "seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &p->seconds, path));
+           cs_h5_attr_write(ctx, g, "ufactor", H5T_STD_I32LE, H5T_NATIVE_INT32, &p->ufactor, what));
+    CS_TRY(ctx, cs_h5_attr_write_string(ctx, g, "objective", objective_name(p->objective), what));
+    CS_TRY(ctx,
+           cs_h5_attr_write_string(ctx, g, "vertex_weight", vweight_name(p->vertex_weight), what));
+    CS_TRY(ctx,
+           cs_h5_attr_write(ctx, g, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->n_pages, what));
+    CS_TRY(ctx,
+           cs_h5_attr_write(ctx, g, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &p->n_links, what));
+    CS_TRY(ctx, cs_h5_attr_write_string(ctx, g, "graph_source", p->graph_source, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "edge_cut", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->edge_cut,
+                                 what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "cut_fraction", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                 &q->cut_fraction, what));
+    CS_TRY(ctx,
+           cs_h5_attr_write(ctx, g, "volume", H5T_STD_I64LE, H5T_NATIVE_INT64, &q->volume, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "page_balance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                 &q->page_balance, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "link_balance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                 &q->link_balance, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "hosts_split", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                                 &q->hosts_split, what));
+    CS_TRY(ctx, cs_h5_attr_write(ctx, g, "seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &p->seconds,
+                                 what));
 fail:
     return rc;
 }
@@ -86,30 +80,10 @@ static cs_err dataset_put(cs_ctx *ctx, hid_t g, const char *leaf, hid_t ftype, h
                           size_t elem, int64_t total, int64_t off, int64_t count, const void *buf,
                           const char *path)
 {
-    cs_err rc = CS_OK;
-    hsize_t dim = (hsize_t)total;
-    hid_t sp = H5Screate_simple(1, &dim, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t d = -1;
-    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
-        d = H5Dcreate2(g, leaf, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (d < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed creating dataset %s", path, leaf);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
-    rc = cs_agree(ctx, rc);
-    if (rc != CS_OK) {
-        if (d >= 0)
-            H5Dclose(d);
-        return rc;
-    }
-    const char *b = (const char *)buf + (size_t)off * elem;
-    rc = cs_h5_write_1d(ctx, d, mtype, off, count, b, elem, path, leaf);
-    if (H5Dclose(d) < 0 && rc == CS_OK)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "partition %s: HDF5 failed closing dataset %s", path, leaf);
-    return cs_agree(ctx, rc);
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition %s", path);
+    return cs_h5_create_write_1d(ctx, g, leaf, ftype, mtype, elem, total, off, count,
+                                 (const char *)buf + (size_t)off * elem, what, path, leaf);
 }
 
 /* Collective. Attributes and datasets of p into the open group g. Agreed code. */
@@ -146,11 +120,7 @@ static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition
         rc = cs_fail(ctx, CS_ERR_ARG, "graph file %s has %lld pages, the partition %lld", path,
                      (long long)hdr.n_pages, (long long)p->n_pages);
     CS_TRY_AGREE(ctx, rc);
-    hid_t fapl = cs_h5_fapl(ctx->comm);
-    if (fapl >= 0)
-        file = H5Fopen(path, H5F_ACC_RDWR, fapl);
-    if (fapl >= 0)
-        H5Pclose(fapl);
+    file = cs_h5_fopen(ctx->comm, path, H5F_ACC_RDWR);
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open it for writing", path);
     CS_TRY_AGREE(ctx, rc);
@@ -375,11 +345,7 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
     } else {
         snprintf(what, sizeof what, "graph file %s, group /partition", graph_path);
     }
-    hid_t fapl = cs_h5_fapl(ctx->comm);
-    if (fapl >= 0)
-        file = H5Fopen(fpath, H5F_ACC_RDONLY, fapl);
-    if (fapl >= 0)
-        H5Pclose(fapl);
+    file = cs_h5_fopen(ctx->comm, fpath, H5F_ACC_RDONLY);
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open it", fpath);
     CS_TRY_AGREE(ctx, rc);

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registry, from src/config/registry_recrawl.def (the refresh.policy choices too): the
- * clock policies with their ops, then the bandit policies, all run by cs_recrawl_bandit_ops. */
-#define CS_RECRAWL_BANDIT(nm, sum)
+/* The registry, in the order of the refresh.policy choices: the clock policies with their ops
+ * (src/config/registry_recrawl.def), then the bandit policies' re-crawl names
+ * (src/config/registry_bandit.def, the bandit registry's own list), all run by
+ * cs_recrawl_bandit_ops. */
 static const struct {
     const char *name, *summary;
     const recrawl_ops *ops;
@@ -23,22 +24,21 @@ static const struct {
 #include "config/registry_recrawl.def"
 #undef CS_RECRAWL_POLICY
 };
-#undef CS_RECRAWL_BANDIT
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
-#define CS_RECRAWL_POLICY(id, nm, sum)
 static const struct {
     const char *name, *summary;
 } bandits[] = {
-#define CS_RECRAWL_BANDIT(nm, sum) {nm, sum},
-#include "config/registry_recrawl.def"
-#undef CS_RECRAWL_BANDIT
+#define CS_BANDIT_POLICY(id, nm, rn, sum) {rn, sum},
+#define CS_BANDIT_ONLY(id, nm)
+#include "config/registry_bandit.def"
+#undef CS_BANDIT_POLICY
+#undef CS_BANDIT_ONLY
 };
-#undef CS_RECRAWL_POLICY
 #define NBANDIT ((int)(sizeof bandits / sizeof bandits[0]))
 
-/* The policy named `policy`: a clock policy of the registry, or a bandit policy (listed here and
- * found in the bandit registry: refresh.policy = bandit-<name>, all run by recrawl_bandit.c). */
+/* The policy named `policy`: a clock policy of the registry, or a bandit policy (refresh.policy
+ * = bandit-*, all run by recrawl_bandit.c, which finds it with cs_bandit_find_recrawl). */
 static const recrawl_ops *find_ops(const char *policy)
 {
     for (int i = 0; policy != NULL && i < NREG; i++)
@@ -46,7 +46,7 @@ static const recrawl_ops *find_ops(const char *policy)
             return registry[i].ops;
     for (int i = 0; policy != NULL && i < NBANDIT; i++)
         if (strcmp(bandits[i].name, policy) == 0)
-            return cs_bandit_find_recrawl(policy) != NULL ? &cs_recrawl_bandit_ops : NULL;
+            return &cs_recrawl_bandit_ops;
     return NULL;
 }
 

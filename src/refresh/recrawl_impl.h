@@ -77,10 +77,8 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
 /* The ops tables of the registered clock policies (src/config/registry_recrawl.def), and the
  * one that runs every bandit policy (recrawl_bandit.c). */
 #define CS_RECRAWL_POLICY(id, nm, sum) extern const recrawl_ops cs_recrawl_##id##_ops;
-#define CS_RECRAWL_BANDIT(nm, sum)
 #include "config/registry_recrawl.def"
 #undef CS_RECRAWL_POLICY
-#undef CS_RECRAWL_BANDIT
 extern const recrawl_ops cs_recrawl_bandit_ops;
 
 #endif

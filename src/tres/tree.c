@@ -153,14 +153,20 @@ static void nonempty_del(cs_tree *t, int32_t lf)
     t->leaves[lf].ne_pos = -1;
 }
 
+/* The next capacity of a full table of leaves or nodes (`what`): doubled, indexes stay int32. */
+static cs_err doubled(cs_ctx *ctx, int64_t cap, const char *what, int64_t *nc)
+{
+    *nc = cap * 2;
+    return *nc > INT32_MAX ? cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 %s", what) : CS_OK;
+}
+
 /* A new live leaf index at depth (node set by the caller). */
 static cs_err leaf_new(cs_ctx *ctx, cs_tree *t, int32_t depth, int32_t *out)
 {
     cs_err rc = CS_OK;
     if (t->n_leaves == t->cap_leaves) {
-        const int64_t nc = t->cap_leaves * 2;
-        if (nc > INT32_MAX)
-            return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 leaves");
+        int64_t nc;
+        CS_TRY(ctx, doubled(ctx, t->cap_leaves, "leaves", &nc));
         CS_TRY(ctx, tree_resize(ctx, &t->leaves, (size_t)nc, sizeof *t->leaves, "leaves"));
         CS_TRY(ctx, tree_resize(ctx, &t->nonempty, (size_t)nc, sizeof *t->nonempty, "leaf list"));
         t->cap_leaves = t->cap_nonempty = nc;
@@ -182,9 +188,8 @@ static cs_err node_new(cs_ctx *ctx, cs_tree *t, int32_t lf, int32_t *out)
 {
     cs_err rc = CS_OK;
     if (t->n_nodes == t->cap_nodes) {
-        const int64_t nc = t->cap_nodes * 2;
-        if (nc > INT32_MAX)
-            return cs_fail(ctx, CS_ERR_LIMIT, "tree: more than 2^31 nodes");
+        int64_t nc;
+        CS_TRY(ctx, doubled(ctx, t->cap_nodes, "nodes", &nc));
         CS_TRY(ctx, tree_resize(ctx, &t->nodes, (size_t)nc, sizeof *t->nodes, "nodes"));
         t->cap_nodes = nc;
     }
@@ -208,33 +213,33 @@ static int64_t grown(int64_t cap, int64_t need)
     return nc;
 }
 
-cs_err tree_frontier_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
+/* A leaf's list of d-vectors (vec, float) with one value each (val, vsz bytes), capacity *cap:
+ * room for need entries. */
+static cs_err reserve(cs_ctx *ctx, int64_t d, int64_t *cap, int64_t need, float **vec, void *val,
+                      size_t vsz, const char *what_vec, const char *what_val)
 {
     cs_err rc = CS_OK;
-    if (need <= L->capf)
+    if (need <= *cap)
         return CS_OK;
-    const int64_t nc = grown(L->capf, need);
-    CS_TRY(ctx, tree_resize(ctx, &L->fx, (size_t)(nc * t->c.d), sizeof *L->fx, "frontier vectors"));
-    CS_TRY(ctx, tree_resize(ctx, &L->fid, (size_t)nc, sizeof *L->fid, "frontier ids"));
-    L->capf = nc;
+    const int64_t nc = grown(*cap, need);
+    CS_TRY(ctx, tree_resize(ctx, vec, (size_t)(nc * d), sizeof **vec, what_vec));
+    CS_TRY(ctx, tree_resize(ctx, val, (size_t)nc, vsz, what_val));
+    *cap = nc;
     return CS_OK;
 fail:
     return rc;
 }
 
+cs_err tree_frontier_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
+{
+    return reserve(ctx, t->c.d, &L->capf, need, &L->fx, &L->fid, sizeof *L->fid, "frontier vectors",
+                   "frontier ids");
+}
+
 cs_err tree_experience_reserve(cs_ctx *ctx, cs_tree *t, leaf *L, int64_t need)
 {
-    cs_err rc = CS_OK;
-    if (need <= L->cape)
-        return CS_OK;
-    const int64_t nc = grown(L->cape, need);
-    CS_TRY(ctx,
-           tree_resize(ctx, &L->ex, (size_t)(nc * t->c.d), sizeof *L->ex, "experience vectors"));
-    CS_TRY(ctx, tree_resize(ctx, &L->er, (size_t)nc, sizeof *L->er, "experience rewards"));
-    L->cape = nc;
-    return CS_OK;
-fail:
-    return rc;
+    return reserve(ctx, t->c.d, &L->cape, need, &L->ex, &L->er, sizeof *L->er, "experience vectors",
+                   "experience rewards");
 }
 
 void tree_leaf_free(leaf *L)

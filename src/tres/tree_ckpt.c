@@ -33,13 +33,6 @@ enum {
     TS_N
 };
 
-/* item name prefix/what */
-static const char *item(char *buf, size_t n, const char *prefix, const char *what)
-{
-    snprintf(buf, n, "%s/%s", prefix, what);
-    return buf;
-}
-
 cs_err cs_tree_save(cs_ctx *ctx, const cs_tree *t, cs_ckpt *ck, const char *prefix)
 {
     cs_err rc = CS_OK;
@@ -99,18 +92,22 @@ cs_err cs_tree_save(cs_ctx *ctx, const cs_tree *t, cs_ckpt *ck, const char *pref
                               t->picks,
                               t->q_evals_last,
                               t->q_evals_total};
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "state"), CS_CK_I64, TS_N, sc));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "nodes"), CS_CK_BYTES,
+    CS_TRY(ctx,
+           cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "state"), CS_CK_I64, TS_N, sc));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "nodes"), CS_CK_BYTES,
                             t->n_nodes * (int64_t)sizeof(node), t->nodes));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "leaves"), CS_CK_BYTES,
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "leaves"), CS_CK_BYTES,
                             t->n_leaves * (int64_t)sizeof *lr, lr));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "fx"), CS_CK_F32, nf * d, fx));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "fid"), CS_CK_U64, nf, fid));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "ex"), CS_CK_F32, ne * d, ex));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "er"), CS_CK_F32, ne, er));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "nonempty"), CS_CK_I32,
+    CS_TRY(ctx,
+           cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "fx"), CS_CK_F32, nf * d, fx));
+    CS_TRY(ctx,
+           cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "fid"), CS_CK_U64, nf, fid));
+    CS_TRY(ctx,
+           cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "ex"), CS_CK_F32, ne * d, ex));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "er"), CS_CK_F32, ne, er));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "nonempty"), CS_CK_I32,
                             t->n_nonempty, t->nonempty));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
                             (int64_t)(t->map_mask + 1) * (int64_t)sizeof(map_entry), t->map));
 fail:
     free(lr);
@@ -130,8 +127,8 @@ cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
     float *fx = NULL, *ex = NULL, *er = NULL;
     uint64_t *fid = NULL;
     int64_t sc[TS_N], n = 0, nf = 0, ne = 0;
-    CS_TRY(ctx,
-           cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "state"), CS_CK_I64, TS_N, sc));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "state"), CS_CK_I64,
+                                  TS_N, sc));
     const uint64_t mapcap = (uint64_t)sc[TS_MAPCAP];
     if (sc[TS_D] != d || sc[TS_NODES] < 1 || sc[TS_LEAVES] < 1 || sc[TS_NONEMPTY] < 0 ||
         sc[TS_NONEMPTY] > sc[TS_LEAVES] || sc[TS_NODES] > INT32_MAX || sc[TS_LEAVES] > INT32_MAX ||
@@ -165,17 +162,22 @@ cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
     t->cap_leaves = t->cap_nonempty = cl;
     memset(t->leaves, 0, (size_t)cl * sizeof *t->leaves);
     t->n_nodes = sc[TS_NODES];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "nodes"), CS_CK_BYTES,
-                                  t->n_nodes * (int64_t)sizeof(node), t->nodes));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "leaves"), CS_CK_BYTES, &n, &lr));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "nodes"),
+                                  CS_CK_BYTES, t->n_nodes * (int64_t)sizeof(node), t->nodes));
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "leaves"), CS_CK_BYTES, &n,
+                            &lr));
     if (n != sc[TS_LEAVES] * (int64_t)sizeof *lr)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s: bad leaf table", cs_ckpt_path(ck),
                      prefix);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "fx"), CS_CK_F32, &n, &fx));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "fid"), CS_CK_U64, &nf, &fid));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "ex"), CS_CK_F32, &n, &ex));
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, item(nm, sizeof nm, prefix, "er"), CS_CK_F32, &ne, &er));
+    CS_TRY(ctx,
+           cs_ckpt_get(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "fx"), CS_CK_F32, &n, &fx));
+    CS_TRY(ctx,
+           cs_ckpt_get(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "fid"), CS_CK_U64, &nf, &fid));
+    CS_TRY(ctx,
+           cs_ckpt_get(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "ex"), CS_CK_F32, &n, &ex));
+    CS_TRY(ctx,
+           cs_ckpt_get(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "er"), CS_CK_F32, &ne, &er));
     t->n_leaves = sc[TS_LEAVES];
     int64_t af = 0, ae = 0;
     for (int64_t i = 0; i < t->n_leaves && rc == CS_OK; i++) {
@@ -211,9 +213,9 @@ cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
     }
     CS_TRY_AGREE(ctx, rc);
     t->n_nonempty = sc[TS_NONEMPTY];
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "nonempty"), CS_CK_I32,
-                                  t->n_nonempty, t->nonempty));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "nonempty"),
+                                  CS_CK_I32, t->n_nonempty, t->nonempty));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
                                   (int64_t)mapcap * (int64_t)sizeof(map_entry), t->map));
     t->live_leaves = sc[TS_LIVE];
     t->splits = sc[TS_SPLITS];

@@ -3,12 +3,13 @@
  * different lengths per rank (some empty) under nested names; a piece of another length, a
  * missing item and another type are refused with the same code on every rank; an abandoned
  * checkpoint leaves neither file nor temporary, and a commit replaces an older checkpoint
- * atomically; a checkpoint written on another number of ranks, a results file and a missing
- * file are refused. Run at 1, 2 and 4 ranks.
+ * atomically; a checkpoint written on another number of ranks or of another schema version, a
+ * results file and a missing file are refused. Run at 1, 2 and 4 ranks.
  */
 #include "crawlsim/ckpt.h"
 #include "mpitest.h"
 
+#include <hdf5.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,37 @@ START_TEST(foreign_files_are_refused)
 }
 END_TEST
 
+/* A checkpoint of another schema version (an older layout of the items) is refused, naming the
+ * file and both versions. */
+START_TEST(other_schema_versions_are_refused)
+{
+    char path[512], want[600];
+    cs_ctx_clear_error(&ctx);
+    snprintf(path, sizeof path, "%s/old.h5", tmpdir);
+    MPI_ASSERT(write_all(path, 1.0) == CS_OK);
+    int ok = 1;
+    if (ctx.rank == 0) {
+        const int32_t old = CS_CKPT_SCHEMA_VERSION - 1;
+        hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t a = f >= 0 ? H5Aopen(f, "schema_version", H5P_DEFAULT) : -1;
+        ok = a >= 0 && H5Awrite(a, H5T_NATIVE_INT32, &old) >= 0;
+        if (a >= 0)
+            H5Aclose(a);
+        if (f >= 0)
+            H5Fclose(f);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_ASSERT(ok);
+    cs_ckpt *ck = NULL;
+    const cs_err rc = cs_ckpt_open(&ctx, path, &ck);
+    snprintf(want, sizeof want, "checkpoint %s has schema version %d; this crawlsim reads %d", path,
+             CS_CKPT_SCHEMA_VERSION - 1, CS_CKPT_SCHEMA_VERSION);
+    MPI_ASSERT(rc == CS_ERR_SCHEMA && ck == NULL && strstr(ctx.errmsg, want) != NULL);
+    cs_ctx_clear_error(&ctx);
+    cs_ckpt_close(&ctx, &ck);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv);
@@ -210,6 +242,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, atomic_replacement);
     tcase_add_test(tc, foreign_files_are_refused);
+    tcase_add_test(tc, other_schema_versions_are_refused);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
     mpitest_rm_tmpdir(tmpdir);

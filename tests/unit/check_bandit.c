@@ -426,7 +426,7 @@ START_TEST(test_fresh_args)
     ck_assert(cs_bandit_find("thompson") == cs_bandit_find_recrawl("bandit-thompson"));
     ck_assert(cs_bandit_find("learn") == cs_bandit_find_recrawl("bandit-whittle-learn"));
     ck_assert(cs_bandit_find("dqn") == NULL);
-    ck_assert(cs_bandit_find("fixed")->recrawl_name == NULL);
+    ck_assert(cs_bandit_recrawl_name(cs_bandit_find("fixed")) == NULL);
     const int64_t size1[2] = {1, 1};
     s.size = size1;
     ck_assert_int_eq(cs_fresh_run(&ctx, &s, cs_bandit_find("whittle"), 4, 1, 0, r), CS_ERR_ARG);
