@@ -302,8 +302,9 @@ def main(d, output, figdir, title, groups):
          "*p (Holm)* is Holm's step-down adjustment over all of them, and a verdict that holds "
          "only without it says so. Costs are per rank and tick from the counters: collective "
          "calls and their payload bytes (allreduces among them), and the frontier exchange's "
-         "bytes per fetch over all ranks; *s/tick* is wall-clock time, shown only at P <= 2 "
-         "(larger P oversubscribes this machine's 2 cores). No simulated-cluster time model "
+         "bytes per fetch over all ranks; *s/tick* is wall-clock time per tick, shown only at "
+         "P <= 2 (larger P oversubscribes this machine's 2 cores) and only indicative: the "
+         "sweep's runs shared the machine with other work. No simulated-cluster time model "
          "exists yet, so no time prediction is given for larger P.", ""]
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         world, pol, metric, higher = groups[g]
@@ -318,7 +319,7 @@ def main(d, output, figdir, title, groups):
         for r in [r for r in rows if r["group"] == g and not bandwidth_cell(r["setting"])]:
             c = r["cost"]
             loss = (f"{r['loss']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]" if "loss" in r
-                    else "(control)")
+                    else "(control)" if r["setting"] == "control" else "(fewer than 2 pairs)")
             L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %.1f | %s |"
                      % (r["P"], label(r["setting"]), r["n"], fmt(r["median"], 4), loss,
                         f"{100 * r['rel']:+.1f} %" if "rel" in r else "",
