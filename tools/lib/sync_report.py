@@ -82,6 +82,43 @@ def load(d, groups):
     return cells
 
 
+def betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b) (Lentz's continued fraction)."""
+    if x <= 0.0 or x >= 1.0:
+        return max(0.0, min(1.0, x))
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - betainc(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
+                     b * math.log1p(-x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-14:
+            break
+    return front * f
+
+
+def t_p(d):
+    """Two-sided p-value of the paired t test of mean(d) = 0."""
+    d = np.asarray(d, float)
+    n = len(d)
+    sd = d.std(ddof=1)
+    if sd == 0:
+        return 0.0 if d.mean() != 0 else 1.0
+    t = d.mean() / (sd / math.sqrt(n))
+    df = n - 1
+    return betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
 def perm_p(d):
     """Two-sided sign-flip permutation p-value of the mean of the paired differences d."""
     d = np.asarray(d, float)
@@ -156,7 +193,7 @@ def analyse(cells, groups):
                 half = t975(len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
                 row.update(loss=float(d.mean()), lo=float(d.mean() - half),
                            hi=float(d.mean() + half), loss_median=float(np.median(d)),
-                           p=perm_p(d), npair=len(d),
+                           p=t_p(d), p_perm=perm_p(d), npair=len(d),
                            rel=float(d.mean() / np.mean([ctrl[k]["q"] for k in paired])))
         rows.append(row)
     tested = [r for r in rows if "p" in r]
@@ -274,6 +311,33 @@ def figure_pareto(rows, g, path):
     return path
 
 
+def findings(rows, groups):
+    """The findings, one line per group and setting across P, from the statistics alone."""
+    L = ["## Findings", "",
+         "Per group and setting, at each P: the verdict and the paired loss with its 95 % "
+         "interval (a positive loss is worse than the strict control); collapsed seeds are "
+         "counted. Communication: collective payload bytes per rank and tick against the "
+         "control's at the same P.", ""]
+    for g in [x for x in groups if any(r["group"] == x for r in rows)]:
+        L.append(f"**{g}**")
+        L.append("")
+        sub = [r for r in rows if r["group"] == g and "loss" in r]
+        ctrl = {r["P"]: r for r in rows if r["group"] == g and r["setting"] == "control"}
+        for st in sorted({r["setting"] for r in sub}):
+            parts = []
+            for r in sorted((r for r in sub if r["setting"] == st), key=lambda r: r["P"]):
+                c0 = ctrl[r["P"]]["cost"]["coll_bytes"]
+                save = (1 - r["cost"]["coll_bytes"] / c0) * 100 if c0 > 0 else 0.0
+                coll = f", {len(r['collapsed'])} of {r['n']} seeds collapsed" \
+                    if r["collapsed"] else ""
+                parts.append(f"P = {r['P']}: {verdict(r)}, {r['loss']:+.4f} "
+                             f"[{r['lo']:+.4f}, {r['hi']:+.4f}]{coll}, "
+                             f"{-save:+.0f} % collective bytes")
+            L.append(f"* {label(st)}: " + "; ".join(parts))
+        L.append("")
+    return L
+
+
 def main(d, output, figdir, title, groups):
     cells = load(d, groups)
     if not cells:
@@ -296,34 +360,38 @@ def main(d, output, figdir, title, groups):
          "worse; the interval is the 95 % Student t interval of the paired mean. *seeds* lists "
          "each seed's quality; **x!** marks a collapsed seed (below half the control's median "
          "quality; above twice it for J_h), counted in *coll.* and never averaged away "
-         "silently. *p* is the exact sign-flip permutation test of the paired mean; "
+         "silently. *p (t)* is the paired t test's two-sided p-value and *p (sign-flip)* the "
+         "exact sign-flip permutation test's, which assumes no normality but cannot go below "
+         "2 / 2^n (0.002 for 10 seeds); "
          f"**multiple comparisons**: the report makes {len(tested)} comparisons, so about "
          f"{0.05 * len(tested):.1f} would fall outside their 95 % intervals by chance alone; "
-         "*p (Holm)* is Holm's step-down adjustment over all of them, and a verdict that holds "
-         "only without it says so. Costs are per rank and tick from the counters: collective "
+         "*p (Holm)* is Holm's step-down adjustment of the t tests' p-values over all of them, "
+         "and a verdict that holds only without it says so. Costs are per rank and tick from the counters: collective "
          "calls and their payload bytes (allreduces among them), and the frontier exchange's "
          "bytes per fetch over all ranks; *s/tick* is wall-clock time per tick, shown only at "
          "P <= 2 (larger P oversubscribes this machine's 2 cores) and only indicative: the "
          "sweep's runs shared the machine with other work. No simulated-cluster time model "
          "exists yet, so no time prediction is given for larger P.", ""]
+    L += findings(rows, groups)
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         world, pol, metric, higher = groups[g]
         qname = "harvest rate" if metric == "harvest" else "J_h"
         L += [f"## {g}", "",
               f"World `{world}`, {' '.join('`' + w + '`' for w in pol)}; quality: {qname} "
               f"({'higher' if higher else 'lower'} is better).", "",
-              "| P | setting | n | median | loss [95 % interval] | rel. | p | p (Holm) | "
+              "| P | setting | n | median | loss [95 % interval] | rel. | p (t) | p (sign-flip) | p (Holm) | "
               "verdict | coll. | seeds | calls/tick | allreduce B/tick | exch. B/fetch | "
               "s/tick |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in [r for r in rows if r["group"] == g and not bandwidth_cell(r["setting"])]:
             c = r["cost"]
             loss = (f"{r['loss']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]" if "loss" in r
                     else "(control)" if r["setting"] == "control" else "(fewer than 2 pairs)")
-            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %.1f | %s |"
+            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %.1f | %s |"
                      % (r["P"], label(r["setting"]), r["n"], fmt(r["median"], 4), loss,
                         f"{100 * r['rel']:+.1f} %" if "rel" in r else "",
-                        fmt(r.get("p"), 4), fmt(r.get("p_holm"), 4), verdict(r),
+                        fmt(r.get("p"), 4), fmt(r.get("p_perm"), 4), fmt(r.get("p_holm"), 4),
+                        verdict(r),
                         len(r["collapsed"]), seeds_text(r, higher), c["coll"],
                         human(c["allreduce_bytes"]), c["xbytes_per_fetch"],
                         f"{1000 * c['sec_per_tick']:.2f} ms" if r["P"] <= 2 else "-"))
