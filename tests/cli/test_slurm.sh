@@ -153,6 +153,19 @@ check 002 gen.pages 20000
 [ -e "$R/sweep/task-003.h5" ] && fail "sweep: a fourth results file"
 grep -q "^001	run.policy=best-first crawl.exchange_every=5$" "$R/sweep/tasks.txt" &&
     pass "sweep: tasks.txt indexes the combinations" || fail "sweep: tasks.txt: $(cat "$R/sweep/tasks.txt")"
+# the synchronisation study's Slurm path (tools/sync-study slurm, docs/guide/synchronisation.md):
+# its tiny design as a job array, collected into the study's folder and reported
+SS=$SRC/tools/sync-study
+"$SS" slurm --tiny --seeds 2 -o ss > ss.txt 2>&1 && "$SS" worlds --tiny -o ss --bin "$BIN" >> ss.txt 2>&1 ||
+    fail "sync-study slurm/worlds: $(cat ss.txt)"
+out=$("$S/submit" sweep -n 2 --name sync-P2 ss/slurm/P2.txt "$SRC/jobs/sync-study.ini") || fail "submit sync-study: $out"
+st=$(swait "$(jobid sweep <<< "$out")")
+"$SS" collect ss --from "$R" >> ss.txt 2>&1 && "$SS" report ss -o ss/report.md >> ss.txt 2>&1 ||
+    fail "sync-study collect/report: $(cat ss.txt)"
+[ "$(grep -c COMPLETED <<< "$st")" = 4 ] && [ "$(ls ss/runs/sarsa/P2/*/seed-0[12].h5 | wc -l)" = 4 ] &&
+    grep -q '^| 2 | K=never | 2 |' ss/report.md &&
+    pass "sync-study: 4 array tasks COMPLETED, collected and reported" ||
+    fail "sync-study on Slurm: $st; $(cat ss.txt)"
 printf 'crawl.sync_every 3\n' > badsweep.txt
 out=$("$S/submit" sweep -n 1 badsweep.txt "$SRC/jobs/sync-study.ini")
 j=$(jobid sweep <<< "$out")
