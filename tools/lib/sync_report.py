@@ -366,9 +366,9 @@ def main(d, output, figdir, title, groups):
          f"**multiple comparisons**: the report makes {len(tested)} comparisons, so about "
          f"{0.05 * len(tested):.1f} would fall outside their 95 % intervals by chance alone; "
          "*p (Holm)* is Holm's step-down adjustment of the t tests' p-values over all of them, "
-         "and a verdict that holds only without it says so. Costs are per rank and tick from the counters: collective "
-         "calls and their payload bytes (allreduces among them), and the frontier exchange's "
-         "bytes per fetch over all ranks; *s/tick* is wall-clock time per tick, shown only at "
+         "and a verdict that holds only without it says so. Costs are per rank and tick from "
+         "the counters: collective calls and their payload bytes (allreduces among them), and "
+         "the frontier exchange's bytes per fetch and messages per tick over all ranks; *s/tick* is wall-clock time per tick, shown only at "
          "P <= 2 (larger P oversubscribes this machine's 2 cores) and only indicative: the "
          "sweep's runs shared the machine with other work. No simulated-cluster time model "
          "exists yet, so no time prediction is given for larger P.", ""]
@@ -380,20 +380,21 @@ def main(d, output, figdir, title, groups):
               f"World `{world}`, {' '.join('`' + w + '`' for w in pol)}; quality: {qname} "
               f"({'higher' if higher else 'lower'} is better).", "",
               "| P | setting | n | median | loss [95 % interval] | rel. | p (t) | p (sign-flip) | p (Holm) | "
-              "verdict | coll. | seeds | calls/tick | allreduce B/tick | exch. B/fetch | "
-              "s/tick |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "verdict | coll. | seeds | calls/tick | coll. B/tick | allreduce B/tick | "
+              "exch. B/fetch | exch. msgs/tick | s/tick |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in [r for r in rows if r["group"] == g and not bandwidth_cell(r["setting"])]:
             c = r["cost"]
             loss = (f"{r['loss']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]" if "loss" in r
                     else "(control)" if r["setting"] == "control" else "(fewer than 2 pairs)")
-            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %.1f | %s |"
+            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %s | %.1f | %.2f | %s |"
                      % (r["P"], label(r["setting"]), r["n"], fmt(r["median"], 4), loss,
                         f"{100 * r['rel']:+.1f} %" if "rel" in r else "",
                         fmt(r.get("p"), 4), fmt(r.get("p_perm"), 4), fmt(r.get("p_holm"), 4),
                         verdict(r),
                         len(r["collapsed"]), seeds_text(r, higher), c["coll"],
-                        human(c["allreduce_bytes"]), c["xbytes_per_fetch"],
+                        human(c["coll_bytes"]), human(c["allreduce_bytes"]),
+                        c["xbytes_per_fetch"], c["msgs_per_tick"],
                         f"{1000 * c['sec_per_tick']:.2f} ms" if r["P"] <= 2 else "-"))
         L.append("")
         for kind, fn in (("losses", figure_losses), ("seeds", figure_seeds),
