@@ -14,7 +14,7 @@ n=$(ls st/runs/sarsa/P2/*/seed-0[12].h5 2> /dev/null | wc -l)
 out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1)
 grep -q "0 runs to do" <<< "$out" && pass "a second run resumes: nothing to do" || fail "resume: $out"
 
-out=$("$SS" report st -o st/report.md 2>&1) || fail "report: $out"
+out=$("$SS" report st --min-seeds 2 -o st/report.md 2>&1) || fail "report: $out"
 row=$(grep '^| 2 | K=never |' st/report.md)
 [ -n "$row" ] && pass "report has the K = never row" || fail "no K = never row: $(cat st/report.md)"
 # the paired loss, computed independently: control minus setting, seed by seed
@@ -30,6 +30,11 @@ for f in st/sync-study/sarsa-seeds.png st/sync-study/sarsa-losses.png st/sync-st
     [ "$(head -c 4 "$f" 2> /dev/null | od -An -c | tr -d ' ')" = '211PNG' ] && pass "figure $f" ||
         fail "figure $f missing or not a PNG"
 done
+
+"$SS" report st -o st/strict.md > /dev/null 2>&1 || fail "report at 10 seeds"
+grep -q "^Left out, fewer than 10 seeds so far: sarsa P = 2 K=never; sarsa P = 2 control" st/strict.md &&
+    ! grep -q '^| 2 | K=never |' st/strict.md && pass "cells with fewer than 10 seeds are left out, and said" ||
+    fail "report at 10 seeds: $(head -20 st/strict.md)"
 
 out=$("$SS" design 2>&1) || fail "design: $out"
 grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && pass "full design: $(tail -1 <<< "$out")" ||

@@ -338,11 +338,33 @@ def findings(rows, groups):
     return L
 
 
-def main(d, output, figdir, title, groups):
+def coverage(cells, design):
+    """What of the full design ran (10 seeds or more), by group: the rank counts complete and
+    the cells missing."""
+    L = []
+    done = set(cells)
+    for g in dict.fromkeys(x[0] for x in design):
+        mine = [x for x in design if x[0] == g]
+        full = sorted({p for _, p, _ in mine if all(x in done for x in mine if x[1] == p)})
+        part = sorted({p for _, p, _ in mine if p not in full and any(x in done for x in mine
+                                                                     if x[1] == p)})
+        miss = sorted({p for _, p, _ in mine if p not in full and p not in part})
+        L.append(f"* `{g}`: complete at P = {', '.join(map(str, full)) or 'none'}"
+                 + (f"; in part at P = {', '.join(map(str, part))}" if part else "")
+                 + (f"; not run at P = {', '.join(map(str, miss))}" if miss else ""))
+    n = sum(1 for x in design if x in done)
+    return [f"Of the design's {len(design)} cells (`tools/sync-study design`), {n} ran:", ""] \
+        + L + [""]
+
+
+def main(d, output, figdir, title, groups, design=(), min_seeds=10):
     cells = load(d, groups)
     if not cells:
         print(f"tools/sync-study: error: no results files under {d}/runs")
         return 1
+    short = sorted(k for k, v in cells.items() if len(v) < min_seeds)
+    for k in short:
+        del cells[k]
     rows = analyse(cells, groups)
     os.makedirs(figdir, exist_ok=True)
     rel = os.path.relpath(figdir, os.path.dirname(os.path.abspath(output)))
@@ -372,6 +394,11 @@ def main(d, output, figdir, title, groups):
          "P <= 2 (larger P oversubscribes this machine's 2 cores) and only indicative: the "
          "sweep's runs shared the machine with other work. No simulated-cluster time model "
          "exists yet, so no time prediction is given for larger P.", ""]
+    if design:
+        L += coverage(cells, list(design))
+    if short:
+        L += [f"Left out, fewer than {min_seeds} seeds so far: "
+              + "; ".join(f"{g} P = {P} {label(st)}" for g, P, st in short) + ".", ""]
     L += findings(rows, groups)
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         world, pol, metric, higher = groups[g]
