@@ -181,7 +181,14 @@ def analyse(cells, groups):
                         for k in runs[seeds[0]] if k not in ("q", "P")}}
         # collapsed: a seed at less than half the control's median (more than twice, for a
         # smaller-is-better quality)
-        ref = cells.get((g, P, "control")) or runs
+        # the bandwidth table's cells: best-first against its own median, SARSA at B against
+        # best-first at the same B (learning that ends below half of not learning)
+        if s.startswith("best-first"):
+            ref = runs
+        elif s.startswith("sarsa_B"):
+            ref = cells.get((g, P, "best-first_" + s[len("sarsa_"):])) or runs
+        else:
+            ref = cells.get((g, P, "control")) or runs
         cm = float(np.median([r["q"] for r in ref.values()]))
         row["collapsed"] = [k for k in seeds
                             if (runs[k]["q"] < 0.5 * cm if higher else runs[k]["q"] > 2 * cm)]
@@ -461,7 +468,9 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
     tot_c = sum(len(r["collapsed"]) for r in rows)
     tot_s = sum(r["n"] for r in rows)
     L += ["## Collapsed seeds", "",
-          f"{tot_c} of {tot_s} runs collapsed; by cell:", ""]
+          f"{tot_c} of {tot_s} runs collapsed (below half the median of the control at the "
+          "same P; above twice it for J_h; in the bandwidth table, SARSA below half of "
+          "best-first's median at the same B, best-first below half of its own); by cell:", ""]
     for r in rows:
         if r["collapsed"]:
             L.append(f"* {r['group']}, P = {r['P']}, {label(r['setting'])}: "
