@@ -31,8 +31,9 @@
 #include <stdint.h>
 
 #define CS_CKPT_FORMAT "crawlsim-checkpoint"
-/* 1: the first; 2: the bandit re-crawl state's items moved (one bandit registry, wt-bandit) */
-#define CS_CKPT_SCHEMA_VERSION 2
+/* 1: the first; 2: the bandit re-crawl state's items moved (one bandit registry); 3: run/visited
+ * holds the owned layout on more than one rank (local pages, then ghosts: sim_visited.c) */
+#define CS_CKPT_SCHEMA_VERSION 3
 
 typedef struct cs_ckpt cs_ckpt;
 

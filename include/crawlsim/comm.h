@@ -65,11 +65,31 @@ CS_API cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const 
                           void *out, int n, cs_dtype t, int root);
 CS_API cs_err cs_barrier(cs_ctx *ctx);
 
-/* Growable byte buffers, one per destination rank. */
+/* crawl.exchange: how cs_comm_exchange moves the outboxes. */
+typedef enum cs_exchange_method {
+    /* Hoefler, Siebert and Lumsdaine's non-blocking consensus (NBX, PPoPP 2010): a synchronous
+     * send to each rank with records, receives as they come, a non-blocking barrier entered
+     * once this rank's sends are matched. Messages only where there are records; no count
+     * exchange. */
+    CS_EXCHANGE_SPARSE = 0,
+    /* MPI_Alltoall of the counts, then MPI_Alltoallv: P - 1 messages per rank per exchange. */
+    CS_EXCHANGE_ALLTOALLV = 1
+} cs_exchange_method;
+
+/* Growable byte buffers, one per destination rank, and the exchange's own scratch. */
 typedef struct cs_outbox {
     int nranks;
     char **buf;
     size_t *len, *cap;
+    int method;   /* cs_exchange_method: CS_EXCHANGE_SPARSE after cs_outbox_init */
+    size_t chunk; /* sparse: the largest message in bytes; a longer box goes as several */
+    int epoch;    /* sparse: consecutive exchanges alternate between two tags */
+    MPI_Request *req;
+    size_t req_cap;
+    char *stage; /* sparse: messages as they arrive */
+    size_t stage_cap;
+    char *piece; /* sparse: where each message is in the stage */
+    size_t piece_cap;
 } cs_outbox;
 
 CS_API cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);
@@ -91,10 +111,14 @@ typedef struct cs_exchange_stats {
 } cs_exchange_stats;
 
 /*
- * Collective(ctx->comm). MPI_Alltoall of the byte counts, then MPI_Alltoallv of the payloads.
- * On return *recv (grown with cs_grow, caller-owned) holds *recv_len bytes: the boxes sent to
- * this rank in rank order (its own box included, copied locally). The outbox is cleared.
- * Errors, agreed: CS_ERR_NOMEM, CS_ERR_LIMIT (more than 2 GiB for one rank).
+ * Collective(ctx->comm). Moves every box to its rank by o->method (cs_exchange_method). On
+ * return *recv (grown with cs_grow, caller-owned) holds *recv_len bytes: the boxes sent to
+ * this rank in rank order (its own box included, copied locally), the same bytes by either
+ * method. The outbox is cleared.
+ * Errors, agreed: CS_ERR_NOMEM, and with alltoallv CS_ERR_LIMIT (more than 2 GiB for one
+ * rank; the sparse method sends a box in pieces of o->chunk bytes and has no such limit). The
+ * sparse method cannot agree on a failure to allocate its receive buffer once messages are
+ * under way (their senders wait for them): it aborts the job with the message.
  */
 CS_API cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
                                size_t *recv_len, cs_exchange_stats *st);

@@ -144,6 +144,7 @@ typedef struct cs_crawl_config {
     int budget;
     int64_t rebalance_every;
     int64_t exchange_every;
+    int exchange; /* cs_exchange_method (comm.h) */
     int64_t sync_every;
     int weight_sync;
     int64_t frontier_capacity;

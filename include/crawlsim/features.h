@@ -138,34 +138,52 @@ typedef struct cs_link_msg {
                         the policy uses TRES features */
 } cs_link_msg;
 
-/* Replicated evidence about every page (opaque). */
+/* Evidence about pages (opaque): a table of one row per page it knows, the page's projections
+ * on the target and the categories and its norm. */
 typedef struct cs_evidence cs_evidence;
 struct cs_gen;
 
+/* Which rows an evidence table holds (cs_evidence_create). NULL: every page of the world,
+ * row = page id (replicated). Otherwise this rank's local pages (row = local index), then its
+ * ghosts: other ranks' pages, ghost[0..n_ghost) sorted (row = n_local + its index), each row
+ * sent by the page's owner to the ranks listed for it: sub[sub_off[li] .. sub_off[li + 1]) for
+ * local page li (every rank's lists together name exactly every rank's ghosts). */
+typedef struct cs_evidence_rows {
+    const int64_t *ghost;
+    int64_t n_ghost;
+    const int64_t *sub_off;
+    const int32_t *sub;
+} cs_evidence_rows;
+
 /*
- * Collective(ctx->comm). Builds the replicated evidence table of graph g: with gen (a generated
- * world), each rank computes its pages' term projections and the table is allgathered; with
- * gen NULL (imported graph) the relevance stands in. Errors (the same on every rank):
- * CS_ERR_NOMEM, CS_ERR_CONFIG when the layout has more categories than the world's topics
- * allow.
+ * Collective(ctx->comm). Builds the evidence table of graph g: with gen (a generated world),
+ * each rank computes its pages' term projections; with gen NULL (imported graph) the relevance
+ * stands in. rows NULL: the table is allgathered (N rows on every rank); else each owner sends
+ * its pages' rows to the ranks that hold them as ghosts (one sparse exchange; n_local + n_ghost
+ * rows per rank). Errors (the same on every rank): CS_ERR_NOMEM, CS_ERR_CONFIG when the layout
+ * has more categories than the world's topics allow.
  */
 CS_API cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
-                                 const cs_config *cfg, const cs_feat_layout *L, cs_evidence **out);
+                                 const cs_config *cfg, const cs_feat_layout *L,
+                                 const cs_evidence_rows *rows, cs_evidence **out);
 /* Local. Frees; accepts NULL, sets *e = NULL. */
 CS_API void cs_evidence_destroy(cs_evidence **e);
-/* Local. Estimated relevance of page p to the target (cats[0..a) to the categories), in [0,1]. */
-CS_API float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats);
-/* Local. Anchor estimates of link src -> dst (deterministic in (world seed, src, dst)). */
-CS_API float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats);
-/* Local. cs_evidence_anchor for the links src -> dst[0..n), n <= CS_EVIDENCE_BATCH: rl[i] and
- * cats[i * a ..], bit-identical to n single calls, with the noise streams' Philox blocks computed
- * back to back (cs_rng_normals_zig_batch). */
+/* Local. Estimated relevance of the page in `row` to the target (cats[0..a) to the categories),
+ * in [0,1]. */
+CS_API float cs_evidence_page(const cs_evidence *e, int64_t row, float *cats);
+/* Local. Anchor estimates of link src -> dst, dst's row drow (deterministic in (world seed,
+ * src, dst)). */
+CS_API float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow,
+                                float *cats);
+/* Local. cs_evidence_anchor for the links src -> dst[0..n) (rows drow[0..n)),
+ * n <= CS_EVIDENCE_BATCH: rl[i] and cats[i * a ..], bit-identical to n single calls, with the
+ * noise streams' Philox blocks computed back to back (cs_rng_normals_zig_batch). */
 #define CS_EVIDENCE_BATCH 64
-CS_API void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, int64_t n,
-                                float *rl, float *cats);
-/* Local. A hint that cs_evidence_anchor(e, ., dst, .) follows soon: prefetches dst's row (rows of
- * the targets of a page are scattered over the whole table, a cache miss each). */
-CS_API void cs_evidence_prefetch(const cs_evidence *e, int64_t dst);
+CS_API void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst,
+                                const int64_t *drow, int64_t n, float *rl, float *cats);
+/* Local. A hint that the row follows soon (rows of the targets of a page are scattered over the
+ * whole table, a cache miss each). */
+CS_API void cs_evidence_prefetch(const cs_evidence *e, int64_t row);
 /* Local. The categories' anchor buckets packed 4 bits each, (q5, q6) per category. */
 static inline uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats)
 {
@@ -243,8 +261,9 @@ static inline void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl,
 
 /* Local. The TRES vector length: 9 with host features, 7 without. */
 CS_API int cs_tres_dim(int host_features);
-/* Local. The URL-words estimate of page dst, in [0, 1] (deterministic in (world seed, dst)). */
-CS_API float cs_tres_url_rl(const cs_evidence *e, int64_t dst);
+/* Local. The URL-words estimate of page dst (row drow), in [0, 1] (deterministic in (world
+ * seed, dst)). */
+CS_API float cs_tres_url_rl(const cs_evidence *e, int64_t dst, int64_t drow);
 /* Local. The TRES vector of link record m into x[0 .. cs_tres_dim(host_features)), with the
  * host's fetched and relevant pages as this rank knows them. */
 CS_API void cs_tres_x(int host_features, const cs_link_msg *m, int64_t host_fetched,

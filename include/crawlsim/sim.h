@@ -41,6 +41,7 @@ typedef struct cs_sim_summary {
     double seconds;    /* wall time of the tick loop */
     double fetch_rate; /* fetches per second over all ranks, after the first task's warm-up */
     int64_t politeness_violations;
+    int64_t peak_rss_max, peak_rss_sum; /* peak resident memory (bytes): largest rank, all ranks */
     int stopped; /* SIGTERM: the run stopped at a tick boundary after writing its checkpoint */
 } cs_sim_summary;
 

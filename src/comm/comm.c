@@ -4,6 +4,7 @@
  */
 #include "crawlsim/comm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@ cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks)
     CS_TRY(ctx, cs_calloc(ctx, &o->buf, (size_t)nranks, sizeof *o->buf, "outboxes"));
     CS_TRY(ctx, cs_calloc(ctx, &o->len, (size_t)nranks, sizeof *o->len, "outboxes"));
     CS_TRY(ctx, cs_calloc(ctx, &o->cap, (size_t)nranks, sizeof *o->cap, "outboxes"));
+    o->method = CS_EXCHANGE_SPARSE;
+    o->chunk = (size_t)1 << 30;
     return CS_OK;
 fail:
     cs_outbox_fini(o);
@@ -29,6 +32,9 @@ void cs_outbox_fini(cs_outbox *o)
     free(o->buf);
     free(o->len);
     free(o->cap);
+    free(o->req);
+    free(o->stage);
+    free(o->piece);
     memset(o, 0, sizeof *o);
 }
 
@@ -63,8 +69,9 @@ size_t cs_outbox_bytes(const cs_outbox *o)
     return s;
 }
 
-cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap, size_t *recv_len,
-                        cs_exchange_stats *st)
+/* crawl.exchange = alltoallv: the counts, then the payloads, every rank to every rank. */
+static cs_err exchange_dense(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
+                             size_t *recv_len, cs_exchange_stats *st)
 {
     cs_err rc = CS_OK;
     const int P = ctx->size;
@@ -128,10 +135,162 @@ cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
     st->wait += t1 - t0;
     st->transfer += t3 - t2;
     *recv_len = in;
-    cs_outbox_clear(o);
 fail:
     free(sendbuf);
     free(sc);
+    return rc;
+}
+
+/* The two tags of the sparse exchange, alternating: a rank that has left an exchange may send
+ * the next one's messages to a rank still probing for the last ones (NBX's one hazard); it
+ * cannot be two exchanges ahead, since the next barrier waits for every rank. No other
+ * point-to-point traffic uses ctx->comm. */
+enum { XTAG = 0x5c0 };
+
+/* Aborts the job: a buffer of the sparse exchange could not grow while messages are under way
+ * (their senders wait for them, so the failure cannot be agreed). */
+static void exchange_oom(cs_ctx *ctx, const char *what, size_t bytes)
+{
+    fprintf(stderr,
+            "crawlsim: error: rank %d: out of memory growing the frontier exchange's %s to %zu "
+            "bytes; lower crawl.bandwidth or crawl.exchange_every\n",
+            ctx->rank, what, bytes);
+    MPI_Abort(ctx->comm, 70);
+}
+
+/* A message received by the sparse exchange: its source, its place in the stage, its length.
+ * Sorted by (source, seq): MPI keeps the order of one source's messages (a box in pieces). */
+typedef struct xpiece {
+    int64_t src, seq, at, len;
+} xpiece;
+
+static int xpiece_cmp(const void *a, const void *b)
+{
+    const xpiece *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sends this rank's boxes: one MPI_Issend per non-empty box to another rank, a box longer than
+ * o->chunk as several in order; k: the requests. */
+static void sparse_send(cs_ctx *ctx, cs_outbox *o, int tag, size_t *k, cs_exchange_stats *st)
+{
+    size_t nreq = 0;
+    for (int r = 0; r < ctx->size; r++)
+        if (r != ctx->rank)
+            nreq += (o->len[r] + o->chunk - 1) / o->chunk;
+    if (cs_grow(ctx, &o->req, &o->req_cap, nreq + 1, sizeof *o->req, "exchange requests") !=
+        CS_OK)
+        exchange_oom(ctx, "requests", (nreq + 1) * sizeof *o->req);
+    *k = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        if (r == ctx->rank || o->len[r] == 0)
+            continue;
+        for (size_t at = 0; at < o->len[r]; at += o->chunk) {
+            const size_t n = o->len[r] - at < o->chunk ? o->len[r] - at : o->chunk;
+            MPI_Issend(o->buf[r] + at, (int)n, MPI_BYTE, r, tag, ctx->comm, &o->req[(*k)++]);
+        }
+        st->bytes_sent += (int64_t)o->len[r];
+        st->messages_sent++;
+    }
+}
+
+/* Receives one probed message into the stage. */
+static void sparse_recv(cs_ctx *ctx, cs_outbox *o, const MPI_Status *stat, int tag,
+                        size_t *staged, size_t *npiece)
+{
+    int count = 0;
+    MPI_Get_count(stat, MPI_BYTE, &count);
+    if (cs_grow(ctx, &o->stage, &o->stage_cap, *staged + (size_t)count + 1, 1,
+                "exchange receive buffer") != CS_OK)
+        exchange_oom(ctx, "receive buffer", *staged + (size_t)count + 1);
+    if (cs_grow(ctx, &o->piece, &o->piece_cap, (*npiece + 1) * sizeof(xpiece), 1,
+                "exchange receive buffer") != CS_OK)
+        exchange_oom(ctx, "message list", (*npiece + 1) * sizeof(xpiece));
+    MPI_Recv(o->stage + *staged, count, MPI_BYTE, stat->MPI_SOURCE, tag, ctx->comm,
+             MPI_STATUS_IGNORE);
+    const xpiece pc = {stat->MPI_SOURCE, (int64_t)*npiece, (int64_t)*staged, count};
+    memcpy(o->piece + *npiece * sizeof pc, &pc, sizeof pc);
+    ++*npiece;
+    *staged += (size_t)count;
+}
+
+/*
+ * crawl.exchange = sparse (NBX). Sends (sparse_send), then until the barrier completes: a
+ * message of this exchange's tag that has arrived is received into the stage; once this
+ * rank's sends are all matched (a synchronous send completes only when its receive has
+ * started), this rank enters a non-blocking barrier. The barrier completes when every rank's
+ * sends were matched, so every message for this rank has been received. The pieces are then
+ * copied into *recv in rank order, this rank's own box at its place: what alltoallv gives.
+ */
+static void exchange_sparse(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
+                            size_t *recv_len, cs_exchange_stats *st)
+{
+    const int me = ctx->rank, tag = XTAG + o->epoch;
+    o->epoch ^= 1;
+    double t0 = cs_now(), t1 = t0;
+    size_t nreq = 0, staged = 0, npiece = 0;
+    sparse_send(ctx, o, tag, &nreq, st);
+    int sent = 0, done = 0;
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    while (!done) {
+        int arrived = 0;
+        MPI_Status stat;
+        MPI_Iprobe(MPI_ANY_SOURCE, tag, ctx->comm, &arrived, &stat);
+        if (arrived) {
+            sparse_recv(ctx, o, &stat, tag, &staged, &npiece);
+        } else if (!sent) {
+            MPI_Testall((int)nreq, o->req, &sent, MPI_STATUSES_IGNORE);
+            if (sent) {
+                t1 = cs_now();
+                cs_ctx_count(ctx, CS_COLL_BARRIER, 0);
+                MPI_Ibarrier(ctx->comm, &barrier);
+            }
+        } else {
+            MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+        }
+    }
+    st->transfer += t1 - t0;
+    st->wait += cs_now() - t1;
+    xpiece *pc = (xpiece *)(void *)o->piece;
+    qsort(pc, npiece, sizeof *pc, xpiece_cmp);
+    const size_t total = staged + o->len[me];
+    if (total + 1 > *recv_cap &&
+        cs_grow(ctx, recv, recv_cap, total + 1, 1, "exchange receive buffer") != CS_OK)
+        exchange_oom(ctx, "receive buffer", total + 1);
+    size_t at = 0;
+    for (size_t i = 0; i <= npiece; i++) {
+        if ((i == npiece || pc[i].src > me) && (i == 0 || pc[i - 1].src < me)) {
+            if (o->len[me] > 0) /* the own box, between the lower and the higher ranks' */
+                memcpy(*recv + at, o->buf[me], o->len[me]);
+            at += o->len[me];
+        }
+        if (i < npiece) {
+            memcpy(*recv + at, o->stage + pc[i].at, (size_t)pc[i].len);
+            at += (size_t)pc[i].len;
+        }
+    }
+    *recv_len = at;
+}
+
+cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap, size_t *recv_len,
+                        cs_exchange_stats *st)
+{
+    cs_err rc = CS_OK;
+    if (ctx->size == 1) { /* one rank (or a local context): its own box, copied */
+        if (o->len[0] + 1 > *recv_cap)
+            rc = cs_grow(ctx, recv, recv_cap, o->len[0] + 1, 1, "exchange receive buffer");
+        if (rc == CS_OK && o->len[0] > 0)
+            memcpy(*recv, o->buf[0], o->len[0]);
+        *recv_len = rc == CS_OK ? o->len[0] : 0;
+    } else if (o->method == CS_EXCHANGE_ALLTOALLV) {
+        rc = exchange_dense(ctx, o, recv, recv_cap, recv_len, st);
+    } else {
+        exchange_sparse(ctx, o, recv, recv_cap, recv_len, st);
+    }
+    if (rc == CS_OK)
+        cs_outbox_clear(o);
     return rc;
 }
 

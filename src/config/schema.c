@@ -107,6 +107,8 @@ static const cs_conf_entry schema[] = {
      "proportional budget: ticks between rebalancing (0 = every sync_every ticks, or every tick when sync_every = 0)"},
     {"crawl", "exchange_every", CS_CONF_INT, "1", 1, 1e12, NULL, C(exchange_every), 0,
      "E: ticks between exchanges of the outboxes (links to other ranks' pages)"},
+    {"crawl", "exchange", CS_CONF_ENUM, "sparse", 0, 0, "sparse|alltoallv", C(exchange), 0,
+     "how the outboxes travel: sparse: a message only to each rank with records for it, received as it comes, then a non-blocking barrier (Hoefler, Siebert and Lumsdaine's NBX: no count exchange, cost in the messages actually sent); alltoallv: MPI_Alltoall of the counts, then MPI_Alltoallv (P - 1 messages per rank per exchange, records or not). The same records arrive in the same order either way: results do not depend on it"},
     {"crawl", "sync_every", CS_CONF_INT, "1", 0, 1e12, NULL, C(sync_every), 0,
      "K: ticks between synchronisations of the ranks' learned weights (crawl.weight_sync; 0 = never: every rank learns alone)"},
     {"crawl", "weight_sync", CS_CONF_ENUM, "sum", 0, 0, "sum|average", C(weight_sync), 0,

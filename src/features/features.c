@@ -239,37 +239,17 @@ static int32_t related_topic(int32_t target, int32_t k, int j)
     return t < 0 ? t + k : t;
 }
 
-cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
-                          const cs_config *cfg, const cs_feat_layout *L, cs_evidence **out)
+/* Collective. Replicated rows: every rank's local rows (mine, in the order of its sorted local
+ * ids) allgathered into e->table by page id. */
+static cs_err gather_all(cs_ctx *ctx, const cs_graph *g, cs_evidence *e, const float *mine)
 {
     cs_err rc = CS_OK;
-    cs_evidence *e = NULL;
-    float *mine = NULL;
+    const int64_t n = cs_graph_n_pages(g), nl = cs_graph_n_local(g);
+    const int stride = e->stride;
     int *counts = NULL, *displs = NULL;
     float *recv = NULL;
     int64_t *cursor = NULL;
-    const int64_t n = cs_graph_n_pages(g), nl = cs_graph_n_local(g);
-    const int a = L->categories;
-    const int stride = 2 + a;
-    if (gen != NULL && cfg->gen.topics < 1 + 2 * ((a + 1) / 2) && a > 0)
-        rc = cs_fail(ctx, CS_ERR_CONFIG,
-                     "sarsa.categories = %d needs at least %d topics in the world", a,
-                     1 + 2 * ((a + 1) / 2));
-    if (rc == CS_OK)
-        rc = cs_calloc(ctx, &e, 1, sizeof *e, "evidence");
-    if (rc == CS_OK) {
-        e->cats = a;
-        e->stride = stride;
-        e->seed = (uint64_t)cfg->gen.seed;
-        e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
-        e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
-        rc = cs_alloc(ctx, &e->table, (size_t)n * (size_t)stride + 1, sizeof(float),
-                      "evidence table");
-    }
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &mine, (size_t)nl * (size_t)stride + 1, sizeof(float), "local evidence");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof *counts, "counts");
+    rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof *counts, "counts");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &displs, (size_t)ctx->size, sizeof *displs, "displs");
     if (rc == CS_OK)
@@ -277,44 +257,6 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
     if (rc == CS_OK && (double)nl * stride > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "evidence: too many pages on one rank");
     CS_TRY_AGREE(ctx, rc);
-
-    const int64_t *ids = cs_graph_local_ids(g);
-    const double *relv = cs_graph_relevance(g);
-    if (gen != NULL) {
-        const int dim = (int)cfg->gen.term_dim;
-        const int32_t k = (int32_t)cfg->gen.topics, target = (int32_t)cfg->gen.target_topic;
-        const float *proto[1 + CS_FEAT_MAX_CATEGORIES];
-        proto[0] = cs_gen_topic_prototype(gen, target);
-        for (int j = 0; j < a; j++)
-            proto[1 + j] = cs_gen_topic_prototype(gen, related_topic(target, k, j));
-#pragma omp parallel default(none) shared(gen, ids, mine, proto, nl, dim, a, stride)
-        {
-            float t[1024];
-#pragma omp for schedule(static)
-            for (int64_t i = 0; i < nl; i++) {
-                cs_gen_page_terms(gen, ids[i], t);
-                float *o = mine + i * stride;
-                double nn = 0.0;
-                for (int d = 0; d < dim; d++)
-                    nn += (double)t[d] * (double)t[d];
-                for (int j = 0; j <= a; j++) {
-                    double s = 0.0;
-                    for (int d = 0; d < dim; d++)
-                        s += (double)t[d] * (double)proto[j][d];
-                    o[j] = (float)s;
-                }
-                o[a + 1] = (float)sqrt(nn);
-            }
-        }
-    } else {
-        for (int64_t i = 0; i < nl; i++) {
-            float *o = mine + i * stride;
-            o[0] = (float)relv[i];
-            for (int j = 0; j < a; j++)
-                o[1 + j] = 0.0f;
-            o[a + 1] = 1.0f;
-        }
-    }
     int mycount = (int)(nl * stride);
     cs_allgather(ctx, &mycount, 1, counts, CS_T_INT);
     int64_t tot = 0;
@@ -337,19 +279,140 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
         memcpy(e->table + p * stride, recv + cursor[r], (size_t)stride * sizeof(float));
         cursor[r] += stride;
     }
-    free(mine);
+fail:
     free(recv);
     free(counts);
     free(displs);
     free(cursor);
+    return rc;
+}
+
+/* Collective. Owned rows: the local rows are e->table's first n_local; each owner sends the row
+ * of each local page to the ranks holding it as a ghost (rows->sub), as (id, row) records in one
+ * exchange; a received row goes to n_local + the ghost's index. */
+static cs_err send_ghosts(cs_ctx *ctx, const cs_graph *g, cs_evidence *e,
+                          const cs_evidence_rows *rows)
+{
+    cs_err rc = CS_OK;
+    const int64_t nl = cs_graph_n_local(g), *ids = cs_graph_local_ids(g);
+    const size_t rb = (size_t)e->stride * sizeof(float), rec = sizeof(int64_t) + rb;
+    cs_outbox o;
+    char *recv = NULL;
+    size_t cap = 0, len = 0;
+    CS_TRY_AGREE(ctx, cs_outbox_init(ctx, &o, ctx->size));
+    for (int64_t li = 0; li < nl && rc == CS_OK; li++)
+        for (int64_t k = rows->sub_off[li]; k < rows->sub_off[li + 1] && rc == CS_OK; k++) {
+            const int to = rows->sub[k];
+            rc = cs_outbox_reserve(ctx, &o, to, rec);
+            if (rc == CS_OK) {
+                memcpy(o.buf[to] + o.len[to], &ids[li], sizeof(int64_t));
+                memcpy(o.buf[to] + o.len[to] + sizeof(int64_t), e->table + li * e->stride, rb);
+                o.len[to] += rec;
+            }
+        }
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_comm_exchange(ctx, &o, &recv, &cap, &len, &(cs_exchange_stats){0}));
+    int64_t got = 0;
+    for (size_t at = 0; at + rec <= len; at += rec) {
+        int64_t id;
+        memcpy(&id, recv + at, sizeof id);
+        int64_t lo = 0, hi = rows->n_ghost; /* the ghost's index: binary search */
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (rows->ghost[mid] < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        CS_ASSERT(lo < rows->n_ghost && rows->ghost[lo] == id);
+        memcpy(e->table + (nl + lo) * e->stride, recv + at + sizeof(int64_t), rb);
+        got++;
+    }
+    CS_ASSERT(got == rows->n_ghost); /* every ghost's owner lists this rank */
+fail:
+    free(recv);
+    cs_outbox_fini(&o);
+    return rc;
+}
+
+cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
+                          const cs_config *cfg, const cs_feat_layout *L,
+                          const cs_evidence_rows *rows, cs_evidence **out)
+{
+    cs_err rc = CS_OK;
+    cs_evidence *e = NULL;
+    float *mine = NULL;
+    const int64_t n = cs_graph_n_pages(g), nl = cs_graph_n_local(g);
+    const int64_t nrows = rows != NULL ? nl + rows->n_ghost : n;
+    const int a = L->categories;
+    const int stride = 2 + a;
+    if (gen != NULL && cfg->gen.topics < 1 + 2 * ((a + 1) / 2) && a > 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "sarsa.categories = %d needs at least %d topics in the world", a,
+                     1 + 2 * ((a + 1) / 2));
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &e, 1, sizeof *e, "evidence");
+    if (rc == CS_OK) {
+        e->cats = a;
+        e->stride = stride;
+        e->seed = (uint64_t)cfg->gen.seed;
+        e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
+        e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
+        rc = cs_alloc(ctx, &e->table, (size_t)nrows * (size_t)stride + 1, sizeof(float),
+                      "evidence table");
+    }
+    /* the local rows: the table's first rows when owned, else a buffer to gather */
+    if (rc == CS_OK && rows == NULL)
+        rc = cs_alloc(ctx, &mine, (size_t)nl * (size_t)stride + 1, sizeof(float), "local evidence");
+    CS_TRY_AGREE(ctx, rc);
+    float *loc = rows != NULL ? e->table : mine;
+
+    const int64_t *ids = cs_graph_local_ids(g);
+    const double *relv = cs_graph_relevance(g);
+    if (gen != NULL) {
+        const int dim = (int)cfg->gen.term_dim;
+        const int32_t k = (int32_t)cfg->gen.topics, target = (int32_t)cfg->gen.target_topic;
+        const float *proto[1 + CS_FEAT_MAX_CATEGORIES];
+        proto[0] = cs_gen_topic_prototype(gen, target);
+        for (int j = 0; j < a; j++)
+            proto[1 + j] = cs_gen_topic_prototype(gen, related_topic(target, k, j));
+#pragma omp parallel default(none) shared(gen, ids, loc, proto, nl, dim, a, stride)
+        {
+            float t[1024];
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < nl; i++) {
+                cs_gen_page_terms(gen, ids[i], t);
+                float *o = loc + i * stride;
+                double nn = 0.0;
+                for (int d = 0; d < dim; d++)
+                    nn += (double)t[d] * (double)t[d];
+                for (int j = 0; j <= a; j++) {
+                    double s = 0.0;
+                    for (int d = 0; d < dim; d++)
+                        s += (double)t[d] * (double)proto[j][d];
+                    o[j] = (float)s;
+                }
+                o[a + 1] = (float)sqrt(nn);
+            }
+        }
+    } else {
+        for (int64_t i = 0; i < nl; i++) {
+            float *o = loc + i * stride;
+            o[0] = (float)relv[i];
+            for (int j = 0; j < a; j++)
+                o[1 + j] = 0.0f;
+            o[a + 1] = 1.0f;
+        }
+    }
+    if (rows == NULL)
+        CS_TRY(ctx, gather_all(ctx, g, e, mine));
+    else
+        CS_TRY(ctx, send_ghosts(ctx, g, e, rows));
+    free(mine);
     *out = e;
     return CS_OK;
 fail:
     free(mine);
-    free(recv);
-    free(counts);
-    free(displs);
-    free(cursor);
     cs_evidence_destroy(&e);
     return rc;
 }
@@ -368,24 +431,24 @@ static inline float clamp01(double v)
     return (float)cs_feat_clamp(v, 0.0, 1.0);
 }
 
-float cs_evidence_page(const cs_evidence *e, int64_t p, float *cats)
+float cs_evidence_page(const cs_evidence *e, int64_t row, float *cats)
 {
-    const float *o = e->table + p * e->stride;
+    const float *o = e->table + row * e->stride;
     const double norm = o[e->cats + 1] > 0.0f ? (double)o[e->cats + 1] : 1.0;
     for (int j = 0; j < e->cats; j++)
         cats[j] = clamp01((double)o[1 + j] / norm);
     return clamp01((double)o[0] / norm);
 }
 
-void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, int64_t n,
-                         float *rl, float *cats)
+void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst,
+                         const int64_t *drow, int64_t n, float *rl, float *cats)
 {
     CS_ASSERT(n >= 0 && n <= CS_EVIDENCE_BATCH);
     const int m = 1 + e->cats;
     double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
     cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
     for (int64_t i = 0; i < n; i++) {
-        const float *o = e->table + dst[i] * e->stride;
+        const float *o = e->table + drow[i] * e->stride;
         const double nt = (double)o[e->cats + 1];
         const double inv = 1.0 / sqrt(nt * nt + e->noise2);
         const double *zi = z + i * m;
@@ -395,15 +458,16 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     }
 }
 
-void cs_evidence_prefetch(const cs_evidence *e, int64_t dst)
+void cs_evidence_prefetch(const cs_evidence *e, int64_t row)
 {
-    __builtin_prefetch(e->table + dst * e->stride);
+    __builtin_prefetch(e->table + row * e->stride);
 }
 
-float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, float *cats)
+float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow,
+                         float *cats)
 {
     float rl;
-    cs_evidence_anchors(e, src, &dst, 1, &rl, cats);
+    cs_evidence_anchors(e, src, &dst, &drow, 1, &rl, cats);
     return rl;
 }
 
@@ -414,10 +478,10 @@ int cs_tres_dim(int host_features)
     return host_features ? 9 : 7;
 }
 
-float cs_tres_url_rl(const cs_evidence *e, int64_t dst)
+float cs_tres_url_rl(const cs_evidence *e, int64_t dst, int64_t drow)
 {
     float cats[CS_FEAT_MAX_CATEGORIES];
-    return cs_evidence_anchor(e, -1 - dst, dst, cats);
+    return cs_evidence_anchor(e, -1 - dst, dst, drow, cats);
 }
 
 void cs_tres_x(int host_features, const cs_link_msg *m, int64_t host_fetched, int64_t host_relevant,

@@ -55,7 +55,7 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
         goto loop;
     }
     cs_frontier_clear(s->fr);
-    memset(s->visited, 0, (size_t)((cs_graph_n_pages(s->g) + 63) / 64) * 8);
+    sim_visited_clear(s);
     memset(s->h.rel_host, 0, (size_t)s->h.host_words * 8);
     cs_outbox_clear(&s->r.out);
     memset(s->h.host_fetched, 0, (size_t)cs_graph_n_hosts(s->g) * 4);
@@ -218,7 +218,7 @@ static void sim_free(sim *s)
     cs_graph_destroy(&s->g);
     cs_gen_destroy(&s->gen);
     cs_outbox_fini(&s->r.out);
-    free(s->visited);
+    sim_visited_free(s);
     free(s->r.vis_all);
     free(s->r.vis_counts);
     free(s->r.vis_displs);
@@ -319,7 +319,13 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     cs_feat_layout_init(&s->L, &cfg->sarsa);
     s->G = s->L.n_groups;
     s->GA = s->L.n_groups - s->L.n_state_groups;
-    CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L, &s->ev));
+    CS_TRY(ctx, sim_visited_create(s)); /* its ghosts are also the evidence's rows */
+    {
+        const sim_visited *v = &s->vis;
+        const cs_evidence_rows rows = {v->ghost, v->n_ghost, v->sub_off, v->sub};
+        CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L,
+                                       v->slot != NULL ? &rows : NULL, &s->ev));
+    }
     CS_TRY(ctx, sim_build_hosts(s));
     CS_TRY(ctx, sim_choose_seeds(s));
     CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
@@ -333,6 +339,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->r.out, ctx->size);
+    s->r.out.method = cfg->crawl.exchange;
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->r.route_bytes, (size_t)ctx->size, sizeof *s->r.route_bytes,
                        "routing");
@@ -357,9 +364,6 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.sp_before, (size_t)cs_graph_n_hosts(s->g) + 1,
                        sizeof *s->h.sp_before, "hosts");
-    if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->visited, (size_t)(cs_graph_n_pages(s->g) + 63) / 64 + 1, 8,
-                       "visited set");
     for (int i = 0; i < 4 && rc == CS_OK; i++)
         rc = cs_calloc(ctx, &ls.task_v[i], (size_t)cfg->run.tasks + 1, 8, "task results");
     CS_TRY_AGREE(ctx, rc);
@@ -439,6 +443,11 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         cs_bcast(ctx, &sum.fetch_rate, 1, CS_T_F64, 0);
         cs_bcast(ctx, &sum.seconds, 1, CS_T_F64, 0);
     }
+    {
+        const int64_t rss = sim_peak_rss();
+        cs_allreduce(ctx, &rss, &sum.peak_rss_max, 1, CS_T_I64, CS_OP_MAX);
+        cs_allreduce(ctx, &rss, &sum.peak_rss_sum, 1, CS_T_I64, CS_OP_SUM);
+    }
     CS_TRY(ctx, sim_write_results(s, &ls, output, &sum));
     if (ctx->rank == 0 && ctx->level >= CS_LOG_WARN) {
         printf("crawl: %s on %d ranks, %lld ticks, %.2f s\n", s->pname, ctx->size,
@@ -448,6 +457,9 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
                (long long)sum.relevant_hosts);
         printf("  %.3g fetches/s (second half of the run), politeness violations %lld\n",
                sum.fetch_rate, (long long)sum.politeness_violations);
+        printf("  peak memory %.1f MiB on the largest rank, %.1f MiB over %d ranks\n",
+               (double)sum.peak_rss_max / 1048576.0, (double)sum.peak_rss_sum / 1048576.0,
+               ctx->size);
         if (s->rf != NULL)
             cs_simrf_summary(s->rf);
         printf("  results: %s\n", output);

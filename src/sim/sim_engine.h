@@ -75,6 +75,7 @@ enum counter {
     C_COLL_BYTES, /* their payload bytes from this rank */
     C_ALLREDUCES, /* of which allreduces */
     C_ALLREDUCE_BYTES,
+    C_NOTES, /* visited notes sent: fetched page ids to their subscribers (sim_visited.c) */
     NC
 };
 
@@ -188,6 +189,23 @@ typedef struct sim_route {
     size_t ev_keys_cap;
 } sim_route;
 
+/* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)
+ * or owned (bits of the local pages by local index, then of the ghosts: the other ranks' pages
+ * the local pages link to, kept current by their owners' notes to their subscribers). */
+typedef struct sim_visited {
+    uint64_t *bits;
+    int64_t nbits;
+    int64_t n_local;  /* owned: bits [0, n_local) are the local pages' */
+    int64_t *ghost;   /* owned: the ghosts' page ids, sorted */
+    int64_t n_ghost;
+    int32_t *slot;    /* owned: per local link (CSR order), its target's bit */
+    int64_t *sub_off; /* owned: per local page li, its subscribers sub[sub_off[li] .. [li + 1]) */
+    int32_t *sub;
+    cs_outbox note; /* the tick's notes: fetched page ids to their subscribers */
+    char *recv;
+    size_t recv_cap;
+} sim_visited;
+
 /* Metrics: counters, phase times, the series of the record points and the fetch trace. */
 typedef struct sim_metrics {
     int64_t c[NC];
@@ -214,7 +232,7 @@ typedef struct sim {
     int tres_d;         /* TRES vector length, 0 when the policy does not use them */
     int host_features;  /* tres.host_features */
     int64_t pol_qevals; /* the policy's Q evaluations already counted */
-    uint64_t *visited;  /* bitset over all page ids: fetched by any rank (share_visited) */
+    sim_visited vis;    /* pages fetched in the task (sim_visited.c) */
     /* seeds of every task: global page ids, replicated */
     int64_t *seeds;
     int64_t n_seeds;
@@ -319,6 +337,12 @@ static inline void touch(sim *s, int64_t h)
     }
 }
 
+/* The visited bit of a local page (li, page): by local index when owned, else by id. */
+static inline int64_t visited_bit_local(const sim *s, int64_t li, int64_t page)
+{
+    return s->vis.slot != NULL ? li : page;
+}
+
 /* The host of a frontier entry's page: a local page's, or any page's under rep. */
 static inline int64_t host_of_page(const sim *s, int64_t page)
 {
@@ -375,11 +399,19 @@ cs_err sim_take_selected(sim *s, int64_t nsel);
 void sim_keep_own_fetches(sim *s, int64_t *n);
 cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick);
 cs_err sim_sort_fetches(sim *s, int64_t n);
+cs_err sim_visited_create(sim *s);
+void sim_visited_free(sim *s);
+void sim_visited_clear(sim *s);
+int64_t sim_visited_words(const sim *s);
+int sim_visited_get(const sim *s, int64_t page);
+void sim_visited_set(sim *s, int64_t page);
 cs_err sim_share_visited(sim *s, int64_t n);
 cs_err sim_take_seeds(sim *s, int64_t *n);
 void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts);
 cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base);
 cs_err sim_record_point(sim *s, loop_state *ls, int64_t task);
+/* Local. This process's peak resident memory so far, in bytes (getrusage). */
+int64_t sim_peak_rss(void);
 cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum);
 cs_err sim_save_checkpoint(sim *s, loop_state *ls);
 cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path);

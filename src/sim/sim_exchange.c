@@ -208,7 +208,7 @@ cs_err sim_take_selected(sim *s, int64_t nsel)
         f->par = v.lk[e].par;
         f->has_x = 1;
         memcpy(s->f.fx_codes + i * s->G, v.codes + e * v.stride, (size_t)s->G);
-        BIT_SET(s->visited, f->page);
+        BIT_SET(s->vis.bits, visited_bit_local(s, f->li, f->page));
     }
     /* remove by decreasing slot */
     CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)nsel + 1,
@@ -425,39 +425,6 @@ fail:
     return rc;
 }
 
-/*
- * Collective. Every rank marks the pages fetched in this tick on all ranks (s->f.fx[0..n) here)
- * visited, so that a fetch skips its out-links to any visited page at the source (fetch_pages)
- * instead of computing, routing and sending records that the owner would drop on arrival. The
- * owner still drops what became visited while a record waited in an outbox (E > 1). One
- * allgather of the counts and one of the page ids (8 bytes per fetch); nothing with 1 rank.
- */
-cs_err sim_share_visited(sim *s, int64_t n)
-{
-    cs_ctx *ctx = s->ctx;
-    if (ctx->size == 1)
-        return CS_OK;
-    double t0 = cs_now();
-    int64_t tot = 0;
-    cs_err rc = sim_gather_layout(ctx, n, s->r.vis_counts, s->r.vis_displs, &tot, "fetches");
-    if (rc == CS_OK)
-        rc = cs_grow(ctx, &s->r.vis_all, &s->r.vis_all_cap, (size_t)tot + 1, sizeof *s->r.vis_all,
-                     "visited");
-    CS_TRY_AGREE(ctx, rc);
-    for (int64_t i = 0; i < n; i++)
-        s->r.vis_all[s->r.vis_displs[ctx->rank] + i] = s->f.fx[i].page;
-    cs_allgatherv(ctx, NULL, 0, s->r.vis_all, s->r.vis_counts, s->r.vis_displs, CS_T_I64);
-    for (int64_t i = 0; i < tot; i++)
-        BIT_SET(s->visited, s->r.vis_all[i]);
-    if (s->cap_global) /* the other ranks' fetches count towards their hosts' MAX caps */
-        for (int64_t i = 0; i < tot; i++)
-            if (i < s->r.vis_displs[ctx->rank] || i >= s->r.vis_displs[ctx->rank] + n)
-                s->h.host_fetched[s->h.host_all[s->r.vis_all[i]]]++;
-    s->m.t[PH_EXCHANGE] += cs_now() - t0;
-fail:
-    return rc;
-}
-
 /* Collective. Sets s->f.fx to this rank's seed pages (task start). */
 cs_err sim_take_seeds(sim *s, int64_t *n)
 {
@@ -469,7 +436,7 @@ cs_err sim_take_seeds(sim *s, int64_t *n)
     CS_TRY(ctx, cs_grow(ctx, &s->f.fx_codes, &s->f.fx_codes_cap,
                         (size_t)(s->n_seeds + 1) * (size_t)s->G, 1, "seeds"));
     for (int64_t i = 0; i < s->n_seeds; i++) {
-        BIT_SET(s->visited, s->seeds[i]); /* replicated: every rank knows every seed visited */
+        sim_visited_set(s, s->seeds[i]); /* every rank knows every seed, and marks its own bits */
         int64_t li = cs_graph_local_index(s->g, s->seeds[i]);
         if (li < 0 && s->cap_global)
             s->h.host_fetched[s->h.host_all[s->seeds[i]]]++;

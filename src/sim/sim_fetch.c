@@ -29,11 +29,14 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
 /* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
  * not visited yet, the only ones the anchors will read (most targets are visited already). */
 static inline void prefetch_targets(const cs_evidence *ev, const uint64_t *visited,
-                                    const int64_t *tg, int64_t j0, int64_t j1)
+                                    const int32_t *slot, const int64_t *tg, int64_t j0,
+                                    int64_t j1)
 {
-    for (int64_t j = j0; j < j1; j++)
-        if (!BIT_GET(visited, tg[j]))
-            cs_evidence_prefetch(ev, tg[j]);
+    for (int64_t j = j0; j < j1; j++) {
+        const int64_t row = slot != NULL ? (int64_t)slot[j] : tg[j];
+        if (!BIT_GET(visited, row))
+            cs_evidence_prefetch(ev, row);
+    }
 }
 
 cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
@@ -78,19 +81,21 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     int64_t *base = s->f.base, *nout = s->f.nout;
     cs_link_msg *msgs = s->r.msgs;
     uint8_t *acts = s->f.acts;
-    const uint64_t *visited = s->visited;
+    const uint64_t *visited = s->vis.bits;
+    const int32_t *slot = s->vis.slot; /* NULL: bits by page id (sim_visited.c) */
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
     int64_t skipped = 0; /* out-links to visited pages */
 #pragma omp parallel for default(none)                                                             \
-    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, sc, thr, n,  \
+    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, slot, sc, thr, \
+           n,                                                                                      \
            GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp)                          \
         schedule(dynamic, FETCH_CHUNK)            \
     reduction(+ : skipped)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li;
         float cats[CS_FEAT_MAX_CATEGORIES];
-        const float rl = cs_evidence_page(ev, p, cats);
+        const float rl = cs_evidence_page(ev, slot != NULL ? li : p, cats);
         const int relevant = relv[li] >= thr;
         cs_feat_page *ps = &pst[i];
         cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
@@ -104,11 +109,11 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         if (i + 2 < n)
             __builtin_prefetch(&tg[off[fx[i + 2].li]]);
         if (i % FETCH_CHUNK == 0)
-            prefetch_targets(ev, visited, tg, off[li], off[li + 1]);
+            prefetch_targets(ev, visited, slot, tg, off[li], off[li + 1]);
         if (i + 1 < n) {
             __builtin_prefetch(&relv[fx[i + 1].li]);
-            cs_evidence_prefetch(ev, fx[i + 1].page);
-            prefetch_targets(ev, visited, tg, off[fx[i + 1].li], off[fx[i + 1].li + 1]);
+            cs_evidence_prefetch(ev, slot != NULL ? fx[i + 1].li : fx[i + 1].page);
+            prefetch_targets(ev, visited, slot, tg, off[fx[i + 1].li], off[fx[i + 1].li + 1]);
         }
         /* what every out-link record of this page shares, and the parent part of the action
          * as seen from this page alone (one parent) */
@@ -130,19 +135,21 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         int64_t k = 0;
         for (int64_t j = off[li]; j < off[li + 1];) {
             /* a batch of the out-links not known visited, then their anchors at once */
-            int64_t dst[CS_EVIDENCE_BATCH];
+            int64_t dst[CS_EVIDENCE_BATCH], row[CS_EVIDENCE_BATCH];
             int nb = 0;
             for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
                 /* without branches (visited or not is a coin flip to a branch predictor): one
-                 * bit, of any rank's pages (share_visited); p itself is neither kept nor counted */
-                const int64_t d = tg[j];
-                const int vis = (int)BIT_GET(visited, d), self = d == p;
+                 * bit, of any rank's pages (sim_visited.c), which is also the row of its
+                 * evidence; p itself is neither kept nor counted */
+                const int64_t d = tg[j], r = slot != NULL ? (int64_t)slot[j] : d;
+                const int vis = (int)BIT_GET(visited, r), self = d == p;
                 dst[nb] = d;
+                row[nb] = r;
                 nb += !vis & !self;
                 skipped += vis & !self;
             }
             float arl[CS_EVIDENCE_BATCH], acats[CS_EVIDENCE_BATCH * CS_FEAT_MAX_CATEGORIES];
-            cs_evidence_anchors(ev, p, dst, nb, arl, acats);
+            cs_evidence_anchors(ev, p, dst, row, nb, arl, acats);
             for (int b = 0; b < nb; b++) {
                 const int64_t d = dst[b];
                 cs_link_msg *m = &msgs[base[i] + k];
@@ -155,7 +162,7 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
                 if (TD > 0) {
                     /* the next candidates of the transition (host features as this rank knows
                      * them: a host of another rank's pages is unknown here) */
-                    m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d) * 65535.0f + 0.5f);
+                    m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d, row[b]) * 65535.0f + 0.5f);
                     int64_t hf = 0, hr = 0;
                     if (rp) { /* rep: every host's counts are global and everywhere */
                         hf = hfetch[hall[d]];
@@ -293,7 +300,7 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
         if (i + 8 < n)
             cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
         const cs_link_msg *m = REC(i);
-        if (BIT_GET(s->visited, m->dst)) {
+        if (sim_visited_get(s, m->dst)) {
             s->m.c[C_DROPPED] += !s->rep || ctx->rank == 0; /* rep: counted once */
             continue;
         }

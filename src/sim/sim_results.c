@@ -3,6 +3,16 @@
  */
 #include "sim/sim_engine.h"
 
+#include <sys/resource.h>
+
+int64_t sim_peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (int64_t)ru.ru_maxrss * 1024; /* Linux: kilobytes */
+}
+
 const char *const sim_phase_name[NPH] = {"evaluate", "select", "fetch", "learn",    "route",
                                          "exchange", "insert", "wait",  "allreduce"};
 
@@ -21,6 +31,7 @@ const char *const sim_series_name[NS] = {"fetched",
                                          "collective_bytes",
                                          "allreduces",
                                          "allreduce_bytes",
+                                         "visited_notes",
                                          "tick",
                                          "task",
                                          "relevant_hosts"};
@@ -234,6 +245,9 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
         snprintf(path, sizeof path, "timing/ranks/%s", sim_phase_name[i]);
         rc = cs_results_gather(ctx, r, path, CS_RES_F64, 1, &s->m.t[i]);
     }
+    int64_t rss = sim_peak_rss();
+    if (rc == CS_OK)
+        rc = cs_results_gather(ctx, r, "timing/ranks/peak_rss", CS_RES_I64, 1, &rss);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, write_trace(s, r));
     if (s->rf != NULL)

@@ -26,7 +26,7 @@ compare() { compared=$(timeout 300 "$BIN" compare "$@" 2>&1); }
 # one rank), as crawlsim compare options.
 RANK_DEPENDENT=(--ignore /ranks --ignore /series/bytes_exchanged --ignore /series/messages
     --ignore /series/collectives --ignore /series/collective_bytes --ignore /series/allreduces
-    --ignore /series/allreduce_bytes)
+    --ignore /series/allreduce_bytes --ignore /series/visited_notes)
 
 # same_as_one_rank A B WHAT: A and B bit-identical outside what measures the ranks themselves
 # (/timing, ignored by compare; RANK_DEPENDENT): the strict setting's rank invariance

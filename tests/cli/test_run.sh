@@ -89,10 +89,12 @@ h5dump -d /final/weights_identical w_0.h5 | grep -q "(0): 0" && pass "K = 0: ind
 # 4. the results file and the summary
 out=$(run 2 run "${common[@]}" --set run.tasks=2 --set crawl.host_rate=1 -o res.h5 2> /dev/null) || fail "run tasks 2"
 grep -q "fetched 6000, relevant" <<< "$out" && pass "summary on stdout" || fail "summary: $out"
+grep -qE "peak memory [0-9.]+ MiB on the largest rank, [0-9.]+ MiB over 2 ranks" <<< "$out" &&
+    pass "peak memory in the summary" || fail "no peak memory in the summary: $out"
 for d in /config /series/fetched /series/relevant /series/harvest_rate /series/relevant_hosts \
     /series/frontier /series/evictions /series/q_evals /series/bytes_exchanged /series/messages \
     /series/collectives /series/collective_bytes /series/allreduces /series/allreduce_bytes \
-    /ranks/allreduces /tasks/relevant /ranks/fetched /ranks/pages /final/weights /final/politeness_violations \
+    /series/visited_notes /timing/ranks/peak_rss /ranks/allreduces /tasks/relevant /ranks/fetched /ranks/pages /final/weights /final/politeness_violations \
     /timing/series/select /timing/series/evaluate /timing/series/learn /timing/series/exchange \
     /timing/series/allreduce /timing/series/wait /timing/ranks/fetch; do
     h5dump -H -d $d res.h5 > /dev/null 2>&1 || fail "results lack $d"
@@ -123,6 +125,25 @@ grep -q "warning" <<< "$qs" && fail "the quickstart warns: $qs"
 out=$(run 2 run "$SRC/jobs/quickstart.ini" --set sarsa.alpha=0.001 --set run.pages=2000 -o qw.h5 2>&1)
 [ "$(grep -c "warning: sarsa.alpha x crawl.bandwidth = 1 under crawl.weight_sync = sum" <<< "$out")" = 1 ] &&
     pass "alpha x B = 1 under sum: one warning" || fail "no (or repeated) warning for alpha x B = 1: $out"
+
+# 5b. the exchange's two methods (crawl.exchange) move the same records in the same order, and
+# the visited notes reach every rank whose pages link to a fetched page: identical crawls at 3
+# ranks outside the collectives' counts (alltoallv adds its count exchange and agreements)
+for ex in sparse alltoallv; do
+    run 3 -q run "${common[@]}" --set crawl.exchange=$ex -o "x_$ex.h5" 2> err.txt ||
+        fail "crawl.exchange = $ex: $(cat err.txt)"
+done
+colls=()
+for d in collectives collective_bytes allreduces allreduce_bytes; do
+    colls+=(--ignore /series/$d --ignore /ranks/$d)
+done
+if compare x_sparse.h5 x_alltoallv.h5 --ignore /config "${colls[@]}"; then
+    pass "crawl.exchange sparse and alltoallv: the same crawl at 3 ranks"
+else
+    fail "crawl.exchange sparse and alltoallv differ: $compared"
+fi
+h5dump -d /series/visited_notes x_sparse.h5 | grep -qE "[1-9]" && pass "visited notes sent at 3 ranks" ||
+    fail "no visited note at 3 ranks"
 
 # 6. bad input: one message, exit 1 (data/config) or 2 (command line), no partial results
 expect_exit 1 2 "run.policy" run --set run.policy=greedy -o bad.h5

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static cs_ctx ctx;
 
@@ -454,11 +455,21 @@ static unsigned char box_byte(int round, int s, int d, size_t i)
                            56);
 }
 
+/* The exchange's variants under test (loop index): sparse, sparse with boxes sent in pieces of
+ * 97 bytes (several messages from one source, which must stay in order), alltoallv. */
+static void exchange_variant(cs_outbox *o, int variant)
+{
+    o->method = variant == 2 ? CS_EXCHANGE_ALLTOALLV : CS_EXCHANGE_SPARSE;
+    if (variant == 1)
+        o->chunk = 97;
+}
+
 START_TEST(exchange_boxes_in_rank_order)
 {
     const int P = ctx.size, me = ctx.rank;
     cs_outbox o;
     MPI_ASSERT(cs_outbox_init(&ctx, &o, P) == CS_OK);
+    exchange_variant(&o, _i);
     char *recv = NULL;
     size_t recv_cap = 0, recv_len = 0;
     cs_exchange_stats st;
@@ -531,6 +542,7 @@ START_TEST(exchange_records)
     const int P = ctx.size, me = ctx.rank;
     cs_outbox o;
     MPI_ASSERT(cs_outbox_init(&ctx, &o, P) == CS_OK);
+    exchange_variant(&o, _i);
     int ok = 1;
     for (int d = P - 1; d >= 0; d--) /* filled in reverse order: the exchange orders by rank */
         for (int j = 0; j <= d; j++) {
@@ -557,6 +569,54 @@ START_TEST(exchange_records)
 }
 END_TEST
 
+/* Many exchanges in a row with one rank late in each (it sleeps before entering): the others
+ * leave an exchange and send the next one's records while it still receives the last ones.
+ * Each record names its round, so a record taken by the wrong exchange is found. Sparse
+ * pattern: rank r sends to r + 1 and r + round (mod P). */
+START_TEST(exchange_rounds_skewed)
+{
+    const int P = ctx.size, me = ctx.rank;
+    cs_outbox o;
+    MPI_ASSERT(cs_outbox_init(&ctx, &o, P) == CS_OK);
+    exchange_variant(&o, _i);
+    char *recv = NULL;
+    size_t cap = 0, len = 0;
+    int ok = 1;
+    for (int round = 0; round < 40; round++) {
+        const int to[2] = {(me + 1) % P, (me + round) % P};
+        for (int j = 0; j < 2; j++) {
+            const int32_t rec[3] = {round, me, j};
+            ok &= cs_outbox_put(&ctx, &o, to[j], rec, sizeof rec) == CS_OK;
+        }
+        if (round % P == me) {
+            struct timespec ts = {0, 3000000};
+            nanosleep(&ts, NULL);
+        }
+        cs_exchange_stats st;
+        memset(&st, 0, sizeof st);
+        ok &= cs_comm_exchange(&ctx, &o, &recv, &cap, &len, &st) == CS_OK;
+        /* expected: from each source s in order, its records for me (j = 0 then 1) */
+        size_t k = 0, want = 0;
+        for (int s = 0; s < P; s++)
+            for (int j = 0; j < 2; j++) {
+                const int d = j == 0 ? (s + 1) % P : (s + round) % P;
+                if (d != me)
+                    continue;
+                int32_t rec[3] = {-1, -1, -1};
+                if ((k + 1) * sizeof rec <= len)
+                    memcpy(rec, recv + k * sizeof rec, sizeof rec);
+                ok &= rec[0] == round && rec[1] == s && rec[2] == j;
+                k++;
+                want++;
+            }
+        ok &= len == want * 3 * sizeof(int32_t);
+    }
+    MPI_ASSERT(ok);
+    free(recv);
+    cs_outbox_fini(&o);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv);
@@ -571,8 +631,9 @@ int main(int argc, char **argv)
     tcase_add_test(tc, kth_largest_unsorted);
     tcase_add_test(tc, split_exact_and_proportional);
     tcase_add_test(tc, split_fixed);
-    tcase_add_test(tc, exchange_boxes_in_rank_order);
-    tcase_add_test(tc, exchange_records);
+    tcase_add_loop_test(tc, exchange_boxes_in_rank_order, 0, 3);
+    tcase_add_loop_test(tc, exchange_records, 0, 3);
+    tcase_add_loop_test(tc, exchange_rounds_skewed, 0, 3);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
     MPI_Finalize();
