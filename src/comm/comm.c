@@ -180,8 +180,7 @@ static void sparse_send(cs_ctx *ctx, cs_outbox *o, int tag, size_t *k, cs_exchan
     for (int r = 0; r < ctx->size; r++)
         if (r != ctx->rank)
             nreq += (o->len[r] + o->chunk - 1) / o->chunk;
-    if (cs_grow(ctx, &o->req, &o->req_cap, nreq + 1, sizeof *o->req, "exchange requests") !=
-        CS_OK)
+    if (cs_grow(ctx, &o->req, &o->req_cap, nreq + 1, sizeof *o->req, "exchange requests") != CS_OK)
         exchange_oom(ctx, "requests", (nreq + 1) * sizeof *o->req);
     *k = 0;
     for (int r = 0; r < ctx->size; r++) {
@@ -197,8 +196,8 @@ static void sparse_send(cs_ctx *ctx, cs_outbox *o, int tag, size_t *k, cs_exchan
 }
 
 /* Receives one probed message into the stage. */
-static void sparse_recv(cs_ctx *ctx, cs_outbox *o, const MPI_Status *stat, int tag,
-                        size_t *staged, size_t *npiece)
+static void sparse_recv(cs_ctx *ctx, cs_outbox *o, const MPI_Status *stat, int tag, size_t *staged,
+                        size_t *npiece)
 {
     int count = 0;
     MPI_Get_count(stat, MPI_BYTE, &count);

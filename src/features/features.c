@@ -440,8 +440,8 @@ float cs_evidence_page(const cs_evidence *e, int64_t row, float *cats)
     return clamp01((double)o[0] / norm);
 }
 
-void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst,
-                         const int64_t *drow, int64_t n, float *rl, float *cats)
+void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, const int64_t *drow,
+                         int64_t n, float *rl, float *cats)
 {
     CS_ASSERT(n >= 0 && n <= CS_EVIDENCE_BATCH);
     const int m = 1 + e->cats;
@@ -463,8 +463,7 @@ void cs_evidence_prefetch(const cs_evidence *e, int64_t row)
     __builtin_prefetch(e->table + row * e->stride);
 }
 
-float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow,
-                         float *cats)
+float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow, float *cats)
 {
     float rl;
     cs_evidence_anchors(e, src, &dst, &drow, 1, &rl, cats);

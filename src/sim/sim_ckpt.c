@@ -77,8 +77,7 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
         snprintf(name, sizeof name, "run/tasks/%d", i);
         CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
     }
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s),
-                            s->vis.bits));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s), s->vis.bits));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->h.host_fetched));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_rel", CS_CK_I32, H, s->h.host_rel));
@@ -196,8 +195,8 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
         snprintf(name, sizeof name, "run/tasks/%d", i);
         CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
     }
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64,
-                                  sim_visited_words(s), s->vis.bits));
+    CS_TRY(ctx,
+           cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s), s->vis.bits));
     CS_TRY(ctx,
            cs_ckpt_get_exact(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->h.host_fetched));

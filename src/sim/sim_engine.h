@@ -195,8 +195,8 @@ typedef struct sim_route {
 typedef struct sim_visited {
     uint64_t *bits;
     int64_t nbits;
-    int64_t n_local;  /* owned: bits [0, n_local) are the local pages' */
-    int64_t *ghost;   /* owned: the ghosts' page ids, sorted */
+    int64_t n_local; /* owned: bits [0, n_local) are the local pages' */
+    int64_t *ghost;  /* owned: the ghosts' page ids, sorted */
     int64_t n_ghost;
     int32_t *slot;    /* owned: per local link (CSR order), its target's bit */
     int64_t *sub_off; /* owned: per local page li, its subscribers sub[sub_off[li] .. [li + 1]) */

@@ -29,8 +29,7 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
 /* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
  * not visited yet, the only ones the anchors will read (most targets are visited already). */
 static inline void prefetch_targets(const cs_evidence *ev, const uint64_t *visited,
-                                    const int32_t *slot, const int64_t *tg, int64_t j0,
-                                    int64_t j1)
+                                    const int32_t *slot, const int64_t *tg, int64_t j0, int64_t j1)
 {
     for (int64_t j = j0; j < j1; j++) {
         const int64_t row = slot != NULL ? (int64_t)slot[j] : tg[j];

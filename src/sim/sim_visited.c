@@ -18,7 +18,7 @@
 /* ---- an open-addressing set of page ids (set-up only) -------------------------------------- */
 
 typedef struct idset {
-    int64_t *key; /* -1: empty */
+    int64_t *key;   /* -1: empty */
     int64_t n, cap; /* cap: a power of two */
 } idset;
 
