@@ -138,6 +138,9 @@ enum cs_budget_mode { CS_BUDGET_GLOBAL = 0, CS_BUDGET_PROPORTIONAL = 1, CS_BUDGE
 /* crawl.weight_sync: how the ranks' learners are combined every sync_every ticks. */
 enum cs_weight_sync { CS_WSYNC_SUM = 0, CS_WSYNC_AVERAGE = 1 };
 
+/* crawl.visited: where the visited set and the evidence rows live (docs/developer/memory.md). */
+enum cs_visited_layout { CS_VISITED_AUTO = 0, CS_VISITED_REPLICATED = 1, CS_VISITED_OWNED = 2 };
+
 /* [crawl]: bandwidth, budgets, frontier and synchronisation (docs in schema.c). */
 typedef struct cs_crawl_config {
     int64_t bandwidth;
@@ -145,6 +148,7 @@ typedef struct cs_crawl_config {
     int64_t rebalance_every;
     int64_t exchange_every;
     int exchange; /* cs_exchange_method (comm.h) */
+    int visited;  /* enum cs_visited_layout */
     int64_t sync_every;
     int weight_sync;
     int64_t frontier_capacity;

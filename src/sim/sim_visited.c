@@ -3,15 +3,18 @@
  *
  * A fetch skips its out-links to visited pages at the source (sim_fetch_pages): SARSA's next
  * action is chosen among the links it keeps, so the source must know the visited state of
- * every page its pages link to, on any rank, exactly as one rank would. Two layouts:
+ * every page its pages link to, on any rank, exactly as one rank would. Two layouts
+ * (crawl.visited), which give the same crawl; the evidence rows (features.h) follow the same:
  *
- *   replicated (the strict setting of a selecting policy, rep): one bit per page id of the
- *     world on every rank; every rank learns every fetch (rep_share).
- *   owned (every other run): one bit per local page, then one per ghost: a page of another
- *     rank that a local page links to. The owner of a page keeps the ranks that hold it as a
- *     ghost (its subscribers, found once at set-up) and sends them a note when it is fetched
- *     (sim_share_visited, one sparse exchange per tick). Memory is O(local pages + local
- *     links), nothing of the world's size.
+ *   replicated: one bit per page id of the world on every rank; every rank learns every fetch
+ *     (share_all: an allgather of the tick's fetched ids; under rep, rep_share). Always with
+ *     one rank and under rep (the strict setting of a selecting policy).
+ *   owned: one bit per local page, then one per ghost: a page of another rank that a local
+ *     page links to. The owner of a page keeps the ranks that hold it as a ghost (its
+ *     subscribers, found once at set-up) and sends them a note when it is fetched (one sparse
+ *     exchange per tick). Memory is O(local pages + local links): 4 bytes per local link (its
+ *     target's bit), about 30 per ghost; nothing of the world's size. crawl.visited = auto takes
+ *     it when it is the smaller on the largest rank (at large rank counts).
  */
 #include "sim/sim_engine.h"
 
@@ -117,11 +120,50 @@ int64_t sim_visited_words(const sim *s)
 
 /* ---- set-up --------------------------------------------------------------------------------- */
 
+/* Local. The ghosts: the distinct other ranks' pages among the local links' targets, sorted. */
+static cs_err find_ghosts(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    sim_visited *v = &s->vis;
+    const cs_graph *g = s->g;
+    const int64_t nl = cs_graph_n_local(g), *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
+    idset h = {NULL, 0, 0};
+    uint64_t *tmp = NULL;
+    for (int64_t j = 0; j < off[nl] && rc == CS_OK; j++)
+        if (cs_graph_local_index(g, tg[j]) < 0)
+            rc = idset_add(ctx, &h, tg[j]);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &v->ghost, (size_t)h.n + 1, sizeof *v->ghost, "ghost pages");
+    if (rc == CS_OK)
+        for (int64_t i = 0; i < h.cap; i++)
+            if (h.key[i] >= 0)
+                v->ghost[v->n_ghost++] = h.key[i];
+    free(h.key);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &tmp, (size_t)v->n_ghost + 1, sizeof *tmp, "ghost pages");
+    if (rc == CS_OK)
+        cs_sort_u64((uint64_t *)v->ghost, v->n_ghost, tmp); /* ids are >= 0 */
+    free(tmp);
+    return rc;
+}
+
+/* Local. Bytes of the owned layout on this rank (the visited bits, the links' slots, the ghosts'
+ * ids, their evidence rows, the subscribers at one per ghost on average) and of the replicated
+ * one (a bit and an evidence row per page of the world). */
+static void layout_bytes(const sim *s, int64_t *owned, int64_t *replicated)
+{
+    const int64_t nl = cs_graph_n_local(s->g), N = cs_graph_n_pages(s->g);
+    const int64_t row = 4 * (2 + (int64_t)s->L.categories), g = s->vis.n_ghost;
+    *owned =
+        (nl + g) / 8 + 4 * cs_graph_n_local_links(s->g) + (8 + row + 4) * g + 8 * nl + row * nl;
+    *replicated = N / 8 + row * N;
+}
+
 /*
- * Collective. The ghosts (the distinct other ranks' pages among the local links' targets,
- * sorted), each local link's bit (slot), and the subscribers: every rank sends the owner of
- * each of its ghosts (id, its rank) in one exchange; the owner lists, per local page, the
- * ranks that hold it, in rank order.
+ * Collective. The owned layout: each local link's bit (slot), and the subscribers: every rank
+ * sends the owner of each of its ghosts (id, its rank) in one exchange; the owner lists, per
+ * local page, the ranks that hold it, in rank order.
  */
 static cs_err build_owned(sim *s)
 {
@@ -132,34 +174,20 @@ static cs_err build_owned(sim *s)
     const int me = ctx->rank;
     const int64_t nl = cs_graph_n_local(g), *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
     const int64_t nlinks = off[nl];
-    idset h = {NULL, 0, 0};
     cs_outbox ask;
     char *recv = NULL;
     size_t recv_cap = 0, recv_len = 0;
     memset(&ask, 0, sizeof ask);
-    for (int64_t j = 0; j < nlinks && rc == CS_OK; j++)
-        if (cs_graph_local_index(g, tg[j]) < 0)
-            rc = idset_add(ctx, &h, tg[j]);
     v->n_local = nl;
-    if (rc == CS_OK && nl + h.n >= INT32_MAX)
+    if (nl + v->n_ghost >= INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT,
                      "the visited set: %lld local pages and %lld other ranks' pages they link "
-                     "to on one rank (at most 2^31 - 1): run on more ranks",
-                     (long long)nl, (long long)h.n);
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &v->ghost, (size_t)h.n + 1, sizeof *v->ghost, "ghost pages");
+                     "to on one rank (at most 2^31 - 1): run on more ranks or with "
+                     "crawl.visited = replicated",
+                     (long long)nl, (long long)v->n_ghost);
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &v->slot, (size_t)nlinks + 1, sizeof *v->slot, "visited set");
     CS_TRY_AGREE(ctx, rc);
-    for (int64_t i = 0; i < h.cap; i++)
-        if (h.key[i] >= 0)
-            v->ghost[v->n_ghost++] = h.key[i];
-    free(h.key);
-    h.key = NULL;
-    uint64_t *tmp = NULL;
-    CS_TRY_AGREE(ctx, cs_alloc(ctx, &tmp, (size_t)v->n_ghost + 1, sizeof *tmp, "ghost pages"));
-    cs_sort_u64((uint64_t *)v->ghost, v->n_ghost, tmp); /* ids are >= 0 */
-    free(tmp);
     v->nbits = nl + v->n_ghost;
     int32_t *slot = v->slot;
     const sim_visited *cv = v;
@@ -197,22 +225,45 @@ static cs_err build_owned(sim *s)
         v->sub[v->sub_off[li + 1]++] = (int32_t)rec[1];
     }
 fail:
-    free(h.key);
     free(recv);
     cs_outbox_fini(&ask);
     return rc;
 }
 
+/*
+ * Collective. The layout: replicated with one rank and under rep (every rank runs the one logical
+ * policy on replicated state); else crawl.visited, where auto takes the owned layout when its
+ * bytes on the largest rank are fewer than the replicated layout's.
+ */
 cs_err sim_visited_create(sim *s)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     sim_visited *v = &s->vis;
+    const int want = s->cfg->crawl.visited;
     memset(v, 0, sizeof *v);
-    if (s->rep || ctx->size == 1)
-        v->nbits = cs_graph_n_pages(s->g); /* one rank: every page is local, by id */
-    else
+    int owned = 0;
+    int64_t b[2] = {0, 0}, bmax[2] = {0, 0};
+    if (!s->rep && ctx->size > 1 && want != CS_VISITED_REPLICATED) {
+        CS_TRY_AGREE(ctx, find_ghosts(s));
+        layout_bytes(s, &b[0], &b[1]);
+        cs_allreduce(ctx, b, bmax, 2, CS_T_I64, CS_OP_MAX);
+        owned = want == CS_VISITED_OWNED || bmax[0] < bmax[1];
+    }
+    if (owned) {
         CS_TRY(ctx, build_owned(s));
+    } else {
+        free(v->ghost);
+        v->ghost = NULL;
+        v->n_ghost = 0;
+        v->nbits = cs_graph_n_pages(s->g);
+    }
+    if (bmax[1] > 0)
+        CS_LOG(ctx, CS_LOG_VERBOSE,
+               "visited set and evidence: %s (owned %.1f MiB, replicated %.1f MiB on the largest "
+               "rank)",
+               owned ? "owned" : "replicated", (double)bmax[0] / 1048576.0,
+               (double)bmax[1] / 1048576.0);
     rc = cs_calloc(ctx, &v->bits, (size_t)sim_visited_words(s) + 1, 8, "visited set");
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &v->note, ctx->size);
@@ -238,6 +289,36 @@ void sim_visited_free(sim *s)
 /* ---- the tick ------------------------------------------------------------------------------- */
 
 /*
+ * Collective. Every rank learns every rank's fetches of this tick (one allgather of the counts,
+ * one allgatherv of the ids): the replicated layout marks them all visited (mark), and the
+ * strict setting's MAX cap on split hosts (cap_global) counts the other ranks' per host.
+ */
+static cs_err share_all(sim *s, int64_t n, int mark)
+{
+    cs_ctx *ctx = s->ctx;
+    double t0 = cs_now();
+    int64_t tot = 0;
+    cs_err rc = sim_gather_layout(ctx, n, s->r.vis_counts, s->r.vis_displs, &tot, "fetches");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->r.vis_all, &s->r.vis_all_cap, (size_t)tot + 1, sizeof *s->r.vis_all,
+                     "visited");
+    CS_TRY_AGREE(ctx, rc);
+    const int64_t mine = s->r.vis_displs[ctx->rank];
+    for (int64_t i = 0; i < n; i++)
+        s->r.vis_all[mine + i] = s->f.fx[i].page;
+    cs_allgatherv(ctx, NULL, 0, s->r.vis_all, s->r.vis_counts, s->r.vis_displs, CS_T_I64);
+    for (int64_t i = 0; mark && i < tot; i++)
+        BIT_SET(s->vis.bits, s->r.vis_all[i]);
+    if (s->cap_global)
+        for (int64_t i = 0; i < tot; i++)
+            if (i < mine || i >= mine + n)
+                s->h.host_fetched[s->h.host_all[s->r.vis_all[i]]]++;
+    s->m.t[PH_EXCHANGE] += cs_now() - t0;
+fail:
+    return rc;
+}
+
+/*
  * Collective. Owned layout: the owner of each page fetched in this tick (s->f.fx[0..n), this
  * rank's own, marked by sim_take_selected) sends its id to the page's subscribers; each marks
  * its ghost. The strict setting with a MAX cap on split hosts (cap_global) also counts the
@@ -249,8 +330,10 @@ cs_err sim_share_visited(sim *s, int64_t n)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     sim_visited *v = &s->vis;
-    if (ctx->size == 1 || v->slot == NULL)
+    if (ctx->size == 1 || s->rep)
         return CS_OK;
+    if (v->slot == NULL)
+        return share_all(s, n, 1);
     double t0 = cs_now();
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         const int64_t li = s->f.fx[i].li, page = s->f.fx[i].page;
@@ -269,22 +352,9 @@ cs_err sim_share_visited(sim *s, int64_t n)
         CS_ASSERT(gi >= 0);
         BIT_SET(v->bits, v->n_local + gi);
     }
-    if (s->cap_global) { /* the other ranks' fetches count towards their hosts' MAX caps */
-        int64_t tot = 0;
-        rc = sim_gather_layout(ctx, n, s->r.vis_counts, s->r.vis_displs, &tot, "fetches");
-        if (rc == CS_OK)
-            rc = cs_grow(ctx, &s->r.vis_all, &s->r.vis_all_cap, (size_t)tot + 1,
-                         sizeof *s->r.vis_all, "visited");
-        CS_TRY_AGREE(ctx, rc);
-        const int64_t mine = s->r.vis_displs[ctx->rank];
-        for (int64_t i = 0; i < n; i++)
-            s->r.vis_all[mine + i] = s->f.fx[i].page;
-        cs_allgatherv(ctx, NULL, 0, s->r.vis_all, s->r.vis_counts, s->r.vis_displs, CS_T_I64);
-        for (int64_t i = 0; i < tot; i++)
-            if (i < mine || i >= mine + n)
-                s->h.host_fetched[s->h.host_all[s->r.vis_all[i]]]++;
-    }
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
+    if (s->cap_global) /* the other ranks' fetches count towards their hosts' MAX caps */
+        rc = share_all(s, n, 0);
 fail:
     return rc;
 }

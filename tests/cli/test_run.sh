@@ -127,23 +127,26 @@ out=$(run 2 run "$SRC/jobs/quickstart.ini" --set sarsa.alpha=0.001 --set run.pag
     pass "alpha x B = 1 under sum: one warning" || fail "no (or repeated) warning for alpha x B = 1: $out"
 
 # 5b. the exchange's two methods (crawl.exchange) move the same records in the same order, and
-# the visited notes reach every rank whose pages link to a fetched page: identical crawls at 3
-# ranks outside the collectives' counts (alltoallv adds its count exchange and agreements)
-for ex in sparse alltoallv; do
-    run 3 -q run "${common[@]}" --set crawl.exchange=$ex -o "x_$ex.h5" 2> err.txt ||
-        fail "crawl.exchange = $ex: $(cat err.txt)"
+# the owned visited set (its notes reach every rank whose pages link to a fetched page; its
+# evidence rows are the replicated table's) gives the replicated one's crawl: identical crawls at
+# 3 ranks outside the communication counters
+for v in sparse:owned alltoallv:owned sparse:replicated; do
+    run 3 -q run "${common[@]}" --set crawl.exchange=${v%:*} --set crawl.visited=${v#*:} \
+        -o "x_${v%:*}_${v#*:}.h5" 2> err.txt || fail "crawl.exchange, visited = $v: $(cat err.txt)"
 done
 colls=()
-for d in collectives collective_bytes allreduces allreduce_bytes; do
+for d in collectives collective_bytes allreduces allreduce_bytes visited_notes; do
     colls+=(--ignore /series/$d --ignore /ranks/$d)
 done
-if compare x_sparse.h5 x_alltoallv.h5 --ignore /config "${colls[@]}"; then
-    pass "crawl.exchange sparse and alltoallv: the same crawl at 3 ranks"
-else
-    fail "crawl.exchange sparse and alltoallv differ: $compared"
-fi
-h5dump -d /series/visited_notes x_sparse.h5 | grep -qE "[1-9]" && pass "visited notes sent at 3 ranks" ||
-    fail "no visited note at 3 ranks"
+for v in alltoallv_owned sparse_replicated; do
+    if compare x_sparse_owned.h5 x_$v.h5 --ignore /config "${colls[@]}"; then
+        pass "crawl.exchange, crawl.visited: sparse, owned == ${v/_/, } at 3 ranks"
+    else
+        fail "crawl.exchange, crawl.visited: sparse, owned != ${v/_/, }: $compared"
+    fi
+done
+h5dump -d /series/visited_notes x_sparse_owned.h5 | grep -qE "[1-9]" &&
+    pass "visited notes sent at 3 ranks (owned)" || fail "no visited note at 3 ranks (owned)"
 
 # 6. bad input: one message, exit 1 (data/config) or 2 (command line), no partial results
 expect_exit 1 2 "run.policy" run --set run.policy=greedy -o bad.h5
