@@ -36,7 +36,12 @@ CS_API void cs_h5_quiet_end(const cs_h5_quiet *q);
 
 /* Local. A file access list for MPI-IO on comm, or H5I_INVALID_HID. */
 CS_API hid_t cs_h5_fapl(MPI_Comm comm);
-/* Collective(comm). H5Fopen(path, flags) with that access list; negative on failure. */
+/* Local. A dataset transfer list for MPI-IO, collective (collective != 0) or independent, or
+ * H5I_INVALID_HID; the caller closes it. */
+CS_API hid_t cs_h5_dxpl(int collective);
+/* Collective(comm). H5Fopen(path, flags) with that access list; negative on failure. In the SMPI
+ * build (serial HDF5) cs_h5_fapl has no access list and cs_h5_fopen opens files for reading only,
+ * each rank on its own (src/h5/h5.c). */
 CS_API hid_t cs_h5_fopen(MPI_Comm comm, const char *path, unsigned flags);
 
 /* Local. Elements per HDF5 I/O call (CS_H5_CHUNK_ELEMS or the CRAWLSIM_GRAPHIO_CHUNK hook). */

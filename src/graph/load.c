@@ -403,8 +403,8 @@ static cs_err read_runs(cs_ctx *ctx, hid_t file, const char *path, const char *n
     }
     hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
     hid_t fspace = d >= 0 ? H5Dget_space(d) : -1;
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (d < 0 || fspace < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+    hid_t dxpl = cs_h5_dxpl(1);
+    if (d < 0 || fspace < 0 || dxpl < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot set up reading dataset %s", path,
                      name);
     rc = cs_agree(ctx, rc);

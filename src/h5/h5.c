@@ -35,6 +35,24 @@ void cs_h5_quiet_end(const cs_h5_quiet *q)
     H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
+/* The SMPI build (CRAWLSIM_SMPI, docs/guide/simulated-cluster.md) links serial HDF5: all its
+ * simulated ranks live in one process, so each opens a file for reading on its own with the
+ * default driver and reads its part independently; a file that all ranks write together (graph
+ * files, partitions, checkpoints) has no access list there, and its writer reports that. The
+ * results file is written by rank 0 alone with the default driver in both builds. */
+#ifdef CRAWLSIM_SMPI
+hid_t cs_h5_fapl(MPI_Comm comm)
+{
+    (void)comm;
+    return H5I_INVALID_HID;
+}
+
+hid_t cs_h5_dxpl(int collective)
+{
+    (void)collective;
+    return H5Pcreate(H5P_DATASET_XFER);
+}
+#else
 hid_t cs_h5_fapl(MPI_Comm comm)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -47,9 +65,26 @@ hid_t cs_h5_fapl(MPI_Comm comm)
     return fapl;
 }
 
+hid_t cs_h5_dxpl(int collective)
+{
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (dxpl >= 0 &&
+        H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT) < 0) {
+        H5Pclose(dxpl);
+        return H5I_INVALID_HID;
+    }
+    return dxpl;
+}
+#endif
+
 hid_t cs_h5_fopen(MPI_Comm comm, const char *path, unsigned flags)
 {
-    hid_t fapl = cs_h5_fapl(comm), f = H5I_INVALID_HID;
+#ifdef CRAWLSIM_SMPI
+    hid_t fapl = flags == H5F_ACC_RDONLY ? H5Pcreate(H5P_FILE_ACCESS) : cs_h5_fapl(comm);
+#else
+    hid_t fapl = cs_h5_fapl(comm);
+#endif
+    hid_t f = H5I_INVALID_HID;
     if (fapl >= 0) {
         f = H5Fopen(path, flags, fapl);
         H5Pclose(fapl);
@@ -134,13 +169,12 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     }
     range me = {count > 0 ? off : 0, count > 0 ? count : 0, chunk};
     cs_allgather(ctx, &me, (int)sizeof me, all, CS_T_BYTE);
-    const H5FD_mpio_xfer_t mode =
-        collective_safe(all, ctx->size) ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT;
+    const int collective = collective_safe(all, ctx->size);
     free(all);
 
     hid_t fspace = H5Dget_space(dset);
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (fspace < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, mode) < 0)
+    hid_t dxpl = cs_h5_dxpl(collective);
+    if (fspace < 0 || dxpl < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: cannot set up collective I/O on %s", path,
                      name);
     static const unsigned char dummy[8] = {0};
