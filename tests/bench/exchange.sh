@@ -38,8 +38,9 @@ print("round %s %-9s %10s fetches/s  exchange %.3f s  wait %.3f s  messages/rank
 EOF
     done
 done
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for ex in sparse alltoallv; do
-    grep " $ex " "$out/rows" | awk -v ex="$ex" '{ r[NR] = $4; e[NR] = $7 + $10 } END {
-        n = asort(r); asort(e); printf "median %-9s %.3g fetches/s, exchange + wait %.3f s\n", ex,
-        r[int((n + 1) / 2)], e[int((n + 1) / 2)] }'
+    r=$(grep " $ex " "$out/rows" | awk '{ print $4 }' | median)
+    e=$(grep " $ex " "$out/rows" | awk '{ print $7 + $10 }' | median)
+    echo "median $ex: $r fetches/s, exchange + wait $e s"
 done
