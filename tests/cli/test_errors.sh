@@ -27,6 +27,17 @@ expect_exit 1 2 "p_host \+ gen.p_topic" gen sum.ini -o sum.h5
 printf '\x00\x01garbage' > binary.ini
 expect_exit 1 2 "not an INI text file" gen binary.ini -o bin.h5
 expect_exit 1 2 "cannot open 'missing.ini'" gen missing.ini -o missing.h5
+# issue 20: a comment longer than inih's 200-byte line buffer is one line, never a comment and
+# then a key "pages = 7"; a FIFO is refused (reading it blocked for ever)
+printf '[gen]\npages = 300\n# %s pages = 7\n' "$(printf 'z%.0s' {1..250})" > longc.ini
+if run 2 gen longc.ini -o longc.h5 -q && grep -qx "pages 300" <(run 1 info longc.h5); then
+    pass "a long comment is ignored whole"
+else
+    fail "a long comment: $(run 1 info longc.h5 2>&1 | grep '^pages')"
+fi
+rm -f longc.h5
+mkfifo job.fifo
+expect_exit 1 2 "'job.fifo' is not a regular file" gen job.fifo -o fifo.h5
 expect_exit 1 2 "--set: unknown key 'gen.pagez'; did you mean 'gen.pages'" gen -o s.h5 --set gen.pagez=5
 expect_exit 2 2 "expected section.key=value" gen -o s.h5 --set pages=5
 expect_exit 1 2 "impossible" gen -o imp.h5 --set gen.pages=1000 --set gen.degree_alpha=1.5 --set gen.degree_mean=2 --set gen.degree_max=1000000
