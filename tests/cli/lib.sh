@@ -18,8 +18,8 @@ failures=0
 # called in a subshell, where `fail` would be lost). The wrapper passes a rank's death by a
 # signal on to mpiexec, which then ends the job at once; other statuses reach mpiexec as 0, so
 # it lets every rank finish and record its own. mpiexec's own failure (it could not start, a
-# timeout, killed) is returned as it is. Shell builtins only after mpiexec, but one rm: the
-# check costs a few milliseconds per run.
+# timeout, killed) is returned as it is. The check costs one `sh` start per rank and shell
+# builtins after mpiexec (but one rm): milliseconds beside mpiexec's own start (1-2 s).
 RUN_SEQ=0
 run() {
     local np=$1
