@@ -110,6 +110,21 @@ typedef struct cs_h5_file {
  */
 CS_API cs_err cs_h5_check_outputs(cs_ctx *ctx, const cs_h5_file *outs, int nout,
                                   const cs_h5_file *ins, int nin);
+/* Local. CS_ERR_IO "cannot write <kind> <path>: it needs about N MB and DIR has M MB free" when
+ * the file system of path's directory has less than need bytes free (0: not known, CS_OK). */
+CS_API cs_err cs_h5_check_space(cs_ctx *ctx, const char *kind, const char *path, uint64_t need);
+/*
+ * Closes `file`, being written under the temporary name tmp, so that a failed write (a full
+ * disk) neither crashes nor hangs: when rc is CS_OK the file is flushed first (a failure there
+ * is reported as CS_ERR_IO); after any failure the temporary is truncated to nothing before the
+ * close, so that HDF5's remaining writes find room, and removed after it. A close that fails
+ * would leave HDF5 a half-closed file on which it crashes in MPI_Finalize. Collective(ctx->comm)
+ * with every rank's rc agreed when collective (a file opened with cs_h5_fapl), else Local.
+ * Returns the agreed code: rc, or the flush's or the close's failure; on success the temporary
+ * is complete and closed, to be renamed by the caller.
+ */
+CS_API cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective, cs_err rc,
+                              const char *what);
 /* Local. A malloc'd copy of s, or NULL when out of memory. */
 CS_API char *cs_h5_dup_str(const char *s);
 

@@ -141,8 +141,7 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     hid_t fspace = H5Dget_space(dset);
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (fspace < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, mode) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: cannot set up collective I/O on %s", path,
-                     name);
+        rc = cs_fail(ctx, CS_ERR_HDF5, "file %s: cannot set up collective I/O on %s", path, name);
     static const unsigned char dummy[8] = {0};
     for (int64_t c = 0; c < max_calls; c++) {
         int64_t done = c * chunk;
@@ -173,9 +172,9 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
         }
         if (st < 0 && rc == CS_OK)
             rc = cs_fail(ctx, CS_ERR_HDF5,
-                         "graph file %s: HDF5 failed %s dataset %s (elements %lld..%lld)", path,
+                         "file %s: HDF5 failed %s dataset %s (elements %lld..%lld)%s", path,
                          writing ? "writing" : "reading", name, (long long)(off + done),
-                         (long long)(off + done + cnt));
+                         (long long)(off + done + cnt), writing ? ": is the disk full?" : "");
         if (mspace >= 0)
             H5Sclose(mspace);
     }

@@ -2,8 +2,11 @@
  * h5 paths: the check every command makes before it writes anything (issue 20): no output may
  * overwrite one of the command's inputs or another of its outputs (same path, or the same file
  * by device and inode), and every output must be creatable where it is going to be written, so
- * that a mistyped or read-only path is found at start-up, not after hours of crawling.
+ * that a mistyped or read-only path is found at start-up, not after hours of crawling; the free
+ * space an output needs, where it can be known; and the close of a temporary whose writing
+ * failed (a full disk), which must neither crash nor hang.
  */
+#include "crawlsim/comm.h"
 #include "crawlsim/h5.h"
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* Local. The directory part of path into dir[cap] ("." when there is none). */
@@ -130,4 +134,51 @@ cs_err cs_h5_check_outputs(cs_ctx *ctx, const cs_h5_file *outs, int nout, const 
     if (ctx->rank == 0)
         local = check_local(ctx, outs, nout, ins, nin);
     return cs_agree(ctx, local);
+}
+
+cs_err cs_h5_check_space(cs_ctx *ctx, const char *kind, const char *path, uint64_t need)
+{
+    char dir[4096];
+    struct statvfs vfs;
+    if (strlen(path) >= sizeof dir)
+        return CS_OK; /* cs_h5_check_outputs says so */
+    dir_of(path, dir, sizeof dir);
+    if (need == 0 || statvfs(dir, &vfs) != 0)
+        return CS_OK; /* not known: the write finds out */
+    const uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+    if (avail >= need)
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_IO,
+                   "cannot write %s %s: it needs about %.3g MB and %s has %.3g MB free", kind, path,
+                   (double)need / 1e6, dir, (double)avail / 1e6);
+}
+
+cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective, cs_err rc,
+                       const char *what)
+{
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
+    /* The metadata HDF5 still holds is written here, where a full disk can fail it cleanly;
+     * a failing H5Fclose instead leaves HDF5 a half-closed file on which it crashes when the
+     * library shuts down (in MPI_Finalize). */
+    if (rc == CS_OK && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        rc = cs_fail(ctx, CS_ERR_IO, "%s: HDF5 failed writing %s (is the disk full?)", what, tmp);
+    if (collective)
+        rc = cs_agree(ctx, rc);
+    if (rc != CS_OK) {
+        /* the temporary is abandoned: give back its space, so that the close's own writes of
+         * what is still dirty find room (the file is removed below) */
+        if ((!collective || ctx->rank == 0) && truncate(tmp, 0) != 0)
+            CS_LOG(ctx, CS_LOG_DEBUG, "truncating %s: %s", tmp, strerror(errno));
+        if (collective)
+            cs_barrier(ctx);
+    }
+    if (H5Fclose(file) < 0 && rc == CS_OK)
+        rc = cs_fail(ctx, CS_ERR_IO, "%s: HDF5 failed closing %s (is the disk full?)", what, tmp);
+    if (collective)
+        rc = cs_agree(ctx, rc); /* every rank has closed the file before it is removed */
+    if (rc != CS_OK && (!collective || ctx->rank == 0))
+        unlink(tmp);
+    cs_h5_quiet_end(&quiet);
+    return rc;
 }

@@ -187,11 +187,16 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
     CS_TRY_AGREE(ctx, rc);
     rc = write_group(ctx, root, p, path);
     H5Gclose(root);
-    CS_TRY(ctx, rc);
-    if (H5Fclose(file) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "partition file %s: HDF5 failed closing %s", path, tmp);
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition file %s", path);
+    /* agreed; on failure the temporary is removed, and neither the close nor MPI_Finalize crash
+     * or hang on a full disk */
+    rc = cs_h5_close_tmp(ctx, file, tmp, 1, rc, what);
     file = -1;
-    CS_TRY_AGREE(ctx, rc);
+    if (rc != CS_OK) {
+        free(tmp);
+        return rc;
+    }
     if (ctx->rank == 0 && rename(tmp, path) != 0)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
     CS_TRY_AGREE(ctx, rc);
