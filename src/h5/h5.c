@@ -17,10 +17,12 @@
 #include "crawlsim/comm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cs_h5_quiet_begin(cs_h5_quiet *q)
 {
@@ -345,6 +347,11 @@ cs_err cs_h5_probe(cs_ctx *ctx, const char *path, const char *kind)
     }
     if (!S_ISREG(st.st_mode))
         return cs_fail(ctx, CS_ERR_IO, "%s %s is not a regular file", kind, path);
+    /* HDF5 calls a file it may not read "not an HDF5 file": say why first */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return cs_fail(ctx, CS_ERR_IO, "%s %s: %s", kind, path, strerror(errno));
+    close(fd);
 #if H5_VERSION_GE(1, 12, 0)
     htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
 #else

@@ -67,6 +67,10 @@ expect_exit 1 2 "text.h5" info text.h5
 run 1 gen "$SRC/graphs/tiny.ini" -o good.h5 -q || fail "gen good.h5"
 head -c 100000 good.h5 > truncated.h5
 expect_exit 1 2 "truncated.h5" info truncated.h5
+if [ "$(id -u)" -ne 0 ]; then # (root reads any file)
+    cp good.h5 locked.h5 && chmod 000 locked.h5
+    expect_exit 1 2 "graph file locked.h5: Permission denied" info locked.h5
+fi
 cp good.h5 old.h5
 if h5modify_ok=$(command -v python3) && python3 -c "import h5py" 2>/dev/null; then
     python3 -c "import h5py; f=h5py.File('old.h5','r+'); f.attrs['schema_version']=0; f.close()"
