@@ -120,6 +120,14 @@ static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition
         rc = cs_fail(ctx, CS_ERR_ARG, "graph file %s has %lld pages, the partition %lld", path,
                      (long long)hdr.n_pages, (long long)p->n_pages);
     CS_TRY_AGREE(ctx, rc);
+    /* The graph is written in place: a full disk in the middle could leave it damaged, and a
+     * failed close crashes HDF5 in MPI_Finalize. The partition's bytes (4 per page and host, 8
+     * per part) and 64 KiB of metadata must be free first. */
+    if (ctx->rank == 0)
+        rc = cs_h5_check_space(ctx, "the partition into graph file", path,
+                               (uint64_t)(4 * (p->n_pages + p->n_hosts) + 8 * (p->k + 1)) +
+                                   ((uint64_t)1 << 16));
+    CS_TRY_AGREE(ctx, rc);
     file = cs_h5_fopen(ctx->comm, path, H5F_ACC_RDWR);
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open it for writing", path);

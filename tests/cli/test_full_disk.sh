@@ -52,4 +52,11 @@ empty "partition file on an 8 KB disk"
 disk 100k
 expect_exit 1 2 "file full/g2.h5: HDF5 failed writing dataset .*: is the disk full" gen "$SRC/graphs/tiny.ini" -o full/g2.h5
 empty "graph file on a 100 KB disk"
+# a partition written into the graph itself, on a disk the graph fills: refused before the graph
+# is opened for writing, the graph unchanged
+disk $(( $(stat -c %s g.h5) / 1024 + 8 ))k
+cp g.h5 full/g.h5
+expect_exit 1 2 "cannot write the partition into graph file full/g.h5: it needs about" partition full/g.h5 -k 2
+cmp -s g.h5 full/g.h5 && [ "$(ls -A full)" = g.h5 ] && pass "the graph unchanged, nothing else left" ||
+    fail "the graph changed or files were left: $(ls -A full)"
 finish
