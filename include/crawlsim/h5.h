@@ -99,6 +99,37 @@ CS_API cs_err cs_h5_tmp_name(cs_ctx *ctx, const char *kind, const char *path, lo
  * CS_ERR_IO "cannot create <kind> <path>: directory ...". */
 CS_API cs_err cs_h5_make_dirs(cs_ctx *ctx, const char *kind, const char *path, char *dir);
 
+/* A file a command reads or writes, named in messages by its role (kind: "graph file"). */
+typedef struct cs_h5_file {
+    const char *kind;
+    const char *path; /* NULL: not used this time (skipped) */
+} cs_h5_file;
+/*
+ * Collective(ctx->comm), with the same arguments on every rank. The check a command makes
+ * before it writes anything (src/h5/h5_paths.c): no output of outs[0..nout) is one of the
+ * inputs ins[0..nin) or another output (the same path, or the same file by device and inode),
+ * and each output can be created where it goes (its name is not empty and not a directory; its
+ * nearest existing ancestor is a directory where a file can be created, which is tried, so a
+ * read-only mount is found as root too). Rank 0 checks, the code is agreed. Errors name both
+ * files: CS_ERR_ARG (an output onto an input, an empty name), CS_ERR_IO (cannot be created).
+ */
+CS_API cs_err cs_h5_check_outputs(cs_ctx *ctx, const cs_h5_file *outs, int nout,
+                                  const cs_h5_file *ins, int nin);
+/* Local. CS_ERR_IO "cannot write <kind> <path>: it needs about N MB and DIR has M MB free" when
+ * the file system of path's directory has less than need bytes free (0: not known, CS_OK). */
+CS_API cs_err cs_h5_check_space(cs_ctx *ctx, const char *kind, const char *path, uint64_t need);
+/*
+ * Closes `file`, being written under the temporary name tmp, so that a failed write (a full
+ * disk) neither crashes nor hangs: when rc is CS_OK the file is flushed first (a failure there
+ * is reported as CS_ERR_IO); after any failure the temporary is truncated to nothing before the
+ * close, so that HDF5's remaining writes find room, and removed after it. A close that fails
+ * would leave HDF5 a half-closed file on which it crashes in MPI_Finalize. Collective(ctx->comm)
+ * with every rank's rc agreed when collective (a file opened with cs_h5_fapl), else Local.
+ * Returns the agreed code: rc, or the flush's or the close's failure; on success the temporary
+ * is complete and closed, to be renamed by the caller.
+ */
+CS_API cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective, cs_err rc,
+                              const char *what);
 /* Local. A malloc'd copy of s, or NULL when out of memory. */
 CS_API char *cs_h5_dup_str(const char *s);
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct cs_ckpt {
@@ -92,6 +93,11 @@ cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
     rc = cs_h5_tmp_name(ctx, "checkpoint", path, pid, &ck->tmp, &dir);
     if (rc == CS_OK && ctx->rank == 0)
         rc = cs_h5_make_dirs(ctx, "checkpoint", path, dir);
+    /* the previous checkpoint stays until the new one is complete, and the new one is about
+     * its size (what a run keeps grows slowly): a disk without that much room fails here */
+    struct stat prev;
+    if (rc == CS_OK && ctx->rank == 0 && stat(path, &prev) == 0 && S_ISREG(prev.st_mode))
+        rc = cs_h5_check_space(ctx, "checkpoint", path, (uint64_t)prev.st_size);
     CS_TRY_AGREE(ctx, rc);
     fapl = cs_h5_fapl(ctx->comm);
     if (fapl < 0)
@@ -197,11 +203,10 @@ cs_err cs_ckpt_commit(cs_ctx *ctx, cs_ckpt **pck)
     cs_err rc = CS_OK;
     cs_ckpt *ck = *pck;
     CS_ASSERT(ck != NULL && ck->tmp != NULL);
-    herr_t st = H5Fclose(ck->file);
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "checkpoint %s", ck->path);
+    rc = cs_h5_close_tmp(ctx, ck->file, ck->tmp, 1, CS_OK, what); /* removes it on failure */
     ck->file = H5I_INVALID_HID;
-    if (st < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "checkpoint %s: HDF5 failed closing %s", ck->path, ck->tmp);
-    rc = cs_agree(ctx, rc);
     if (rc == CS_OK && ctx->rank == 0) {
         /* on disk before it gets its name: a crash leaves the old checkpoint or the new one */
         int fd = open(ck->tmp, O_RDONLY);
@@ -215,8 +220,6 @@ cs_err cs_ckpt_commit(cs_ctx *ctx, cs_ckpt **pck)
                          strerror(errno));
         if (rc != CS_OK)
             unlink(ck->tmp);
-    } else if (rc != CS_OK && ctx->rank == 0) {
-        unlink(ck->tmp);
     }
     ckpt_free(ck);
     *pck = NULL;
@@ -388,6 +391,14 @@ void cs_ckpt_close(cs_ctx *ctx, cs_ckpt **pck)
     if (pck == NULL || *pck == NULL)
         return;
     cs_ckpt *ck = *pck;
+    if (ck->tmp != NULL && ck->file >= 0) {
+        /* a write that failed (or was given up): the temporary goes, the previous checkpoint
+         * stays, and neither the close nor MPI_Finalize may crash or hang on a full disk */
+        char what[CS_ERRMSG_MAX];
+        snprintf(what, sizeof what, "checkpoint %s", ck->path);
+        cs_h5_close_tmp(ctx, ck->file, ck->tmp, 1, CS_ERR_IO, what); /* keeps the first error */
+        ck->file = H5I_INVALID_HID;
+    }
     cs_h5_quiet quiet;
     cs_h5_quiet_begin(&quiet);
     if (ck->file >= 0)

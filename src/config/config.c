@@ -6,11 +6,15 @@
 #include "crawlsim/comm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 size_t cs_edit_distance(const char *a, const char *b)
 {
@@ -108,13 +112,17 @@ static cs_err assign(cs_ctx *ctx, cs_config *cfg, const cs_conf_entry *e, const 
     case CS_CONF_INT: {
         char *end = NULL;
         errno = 0;
-        long long v = strtoll(value, &end, 0);
+        /* Decimal only: 010 is ten (leading zeros are not octal), 0x10 is refused. */
+        long long v = strtoll(value, &end, 10);
         if (end == value || *end != '\0' || errno != 0) {
-            /* Accept integral floating forms such as 1e6. */
+            /* Accept integral floating forms such as 1e6 (but not hexadecimal ones). */
             double d = strtod(value, &end);
-            if (end == value || *end != '\0' || d != floor(d) || fabs(d) > 9.2e18)
-                return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s = '%s' is not an integer", where,
-                               e->section, e->key, value);
+            if (end == value || *end != '\0' || strpbrk(value, "xX") != NULL || d != floor(d) ||
+                fabs(d) > 9.2e18)
+                return cs_fail(ctx, CS_ERR_CONFIG,
+                               "%s: %s.%s = '%s' is not an integer (decimal digits, or a "
+                               "form such as 1e6)",
+                               where, e->section, e->key, value);
             v = (long long)d;
         }
         if ((double)v < e->min || (double)v > e->max)
@@ -196,35 +204,62 @@ void cs_config_defaults(cs_config *cfg)
     snprintf(cfg->dir, sizeof cfg->dir, ".");
 }
 
-/* inih plumbing: a reader over a string that counts lines, so errors can name them. */
+/* inih plumbing: a reader over a string that hands inih one whole line per call, so that line
+ * numbers in messages count real lines and no line is ever cut in two (inih would read the
+ * tail of a cut line as a line of its own: a long comment's tail became "pages = 7").
+ * A comment line (first non-blank ';' or '#') reaches inih as an empty line, whatever its
+ * length; a longer line loses its inline comment (' ;...', which inih would drop too) when
+ * that makes it fit; a line that still does not fit inih's buffer is an error naming the file
+ * and line. Where the library's line buffer is a run-time setting (Debian's libinih), it is
+ * made as long as the longest line first (parse_inih), so that only other builds of inih,
+ * whose buffer is fixed when they are compiled (200 bytes by default), can refuse a line. */
 typedef struct parse_state {
     cs_ctx *ctx;
     cs_config *cfg;
     const char *name;
     const char *cursor;
     int line;
-    int bol; /* the next read starts a new line */
     cs_err rc;
 } parse_state;
+
+/* Local. Length of the line at c up to its inline comment: the first ';' after a blank, the
+ * rule inih applies to values and section headers (INI_INLINE_COMMENT_PREFIXES). */
+static size_t before_inline_comment(const char *c, size_t len)
+{
+    for (size_t i = 1; i < len; i++)
+        if (c[i] == ';' && (c[i - 1] == ' ' || c[i - 1] == '\t'))
+            return i;
+    return len;
+}
 
 static char *string_reader(char *buf, int size, void *stream)
 {
     parse_state *st = stream;
     const char *c = st->cursor;
-    if (*c == '\0' || size < 2)
+    if (*c == '\0' || size < 2 || st->rc != CS_OK)
         return NULL;
-    if (st->bol)
-        st->line++;
-    int i = 0;
-    while (i < size - 1 && c[i] != '\0' && c[i] != '\n') {
-        buf[i] = c[i];
-        i++;
+    st->line++;
+    size_t len = strcspn(c, "\n"), skip = len + (c[len] == '\n');
+    size_t lead = strspn(c, " \t\r\f\v");
+    st->cursor = c + skip;
+    if (lead < len && (c[lead] == ';' || c[lead] == '#')) {
+        buf[0] = '\n';
+        buf[1] = '\0';
+        return buf;
     }
-    if (c[i] == '\n' && i < size - 1)
-        buf[i++] = '\n';
-    buf[i] = '\0';
-    st->cursor = c + i;
-    st->bol = i > 0 && buf[i - 1] == '\n';
+    size_t cap = (size_t)size - 2; /* room for the newline and the terminator */
+    if (len > cap)
+        len = before_inline_comment(c, len);
+    if (len > cap) {
+        st->rc = cs_fail(st->ctx, CS_ERR_CONFIG,
+                         "%s:%d: line of %zu characters; this build's INI reader (inih) holds "
+                         "at most %zu",
+                         st->name, st->line, strcspn(c, "\n"), cap);
+        return NULL;
+    }
+    memcpy(buf, c, len);
+    buf[len] = '\n';
+    buf[len + 1] = '\0';
     return buf;
 }
 
@@ -250,10 +285,40 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
     return st->rc == CS_OK;
 }
 
+/* Local. ini_parse_stream over the text with a line buffer that holds its longest line where
+ * the library lets us set the buffer at run time (CRAWLSIM_INIH_RUNTIME_OPTIONS: Debian's
+ * libinih exports its build options as variables); the library's settings are put back after. */
+static int parse_inih(const char *text, parse_state *st)
+{
+#ifdef CRAWLSIM_INIH_RUNTIME_OPTIONS
+    size_t longest = 0;
+    for (const char *c = text; *c != '\0';) {
+        size_t len = strcspn(c, "\n");
+        longest = len > longest ? len : longest;
+        c += len + (c[len] == '\n');
+    }
+    const bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
+    const int max_line = ini_max_line, initial = ini_initial_alloc;
+    if (longest + 3 > (size_t)max_line && longest < (size_t)INT_MAX - 3) {
+        ini_use_stack = false;
+        ini_allow_realloc = false;
+        ini_max_line = ini_initial_alloc = (int)longest + 3;
+    }
+    int r = ini_parse_stream(string_reader, st, on_ini_entry, st);
+    ini_use_stack = use_stack;
+    ini_allow_realloc = allow_realloc;
+    ini_max_line = max_line;
+    ini_initial_alloc = initial;
+    return r;
+#else
+    return ini_parse_stream(string_reader, st, on_ini_entry, st);
+#endif
+}
+
 cs_err cs_config_parse_string(cs_ctx *ctx, const char *text, const char *name, cs_config *cfg)
 {
-    parse_state st = {ctx, cfg, name, text, 0, 1, CS_OK};
-    int r = ini_parse_stream(string_reader, &st, on_ini_entry, &st);
+    parse_state st = {ctx, cfg, name, text, 0, CS_OK};
+    int r = parse_inih(text, &st);
     if (st.rc != CS_OK)
         return st.rc;
     if (r > 0)
@@ -402,9 +467,24 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
 static cs_err read_file_text(cs_ctx *ctx, const char *path, char **out, long *len)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
+    /* Opened without blocking and checked before reading: a FIFO (or a terminal, a directory)
+     * would block or fail in ways that name neither the file nor the cause. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
         return cs_fail(ctx, CS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "'%s' is not a regular file (a job file or spec must "
+                       "be one: not a directory, FIFO or device)",
+                       path);
+    }
+    FILE *fp = fdopen(fd, "rb");
+    if (fp == NULL) {
+        close(fd);
+        return cs_fail(ctx, CS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    }
     cs_err rc = CS_OK;
     char *buf = NULL;
     size_t cap = 4096, n = 0;

@@ -17,10 +17,12 @@
 #include "crawlsim/comm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cs_h5_quiet_begin(cs_h5_quiet *q)
 {
@@ -175,8 +177,7 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     hid_t fspace = H5Dget_space(dset);
     hid_t dxpl = cs_h5_dxpl(collective);
     if (fspace < 0 || dxpl < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: cannot set up collective I/O on %s", path,
-                     name);
+        rc = cs_fail(ctx, CS_ERR_HDF5, "file %s: cannot set up collective I/O on %s", path, name);
     static const unsigned char dummy[8] = {0};
     for (int64_t c = 0; c < max_calls; c++) {
         int64_t done = c * chunk;
@@ -207,9 +208,9 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
         }
         if (st < 0 && rc == CS_OK)
             rc = cs_fail(ctx, CS_ERR_HDF5,
-                         "graph file %s: HDF5 failed %s dataset %s (elements %lld..%lld)", path,
+                         "file %s: HDF5 failed %s dataset %s (elements %lld..%lld)%s", path,
                          writing ? "writing" : "reading", name, (long long)(off + done),
-                         (long long)(off + done + cnt));
+                         (long long)(off + done + cnt), writing ? ": is the disk full?" : "");
         if (mspace >= 0)
             H5Sclose(mspace);
     }
@@ -380,6 +381,11 @@ cs_err cs_h5_probe(cs_ctx *ctx, const char *path, const char *kind)
     }
     if (!S_ISREG(st.st_mode))
         return cs_fail(ctx, CS_ERR_IO, "%s %s is not a regular file", kind, path);
+    /* HDF5 calls a file it may not read "not an HDF5 file": say why first */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return cs_fail(ctx, CS_ERR_IO, "%s %s: %s", kind, path, strerror(errno));
+    close(fd);
 #if H5_VERSION_GE(1, 12, 0)
     htri_t is = H5Fis_accessible(path, H5P_DEFAULT);
 #else

@@ -14,6 +14,7 @@
 
 #include "crawlsim/gen.h"
 #include "crawlsim/graphio.h"
+#include "crawlsim/h5.h"
 #include "crawlsim/rng.h"
 #include "import_impl.h"
 
@@ -584,6 +585,41 @@ fail:
     return rc;
 }
 
+/* Collective. The output is none of the files the import reads (the spec, the page lists,
+ * page tables and edge files) and can be created (cs_h5_check_outputs). */
+static cs_err check_output(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
+{
+    const cs_import_config *ic = &cfg->import;
+    const char *lists[3] = {ic->page_list, ic->pages, ic->edges};
+    const char *kinds[3] = {"page list", "page table", "edge file"};
+    char item[CS_IMP_PATH_MAX];
+    int n = 1;
+    for (int l = 0; l < 3; l++)
+        for (const char *p = lists[l]; cs_imp_next_item(&p, item, sizeof item);)
+            n++;
+    char *paths = NULL;
+    cs_h5_file *ins = NULL;
+    cs_err rc = cs_alloc(ctx, &paths, (size_t)n, CS_IMP_PATH_MAX, "input names");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &ins, (size_t)n, sizeof *ins, "input names");
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK) {
+        ins[0] = (cs_h5_file){"import spec", cfg->path[0] ? cfg->path : NULL};
+        int i = 1;
+        for (int l = 0; l < 3; l++)
+            for (const char *p = lists[l]; cs_imp_next_item(&p, item, sizeof item); i++) {
+                char *path = paths + (size_t)i * CS_IMP_PATH_MAX;
+                cs_import_resolve_path(cfg, item, path, CS_IMP_PATH_MAX);
+                ins[i] = (cs_h5_file){kinds[l], path};
+            }
+        const cs_h5_file out = {"graph file", out_path};
+        rc = cs_h5_check_outputs(ctx, &out, 1, ins, n);
+    }
+    free(ins);
+    free(paths);
+    return rc;
+}
+
 cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
 {
     cs_err rc = CS_OK;
@@ -593,6 +629,7 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
     double t0 = cs_now();
     cs_graph_slice_init(&g);
     cs_graph_meta_init(&meta);
+    CS_TRY(ctx, check_output(ctx, cfg, out_path));
     if (ctx->rank == 0)
         rc = cs_import_read(ctx, cfg, &g, &meta);
     if (rc == CS_OK)

@@ -17,6 +17,7 @@
 #include "crawlsim/bandit.h"
 #include "crawlsim/comm.h"
 #include "crawlsim/config.h"
+#include "crawlsim/h5.h"
 #include "crawlsim/results.h"
 
 #include <math.h>
@@ -224,6 +225,10 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
                                 "bandit.policies: '%s' is not a policy of the %s experiment (%s)",
                                 tok, eph ? "ephemeral" : "freshness", names));
         }
+        for (int q = 0; q < np; q++)
+            if (pols[q].ops == ops)
+                CS_TRY(ctx,
+                       cs_fail(ctx, CS_ERR_CONFIG, "bandit.policies: '%s' is listed twice", tok));
         const int64_t series = eph && ops->per_arm ? K : 1;
         for (int64_t a = 0; a < series; a++) {
             if (np == MAX_POL)
@@ -249,6 +254,8 @@ cs_err cs_cmd_bandit(cs_ctx *ctx, const char *job, const char *const *sets, int 
     } else {
         cs_config_default_output(job ? job : "bandit.ini", out, sizeof out);
     }
+    const cs_h5_file out_file = {"results file", out}, job_file = {"job file", job};
+    CS_TRY(ctx, cs_h5_check_outputs(ctx, &out_file, 1, &job_file, 1));
 
     const int64_t H = b->horizon, R = b->runs, W = b->window;
     const size_t cells = (size_t)R * (size_t)H;

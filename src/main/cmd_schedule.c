@@ -13,6 +13,7 @@
 
 #include "crawlsim/bandit.h"
 #include "crawlsim/comm.h"
+#include "crawlsim/h5.h"
 #include "crawlsim/refresh.h"
 
 #include <errno.h>
@@ -333,7 +334,10 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
     if (a->output == NULL)
         return main_usage(ctx, " schedule", "schedule needs an output file: -o/--output RATES.csv");
 
-    cs_err rc = CS_OK;
+    const cs_h5_file out_file = {"output", a->output}, in_file = {"input", a->input};
+    cs_err rc = cs_h5_check_outputs(ctx, &out_file, 1, &in_file, 1);
+    if (rc != CS_OK)
+        return rc;
     table t;
     memset(&t, 0, sizeof t);
     double *mu = NULL, *delta = NULL, *rate = NULL, *prob = NULL, *grate = NULL, *gprob = NULL;

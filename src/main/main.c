@@ -12,6 +12,7 @@
 #include "crawlsim/discover.h"
 #include "crawlsim/gen.h"
 #include "crawlsim/graphio.h"
+#include "crawlsim/h5.h"
 #include "crawlsim/import.h"
 #include "crawlsim/partition.h"
 #include "crawlsim/recrawl.h"
@@ -89,6 +90,10 @@ static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
     cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
     if (rc != CS_OK)
         return rc;
+    const cs_h5_file out = {"graph file", c->output}, spec = {"spec", c->npos ? c->pos[0] : NULL};
+    rc = cs_h5_check_outputs(ctx, &out, 1, &spec, 1);
+    if (rc != CS_OK)
+        return rc;
     return cs_gen_write(ctx, &cfg, c->output);
 }
 
@@ -143,6 +148,11 @@ static cs_err cmd_partition(cs_ctx *ctx, const cli *c)
         if (rc != CS_OK)
             return rc;
     }
+    const cs_h5_file out = {"partition file", c->output},
+                     ins[] = {{"graph file", c->pos[0]},
+                              {"job file", c->npos == 2 ? c->pos[1] : NULL}};
+    if (c->output != NULL && (rc = cs_h5_check_outputs(ctx, &out, 1, ins, 2)) != CS_OK)
+        return rc;
     cs_partition p;
     cs_partition_init(&p);
     rc = cs_partition_compute(ctx, c->pos[0], &cfg.partition, (int32_t)c->k, &p);
@@ -197,6 +207,24 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
         /* results/<job name>.h5 in the current directory */
         cs_config_default_output(c->npos ? c->pos[0] : "crawl.ini", output, sizeof output);
     }
+    /* the files the run reads must survive it, and what it writes must be writable now, not
+     * when the first checkpoint is due */
+    char graph[CS_CONF_STR + 64] = "", part[CS_CONF_STR + 64] = "";
+    if (cfg.run.graph[0] != '\0')
+        cs_config_resolve_path(&cfg, cfg.run.graph, graph, sizeof graph);
+    if (cfg.run.partition[0] != '\0')
+        cs_config_resolve_path(&cfg, cfg.run.partition, part, sizeof part);
+    const cs_h5_file outs[] = {{"results file", output},
+                               {"checkpoint", cfg.run.checkpoint[0] ? cfg.run.checkpoint : NULL}},
+                     ins[] = {{"job file", c->npos ? c->pos[0] : NULL},
+                              {"graph file", graph[0] ? graph : NULL},
+                              {"partition file", part[0] ? part : NULL}},
+                     restart = {"checkpoint", c->restart};
+    rc = cs_h5_check_outputs(ctx, outs, 2, ins, 3);
+    if (rc == CS_OK && c->restart != NULL) /* the checkpoint may be written where it was read */
+        rc = cs_h5_check_outputs(ctx, outs, 1, &restart, 1);
+    if (rc != CS_OK)
+        return rc;
     cs_sim_summary sum;
     rc = cs_sim_run(ctx, &cfg, output, c->restart, &sum);
     if (rc == CS_OK && sum.stopped)

@@ -120,6 +120,14 @@ static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition
         rc = cs_fail(ctx, CS_ERR_ARG, "graph file %s has %lld pages, the partition %lld", path,
                      (long long)hdr.n_pages, (long long)p->n_pages);
     CS_TRY_AGREE(ctx, rc);
+    /* The graph is written in place: a full disk in the middle could leave it damaged, and a
+     * failed close crashes HDF5 in MPI_Finalize. The partition's bytes (4 per page and host, 8
+     * per part) and 64 KiB of metadata must be free first. */
+    if (ctx->rank == 0)
+        rc = cs_h5_check_space(ctx, "the partition into graph file", path,
+                               (uint64_t)(4 * (p->n_pages + p->n_hosts) + 8 * (p->k + 1)) +
+                                   ((uint64_t)1 << 16));
+    CS_TRY_AGREE(ctx, rc);
     file = cs_h5_fopen(ctx->comm, path, H5F_ACC_RDWR);
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 cannot open it for writing", path);
@@ -187,11 +195,16 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
     CS_TRY_AGREE(ctx, rc);
     rc = write_group(ctx, root, p, path);
     H5Gclose(root);
-    CS_TRY(ctx, rc);
-    if (H5Fclose(file) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "partition file %s: HDF5 failed closing %s", path, tmp);
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition file %s", path);
+    /* agreed; on failure the temporary is removed, and neither the close nor MPI_Finalize crash
+     * or hang on a full disk */
+    rc = cs_h5_close_tmp(ctx, file, tmp, 1, rc, what);
     file = -1;
-    CS_TRY_AGREE(ctx, rc);
+    if (rc != CS_OK) {
+        free(tmp);
+        return rc;
+    }
     if (ctx->rank == 0 && rename(tmp, path) != 0)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
     CS_TRY_AGREE(ctx, rc);

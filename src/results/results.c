@@ -523,7 +523,10 @@ fail:
 }
 
 /* Rank 0. The whole write: directory, temporary, contents, fsync, rename; on failure the
- * temporary is removed. */
+ * temporary is removed. HDF5 (sec2) writes most of the file when it closes it, and a close that
+ * fails on a full disk leaves it a half-closed file on which it crashes in MPI_Finalize: so the
+ * free space is checked first against more than the file can take (the data's bytes and a
+ * bound of the metadata's), and the close goes through cs_h5_close_tmp. */
 static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
 {
     cs_err rc = CS_OK;
@@ -531,16 +534,26 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
     hid_t fapl = -1, fcpl = -1;
     char *tmp = NULL, *dir = NULL;
     int created = 0;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "results file %s", path);
     CS_TRY(ctx, cs_h5_tmp_name(ctx, "results file", path, (long)getpid(), &tmp, &dir));
     CS_TRY(ctx, cs_h5_make_dirs(ctx, "results file", path, dir));
+    /* the data's bytes, and per object (dataset or attribute) its header, name and the groups'
+     * indices: 2 KiB, six times the 340 bytes of a small run's results file */
+    uint64_t need = (uint64_t)1 << 16;
+    for (size_t i = 0; i < r->nd; i++)
+        need += (uint64_t)r->d[i].bytes + 2048u;
+    for (size_t i = 0; i < r->na; i++)
+        need += strlen(r->a[i].value) + 2048u;
+    CS_TRY(ctx, cs_h5_check_space(ctx, "results file", path, need));
 
     /* Create the temporary ourselves first: errno says why a directory is not writable. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0)
         CS_TRY(ctx, cs_fail(ctx, CS_ERR_IO, "cannot create results file %s: %s: %s", path, tmp,
                             strerror(errno)));
-    close(fd);
     created = 1;
+    close(fd);
 
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -553,11 +566,12 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
         CS_TRY(ctx, cs_fail(ctx, CS_ERR_HDF5,
                             "cannot create results file %s: HDF5 cannot create %s", path, tmp));
     CS_TRY(ctx, write_contents(ctx, &w, r));
-    herr_t st = H5Fclose(w.file);
+    rc = cs_h5_close_tmp(ctx, w.file, tmp, 0, CS_OK, what); /* removes it on failure */
     w.file = -1;
-    if (st < 0)
-        CS_TRY(ctx,
-               cs_fail(ctx, CS_ERR_HDF5, "results file %s: HDF5 failed closing %s", path, tmp));
+    if (rc != CS_OK) {
+        created = 0;
+        goto fail;
+    }
 
     /* On disk before it gets its name: a crash leaves the old file or the new one. */
     fd = open(tmp, O_RDONLY);
@@ -574,8 +588,10 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
                             tmp, strerror(errno)));
     created = 0;
 fail:
-    if (w.file >= 0)
-        H5Fclose(w.file);
+    if (w.file >= 0) { /* a failed write: neither the close nor MPI_Finalize may crash */
+        cs_h5_close_tmp(ctx, w.file, tmp, 0, rc, what);
+        created = 0;
+    }
     if (w.gcpl >= 0)
         H5Pclose(w.gcpl);
     if (fcpl >= 0)

@@ -285,6 +285,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     sim *s = &S;
     loop_state ls;
     memset(&ls, 0, sizeof ls);
+    ls.resumed_tick = -1;
     cs_sim_summary sum;
     memset(&sum, 0, sizeof sum);
     s->ctx = ctx;

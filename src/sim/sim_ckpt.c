@@ -230,6 +230,7 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     if (s->rf != NULL)
         CS_TRY(ctx, cs_simrf_load(ctx, s->rf, ck));
     ls->resume = 1;
+    ls->resumed_tick = ls->tick;
     CS_LOG(ctx, CS_LOG_INFO, "restarting from checkpoint %s: task %lld, tick %lld (%.2f s)", path,
            (long long)ls->task, (long long)ls->tick, cs_now() - t0);
 fail:

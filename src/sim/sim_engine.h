@@ -267,6 +267,7 @@ typedef struct loop_state {
      * task's global fetches so far, whether an exchange is forced next tick */
     int64_t task, t_next, fetched_task, force;
     int resume;           /* run_task continues the checkpoint's task instead of starting it */
+    int64_t resumed_tick; /* the checkpoint's tick on a restart, else -1 (/timing) */
     int stopped;          /* SIGTERM: a checkpoint was written and the run stops */
     int64_t task_base[2]; /* global fetched, relevant at the task's start */
     cs_progress progress;

@@ -230,6 +230,11 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
             rc = cs_results_add(ctx, r, "timing/seconds", CS_RES_F64, 1, 0, &sum->seconds);
         if (rc == CS_OK)
             rc = cs_results_add(ctx, r, "timing/fetch_rate", CS_RES_F64, 1, 0, &sum->fetch_rate);
+        /* how this run was executed, not what it found: beside the wall clocks, outside what
+         * compare compares, so that a restarted run still equals the uninterrupted one */
+        if (rc == CS_OK)
+            rc = cs_results_add(ctx, r, "timing/resumed_at_tick", CS_RES_I64, 1, 0,
+                                &ls->resumed_tick);
     }
     rc = cs_agree(ctx, rc);
     /* per-rank tables */

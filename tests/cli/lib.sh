@@ -6,21 +6,57 @@ WORK=$3
 MPIEXEC=${4:-mpiexec}
 read -r -a MPIFLAGS <<< "${5:---oversubscribe}"
 rm -rf "$WORK"
-mkdir -p "$WORK"
+mkdir -p "$WORK/.rank-exit"
 cd "$WORK" || exit 1
+WORK=$PWD
 failures=0
 
-# run NP ARGS...: crawlsim under mpiexec with a timeout (a hang is a failure)
+# run NP ARGS...: crawlsim under mpiexec with a timeout (a hang is a failure). Every rank's own
+# exit status is recorded (a wrapper writes it to .rank-exit/ID.RANK) and compared: run returns
+# the status the ranks agree on, and when they do not (a rank missing, or two statuses) it says
+# so on stderr and in .rank-exit/mismatch, which `finish` counts as a failure (run is often
+# called in a subshell, where `fail` would be lost). The wrapper passes a rank's death by a
+# signal on to mpiexec, which then ends the job at once; other statuses reach mpiexec as 0, so
+# it lets every rank finish and record its own. mpiexec's own failure (it could not start, a
+# timeout, killed) is returned as it is. The check costs one `sh` start per rank and shell
+# builtins after mpiexec (but one rm): milliseconds beside mpiexec's own start (1-2 s).
+RUN_SEQ=0
 run() {
     local np=$1
     shift
-    timeout 300 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" "$BIN" "$@"
+    RUN_SEQ=$((RUN_SEQ + 1))
+    local id="$WORK/.rank-exit/$BASHPID.$RUN_SEQ" rc f code first="" n=0 same=1 codes=""
+    timeout 300 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" sh -c '"$0" "$@"; rc=$?
+        echo "$rc" > "'"$id"'.${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${SLURM_PROCID:-0}}}"
+        [ "$rc" -lt 128 ] || exit "$rc"' "$BIN" "$@"
+    rc=$?
+    for f in "$id".*; do
+        [ -e "$f" ] || continue
+        read -r code < "$f"
+        codes+="rank ${f##*.}: $code, "
+        n=$((n + 1))
+        [ -n "$first" ] || first=$code
+        [ "$code" = "$first" ] || same=0
+    done
+    [ "$n" -eq 0 ] || rm -f "$id".*
+    if [ "$rc" -ne 0 ]; then
+        return "$rc"
+    fi
+    if [ "$n" -ne "$np" ] || [ "$same" -ne 1 ]; then
+        echo "lib.sh: crawlsim $* (np $np): the ranks' exit statuses differ or are missing: ${codes%, }" |
+            tee -a "$WORK/.rank-exit/mismatch" >&2
+        return 98
+    fi
+    return "$first"
 }
 
 # compare A B [OPTIONS...]: crawlsim compare on one process (no mpiexec needed), with a timeout.
 # Returns its exit status (0 the same, 1 different, 2 error; a timeout 124) and leaves what it
 # printed (the first differences and the summary line, or the error) in $compared.
 compare() { compared=$(timeout 300 "$BIN" compare "$@" 2>&1); }
+
+# h5int FILE DATASET INDEX: element INDEX of an integer dataset (h5dump), empty when missing
+h5int() { h5dump -d "$2" -s "$3" -c 1 "$1" 2> /dev/null | sed -n "s/^ *($3): \([0-9-]*\).*/\1/p"; }
 
 # What measures the ranks themselves: per-rank tables and the communication between ranks (0 on
 # one rank), as crawlsim compare options.
@@ -83,6 +119,9 @@ skip() {
 }
 
 finish() {
+    if [ -s "$WORK/.rank-exit/mismatch" ]; then
+        fail "ranks exited with different statuses: $(cat "$WORK/.rank-exit/mismatch")"
+    fi
     if [ "$failures" -ne 0 ]; then
         echo "$failures failure(s)"
         exit 1

@@ -32,6 +32,19 @@ start() {
 # ranks NAME: the pids of the rank processes writing NAME.h5 (not mpiexec)
 ranks() { pgrep -f "^$BIN run .*-o $1.h5" || true; }
 
+# used TICK RESULTS WHAT: the restart that wrote RESULTS continued from the checkpoint of tick
+# TICK (read from the checkpoint's /run/state before the restart): a restart that ignored its
+# checkpoint and crawled from the start would give the same results, but -1 here
+used() {
+    local got
+    got=$(h5int "$2" /timing/resumed_at_tick 0)
+    if [ -n "$1" ] && [ "$1" -gt 0 ] && [ "$got" = "$1" ]; then
+        pass "$3: the restart continued from the checkpoint's tick $1"
+    else
+        fail "$3: the restart continued from tick '${got}', the checkpoint holds tick '$1'"
+    fi
+}
+
 # same A B WHAT: results identical outside /timing
 same() {
     if compare "$1" "$2"; then
@@ -66,11 +79,13 @@ kill_case() {
         return
     fi
     [ -s "$CK" ] || { fail "$name: no checkpoint before the kill: $(tail -3 "$name-kill.log")"; return; }
-    local at
+    local at ck_tick
     at=$(grep -o 'written at tick [0-9]*' "$name-kill.log" | tail -1)
+    ck_tick=$(h5int "$CK" /run/state 2)
     run 2 run "${world[@]}" "${args[@]}" -o "$name-kill.h5" --restart "$CK" > "$name-rs.log" 2>&1 ||
         { fail "$name: restart: $(tail -3 "$name-rs.log")"; return; }
     grep -q "restarting from checkpoint" "$name-rs.log" || fail "$name: no restart line in the log"
+    used "$ck_tick" "$name-kill.h5" "$name"
     same "$name-ref.h5" "$name-kill.h5" "$name (killed with -9, checkpoint ${at:-?})"
 }
 
@@ -88,9 +103,11 @@ restart_case() {
     at=$(grep -o 'written at tick [0-9]*' "$name-ref.log" | tail -1 | grep -o '[0-9]*$')
     [ -s "$CK" ] && [ -n "$at" ] || { fail "$name: no checkpoint: $(tail -3 "$name-ref.log")"; return; }
     [ "$at" -lt "$ticks" ] || { fail "$name: the last checkpoint (tick $at) is not before tick $ticks"; return; }
+    [ "$(h5int "$CK" /run/state 2)" = "$at" ] || fail "$name: the checkpoint does not hold tick $at"
     run 2 run "${world[@]}" "${args[@]}" -o "$name-rs.h5" --restart "$CK" > "$name-rs.log" 2>&1 ||
         { fail "$name: restart: $(tail -3 "$name-rs.log")"; return; }
     grep -q "restarting from checkpoint" "$name-rs.log" || fail "$name: no restart line in the log"
+    used "$at" "$name-rs.h5" "$name"
     same "$name-ref.h5" "$name-rs.h5" "$name (restarted from the checkpoint at tick $at of $ticks)"
 }
 
@@ -156,8 +173,10 @@ wait "$bg"
 rc=$?
 if [ "$rc" = 3 ] && [ -s "$CK" ] && [ ! -e term.h5 ] && grep -q "stopped by SIGTERM" term.log; then
     pass "SIGTERM to one rank: checkpoint written, every rank stopped, exit 3, no results file"
+    term_tick=$(h5int "$CK" /run/state 2)
     run 2 run "${world[@]}" "${args[@]}" -o term.h5 --restart "$CK" > term-rs.log 2>&1 ||
         fail "SIGTERM: restart: $(tail -3 term-rs.log)"
+    used "$term_tick" term.h5 "SIGTERM then --restart"
     same term-ref.h5 term.h5 "SIGTERM then --restart"
 else
     fail "SIGTERM: exit $rc, checkpoint $(ls -la "$CK" 2>&1); $(tail -5 term.log)"

@@ -30,6 +30,8 @@ restart)
         run 2 run "${world[@]}" "${args[@]}" -o rs.h5 --restart ck.h5 > rs.log 2>&1 ||
             fail "restart: $(tail -3 rs.log)"
         grep -q "restarting from checkpoint" rs.log || fail "no restart line in the log"
+        [ "$(h5int rs.h5 /timing/resumed_at_tick 0)" = "${at##* }" ] ||
+            fail "the restart did not continue from the checkpoint's tick ${at##* }"
         compare ref.h5 rs.h5 && pass "restart from the checkpoint $at: the same results" ||
             fail "restart from the checkpoint $at: results differ: $compared"
     else

@@ -96,6 +96,67 @@ START_TEST(bad_values_name_file_and_line)
 }
 END_TEST
 
+/* Issue 20: inih's line buffer (200 bytes in its default build) cut long lines in two, and the
+ * tail of a long comment became a key of its own. */
+START_TEST(long_lines_are_never_split)
+{
+    cs_config cfg;
+    char text[4096];
+    char filler[1500];
+    memset(filler, 'z', sizeof filler - 1);
+    filler[sizeof filler - 1] = '\0';
+    /* a comment of 1500 characters whose tail looks like a key: ignored whole */
+    snprintf(text, sizeof text, "[gen]\npages = 300\n# %s pages = 7\n", filler);
+    ck_assert_int_eq(parse(text, &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 300);
+    /* so is a long inline comment */
+    snprintf(text, sizeof text, "[gen]\npages = 300 ; %s pages = 7\n", filler);
+    ck_assert_int_eq(parse(text, &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 300);
+    /* line numbers count lines, not pieces of lines */
+    snprintf(text, sizeof text, "[gen]\n; %s\n\npages = ten\n", filler);
+    ck_assert_int_eq(parse(text, &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:4:"));
+    /* a long value is read whole where inih's buffer can grow (Debian's libinih), or refused
+     * naming its line: never cut */
+    char value[1001];
+    memset(value, 'p', sizeof value - 1);
+    value[sizeof value - 1] = '\0';
+    snprintf(text, sizeof text, "[run]\nseed = 3\noutput = %s\n", value);
+    cs_err rc = parse(text, &cfg);
+    if (rc == CS_OK) {
+        ck_assert_str_eq(cfg.run.output, value);
+    } else {
+        ck_assert_int_eq(rc, CS_ERR_CONFIG);
+        ck_assert_ptr_nonnull(strstr(ctx.errmsg, "job.ini:3: line of 1009 characters"));
+    }
+    /* a line of every length around inih's default buffer */
+    for (size_t n = 190; n < 210; n++) {
+        snprintf(text, sizeof text, "[run]\noutput = %.*s\nseed = 5\n", (int)n, value);
+        rc = parse(text, &cfg);
+        ck_assert(rc == CS_OK || strstr(ctx.errmsg, "job.ini:2: line of") != NULL);
+        if (rc == CS_OK) {
+            ck_assert_uint_eq(strlen(cfg.run.output), n);
+            ck_assert_int_eq(cfg.run.seed, 5);
+        }
+    }
+}
+END_TEST
+
+/* Integers are decimal: a leading zero is not octal, hexadecimal is refused. */
+START_TEST(integers_are_decimal)
+{
+    cs_config cfg;
+    ck_assert_int_eq(parse("[gen]\npages = 010\n", &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 10);
+    ck_assert_int_eq(parse("[gen]\npages = 0x10\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "not an integer"));
+    ck_assert_int_eq(parse("[gen]\npages = 0x1p4\n", &cfg), CS_ERR_CONFIG);
+    ck_assert_int_eq(parse("[gen]\npages = 2e3\n", &cfg), CS_OK);
+    ck_assert_int_eq(cfg.gen.pages, 2000);
+}
+END_TEST
+
 START_TEST(validation_across_keys)
 {
     cs_config cfg;
@@ -206,6 +267,8 @@ static Suite *suite(void)
     tcase_add_test(tc, parses_every_type);
     tcase_add_test(tc, unknown_key_suggests_nearest);
     tcase_add_test(tc, bad_values_name_file_and_line);
+    tcase_add_test(tc, long_lines_are_never_split);
+    tcase_add_test(tc, integers_are_decimal);
     tcase_add_test(tc, validation_across_keys);
     tcase_add_test(tc, set_overrides);
     tcase_add_test(tc, resolved_text_round_trips);
