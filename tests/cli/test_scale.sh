@@ -19,7 +19,7 @@ done
 same_as_one_rank s_1.h5 s_3.h5 "sarsa, host-hash, in memory, visited set owned: 3 ranks == 1 rank"
 same_as_one_rank s_1.h5 s_64.h5 "sarsa, host-hash, in memory, visited set owned: 64 ranks == 1 rank"
 
-# 260 ranks: the exit status and the summary, then the file
+# 260 ranks: every rank's exit status (lib.sh's run) and the summary, then the file
 out=$(run 260 run "${world[@]}" --set run.pages=100 -o s_260.h5 2> err.txt)
 rc=$?
 [ "$rc" = 0 ] && grep -q "on 260 ranks" <<< "$out" && pass "260 ranks: exit 0, summary" ||
