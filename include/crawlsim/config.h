@@ -53,7 +53,15 @@ typedef struct cs_gen_config {
     double observable_fraction;
 } cs_gen_config;
 
-enum cs_edge_format { CS_EDGES_PAIRS = 0, CS_EDGES_ADJACENCY = 1, CS_EDGES_ADJACENCY_INDEXED = 2 };
+enum cs_edge_format {
+    CS_EDGES_PAIRS = 0,
+    CS_EDGES_ADJACENCY = 1,
+    CS_EDGES_ADJACENCY_INDEXED = 2,
+    CS_EDGES_SUCCESSORS = 3, /* line i: page i's successors, no count (WebGraph's text export) */
+    CS_EDGES_ASCIIGRAPH = 4, /* WebGraph ASCIIGraph: the node count, then CS_EDGES_SUCCESSORS */
+    CS_EDGES_BVGRAPH = 5     /* WebGraph's compressed BVGraph (.graph + .properties) */
+};
+enum cs_new_ids { CS_NEW_IDS_ERROR = 0, CS_NEW_IDS_ALLOW = 1 };
 enum cs_node_ids { CS_IDS_INTEGER = 0, CS_IDS_NAME = 1 };
 enum cs_host_source {
     CS_HOSTS_URL = 0,
@@ -82,6 +90,8 @@ typedef struct cs_import_config {
     int node_ids;
     int64_t id_base;
     int self_loops;
+    int64_t node_count;
+    int new_ids;
     char pages[CS_CONF_STR];
     char page_list[CS_CONF_STR];
     char page_separators[64];

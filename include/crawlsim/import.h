@@ -11,16 +11,28 @@
  * CRAWLSIM_DATASETS (a configuration error when it is not set; where the datasets live is
  * the site's business, not the library's: the tests set it). Each file may start with
  * skip_lines (page_skip_lines) header lines; lines starting with `comment` are skipped.
- * Fields are separated by runs of `separators` (`page_separators`) characters.
+ * Fields are separated by runs of `separators` (`page_separators`) characters (both default
+ * to blanks and tabs); page-table fields are trimmed of blanks.
  *
  * Edges. pairs: one link per line (src_field, dst_field, optional weight_field);
- * adjacency: "src dst1 dst2 ..."; adjacency-indexed: the i-th data line (counted across the
- * edge files in order) is page i and reads "outdeg dst1 ... dst_outdeg". reverse swaps every
- * link's direction. Node ids are integers (page = number - id_base, at most 2^31 - 2 so that
- * METIS's 32-bit idx_t can hold every page) or names. Names are numbered in this order: the
- * page lists, the page tables, then first appearance in the edge files; lowercase_names merges
- * ASCII case variants. Self-loops are dropped or kept (self_loops). Within a page's list,
- * duplicate links are merged (weights summed when the file has weights) and targets sorted.
+ * adjacency: "src dst1 dst2 ...", one line per source (a source on a second line is an error
+ * that points to successors: WebGraph's text export read as adjacency would be silently
+ * wrong); adjacency-indexed: the i-th data line (counted across the edge files in order) is
+ * page i and reads "outdeg dst1 ... dst_outdeg"; successors: the i-th data line lists page i's
+ * successors (an empty line: none); asciigraph: WebGraph's ASCIIGraph, a first line with the
+ * node count alone, then as successors; bvgraph: WebGraph's compressed format
+ * (src/import/import_bvgraph.c). reverse swaps every link's direction.
+ *
+ * Node count. node_count declares it (integer ids); an ASCIIGraph header and a BVGraph's
+ * properties declare it too, and adjacency-indexed and successors files imply it (their number
+ * of lines). With new_ids = error (the default) an id at or beyond a declared or implied count
+ * is a CS_ERR_FORMAT error naming the file, the line and the id (with an implied count, the
+ * line of the largest id); new_ids = allow makes such ids new pages. Node ids are integers (page =
+ * number - id_base, at most 2^31 - 2 so that METIS's 32-bit idx_t can hold every page) or names.
+ * Names are numbered in this order: the page lists, the page tables, then first appearance in the
+ * edge files; lowercase_names merges ASCII case variants. Self-loops are dropped or kept
+ * (self_loops). Within a page's list, duplicate links are merged (weights summed when the file has
+ * weights) and targets sorted.
  *
  * Pages. There are max id + 1 pages (integer ids; page lists and page tables count) or as
  * many as distinct names. A page table line gives a page's id and optionally its URL, host,
@@ -47,13 +59,15 @@
  * cs_gen_page_dynamics(&cfg->gen, host, page, CS_RNG_IMPORT, ...).
  *
  * Errors (no output file is left behind): a missing or unreadable file (CS_ERR_IO); in a file,
- * naming the file and line and, where one is at fault, the field (CS_ERR_FORMAT): NUL bytes or
- * lines longer than 16 MiB (binary or garbage), truncated or corrupt gzip data, an empty file,
- * a missing field, a non-numeric or negative id with node_ids = integer, a bad weight, an
- * adjacency-indexed line whose count disagrees with its ids, a page table line with the wrong
- * number of dense features or a bad feature, a URL without a host, and a graph without pages;
- * an id beyond 2^31 - 2 or a weight sum beyond 2^32 - 1 (CS_ERR_LIMIT); inconsistent [import]
- * keys (CS_ERR_CONFIG).
+ * naming the file and line and, where one is at fault, the field (CS_ERR_FORMAT): control bytes
+ * (binary data: named by value, never quoted) or lines longer than 16 MiB (binary or garbage),
+ * truncated or corrupt gzip data, an empty file, a missing field, a non-numeric or negative id with
+ * node_ids = integer, a bad weight, an adjacency-indexed line whose count disagrees with its ids, a
+ * page table line with the wrong number of dense features or a bad feature, a URL without a host,
+ * and a graph without pages; an id beyond 2^31 - 2 or a weight sum beyond 2^32 - 1 (CS_ERR_LIMIT);
+ * inconsistent [import] keys (CS_ERR_CONFIG); memory (CS_ERR_NOMEM) with the file and line being
+ * read, or the page and link counts being built and where the largest node id was read. The
+ * self-loops seen and the duplicate links merged are logged at the default level.
  */
 #ifndef CRAWLSIM_IMPORT_H
 #define CRAWLSIM_IMPORT_H

@@ -17,6 +17,7 @@
 #include "crawlsim/rng.h"
 #include "import_impl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,15 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
 {
     if (ic->edges[0] == '\0')
         return cs_fail(ctx, CS_ERR_CONFIG, "[import] edges: no edge file given");
-    if (ic->edge_format == CS_EDGES_ADJACENCY_INDEXED && ic->node_ids == CS_IDS_NAME)
-        return cs_fail(ctx, CS_ERR_CONFIG,
-                       "[import] edge_format = adjacency-indexed needs node_ids = integer");
+    if ((ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS ||
+         ic->edge_format == CS_EDGES_ASCIIGRAPH || ic->edge_format == CS_EDGES_BVGRAPH) &&
+        ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] edge_format = %s needs node_ids = integer",
+                       cs_import_format_name(ic->edge_format));
+    if (ic->edge_format == CS_EDGES_BVGRAPH)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] edge_format = bvgraph: not read yet");
+    if (ic->node_count > 0 && ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] node_count needs node_ids = integer");
     if (ic->weight_field != CS_FIELD_NONE && ic->edge_format != CS_EDGES_PAIRS)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] weight_field applies to edge_format = pairs only");
@@ -356,8 +363,46 @@ fail:
     return rc;
 }
 
+const char *cs_import_format_name(int edge_format)
+{
+    static const char *const names[] = {"pairs",      "adjacency",  "adjacency-indexed",
+                                        "successors", "asciigraph", "bvgraph"};
+    return edge_format >= 0 && edge_format < (int)(sizeof names / sizeof names[0])
+               ? names[edge_format]
+               : "?";
+}
+
+/* Adds what was being read or built to a memory failure's message (cs_alloc and cs_grow name
+ * only the array). */
+static void nomem_context(cs_ctx *ctx, cs_err rc, const char *fmt, ...) CS_PRINTF(3, 4);
+static void nomem_context(cs_ctx *ctx, cs_err rc, const char *fmt, ...)
+{
+    if (rc != CS_ERR_NOMEM || ctx->err != CS_ERR_NOMEM)
+        return;
+    size_t at = strnlen(ctx->errmsg, sizeof ctx->errmsg - 1);
+    if (at + 3 >= sizeof ctx->errmsg)
+        return;
+    memcpy(ctx->errmsg + at, ", ", 3);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->errmsg + at + 2, sizeof ctx->errmsg - at - 2, fmt, ap);
+    va_end(ap);
+}
+
+/* "FILE:LINE" of the largest integer node id, for messages. */
+static void max_id_where(const cs_imp *im, char *out, size_t size)
+{
+    if (im->max_id < 0 || im->files.n == 0)
+        snprintf(out, size, "?");
+    else
+        snprintf(out, size, "%.*s:%lld", CS_IMP_PATH_MAX,
+                 cs_imp_strtab_get(&im->files, im->max_id_file), (long long)im->max_id_line);
+}
+
 static void imp_fini(cs_imp *im)
 {
+    cs_imp_strtab_fini(&im->files);
+    free(im->src_seen);
     cs_imp_strtab_fini(&im->nodes);
     cs_imp_strtab_fini(&im->hosts);
     cs_imp_strtab_fini(&im->topics);
@@ -398,25 +443,50 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     cs_imp_strtab_init(&im.nodes);
     cs_imp_strtab_init(&im.hosts);
     cs_imp_strtab_init(&im.topics);
+    cs_imp_strtab_init(&im.files);
+    im.limit = ic->node_count > 0 ? ic->node_count : -1;
+    im.n_pages = ic->node_count;
+    im.max_id = -1;
     CS_TRY(ctx, check_config(ctx, ic));
 
     cs_progress_begin(&prog, ctx, "import: reading",
                       cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
                           cs_imp_list_bytes(cfg, ic->edges));
-    for (const char *p = ic->page_list; cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
-        CS_TRY(ctx, cs_imp_read_page_file(&im, path, 1, &prog, &done));
+    for (const char *p = ic->page_list; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
+        rc = resolve(ctx, cfg, item, path, sizeof path);
+        if (rc == CS_OK)
+            rc = cs_imp_read_page_file(&im, path, 1, &prog, &done);
     }
-    for (const char *p = ic->pages; cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
-        CS_TRY(ctx, cs_imp_read_page_file(&im, path, 0, &prog, &done));
+    for (const char *p = ic->pages; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
+        rc = resolve(ctx, cfg, item, path, sizeof path);
+        if (rc == CS_OK)
+            rc = cs_imp_read_page_file(&im, path, 0, &prog, &done);
     }
-    for (const char *p = ic->edges; cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
-        CS_TRY(ctx, cs_imp_read_edge_file(&im, path, &prog, &done));
+    for (const char *p = ic->edges; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
+        rc = resolve(ctx, cfg, item, path, sizeof path);
+        if (rc == CS_OK)
+            rc = cs_imp_read_edge_file(&im, path, &prog, &done);
     }
+    nomem_context(ctx, rc, "while reading %s:%lld", im.file != NULL ? im.file : "?",
+                  (long long)im.line);
+    CS_TRY(ctx, rc);
     cs_progress_end(&prog);
     double t_read = cs_now();
+
+    char where[CS_IMP_PATH_MAX + 32];
+    max_id_where(&im, where, sizeof where);
+    int indexed =
+        ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS;
+    if (indexed && ic->node_count == 0 && ic->new_ids == CS_NEW_IDS_ERROR &&
+        im.max_id >= im.adj_next) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
+                     "edge files have %lld lines, line i is page i; new_ids = allow makes new "
+                     "pages)",
+                     where, (long long)(im.max_id + ic->id_base), (long long)im.adj_next,
+                     cs_import_format_name(ic->edge_format), (long long)im.adj_next);
+        goto fail;
+    }
 
     int64_t n = im.names ? (int64_t)im.nodes.n : im.n_pages;
     if (n == 0) {
@@ -432,14 +502,23 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
                      im.topics.n > 0 ? "')" : "");
         goto fail;
     }
-    CS_TRY(ctx, cs_imp_ensure_pages(&im, (size_t)n));
-
     g->n_pages_total = n;
     g->first = 0;
     g->n = n;
     g->link_first = 0;
-    CS_TRY(ctx, build_links(&im, n, g));
-    CS_TRY(ctx, build_hosts(&im, n, g, meta));
+    size_t m_read = im.m;
+    rc = cs_imp_ensure_pages(&im, (size_t)n);
+    if (rc == CS_OK)
+        rc = build_links(&im, n, g);
+    if (rc == CS_OK)
+        rc = build_hosts(&im, n, g, meta);
+    if (im.names)
+        nomem_context(ctx, rc, "building %lld pages and %zu links", (long long)n, m_read);
+    else
+        nomem_context(ctx, rc,
+                      "building %lld pages (the largest node id, %lld, is at %s) and %zu links",
+                      (long long)n, (long long)(im.max_id + ic->id_base), where, m_read);
+    CS_TRY(ctx, rc);
 
     CS_TRY(ctx, cs_alloc(ctx, &g->topic, (size_t)n, sizeof *g->topic, "page topics"));
     CS_TRY(ctx, cs_alloc(ctx, &g->relevance, (size_t)n, sizeof *g->relevance, "page relevance"));
@@ -468,11 +547,13 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
              cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
     meta->seed = (uint64_t)cfg->gen.seed;
 
-    CS_LOG(ctx, CS_LOG_VERBOSE,
-           "import: read %.2f s, built %.2f s; %llu self-loops dropped, %llu duplicate links "
-           "merged",
-           t_read - t0, cs_now() - t_read, (unsigned long long)im.n_self,
-           (unsigned long long)im.n_merged);
+    /* What was changed in the data is part of the result: shown at the default level. */
+    CS_LOG(ctx, CS_LOG_INFO, "import: %llu self-loop%s %s, %llu duplicate link%s merged",
+           (unsigned long long)im.n_self, im.n_self == 1 ? "" : "s",
+           ic->self_loops == 0 ? "dropped" : "kept", (unsigned long long)im.n_merged,
+           im.n_merged == 1 ? "" : "s");
+    CS_LOG(ctx, CS_LOG_VERBOSE, "import: read %.2f s, built %.2f s", t_read - t0,
+           cs_now() - t_read);
     imp_fini(&im);
     return CS_OK;
 fail:

@@ -21,7 +21,8 @@
 /*
  * Reads a plain or gzip file line by line in big blocks (zlib reads plain files
  * transparently). Lines are returned in place, NUL-terminated, without "\n" or "\r\n"; they
- * stay valid until the next call. A line holding a NUL byte or longer than CS_IMP_LINE_MAX,
+ * stay valid until the next call. A line holding a control byte (binary data: the message
+ * names the byte, never quotes it) or longer than CS_IMP_LINE_MAX,
  * truncated or corrupt gzip data and an empty file are CS_ERR_FORMAT errors naming the file
  * and line; failures of the system calls are CS_ERR_IO.
  */
@@ -167,14 +168,26 @@ typedef struct cs_imp {
     cs_imp_strtab hosts;  /* host strings (hosts = url, field) */
     cs_imp_strtab topics; /* labels cut to label_depth */
     int64_t n_pages;      /* integer ids: max id + 1 so far */
-    int64_t adj_next;     /* adjacency-indexed: page of the next data line */
+    int64_t adj_next;     /* adjacency-indexed, successors: page of the next data line */
+    int64_t limit;        /* declared node count (node_count, an ASCIIGraph header), or -1 */
+    int header_seen;      /* asciigraph: the node-count line was read */
+
+    /* where the largest node id was seen, for messages on ids beyond the node count and on
+     * memory: a file number in `files` and a line */
+    cs_imp_strtab files; /* paths of the files read, in order */
+    int32_t file_no;     /* number of the file being read in `files` */
+    int64_t max_id;      /* largest integer node id (page) seen, -1 */
+    int32_t max_id_file;
+    int64_t max_id_line;
+    uint8_t *src_seen; /* adjacency: pages that had their line */
+    size_t src_seen_cap;
 
     /* links as triples */
     int32_t *src, *dst;
     uint32_t *w;
     size_t m, m_cap;
     int weighted;
-    uint64_t n_self;   /* self-loops dropped */
+    uint64_t n_self;   /* self-loops seen (dropped or kept per self_loops) */
     uint64_t n_merged; /* duplicate links merged */
 
     /* page attributes from page tables, indexed by page id */
@@ -213,6 +226,10 @@ static inline int cs_imp_quote_len(size_t n)
 int cs_imp_next_item(const char **p, char *out, size_t size);
 /* Local. Total bytes of the files of a comma-separated list (for progress lines). */
 uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list);
+/* Local. The [import] edge_format name of a cs_edge_format value. */
+const char *cs_import_format_name(int edge_format);
+/* Local. Makes path the file named in messages (im->file, im->line = 0). */
+cs_err cs_imp_file_begin(cs_imp *im, const char *path);
 /* Local (rank 0). Reads one edge file into im's link triples. */
 cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
 /* Local (rank 0). Reads one page table (list_only: only its ids, from page_list). */

@@ -97,11 +97,25 @@ uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list)
     return total;
 }
 
+/* Makes path the file of messages (im->file, line 0) under its number in im->files. */
+cs_err cs_imp_file_begin(cs_imp *im, const char *path)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->files, path, strlen(path), &im->file_no,
+                                         NULL, "file names"));
+    im->file = cs_imp_strtab_get(&im->files, im->file_no);
+    im->line = 0;
+    return CS_OK;
+fail:
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Tokens */
 
 /* Splits line into im->fields; returns the count through *nf. Runs of separators count as one
- * and separators at either end are ignored. */
+ * and separators at either end are ignored; each field is trimmed of blanks (spaces and tabs),
+ * so that a tab-separated table padded with spaces gives no trailing spaces in names. */
 static cs_err split(cs_imp *im, const cs_imp_seps *seps, const char *line, size_t len, size_t *nf)
 {
     cs_err rc = CS_OK;
@@ -111,6 +125,12 @@ static cs_err split(cs_imp *im, const cs_imp_seps *seps, const char *line, size_
         if (n == im->fields_cap)
             CS_TRY(im->ctx, cs_grow(im->ctx, &im->fields, &im->fields_cap, n + 1,
                                     sizeof(cs_imp_field), "field table"));
+        while (tl > 0 && (tok[0] == ' ' || tok[0] == '\t')) {
+            tok++;
+            tl--;
+        }
+        while (tl > 0 && (tok[tl - 1] == ' ' || tok[tl - 1] == '\t'))
+            tl--;
         im->fields[n].p = tok;
         im->fields[n].n = tl;
         n++;
@@ -189,6 +209,17 @@ static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what,
                    "%s (field %lld): node id %llu is out of range (below id_base = %llu)", what,
                    (long long)pos, (unsigned long long)v, (unsigned long long)base);
     *id = (int32_t)(v - base);
+    if (im->limit >= 0 && *id >= im->limit && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return bad(im, CS_ERR_FORMAT,
+                   "%s (field %lld): node id %llu is beyond the node count %lld (%s; new_ids = "
+                   "allow makes it a new page)",
+                   what, (long long)pos, (unsigned long long)v, (long long)im->limit,
+                   im->ic->node_count > 0 ? "node_count" : "the file's first line");
+    if (*id > im->max_id) {
+        im->max_id = *id;
+        im->max_id_file = im->file_no;
+        im->max_id_line = im->line;
+    }
     if (*id >= im->n_pages)
         im->n_pages = (int64_t)*id + 1;
     return CS_OK;
@@ -224,9 +255,10 @@ static inline cs_err add_link(cs_imp *im, int32_t s, int32_t d, uint32_t w)
         s = d;
         d = t;
     }
-    if (s == d && im->ic->self_loops == 0) {
+    if (s == d) {
         im->n_self++;
-        return CS_OK;
+        if (im->ic->self_loops == 0)
+            return CS_OK;
     }
     if (im->m == im->m_cap) {
         cs_err rc = grow_links(im);
@@ -286,6 +318,20 @@ static cs_err edge_line_adjacency(cs_imp *im, const char *line, size_t len)
         return CS_OK;
     int32_t s, d;
     CS_TRY(im->ctx, node_id(im, tok, tl, "source", 0, &s));
+    if ((size_t)s >= im->src_seen_cap) {
+        size_t old = im->src_seen_cap;
+        CS_TRY(im->ctx, cs_grow(im->ctx, &im->src_seen, &im->src_seen_cap, (size_t)s + 1, 1,
+                                "adjacency sources"));
+        memset(im->src_seen + old, 0, im->src_seen_cap - old);
+    }
+    if (im->src_seen[s])
+        return bad(im, CS_ERR_FORMAT,
+                   "source '%.*s' already had its line: edge_format = adjacency reads one line "
+                   "'src dst1 dst2 ...' per source. A file whose line i lists page i's successors "
+                   "only (WebGraph's text export) is edge_format = successors (asciigraph when "
+                   "its first line is the node count); repeated sources are edge_format = pairs",
+                   cs_imp_quote_len(tl), tok);
+    im->src_seen[s] = 1;
     for (int64_t f = 1; (tl = cs_imp_token(&im->eseps, &p, end, &tok)) > 0; f++) {
         CS_TRY(im->ctx, node_id(im, tok, tl, "target", f, &d));
         CS_TRY(im->ctx, add_link(im, s, d, 1));
@@ -306,6 +352,11 @@ static cs_err edge_line_indexed(cs_imp *im, const char *line, size_t len)
                    "is page i)");
     if ((uint64_t)im->adj_next > CS_IMP_ID_MAX)
         return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 lines (pages)");
+    if (im->limit >= 0 && im->adj_next >= im->limit && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return bad(im, CS_ERR_FORMAT,
+                   "more lines than node_count = %lld (line i is page i; new_ids = allow makes "
+                   "new pages)",
+                   (long long)im->limit);
     int32_t s = (int32_t)im->adj_next++;
     if (s >= im->n_pages)
         im->n_pages = (int64_t)s + 1;
@@ -330,6 +381,52 @@ fail:
     return rc;
 }
 
+/* successors: line i (after the header lines and comments, across the edge files) lists page
+ * i's successors, an empty line none; asciigraph: the same after a first line holding the node
+ * count, which is then the declared count. */
+static cs_err edge_line_successors(cs_imp *im, const char *line, size_t len)
+{
+    cs_err rc = CS_OK;
+    const char *p = line, *end = line + len, *tok;
+    size_t tl;
+    if (im->ic->edge_format == CS_EDGES_ASCIIGRAPH && !im->header_seen) {
+        uint64_t n = 0;
+        tl = cs_imp_token(&im->eseps, &p, end, &tok);
+        const char *rest;
+        if (tl == 0 || cs_imp_parse_u64(tok, tl, CS_IMP_ID_MAX + 1, &n) != CS_IMP_NUM_OK ||
+            cs_imp_token(&im->eseps, &p, end, &rest) != 0)
+            return bad(im, CS_ERR_FORMAT,
+                       "edge_format = asciigraph: the first line must hold the node count alone "
+                       "(at most 2^31 - 1), it reads '%.*s'",
+                       cs_imp_quote_len(len), line);
+        im->header_seen = 1;
+        if (im->ic->node_count > 0 && (int64_t)n != im->ic->node_count)
+            return bad(im, CS_ERR_FORMAT, "the file declares %llu nodes but node_count = %lld",
+                       (unsigned long long)n, (long long)im->ic->node_count);
+        im->limit = (int64_t)n;
+        if ((int64_t)n > im->n_pages)
+            im->n_pages = (int64_t)n;
+        return CS_OK;
+    }
+    if ((uint64_t)im->adj_next > CS_IMP_ID_MAX)
+        return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 lines (pages)");
+    if (im->limit >= 0 && im->adj_next >= im->limit && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return bad(im, CS_ERR_FORMAT,
+                   "more lines than the node count %lld (line i is page i; new_ids = allow "
+                   "makes new pages)",
+                   (long long)im->limit);
+    int32_t s = (int32_t)im->adj_next++, d;
+    if (s >= im->n_pages)
+        im->n_pages = (int64_t)s + 1;
+    for (int64_t f = 0; (tl = cs_imp_token(&im->eseps, &p, end, &tok)) > 0; f++) {
+        CS_TRY(im->ctx, node_id(im, tok, tl, "target", f, &d));
+        CS_TRY(im->ctx, add_link(im, s, d, 1));
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
 /* True for lines to skip: comments (by prefix). */
 static int is_comment(const cs_imp *im, const char *line, size_t len)
 {
@@ -343,8 +440,7 @@ cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, ui
     cs_imp_reader r;
     char *line;
     size_t len;
-    im->file = path;
-    im->line = 0;
+    CS_TRY(im->ctx, cs_imp_file_begin(im, path));
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {
         CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
@@ -359,6 +455,10 @@ cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, ui
             break;
         case CS_EDGES_ADJACENCY:
             CS_TRY(im->ctx, edge_line_adjacency(im, line, len));
+            break;
+        case CS_EDGES_SUCCESSORS:
+        case CS_EDGES_ASCIIGRAPH:
+            CS_TRY(im->ctx, edge_line_successors(im, line, len));
             break;
         default:
             CS_TRY(im->ctx, edge_line_indexed(im, line, len));
@@ -672,8 +772,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
     cs_imp_reader r;
     char *line;
     size_t len;
-    im->file = path;
-    im->line = 0;
+    CS_TRY(im->ctx, cs_imp_file_begin(im, path));
     im->table_fields = -1;
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {

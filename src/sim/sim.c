@@ -440,7 +440,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         cs_bcast(ctx, &sum.seconds, 1, CS_T_F64, 0);
     }
     CS_TRY(ctx, sim_write_results(s, &ls, output, &sum));
-    if (ctx->rank == 0 && ctx->level >= CS_LOG_WARN) {
+    /* The summary is the run's result on stdout, not a log line: -q (errors only) keeps it. */
+    if (ctx->rank == 0) {
         printf("crawl: %s on %d ranks, %lld ticks, %.2f s\n", s->pname, ctx->size,
                (long long)sum.ticks, sum.seconds);
         printf("  fetched %lld, relevant %lld (harvest rate %.4f), relevant hosts %lld\n",

@@ -189,6 +189,11 @@ cs_err sim_choose_seeds(sim *s)
         rc = cs_fail(ctx, CS_ERR_CONFIG,
                      "the world has no relevant page (relevance >= %g) to start the crawl from",
                      s->threshold);
+    else if (s->n_seeds < S) /* every rank merged the same lists: the same count everywhere */
+        CS_LOG(ctx, CS_LOG_WARN,
+               "run.seeds = %lld, but the world has only %lld relevant pages (relevance >= %g): "
+               "the crawl starts from those %lld",
+               (long long)S, (long long)s->n_seeds, s->threshold, (long long)s->n_seeds);
 fail:
     free(mine);
     free(all);

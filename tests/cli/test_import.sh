@@ -9,6 +9,8 @@ printf '[import]\nedges = edges.txt\nhosts = per-page\n' > ok.ini
 run 2 import ok.ini -o ok.h5 -q || fail "import a 3-page edge list"
 out=$(run 1 info ok.h5)
 grep -q "^pages 3$" <<< "$out" && grep -q "^links 3 " <<< "$out" && pass "3 pages, 3 links (self loop dropped)" || fail "small import: $out"
+grep -q "^links within topic - (no topics)$" <<< "$out" && pass "info: no topics, no fraction within topic" ||
+    fail "info on a graph without topics: $out"
 
 printf '0 1\n1 x\n' > bad.txt
 printf '[import]\nedges = bad.txt\nhosts = per-page\n' > bad.ini
