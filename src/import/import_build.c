@@ -15,6 +15,7 @@
 #include "crawlsim/gen.h"
 #include "crawlsim/graphio.h"
 #include "crawlsim/rng.h"
+#include "import_bvgraph.h"
 #include "import_impl.h"
 
 #include <stdarg.h>
@@ -47,8 +48,10 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
         ic->node_ids == CS_IDS_NAME)
         return cs_fail(ctx, CS_ERR_CONFIG, "[import] edge_format = %s needs node_ids = integer",
                        cs_import_format_name(ic->edge_format));
-    if (ic->edge_format == CS_EDGES_BVGRAPH)
-        return cs_fail(ctx, CS_ERR_CONFIG, "[import] edge_format = bvgraph: not read yet");
+    if (ic->edge_format == CS_EDGES_BVGRAPH && strchr(ic->edges, ',') != NULL)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] edge_format = bvgraph reads one graph: edges names its .graph "
+                       "file");
     if (ic->node_count > 0 && ic->node_ids == CS_IDS_NAME)
         return cs_fail(ctx, CS_ERR_CONFIG, "[import] node_count needs node_ids = integer");
     if (ic->weight_field != CS_FIELD_NONE && ic->edge_format != CS_EDGES_PAIRS)
@@ -421,6 +424,24 @@ static void imp_fini(cs_imp *im)
     memset(im, 0, sizeof *im);
 }
 
+/* A BVGraph (edges = its .graph file) decoded and added as links; ids are below its node
+ * count by construction (the decoder checks them). */
+static cs_err read_bvgraph(cs_imp *im, const char *path)
+{
+    cs_err rc = CS_OK;
+    int64_t n = 0, *off = NULL;
+    int32_t *tgt = NULL;
+    CS_TRY(im->ctx, cs_imp_file_begin(im, path));
+    CS_TRY(im->ctx, cs_bv_read_graph(im->ctx, path, im->ic->node_count, &n, &off, &tgt));
+    CS_LOG(im->ctx, CS_LOG_VERBOSE, "import: %s: %lld nodes, %lld arcs decoded", path, (long long)n,
+           (long long)off[n]);
+    rc = cs_imp_add_csr(im, n, off, tgt);
+fail:
+    free(off);
+    free(tgt);
+    return rc;
+}
+
 cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
@@ -464,7 +485,9 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     }
     for (const char *p = ic->edges; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
         rc = resolve(ctx, cfg, item, path, sizeof path);
-        if (rc == CS_OK)
+        if (rc == CS_OK && ic->edge_format == CS_EDGES_BVGRAPH)
+            rc = read_bvgraph(&im, path);
+        else if (rc == CS_OK)
             rc = cs_imp_read_edge_file(&im, path, &prog, &done);
     }
     nomem_context(ctx, rc, "while reading %s:%lld", im.file != NULL ? im.file : "?",

@@ -230,6 +230,8 @@ uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list);
 const char *cs_import_format_name(int edge_format);
 /* Local. Makes path the file named in messages (im->file, im->line = 0). */
 cs_err cs_imp_file_begin(cs_imp *im, const char *path);
+/* Local. Adds the links of a decoded graph (CSR of n pages, ids below n: the node count). */
+cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt);
 /* Local (rank 0). Reads one edge file into im's link triples. */
 cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
 /* Local (rank 0). Reads one page table (list_only: only its ids, from page_list). */

@@ -427,6 +427,28 @@ fail:
     return rc;
 }
 
+cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt)
+{
+    cs_err rc = CS_OK;
+    if (n > im->n_pages)
+        im->n_pages = n;
+    im->limit = n;
+    if (n > 0 && off[n] > 0) {
+        int32_t mx = 0;
+        for (int64_t k = 0; k < off[n]; k++)
+            mx = tgt[k] > mx ? tgt[k] : mx;
+        im->max_id = mx;
+        im->max_id_file = im->file_no;
+        im->max_id_line = 0;
+    }
+    for (int64_t x = 0; x < n; x++)
+        for (int64_t k = off[x]; k < off[x + 1]; k++)
+            CS_TRY(im->ctx, add_link(im, (int32_t)x, tgt[k], 1));
+    return CS_OK;
+fail:
+    return rc;
+}
+
 /* True for lines to skip: comments (by prefix). */
 static int is_comment(const cs_imp *im, const char *line, size_t len)
 {
