@@ -203,10 +203,8 @@ static int vec_reserve(vec *a, size_t n)
     return 1;
 }
 
-#define MAX_CHAIN 4096 /* deepest reference chain followed on demand (maxref unbounded) */
-
-/* One decoder (one per thread): a ring of the last window + 1 lists, buffers for lists decoded
- * on demand along a reference chain, and scratch. Errors are recorded, never printed: the
+/* One decoder (one per thread): a ring of the last window + 1 lists, two buffers for a
+ * reference chain decoded on demand, and scratch. Errors are recorded, never printed: the
  * caller reports the one of the lowest node. */
 typedef struct dec {
     const uint8_t *b;
@@ -216,12 +214,14 @@ typedef struct dec {
     int slots;               /* window + 1 */
     vec *ring;
     int64_t *ring_node, *ring_len;
-    vec chain[2]; /* lists decoded on demand, alternately */
-    vec *stack;   /* per depth of a chain followed on demand */
-    int64_t *stack_len;
-    int depth_cap;
-    vec cp, iv, res, blk; /* scratch of one list */
-    const char *what;     /* the first error: what, at node and bit */
+    vec chain[2];    /* the lists of a chain decoded on demand, alternately */
+    int64_t *cnodes; /* the nodes of that chain */
+    size_t cnodes_cap;
+    int64_t given_node; /* the list the next reference resolves to, or -1 */
+    const int32_t *given_list;
+    int64_t given_len;
+    vec cp, iv, res;  /* scratch of one list */
+    const char *what; /* the first error: what, at node and bit */
     int64_t err_node;
     uint64_t err_bit;
     int nomem;
@@ -237,50 +237,86 @@ static int fail_at(dec *D, const char *what, int64_t x, uint64_t bit)
     return 0;
 }
 
-static int decode_list(dec *D, int64_t x, uint64_t pos, int depth, vec *out, int64_t *len,
-                       uint64_t *end);
+static int decode_list(dec *D, int64_t x, uint64_t pos, vec *out, int64_t *len, uint64_t *end);
 
-/* The list of node y (< x) referenced at depth: from the ring, else decoded on demand. */
-static int ref_list(dec *D, int64_t y, int depth, const int32_t **L, int64_t *n)
+static int in_ring(const dec *D, int64_t y)
 {
-    int s = (int)(y % D->slots);
-    if (D->ring_node[s] == y) {
+    return D->ring_node[y % D->slots] == y;
+}
+
+/*
+ * The list of node y, referenced by a node being decoded: the given list, the ring's, or
+ * decoded on demand. On demand, the reference chain from y is followed back (reading only the
+ * outdegree and reference of each node) to a node without a reference or one whose reference
+ * is in the ring, and the chain is decoded forward, each list from the one before: no
+ * recursion, any chain length (a maxrefcount of the encoder is not needed to decode).
+ */
+static int ref_list(dec *D, int64_t y, const int32_t **L, int64_t *n)
+{
+    if (D->given_node == y) {
+        *L = D->given_list;
+        *n = D->given_len;
+        return 1;
+    }
+    if (in_ring(D, y)) {
+        int s = (int)(y % D->slots);
         *L = D->ring[s].v;
         *n = D->ring_len[s];
         return 1;
     }
     if (D->offsets == NULL)
         return fail_at(D, "a reference to a list not in the window", y, 0);
-    int lim = D->p->maxref >= 0 ? D->p->maxref + 1 : MAX_CHAIN;
-    if (depth + 1 >= lim || depth + 1 >= MAX_CHAIN)
-        return fail_at(D, "a reference chain longer than maxrefcount", y, D->offsets[y]);
-    if (depth + 1 >= D->depth_cap) {
-        int nc = D->depth_cap ? 2 * D->depth_cap : 8;
-        while (nc <= depth + 1)
-            nc *= 2;
-        vec *st = realloc(D->stack, (size_t)nc * sizeof *st);
-        if (st == NULL)
-            return D->nomem = 1, 0;
-        D->stack = st;
-        int64_t *sl = realloc(D->stack_len, (size_t)nc * sizeof *sl);
-        if (sl == NULL)
-            return D->nomem = 1, 0;
-        D->stack_len = sl;
-        memset(D->stack + D->depth_cap, 0, (size_t)(nc - D->depth_cap) * sizeof *st);
-        D->depth_cap = nc;
+    const cs_bv_params *p = D->p;
+    size_t k = 0;
+    for (int64_t z = y;;) {
+        if (k == D->cnodes_cap) {
+            size_t nc = D->cnodes_cap ? 2 * D->cnodes_cap : 16;
+            int64_t *q = realloc(D->cnodes, nc * sizeof *q);
+            if (q == NULL)
+                return D->nomem = 1, 0;
+            D->cnodes = q;
+            D->cnodes_cap = nc;
+        }
+        D->cnodes[k++] = z;
+        bits r = {D->b, D->nbits, D->offsets[z], 0};
+        uint64_t d = read_code(&r, p->outdegrees, p->zetak);
+        if (r.bad)
+            return fail_at(D, "the stream ends inside the outdegree", z, D->offsets[z]);
+        if (d == 0 || p->window == 0)
+            break;
+        uint64_t ref = read_code(&r, p->references, p->zetak);
+        if (r.bad || ref > (uint64_t)p->window || ref > (uint64_t)z)
+            return fail_at(D, "a reference beyond the window or before node 0", z, D->offsets[z]);
+        if (ref == 0)
+            break;
+        z -= (int64_t)ref;
+        if (in_ring(D, z))
+            break;
     }
-    uint64_t end;
-    if (!decode_list(D, y, D->offsets[y], depth + 1, &D->stack[depth + 1], &D->stack_len[depth + 1],
-                     &end))
-        return 0;
-    *L = D->stack[depth + 1].v;
-    *n = D->stack_len[depth + 1];
+    const int32_t *prev = NULL;
+    int64_t prev_len = 0, prev_node = -1;
+    for (size_t i = k; i-- > 0;) {
+        vec *buf = &D->chain[i % 2];
+        int64_t l;
+        uint64_t e;
+        D->given_node = prev_node;
+        D->given_list = prev;
+        D->given_len = prev_len;
+        int ok = decode_list(D, D->cnodes[i], D->offsets[D->cnodes[i]], buf, &l, &e);
+        D->given_node = -1;
+        if (!ok)
+            return 0;
+        prev = buf->v;
+        prev_len = l;
+        prev_node = D->cnodes[i];
+    }
+    *L = prev;
+    *n = prev_len;
     return 1;
 }
 
 /* Decodes node x's list starting at bit pos into out (length *len); *end: the bit after it. */
-static int decode_list(dec *D, int64_t x, uint64_t pos, int depth, vec *out, int64_t *len,
-                       uint64_t *end)
+static int decode_list(dec *D, int64_t x, uint64_t pos, vec *out, int64_t *len, uint64_t *end)
 {
     const cs_bv_params *p = D->p;
     const int64_t n = p->nodes;
@@ -307,12 +343,12 @@ static int decode_list(dec *D, int64_t x, uint64_t pos, int depth, vec *out, int
     if (ref > 0) {
         const int32_t *L;
         int64_t Ln;
-        if (!ref_list(D, x - (int64_t)ref, depth, &L, &Ln))
+        if (!ref_list(D, x - (int64_t)ref, &L, &Ln))
             return 0;
         uint64_t bc = read_code(&r, p->block_count, p->zetak);
         if (r.bad || bc > (uint64_t)Ln + 1)
             return fail_at(D, "a bad block count", x, pos);
-        if (!vec_reserve(&D->blk, (size_t)bc + 1) || !vec_reserve(&D->cp, (size_t)Ln + 1))
+        if (!vec_reserve(&D->cp, (size_t)Ln + 1))
             return D->nomem = 1, 0;
         int64_t at = 0;
         for (uint64_t i = 0; i < bc; i++) {
@@ -398,6 +434,7 @@ static int dec_init(dec *D, const uint8_t *b, uint64_t nbits, const cs_bv_params
     D->p = p;
     D->offsets = offsets;
     D->slots = p->window + 1;
+    D->given_node = -1;
     D->ring = calloc((size_t)D->slots, sizeof *D->ring);
     D->ring_node = malloc((size_t)D->slots * sizeof *D->ring_node);
     D->ring_len = calloc((size_t)D->slots, sizeof *D->ring_len);
@@ -413,17 +450,15 @@ static void dec_fini(dec *D)
     if (D->ring != NULL)
         for (int s = 0; s < D->slots; s++)
             free(D->ring[s].v);
-    for (int i = 0; i < D->depth_cap; i++)
-        free(D->stack[i].v);
-    free(D->stack);
-    free(D->stack_len);
+    free(D->chain[0].v);
+    free(D->chain[1].v);
+    free(D->cnodes);
     free(D->ring);
     free(D->ring_node);
     free(D->ring_len);
     free(D->cp.v);
     free(D->iv.v);
     free(D->res.v);
-    free(D->blk.v);
 }
 
 /* Decodes x into its ring slot; *end: the bit after its list. */
@@ -431,7 +466,7 @@ static int dec_next(dec *D, int64_t x, uint64_t pos, uint64_t *end)
 {
     int s = (int)(x % D->slots);
     D->ring_node[s] = -1;
-    if (!decode_list(D, x, pos, 0, &D->ring[s], &D->ring_len[s], end))
+    if (!decode_list(D, x, pos, &D->ring[s], &D->ring_len[s], end))
         return 0;
     D->ring_node[s] = x;
     return 1;

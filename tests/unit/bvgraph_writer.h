@@ -141,12 +141,18 @@ static int bw_has(const int32_t *a, int64_t n, int32_t v)
     return l < n && a[l] == v;
 }
 
+/* What a graph's encoding used: nodes with a reference, the longest reference chain,
+ * intervals and residuals. */
+typedef struct bw_stats {
+    int64_t refs, longest_chain, intervals, residuals;
+} bw_stats;
+
 /* Writes the graph (n nodes, CSR off/tgt with increasing lists) to base.graph, base.properties
  * (unless props = 0; flags = 1 writes every code in compressionflags, 0 leaves it empty: the
  * codes must then be the defaults) and base.offsets (when offsets = 1). seed drives the random
- * choices. Returns the number of nodes that used a reference. */
-static int64_t bw_write(const char *base, int64_t n, const int64_t *off, const int32_t *tgt,
-                        const cs_bv_params *p, int props, int flags, int offsets, uint64_t seed)
+ * choices. */
+static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const int32_t *tgt,
+                         const cs_bv_params *p, int props, int flags, int offsets, uint64_t seed)
 {
     bw w = {NULL, 0, 0}, wo = {NULL, 0, 0};
     int *chain = calloc((size_t)n + 1, sizeof *chain);
@@ -154,7 +160,7 @@ static int64_t bw_write(const char *base, int64_t n, const int64_t *off, const i
     int32_t *extra = malloc(((size_t)off[n] + 1) * sizeof *extra);
     uint8_t *in_iv = malloc((size_t)off[n] + 1);
     uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1, prev_off = 0;
-    int64_t refs = 0;
+    bw_stats st = {0, 0, 0, 0};
     for (int64_t x = 0; x < n; x++) {
         if (offsets) {
             bw_code(&wo, p->offsets, p->zetak, w.nbits - prev_off);
@@ -190,8 +196,10 @@ static int64_t bw_write(const char *base, int64_t n, const int64_t *off, const i
             bw_code(&w, p->references, p->zetak, (uint64_t)r);
         int64_t ne = 0;
         if (r > 0) {
-            refs++;
+            st.refs++;
             chain[x] = chain[x - r] + 1;
+            if (chain[x] > st.longest_chain)
+                st.longest_chain = chain[x];
             const int32_t *L = tgt + off[x - r];
             int64_t Ln = off[x - r + 1] - off[x - r], nr = 0, cur = 0;
             int type = 1; /* copy first */
@@ -240,6 +248,7 @@ static int64_t bw_write(const char *base, int64_t n, const int64_t *off, const i
                     bw_gamma(&w, (uint64_t)(j - i - p->minint));
                     prev = (int64_t)extra[i] + (j - i);
                     first = 0;
+                    st.intervals++;
                     memset(in_iv + i, 1, (size_t)(j - i));
                 }
                 i = j;
@@ -255,6 +264,7 @@ static int64_t bw_write(const char *base, int64_t n, const int64_t *off, const i
                 bw_code(&w, p->residuals, p->zetak, (uint64_t)((int64_t)extra[i] - prev - 1));
             prev = extra[i];
             first = 0;
+            st.residuals++;
         }
     }
     if (offsets)
@@ -291,7 +301,7 @@ static int64_t bw_write(const char *base, int64_t n, const int64_t *off, const i
     free(runs);
     free(extra);
     free(in_iv);
-    return refs;
+    return st;
 }
 
 #endif

@@ -5,12 +5,13 @@
  * consecutive runs, scattered successors before and after the node, empty lists) written by
  * the test-only writer (bvgraph_writer.h) under parameter sets that together use every code
  * for every component (gamma, delta, zeta_k for k = 1..5, nibble, unary), windows 0 to 16,
- * maximum reference counts 1, 3 and unbounded, minimum interval lengths 0 (none), 2, 4 and 6,
- * with and without an .offsets file and without a properties file; each must decode to the
- * same lists, through the parallel decoder's node ranges (which start mid-graph, so lists
- * referenced from before a range are decoded on demand). Damaged input (a truncated stream, a
- * properties file with the wrong zeta k, an unknown flag, a foreign offsets file) is an error
- * naming the file, never a crash. `crawlsim import` with edge_format = bvgraph gives the graph.
+ * maximum reference counts 1, 3 and unbounded (long chains, decoded on demand without recursion),
+ * minimum interval lengths 0 (none), 2, 4 and 6, with and without an .offsets file and without a
+ * properties file; each must decode to the same lists, through the parallel decoder's node ranges
+ * (which start mid-graph, so lists referenced from before a range are decoded on demand). Damaged
+ * input (a truncated stream, a properties file with the wrong zeta k, an unknown flag, a foreign
+ * offsets file) is an error naming the file, never a crash. `crawlsim import` with edge_format =
+ * bvgraph gives the graph.
  *
  * With the argument "datasets": uk-2007-05@100000 of $CRAWLSIM_DATASETS/law-webgraph (LAW's
  * original .graph and .properties) decodes to exactly the lists of its decoded adjacency list
@@ -119,6 +120,9 @@ static const pset psets[] = {
      1},
     {3, -1, 0, 2, CS_BV_ZETA, CS_BV_DELTA, CS_BV_UNARY, CS_BV_NIBBLE, CS_BV_NIBBLE, CS_BV_GAMMA, 1,
      1, 1},
+    /* window 1, unbounded chains: ranges start deep inside long reference chains */
+    {1, -1, 3, 2, CS_BV_GAMMA, CS_BV_GAMMA, CS_BV_GAMMA, CS_BV_DELTA, CS_BV_ZETA, CS_BV_GAMMA, 1, 1,
+     0},
     {16, 1000, 6, 5, CS_BV_NIBBLE, CS_BV_ZETA, CS_BV_NIBBLE, CS_BV_ZETA, CS_BV_DELTA, CS_BV_DELTA,
      1, 1, 0},
     {0, 3, 4, 4, CS_BV_UNARY, CS_BV_UNARY, CS_BV_GAMMA, CS_BV_GAMMA, CS_BV_GAMMA, CS_BV_GAMMA, 1, 1,
@@ -161,9 +165,16 @@ START_TEST(round_trips)
     char base[256], gpath[300];
     snprintf(base, sizeof base, "%s/g%d", tmpdir, i);
     snprintf(gpath, sizeof gpath, "%s.graph", base);
-    int64_t refs = bw_write(base, n, off, tgt, &p, q->props, q->flags, q->offsets, (uint64_t)i);
+    bw_stats st = bw_write(base, n, off, tgt, &p, q->props, q->flags, q->offsets, (uint64_t)i);
+    /* the encoding used what this set is about */
     if (q->window > 0 && q->maxref != 0)
-        ck_assert_msg(refs > n / 10, "set %d: only %lld references written", i, (long long)refs);
+        ck_assert_msg(st.refs > n / 10, "set %d: only %lld references", i, (long long)st.refs);
+    if (q->minint > 0)
+        ck_assert_msg(st.intervals > 100, "set %d: only %lld intervals", i,
+                      (long long)st.intervals);
+    ck_assert_msg(st.residuals > 1000, "set %d: only %lld residuals", i, (long long)st.residuals);
+    if (q->maxref < 0)
+        printf("set %d: longest reference chain %lld\n", i, (long long)st.longest_chain);
     cs_ctx ctx;
     cs_ctx_init_local(&ctx, CS_LOG_ERROR);
     int64_t dn = 0;
