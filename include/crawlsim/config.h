@@ -122,6 +122,14 @@ typedef struct cs_partition_config {
     int vertex_weight;
 } cs_partition_config;
 
+/* run.seed_pages: where a crawl starts; run.relevance: what counts as relevant. */
+enum cs_seed_pages {
+    CS_SEEDS_RELEVANT = 0,
+    CS_SEEDS_RANDOM = 1,
+    CS_SEEDS_IN_DEGREE = 2,
+    CS_SEEDS_FILE = 3
+};
+enum cs_run_relevance { CS_RELEVANCE_GRAPH = 0, CS_RELEVANCE_NONE = 1 };
 enum cs_run_partition { CS_RUN_PART_HOST_HASH = 0, CS_RUN_PART_BLOCK = 1, CS_RUN_PART_FILE = 2 };
 
 /* [run]: what `crawlsim run` crawls and for how long (docs in schema.c). policy is a
@@ -137,6 +145,9 @@ typedef struct cs_run_config {
     int64_t pages;
     int64_t tasks;
     int64_t seeds;
+    int seed_pages;
+    char seed_file[CS_CONF_STR];
+    int relevance;
     int64_t record_every;
     int64_t progress;
     int trace;

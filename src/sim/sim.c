@@ -314,6 +314,14 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     CS_ASSERT(cs_tres_max_parse(cfg->tres.max_per_host, &s->h.max_cap));
     s->tres_d = s->ops->tres_features ? cs_tres_dim(cfg->tres.host_features) : 0;
     s->host_features = cfg->tres.host_features;
+    if (cfg->run.relevance == CS_RELEVANCE_NONE && strcmp(s->pname, "random") != 0 &&
+        strcmp(s->pname, "tree-random") != 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "run.policy = %s learns from relevance, which run.relevance = none (a "
+                     "coverage crawl: every page counts) does not give; run.policy = random or "
+                     "tree-random crawls without it",
+                     s->pname);
+    CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, sim_strict_setting(s));
     CS_TRY(ctx, sim_build_world(s));
     cs_feat_layout_init(&s->L, &cfg->sarsa);
