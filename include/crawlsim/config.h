@@ -100,6 +100,7 @@ typedef struct cs_import_config {
     int64_t page_url_field;
     int64_t page_host_field;
     int64_t page_label_field;
+    int64_t page_relevance_field;
     int page_features;
     int64_t page_features_first;
     int64_t page_features_count;

@@ -44,10 +44,12 @@
  * target_label, relevance is 1 for pages having a label equal to target_label or below it
  * ("subject.Science" covers "subject.Science.Biology") and 0 otherwise; the target topic is
  * the topic named target_label (-1 if target_label is finer than the topics). Without it all
- * relevance is 0 and the target topic -1. Text features are stored sparse: dense-binary reads
- * page_features_count 0/1 fields from page_features_first (every line of a table must have
- * the same number of fields); sparse reads "index:value" fields from page_features_first to
- * the end of the line, skipping fields that hold the id, URL, host or label.
+ * relevance is 0 and the target topic -1, unless page_relevance_field gives each page's
+ * relevance as a number in [0, 1] (from its first line; pages without a line get 0). Text features
+ * are stored sparse: dense-binary reads page_features_count 0/1 fields from page_features_first
+ * (every line of a table must have the same number of fields); sparse reads "index:value" fields
+ * from page_features_first to the end of the line, skipping fields that hold the id, URL, host or
+ * label.
  *
  * Hosts (the `hosts` key). url: the authority of the page's URL (page_url_field, or the node
  * name itself when there is no URL field), lower-cased, without userinfo and port; field: the

@@ -414,6 +414,8 @@ static const cs_conf_entry schema[] = {
      "page table: field with the host name (-1 = last, -2 = none)"},
     {"import", "page_label_field", CS_CONF_INT, "-2", -2, 1000, NULL, I(page_label_field), 0,
      "page table: field with the label, which becomes the topic (-1 = last, -2 = none)"},
+    {"import", "page_relevance_field", CS_CONF_INT, "-2", -2, 1000, NULL, I(page_relevance_field), 0,
+     "page table: field with the page's relevance, a number in [0, 1] (-1 = last, -2 = none; instead of target_label): focused crawls of graphs whose labels are scores"},
     {"import", "page_features", CS_CONF_ENUM, "none", 0, 0, "none|dense-binary|sparse", I(page_features), 0,
      "page table text features: dense-binary 0/1 fields, or sparse 'index:value' fields"},
     {"import", "page_features_first", CS_CONF_INT, "1", 0, 1000000, NULL, I(page_features_first), 0,

@@ -18,6 +18,7 @@
 #include "import_bvgraph.h"
 #include "import_impl.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,10 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] hosts = url needs a page table with page_url_field, or node "
                        "names that are URLs (node_ids = name)");
+    if (ic->page_relevance_field != CS_FIELD_NONE && (!tables || ic->target_label[0] != '\0'))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] page_relevance_field needs a page table (pages) and no "
+                       "target_label (relevance comes from one or the other)");
     if (ic->target_label[0] != '\0' && (!tables || ic->page_label_field == CS_FIELD_NONE))
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] target_label needs a page table (pages) with page_label_field");
@@ -415,6 +420,7 @@ static void imp_fini(cs_imp *im)
     free(im->p_host);
     free(im->p_topic);
     free(im->p_rel);
+    free(im->p_score);
     free(im->p_feat);
     free(im->p_nfeat);
     free(im->f_idx);
@@ -551,7 +557,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
            cs_alloc(ctx, &g->observable, (size_t)n, sizeof *g->observable, "page observability"));
     for (int64_t i = 0; i < n; i++) {
         g->topic[i] = im.p_topic[i];
-        g->relevance[i] = im.p_rel[i] ? 1.0 : 0.0;
+        g->relevance[i] = !isnan(im.p_score[i]) ? im.p_score[i] : im.p_rel[i] ? 1.0 : 0.0;
         cs_gen_page_dynamics(&cfg->gen, g->host[i], i, CS_RNG_IMPORT, &g->delta[i], &g->mu[i],
                              &g->observable[i]);
     }

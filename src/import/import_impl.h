@@ -195,6 +195,7 @@ typedef struct cs_imp {
     int32_t *p_host;  /* host string id, -1 */
     int32_t *p_topic; /* -1 */
     uint8_t *p_rel;
+    double *p_score; /* page_relevance_field: the page's relevance, NaN = none given */
     int64_t *p_feat; /* first feature in f_idx/f_val, -1 = none yet */
     int32_t *p_nfeat;
     int any_label_match;

@@ -514,6 +514,8 @@ cs_err cs_imp_ensure_pages(cs_imp *im, size_t n)
     c = im->p_cap;
     CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_rel, &c, nc, sizeof *im->p_rel, "page table"));
     c = im->p_cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_score, &c, nc, sizeof *im->p_score, "page table"));
+    c = im->p_cap;
     CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_feat, &c, nc, sizeof *im->p_feat, "page table"));
     c = im->p_cap;
     CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_nfeat, &c, nc, sizeof *im->p_nfeat, "page table"));
@@ -521,6 +523,7 @@ cs_err cs_imp_ensure_pages(cs_imp *im, size_t n)
         im->p_host[i] = -1;
         im->p_topic[i] = -1;
         im->p_rel[i] = 0;
+        im->p_score[i] = NAN;
         im->p_feat[i] = -1;
         im->p_nfeat[i] = 0;
     }
@@ -602,9 +605,9 @@ static cs_err url_host_id(cs_imp *im, const char *u, size_t n, int32_t *id)
 static int is_attr_field(const cs_imp *im, size_t f, size_t nf)
 {
     const cs_import_config *ic = im->ic;
-    int64_t k[4] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
-                    ic->page_label_field};
-    for (int i = 0; i < 4; i++)
+    int64_t k[5] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
+                    ic->page_label_field, ic->page_relevance_field};
+    for (int i = 0; i < 5; i++)
         if (k[i] != CS_FIELD_NONE && field_at(k[i], nf) == (int64_t)f)
             return 1;
     return 0;
@@ -636,9 +639,9 @@ static int64_t dense_min_fields(const cs_import_config *ic)
 {
     int64_t need = ic->page_features_first + ic->page_features_count;
     int last = 0;
-    int64_t k[4] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
-                    ic->page_label_field};
-    for (int i = 0; i < 4; i++) {
+    int64_t k[5] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
+                    ic->page_label_field, ic->page_relevance_field};
+    for (int i = 0; i < 5; i++) {
         if (k[i] == CS_FIELD_LAST)
             last = 1;
         else if (k[i] >= 0 && k[i] + 1 > need)
@@ -779,6 +782,25 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
             im->p_rel[page] = 1;
             im->any_label_match = 1;
         }
+    }
+    if (ic->page_relevance_field != CS_FIELD_NONE) {
+        int64_t fr = field_at(ic->page_relevance_field, nf);
+        if (fr < 0)
+            return missing(im, "page_relevance_field", ic->page_relevance_field, nf);
+        const cs_imp_field *f = &im->fields[fr];
+        char num[64], *endp = NULL;
+        double v = NAN;
+        if (f->n > 0 && f->n < sizeof num) {
+            memcpy(num, f->p, f->n);
+            num[f->n] = '\0';
+            v = strtod(num, &endp);
+        }
+        if (endp != num + f->n || !(v >= 0.0 && v <= 1.0))
+            return bad(im, CS_ERR_FORMAT,
+                       "page_relevance_field (field %lld): '%.*s' is not a relevance in [0, 1]",
+                       (long long)fr, cs_imp_quote_len(f->n), f->p);
+        if (isnan(im->p_score[page])) /* a page's first line gives its relevance */
+            im->p_score[page] = v;
     }
     if (ic->page_features != CS_FEAT_NONE)
         CS_TRY(im->ctx, page_features(im, page, nf));

@@ -249,6 +249,35 @@ START_TEST(page_tables_trimmed_and_split_like_edges)
 }
 END_TEST
 
+/* Relevance from a page-table column: numbers in [0, 1], a page's first line, 0 without one;
+ * anything else is an error naming the file and line; not together with target_label. */
+START_TEST(relevance_from_a_column)
+{
+    write_text("re.txt", "0 1\n1 2\n2 3\n");
+    write_text("scores.txt", "0 x.org 0.25\n2 y.org 1\n0 x.org 0.9\n1 z.org 0\n");
+    cs_graph_slice g;
+    cs_graph_meta meta;
+    read_ok((const char *const[]){"import.edges=re.txt", "import.pages=scores.txt",
+                                  "import.page_relevance_field=2", "import.hosts=per-page", NULL},
+            &g, &meta);
+    ck_assert_int_eq(g.n_pages_total, 4);
+    ck_assert(g.relevance[0] == 0.25 && g.relevance[1] == 0.0 && g.relevance[2] == 1.0 &&
+              g.relevance[3] == 0.0);
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    write_text("scores_bad.txt", "0 x.org 0.5\n1 y.org 1.5\n");
+    read_fails((const char *const[]){"import.edges=re.txt", "import.pages=scores_bad.txt",
+                                     "import.page_relevance_field=-1", "import.hosts=per-page",
+                                     NULL},
+               CS_ERR_FORMAT,
+               (const char *const[]){"scores_bad.txt:2:", "'1.5' is not a relevance", NULL});
+    read_fails((const char *const[]){"import.edges=re.txt", "import.pages=scores.txt",
+                                     "import.page_relevance_field=2", "import.page_label_field=1",
+                                     "import.target_label=x.org", "import.hosts=per-page", NULL},
+               CS_ERR_CONFIG, (const char *const[]){"page_relevance_field", NULL});
+}
+END_TEST
+
 /* The dropped self-loops and merged duplicates are on stderr at the default level (INFO). */
 START_TEST(changes_reported_by_default)
 {
@@ -304,6 +333,7 @@ int main(void)
     tcase_add_test(tc, webgraph_text_export);
     tcase_add_test(tc, page_tables_trimmed_and_split_like_edges);
     tcase_add_test(tc, changes_reported_by_default);
+    tcase_add_test(tc, relevance_from_a_column);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
