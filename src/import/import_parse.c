@@ -523,7 +523,7 @@ cs_err cs_imp_ensure_pages(cs_imp *im, size_t n)
         im->p_host[i] = -1;
         im->p_topic[i] = -1;
         im->p_rel[i] = 0;
-        im->p_score[i] = NAN;
+        im->p_score[i] = (double)NAN;
         im->p_feat[i] = -1;
         im->p_nfeat[i] = 0;
     }
@@ -789,7 +789,7 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
             return missing(im, "page_relevance_field", ic->page_relevance_field, nf);
         const cs_imp_field *f = &im->fields[fr];
         char num[64], *endp = NULL;
-        double v = NAN;
+        double v = (double)NAN;
         if (f->n > 0 && f->n < sizeof num) {
             memcpy(num, f->p, f->n);
             num[f->n] = '\0';
