@@ -62,6 +62,10 @@ enum cs_edge_format {
     CS_EDGES_BVGRAPH = 5     /* WebGraph's compressed BVGraph (.graph + .properties) */
 };
 enum cs_new_ids { CS_NEW_IDS_ERROR = 0, CS_NEW_IDS_ALLOW = 1 };
+/* [import] host_names: as written, or reversed ("com.example.www", Common Crawl's graphs) */
+enum cs_host_names { CS_HOST_NAMES_AS_IS = 0, CS_HOST_NAMES_REVERSED = 1 };
+/* [import] page_ids: from page_id_field, or the data line's number (LAW's .urls files) */
+enum cs_page_ids { CS_PAGE_IDS_FIELD = 0, CS_PAGE_IDS_LINE = 1 };
 enum cs_node_ids { CS_IDS_INTEGER = 0, CS_IDS_NAME = 1 };
 enum cs_host_source {
     CS_HOSTS_URL = 0,
@@ -106,6 +110,8 @@ typedef struct cs_import_config {
     int64_t page_features_count;
     int64_t label_depth;
     int hosts;
+    int host_names;
+    int page_ids;
     int lowercase_names;
     char target_label[256];
 } cs_import_config;

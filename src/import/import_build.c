@@ -53,6 +53,8 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] edge_format = bvgraph reads one graph: edges names its .graph "
                        "file");
+    if (ic->page_ids == CS_PAGE_IDS_LINE && ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] page_ids = line needs node_ids = integer");
     if (ic->node_count > 0 && ic->node_ids == CS_IDS_NAME)
         return cs_fail(ctx, CS_ERR_CONFIG, "[import] node_count needs node_ids = integer");
     if (ic->weight_field != CS_FIELD_NONE && ic->edge_format != CS_EDGES_PAIRS)
@@ -421,6 +423,7 @@ static void imp_fini(cs_imp *im)
     free(im->p_topic);
     free(im->p_rel);
     free(im->p_score);
+    free(im->rev);
     free(im->p_feat);
     free(im->p_nfeat);
     free(im->f_idx);
@@ -506,14 +509,24 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     max_id_where(&im, where, sizeof where);
     int indexed =
         ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS;
-    if (indexed && ic->node_count == 0 && ic->new_ids == CS_NEW_IDS_ERROR &&
-        im.max_id >= im.adj_next) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT,
-                     "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
-                     "edge files have %lld lines, line i is page i; new_ids = allow makes new "
-                     "pages)",
-                     where, (long long)(im.max_id + ic->id_base), (long long)im.adj_next,
-                     cs_import_format_name(ic->edge_format), (long long)im.adj_next);
+    /* the count implied by the lines of the edge files, or declared by a header that the page
+     * tables were read before: ids beyond it are checked now */
+    int64_t count = im.limit >= 0 ? im.limit : indexed ? im.adj_next : -1;
+    if (!im.names && count >= 0 && im.max_id >= count && ic->new_ids == CS_NEW_IDS_ERROR) {
+        if (im.max_id_table)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: page %lld is beyond the node count %lld of the edge files %s (%s; "
+                         "new_ids = allow keeps such pages, without links)",
+                         where, (long long)(im.max_id + ic->id_base), (long long)count, ic->edges,
+                         ic->page_ids == CS_PAGE_IDS_LINE ? "page_ids = line: line i is page i"
+                                                          : "an id of the page tables");
+        else
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
+                         "edge files have %lld lines, line i is page i; new_ids = allow makes "
+                         "new pages)",
+                         where, (long long)(im.max_id + ic->id_base), (long long)count,
+                         cs_import_format_name(ic->edge_format), (long long)im.adj_next);
         goto fail;
     }
 

@@ -171,6 +171,9 @@ typedef struct cs_imp {
     int64_t adj_next;     /* adjacency-indexed, successors: page of the next data line */
     int64_t limit;        /* declared node count (node_count, an ASCIIGraph header), or -1 */
     int header_seen;      /* asciigraph: the node-count line was read */
+    int64_t table_next;   /* page_ids = line: page of the next page-table data line */
+    char *rev;            /* host_names = reversed: scratch */
+    size_t rev_cap;
 
     /* where the largest node id was seen, for messages on ids beyond the node count and on
      * memory: a file number in `files` and a line */
@@ -179,6 +182,8 @@ typedef struct cs_imp {
     int64_t max_id;      /* largest integer node id (page) seen, -1 */
     int32_t max_id_file;
     int64_t max_id_line;
+    int max_id_table;  /* the largest id was read in a page table */
+    int reading_pages; /* a page table is being read */
     uint8_t *src_seen; /* adjacency: pages that had their line */
     size_t src_seen_cap;
 

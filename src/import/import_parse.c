@@ -177,6 +177,35 @@ fail:
     return rc;
 }
 
+/* s[0, len) with its '.'-separated components in reverse order ("com.example.www" becomes
+ * "www.example.com") into im's scratch buffer when host_names = reversed. */
+static cs_err maybe_reverse(cs_imp *im, const char **s, size_t len)
+{
+    cs_err rc = CS_OK;
+    if (im->ic->host_names != CS_HOST_NAMES_REVERSED)
+        return CS_OK;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->rev, &im->rev_cap, len + 1, 1, "host name buffer"));
+    const char *in = *s;
+    size_t at = 0, end = len;
+    while (end > 0) {
+        size_t b = end;
+        while (b > 0 && in[b - 1] != '.')
+            b--;
+        if (at > 0)
+            im->rev[at++] = '.';
+        memcpy(im->rev + at, in + b, end - b);
+        at += end - b;
+        end = b > 0 ? b - 1 : 0;
+        if (b == 0)
+            break;
+    }
+    im->rev[at] = '\0';
+    *s = im->rev;
+    return CS_OK;
+fail:
+    return rc;
+}
+
 /* Page id of a node token, field number `pos` of its line; `what` names the field in
  * messages. Integer ids must be decimal, at least id_base and at most CS_IMP_ID_MAX + id_base. */
 static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what, int64_t pos,
@@ -185,6 +214,8 @@ static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what,
     cs_err rc = CS_OK;
     if (im->names) {
         CS_TRY(im->ctx, maybe_lower(im, im->ic->lowercase_names, &tok, len));
+        if (im->ic->hosts == CS_HOSTS_NODE) /* node names are host names */
+            CS_TRY(im->ctx, maybe_reverse(im, &tok, len));
         CS_TRY(im->ctx,
                cs_imp_strtab_intern(im->ctx, &im->nodes, tok, len, id, NULL, "node names"));
         return CS_OK;
@@ -219,6 +250,7 @@ static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what,
         im->max_id = *id;
         im->max_id_file = im->file_no;
         im->max_id_line = im->line;
+        im->max_id_table = im->reading_pages;
     }
     if (*id >= im->n_pages)
         im->n_pages = (int64_t)*id + 1;
@@ -430,6 +462,11 @@ fail:
 cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt)
 {
     cs_err rc = CS_OK;
+    if (im->n_pages > n && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return cs_fail(im->ctx, CS_ERR_FORMAT,
+                       "%s: the graph has %lld nodes but the page tables %s name %lld pages "
+                       "(new_ids = allow keeps the extra pages, without links)",
+                       im->file, (long long)n, im->ic->pages, (long long)im->n_pages);
     if (n > im->n_pages)
         im->n_pages = n;
     im->limit = n;
@@ -437,9 +474,12 @@ cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *
         int32_t mx = 0;
         for (int64_t k = 0; k < off[n]; k++)
             mx = tgt[k] > mx ? tgt[k] : mx;
-        im->max_id = mx;
-        im->max_id_file = im->file_no;
-        im->max_id_line = 0;
+        if (mx > im->max_id) {
+            im->max_id = mx;
+            im->max_id_file = im->file_no;
+            im->max_id_line = 0;
+            im->max_id_table = 0;
+        }
     }
     for (int64_t x = 0; x < n; x++)
         for (int64_t k = off[x]; k < off[x + 1]; k++)
@@ -584,6 +624,8 @@ cs_err cs_imp_intern_host(cs_imp *im, const char *s, size_t len, int lower, int3
 {
     cs_err rc = CS_OK;
     CS_TRY(im->ctx, maybe_lower(im, lower, &s, len));
+    if (im->ic->hosts == CS_HOSTS_FIELD)
+        CS_TRY(im->ctx, maybe_reverse(im, &s, len));
     CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->hosts, s, len, id, NULL, "host names"));
     return CS_OK;
 fail:
@@ -734,12 +776,31 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
     CS_TRY(im->ctx, split(im, &im->pseps, line, len, &nf));
     if (nf == 0)
         return CS_OK;
-    int64_t fi = list_only ? 0 : field_at(ic->page_id_field, nf);
-    if (fi < 0)
-        return missing(im, "page_id_field", ic->page_id_field, nf);
     int32_t page;
-    CS_TRY(im->ctx, node_id(im, im->fields[fi].p, im->fields[fi].n,
-                            list_only ? "page id" : "page_id_field", fi, &page));
+    if (!list_only && ic->page_ids == CS_PAGE_IDS_LINE) {
+        if ((uint64_t)im->table_next > CS_IMP_ID_MAX)
+            return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 page-table lines (pages)");
+        if (im->limit >= 0 && im->table_next >= im->limit && ic->new_ids == CS_NEW_IDS_ERROR)
+            return bad(im, CS_ERR_FORMAT,
+                       "more page-table lines than the node count %lld (page_ids = line: line "
+                       "i is page i)",
+                       (long long)im->limit);
+        page = (int32_t)im->table_next++;
+        if (page >= im->n_pages)
+            im->n_pages = (int64_t)page + 1;
+        if (page > im->max_id) {
+            im->max_id = page;
+            im->max_id_file = im->file_no;
+            im->max_id_line = im->line;
+            im->max_id_table = 1;
+        }
+    } else {
+        int64_t fi = list_only ? 0 : field_at(ic->page_id_field, nf);
+        if (fi < 0)
+            return missing(im, "page_id_field", ic->page_id_field, nf);
+        CS_TRY(im->ctx, node_id(im, im->fields[fi].p, im->fields[fi].n,
+                                list_only ? "page id" : "page_id_field", fi, &page));
+    }
     CS_TRY(im->ctx, cs_imp_ensure_pages(im, (size_t)page + 1));
     if (list_only)
         return CS_OK;
@@ -818,6 +879,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));
     im->table_fields = -1;
+    im->reading_pages = 1;
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {
         CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
@@ -828,6 +890,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
             continue;
         CS_TRY(im->ctx, page_line(im, line, len, list_only));
     }
+    im->reading_pages = 0;
     *prog_base += (uint64_t)gzoffset(r.gz);
     return cs_imp_reader_close(&r);
 fail:

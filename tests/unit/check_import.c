@@ -278,6 +278,63 @@ START_TEST(relevance_from_a_column)
 }
 END_TEST
 
+/* Companion files: LAW's .urls (gzip; line i is page i's URL) give pages hosts; Common
+ * Crawl's reversed host names ("com.example.www") are turned back; more URL lines than the
+ * graph has nodes is an error naming the file and line. */
+START_TEST(companion_files)
+{
+    write_text("law.txt", "1 2\n\n0\n");
+    char cmd[512];
+    snprintf(
+        cmd, sizeof cmd,
+        "printf 'http://a.org/x\\nhttp://B.org/\\nhttp://a.org/y\\n' | gzip > '%s/law.urls.gz'",
+        tmpdir);
+    ck_assert(system(cmd) == 0);
+    cs_graph_slice g;
+    cs_graph_meta meta;
+    read_ok((const char *const[]){"import.edges=law.txt", "import.edge_format=successors",
+                                  "import.pages=law.urls.gz", "import.page_ids=line",
+                                  "import.page_url_field=0", "import.hosts=url", NULL},
+            &g, &meta);
+    ck_assert_int_eq(g.n_pages_total, 3);
+    ck_assert_int_eq(meta.n_hosts, 2);
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 0), "a.org");
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 1), "b.org");
+    ck_assert(g.host[0] == 0 && g.host[1] == 1 && g.host[2] == 0);
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    write_text("law4.urls", "http://a.org/x\nhttp://b.org/\nhttp://a.org/y\nhttp://c.org/\n");
+    read_fails((const char *const[]){"import.edges=law.txt", "import.edge_format=successors",
+                                     "import.pages=law4.urls", "import.page_ids=line",
+                                     "import.page_url_field=0", "import.hosts=url", NULL},
+               CS_ERR_FORMAT,
+               (const char *const[]){"law4.urls:4:", "page 3 is beyond the node count 3", NULL});
+
+    /* Common Crawl: a vertex list "id<TAB>reversed host" */
+    write_text("cc.txt", "0 1\n1 2\n2 0\n");
+    write_text("cc.vertices", "0\tcom.example.www\n1\torg.example\n2\tuk.co.bbc.news\n");
+    read_ok((const char *const[]){"import.edges=cc.txt", "import.pages=cc.vertices",
+                                  "import.page_host_field=1", "import.hosts=field",
+                                  "import.host_names=reversed", NULL},
+            &g, &meta);
+    ck_assert_int_eq(meta.n_hosts, 3);
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 0), "www.example.com");
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 1), "example.org");
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 2), "news.bbc.co.uk");
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    /* a host graph named by reversed hosts */
+    write_text("ccn.txt", "com.example.www org.example\norg.example com.example.www\n");
+    read_ok((const char *const[]){"import.edges=ccn.txt", "import.node_ids=name",
+                                  "import.hosts=node", "import.host_names=reversed", NULL},
+            &g, &meta);
+    ck_assert_int_eq(meta.n_hosts, 2);
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 0), "www.example.com");
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+}
+END_TEST
+
 /* The dropped self-loops and merged duplicates are on stderr at the default level (INFO). */
 START_TEST(changes_reported_by_default)
 {
@@ -334,6 +391,7 @@ int main(void)
     tcase_add_test(tc, page_tables_trimmed_and_split_like_edges);
     tcase_add_test(tc, changes_reported_by_default);
     tcase_add_test(tc, relevance_from_a_column);
+    tcase_add_test(tc, companion_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
