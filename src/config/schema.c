@@ -371,7 +371,7 @@ static const cs_conf_entry schema[] = {
 
     /* ---- [import] real graphs into the same schema (crawlsim import) ---- */
     {"import", "edges", CS_CONF_STRING, "", 0, 0, NULL, I(edges), SZ(edges),
-     "edge file(s), plain or gzip, comma separated; relative to the spec file"},
+     "edge file(s), plain or gzip, comma separated; relative to the spec file; a wildcard (*, ?, [...]) stands for the files it matches, in sorted order"},
     {"import", "edge_format", CS_CONF_ENUM, "pairs", 0, 0, "pairs|adjacency|adjacency-indexed|successors|asciigraph|bvgraph", I(edge_format), 0,
      "pairs: one link per line; adjacency: 'src dst1 dst2 ...' (one line per source); adjacency-indexed: line i is page i, 'outdeg dst1 ...'; successors: line i is page i, 'dst1 dst2 ...' (an empty line: none); asciigraph: WebGraph's ASCIIGraph, a line with the node count, then as successors; bvgraph: WebGraph's compressed BASENAME.graph with its BASENAME.properties (edges names the .graph file)"},
     {"import", "separators", CS_CONF_STRING, " \\t", 0, 0, NULL, I(separators), SZ(separators),
@@ -399,7 +399,7 @@ static const cs_conf_entry schema[] = {
     {"import", "new_ids", CS_CONF_ENUM, "error", 0, 0, "error|allow", I(new_ids), 0,
      "a node id at or beyond the declared or inferred node count: an error naming the file, line and id, or a new page"},
     {"import", "pages", CS_CONF_STRING, "", 0, 0, NULL, I(pages), SZ(pages),
-     "optional page table(s), plain or gzip, comma separated: one page per line"},
+     "optional page table(s), plain or gzip, comma separated (wildcards as in edges): one page per line"},
     {"import", "page_list", CS_CONF_STRING, "", 0, 0, NULL, I(page_list), SZ(page_list),
      "optional file(s) listing pages, one id or name per line (first field; page-table separators, skip lines and comments): each becomes a page, numbered before the page tables"},
     {"import", "page_separators", CS_CONF_STRING, " \\t", 0, 0, NULL, I(page_separators), SZ(page_separators),

@@ -18,6 +18,7 @@
 #include "import_bvgraph.h"
 #include "import_impl.h"
 
+#include <glob.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -451,11 +452,56 @@ fail:
     return rc;
 }
 
+enum { LIST_PAGE_LIST, LIST_PAGES, LIST_EDGES };
+
+static cs_err read_one(cs_imp *im, const char *path, int kind, cs_progress *prog, uint64_t *done)
+{
+    if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_BVGRAPH)
+        return read_bvgraph(im, path);
+    if (kind == LIST_EDGES)
+        return cs_imp_read_edge_file(im, path, prog, done);
+    return cs_imp_read_page_file(im, path, kind == LIST_PAGE_LIST, prog, done);
+}
+
+/* Reads the files of a comma-separated [import] list in order; an item with a wildcard (*, ?,
+ * [) stands for the files it matches, in sorted order (several parts of one graph). */
+static cs_err read_list(cs_imp *im, const cs_config *cfg, const char *list, int kind,
+                        cs_progress *prog, uint64_t *done)
+{
+    cs_err rc = CS_OK;
+    char item[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX];
+    for (const char *p = list; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
+        CS_TRY(im->ctx, resolve(im->ctx, cfg, item, path, sizeof path));
+        if (strpbrk(path, "*?[") == NULL) {
+            rc = read_one(im, path, kind, prog, done);
+            continue;
+        }
+        glob_t gl;
+        int g = glob(path, GLOB_ERR, NULL, &gl);
+        if (g == GLOB_NOMATCH)
+            rc = cs_fail(im->ctx, CS_ERR_IO, "%s: no file matches", path);
+        else if (g != 0)
+            rc = cs_fail(im->ctx, g == GLOB_NOSPACE ? CS_ERR_NOMEM : CS_ERR_IO,
+                         "%s: cannot list the matching files", path);
+        else if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_BVGRAPH && gl.gl_pathc > 1)
+            rc = cs_fail(im->ctx, CS_ERR_CONFIG,
+                         "[import] edge_format = bvgraph reads one graph, but %s matches %zu "
+                         "files",
+                         path, (size_t)gl.gl_pathc);
+        for (size_t i = 0; rc == CS_OK && g == 0 && i < (size_t)gl.gl_pathc; i++)
+            rc = read_one(im, gl.gl_pathv[i], kind, prog, done);
+        if (g == 0)
+            globfree(&gl);
+    }
+    return rc;
+fail:
+    return rc;
+}
+
 cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
     const cs_import_config *ic = &cfg->import;
-    char item[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX];
     cs_progress prog;
     uint64_t done = 0;
     double t0 = cs_now();
@@ -482,23 +528,11 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     cs_progress_begin(&prog, ctx, "import: reading",
                       cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
                           cs_imp_list_bytes(cfg, ic->edges));
-    for (const char *p = ic->page_list; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
-        rc = resolve(ctx, cfg, item, path, sizeof path);
-        if (rc == CS_OK)
-            rc = cs_imp_read_page_file(&im, path, 1, &prog, &done);
-    }
-    for (const char *p = ic->pages; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
-        rc = resolve(ctx, cfg, item, path, sizeof path);
-        if (rc == CS_OK)
-            rc = cs_imp_read_page_file(&im, path, 0, &prog, &done);
-    }
-    for (const char *p = ic->edges; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
-        rc = resolve(ctx, cfg, item, path, sizeof path);
-        if (rc == CS_OK && ic->edge_format == CS_EDGES_BVGRAPH)
-            rc = read_bvgraph(&im, path);
-        else if (rc == CS_OK)
-            rc = cs_imp_read_edge_file(&im, path, &prog, &done);
-    }
+    rc = read_list(&im, cfg, ic->page_list, LIST_PAGE_LIST, &prog, &done);
+    if (rc == CS_OK)
+        rc = read_list(&im, cfg, ic->pages, LIST_PAGES, &prog, &done);
+    if (rc == CS_OK)
+        rc = read_list(&im, cfg, ic->edges, LIST_EDGES, &prog, &done);
     nomem_context(ctx, rc, "while reading %s:%lld", im.file != NULL ? im.file : "?",
                   (long long)im.line);
     CS_TRY(ctx, rc);

@@ -16,6 +16,7 @@
 #include "crawlsim/rng.h"
 #include "import_impl.h"
 
+#include <glob.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,8 +92,15 @@ uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list)
     for (const char *p = list; cs_imp_next_item(&p, item, sizeof item);) {
         struct stat st;
         cs_import_resolve_path(cfg, item, path, sizeof path);
-        if (stat(path, &st) == 0 && st.st_size > 0)
+        glob_t gl;
+        if (strpbrk(path, "*?[") != NULL && glob(path, 0, NULL, &gl) == 0) {
+            for (size_t i = 0; i < (size_t)gl.gl_pathc; i++)
+                if (stat(gl.gl_pathv[i], &st) == 0 && st.st_size > 0)
+                    total += (uint64_t)st.st_size;
+            globfree(&gl);
+        } else if (stat(path, &st) == 0 && st.st_size > 0) {
             total += (uint64_t)st.st_size;
+        }
     }
     return total;
 }

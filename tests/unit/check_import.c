@@ -335,6 +335,34 @@ START_TEST(companion_files)
 }
 END_TEST
 
+/* A wildcard stands for the files it matches, in sorted order (adjacency-indexed pages number
+ * across them); plain and gzip parts mix; a wildcard matching nothing is an error. */
+START_TEST(globs)
+{
+    write_text("part-1.txt", "2 1 2\n0\n");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "printf '1 0\\n1 4\\n0\\n' | gzip > '%s/part-2.txt.gz'", tmpdir);
+    ck_assert(system(cmd) == 0);
+    cs_graph_slice g;
+    cs_graph_meta meta;
+    read_ok((const char *const[]){"import.edges=part-*", "import.edge_format=adjacency-indexed",
+                                  "import.hosts=per-page", NULL},
+            &g, &meta);
+    ck_assert_int_eq(g.n_pages_total, 5);
+    char got[64];
+    links_of(&g, 0, got, sizeof got);
+    ck_assert_str_eq(got, "1 2");
+    links_of(&g, 2, got, sizeof got);
+    ck_assert_str_eq(got, "0");
+    links_of(&g, 3, got, sizeof got);
+    ck_assert_str_eq(got, "4");
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    read_fails((const char *const[]){"import.edges=nothing-*.txt", "import.hosts=per-page", NULL},
+               CS_ERR_IO, (const char *const[]){"nothing-*.txt: no file matches", NULL});
+}
+END_TEST
+
 /* The dropped self-loops and merged duplicates are on stderr at the default level (INFO). */
 START_TEST(changes_reported_by_default)
 {
@@ -392,6 +420,7 @@ int main(void)
     tcase_add_test(tc, changes_reported_by_default);
     tcase_add_test(tc, relevance_from_a_column);
     tcase_add_test(tc, companion_files);
+    tcase_add_test(tc, globs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
