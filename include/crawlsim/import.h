@@ -6,8 +6,9 @@
  * key is documented in src/config/schema.c and `crawlsim help config`). In short:
  *
  * Files. `edges`, `pages` and `page_list` are comma-separated lists of files, each plain text
- * or gzip; an item with a wildcard (*, ?, [...]) stands for the files it matches, sorted. A path is relative to the spec file's directory, except that a leading
- * "@datasets/" names the datasets folder: the directory in the environment variable
+ * or gzip; an item with a wildcard (*, ?, [...]) stands for the files it matches, sorted. A
+ * path is relative to the spec file's directory, except that a leading "@datasets/" names the
+ * datasets folder: the directory in the environment variable
  * CRAWLSIM_DATASETS (a configuration error when it is not set; where the datasets live is
  * the site's business, not the library's: the tests set it). Each file may start with
  * skip_lines (page_skip_lines) header lines; lines starting with `comment` are skipped.
