@@ -87,7 +87,10 @@
  * The outcome is agreed before every collective, so every rank returns the same code with
  * rank 0's message in ctx->errmsg. On success the graph file is written at out_path through
  * cs_graphio_write (atomically: on failure no file is left), with the whole resolved config as
- * its spec text and "import:<spec file>" as its source.
+ * its spec text and "import:<spec file>" as its source. While it runs, SIGTERM, SIGINT and
+ * SIGHUP on rank 0 remove the temporary file before the process dies of the signal (the
+ * previous handlers are restored at the end), and rank 0 warns about temporaries beside
+ * out_path that killed imports left.
  */
 CS_API cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path);
 

@@ -12,6 +12,13 @@ grep -q "^pages 3$" <<< "$out" && grep -q "^links 3 " <<< "$out" && pass "3 page
 grep -q "^links within topic - (no topics)$" <<< "$out" && pass "info: no topics, no fraction within topic" ||
     fail "info on a graph without topics: $out"
 
+# a temporary left by a killed import (SIGKILL: no handler ran) is named at the next import
+touch .ok2.h5.tmp.4242
+out=$(run 1 import ok.ini -o ok2.h5 2>&1) || fail "import beside a stale temporary: $out"
+grep -q "warning: .ok2.h5.tmp.4242 (0.0 MiB) is the temporary of an earlier write of ok2.h5 that was killed" <<< "$out" &&
+    pass "a stale temporary is named" || fail "stale temporary not named: $out"
+rm -f .ok2.h5.tmp.4242
+
 printf '0 1\n1 x\n' > bad.txt
 printf '[import]\nedges = bad.txt\nhosts = per-page\n' > bad.ini
 expect_exit 1 2 "bad.txt:2: .*non-numeric node id 'x'" import bad.ini -o bad.h5
