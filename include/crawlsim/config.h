@@ -59,7 +59,8 @@ enum cs_edge_format {
     CS_EDGES_ADJACENCY_INDEXED = 2,
     CS_EDGES_SUCCESSORS = 3, /* line i: page i's successors, no count (WebGraph's text export) */
     CS_EDGES_ASCIIGRAPH = 4, /* WebGraph ASCIIGraph: the node count, then CS_EDGES_SUCCESSORS */
-    CS_EDGES_BVGRAPH = 5     /* WebGraph's compressed BVGraph (.graph + .properties) */
+    CS_EDGES_BVGRAPH = 5,    /* WebGraph's compressed BVGraph (.graph + .properties) */
+    CS_EDGES_GML = 6         /* GML: nodes with attributes, edges */
 };
 enum cs_new_ids { CS_NEW_IDS_ERROR = 0, CS_NEW_IDS_ALLOW = 1 };
 /* [import] host_names: as written, or reversed ("com.example.www", Common Crawl's graphs) */
@@ -96,6 +97,8 @@ typedef struct cs_import_config {
     int self_loops;
     int64_t node_count;
     int new_ids;
+    char gml_label[64];
+    char gml_url[64];
     char pages[CS_CONF_STR];
     char page_list[CS_CONF_STR];
     char page_separators[64];

@@ -22,7 +22,9 @@
  * page i and reads "outdeg dst1 ... dst_outdeg"; successors: the i-th data line lists page i's
  * successors (an empty line: none); asciigraph: WebGraph's ASCIIGraph, a first line with the
  * node count alone, then as successors; bvgraph: WebGraph's compressed format
- * (src/import/import_bvgraph.c). reverse swaps every link's direction.
+ * (src/import/import_bvgraph.c); gml: GML, node ids as names, gml_label and gml_url naming the
+ * node attributes that are the label and the URL (src/import/import_gml.c). reverse swaps
+ * every link's direction.
  *
  * Node count. node_count declares it (integer ids); an ASCIIGraph header and a BVGraph's
  * properties declare it too, and adjacency-indexed and successors files imply it (their number

@@ -80,8 +80,19 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
     if (ic->hosts == CS_HOSTS_FIELD && (!tables || ic->page_host_field == CS_FIELD_NONE))
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] hosts = field needs a page table (pages) and page_host_field");
+    if (ic->edge_format == CS_EDGES_GML && ic->hosts == CS_HOSTS_URL && ic->gml_url[0] == '\0' &&
+        (!tables || ic->page_url_field == CS_FIELD_NONE))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] edge_format = gml with hosts = url needs gml_url (the node "
+                       "attribute holding the URL); or choose hosts = node, single or per-page");
+    int gml_labels = ic->edge_format == CS_EDGES_GML && ic->gml_label[0] != '\0';
+    if (ic->target_label[0] != '\0' && !gml_labels &&
+        (!tables || ic->page_label_field == CS_FIELD_NONE))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] target_label needs a page table (pages) with page_label_field, "
+                       "or edge_format = gml with gml_label");
     if (ic->hosts == CS_HOSTS_URL && (!tables || ic->page_url_field == CS_FIELD_NONE) &&
-        ic->node_ids != CS_IDS_NAME)
+        ic->node_ids != CS_IDS_NAME && ic->edge_format != CS_EDGES_GML)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] hosts = url needs a page table with page_url_field, or node "
                        "names that are URLs (node_ids = name)");
@@ -89,9 +100,7 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] page_relevance_field needs a page table (pages) and no "
                        "target_label (relevance comes from one or the other)");
-    if (ic->target_label[0] != '\0' && (!tables || ic->page_label_field == CS_FIELD_NONE))
-        return cs_fail(ctx, CS_ERR_CONFIG,
-                       "[import] target_label needs a page table (pages) with page_label_field");
+
     return CS_OK;
 }
 
@@ -379,8 +388,8 @@ fail:
 
 const char *cs_import_format_name(int edge_format)
 {
-    static const char *const names[] = {"pairs",      "adjacency",  "adjacency-indexed",
-                                        "successors", "asciigraph", "bvgraph"};
+    static const char *const names[] = {
+        "pairs", "adjacency", "adjacency-indexed", "successors", "asciigraph", "bvgraph", "gml"};
     return edge_format >= 0 && edge_format < (int)(sizeof names / sizeof names[0])
                ? names[edge_format]
                : "?";
@@ -461,6 +470,8 @@ static cs_err read_one(cs_imp *im, const char *path, int kind, cs_progress *prog
 {
     if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_BVGRAPH)
         return read_bvgraph(im, path);
+    if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_GML)
+        return cs_imp_read_gml(im, path, prog, done);
     if (kind == LIST_EDGES)
         return cs_imp_read_edge_file(im, path, prog, done);
     return cs_imp_read_page_file(im, path, kind == LIST_PAGE_LIST, prog, done);
@@ -514,7 +525,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     cs_graph_meta_init(meta);
     im.ctx = ctx;
     im.ic = ic;
-    im.names = ic->node_ids == CS_IDS_NAME;
+    im.names = ic->node_ids == CS_IDS_NAME || ic->edge_format == CS_EDGES_GML;
     im.weighted = ic->edge_format == CS_EDGES_PAIRS && ic->weight_field != CS_FIELD_NONE;
     cs_imp_seps_init(&im.eseps, ic->separators);
     cs_imp_seps_init(&im.pseps, ic->page_separators);

@@ -236,6 +236,16 @@ uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list);
 const char *cs_import_format_name(int edge_format);
 /* Local. Makes path the file named in messages (im->file, im->line = 0). */
 cs_err cs_imp_file_begin(cs_imp *im, const char *path);
+/* Local. Page `page`'s label lab[0, ll): its topic (label_depth) and relevance (target_label). */
+cs_err cs_imp_page_label(cs_imp *im, int32_t page, const char *lab, size_t ll);
+/* Local. The page of node token tok[0, len) (ids or names as configured; `what` for messages). */
+cs_err cs_imp_node_id(cs_imp *im, const char *tok, size_t len, const char *what, int32_t *id);
+/* Local. Adds link s -> d (reverse and self_loops applied). */
+cs_err cs_imp_add_link(cs_imp *im, int32_t s, int32_t d);
+/* Local. The host string id of URL u[0, n) (an error naming the line when it has no host). */
+cs_err cs_imp_url_host_id(cs_imp *im, const char *u, size_t n, int32_t *id);
+/* Local (rank 0). Reads a GML graph file (import_gml.c). */
+cs_err cs_imp_read_gml(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
 /* Local. Adds the links of a decoded graph (CSR of n pages, ids below n: the node count). */
 cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt);
 /* Local (rank 0). Reads one edge file into im's link triples. */

@@ -776,6 +776,47 @@ static int label_matches(const char *target, size_t tlen, const char *label, siz
            (len == tlen || label[tlen] == '.');
 }
 
+cs_err cs_imp_page_label(cs_imp *im, int32_t page, const char *lab, size_t ll)
+{
+    cs_err rc = CS_OK;
+    const cs_import_config *ic = im->ic;
+    size_t cut = ll;
+    if (ic->label_depth > 0) {
+        int64_t comps = 0;
+        for (size_t i = 0; i < ll; i++)
+            if (lab[i] == '.' && ++comps == ic->label_depth) {
+                cut = i;
+                break;
+            }
+    }
+    int32_t topic;
+    CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->topics, lab, cut, &topic, NULL, "labels"));
+    if (im->p_topic[page] < 0)
+        im->p_topic[page] = topic;
+    if (label_matches(ic->target_label, strlen(ic->target_label), lab, ll)) {
+        im->p_rel[page] = 1;
+        im->any_label_match = 1;
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_imp_node_id(cs_imp *im, const char *tok, size_t len, const char *what, int32_t *id)
+{
+    return node_id(im, tok, len, what, 0, id);
+}
+
+cs_err cs_imp_add_link(cs_imp *im, int32_t s, int32_t d)
+{
+    return add_link(im, s, d, 1);
+}
+
+cs_err cs_imp_url_host_id(cs_imp *im, const char *u, size_t n, int32_t *id)
+{
+    return url_host_id(im, u, n, id);
+}
+
 static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
 {
     cs_err rc = CS_OK;
@@ -832,25 +873,7 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
         int64_t fl = field_at(ic->page_label_field, nf);
         if (fl < 0)
             return missing(im, "page_label_field", ic->page_label_field, nf);
-        const char *lab = im->fields[fl].p;
-        size_t ll = im->fields[fl].n, cut = ll;
-        if (ic->label_depth > 0) {
-            int64_t comps = 0;
-            for (size_t i = 0; i < ll; i++)
-                if (lab[i] == '.' && ++comps == ic->label_depth) {
-                    cut = i;
-                    break;
-                }
-        }
-        int32_t topic;
-        CS_TRY(im->ctx,
-               cs_imp_strtab_intern(im->ctx, &im->topics, lab, cut, &topic, NULL, "labels"));
-        if (im->p_topic[page] < 0)
-            im->p_topic[page] = topic;
-        if (label_matches(ic->target_label, strlen(ic->target_label), lab, ll)) {
-            im->p_rel[page] = 1;
-            im->any_label_match = 1;
-        }
+        CS_TRY(im->ctx, cs_imp_page_label(im, page, im->fields[fl].p, im->fields[fl].n));
     }
     if (ic->page_relevance_field != CS_FIELD_NONE) {
         int64_t fr = field_at(ic->page_relevance_field, nf);

@@ -377,6 +377,60 @@ START_TEST(globs)
 }
 END_TEST
 
+/* GML as classic datasets ship it (the political blogs: a URL-like label and a 0/1 value per
+ * node; ids from 1): pages in node order, hosts from the URL attribute, topics and relevance
+ * from the value attribute; an undirected graph links both ways; an edge to an undeclared node
+ * is an error naming the file and line. */
+START_TEST(gml)
+{
+    write_text("blogs.gml",
+               "Creator \"test\"\ngraph\n[\n  directed 1\n"
+               "  node [ id 1 label \"http://a.blogspot.com\" value 0 source \"x y\" ]\n"
+               "  node\n  [\n    id 3\n    label \"www.b.org/blog\"\n    value 1\n  ]\n"
+               "  node [ id 2 label \"http://a.blogspot.com/2\" value 1 ]\n"
+               "  edge [ source 1 target 3 ]\n  edge [ source 3 target 2 value 1 ]\n"
+               "  edge [ source 2 target 2 ]\n]\n");
+    cs_graph_slice g;
+    cs_graph_meta meta;
+    read_ok((const char *const[]){"import.edges=blogs.gml", "import.edge_format=gml",
+                                  "import.gml_label=value", "import.gml_url=label",
+                                  "import.target_label=1", NULL},
+            &g, &meta);
+    ck_assert_int_eq(g.n_pages_total, 3);
+    ck_assert_int_eq(g.n_links_total, 2);
+    char got[64];
+    links_of(&g, 0, got, sizeof got);
+    ck_assert_str_eq(got, "1");
+    links_of(&g, 1, got, sizeof got);
+    ck_assert_str_eq(got, "2");
+    ck_assert_int_eq(meta.n_hosts, 2);
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 0), "a.blogspot.com");
+    ck_assert_str_eq(cs_graph_meta_host_name(&meta, 1), "www.b.org");
+    ck_assert(g.host[2] == 0 && g.relevance[0] == 0.0 && g.relevance[1] == 1.0 &&
+              g.relevance[2] == 1.0);
+    ck_assert(g.topic[0] == 0 && g.topic[1] == 1 && meta.target_topic == 1);
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    write_text("undirected.gml",
+               "graph [ node [ id 0 ] node [ id 1 ] edge [ source 0 target 1 ] ]\n");
+    read_ok((const char *const[]){"import.edges=undirected.gml", "import.edge_format=gml",
+                                  "import.hosts=per-page", NULL},
+            &g, &meta);
+    ck_assert_int_eq(g.n_links_total, 2);
+    cs_graph_slice_fini(&g);
+    cs_graph_meta_fini(&meta);
+    write_text("bad.gml", "graph [\n node [ id 0 ]\n edge [ source 0 target 7 ]\n]\n");
+    read_fails((const char *const[]){"import.edges=bad.gml", "import.edge_format=gml",
+                                     "import.hosts=per-page", NULL},
+               CS_ERR_FORMAT,
+               (const char *const[]){"bad.gml:3:", "target is no node of the file", "'7'", NULL});
+    write_text("open.gml", "graph [\n node [ id 0 label \"x\n ]\n]\n");
+    read_fails((const char *const[]){"import.edges=open.gml", "import.edge_format=gml",
+                                     "import.hosts=per-page", NULL},
+               CS_ERR_FORMAT, (const char *const[]){"open.gml:2:", "not closed", NULL});
+}
+END_TEST
+
 /* The dropped self-loops and merged duplicates are on stderr at the default level (INFO). */
 START_TEST(changes_reported_by_default)
 {
@@ -435,6 +489,7 @@ int main(void)
     tcase_add_test(tc, relevance_from_a_column);
     tcase_add_test(tc, companion_files);
     tcase_add_test(tc, globs);
+    tcase_add_test(tc, gml);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
