@@ -375,7 +375,7 @@ static const cs_conf_entry schema[] = {
     {"import", "edge_format", CS_CONF_ENUM, "pairs", 0, 0, "pairs|adjacency|adjacency-indexed|successors|asciigraph|bvgraph|gml", I(edge_format), 0,
      "pairs: one link per line; adjacency: 'src dst1 dst2 ...' (one line per source); adjacency-indexed: line i is page i, 'outdeg dst1 ...'; successors: line i is page i, 'dst1 dst2 ...' (an empty line: none); asciigraph: WebGraph's ASCIIGraph, a line with the node count, then as successors; bvgraph: WebGraph's compressed BASENAME.graph with its BASENAME.properties (edges names the .graph file); gml: GML, 'graph [ node [ id ... ] edge [ source ... target ... ] ]', node ids as names, both directions when not directed"},
     {"import", "separators", CS_CONF_STRING, " \\t", 0, 0, NULL, I(separators), SZ(separators),
-     "field separator characters of edge lines (\\t = tab); runs of separators count as one"},
+     "field separator characters of edge lines (\\t = tab, \\s = space); runs of separators count as one"},
     {"import", "comment", CS_CONF_STRING, "#", 0, 0, NULL, I(comment), SZ(comment),
      "lines starting with this prefix are skipped (empty: none)"},
     {"import", "skip_lines", CS_CONF_INT, "0", 0, 1e9, NULL, I(skip_lines), 0,
