@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Crawling a graph without labels (issue 19; LAW's crawls have none): the default seeds (relevant
 # pages) fail with a message that says what to do; seed pages by in-degree (checked against an
-# independent count), at random and from a file, the same on 1 and 2 ranks; run.relevance =
+# independent count, the same on 1 and 2 ranks), at random and from a file; run.relevance =
 # none is a coverage crawl (every fetched page counts), which the policies that learn from
-# relevance refuse. A 300-page graph imported here; a few seconds.
+# relevance refuse. A 300-page graph imported here; 8 short MPI runs (about 13 s on 2 busy cores,
+# most of it MPI start-up).
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 PY=/usr/bin/python3
@@ -26,9 +27,10 @@ cover=(--set run.relevance=none --set run.policy=random)
 for np in 1 2; do
     out=$(run $np run "${common[@]}" "${cover[@]}" --set run.seed_pages=in-degree --set run.seeds=3 -o deg$np.h5 2>&1) ||
         fail "in-degree seeds, $np ranks: $out"
-    run $np -q run "${common[@]}" "${cover[@]}" --set run.seed_pages=random --set run.seeds=4 -o rnd$np.h5 > /dev/null ||
-        fail "random seeds, $np ranks"
 done
+# (random seeds go through the same merge across ranks as in-degree's: checked on 1 rank)
+run 1 -q run "${common[@]}" "${cover[@]}" --set run.seed_pages=random --set run.seeds=4 -o rnd1.h5 > /dev/null ||
+    fail "random seeds"
 grep -q "fetched 60, relevant 60 (harvest rate 1.0000)" <<< "$out" && pass "relevance = none: every page counts" ||
     fail "coverage crawl summary: $out"
 compare deg1.h5 deg2.h5 --only /trace && pass "in-degree seeds: the same crawl on 1 and 2 ranks" ||
@@ -42,7 +44,7 @@ run 1 -q run "${common[@]}" "${cover[@]}" --set run.policy=tree-random --set run
 declare -A seeds
 while read -r name list; do seeds[$name]=$list; done < <($PY - <<'PYEOF'
 import h5py, numpy as np
-for f in ["deg1", "deg2", "rnd1", "rnd2", "file"]:
+for f in ["deg1", "deg2", "rnd1", "file"]:
     t = h5py.File(f + ".h5")["trace"]
     print(f, " ".join(str(p) for p in sorted(t["page"][t["tick"][:] == 0])))
 c = np.bincount(h5py.File("g.h5")["links/targets"][:], minlength=300)
@@ -53,9 +55,8 @@ for np in 1 2; do
     [ "${seeds[deg$np]}" = "${seeds[want]}" ] && pass "in-degree seeds on $np rank(s): ${seeds[want]}" ||
         fail "in-degree seeds on $np: '${seeds[deg$np]}', want '${seeds[want]}'"
 done
-[ "$(wc -w <<< "${seeds[rnd1]}")" = 4 ] && [ "${seeds[rnd1]}" = "${seeds[rnd2]}" ] &&
-    pass "random seeds: 4, the same on 1 and 2 ranks (${seeds[rnd1]})" ||
-    fail "random seeds: '${seeds[rnd1]}' and '${seeds[rnd2]}'"
+[ "$(wc -w <<< "${seeds[rnd1]}")" = 4 ] && [ "${seeds[rnd1]}" != "${seeds[deg1]}" ] &&
+    pass "random seeds: 4 (${seeds[rnd1]})" || fail "random seeds: '${seeds[rnd1]}'"
 [ "${seeds[file]}" = "17 250" ] && pass "seeds from a file (tree-random)" || fail "file seeds: ${seeds[file]}"
 
 printf '17\n300\n' > seeds_bad.txt
