@@ -53,7 +53,20 @@ typedef struct cs_gen_config {
     double observable_fraction;
 } cs_gen_config;
 
-enum cs_edge_format { CS_EDGES_PAIRS = 0, CS_EDGES_ADJACENCY = 1, CS_EDGES_ADJACENCY_INDEXED = 2 };
+enum cs_edge_format {
+    CS_EDGES_PAIRS = 0,
+    CS_EDGES_ADJACENCY = 1,
+    CS_EDGES_ADJACENCY_INDEXED = 2,
+    CS_EDGES_SUCCESSORS = 3, /* line i: page i's successors, no count (WebGraph's text export) */
+    CS_EDGES_ASCIIGRAPH = 4, /* WebGraph ASCIIGraph: the node count, then CS_EDGES_SUCCESSORS */
+    CS_EDGES_BVGRAPH = 5,    /* WebGraph's compressed BVGraph (.graph + .properties) */
+    CS_EDGES_GML = 6         /* GML: nodes with attributes, edges */
+};
+enum cs_new_ids { CS_NEW_IDS_ERROR = 0, CS_NEW_IDS_ALLOW = 1 };
+/* [import] host_names: as written, or reversed ("com.example.www", Common Crawl's graphs) */
+enum cs_host_names { CS_HOST_NAMES_AS_IS = 0, CS_HOST_NAMES_REVERSED = 1 };
+/* [import] page_ids: from page_id_field, or the data line's number (LAW's .urls files) */
+enum cs_page_ids { CS_PAGE_IDS_FIELD = 0, CS_PAGE_IDS_LINE = 1 };
 enum cs_node_ids { CS_IDS_INTEGER = 0, CS_IDS_NAME = 1 };
 enum cs_host_source {
     CS_HOSTS_URL = 0,
@@ -82,6 +95,10 @@ typedef struct cs_import_config {
     int node_ids;
     int64_t id_base;
     int self_loops;
+    int64_t node_count;
+    int new_ids;
+    char gml_label[64];
+    char gml_url[64];
     char pages[CS_CONF_STR];
     char page_list[CS_CONF_STR];
     char page_separators[64];
@@ -90,11 +107,14 @@ typedef struct cs_import_config {
     int64_t page_url_field;
     int64_t page_host_field;
     int64_t page_label_field;
+    int64_t page_relevance_field;
     int page_features;
     int64_t page_features_first;
     int64_t page_features_count;
     int64_t label_depth;
     int hosts;
+    int host_names;
+    int page_ids;
     int lowercase_names;
     char target_label[256];
 } cs_import_config;
@@ -112,6 +132,14 @@ typedef struct cs_partition_config {
     int vertex_weight;
 } cs_partition_config;
 
+/* run.seed_pages: where a crawl starts; run.relevance: what counts as relevant. */
+enum cs_seed_pages {
+    CS_SEEDS_RELEVANT = 0,
+    CS_SEEDS_RANDOM = 1,
+    CS_SEEDS_IN_DEGREE = 2,
+    CS_SEEDS_FILE = 3
+};
+enum cs_run_relevance { CS_RELEVANCE_GRAPH = 0, CS_RELEVANCE_NONE = 1 };
 enum cs_run_partition { CS_RUN_PART_HOST_HASH = 0, CS_RUN_PART_BLOCK = 1, CS_RUN_PART_FILE = 2 };
 
 /* [run]: what `crawlsim run` crawls and for how long (docs in schema.c). policy is a
@@ -127,6 +155,9 @@ typedef struct cs_run_config {
     int64_t pages;
     int64_t tasks;
     int64_t seeds;
+    int seed_pages;
+    char seed_file[CS_CONF_STR];
+    int relevance;
     int64_t record_every;
     int64_t progress;
     int trace;

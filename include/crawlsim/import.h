@@ -6,21 +6,36 @@
  * key is documented in src/config/schema.c and `crawlsim help config`). In short:
  *
  * Files. `edges`, `pages` and `page_list` are comma-separated lists of files, each plain text
- * or gzip. A path is relative to the spec file's directory, except that a leading
- * "@datasets/" names the datasets folder: the directory in the environment variable
+ * or gzip; an item with a wildcard (*, ?, [...]) stands for the files it matches, sorted. A
+ * path is relative to the spec file's directory, except that a leading "@datasets/" names the
+ * datasets folder: the directory in the environment variable
  * CRAWLSIM_DATASETS (a configuration error when it is not set; where the datasets live is
  * the site's business, not the library's: the tests set it). Each file may start with
  * skip_lines (page_skip_lines) header lines; lines starting with `comment` are skipped.
- * Fields are separated by runs of `separators` (`page_separators`) characters.
+ * Fields are separated by runs of `separators` (`page_separators`) characters (both default
+ * to blanks and tabs); page-table fields are trimmed of blanks.
  *
  * Edges. pairs: one link per line (src_field, dst_field, optional weight_field);
- * adjacency: "src dst1 dst2 ..."; adjacency-indexed: the i-th data line (counted across the
- * edge files in order) is page i and reads "outdeg dst1 ... dst_outdeg". reverse swaps every
- * link's direction. Node ids are integers (page = number - id_base, at most 2^31 - 2 so that
- * METIS's 32-bit idx_t can hold every page) or names. Names are numbered in this order: the
- * page lists, the page tables, then first appearance in the edge files; lowercase_names merges
- * ASCII case variants. Self-loops are dropped or kept (self_loops). Within a page's list,
- * duplicate links are merged (weights summed when the file has weights) and targets sorted.
+ * adjacency: "src dst1 dst2 ...", one line per source (a source on a second line is an error
+ * that points to successors: WebGraph's text export read as adjacency would be silently
+ * wrong); adjacency-indexed: the i-th data line (counted across the edge files in order) is
+ * page i and reads "outdeg dst1 ... dst_outdeg"; successors: the i-th data line lists page i's
+ * successors (an empty line: none); asciigraph: WebGraph's ASCIIGraph, a first line with the
+ * node count alone, then as successors; bvgraph: WebGraph's compressed format
+ * (src/import/import_bvgraph.c); gml: GML, node ids as names, gml_label and gml_url naming the
+ * node attributes that are the label and the URL (src/import/import_gml.c). reverse swaps
+ * every link's direction.
+ *
+ * Node count. node_count declares it (integer ids); an ASCIIGraph header and a BVGraph's
+ * properties declare it too, and adjacency-indexed and successors files imply it (their number
+ * of lines). With new_ids = error (the default) an id at or beyond a declared or implied count
+ * is a CS_ERR_FORMAT error naming the file, the line and the id (with an implied count, the
+ * line of the largest id); new_ids = allow makes such ids new pages. Node ids are integers (page =
+ * number - id_base, at most 2^31 - 2 so that METIS's 32-bit idx_t can hold every page) or names.
+ * Names are numbered in this order: the page lists, the page tables, then first appearance in the
+ * edge files; lowercase_names merges ASCII case variants. Self-loops are dropped or kept
+ * (self_loops). Within a page's list, duplicate links are merged (weights summed when the file has
+ * weights) and targets sorted.
  *
  * Pages. There are max id + 1 pages (integer ids; page lists and page tables count) or as
  * many as distinct names. A page table line gives a page's id and optionally its URL, host,
@@ -32,10 +47,12 @@
  * target_label, relevance is 1 for pages having a label equal to target_label or below it
  * ("subject.Science" covers "subject.Science.Biology") and 0 otherwise; the target topic is
  * the topic named target_label (-1 if target_label is finer than the topics). Without it all
- * relevance is 0 and the target topic -1. Text features are stored sparse: dense-binary reads
- * page_features_count 0/1 fields from page_features_first (every line of a table must have
- * the same number of fields); sparse reads "index:value" fields from page_features_first to
- * the end of the line, skipping fields that hold the id, URL, host or label.
+ * relevance is 0 and the target topic -1, unless page_relevance_field gives each page's
+ * relevance as a number in [0, 1] (from its first line; pages without a line get 0). Text features
+ * are stored sparse: dense-binary reads page_features_count 0/1 fields from page_features_first
+ * (every line of a table must have the same number of fields); sparse reads "index:value" fields
+ * from page_features_first to the end of the line, skipping fields that hold the id, URL, host or
+ * label.
  *
  * Hosts (the `hosts` key). url: the authority of the page's URL (page_url_field, or the node
  * name itself when there is no URL field), lower-cased, without userinfo and port; field: the
@@ -47,13 +64,15 @@
  * cs_gen_page_dynamics(&cfg->gen, host, page, CS_RNG_IMPORT, ...).
  *
  * Errors (no output file is left behind): a missing or unreadable file (CS_ERR_IO); in a file,
- * naming the file and line and, where one is at fault, the field (CS_ERR_FORMAT): NUL bytes or
- * lines longer than 16 MiB (binary or garbage), truncated or corrupt gzip data, an empty file,
- * a missing field, a non-numeric or negative id with node_ids = integer, a bad weight, an
- * adjacency-indexed line whose count disagrees with its ids, a page table line with the wrong
- * number of dense features or a bad feature, a URL without a host, and a graph without pages;
- * an id beyond 2^31 - 2 or a weight sum beyond 2^32 - 1 (CS_ERR_LIMIT); inconsistent [import]
- * keys (CS_ERR_CONFIG).
+ * naming the file and line and, where one is at fault, the field (CS_ERR_FORMAT): control bytes
+ * (binary data: named by value, never quoted) or lines longer than 16 MiB (binary or garbage),
+ * truncated or corrupt gzip data, an empty file, a missing field, a non-numeric or negative id with
+ * node_ids = integer, a bad weight, an adjacency-indexed line whose count disagrees with its ids, a
+ * page table line with the wrong number of dense features or a bad feature, a URL without a host,
+ * and a graph without pages; an id beyond 2^31 - 2 or a weight sum beyond 2^32 - 1 (CS_ERR_LIMIT);
+ * inconsistent [import] keys (CS_ERR_CONFIG); memory (CS_ERR_NOMEM) with the file and line being
+ * read, or the page and link counts being built and where the largest node id was read. The
+ * self-loops seen and the duplicate links merged are logged at the default level.
  */
 #ifndef CRAWLSIM_IMPORT_H
 #define CRAWLSIM_IMPORT_H
@@ -70,7 +89,10 @@
  * The outcome is agreed before every collective, so every rank returns the same code with
  * rank 0's message in ctx->errmsg. On success the graph file is written at out_path through
  * cs_graphio_write (atomically: on failure no file is left), with the whole resolved config as
- * its spec text and "import:<spec file>" as its source.
+ * its spec text and "import:<spec file>" as its source. While it runs, SIGTERM, SIGINT and
+ * SIGHUP on rank 0 remove the temporary file before the process dies of the signal (the
+ * previous handlers are restored at the end), and rank 0 warns about temporaries beside
+ * out_path that killed imports left.
  */
 CS_API cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path);
 

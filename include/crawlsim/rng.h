@@ -151,10 +151,10 @@ CS_API double cs_rng_normal(cs_rng *r);
  * average, ~5x faster than cs_rng_normal, for draws on the crawl's hot paths (the world generator
  * keeps Box-Muller so that generated worlds do not change). */
 CS_API double cs_rng_normal_zig(cs_rng *r);
-/* Local. For each i in [0, n), the first m <= 4 cs_rng_normal_zig draws of the stream (seed,
+/* Local. For each i in [0, n), the first m >= 0 cs_rng_normal_zig draws of the stream (seed,
  * domain, id, subs[i]) into z[i * m .. i * m + m), bit-identical to drawing them one by one, but
  * with the streams' first Philox blocks computed back to back (one block covers m <= 4 draws
- * ~99 % of the time). */
+ * ~99 % of the time; draws beyond the first block take the one-by-one path). */
 CS_API void cs_rng_normals_zig_batch(uint64_t seed, cs_rng_domain domain, uint64_t id,
                                      const int64_t *subs, int64_t n, int m, double *z);
 /* Local. exp(mu + sigma N(0,1)). */

@@ -85,7 +85,8 @@ static int parse_bool(const char *v, int *out)
     return 0;
 }
 
-/* Copies v into dst (capacity cap) turning the escapes \t, \n and \\ into characters. */
+/* Copies v into dst (capacity cap) turning the escapes \t, \n, \s (a space: blanks at either
+ * end of a value are trimmed by the INI reader) and \\ into characters. */
 static int unescape(const char *v, char *dst, size_t cap)
 {
     size_t j = 0;
@@ -93,7 +94,7 @@ static int unescape(const char *v, char *dst, size_t cap)
         char c = v[i];
         if (c == '\\' && v[i + 1] != '\0') {
             char e = v[++i];
-            c = e == 't' ? '\t' : e == 'n' ? '\n' : e;
+            c = e == 't' ? '\t' : e == 'n' ? '\n' : e == 's' ? ' ' : e;
         }
         if (j + 1 >= cap)
             return 0;
@@ -616,6 +617,10 @@ static void format_value(const cs_config *cfg, const cs_conf_entry *e, char *out
             } else if (*c == '\\') {
                 out[j++] = '\\';
                 out[j++] = '\\';
+            } else if (*c == ' ' && (c == base || c[1] == '\0')) {
+                /* the INI reader trims blanks around a value: keep these as \s */
+                out[j++] = '\\';
+                out[j++] = 's';
             } else {
                 out[j++] = *c;
             }

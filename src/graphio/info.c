@@ -839,7 +839,10 @@ void cs_graph_info_print(FILE *out, const cs_graph_info *info)
     print_stats(out, "in-degree", &info->in_deg, "k", "pages", "pages without in-links");
     print_stats(out, "host size", &info->host_size, "size", "hosts", "empty hosts");
     fprintf(out, "links within host %.4f\n", info->frac_within_host);
-    fprintf(out, "links within topic %.4f\n", info->frac_within_topic);
+    if (h->n_topics > 0)
+        fprintf(out, "links within topic %.4f\n", info->frac_within_topic);
+    else
+        fprintf(out, "links within topic - (no topics)\n");
     fprintf(out, "reciprocity %.4f (%lld of %lld links between distinct pages)\n",
             info->reciprocity, (long long)info->reciprocal_links,
             (long long)(h->n_links - info->self_loops));

@@ -16,11 +16,18 @@
 #include "crawlsim/graphio.h"
 #include "crawlsim/h5.h"
 #include "crawlsim/rng.h"
+#include "import_bvgraph.h"
 #include "import_impl.h"
 
+#include <glob.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------ */
 /* Building the graph */
@@ -42,9 +49,19 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
 {
     if (ic->edges[0] == '\0')
         return cs_fail(ctx, CS_ERR_CONFIG, "[import] edges: no edge file given");
-    if (ic->edge_format == CS_EDGES_ADJACENCY_INDEXED && ic->node_ids == CS_IDS_NAME)
+    if ((ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS ||
+         ic->edge_format == CS_EDGES_ASCIIGRAPH || ic->edge_format == CS_EDGES_BVGRAPH) &&
+        ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] edge_format = %s needs node_ids = integer",
+                       cs_import_format_name(ic->edge_format));
+    if (ic->edge_format == CS_EDGES_BVGRAPH && strchr(ic->edges, ',') != NULL)
         return cs_fail(ctx, CS_ERR_CONFIG,
-                       "[import] edge_format = adjacency-indexed needs node_ids = integer");
+                       "[import] edge_format = bvgraph reads one graph: edges names its .graph "
+                       "file");
+    if (ic->page_ids == CS_PAGE_IDS_LINE && ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] page_ids = line needs node_ids = integer");
+    if (ic->node_count > 0 && ic->node_ids == CS_IDS_NAME)
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] node_count needs node_ids = integer");
     if (ic->weight_field != CS_FIELD_NONE && ic->edge_format != CS_EDGES_PAIRS)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] weight_field applies to edge_format = pairs only");
@@ -64,14 +81,27 @@ static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
     if (ic->hosts == CS_HOSTS_FIELD && (!tables || ic->page_host_field == CS_FIELD_NONE))
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] hosts = field needs a page table (pages) and page_host_field");
+    if (ic->edge_format == CS_EDGES_GML && ic->hosts == CS_HOSTS_URL && ic->gml_url[0] == '\0' &&
+        (!tables || ic->page_url_field == CS_FIELD_NONE))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] edge_format = gml with hosts = url needs gml_url (the node "
+                       "attribute holding the URL); or choose hosts = node, single or per-page");
+    int gml_labels = ic->edge_format == CS_EDGES_GML && ic->gml_label[0] != '\0';
+    if (ic->target_label[0] != '\0' && !gml_labels &&
+        (!tables || ic->page_label_field == CS_FIELD_NONE))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] target_label needs a page table (pages) with page_label_field, "
+                       "or edge_format = gml with gml_label");
     if (ic->hosts == CS_HOSTS_URL && (!tables || ic->page_url_field == CS_FIELD_NONE) &&
-        ic->node_ids != CS_IDS_NAME)
+        ic->node_ids != CS_IDS_NAME && ic->edge_format != CS_EDGES_GML)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] hosts = url needs a page table with page_url_field, or node "
                        "names that are URLs (node_ids = name)");
-    if (ic->target_label[0] != '\0' && (!tables || ic->page_label_field == CS_FIELD_NONE))
+    if (ic->page_relevance_field != CS_FIELD_NONE && (!tables || ic->target_label[0] != '\0'))
         return cs_fail(ctx, CS_ERR_CONFIG,
-                       "[import] target_label needs a page table (pages) with page_label_field");
+                       "[import] page_relevance_field needs a page table (pages) and no "
+                       "target_label (relevance comes from one or the other)");
+
     return CS_OK;
 }
 
@@ -357,8 +387,46 @@ fail:
     return rc;
 }
 
+const char *cs_import_format_name(int edge_format)
+{
+    static const char *const names[] = {
+        "pairs", "adjacency", "adjacency-indexed", "successors", "asciigraph", "bvgraph", "gml"};
+    return edge_format >= 0 && edge_format < (int)(sizeof names / sizeof names[0])
+               ? names[edge_format]
+               : "?";
+}
+
+/* Adds what was being read or built to a memory failure's message (cs_alloc and cs_grow name
+ * only the array). */
+static void nomem_context(cs_ctx *ctx, cs_err rc, const char *fmt, ...) CS_PRINTF(3, 4);
+static void nomem_context(cs_ctx *ctx, cs_err rc, const char *fmt, ...)
+{
+    if (rc != CS_ERR_NOMEM || ctx->err != CS_ERR_NOMEM)
+        return;
+    size_t at = strnlen(ctx->errmsg, sizeof ctx->errmsg - 1);
+    if (at + 3 >= sizeof ctx->errmsg)
+        return;
+    memcpy(ctx->errmsg + at, ", ", 3);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->errmsg + at + 2, sizeof ctx->errmsg - at - 2, fmt, ap);
+    va_end(ap);
+}
+
+/* "FILE:LINE" of the largest integer node id, for messages. */
+static void max_id_where(const cs_imp *im, char *out, size_t size)
+{
+    if (im->max_id < 0 || im->files.n == 0)
+        snprintf(out, size, "?");
+    else
+        snprintf(out, size, "%.*s:%lld", CS_IMP_PATH_MAX,
+                 cs_imp_strtab_get(&im->files, im->max_id_file), (long long)im->max_id_line);
+}
+
 static void imp_fini(cs_imp *im)
 {
+    cs_imp_strtab_fini(&im->files);
+    free(im->src_seen);
     cs_imp_strtab_fini(&im->nodes);
     cs_imp_strtab_fini(&im->hosts);
     cs_imp_strtab_fini(&im->topics);
@@ -368,6 +436,8 @@ static void imp_fini(cs_imp *im)
     free(im->p_host);
     free(im->p_topic);
     free(im->p_rel);
+    free(im->p_score);
+    free(im->rev);
     free(im->p_feat);
     free(im->p_nfeat);
     free(im->f_idx);
@@ -377,11 +447,76 @@ static void imp_fini(cs_imp *im)
     memset(im, 0, sizeof *im);
 }
 
+/* A BVGraph (edges = its .graph file) decoded and added as links; ids are below its node
+ * count by construction (the decoder checks them). */
+static cs_err read_bvgraph(cs_imp *im, const char *path)
+{
+    cs_err rc = CS_OK;
+    int64_t n = 0, *off = NULL;
+    int32_t *tgt = NULL;
+    CS_TRY(im->ctx, cs_imp_file_begin(im, path));
+    CS_TRY(im->ctx, cs_bv_read_graph(im->ctx, path, im->ic->node_count, &n, &off, &tgt));
+    CS_LOG(im->ctx, CS_LOG_VERBOSE, "import: %s: %lld nodes, %lld arcs decoded", path, (long long)n,
+           (long long)off[n]);
+    rc = cs_imp_add_csr(im, n, off, tgt);
+fail:
+    free(off);
+    free(tgt);
+    return rc;
+}
+
+enum { LIST_PAGE_LIST, LIST_PAGES, LIST_EDGES };
+
+static cs_err read_one(cs_imp *im, const char *path, int kind, cs_progress *prog, uint64_t *done)
+{
+    if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_BVGRAPH)
+        return read_bvgraph(im, path);
+    if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_GML)
+        return cs_imp_read_gml(im, path, prog, done);
+    if (kind == LIST_EDGES)
+        return cs_imp_read_edge_file(im, path, prog, done);
+    return cs_imp_read_page_file(im, path, kind == LIST_PAGE_LIST, prog, done);
+}
+
+/* Reads the files of a comma-separated [import] list in order; an item with a wildcard (*, ?,
+ * [) stands for the files it matches, in sorted order (several parts of one graph). */
+static cs_err read_list(cs_imp *im, const cs_config *cfg, const char *list, int kind,
+                        cs_progress *prog, uint64_t *done)
+{
+    cs_err rc = CS_OK;
+    char item[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX];
+    for (const char *p = list; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
+        CS_TRY(im->ctx, resolve(im->ctx, cfg, item, path, sizeof path));
+        if (strpbrk(path, "*?[") == NULL) {
+            rc = read_one(im, path, kind, prog, done);
+            continue;
+        }
+        glob_t gl;
+        int g = glob(path, GLOB_ERR, NULL, &gl);
+        if (g == GLOB_NOMATCH)
+            rc = cs_fail(im->ctx, CS_ERR_IO, "%s: no file matches", path);
+        else if (g != 0)
+            rc = cs_fail(im->ctx, g == GLOB_NOSPACE ? CS_ERR_NOMEM : CS_ERR_IO,
+                         "%s: cannot list the matching files", path);
+        else if (kind == LIST_EDGES && im->ic->edge_format == CS_EDGES_BVGRAPH && gl.gl_pathc > 1)
+            rc = cs_fail(im->ctx, CS_ERR_CONFIG,
+                         "[import] edge_format = bvgraph reads one graph, but %s matches %zu "
+                         "files",
+                         path, (size_t)gl.gl_pathc);
+        for (size_t i = 0; rc == CS_OK && g == 0 && i < (size_t)gl.gl_pathc; i++)
+            rc = read_one(im, gl.gl_pathv[i], kind, prog, done);
+        if (g == 0)
+            globfree(&gl);
+    }
+    return rc;
+fail:
+    return rc;
+}
+
 cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
     const cs_import_config *ic = &cfg->import;
-    char item[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX];
     cs_progress prog;
     uint64_t done = 0;
     double t0 = cs_now();
@@ -391,7 +526,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     cs_graph_meta_init(meta);
     im.ctx = ctx;
     im.ic = ic;
-    im.names = ic->node_ids == CS_IDS_NAME;
+    im.names = ic->node_ids == CS_IDS_NAME || ic->edge_format == CS_EDGES_GML;
     im.weighted = ic->edge_format == CS_EDGES_PAIRS && ic->weight_field != CS_FIELD_NONE;
     cs_imp_seps_init(&im.eseps, ic->separators);
     cs_imp_seps_init(&im.pseps, ic->page_separators);
@@ -399,25 +534,50 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     cs_imp_strtab_init(&im.nodes);
     cs_imp_strtab_init(&im.hosts);
     cs_imp_strtab_init(&im.topics);
+    cs_imp_strtab_init(&im.files);
+    im.limit = ic->node_count > 0 ? ic->node_count : -1;
+    im.n_pages = ic->node_count;
+    im.max_id = -1;
     CS_TRY(ctx, check_config(ctx, ic));
 
     cs_progress_begin(&prog, ctx, "import: reading",
                       cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
                           cs_imp_list_bytes(cfg, ic->edges));
-    for (const char *p = ic->page_list; cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
-        CS_TRY(ctx, cs_imp_read_page_file(&im, path, 1, &prog, &done));
-    }
-    for (const char *p = ic->pages; cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
-        CS_TRY(ctx, cs_imp_read_page_file(&im, path, 0, &prog, &done));
-    }
-    for (const char *p = ic->edges; cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(ctx, resolve(ctx, cfg, item, path, sizeof path));
-        CS_TRY(ctx, cs_imp_read_edge_file(&im, path, &prog, &done));
-    }
+    rc = read_list(&im, cfg, ic->page_list, LIST_PAGE_LIST, &prog, &done);
+    if (rc == CS_OK)
+        rc = read_list(&im, cfg, ic->pages, LIST_PAGES, &prog, &done);
+    if (rc == CS_OK)
+        rc = read_list(&im, cfg, ic->edges, LIST_EDGES, &prog, &done);
+    nomem_context(ctx, rc, "while reading %s:%lld", im.file != NULL ? im.file : "?",
+                  (long long)im.line);
+    CS_TRY(ctx, rc);
     cs_progress_end(&prog);
     double t_read = cs_now();
+
+    char where[CS_IMP_PATH_MAX + 32];
+    max_id_where(&im, where, sizeof where);
+    int indexed =
+        ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS;
+    /* the count implied by the lines of the edge files, or declared by a header that the page
+     * tables were read before: ids beyond it are checked now */
+    int64_t count = im.limit >= 0 ? im.limit : indexed ? im.adj_next : -1;
+    if (!im.names && count >= 0 && im.max_id >= count && ic->new_ids == CS_NEW_IDS_ERROR) {
+        if (im.max_id_table)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: page %lld is beyond the node count %lld of the edge files %s (%s; "
+                         "new_ids = allow keeps such pages, without links)",
+                         where, (long long)(im.max_id + ic->id_base), (long long)count, ic->edges,
+                         ic->page_ids == CS_PAGE_IDS_LINE ? "page_ids = line: line i is page i"
+                                                          : "an id of the page tables");
+        else
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
+                         "edge files have %lld lines, line i is page i; new_ids = allow makes "
+                         "new pages)",
+                         where, (long long)(im.max_id + ic->id_base), (long long)count,
+                         cs_import_format_name(ic->edge_format), (long long)im.adj_next);
+        goto fail;
+    }
 
     int64_t n = im.names ? (int64_t)im.nodes.n : im.n_pages;
     if (n == 0) {
@@ -433,14 +593,23 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
                      im.topics.n > 0 ? "')" : "");
         goto fail;
     }
-    CS_TRY(ctx, cs_imp_ensure_pages(&im, (size_t)n));
-
     g->n_pages_total = n;
     g->first = 0;
     g->n = n;
     g->link_first = 0;
-    CS_TRY(ctx, build_links(&im, n, g));
-    CS_TRY(ctx, build_hosts(&im, n, g, meta));
+    size_t m_read = im.m;
+    rc = cs_imp_ensure_pages(&im, (size_t)n);
+    if (rc == CS_OK)
+        rc = build_links(&im, n, g);
+    if (rc == CS_OK)
+        rc = build_hosts(&im, n, g, meta);
+    if (im.names)
+        nomem_context(ctx, rc, "building %lld pages and %zu links", (long long)n, m_read);
+    else
+        nomem_context(ctx, rc,
+                      "building %lld pages (the largest node id, %lld, is at %s) and %zu links",
+                      (long long)n, (long long)(im.max_id + ic->id_base), where, m_read);
+    CS_TRY(ctx, rc);
 
     CS_TRY(ctx, cs_alloc(ctx, &g->topic, (size_t)n, sizeof *g->topic, "page topics"));
     CS_TRY(ctx, cs_alloc(ctx, &g->relevance, (size_t)n, sizeof *g->relevance, "page relevance"));
@@ -450,7 +619,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
            cs_alloc(ctx, &g->observable, (size_t)n, sizeof *g->observable, "page observability"));
     for (int64_t i = 0; i < n; i++) {
         g->topic[i] = im.p_topic[i];
-        g->relevance[i] = im.p_rel[i] ? 1.0 : 0.0;
+        g->relevance[i] = !isnan(im.p_score[i]) ? im.p_score[i] : im.p_rel[i] ? 1.0 : 0.0;
         cs_gen_page_dynamics(&cfg->gen, g->host[i], i, CS_RNG_IMPORT, &g->delta[i], &g->mu[i],
                              &g->observable[i]);
     }
@@ -469,11 +638,13 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
              cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
     meta->seed = (uint64_t)cfg->gen.seed;
 
-    CS_LOG(ctx, CS_LOG_VERBOSE,
-           "import: read %.2f s, built %.2f s; %llu self-loops dropped, %llu duplicate links "
-           "merged",
-           t_read - t0, cs_now() - t_read, (unsigned long long)im.n_self,
-           (unsigned long long)im.n_merged);
+    /* What was changed in the data is part of the result: shown at the default level. */
+    CS_LOG(ctx, CS_LOG_INFO, "import: %llu self-loop%s %s, %llu duplicate link%s merged",
+           (unsigned long long)im.n_self, im.n_self == 1 ? "" : "s",
+           ic->self_loops == 0 ? "dropped" : "kept", (unsigned long long)im.n_merged,
+           im.n_merged == 1 ? "" : "s");
+    CS_LOG(ctx, CS_LOG_VERBOSE, "import: read %.2f s, built %.2f s", t_read - t0,
+           cs_now() - t_read);
     imp_fini(&im);
     return CS_OK;
 fail:
@@ -620,6 +791,54 @@ static cs_err check_output(cs_ctx *ctx, const cs_config *cfg, const char *out_pa
     return rc;
 }
 
+/* ---- temporaries of killed imports ---- */
+
+/* The output's temporary while cs_graphio_write writes it (".<base>.tmp.<pid of rank 0>" beside
+ * it: src/graphio/h5write.c step 3), for the signal handler of rank 0; empty otherwise. A
+ * process-wide buffer because a signal handler can reach nothing else (as the signal flags of
+ * crawlsim run). */
+static char g_tmp_path[CS_IMP_PATH_MAX + 64];
+
+/* SIGTERM, SIGINT, SIGHUP during an import: remove the temporary (unlink is async-signal-safe),
+ * then die of the signal as before. */
+static void on_kill(int sig)
+{
+    if (g_tmp_path[0] != '\0')
+        unlink(g_tmp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Local (rank 0). The temporary name of out_path for this process, and a warning naming the
+ * temporaries that earlier imports killed by SIGKILL (or a crash) left beside out_path. */
+static void temporaries(cs_ctx *ctx, const char *out_path)
+{
+    const char *slash = strrchr(out_path, '/');
+    int dl = slash != NULL ? (int)(slash - out_path) : 0;
+    const char *base = slash != NULL ? slash + 1 : out_path;
+    char pattern[CS_IMP_PATH_MAX + 64];
+    if (slash != NULL) {
+        snprintf(g_tmp_path, sizeof g_tmp_path, "%.*s/.%s.tmp.%ld", dl, out_path, base,
+                 (long)getpid());
+        snprintf(pattern, sizeof pattern, "%.*s/.%s.tmp.*", dl, out_path, base);
+    } else {
+        snprintf(g_tmp_path, sizeof g_tmp_path, ".%s.tmp.%ld", base, (long)getpid());
+        snprintf(pattern, sizeof pattern, ".%s.tmp.*", base);
+    }
+    glob_t gl;
+    if (glob(pattern, 0, NULL, &gl) != 0)
+        return;
+    for (size_t i = 0; i < (size_t)gl.gl_pathc; i++) {
+        struct stat st;
+        double mib = stat(gl.gl_pathv[i], &st) == 0 ? (double)st.st_size / 1048576.0 : 0.0;
+        CS_LOG(ctx, CS_LOG_WARN,
+               "%s (%.1f MiB) is the temporary of an earlier write of %s that was killed (or of "
+               "one still running): remove it if none is",
+               gl.gl_pathv[i], mib, out_path);
+    }
+    globfree(&gl);
+}
+
 cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
 {
     cs_err rc = CS_OK;
@@ -627,9 +846,21 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
     cs_graph_meta meta;
     char *spec = NULL;
     double t0 = cs_now();
+    struct sigaction sa, old_term, old_int, old_hup;
+    rc = check_output(ctx, cfg, out_path); /* agreed; before the handlers, so nothing to undo */
+    if (rc != CS_OK)
+        return rc;
     cs_graph_slice_init(&g);
     cs_graph_meta_init(&meta);
-    CS_TRY(ctx, check_output(ctx, cfg, out_path));
+    if (ctx->rank == 0) {
+        temporaries(ctx, out_path);
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_kill;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGHUP, &sa, &old_hup);
+    }
     if (ctx->rank == 0)
         rc = cs_import_read(ctx, cfg, &g, &meta);
     if (rc == CS_OK)
@@ -644,6 +875,12 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
            (long long)g.n_pages_total, (long long)g.n_links_total, (long long)meta.n_hosts,
            (int)meta.n_topics, out_path, t_read - t0, cs_now() - t_read);
 fail:
+    if (ctx->rank == 0) {
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        g_tmp_path[0] = '\0';
+    }
     free(spec);
     cs_graph_slice_fini(&g);
     cs_graph_meta_fini(&meta);

@@ -21,7 +21,8 @@
 /*
  * Reads a plain or gzip file line by line in big blocks (zlib reads plain files
  * transparently). Lines are returned in place, NUL-terminated, without "\n" or "\r\n"; they
- * stay valid until the next call. A line holding a NUL byte or longer than CS_IMP_LINE_MAX,
+ * stay valid until the next call. A line holding a control byte (binary data: the message
+ * names the byte, never quotes it) or longer than CS_IMP_LINE_MAX,
  * truncated or corrupt gzip data and an empty file are CS_ERR_FORMAT errors naming the file
  * and line; failures of the system calls are CS_ERR_IO.
  */
@@ -167,14 +168,31 @@ typedef struct cs_imp {
     cs_imp_strtab hosts;  /* host strings (hosts = url, field) */
     cs_imp_strtab topics; /* labels cut to label_depth */
     int64_t n_pages;      /* integer ids: max id + 1 so far */
-    int64_t adj_next;     /* adjacency-indexed: page of the next data line */
+    int64_t adj_next;     /* adjacency-indexed, successors: page of the next data line */
+    int64_t limit;        /* declared node count (node_count, an ASCIIGraph header), or -1 */
+    int header_seen;      /* asciigraph: the node-count line was read */
+    int64_t table_next;   /* page_ids = line: page of the next page-table data line */
+    char *rev;            /* host_names = reversed: scratch */
+    size_t rev_cap;
+
+    /* where the largest node id was seen, for messages on ids beyond the node count and on
+     * memory: a file number in `files` and a line */
+    cs_imp_strtab files; /* paths of the files read, in order */
+    int32_t file_no;     /* number of the file being read in `files` */
+    int64_t max_id;      /* largest integer node id (page) seen, -1 */
+    int32_t max_id_file;
+    int64_t max_id_line;
+    int max_id_table;  /* the largest id was read in a page table */
+    int reading_pages; /* a page table is being read */
+    uint8_t *src_seen; /* adjacency: pages that had their line */
+    size_t src_seen_cap;
 
     /* links as triples */
     int32_t *src, *dst;
     uint32_t *w;
     size_t m, m_cap;
     int weighted;
-    uint64_t n_self;   /* self-loops dropped */
+    uint64_t n_self;   /* self-loops seen (dropped or kept per self_loops) */
     uint64_t n_merged; /* duplicate links merged */
 
     /* page attributes from page tables, indexed by page id */
@@ -182,6 +200,7 @@ typedef struct cs_imp {
     int32_t *p_host;  /* host string id, -1 */
     int32_t *p_topic; /* -1 */
     uint8_t *p_rel;
+    double *p_score; /* page_relevance_field: the page's relevance, NaN = none given */
     int64_t *p_feat; /* first feature in f_idx/f_val, -1 = none yet */
     int32_t *p_nfeat;
     int any_label_match;
@@ -213,6 +232,22 @@ static inline int cs_imp_quote_len(size_t n)
 int cs_imp_next_item(const char **p, char *out, size_t size);
 /* Local. Total bytes of the files of a comma-separated list (for progress lines). */
 uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list);
+/* Local. The [import] edge_format name of a cs_edge_format value. */
+const char *cs_import_format_name(int edge_format);
+/* Local. Makes path the file named in messages (im->file, im->line = 0). */
+cs_err cs_imp_file_begin(cs_imp *im, const char *path);
+/* Local. Page `page`'s label lab[0, ll): its topic (label_depth) and relevance (target_label). */
+cs_err cs_imp_page_label(cs_imp *im, int32_t page, const char *lab, size_t ll);
+/* Local. The page of node token tok[0, len) (ids or names as configured; `what` for messages). */
+cs_err cs_imp_node_id(cs_imp *im, const char *tok, size_t len, const char *what, int32_t *id);
+/* Local. Adds link s -> d (reverse and self_loops applied). */
+cs_err cs_imp_add_link(cs_imp *im, int32_t s, int32_t d);
+/* Local. The host string id of URL u[0, n) (an error naming the line when it has no host). */
+cs_err cs_imp_url_host_id(cs_imp *im, const char *u, size_t n, int32_t *id);
+/* Local (rank 0). Reads a GML graph file (import_gml.c). */
+cs_err cs_imp_read_gml(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
+/* Local. Adds the links of a decoded graph (CSR of n pages, ids below n: the node count). */
+cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt);
 /* Local (rank 0). Reads one edge file into im's link triples. */
 cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
 /* Local (rank 0). Reads one page table (list_only: only its ids, from page_list). */

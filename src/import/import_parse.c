@@ -16,6 +16,7 @@
 #include "crawlsim/rng.h"
 #include "import_impl.h"
 
+#include <glob.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,17 +92,38 @@ uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list)
     for (const char *p = list; cs_imp_next_item(&p, item, sizeof item);) {
         struct stat st;
         cs_import_resolve_path(cfg, item, path, sizeof path);
-        if (stat(path, &st) == 0 && st.st_size > 0)
+        glob_t gl;
+        if (strpbrk(path, "*?[") != NULL && glob(path, 0, NULL, &gl) == 0) {
+            for (size_t i = 0; i < (size_t)gl.gl_pathc; i++)
+                if (stat(gl.gl_pathv[i], &st) == 0 && st.st_size > 0)
+                    total += (uint64_t)st.st_size;
+            globfree(&gl);
+        } else if (stat(path, &st) == 0 && st.st_size > 0) {
             total += (uint64_t)st.st_size;
+        }
     }
     return total;
+}
+
+/* Makes path the file of messages (im->file, line 0) under its number in im->files. */
+cs_err cs_imp_file_begin(cs_imp *im, const char *path)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->files, path, strlen(path), &im->file_no,
+                                         NULL, "file names"));
+    im->file = cs_imp_strtab_get(&im->files, im->file_no);
+    im->line = 0;
+    return CS_OK;
+fail:
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Tokens */
 
 /* Splits line into im->fields; returns the count through *nf. Runs of separators count as one
- * and separators at either end are ignored. */
+ * and separators at either end are ignored; each field is trimmed of blanks (spaces and tabs),
+ * so that a tab-separated table padded with spaces gives no trailing spaces in names. */
 static cs_err split(cs_imp *im, const cs_imp_seps *seps, const char *line, size_t len, size_t *nf)
 {
     cs_err rc = CS_OK;
@@ -111,6 +133,12 @@ static cs_err split(cs_imp *im, const cs_imp_seps *seps, const char *line, size_
         if (n == im->fields_cap)
             CS_TRY(im->ctx, cs_grow(im->ctx, &im->fields, &im->fields_cap, n + 1,
                                     sizeof(cs_imp_field), "field table"));
+        while (tl > 0 && (tok[0] == ' ' || tok[0] == '\t')) {
+            tok++;
+            tl--;
+        }
+        while (tl > 0 && (tok[tl - 1] == ' ' || tok[tl - 1] == '\t'))
+            tl--;
         im->fields[n].p = tok;
         im->fields[n].n = tl;
         n++;
@@ -157,6 +185,35 @@ fail:
     return rc;
 }
 
+/* s[0, len) with its '.'-separated components in reverse order ("com.example.www" becomes
+ * "www.example.com") into im's scratch buffer when host_names = reversed. */
+static cs_err maybe_reverse(cs_imp *im, const char **s, size_t len)
+{
+    cs_err rc = CS_OK;
+    if (im->ic->host_names != CS_HOST_NAMES_REVERSED)
+        return CS_OK;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->rev, &im->rev_cap, len + 1, 1, "host name buffer"));
+    const char *in = *s;
+    size_t at = 0, end = len;
+    while (end > 0) {
+        size_t b = end;
+        while (b > 0 && in[b - 1] != '.')
+            b--;
+        if (at > 0)
+            im->rev[at++] = '.';
+        memcpy(im->rev + at, in + b, end - b);
+        at += end - b;
+        end = b > 0 ? b - 1 : 0;
+        if (b == 0)
+            break;
+    }
+    im->rev[at] = '\0';
+    *s = im->rev;
+    return CS_OK;
+fail:
+    return rc;
+}
+
 /* Page id of a node token, field number `pos` of its line; `what` names the field in
  * messages. Integer ids must be decimal, at least id_base and at most CS_IMP_ID_MAX + id_base. */
 static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what, int64_t pos,
@@ -165,6 +222,8 @@ static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what,
     cs_err rc = CS_OK;
     if (im->names) {
         CS_TRY(im->ctx, maybe_lower(im, im->ic->lowercase_names, &tok, len));
+        if (im->ic->hosts == CS_HOSTS_NODE) /* node names are host names */
+            CS_TRY(im->ctx, maybe_reverse(im, &tok, len));
         CS_TRY(im->ctx,
                cs_imp_strtab_intern(im->ctx, &im->nodes, tok, len, id, NULL, "node names"));
         return CS_OK;
@@ -189,6 +248,18 @@ static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what,
                    "%s (field %lld): node id %llu is out of range (below id_base = %llu)", what,
                    (long long)pos, (unsigned long long)v, (unsigned long long)base);
     *id = (int32_t)(v - base);
+    if (im->limit >= 0 && *id >= im->limit && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return bad(im, CS_ERR_FORMAT,
+                   "%s (field %lld): node id %llu is beyond the node count %lld (%s; new_ids = "
+                   "allow makes it a new page)",
+                   what, (long long)pos, (unsigned long long)v, (long long)im->limit,
+                   im->ic->node_count > 0 ? "node_count" : "the file's first line");
+    if (*id > im->max_id) {
+        im->max_id = *id;
+        im->max_id_file = im->file_no;
+        im->max_id_line = im->line;
+        im->max_id_table = im->reading_pages;
+    }
     if (*id >= im->n_pages)
         im->n_pages = (int64_t)*id + 1;
     return CS_OK;
@@ -224,9 +295,10 @@ static inline cs_err add_link(cs_imp *im, int32_t s, int32_t d, uint32_t w)
         s = d;
         d = t;
     }
-    if (s == d && im->ic->self_loops == 0) {
+    if (s == d) {
         im->n_self++;
-        return CS_OK;
+        if (im->ic->self_loops == 0)
+            return CS_OK;
     }
     if (im->m == im->m_cap) {
         cs_err rc = grow_links(im);
@@ -286,6 +358,20 @@ static cs_err edge_line_adjacency(cs_imp *im, const char *line, size_t len)
         return CS_OK;
     int32_t s, d;
     CS_TRY(im->ctx, node_id(im, tok, tl, "source", 0, &s));
+    if ((size_t)s >= im->src_seen_cap) {
+        size_t old = im->src_seen_cap;
+        CS_TRY(im->ctx, cs_grow(im->ctx, &im->src_seen, &im->src_seen_cap, (size_t)s + 1, 1,
+                                "adjacency sources"));
+        memset(im->src_seen + old, 0, im->src_seen_cap - old);
+    }
+    if (im->src_seen[s])
+        return bad(im, CS_ERR_FORMAT,
+                   "source '%.*s' already had its line: edge_format = adjacency reads one line "
+                   "'src dst1 dst2 ...' per source. A file whose line i lists page i's successors "
+                   "only (WebGraph's text export) is edge_format = successors (asciigraph when "
+                   "its first line is the node count); repeated sources are edge_format = pairs",
+                   cs_imp_quote_len(tl), tok);
+    im->src_seen[s] = 1;
     for (int64_t f = 1; (tl = cs_imp_token(&im->eseps, &p, end, &tok)) > 0; f++) {
         CS_TRY(im->ctx, node_id(im, tok, tl, "target", f, &d));
         CS_TRY(im->ctx, add_link(im, s, d, 1));
@@ -306,6 +392,11 @@ static cs_err edge_line_indexed(cs_imp *im, const char *line, size_t len)
                    "is page i)");
     if ((uint64_t)im->adj_next > CS_IMP_ID_MAX)
         return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 lines (pages)");
+    if (im->limit >= 0 && im->adj_next >= im->limit && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return bad(im, CS_ERR_FORMAT,
+                   "more lines than node_count = %lld (line i is page i; new_ids = allow makes "
+                   "new pages)",
+                   (long long)im->limit);
     int32_t s = (int32_t)im->adj_next++;
     if (s >= im->n_pages)
         im->n_pages = (int64_t)s + 1;
@@ -330,6 +421,82 @@ fail:
     return rc;
 }
 
+/* successors: line i (after the header lines and comments, across the edge files) lists page
+ * i's successors, an empty line none; asciigraph: the same after a first line holding the node
+ * count, which is then the declared count. */
+static cs_err edge_line_successors(cs_imp *im, const char *line, size_t len)
+{
+    cs_err rc = CS_OK;
+    const char *p = line, *end = line + len, *tok;
+    size_t tl;
+    if (im->ic->edge_format == CS_EDGES_ASCIIGRAPH && !im->header_seen) {
+        uint64_t n = 0;
+        tl = cs_imp_token(&im->eseps, &p, end, &tok);
+        const char *rest;
+        if (tl == 0 || cs_imp_parse_u64(tok, tl, CS_IMP_ID_MAX + 1, &n) != CS_IMP_NUM_OK ||
+            cs_imp_token(&im->eseps, &p, end, &rest) != 0)
+            return bad(im, CS_ERR_FORMAT,
+                       "edge_format = asciigraph: the first line must hold the node count alone "
+                       "(at most 2^31 - 1), it reads '%.*s'",
+                       cs_imp_quote_len(len), line);
+        im->header_seen = 1;
+        if (im->ic->node_count > 0 && (int64_t)n != im->ic->node_count)
+            return bad(im, CS_ERR_FORMAT, "the file declares %llu nodes but node_count = %lld",
+                       (unsigned long long)n, (long long)im->ic->node_count);
+        im->limit = (int64_t)n;
+        if ((int64_t)n > im->n_pages)
+            im->n_pages = (int64_t)n;
+        return CS_OK;
+    }
+    if ((uint64_t)im->adj_next > CS_IMP_ID_MAX)
+        return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 lines (pages)");
+    if (im->limit >= 0 && im->adj_next >= im->limit && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return bad(im, CS_ERR_FORMAT,
+                   "more lines than the node count %lld (line i is page i; new_ids = allow "
+                   "makes new pages)",
+                   (long long)im->limit);
+    int32_t s = (int32_t)im->adj_next++, d;
+    if (s >= im->n_pages)
+        im->n_pages = (int64_t)s + 1;
+    for (int64_t f = 0; (tl = cs_imp_token(&im->eseps, &p, end, &tok)) > 0; f++) {
+        CS_TRY(im->ctx, node_id(im, tok, tl, "target", f, &d));
+        CS_TRY(im->ctx, add_link(im, s, d, 1));
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt)
+{
+    cs_err rc = CS_OK;
+    if (im->n_pages > n && im->ic->new_ids == CS_NEW_IDS_ERROR)
+        return cs_fail(im->ctx, CS_ERR_FORMAT,
+                       "%s: the graph has %lld nodes but the page tables %s name %lld pages "
+                       "(new_ids = allow keeps the extra pages, without links)",
+                       im->file, (long long)n, im->ic->pages, (long long)im->n_pages);
+    if (n > im->n_pages)
+        im->n_pages = n;
+    im->limit = n;
+    if (n > 0 && off[n] > 0) {
+        int32_t mx = 0;
+        for (int64_t k = 0; k < off[n]; k++)
+            mx = tgt[k] > mx ? tgt[k] : mx;
+        if (mx > im->max_id) {
+            im->max_id = mx;
+            im->max_id_file = im->file_no;
+            im->max_id_line = 0;
+            im->max_id_table = 0;
+        }
+    }
+    for (int64_t x = 0; x < n; x++)
+        for (int64_t k = off[x]; k < off[x + 1]; k++)
+            CS_TRY(im->ctx, add_link(im, (int32_t)x, tgt[k], 1));
+    return CS_OK;
+fail:
+    return rc;
+}
+
 /* True for lines to skip: comments (by prefix). */
 static int is_comment(const cs_imp *im, const char *line, size_t len)
 {
@@ -343,8 +510,7 @@ cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, ui
     cs_imp_reader r;
     char *line;
     size_t len;
-    im->file = path;
-    im->line = 0;
+    CS_TRY(im->ctx, cs_imp_file_begin(im, path));
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {
         CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
@@ -359,6 +525,10 @@ cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, ui
             break;
         case CS_EDGES_ADJACENCY:
             CS_TRY(im->ctx, edge_line_adjacency(im, line, len));
+            break;
+        case CS_EDGES_SUCCESSORS:
+        case CS_EDGES_ASCIIGRAPH:
+            CS_TRY(im->ctx, edge_line_successors(im, line, len));
             break;
         default:
             CS_TRY(im->ctx, edge_line_indexed(im, line, len));
@@ -392,6 +562,8 @@ cs_err cs_imp_ensure_pages(cs_imp *im, size_t n)
     c = im->p_cap;
     CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_rel, &c, nc, sizeof *im->p_rel, "page table"));
     c = im->p_cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_score, &c, nc, sizeof *im->p_score, "page table"));
+    c = im->p_cap;
     CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_feat, &c, nc, sizeof *im->p_feat, "page table"));
     c = im->p_cap;
     CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_nfeat, &c, nc, sizeof *im->p_nfeat, "page table"));
@@ -399,6 +571,7 @@ cs_err cs_imp_ensure_pages(cs_imp *im, size_t n)
         im->p_host[i] = -1;
         im->p_topic[i] = -1;
         im->p_rel[i] = 0;
+        im->p_score[i] = (double)NAN;
         im->p_feat[i] = -1;
         im->p_nfeat[i] = 0;
     }
@@ -459,6 +632,8 @@ cs_err cs_imp_intern_host(cs_imp *im, const char *s, size_t len, int lower, int3
 {
     cs_err rc = CS_OK;
     CS_TRY(im->ctx, maybe_lower(im, lower, &s, len));
+    if (im->ic->hosts == CS_HOSTS_FIELD)
+        CS_TRY(im->ctx, maybe_reverse(im, &s, len));
     CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->hosts, s, len, id, NULL, "host names"));
     return CS_OK;
 fail:
@@ -480,9 +655,9 @@ static cs_err url_host_id(cs_imp *im, const char *u, size_t n, int32_t *id)
 static int is_attr_field(const cs_imp *im, size_t f, size_t nf)
 {
     const cs_import_config *ic = im->ic;
-    int64_t k[4] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
-                    ic->page_label_field};
-    for (int i = 0; i < 4; i++)
+    int64_t k[5] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
+                    ic->page_label_field, ic->page_relevance_field};
+    for (int i = 0; i < 5; i++)
         if (k[i] != CS_FIELD_NONE && field_at(k[i], nf) == (int64_t)f)
             return 1;
     return 0;
@@ -514,9 +689,9 @@ static int64_t dense_min_fields(const cs_import_config *ic)
 {
     int64_t need = ic->page_features_first + ic->page_features_count;
     int last = 0;
-    int64_t k[4] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
-                    ic->page_label_field};
-    for (int i = 0; i < 4; i++) {
+    int64_t k[5] = {ic->page_id_field, ic->page_url_field, ic->page_host_field,
+                    ic->page_label_field, ic->page_relevance_field};
+    for (int i = 0; i < 5; i++) {
         if (k[i] == CS_FIELD_LAST)
             last = 1;
         else if (k[i] >= 0 && k[i] + 1 > need)
@@ -601,6 +776,47 @@ static int label_matches(const char *target, size_t tlen, const char *label, siz
            (len == tlen || label[tlen] == '.');
 }
 
+cs_err cs_imp_page_label(cs_imp *im, int32_t page, const char *lab, size_t ll)
+{
+    cs_err rc = CS_OK;
+    const cs_import_config *ic = im->ic;
+    size_t cut = ll;
+    if (ic->label_depth > 0) {
+        int64_t comps = 0;
+        for (size_t i = 0; i < ll; i++)
+            if (lab[i] == '.' && ++comps == ic->label_depth) {
+                cut = i;
+                break;
+            }
+    }
+    int32_t topic;
+    CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->topics, lab, cut, &topic, NULL, "labels"));
+    if (im->p_topic[page] < 0)
+        im->p_topic[page] = topic;
+    if (label_matches(ic->target_label, strlen(ic->target_label), lab, ll)) {
+        im->p_rel[page] = 1;
+        im->any_label_match = 1;
+    }
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_imp_node_id(cs_imp *im, const char *tok, size_t len, const char *what, int32_t *id)
+{
+    return node_id(im, tok, len, what, 0, id);
+}
+
+cs_err cs_imp_add_link(cs_imp *im, int32_t s, int32_t d)
+{
+    return add_link(im, s, d, 1);
+}
+
+cs_err cs_imp_url_host_id(cs_imp *im, const char *u, size_t n, int32_t *id)
+{
+    return url_host_id(im, u, n, id);
+}
+
 static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
 {
     cs_err rc = CS_OK;
@@ -609,12 +825,31 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
     CS_TRY(im->ctx, split(im, &im->pseps, line, len, &nf));
     if (nf == 0)
         return CS_OK;
-    int64_t fi = list_only ? 0 : field_at(ic->page_id_field, nf);
-    if (fi < 0)
-        return missing(im, "page_id_field", ic->page_id_field, nf);
     int32_t page;
-    CS_TRY(im->ctx, node_id(im, im->fields[fi].p, im->fields[fi].n,
-                            list_only ? "page id" : "page_id_field", fi, &page));
+    if (!list_only && ic->page_ids == CS_PAGE_IDS_LINE) {
+        if ((uint64_t)im->table_next > CS_IMP_ID_MAX)
+            return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 page-table lines (pages)");
+        if (im->limit >= 0 && im->table_next >= im->limit && ic->new_ids == CS_NEW_IDS_ERROR)
+            return bad(im, CS_ERR_FORMAT,
+                       "more page-table lines than the node count %lld (page_ids = line: line "
+                       "i is page i)",
+                       (long long)im->limit);
+        page = (int32_t)im->table_next++;
+        if (page >= im->n_pages)
+            im->n_pages = (int64_t)page + 1;
+        if (page > im->max_id) {
+            im->max_id = page;
+            im->max_id_file = im->file_no;
+            im->max_id_line = im->line;
+            im->max_id_table = 1;
+        }
+    } else {
+        int64_t fi = list_only ? 0 : field_at(ic->page_id_field, nf);
+        if (fi < 0)
+            return missing(im, "page_id_field", ic->page_id_field, nf);
+        CS_TRY(im->ctx, node_id(im, im->fields[fi].p, im->fields[fi].n,
+                                list_only ? "page id" : "page_id_field", fi, &page));
+    }
     CS_TRY(im->ctx, cs_imp_ensure_pages(im, (size_t)page + 1));
     if (list_only)
         return CS_OK;
@@ -638,25 +873,26 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
         int64_t fl = field_at(ic->page_label_field, nf);
         if (fl < 0)
             return missing(im, "page_label_field", ic->page_label_field, nf);
-        const char *lab = im->fields[fl].p;
-        size_t ll = im->fields[fl].n, cut = ll;
-        if (ic->label_depth > 0) {
-            int64_t comps = 0;
-            for (size_t i = 0; i < ll; i++)
-                if (lab[i] == '.' && ++comps == ic->label_depth) {
-                    cut = i;
-                    break;
-                }
+        CS_TRY(im->ctx, cs_imp_page_label(im, page, im->fields[fl].p, im->fields[fl].n));
+    }
+    if (ic->page_relevance_field != CS_FIELD_NONE) {
+        int64_t fr = field_at(ic->page_relevance_field, nf);
+        if (fr < 0)
+            return missing(im, "page_relevance_field", ic->page_relevance_field, nf);
+        const cs_imp_field *f = &im->fields[fr];
+        char num[64], *endp = NULL;
+        double v = (double)NAN;
+        if (f->n > 0 && f->n < sizeof num) {
+            memcpy(num, f->p, f->n);
+            num[f->n] = '\0';
+            v = strtod(num, &endp);
         }
-        int32_t topic;
-        CS_TRY(im->ctx,
-               cs_imp_strtab_intern(im->ctx, &im->topics, lab, cut, &topic, NULL, "labels"));
-        if (im->p_topic[page] < 0)
-            im->p_topic[page] = topic;
-        if (label_matches(ic->target_label, strlen(ic->target_label), lab, ll)) {
-            im->p_rel[page] = 1;
-            im->any_label_match = 1;
-        }
+        if (endp != num + f->n || !(v >= 0.0 && v <= 1.0))
+            return bad(im, CS_ERR_FORMAT,
+                       "page_relevance_field (field %lld): '%.*s' is not a relevance in [0, 1]",
+                       (long long)fr, cs_imp_quote_len(f->n), f->p);
+        if (isnan(im->p_score[page])) /* a page's first line gives its relevance */
+            im->p_score[page] = v;
     }
     if (ic->page_features != CS_FEAT_NONE)
         CS_TRY(im->ctx, page_features(im, page, nf));
@@ -672,9 +908,9 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
     cs_imp_reader r;
     char *line;
     size_t len;
-    im->file = path;
-    im->line = 0;
+    CS_TRY(im->ctx, cs_imp_file_begin(im, path));
     im->table_fields = -1;
+    im->reading_pages = 1;
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {
         CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
@@ -685,6 +921,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
             continue;
         CS_TRY(im->ctx, page_line(im, line, len, list_only));
     }
+    im->reading_pages = 0;
     *prog_base += (uint64_t)gzoffset(r.gz);
     return cs_imp_reader_close(&r);
 fail:

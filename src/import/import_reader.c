@@ -1,7 +1,8 @@
 /*
  * import line reader: plain or gzip text read in 4 MiB blocks through zlib (gzread passes plain
  * files through unchanged), split into lines in place. It is the only place that sees raw
- * bytes, so it also rejects what cannot be text: NUL bytes, lines beyond 16 MiB, gzip streams
+ * bytes, so it also rejects what cannot be text: control bytes (NUL and the others below 0x20
+ * but tab, vertical tab, form feed and carriage return; DEL), lines beyond 16 MiB, gzip streams
  * that end early or fail their checks, and empty files.
  */
 #include "import_impl.h"
@@ -124,11 +125,23 @@ cs_err cs_imp_reader_next(cs_imp_reader *r, char **line, size_t *len)
         return cs_fail(r->ctx, CS_ERR_FORMAT,
                        "%s:%lld: line longer than %zu MiB (binary or garbage file?)", r->path,
                        (long long)r->line, CS_IMP_LINE_MAX >> 20);
-    if (memchr(s, '\0', l) != NULL)
-        return cs_fail(r->ctx, CS_ERR_FORMAT, "%s:%lld: NUL byte in a text line (binary file?)",
-                       r->path, (long long)r->line);
     if (l > 0 && s[l - 1] == '\r')
         l--;
+    for (size_t i = 0; i < l; i++) {
+        /* Control bytes other than tab, vertical tab, form feed and carriage return are no text:
+         * the message names the byte, never quotes it (a binary file would print garbage). */
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f) {
+            size_t pl = strlen(r->path);
+            int bv = pl >= 6 && strcmp(r->path + pl - 6, ".graph") == 0;
+            return cs_fail(r->ctx, CS_ERR_FORMAT,
+                           "%s:%lld: binary data (byte 0x%02x at column %zu): not a text file%s",
+                           r->path, (long long)r->line, c, i + 1,
+                           bv ? "; a WebGraph BVGraph .graph file is read with [import] "
+                                "edge_format = bvgraph"
+                              : "");
+        }
+    }
     s[l] = '\0'; /* overwrites the '\n', or buf[len] which is always writable */
     *line = s;
     *len = l;

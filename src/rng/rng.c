@@ -114,7 +114,7 @@ double cs_rng_normal_zig(cs_rng *r)
 void cs_rng_normals_zig_batch(uint64_t seed, cs_rng_domain domain, uint64_t id, const int64_t *subs,
                               int64_t n, int m, double *z)
 {
-    CS_ASSERT(m >= 0 && m <= 4);
+    CS_ASSERT(m >= 0);
     enum { CHUNK = 32 };
     uint64_t w[CHUNK][4];
     const philox4x64_key_t k = {{seed, id}};
@@ -129,7 +129,7 @@ void cs_rng_normals_zig_batch(uint64_t seed, cs_rng_domain domain, uint64_t id, 
         for (int64_t i = c0; i < c1; i++) {
             double *out = z + i * m;
             int used = 0;
-            for (; used < m; used++) /* the fast path on word `used` */
+            for (; used < m && used < 4; used++) /* the fast path on word `used` */
                 if (!zig_fast(w[i - c0][used], &out[used]))
                     break;
             if (used < m) {

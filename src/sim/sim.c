@@ -315,6 +315,14 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
     CS_ASSERT(cs_tres_max_parse(cfg->tres.max_per_host, &s->h.max_cap));
     s->tres_d = s->ops->tres_features ? cs_tres_dim(cfg->tres.host_features) : 0;
     s->host_features = cfg->tres.host_features;
+    if (cfg->run.relevance == CS_RELEVANCE_NONE && strcmp(s->pname, "random") != 0 &&
+        strcmp(s->pname, "tree-random") != 0)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "run.policy = %s learns from relevance, which run.relevance = none (a "
+                     "coverage crawl: every page counts) does not give; run.policy = random or "
+                     "tree-random crawls without it",
+                     s->pname);
+    CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, sim_strict_setting(s));
     CS_TRY(ctx, sim_build_world(s));
     cs_feat_layout_init(&s->L, &cfg->sarsa);
@@ -450,7 +458,8 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         cs_allreduce(ctx, &rss, &sum.peak_rss_sum, 1, CS_T_I64, CS_OP_SUM);
     }
     CS_TRY(ctx, sim_write_results(s, &ls, output, &sum));
-    if (ctx->rank == 0 && ctx->level >= CS_LOG_WARN) {
+    /* The summary is the run's result on stdout, not a log line: -q (errors only) keeps it. */
+    if (ctx->rank == 0) {
         printf("crawl: %s on %d ranks, %lld ticks, %.2f s\n", s->pname, ctx->size,
                (long long)sum.ticks, sum.seconds);
         printf("  fetched %lld, relevant %lld (harvest rate %.4f), relevant hosts %lld\n",

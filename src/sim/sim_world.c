@@ -4,6 +4,8 @@
  */
 #include "sim/sim_engine.h"
 
+#include <errno.h>
+
 /* ---- world --------------------------------------------------------------------------------- */
 
 /* Builds s->g (and s->gen when the world is synthetic). */
@@ -70,6 +72,8 @@ cs_err sim_build_world(sim *s)
             CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &s->g));
         }
     }
+    if (cfg->run.relevance == CS_RELEVANCE_NONE)
+        s->threshold = -1.0; /* a coverage crawl: every page (relevance >= 0) counts */
 fail:
     if (rc == CS_OK && spec != NULL)
         s->world.gen = spec->gen; /* the evidence uses the world's own parameters */
@@ -126,15 +130,105 @@ static uint64_t seed_key(const sim *s, int64_t p)
     return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES));
 }
 
-/* The run.seeds relevant pages of smallest hash, the same for any rank count. */
+/* Collective. The in-degree of every page (4 bytes a page on every rank), from each rank's
+ * out-links, into *out (caller frees). */
+static cs_err global_in_degrees(sim *s, int32_t **out)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t N = cs_graph_n_pages(s->g), nl = cs_graph_n_local(s->g);
+    const int64_t *off = cs_graph_offsets(s->g), *tg = cs_graph_targets(s->g);
+    int32_t *mine = NULL, *all = NULL;
+    *out = NULL;
+    rc = cs_calloc(ctx, &mine, (size_t)N + 1, sizeof *mine, "in-degrees");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &all, (size_t)N + 1, sizeof *all, "in-degrees");
+    if (rc == CS_OK && N > INT32_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "run.seed_pages = in-degree: at most 2^31 - 1 pages");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t k = 0; k < off[nl]; k++)
+        mine[tg[k]]++;
+    cs_allreduce(ctx, mine, all, (int)N, CS_T_I32, CS_OP_SUM);
+    free(mine);
+    *out = all;
+    return CS_OK;
+fail:
+    free(mine);
+    free(all);
+    return rc;
+}
+
+/* Local (the same on every rank). The page ids of run.seed_file into s->seeds. */
+static cs_err seeds_from_file(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t N = cs_graph_n_pages(s->g);
+    char path[CS_CONF_STR + 64], line[256];
+    size_t cap = 0;
+    if (s->cfg->run.seed_file[0] == '\0')
+        return cs_fail(ctx, CS_ERR_CONFIG, "run.seed_pages = file needs run.seed_file");
+    cs_config_resolve_path(s->cfg, s->cfg->run.seed_file, path, sizeof path);
+    errno = 0;
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return cs_fail(ctx, CS_ERR_IO, "run.seed_file %s: cannot open: %s", path, strerror(errno));
+    s->n_seeds = 0;
+    for (long long ln = 1; fgets(line, sizeof line, f) != NULL; ln++) {
+        char *p = line, *e;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
+            continue;
+        errno = 0;
+        long long id = strtoll(p, &e, 10);
+        while (*e == ' ' || *e == '\t' || *e == '\r' || *e == '\n')
+            e++;
+        if (e == p || *e != '\0' || errno != 0 || id < 0 || id >= N) {
+            int ql = (int)strcspn(p, "\r\n");
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s:%lld: '%.*s' is not a page id of the graph (0 to %lld)", path, ln,
+                         ql < 40 ? ql : 40, p, (long long)N - 1);
+            break;
+        }
+        if ((size_t)s->n_seeds == cap)
+            rc = cs_grow(ctx, &s->seeds, &cap, (size_t)s->n_seeds + 1, sizeof *s->seeds, "seeds");
+        if (rc != CS_OK)
+            break;
+        int dup = 0;
+        for (int64_t k = 0; k < s->n_seeds && !dup; k++)
+            dup = s->seeds[k] == id;
+        if (!dup)
+            s->seeds[s->n_seeds++] = id;
+    }
+    fclose(f);
+    if (rc == CS_OK && s->n_seeds == 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "run.seed_file %s holds no page id", path);
+    return rc;
+}
+
+/*
+ * Collective. The seed pages: the run.seeds pages of smallest key over all ranks, the same for
+ * any rank count. seed_pages = relevant: relevant pages keyed by a hash of (run.seed, page);
+ * random: any page by that hash; in-degree: any page by (largest in-degree, smallest id); file:
+ * the ids of run.seed_file.
+ */
 cs_err sim_choose_seeds(sim *s)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
+    const int mode = s->cfg->run.seed_pages;
     const int64_t S = s->cfg->run.seeds, nl = cs_graph_n_local(s->g);
     const int64_t *ids = cs_graph_local_ids(s->g);
     const double *rel = cs_graph_relevance(s->g);
     uint64_t *mine = NULL, *all = NULL;
+    int32_t *indeg = NULL;
+    if (mode == CS_SEEDS_FILE) {
+        CS_TRY_AGREE(ctx, seeds_from_file(s));
+        return CS_OK;
+    }
+    if (mode == CS_SEEDS_IN_DEGREE)
+        CS_TRY(ctx, global_in_degrees(s, &indeg));
     if (S * 2 * ctx->size > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_CONFIG, "run.seeds = %lld is too large", (long long)S);
     if (rc == CS_OK)
@@ -147,9 +241,11 @@ cs_err sim_choose_seeds(sim *s)
     /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list */
     int64_t m = 0;
     for (int64_t i = 0; i < nl; i++) {
-        if (rel[i] < s->threshold)
+        if (mode == CS_SEEDS_RELEVANT && rel[i] < s->threshold)
             continue;
-        uint64_t k = seed_key(s, ids[i]);
+        uint64_t k = mode == CS_SEEDS_IN_DEGREE
+                         ? (uint64_t)(INT32_MAX - indeg[ids[i]]) << 32 | (uint64_t)ids[i]
+                         : seed_key(s, ids[i]);
         if (m == S && k >= mine[2 * (m - 1)])
             continue;
         int64_t j = m < S ? m++ : m - 1;
@@ -187,11 +283,20 @@ cs_err sim_choose_seeds(sim *s)
     free(head);
     if (s->n_seeds == 0)
         rc = cs_fail(ctx, CS_ERR_CONFIG,
-                     "the world has no relevant page (relevance >= %g) to start the crawl from",
+                     "the world has no relevant page (relevance >= %g) to start the crawl from; "
+                     "a graph without labels (such as LAW's crawls) starts from run.seed_pages = "
+                     "random, in-degree or file, and run.relevance = none makes every page count",
                      s->threshold);
+    else if (s->n_seeds < S) /* every rank merged the same lists: the same count everywhere */
+        CS_LOG(ctx, CS_LOG_WARN,
+               "run.seeds = %lld, but the world has only %lld %spages: the crawl starts from "
+               "those %lld",
+               (long long)S, (long long)s->n_seeds, mode == CS_SEEDS_RELEVANT ? "relevant " : "",
+               (long long)s->n_seeds);
 fail:
     free(mine);
     free(all);
+    free(indeg);
     return rc;
 }
 

@@ -9,6 +9,15 @@ printf '[import]\nedges = edges.txt\nhosts = per-page\n' > ok.ini
 run 2 import ok.ini -o ok.h5 -q || fail "import a 3-page edge list"
 out=$(run 1 info ok.h5)
 grep -q "^pages 3$" <<< "$out" && grep -q "^links 3 " <<< "$out" && pass "3 pages, 3 links (self loop dropped)" || fail "small import: $out"
+grep -q "^links within topic - (no topics)$" <<< "$out" && pass "info: no topics, no fraction within topic" ||
+    fail "info on a graph without topics: $out"
+
+# a temporary left by a killed import (SIGKILL: no handler ran) is named at the next import
+touch .ok2.h5.tmp.4242
+out=$(run 1 import ok.ini -o ok2.h5 2>&1) || fail "import beside a stale temporary: $out"
+grep -q "warning: .ok2.h5.tmp.4242 (0.0 MiB) is the temporary of an earlier write of ok2.h5 that was killed" <<< "$out" &&
+    pass "a stale temporary is named" || fail "stale temporary not named: $out"
+rm -f .ok2.h5.tmp.4242
 
 printf '0 1\n1 x\n' > bad.txt
 printf '[import]\nedges = bad.txt\nhosts = per-page\n' > bad.ini

@@ -148,6 +148,16 @@ done
 h5dump -d /series/visited_notes x_sparse_owned.h5 | grep -qE "[1-9]" &&
     pass "visited notes sent at 3 ranks (owned)" || fail "no visited note at 3 ranks (owned)"
 
+# 5c. -q hides the logs, not the run's summary on stdout; more seeds than relevant pages warn
+# (issue 19). A 5000-page world has a few hundred relevant pages.
+out=$(run 1 -q run --set gen.pages=5000 --set run.pages=300 --set crawl.bandwidth=20 -o q.h5 2> q.err)
+grep -q "fetched 300," <<< "$out" && [ ! -s q.err ] && pass "-q: the summary on stdout, no log" ||
+    fail "-q: summary '$out', log '$(cat q.err)'"
+out=$(run 1 run --set gen.pages=5000 --set run.pages=300 --set crawl.bandwidth=20 --set run.seeds=100000 \
+    -o s.h5 2>&1)
+grep -qE "warning: run.seeds = 100000, but the world has only [0-9]+ relevant pages" <<< "$out" &&
+    pass "more seeds than relevant pages: a warning" || fail "no warning for 100000 seeds: $out"
+
 # 6. bad input: one message, exit 1 (data/config) or 2 (command line), no partial results
 expect_exit 1 2 "run.policy" run --set run.policy=greedy -o bad.h5
 expect_exit 1 2 "partition_method = file needs a graph" run --set run.partition_method=file -o bad.h5

@@ -516,7 +516,8 @@ START_TEST(test_small_integer)
     cs_ctx ctx;
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_WARN);
     /* 1-based ids, links written target first (reverse), self-loops kept; and an
-     * adjacency-indexed file with comments across two files (the index continues). */
+     * adjacency-indexed file with comments across two files (the index continues), whose
+     * target 3 beyond its 3 lines is a new page (new_ids = allow; an error by default). */
     write_text("rev.txt", "1 2\n2 2\n3 1\n3 1\n");
     cs_config cfg;
     make_cfg(&ctx, &cfg,
@@ -542,7 +543,7 @@ START_TEST(test_small_integer)
     make_cfg(&ctx, &cfg,
              (const char *const[]){"import.edges=idx1.txt, idx2.txt",
                                    "import.edge_format=adjacency-indexed", "import.hosts=single",
-                                   NULL});
+                                   "import.new_ids=allow", NULL});
     import_ok(&ctx, &cfg, "small_indexed", out, sizeof out, &hdr);
     rc = cs_graphio_read_slice(&ctx, out, 0, 4, &g, NULL);
     MPI_ASSERT(rc == CS_OK);
@@ -614,7 +615,7 @@ START_TEST(test_bad_inputs)
     static const char binary[] = {'\x12', '\x00', '\x7f', '\xff', '\x00', '\x03', '\n', 'x'};
     write_file("binary.bin", binary, sizeof binary);
     edges_cfg(&ctx, &cfg, "binary.bin", "pairs");
-    expect_failure(&ctx, &cfg, CS_ERR_FORMAT, "binary.bin:1:", "NUL byte");
+    expect_failure(&ctx, &cfg, CS_ERR_FORMAT, "binary.bin:1:", "binary data (byte 0x12");
 
     write_text("nonnum.txt", "0 1\n1 2\n2 x7\n");
     edges_cfg(&ctx, &cfg, "nonnum.txt", "pairs");

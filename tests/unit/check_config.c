@@ -200,6 +200,14 @@ START_TEST(resolved_text_round_trips)
     free(text);
     ck_assert_int_eq(memcmp(&a.gen, &b.gen, sizeof a.gen), 0);
     ck_assert_int_eq(memcmp(&a.import, &b.import, sizeof a.import), 0);
+    /* blanks at either end of a string survive (the default separators start with one) */
+    ck_assert_str_eq(b.import.page_separators, " \t");
+    ck_assert_int_eq(parse("[import]\nseparators = \\s|\\s\n", &a), CS_OK);
+    ck_assert_str_eq(a.import.separators, " | ");
+    ck_assert_int_eq(cs_config_to_ini(&ctx, &a, NULL, &text), CS_OK);
+    ck_assert_int_eq(parse(text, &b), CS_OK);
+    free(text);
+    ck_assert_str_eq(b.import.separators, " | ");
 }
 END_TEST
 

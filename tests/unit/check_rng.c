@@ -566,15 +566,16 @@ START_TEST(test_normal_zig)
 END_TEST
 
 /* The batch of first draws of many streams is bit-identical to drawing them one by one,
- * including the streams whose draws leave the fast path (wedge, tail, or more than one block). */
+ * including the streams whose draws leave the fast path (wedge, tail, or more than one block),
+ * and for m beyond one Philox block (m = 5: sarsa.categories = 4 asks for 1 + 4 draws). */
 START_TEST(test_normal_zig_batch)
 {
     enum { N = 20000 };
     int64_t *subs = xmalloc(N * sizeof *subs);
-    double *z = xmalloc((size_t)N * 4 * sizeof *z);
+    double *z = xmalloc((size_t)N * 6 * sizeof *z);
     for (int i = 0; i < N; i++)
         subs[i] = (int64_t)(cs_mix64((uint64_t)i) >> 20);
-    for (int m = 1; m <= 4; m++) {
+    for (int m = 1; m <= 6; m++) {
         cs_rng_normals_zig_batch(SEED, CS_RNG_ANCHOR, 77, subs, N, m, z);
         int bad = 0, slow = 0;
         for (int i = 0; i < N; i++) {
