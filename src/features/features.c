@@ -316,14 +316,7 @@ static cs_err send_ghosts(cs_ctx *ctx, const cs_graph *g, cs_evidence *e,
     for (size_t at = 0; at + rec <= len; at += rec) {
         int64_t id;
         memcpy(&id, recv + at, sizeof id);
-        int64_t lo = 0, hi = rows->n_ghost; /* the ghost's index: binary search */
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (rows->ghost[mid] < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        const int64_t lo = cs_lower_bound_i64(rows->ghost, rows->n_ghost, id); /* its index */
         CS_ASSERT(lo < rows->n_ghost && rows->ghost[lo] == id);
         memcpy(e->table + (nl + lo) * e->stride, recv + at + sizeof(int64_t), rb);
         got++;

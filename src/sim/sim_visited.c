@@ -70,15 +70,8 @@ static cs_err idset_add(cs_ctx *ctx, idset *h, int64_t id)
 /* The ghost index of page id, or -1. */
 static int64_t ghost_index(const sim_visited *v, int64_t id)
 {
-    int64_t lo = 0, hi = v->n_ghost;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (v->ghost[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < v->n_ghost && v->ghost[lo] == id ? lo : -1;
+    const int64_t i = cs_lower_bound_i64(v->ghost, v->n_ghost, id);
+    return i < v->n_ghost && v->ghost[i] == id ? i : -1;
 }
 
 /* The bit of page id: its local index, n_local + its ghost index, the id itself (replicated),
