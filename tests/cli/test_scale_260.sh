@@ -5,6 +5,8 @@
 # results file of 260 ranks. About 100 s on 2 cores (the set-up's collectives among 260
 # processes), so it carries the label `long`, which tools/test leaves out unless asked
 # (tools/test build-test -L long).
+# Known flaky: in 1 of 3 runs on 2026-11-26 mpiexec reported one rank "exiting improperly"
+# (exit 1) after the results file was complete (260 rows); not understood yet.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 export OMPI_MCA_mpi_yield_when_idle=1
