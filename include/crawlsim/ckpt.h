@@ -10,13 +10,20 @@
  *
  *   /          root attributes: format "crawlsim-checkpoint" (string), schema_version
  *              (int32, CS_CKPT_SCHEMA_VERSION), crawlsim_version (string), ranks (int32)
- *   /<item>    1-D dataset of the item's type (little-endian), attribute counts int64 [ranks]
+ *   /<item>    1-D dataset of the item's type (little-endian), attributes counts int64 [ranks]
+ *              and checksums uint64 [ranks] (a 64-bit hash of each rank's piece, as it is in
+ *              memory)
  *
  * A checkpoint is read by the same schema version and crawlsim version on the same number of
  * ranks (all three are checked); structs stored as bytes (CS_CK_BYTES) assume the same build
  * and architecture. Raise CS_CKPT_SCHEMA_VERSION whenever an item of any module is added,
  * removed, renamed or moved, or changes type or meaning: the crawlsim version alone does not
  * change between commits, and an older checkpoint would be read as something it is not.
+ *
+ * Validated when read: an item's shape must match its counts (checked before the collective
+ * read, the same way on every rank), and each rank's piece its checksum (HDF5 1.10 checks no raw
+ * data); any failure is agreed, so damage gives one clear error on every rank, never a run on
+ * damaged state. The modules check what would index out of bounds on top of that.
  *
  * Atomic: the file is written under ".<name>.tmp.<pid>" in the target's directory and renamed
  * by rank 0 after every rank closed it and it was fsync'ed; a crash at any point leaves the
@@ -32,8 +39,9 @@
 
 #define CS_CKPT_FORMAT "crawlsim-checkpoint"
 /* 1: the first; 2: the bandit re-crawl state's items moved (one bandit registry); 3: run/visited
- * holds the owned layout on more than one rank (local pages, then ghosts: sim_visited.c) */
-#define CS_CKPT_SCHEMA_VERSION 3
+ * holds the owned layout on more than one rank (local pages, then ghosts: sim_visited.c); 4: every
+ * item carries its pieces' checksums */
+#define CS_CKPT_SCHEMA_VERSION 4
 
 typedef struct cs_ckpt cs_ckpt;
 
@@ -69,7 +77,8 @@ CS_API cs_err cs_ckpt_open(cs_ctx *ctx, const char *path, cs_ckpt **out);
 
 /* Collective. Logically collective: name, type. This rank's piece of item `name`: *n elements
  * in a new array *(T **)data (at least one element allocated; free() it). Errors:
- * CS_ERR_FORMAT (missing item, other type), CS_ERR_NOMEM, CS_ERR_HDF5. */
+ * CS_ERR_FORMAT (missing item, other type, a shape that is not its counts', a piece that is not
+ * its checksum's), CS_ERR_NOMEM, CS_ERR_HDF5. */
 CS_API cs_err cs_ckpt_get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, int64_t *n,
                           void *data);
 

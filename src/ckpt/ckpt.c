@@ -19,7 +19,8 @@
 struct cs_ckpt {
     char *path, *tmp; /* tmp: the temporary name while writing, NULL when reading */
     hid_t file;
-    int64_t *counts; /* [ranks] scratch */
+    int64_t *counts; /* [ranks] scratch: the pieces' lengths */
+    uint64_t *sums;  /* [ranks] scratch: their checksums */
 };
 
 static hid_t file_type(cs_ckpt_type t)
@@ -55,6 +56,7 @@ static void ckpt_free(cs_ckpt *ck)
     free(ck->path);
     free(ck->tmp);
     free(ck->counts);
+    free(ck->sums);
     free(ck);
 }
 
@@ -68,6 +70,7 @@ static cs_err ckpt_new(cs_ctx *ctx, const char *path, cs_ckpt **out)
     strcpy(ck->path, path);
     CS_TRY(ctx,
            cs_alloc(ctx, &ck->counts, (size_t)ctx->size + 1, sizeof *ck->counts, "checkpoint"));
+    CS_TRY(ctx, cs_alloc(ctx, &ck->sums, (size_t)ctx->size + 1, sizeof *ck->sums, "checkpoint"));
     *out = ck;
     return CS_OK;
 fail:
@@ -142,6 +145,32 @@ static uint64_t item_hash(const char *name, cs_ckpt_type type)
     return h;
 }
 
+/* The checksum of a rank's piece: 64-bit words mixed in four independent lanes (so the loop is
+ * not one chain of multiplies), the tail and the length last. Any change of the bytes, their
+ * order or their number changes it but with probability 2^-64; it is not a defence against
+ * someone who forges a checkpoint, only against damage. About 4 GB/s: a 100 MB frontier adds
+ * 25 ms to a checkpoint and to a restart. */
+static uint64_t piece_checksum(const void *data, size_t bytes)
+{
+    const unsigned char *p = data;
+    uint64_t lane[4] = {0x243f6a8885a308d3u, 0x13198a2e03707344u, 0xa4093822299f31d0u,
+                        0x082efa98ec4e6c89u};
+    size_t i = 0;
+    for (; i + 32 <= bytes; i += 32)
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, p + i + 8 * (size_t)k, 8);
+            lane[k] = (lane[k] ^ w) * 0x9e3779b97f4a7c15u;
+            lane[k] ^= lane[k] >> 29;
+        }
+    uint64_t h = (uint64_t)bytes;
+    for (int k = 0; k < 4; k++)
+        h = cs_mix64(h ^ lane[k]);
+    for (; i < bytes; i++)
+        h = cs_mix64(h ^ p[i]);
+    return h;
+}
+
 cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, int64_t n,
                    const void *data)
 {
@@ -149,7 +178,7 @@ cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type
     cs_h5_quiet quiet;
     cs_h5_quiet_begin(&quiet);
     hid_t sp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
-    hid_t d = H5I_INVALID_HID, asp = H5I_INVALID_HID, a = H5I_INVALID_HID;
+    hid_t d = H5I_INVALID_HID, asp = H5I_INVALID_HID, a = H5I_INVALID_HID, c = H5I_INVALID_HID;
     CS_ASSERT(ck != NULL && ck->tmp != NULL && type_valid(type) && n >= 0);
     uint64_t h = item_hash(name, type), hmin = 0, hmax = 0;
     cs_allreduce(ctx, &h, &hmin, 1, CS_T_U64, CS_OP_MIN);
@@ -174,13 +203,19 @@ cs_err cs_ckpt_put(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type
         d = H5Dcreate2(ck->file, name, file_type(type), sp, lcpl, dcpl, H5P_DEFAULT);
     if (d >= 0 && (asp = H5Screate_simple(1, &adim, NULL)) >= 0)
         a = H5Acreate2(d, "counts", H5T_STD_I64LE, asp, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT64, ck->counts) < 0)
+    uint64_t sum = piece_checksum(data, (size_t)n * elem_size(type));
+    cs_allgather(ctx, &sum, 1, ck->sums, CS_T_U64);
+    if (a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, ck->counts) >= 0)
+        c = H5Acreate2(d, "checksums", H5T_STD_U64LE, asp, H5P_DEFAULT, H5P_DEFAULT);
+    if (c < 0 || H5Awrite(c, H5T_NATIVE_UINT64, ck->sums) < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "checkpoint %s: HDF5 cannot create item %s (%lld elements)",
                      ck->path, name, (long long)total);
     CS_TRY_AGREE(ctx, rc);
     rc = cs_h5_write_1d(ctx, d, mem_type(type), off, n, data, elem_size(type), ck->path, name);
     CS_TRY_AGREE(ctx, rc);
 fail:
+    if (c >= 0)
+        H5Aclose(c);
     if (a >= 0)
         H5Aclose(a);
     if (asp >= 0)
@@ -284,13 +319,31 @@ fail:
     return rc;
 }
 
-/* Collective. Opens item name, checks its type and reads the counts: *d open, *off and *n this
- * rank's piece. */
+/* Local. Reads attribute name of obj, of exactly n elements, into buf: 1 on success. */
+static int attr_read(hid_t obj, const char *name, hid_t mtype, int n, void *buf)
+{
+    int ok = 0;
+    hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : H5I_INVALID_HID;
+    hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+    if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_npoints(sp) == n)
+        ok = H5Aread(a, mtype, buf) >= 0;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (a >= 0)
+        H5Aclose(a);
+    return ok;
+}
+
+/* Collective. Opens item name and checks what can be checked before its data is read, the same
+ * way on every rank (the metadata every rank reads is the same): its type, its shape (1-D), its
+ * counts (one per rank, none negative, summing to its length) and its checksums (one per rank).
+ * *d open, *off and *n this rank's piece, *sum its checksum. A damaged item fails here on every
+ * rank, before the collective read that a rank with an impossible selection would not enter. */
 static cs_err item_open(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type, hid_t *d,
-                        int64_t *off, int64_t *n)
+                        int64_t *off, int64_t *n, uint64_t *sum)
 {
     cs_err rc = CS_OK;
-    hid_t t = H5I_INVALID_HID, a = H5I_INVALID_HID, asp = H5I_INVALID_HID;
+    hid_t t = H5I_INVALID_HID, sp = H5I_INVALID_HID;
     *d = H5I_INVALID_HID;
     CS_ASSERT(ck != NULL && ck->tmp == NULL && type_valid(type));
     htri_t ex = H5Lexists(ck->file, name, H5P_DEFAULT);
@@ -307,24 +360,41 @@ static cs_err item_open(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has another type", ck->path, name);
         goto fail;
     }
-    a = H5Aopen(*d, "counts", H5P_DEFAULT);
-    if (a >= 0)
-        asp = H5Aget_space(a);
-    if (asp < 0 || H5Sget_simple_extent_npoints(asp) != ctx->size ||
-        H5Aread(a, H5T_NATIVE_INT64, ck->counts) < 0) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has no valid counts", ck->path,
+    hsize_t dim = 0;
+    sp = H5Dget_space(*d);
+    if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
+        H5Sget_simple_extent_dims(sp, &dim, NULL) != 1) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s is not a 1-D array", ck->path,
                      name);
         goto fail;
     }
+    if (!attr_read(*d, "counts", H5T_NATIVE_INT64, ctx->size, ck->counts) ||
+        !attr_read(*d, "checksums", H5T_NATIVE_UINT64, ctx->size, ck->sums)) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has no valid counts or checksums",
+                     ck->path, name);
+        goto fail;
+    }
+    int64_t total = 0;
     *off = 0;
-    for (int r = 0; r < ctx->rank; r++)
-        *off += ck->counts[r];
+    for (int r = 0; r < ctx->size && rc == CS_OK; r++) {
+        if (ck->counts[r] < 0 || ck->counts[r] > INT64_MAX - total)
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has a bad count for rank %d",
+                         ck->path, name, r);
+        else if (r < ctx->rank)
+            *off += ck->counts[r];
+        total += ck->counts[r];
+    }
+    if (rc == CS_OK && (uint64_t)total != (uint64_t)dim)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "checkpoint %s: item %s holds %llu elements, its counts say %lld (damaged)",
+                     ck->path, name, (unsigned long long)dim, (long long)total);
+    if (rc != CS_OK)
+        goto fail;
     *n = ck->counts[ctx->rank];
+    *sum = ck->sums[ctx->rank];
 fail:
-    if (asp >= 0)
-        H5Sclose(asp);
-    if (a >= 0)
-        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
     if (t >= 0)
         H5Tclose(t);
     return rc;
@@ -340,8 +410,9 @@ static cs_err get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
     cs_h5_quiet_begin(&quiet);
     hid_t d = H5I_INVALID_HID;
     int64_t off = 0, cnt = 0;
+    uint64_t sum = 0;
     void *dst = NULL;
-    rc = item_open(ctx, ck, name, type, &d, &off, &cnt);
+    rc = item_open(ctx, ck, name, type, &d, &off, &cnt, &sum);
     if (rc == CS_OK && exact >= 0 && cnt != exact)
         rc = cs_fail(ctx, CS_ERR_FORMAT,
                      "checkpoint %s: item %s holds %lld elements on rank %d, expected %lld "
@@ -355,6 +426,10 @@ static cs_err get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
     }
     CS_TRY_AGREE(ctx, rc);
     rc = cs_h5_read_1d(ctx, d, mem_type(type), off, cnt, dst, elem_size(type), ck->path, name);
+    if (rc == CS_OK && piece_checksum(dst, (size_t)cnt * elem_size(type)) != sum)
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "checkpoint %s: item %s is damaged (its checksum does not match on rank %d)",
+                     ck->path, name, ctx->rank);
     CS_TRY_AGREE(ctx, rc);
     if (exact < 0) {
         *(void **)buf = dst;

@@ -4,6 +4,7 @@
 #include "crawlsim/frontier.h"
 #include "crawlsim/rng.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,13 +318,31 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
                      cs_ckpt_path(ck), (long long)stride, f->stride);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, cs_ckpt_get(ctx, ck, "frontier/id", CS_CK_I64, &n, &id));
-    for (int64_t i = 0; i < n && rc == CS_OK; i++)
-        rc = cs_frontier_add(ctx, f, id[i], &slot);
+    /* the checkpoint's checksums find damage; these find what would index out of bounds or
+     * break the entries' order if a checkpoint were wrong some other way */
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (id[i] < 0 || cs_frontier_find(f, id[i]) >= 0)
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: frontier/id[%lld] = %lld is %s",
+                         cs_ckpt_path(ck), (long long)i, (long long)id[i],
+                         id[i] < 0 ? "negative" : "there twice");
+        else
+            rc = cs_frontier_add(ctx, f, id[i], &slot);
+    }
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/q", CS_CK_F32, n, f->q));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/link", CS_CK_BYTES,
                                   n * (int64_t)sizeof(cs_frontier_link), f->lk));
+    for (int64_t i = 0; i < n && rc == CS_OK; i++)
+        if (isnan(f->q[i]))
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: frontier/q[%lld] is NaN",
+                         cs_ckpt_path(ck), (long long)i);
+    for (int64_t i = 0; i < n * stride && rc == CS_OK; i++)
+        if (f->codes[i] >= CS_FEAT_CODES)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "checkpoint %s: frontier/codes[%lld] = %d is not a feature code (0-%d)",
+                         cs_ckpt_path(ck), (long long)i, (int)f->codes[i], CS_FEAT_CODES - 1);
+    CS_TRY_AGREE(ctx, rc);
 fail:
     free(id);
     return rc;

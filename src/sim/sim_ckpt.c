@@ -175,7 +175,28 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     s->share = st[LS_SHARE];
     s->pol_qevals = st[LS_POL_QEVALS];
     s->sl.floor = (uint64_t)st[LS_FLOOR];
-    if (ls->task < 0 || ls->task >= T || st[LS_SERIES] < 0 || st[LS_TRACE] < 0)
+    /* the loop's position is the same on every rank (the tick, the task, the global fetch
+     * counts and the records taken): a checkpoint whose ranks disagree would send the ranks
+     * into different collectives */
+    static const int global[] = {LS_TASK,  LS_T_NEXT, LS_TICK,  LS_FETCHED_TASK, LS_FORCE,
+                                 LS_TOTAL, LS_BASE0,  LS_BASE1, LS_SERIES};
+    enum { NG = (int)(sizeof global / sizeof global[0]) };
+    int64_t mine[2 * NG], agreed[2 * NG];
+    for (int i = 0; i < NG; i++) {
+        mine[i] = st[global[i]];
+        mine[NG + i] = -st[global[i]];
+    }
+    cs_allreduce(ctx, mine, agreed, 2 * NG, CS_T_I64, CS_OP_MAX);
+    int differ = 0;
+    for (int i = 0; i < NG; i++)
+        differ |= agreed[i] != -agreed[NG + i];
+    if (differ)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: the ranks' run/state differ (damaged)",
+                     path);
+    else if (ls->task < 0 || ls->task >= T || ls->tick < 0 || ls->t_next < 0 ||
+             ls->fetched_task < 0 || (ls->force != 0 && ls->force != 1) || ls->total_fetched < 0 ||
+             ls->fetched_task > ls->total_fetched || st[LS_BASE0] < 0 || st[LS_BASE1] < 0 ||
+             st[LS_SERIES] < 0 || st[LS_TRACE] < 0 || s->share < 0 || s->pol_qevals < 0)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: run/state out of range", path);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, series_reserve(s, ls, st[LS_SERIES]));
@@ -225,6 +246,18 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     }
     cs_frontier_clear(s->fr);
     CS_TRY(ctx, cs_frontier_load(ctx, s->fr, ck));
+    {
+        /* a rank's frontier holds pages it owns (links are routed to their owners) */
+        cs_frontier_view v;
+        cs_frontier_view_get(s->fr, &v);
+        const int64_t N = cs_graph_n_pages(s->g);
+        for (int64_t i = 0; i < v.n && rc == CS_OK; i++)
+            if (v.id[i] >= N || cs_graph_owner(s->g, v.id[i]) != ctx->rank)
+                rc = cs_fail(ctx, CS_ERR_FORMAT,
+                             "checkpoint %s: frontier page %lld is not a page of rank %d", path,
+                             (long long)v.id[i], ctx->rank);
+        CS_TRY_AGREE(ctx, rc);
+    }
     if (s->ops->load != NULL)
         CS_TRY(ctx, s->ops->load(s->pol, ctx, ck));
     if (s->rf != NULL)

@@ -4,7 +4,8 @@
  * missing item and another type are refused with the same code on every rank; an abandoned
  * checkpoint leaves neither file nor temporary, and a commit replaces an older checkpoint
  * atomically; a checkpoint written on another number of ranks or of another schema version, a
- * results file and a missing file are refused. Run at 1, 2 and 4 ranks.
+ * results file and a missing file are refused; damage HDF5 does not see (a flipped bit, a
+ * dataset shorter than its counts) is found on every rank. Run at 1, 2 and 4 ranks.
  */
 #include "crawlsim/ckpt.h"
 #include "mpitest.h"
@@ -231,6 +232,128 @@ START_TEST(other_schema_versions_are_refused)
 }
 END_TEST
 
+/* Rank 0 alone changes an item behind the checkpoint's back with plain HDF5: `how` 0 flips one
+ * bit of the last element, 1 makes the dataset one element shorter than its counts, 2 drops
+ * the checksums attribute, 3 moves an element from rank 0's count to the last rank's (the
+ * total unchanged). Returns 1 when the change was made. */
+static int damage(const char *path, const char *item, int how)
+{
+    int ok = 1;
+    if (ctx.rank == 0) {
+        ok = 0;
+        hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t d = f >= 0 ? H5Dopen2(f, item, H5P_DEFAULT) : -1;
+        hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+        hsize_t dim = 0;
+        if (sp >= 0 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 && dim > 0) {
+            if (how == 0) {
+                hsize_t at = dim - 1, one = 1;
+                unsigned char buf[8];
+                hid_t ms = H5Screate_simple(1, &one, NULL);
+                hid_t t = H5Dget_type(d);
+                ok = H5Sselect_hyperslab(sp, H5S_SELECT_SET, &at, NULL, &one, NULL) >= 0 &&
+                     H5Dread(d, t, ms, sp, H5P_DEFAULT, buf) >= 0;
+                buf[0] ^= 0x10;
+                ok = ok && H5Dwrite(d, t, ms, sp, H5P_DEFAULT, buf) >= 0;
+                H5Tclose(t);
+                H5Sclose(ms);
+            } else if (how == 1) {
+                /* a copy one element shorter, with the original's attributes, under the name */
+                hsize_t shorter = dim - 1;
+                hid_t t = H5Dget_type(d), ns = H5Screate_simple(1, &shorter, NULL);
+                hid_t c = H5Dcreate2(f, "shorter", t, ns, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+                int64_t counts[64];
+                uint64_t sums[64];
+                hsize_t nr = (hsize_t)ctx.size;
+                hid_t as = H5Screate_simple(1, &nr, NULL);
+                hid_t a = H5Aopen(d, "counts", H5P_DEFAULT),
+                      b = H5Aopen(d, "checksums", H5P_DEFAULT);
+                ok = c >= 0 && H5Aread(a, H5T_NATIVE_INT64, counts) >= 0 &&
+                     H5Aread(b, H5T_NATIVE_UINT64, sums) >= 0;
+                H5Aclose(a);
+                H5Aclose(b);
+                a = H5Acreate2(c, "counts", H5T_STD_I64LE, as, H5P_DEFAULT, H5P_DEFAULT);
+                b = H5Acreate2(c, "checksums", H5T_STD_U64LE, as, H5P_DEFAULT, H5P_DEFAULT);
+                ok = ok && H5Awrite(a, H5T_NATIVE_INT64, counts) >= 0 &&
+                     H5Awrite(b, H5T_NATIVE_UINT64, sums) >= 0;
+                H5Aclose(a);
+                H5Aclose(b);
+                H5Sclose(as);
+                H5Sclose(ns);
+                H5Tclose(t);
+                if (c >= 0)
+                    H5Dclose(c);
+                H5Dclose(d);
+                d = -1;
+                ok = ok && H5Ldelete(f, item, H5P_DEFAULT) >= 0 &&
+                     H5Lmove(f, "shorter", f, item, H5P_DEFAULT, H5P_DEFAULT) >= 0;
+            } else if (how == 2) {
+                ok = H5Adelete(d, "checksums") >= 0;
+            } else {
+                int64_t counts[64];
+                hid_t a = H5Aopen(d, "counts", H5P_DEFAULT);
+                ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, counts) >= 0;
+                counts[0] -= 1;
+                counts[ctx.size - 1] += 1;
+                ok = ok && H5Awrite(a, H5T_NATIVE_INT64, counts) >= 0;
+                if (a >= 0)
+                    H5Aclose(a);
+            }
+        }
+        if (sp >= 0)
+            H5Sclose(sp);
+        if (d >= 0)
+            H5Dclose(d);
+        if (f >= 0)
+            H5Fclose(f);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return ok;
+}
+
+/* Damage HDF5 cannot see (it checks no raw data) is found on every rank, with one error on every
+ * rank and no rank left in a collective read: a flipped bit (the checksum), a dataset shorter
+ * than its counts (which deadlocked every rank before the shape was checked), counts moved
+ * between ranks, a missing checksum. The undamaged items still read. */
+START_TEST(damage_is_found)
+{
+    char path[512];
+    cs_ctx_clear_error(&ctx);
+    snprintf(path, sizeof path, "%s/damaged.h5", tmpdir);
+    static const char *const item[] = {"a/b/i64", "u64", "a/b/c/f32", "bytes"};
+    static const char *const want[] = {"is damaged (its checksum", "its counts say",
+                                       "no valid counts or checksums", "is damaged (its checksum"};
+    for (int how = 0; how < 4; how++) {
+        MPI_ASSERT(write_all(path, 1.0) == CS_OK);
+        /* the last rank holds the last element (rank 1 writes none, at 2 ranks rank 0 does) */
+        MPI_ASSERT(damage(path, item[how], how));
+        cs_ckpt *ck = NULL;
+        MPI_ASSERT(cs_ckpt_open(&ctx, path, &ck) == CS_OK);
+        int64_t n = 0;
+        void *data = NULL;
+        cs_err rc = cs_ckpt_get(&ctx, ck, item[how],
+                                how == 2   ? CS_CK_F32
+                                : how == 0 ? CS_CK_I64
+                                : how == 1 ? CS_CK_U64
+                                           : CS_CK_BYTES,
+                                &n, &data);
+        free(data);
+        if (how == 3 && ctx.size == 1) {
+            /* one rank: moving a count between ranks is no change */
+            MPI_ASSERT(rc == CS_OK);
+        } else {
+            MPI_ASSERT(rc == CS_ERR_FORMAT && strstr(ctx.errmsg, want[how]) != NULL &&
+                       strstr(ctx.errmsg, item[how]) != NULL);
+        }
+        cs_ctx_clear_error(&ctx);
+        double f64[64];
+        MPI_ASSERT(cs_ckpt_get_exact(&ctx, ck, "f64", CS_CK_F64, piece_len(ctx.rank), f64) ==
+                   CS_OK);
+        cs_ckpt_close(&ctx, &ck);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv);
@@ -243,6 +366,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, atomic_replacement);
     tcase_add_test(tc, foreign_files_are_refused);
     tcase_add_test(tc, other_schema_versions_are_refused);
+    tcase_add_test(tc, damage_is_found);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
     mpitest_rm_tmpdir(tmpdir);
