@@ -26,7 +26,7 @@ run() {
     shift
     RUN_SEQ=$((RUN_SEQ + 1))
     local id="$WORK/.rank-exit/$BASHPID.$RUN_SEQ" rc f code first="" n=0 same=1 codes=""
-    timeout 300 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" sh -c '"$0" "$@"; rc=$?
+    timeout "${RUN_TIMEOUT:-300}" "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" sh -c '"$0" "$@"; rc=$?
         echo "$rc" > "'"$id"'.${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${SLURM_PROCID:-0}}}"
         [ "$rc" -lt 128 ] || exit "$rc"' "$BIN" "$@"
     rc=$?
@@ -108,6 +108,54 @@ no_leftovers() {
         fail "files left behind: $left"
     else
         pass "no partial output ($1)"
+    fi
+}
+
+# fault CLASS NAME NP ARGS...: crawlsim on a bad input (a damaged file, a full disk, ...), whose
+# only right outcome is a clean error. The outcome is one of
+#   clean     the same exit status 1 or 2 on every rank, one "crawlsim: error" line, no HDF5
+#             error stack, no sanitizer report, no temporary or output ($FAULT_OUT) left behind
+#   crash     a signal, an abort (exit 70, an assertion) or a sanitizer report
+#   hang      no end within $FAULT_TIMEOUT seconds (default 60)
+#   wrong     exit 0: the bad input was run on, a result written
+#   disagree  the ranks' exit statuses differ
+#   leftover  a clean error that left a temporary or the output behind
+#   unclear   any other failure: no message, several, or HDF5's own error stack
+# and is appended as "CASE CLASS NAME OUTCOME" to $WORK/outcomes (and $CRAWLSIM_OUTCOMES when
+# set: tools/robustness collects them). Anything but clean is a test failure.
+fault() {
+    local class=$1 name=$2 np=$3 out rc outcome
+    shift 3
+    out=$(RUN_TIMEOUT=${FAULT_TIMEOUT:-60} run "$np" "$@" 2>&1 >/dev/null)
+    rc=$?
+    local left
+    left=$(find . -maxdepth 2 -name ".*.tmp.*" | head -3)
+    [ -z "${FAULT_OUT:-}" ] || [ ! -e "$FAULT_OUT" ] || left+=" $FAULT_OUT"
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        outcome=hang
+    elif [ "$rc" -ge 128 ] || [ "$rc" -eq 70 ] ||
+        grep -qE 'Sanitizer|runtime error:|Segmentation fault|core dumped|MPI_ABORT' <<< "$out"; then
+        outcome=crash
+    elif [ "$rc" -eq 98 ]; then
+        outcome=disagree
+    elif [ "$rc" -eq 0 ]; then
+        outcome=wrong
+    elif [ "$rc" -gt 2 ] || [ "$(grep -c 'crawlsim: error' <<< "$out")" -ne 1 ] ||
+        grep -q 'HDF5-DIAG' <<< "$out"; then
+        outcome=unclear
+    elif [ -n "${left// /}" ]; then
+        outcome=leftover
+    else
+        outcome=clean
+    fi
+    rm -rf ./.*.tmp.* 2> /dev/null
+    [ -z "${FAULT_OUT:-}" ] || rm -f "$FAULT_OUT"
+    echo "CASE $class $name $outcome" >> "$WORK/outcomes"
+    [ -z "${CRAWLSIM_OUTCOMES:-}" ] || echo "CASE $class $name $outcome" >> "$CRAWLSIM_OUTCOMES"
+    if [ "$outcome" = clean ]; then
+        pass "$class $name: clean error ($(grep -m1 'crawlsim: error' <<< "$out" | cut -c1-150))"
+    else
+        fail "$class $name: $outcome (exit $rc${left:+, left: $left}): $(head -c 600 <<< "$out")"
     fi
 }
 
