@@ -82,11 +82,36 @@ fail() {
 
 pass() { echo "ok: $*"; }
 
-# expect_exit CODE NP PATTERN ARGS...: exit code CODE and PATTERN (grep -E) in stderr
+# outcome CLASS NAME RC OUT EXPECTED: records a bad input's outcome in $WORK/outcomes (and
+# $CRAWLSIM_OUTCOMES, which tools/robustness collects), classified as fault does below. EXPECTED
+# is 1 when the test's own checks of the error passed.
+outcome() {
+    local class=$1 name=$2 rc=$3 out=$4 ok=$5 o
+    if [ "$ok" = 1 ]; then
+        o=clean
+    elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        o=hang
+    elif [ "$rc" -ge 128 ] || [ "$rc" -eq 70 ] ||
+        grep -qE 'Sanitizer|runtime error:|Segmentation fault|core dumped|MPI_ABORT' <<< "$out"; then
+        o=crash
+    elif [ "$rc" -eq 98 ]; then
+        o=disagree
+    elif [ "$rc" -eq 0 ]; then
+        o=wrong
+    else
+        o=unclear
+    fi
+    name=${name// /_}
+    echo "CASE $class ${name:0:120} $o" >> "$WORK/outcomes"
+    [ -z "${CRAWLSIM_OUTCOMES:-}" ] || echo "CASE $class ${name:0:120} $o" >> "$CRAWLSIM_OUTCOMES"
+}
+
+# expect_exit CODE NP PATTERN ARGS...: exit code CODE and PATTERN (grep -E) in stderr; with
+# FAULT_CLASS set, the outcome is recorded (outcome above)
 expect_exit() {
     local want=$1 np=$2 pattern=$3
     shift 3
-    local out rc
+    local out rc ok=0
     out=$(run "$np" "$@" 2>&1 >/dev/null)
     rc=$?
     if [ "$rc" -ne "$want" ]; then
@@ -97,7 +122,9 @@ expect_exit() {
         fail "crawlsim $* (np $np): the error was printed more than once: $out"
     else
         pass "crawlsim $* (np $np) -> $rc"
+        ok=1
     fi
+    [ -z "${FAULT_CLASS:-}" ] || [ "$want" -eq 0 ] || outcome "$FAULT_CLASS" "$*" "$rc" "$out" "$ok"
 }
 
 # no_leftovers: no output or temporary files in the work directory matching the pattern

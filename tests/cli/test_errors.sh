@@ -2,6 +2,7 @@
 # Bad input everywhere: a clear message once from rank 0, the same non-zero exit on every
 # rank, no hang, no partial output file.
 source "$(dirname "$0")/lib.sh"
+FAULT_CLASS=bad-input
 
 # command line (exit 2)
 expect_exit 2 1 "no command"

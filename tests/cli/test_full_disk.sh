@@ -5,6 +5,7 @@
 # collective close), the temporary removed, the previous checkpoint kept. The disk is a small
 # tmpfs, so the test needs root and a kernel that lets it mount one: else it is skipped.
 source "$(dirname "$0")/lib.sh"
+FAULT_CLASS=full-disk
 
 [ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs needs root"
 mkdir full

@@ -5,6 +5,7 @@
 # output and checkpoint path is checked at start-up: an unwritable run.checkpoint is an error
 # before the crawl, not at the first checkpoint.
 source "$(dirname "$0")/lib.sh"
+FAULT_CLASS=output-onto-input
 
 # refused PATTERN ARGS...: exit 1 and PATTERN on stderr from one process started without
 # mpiexec (an MPI singleton: 0.3 s where mpiexec takes 1.5-2 s); a few cases below run on 2
@@ -16,8 +17,10 @@ refused() {
     rc=$?
     if [ "$rc" -eq 1 ] && grep -qE -- "$pattern" <<< "$out"; then
         pass "crawlsim $* -> refused"
+        outcome "$FAULT_CLASS" "$*" "$rc" "$out" 1
     else
         fail "crawlsim $*: exit $rc, expected 1 and /$pattern/: $out"
+        outcome "$FAULT_CLASS" "$*" "$rc" "$out" 0
     fi
 }
 
