@@ -178,6 +178,14 @@ CS_API void cs_log_print(const cs_ctx *ctx, cs_log_level level, int all_ranks, c
 CS_API CS_NORETURN void cs_assert_fail(const char *file, int line, const char *expr);
 #define CS_ASSERT(expr) ((expr) ? (void)0 : cs_assert_fail(__FILE__, __LINE__, #expr))
 
+/* Local. Opens path for reading as a regular file: opened without blocking and checked before
+ * anything is read, so a FIFO, directory or device is one clear error ("KIND 'PATH' is not a
+ * regular file") instead of a read that blocks forever or fails naming nothing. *fd is the open
+ * descriptor (blocking again), for fdopen or gzdopen. CS_ERR_IO; when missing is not NULL, a
+ * file that does not exist sets *missing = 1 and returns CS_OK with *fd = -1. */
+CS_API cs_err cs_open_regular(cs_ctx *ctx, const char *path, const char *kind, int *fd,
+                              int *missing);
+
 /* Local. malloc/calloc that record CS_ERR_NOMEM with the size and what it was for. */
 CS_API cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
 CS_API cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);

@@ -3,9 +3,12 @@
  */
 #include "crawlsim/core.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -365,4 +368,33 @@ void cs_progress_end(cs_progress *p)
     if (ctx->stderr_is_tty)
         fprintf(stderr, "\r[crawlsim] %s: done in %.1fs%30s\n", p->what, cs_now() - p->t_begin, "");
     fflush(stderr);
+}
+
+cs_err cs_open_regular(cs_ctx *ctx, const char *path, const char *kind, int *fd, int *missing)
+{
+    *fd = -1;
+    if (missing != NULL)
+        *missing = 0;
+    int f = open(path, O_RDONLY | O_NONBLOCK);
+    if (f < 0) {
+        if (missing != NULL && errno == ENOENT) {
+            *missing = 1;
+            return CS_OK;
+        }
+        return cs_fail(ctx, CS_ERR_IO, "cannot open %s '%s': %s", kind, path, strerror(errno));
+    }
+    struct stat sb;
+    if (fstat(f, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(f);
+        return cs_fail(ctx, CS_ERR_IO,
+                       "%s '%s' is not a regular file (not a directory, FIFO or device)", kind,
+                       path);
+    }
+    int flags = fcntl(f, F_GETFL);
+    if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        close(f);
+        return cs_fail(ctx, CS_ERR_IO, "cannot open %s '%s': %s", kind, path, strerror(errno));
+    }
+    *fd = f;
+    return CS_OK;
 }

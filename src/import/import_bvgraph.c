@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -690,10 +691,17 @@ cs_err cs_bv_read_properties(cs_ctx *ctx, const char *path, cs_bv_params *p)
 {
     cs_err rc = CS_OK;
     cs_bv_params_default(p);
-    errno = 0;
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    int fd = -1;
+    {
+        cs_err orc = cs_open_regular(ctx, path, "BVGraph properties", &fd, NULL);
+        if (orc != CS_OK)
+            return orc;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (f == NULL) {
+        close(fd);
         return cs_fail(ctx, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
     char line[8192];
     int64_t ln = 0;
     while (fgets(line, sizeof line, f) != NULL) {
@@ -770,13 +778,20 @@ static cs_err slurp(cs_ctx *ctx, const char *path, uint8_t **buf, uint64_t *n, i
     cs_err rc = CS_OK;
     *buf = NULL;
     *n = 0;
-    errno = 0;
-    FILE *f = fopen(path, "rb");
+    int fd = -1, absent = 0;
+    {
+        cs_err orc =
+            cs_open_regular(ctx, path, "BVGraph file", &fd, missing != NULL ? &absent : NULL);
+        if (orc != CS_OK)
+            return orc;
+    }
+    if (absent) {
+        *missing = 1;
+        return CS_OK;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (f == NULL) {
-        if (missing != NULL && errno == ENOENT) {
-            *missing = 1;
-            return CS_OK;
-        }
+        close(fd);
         return cs_fail(ctx, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     }
     struct stat st;

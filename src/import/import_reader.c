@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHUNK ((size_t)4 << 20)
 
@@ -22,11 +23,19 @@ cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_pr
     r->path = path;
     r->progress = progress;
     r->progress_base = progress_base;
+    int fd = -1;
+    {
+        cs_err orc = cs_open_regular(ctx, path, "input", &fd, NULL);
+        if (orc != CS_OK)
+            return orc;
+    }
     errno = 0;
-    r->gz = gzopen(path, "rb");
-    if (r->gz == NULL)
+    r->gz = gzdopen(fd, "rb");
+    if (r->gz == NULL) {
+        close(fd);
         return cs_fail(ctx, errno ? CS_ERR_IO : CS_ERR_NOMEM, "%s: cannot open: %s", path,
                        errno ? strerror(errno) : "out of memory");
+    }
     gzbuffer(r->gz, 1u << 18);
     cs_err rc = cs_alloc(ctx, &r->buf, 2 * CHUNK + 1, 1, "line buffer");
     if (rc != CS_OK) {

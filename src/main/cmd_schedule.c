@@ -52,9 +52,17 @@ static void table_fini(table *t)
 /* Local. The whole file into a NUL-terminated buffer. */
 static cs_err read_all(cs_ctx *ctx, const char *path, char **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    int fd = -1;
+    {
+        cs_err orc = cs_open_regular(ctx, path, "page table", &fd, NULL);
+        if (orc != CS_OK)
+            return orc;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
         return cs_fail(ctx, CS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    }
     char *buf = NULL;
     size_t cap = 0, len = 0;
     cs_err rc = CS_OK;

@@ -39,6 +39,11 @@ fi
 rm -f longc.h5
 mkfifo job.fifo
 expect_exit 1 2 "'job.fifo' is not a regular file" gen job.fifo -o fifo.h5
+# the same for the importer's edge files and schedule's page table (opened without blocking)
+printf '[import]\nedges = job.fifo\nhosts = per-page\n' > fifo-import.ini
+expect_exit 1 2 "input 'job.fifo' is not a regular file" import fifo-import.ini -o fifo-imp.h5
+expect_exit 1 1 "page table 'job.fifo' is not a regular file" schedule --policy uniform \
+    --bandwidth 1 --input job.fifo -o fifo.csv
 expect_exit 1 2 "--set: unknown key 'gen.pagez'; did you mean 'gen.pages'" gen -o s.h5 --set gen.pagez=5
 expect_exit 2 2 "expected section.key=value" gen -o s.h5 --set pages=5
 expect_exit 1 2 "impossible" gen -o imp.h5 --set gen.pages=1000 --set gen.degree_alpha=1.5 --set gen.degree_mean=2 --set gen.degree_max=1000000
