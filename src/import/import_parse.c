@@ -508,6 +508,7 @@ cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, ui
 {
     cs_err rc = CS_OK;
     cs_imp_reader r;
+    memset(&r, 0, sizeof r); /* closed at fail: also when the reader was never opened */
     char *line;
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));
@@ -906,6 +907,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
 {
     cs_err rc = CS_OK;
     cs_imp_reader r;
+    memset(&r, 0, sizeof r); /* closed at fail: also when the reader was never opened */
     char *line;
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));
