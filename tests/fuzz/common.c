@@ -94,6 +94,11 @@ int fuzz_any_number_above(const uint8_t *data, size_t size, uint64_t max)
 
 void fuzz_check_error(const cs_ctx *ctx, cs_err rc, const char *what)
 {
+    /* CRAWLSIM_FUZZ_VERBOSE=1 prints every outcome: to see what a corpus case reaches */
+    const char *verbose = getenv("CRAWLSIM_FUZZ_VERBOSE");
+    if (verbose != NULL && verbose[0] == '1')
+        fprintf(stderr, "fuzz: %s: %s%s%s\n", what, cs_errname(rc), rc != CS_OK ? ": " : "",
+                rc != CS_OK ? ctx->errmsg : "");
     if (rc != CS_OK && ctx->errmsg[0] == '\0') {
         fprintf(stderr, "fuzz: %s failed with %s and no message\n", what, cs_errname(rc));
         abort();

@@ -30,7 +30,8 @@ char *fuzz_strdup(const uint8_t *data, size_t size);
 int fuzz_any_number_above(const uint8_t *data, size_t size, uint64_t max);
 
 /* Checks what every failing parser owes its caller: a message. Aborts with code and name when
- * rc is an error and ctx holds no message. */
+ * rc is an error and ctx holds no message. With CRAWLSIM_FUZZ_VERBOSE=1 in the environment,
+ * prints every outcome (what a corpus case reaches). */
 void fuzz_check_error(const cs_ctx *ctx, cs_err rc, const char *what);
 
 /*

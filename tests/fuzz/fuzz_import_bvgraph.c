@@ -1,10 +1,11 @@
 /*
  * libFuzzer harness: the BVGraph decoder (src/import/import_bvgraph.c). An input is 7 bytes of
  * parameters (below: up to 63 nodes, every code, window, reference limit, interval length and
- * zeta k that a .properties file may give) and then the bit stream. The stream is decoded from
- * memory without offsets (the sequential pass finds them), then read as an .offsets file too
- * and, when that is accepted, decoded again from those offsets. A decoded graph must be a CSR
- * of strictly increasing lists of nodes in range; a refused one comes with a message.
+ * zeta k that a .properties file may give), then the .graph bit stream and, after the marker
+ * "OFFS", the .offsets file (without the marker, the stream is read as the .offsets file too).
+ * The stream is decoded from memory without offsets (the sequential pass finds them), then
+ * with the offsets file when that is accepted. A decoded graph must be a CSR of strictly
+ * increasing lists of nodes in range; a refused one comes with a message.
  */
 #include "common.h"
 
@@ -12,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void check_csr(int64_t n, const int64_t *off, const int32_t *tgt, int64_t arcs)
 {
@@ -48,8 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.residuals = (cs_bv_code)(data[5] % 5);
     p.offsets = (cs_bv_code)(data[5] / 5 % 5);
     p.arcs = data[6] & 1 ? data[6] >> 1 : -1;
-    const uint8_t *stream = data + 7;
-    const size_t nbytes = size - 7;
+    const uint8_t *stream = data + 7, *ofs = data + 7;
+    size_t nbytes = size - 7, nofs = size - 7;
+    for (size_t i = 0; i + 4 <= size - 7; i++)
+        if (memcmp(stream + i, "OFFS", 4) == 0) {
+            nbytes = i;
+            ofs = stream + i + 4;
+            nofs = size - 7 - i - 4;
+            break;
+        }
 
     cs_ctx ctx;
     fuzz_ctx(&ctx);
@@ -64,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     cs_ctx_clear_error(&ctx);
     uint64_t *offsets = NULL;
-    const char *path = fuzz_file("fuzz.offsets", stream, nbytes);
+    const char *path = fuzz_file("fuzz.offsets", ofs, nofs);
     rc = cs_bv_read_offsets(&ctx, path, &p, (uint64_t)nbytes * 8, &offsets);
     fuzz_check_error(&ctx, rc, "cs_bv_read_offsets");
     if (rc == CS_OK && offsets != NULL) {

@@ -8,17 +8,17 @@
 #include <string.h>
 
 static const char *const variants[][16] = {
-    {"import.edges={0}", "import.pages={1}", "import.node_count=100", "import.page_url_field=1",
+    {"import.edges={0}", "import.pages={1}", "import.node_count=3", "import.page_url_field=1",
      "import.page_label_field=2", "import.page_relevance_field=3", "import.hosts=url",
      "import.label_depth=2", NULL},
-    {"import.edges={0}", "import.pages={1}", "import.node_ids=name", "import.page_separators=\\t",
-     "import.page_host_field=1", "import.hosts=field", "import.host_names=reversed",
-     "import.page_features=sparse", "import.page_features_first=2", "import.page_label_field=3",
-     "import.target_label=a.b", "import.lowercase_names=true", NULL},
-    {"import.edges={0}", "import.pages={1}", "import.page_list={1}", "import.node_count=100",
-     "import.page_ids=line", "import.page_id_field=-1", "import.page_features=dense-binary",
-     "import.page_features_count=3", "import.page_features_first=1", "import.page_label_field=0",
-     "import.page_skip_lines=1", "import.hosts=single", NULL},
+    {"import.edges={0}", "import.pages={1}", "import.page_list={1}", "import.node_ids=name",
+     "import.page_separators=\\t", "import.page_host_field=1", "import.hosts=field",
+     "import.host_names=reversed", "import.page_features=sparse", "import.page_features_first=2",
+     "import.page_label_field=3", "import.target_label=a.b", "import.lowercase_names=true", NULL},
+    {"import.edges={0}", "import.pages={1}", "import.node_count=100", "import.page_ids=line",
+     "import.page_id_field=-1", "import.page_features=dense-binary", "import.page_features_count=3",
+     "import.page_features_first=1", "import.page_label_field=0", "import.page_skip_lines=1",
+     "import.hosts=single", NULL},
 };
 /* the edge files: integer ids for the first and third configurations, names for the second */
 static const char edges_ids[] = "0 1\n1 2\n2 0\n";
