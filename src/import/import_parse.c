@@ -16,6 +16,7 @@
 #include "crawlsim/rng.h"
 #include "import_impl.h"
 
+#include <float.h>
 #include <glob.h>
 #include <math.h>
 #include <stdarg.h>
@@ -753,6 +754,10 @@ static cs_err page_features(cs_imp *im, int32_t page, size_t nf)
                 return bad(im, CS_ERR_FORMAT,
                            "field %zu: '%.*s' is not a sparse feature 'index:value'", j,
                            cs_imp_quote_len(f->n), f->p);
+            if (!(fabs(v) <= (double)FLT_MAX)) /* stored as a float: it would become infinite */
+                return bad(im, CS_ERR_FORMAT,
+                           "field %zu: feature value in '%.*s' is beyond a float's range (%g)", j,
+                           cs_imp_quote_len(f->n), f->p, (double)FLT_MAX);
             if (ic->page_features_count > 0 && (int64_t)idx >= ic->page_features_count)
                 return bad(im, CS_ERR_FORMAT,
                            "field %zu: feature index %llu beyond page_features_count = %lld", j,
