@@ -888,12 +888,14 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
         const cs_imp_field *f = &im->fields[fr];
         char num[64], *endp = NULL;
         double v = (double)NAN;
+        int ok = 0; /* (a field too long for num is no number: num + f->n would point outside) */
         if (f->n > 0 && f->n < sizeof num) {
             memcpy(num, f->p, f->n);
             num[f->n] = '\0';
             v = strtod(num, &endp);
+            ok = endp == num + f->n && v >= 0.0 && v <= 1.0;
         }
-        if (endp != num + f->n || !(v >= 0.0 && v <= 1.0))
+        if (!ok)
             return bad(im, CS_ERR_FORMAT,
                        "page_relevance_field (field %lld): '%.*s' is not a relevance in [0, 1]",
                        (long long)fr, cs_imp_quote_len(f->n), f->p);
