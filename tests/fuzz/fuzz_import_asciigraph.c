@@ -14,8 +14,9 @@ static const char *const variants[][12] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* a header declaring millions of nodes makes a graph that big, legitimately: skip */
-    if (fuzz_any_number_above(data, size, (uint64_t)1 << 20))
+    /* a header declaring many nodes makes a graph that big, legitimately (seconds of work per
+     * input under the sanitizers at 3 * 10^5 nodes): skip */
+    if (fuzz_any_number_above(data, size, (uint64_t)1 << 14))
         return 0;
     const char *const files[2] = {fuzz_file("edges", data, size), ""};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
