@@ -86,7 +86,8 @@ static int parse_bool(const char *v, int *out)
 }
 
 /* Copies v into dst (capacity cap) turning the escapes \t, \n, \s (a space: blanks at either
- * end of a value are trimmed by the INI reader) and \\ into characters. */
+ * end of a value are trimmed by the INI reader) and \\ into characters, and any other \X into X
+ * (\; is a ';' that starts no inline comment). */
 static int unescape(const char *v, char *dst, size_t cap)
 {
     size_t j = 0;
@@ -158,6 +159,14 @@ static cs_err assign(cs_ctx *ctx, cs_config *cfg, const cs_conf_entry *e, const 
         if (!unescape(value, base, e->size))
             return cs_fail(ctx, CS_ERR_CONFIG, "%s: %s.%s is longer than %zu characters", where,
                            e->section, e->key, e->size - 1);
+        /* control bytes but tab and newline (the escapes \t, \n) are no text: none could be
+         * written back (cs_config_to_ini) and read again as it was */
+        for (const char *c = base; *c != '\0'; c++)
+            if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n') || *c == 0x7f)
+                return cs_fail(ctx, CS_ERR_CONFIG,
+                               "%s: %s.%s holds a control character (byte 0x%02x); write a tab "
+                               "as \\t, a newline as \\n",
+                               where, e->section, e->key, (unsigned)(unsigned char)*c);
         return CS_OK;
     case CS_CONF_ENUM: {
         const char *c = e->choices;
@@ -614,9 +623,13 @@ static void format_value(const cs_config *cfg, const cs_conf_entry *e, char *out
             if (*c == '\t') {
                 out[j++] = '\\';
                 out[j++] = 't';
-            } else if (*c == '\\') {
+            } else if (*c == '\\' || *c == ';') {
+                /* (';' after a blank would start an inline comment: "\;" reads as ';') */
                 out[j++] = '\\';
+                out[j++] = *c;
+            } else if (*c == '\n') {
                 out[j++] = '\\';
+                out[j++] = 'n';
             } else if (*c == ' ' && (c == base || c[1] == '\0')) {
                 /* the INI reader trims blanks around a value: keep these as \s */
                 out[j++] = '\\';

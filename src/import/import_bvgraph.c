@@ -687,24 +687,33 @@ static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
     return 1;
 }
 
+static cs_err slurp(cs_ctx *ctx, const char *path, uint8_t **buf, uint64_t *n, int *missing);
+
 cs_err cs_bv_read_properties(cs_ctx *ctx, const char *path, cs_bv_params *p)
 {
     cs_err rc = CS_OK;
     cs_bv_params_default(p);
-    int fd = -1;
-    {
-        cs_err orc = cs_open_regular(ctx, path, "BVGraph properties", &fd, NULL);
-        if (orc != CS_OK)
-            return orc;
+    /* the whole file, so that no line is ever cut in two (a long comment's tail read as a key) */
+    uint8_t *buf = NULL;
+    uint64_t size = 0;
+    rc = slurp(ctx, path, &buf, &size, NULL);
+    if (rc != CS_OK)
+        return rc;
+    char *cur = (char *)buf, *const text_end = (char *)buf + size;
+    if (memchr(buf, '\0', (size_t)size) != NULL) {
+        free(buf);
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: binary data (a NUL byte): not a properties file",
+                       path);
     }
-    FILE *f = fdopen(fd, "r");
-    if (f == NULL) {
-        close(fd);
-        return cs_fail(ctx, CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
-    char line[8192];
     int64_t ln = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
+    while (cur < text_end) {
+        char *line = cur, *nl = memchr(cur, '\n', (size_t)(text_end - cur));
+        if (nl != NULL) {
+            *nl = '\0';
+            cur = nl + 1;
+        } else {
+            cur = text_end; /* the last line ends at the padding's first zero byte */
+        }
         ln++;
         size_t l = strlen(line);
         while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' ' ||
@@ -765,7 +774,7 @@ cs_err cs_bv_read_properties(cs_ctx *ctx, const char *path, cs_bv_params *p)
             break;
         }
     }
-    fclose(f);
+    free(buf);
     if (rc == CS_OK && p->minint == 1)
         rc =
             cs_fail(ctx, CS_ERR_FORMAT, "%s: minintervallength = 1 is not valid (0 or >= 2)", path);

@@ -40,8 +40,9 @@ void cs_bv_params_default(cs_bv_params *p);
  * Local. Reads a Java properties file of a BVGraph into p (starting from the defaults): nodes,
  * arcs, windowsize, maxrefcount, minintervallength, zetak, compressionflags (names such as
  * OUTDEGREES_DELTA|RESIDUALS_NIBBLE separated by '|'), and refuses a graphclass other than
- * BVGraph and a version other than 0. CS_ERR_IO when it cannot be opened, CS_ERR_FORMAT naming
- * the file and line for a bad value.
+ * BVGraph and a version other than 0. Lines may be of any length. CS_ERR_IO when it cannot be
+ * read, CS_ERR_FORMAT naming the file and line for a bad value, and naming the file for NUL
+ * bytes.
  */
 cs_err cs_bv_read_properties(cs_ctx *ctx, const char *path, cs_bv_params *p);
 

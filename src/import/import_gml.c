@@ -167,7 +167,9 @@ cs_err cs_imp_read_gml(cs_imp *im, const char *path, cs_progress *prog, uint64_t
     G->im = im;
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {
-        CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
+        rc = cs_imp_reader_next(&r, &line, &len);
+        if (rc != CS_OK)
+            goto fail_open;
         if (line == NULL)
             break;
         im->line = r.line;

@@ -16,6 +16,7 @@
 #include "crawlsim/rng.h"
 #include "import_impl.h"
 
+#include <float.h>
 #include <glob.h>
 #include <math.h>
 #include <stdarg.h>
@@ -508,6 +509,7 @@ cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, ui
 {
     cs_err rc = CS_OK;
     cs_imp_reader r;
+    memset(&r, 0, sizeof r); /* closed at fail: also when the reader was never opened */
     char *line;
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));
@@ -752,6 +754,10 @@ static cs_err page_features(cs_imp *im, int32_t page, size_t nf)
                 return bad(im, CS_ERR_FORMAT,
                            "field %zu: '%.*s' is not a sparse feature 'index:value'", j,
                            cs_imp_quote_len(f->n), f->p);
+            if (!(fabs(v) <= (double)FLT_MAX)) /* stored as a float: it would become infinite */
+                return bad(im, CS_ERR_FORMAT,
+                           "field %zu: feature value in '%.*s' is beyond a float's range (%g)", j,
+                           cs_imp_quote_len(f->n), f->p, (double)FLT_MAX);
             if (ic->page_features_count > 0 && (int64_t)idx >= ic->page_features_count)
                 return bad(im, CS_ERR_FORMAT,
                            "field %zu: feature index %llu beyond page_features_count = %lld", j,
@@ -882,12 +888,14 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
         const cs_imp_field *f = &im->fields[fr];
         char num[64], *endp = NULL;
         double v = (double)NAN;
+        int ok = 0; /* (a field too long for num is no number: num + f->n would point outside) */
         if (f->n > 0 && f->n < sizeof num) {
             memcpy(num, f->p, f->n);
             num[f->n] = '\0';
             v = strtod(num, &endp);
+            ok = endp == num + f->n && v >= 0.0 && v <= 1.0;
         }
-        if (endp != num + f->n || !(v >= 0.0 && v <= 1.0))
+        if (!ok)
             return bad(im, CS_ERR_FORMAT,
                        "page_relevance_field (field %lld): '%.*s' is not a relevance in [0, 1]",
                        (long long)fr, cs_imp_quote_len(f->n), f->p);
@@ -906,6 +914,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
 {
     cs_err rc = CS_OK;
     cs_imp_reader r;
+    memset(&r, 0, sizeof r); /* closed at fail: also when the reader was never opened */
     char *line;
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));

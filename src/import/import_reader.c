@@ -1,5 +1,6 @@
 /*
- * import line reader: plain or gzip text read in 4 MiB blocks through zlib (gzread passes plain
+ * import line reader: plain or gzip text read in 4 MiB blocks (smaller ones for files under 64 KiB)
+ * through zlib (gzread passes plain
  * files through unchanged), split into lines in place. It is the only place that sees raw
  * bytes, so it also rejects what cannot be text: control bytes (NUL and the others below 0x20
  * but tab, vertical tab, form feed and carriage return; DEL), lines beyond 16 MiB, gzip streams
@@ -11,9 +12,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHUNK ((size_t)4 << 20)
+#define SMALL ((size_t)64 << 10)
 
 cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_progress *progress,
                           uint64_t progress_base)
@@ -36,14 +39,19 @@ cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_pr
         return cs_fail(ctx, errno ? CS_ERR_IO : CS_ERR_NOMEM, "%s: cannot open: %s", path,
                        errno ? strerror(errno) : "out of memory");
     }
-    gzbuffer(r->gz, 1u << 18);
-    cs_err rc = cs_alloc(ctx, &r->buf, 2 * CHUNK + 1, 1, "line buffer");
+    /* small files (under SMALL bytes on disk) get small buffers: zlib's and the line buffer
+     * grow with what they hold instead of taking 9 MiB for a few lines */
+    struct stat st;
+    const int small = fstat(fd, &st) == 0 && st.st_size < (off_t)SMALL;
+    gzbuffer(r->gz, small ? 1u << 13 : 1u << 18);
+    const size_t cap = small ? SMALL : 2 * CHUNK;
+    cs_err rc = cs_alloc(ctx, &r->buf, cap + 1, 1, "line buffer");
     if (rc != CS_OK) {
         gzclose(r->gz);
         r->gz = NULL;
         return rc;
     }
-    r->cap = 2 * CHUNK;
+    r->cap = cap;
     return CS_OK;
 }
 
@@ -66,7 +74,8 @@ static cs_err fill(cs_imp_reader *r)
         r->len = avail;
         r->pos = 0;
     }
-    if (r->cap - r->len < CHUNK) {
+    /* room for a block of CHUNK bytes, or half the buffer while it is smaller */
+    if (r->cap - r->len < CHUNK && r->cap - r->len < r->cap / 2) {
         size_t nc = r->cap * 2;
         char *nb = realloc(r->buf, nc + 1);
         if (nb == NULL)
@@ -75,7 +84,8 @@ static cs_err fill(cs_imp_reader *r)
         r->buf = nb;
         r->cap = nc;
     }
-    int got = gzread(r->gz, r->buf + r->len, (unsigned)CHUNK);
+    const size_t want = r->cap - r->len < CHUNK ? r->cap - r->len : CHUNK;
+    int got = gzread(r->gz, r->buf + r->len, (unsigned)want);
     int errnum = Z_OK;
     const char *msg = NULL;
     if (got < 0) {

@@ -696,6 +696,13 @@ START_TEST(test_bad_inputs)
                  "import.pages=dense.tsv", "import.page_label_field=-1",
                  "import.page_features=dense-binary", "import.page_features_count=3", NULL});
     expect_failure(&ctx, &cfg, CS_ERR_FORMAT, "dense.tsv:2:", "dense features");
+    /* A sparse feature value beyond a float's range (it was stored as infinity). */
+    write_text("sparse.tsv", "a\t1:0.5\nb\t2:1e39\n");
+    make_cfg(&ctx, &cfg,
+             (const char *const[]){"import.edges=dense_edges.txt", "import.node_ids=name",
+                                   "import.hosts=single", "import.pages=sparse.tsv",
+                                   "import.page_features=sparse", NULL});
+    expect_failure(&ctx, &cfg, CS_ERR_FORMAT, "sparse.tsv:2:", "beyond a float's range");
     cs_ctx_fini(&ctx);
 }
 END_TEST

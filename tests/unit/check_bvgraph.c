@@ -243,6 +243,22 @@ START_TEST(damaged_input)
     ck_assert_int_eq(rc, CS_ERR_FORMAT);
     ck_assert_msg(strstr(ctx.errmsg, "dmg.properties:") && strstr(ctx.errmsg, "compressionflags"),
                   "%s", ctx.errmsg);
+    /* a comment line longer than a line buffer: its tail is no key (8191 bytes filled the old
+     * 8192-byte buffer, and the rest was read as nodes=5) */
+    bw_write(base, n, off, tgt, &p, 1, 1, 0, 5);
+    char ppath[300];
+    snprintf(ppath, sizeof ppath, "%s.properties", base);
+    FILE *pf = fopen(ppath, "a");
+    ck_assert(pf != NULL);
+    fputc('#', pf);
+    for (int i = 0; i < 8190; i++)
+        fputc('x', pf);
+    fputs("nodes=5\n", pf);
+    ck_assert(fclose(pf) == 0);
+    cs_ctx_init_local(&ctx, CS_LOG_ERROR);
+    cs_bv_params lp;
+    ck_assert_int_eq(cs_bv_read_properties(&ctx, ppath, &lp), CS_OK);
+    ck_assert_int_eq(lp.nodes, n);
     /* offsets of another graph (a different seed) */
     bw_write(base, n, off, tgt, &p, 1, 1, 0, 5);
     int64_t *off2;

@@ -208,6 +208,16 @@ START_TEST(resolved_text_round_trips)
     ck_assert_int_eq(parse(text, &b), CS_OK);
     free(text);
     ck_assert_str_eq(b.import.separators, " | ");
+    /* a newline and a ';' after a blank (an inline comment when written as they are) */
+    ck_assert_int_eq(parse("[import]\ntarget_label = a\\nb\\s;c;\n", &a), CS_OK);
+    ck_assert_str_eq(a.import.target_label, "a\nb ;c;");
+    ck_assert_int_eq(cs_config_to_ini(&ctx, &a, NULL, &text), CS_OK);
+    ck_assert_int_eq(parse(text, &b), CS_OK);
+    free(text);
+    ck_assert_str_eq(b.import.target_label, "a\nb ;c;");
+    /* control bytes cannot be written back: refused */
+    ck_assert_int_eq(parse("[import]\ntarget_label = a\vb\n", &a), CS_ERR_CONFIG);
+    ck_assert_msg(strstr(ctx.errmsg, "control character"), "%s", ctx.errmsg);
 }
 END_TEST
 
