@@ -121,7 +121,7 @@ bad emptyid 'id,mu,delta,complete\n,1,1,0\n' "emptyid.csv:2: empty id"
 bad quoted 'id,mu,delta,complete\n"a,b",1,1,0\n' "quoted.csv:2: quoted fields"
 bad empty '' "empty.csv: empty file"
 bad header 'id,mu,delta,complete\n' "header.csv: no pages"
-expect_exit 1 2 "cannot open 'nosuch.csv'" schedule --policy uniform --bandwidth 1 --input nosuch.csv -o out-bad-x.csv
+expect_exit 1 2 "cannot open page table 'nosuch.csv'" schedule --policy uniform --bandwidth 1 --input nosuch.csv -o out-bad-x.csv
 # every page complete and R beyond their total change rate
 printf 'id,mu,delta,complete\na,1,1,1\nb,1,2,1\n' > allobs.csv
 expect_exit 1 2 "exceeds their total change rate" schedule --policy lambdacrawl --bandwidth 5 --input allobs.csv -o out-bad-allobs.csv
