@@ -185,7 +185,8 @@ CS_API void cs_graph_info_print(FILE *out, const cs_graph_info *info);
  * driver, checks it (exists, is HDF5, is a crawlsim graph of schema version 1, all required
  * datasets present with consistent sizes and types) and fills hdr. On success *file is the
  * open file (close with H5Fclose, collectively); on failure *file is H5I_INVALID_HID and every
- * rank returns the same code and message. HDF5 error printing must already be off.
+ * rank returns the same code and message. HDF5's error printing is off during the call (the
+ * caller's handler is restored on return).
  */
 CS_API cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr);
 
@@ -201,5 +202,28 @@ CS_API cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *
  * [lo, hi) (CS_ERR_FORMAT). */
 CS_API cs_err cs_graphio_id_outside(cs_ctx *ctx, const char *path, const char *name, int64_t at,
                                     int64_t v, int64_t lo, int64_t hi);
+
+/* The valid values of a floating-point dataset (docs/reference/formats.md "Valid values"). */
+typedef enum cs_graphio_range {
+    CS_GRAPHIO_UNIT,     /* finite, in [0, 1]: relevance */
+    CS_GRAPHIO_POSITIVE, /* finite, > 0: change rates, importance */
+    CS_GRAPHIO_FINITE    /* finite: term values */
+} cs_graphio_range;
+
+/* Local. Every v[i] of the n values read from dataset `name` lies in range r (NaN and the
+ * infinities never do); a format error (CS_ERR_FORMAT) naming the first bad element and its
+ * value otherwise. Element i is called ids[i] when ids is not NULL (the global page ids of a
+ * rank's pages), else first + i. One pass, OpenMP-parallel. */
+CS_API cs_err cs_graphio_check_f64(cs_ctx *ctx, const char *path, const char *name, const double *v,
+                                   const int64_t *ids, int64_t first, int64_t n,
+                                   cs_graphio_range r);
+CS_API cs_err cs_graphio_check_f32(cs_ctx *ctx, const char *path, const char *name, const float *v,
+                                   const int64_t *ids, int64_t first, int64_t n,
+                                   cs_graphio_range r);
+/* Local. Every v[i] is 0 or 1 (a flag dataset such as /pages/observable); element naming as in
+ * cs_graphio_check_f64. */
+CS_API cs_err cs_graphio_check_flags(cs_ctx *ctx, const char *path, const char *name,
+                                     const uint8_t *v, const int64_t *ids, int64_t first,
+                                     int64_t n);
 
 #endif
