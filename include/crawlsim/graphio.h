@@ -15,10 +15,10 @@
  *                                                importer (may be empty)
  *   /pages/host         int32*  [N]    host id in [0, H)
  *   /pages/topic        int32   [N]    topic in [0, K), -1 = unknown
- *   /pages/relevance    float64 [N]    relevance to the target topic, in [0, 1]
- *   /pages/delta        float64 [N]    Poisson change rate (changes per time unit), > 0
- *   /pages/mu           float64 [N]    importance, > 0
- *   /pages/observable   uint8   [N]    1 = changes observable without a crawl
+ *   /pages/relevance    float64 [N]    relevance to the target topic, finite, in [0, 1]
+ *   /pages/delta        float64 [N]    Poisson change rate (changes per time unit), finite, > 0
+ *   /pages/mu           float64 [N]    importance, finite, > 0
+ *   /pages/observable   uint8   [N]    1 = changes observable without a crawl, else 0
  *   /links/offsets      int64   [N+1]  CSR offsets: the out-links of page p are
  *                                      targets[offsets[p] .. offsets[p+1]); offsets[0] = 0,
  *                                      offsets[N] = M, non-decreasing
@@ -31,13 +31,15 @@
  *   /topics/names       uint8   [B]
  *   /terms/offsets      int64   [N+1]  optional sparse page features (imported graphs), CSR
  *   /terms/index        int32   [T]    like /links: feature indices in [0, dim)
- *   /terms/value        float32 [T]
+ *   /terms/value        float32 [T]    finite
  *   /terms              attribute dim (int32): the feature dimension
  *
  * (*) Page and host ids are written as int32 when N <= 2^31 - 1 (always today: the generator and
  * the importer cap N there for METIS), else int64; readers request native int64 and let HDF5
  * convert, so either width reads the same. Halving the largest dataset halves the write.
  *
+ * Readers check every value against these ranges (cs_graphio_check_*), and that integer datasets
+ * are of types whose values fit the readers' (HDF5 would clamp them silently otherwise).
  * All datasets are 1-D and contiguous, written little-endian. An optional dataset is either
  * absent or complete. Readers check format and schema_version first: a file of another
  * version is refused with a message asking to regenerate it (no silent conversion). Files are

@@ -192,6 +192,15 @@ static cs_err read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_he
     if (h->has_topic_names)
         CS_TRY(ctx, check_dataset(ctx, file, path, "/topics/names", H5T_INTEGER, H5T_NATIVE_UINT8,
                                   -1, "", &len, NULL));
+    /* An optional table is absent or complete: a part without its offsets is damage. */
+    static const char *const parts[][2] = {{"/hosts/names", "/hosts/name_offsets"},
+                                           {"/topics/names", "/topics/name_offsets"},
+                                           {"/terms/index", "/terms/offsets"},
+                                           {"/terms/value", "/terms/offsets"}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (dataset_exists(file, parts[i][0]) && !dataset_exists(file, parts[i][1]))
+            return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s is missing (%s is there)",
+                           path, parts[i][1], parts[i][0]);
     CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/offsets", H5T_INTEGER, H5T_NATIVE_INT64,
                               N + 1, "n_pages + 1", &len, &h->has_terms));
     if (h->has_terms) {
