@@ -371,6 +371,22 @@ static cs_err read_full(cs_ctx *ctx, hid_t g, const char *name, hid_t mtype, siz
     return CS_OK;
 }
 
+/* Local. Every part number v[i] lies in [0, k); a format error naming the first bad one. */
+static cs_err check_parts(cs_ctx *ctx, const char *what, const char *name, const int32_t *v,
+                          int64_t n, int32_t k)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(v, n, k) reduction(min : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] < 0 || v[i] >= k)
+            bad = i < bad ? i : bad;
+    if (bad == INT64_MAX)
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_FORMAT,
+                   "%s is corrupt: dataset %s, element %lld is %d, outside [0, %d)", what, name,
+                   (long long)bad, (int)v[bad], (int)k);
+}
+
 static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partition_path,
                         cs_partition *out)
 {
@@ -430,10 +446,9 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
         CS_TRY(ctx, read_full(ctx, g, "part_first", H5T_NATIVE_INT64, sizeof(int64_t),
                               (int64_t)out->k + 1, &out->part_first, fpath));
     /* Every rank read the same values: checking them locally gives the same answer. */
-    rc = cs_graphio_check_ids32(ctx, fpath, "part", out->part, 0, out->n_pages, 0, out->k);
+    rc = check_parts(ctx, what, "part", out->part, out->n_pages, out->k);
     if (rc == CS_OK && out->host_part != NULL)
-        rc = cs_graphio_check_ids32(ctx, fpath, "host_part", out->host_part, 0, out->n_hosts, 0,
-                                    out->k);
+        rc = check_parts(ctx, what, "host_part", out->host_part, out->n_hosts, out->k);
     if (rc == CS_OK && out->part_first != NULL) {
         int ok = out->part_first[0] == 0 && out->part_first[out->k] == out->n_pages;
         for (int32_t p = 0; ok && p < out->k; p++)
