@@ -15,10 +15,10 @@
  *                                                importer (may be empty)
  *   /pages/host         int32*  [N]    host id in [0, H)
  *   /pages/topic        int32   [N]    topic in [0, K), -1 = unknown
- *   /pages/relevance    float64 [N]    relevance to the target topic, in [0, 1]
- *   /pages/delta        float64 [N]    Poisson change rate (changes per time unit), > 0
- *   /pages/mu           float64 [N]    importance, > 0
- *   /pages/observable   uint8   [N]    1 = changes observable without a crawl
+ *   /pages/relevance    float64 [N]    relevance to the target topic, finite, in [0, 1]
+ *   /pages/delta        float64 [N]    Poisson change rate (changes per time unit), finite, > 0
+ *   /pages/mu           float64 [N]    importance, finite, > 0
+ *   /pages/observable   uint8   [N]    1 = changes observable without a crawl, else 0
  *   /links/offsets      int64   [N+1]  CSR offsets: the out-links of page p are
  *                                      targets[offsets[p] .. offsets[p+1]); offsets[0] = 0,
  *                                      offsets[N] = M, non-decreasing
@@ -31,13 +31,15 @@
  *   /topics/names       uint8   [B]
  *   /terms/offsets      int64   [N+1]  optional sparse page features (imported graphs), CSR
  *   /terms/index        int32   [T]    like /links: feature indices in [0, dim)
- *   /terms/value        float32 [T]
+ *   /terms/value        float32 [T]    finite
  *   /terms              attribute dim (int32): the feature dimension
  *
  * (*) Page and host ids are written as int32 when N <= 2^31 - 1 (always today: the generator and
  * the importer cap N there for METIS), else int64; readers request native int64 and let HDF5
  * convert, so either width reads the same. Halving the largest dataset halves the write.
  *
+ * Readers check every value against these ranges (cs_graphio_check_*), and that integer datasets
+ * are of types whose values fit the readers' (HDF5 would clamp them silently otherwise).
  * All datasets are 1-D and contiguous, written little-endian. An optional dataset is either
  * absent or complete. Readers check format and schema_version first: a file of another
  * version is refused with a message asking to regenerate it (no silent conversion). Files are
@@ -185,7 +187,8 @@ CS_API void cs_graph_info_print(FILE *out, const cs_graph_info *info);
  * driver, checks it (exists, is HDF5, is a crawlsim graph of schema version 1, all required
  * datasets present with consistent sizes and types) and fills hdr. On success *file is the
  * open file (close with H5Fclose, collectively); on failure *file is H5I_INVALID_HID and every
- * rank returns the same code and message. HDF5 error printing must already be off.
+ * rank returns the same code and message. HDF5's error printing is off during the call (the
+ * caller's handler is restored on return).
  */
 CS_API cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr);
 
@@ -201,5 +204,28 @@ CS_API cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *
  * [lo, hi) (CS_ERR_FORMAT). */
 CS_API cs_err cs_graphio_id_outside(cs_ctx *ctx, const char *path, const char *name, int64_t at,
                                     int64_t v, int64_t lo, int64_t hi);
+
+/* The valid values of a floating-point dataset (docs/reference/formats.md "Valid values"). */
+typedef enum cs_graphio_range {
+    CS_GRAPHIO_UNIT,     /* finite, in [0, 1]: relevance */
+    CS_GRAPHIO_POSITIVE, /* finite, > 0: change rates, importance */
+    CS_GRAPHIO_FINITE    /* finite: term values */
+} cs_graphio_range;
+
+/* Local. Every v[i] of the n values read from dataset `name` lies in range r (NaN and the
+ * infinities never do); a format error (CS_ERR_FORMAT) naming the first bad element and its
+ * value otherwise. Element i is called ids[i] when ids is not NULL (the global page ids of a
+ * rank's pages), else first + i. One pass, OpenMP-parallel. */
+CS_API cs_err cs_graphio_check_f64(cs_ctx *ctx, const char *path, const char *name, const double *v,
+                                   const int64_t *ids, int64_t first, int64_t n,
+                                   cs_graphio_range r);
+CS_API cs_err cs_graphio_check_f32(cs_ctx *ctx, const char *path, const char *name, const float *v,
+                                   const int64_t *ids, int64_t first, int64_t n,
+                                   cs_graphio_range r);
+/* Local. Every v[i] is 0 or 1 (a flag dataset such as /pages/observable); element naming as in
+ * cs_graphio_check_f64. */
+CS_API cs_err cs_graphio_check_flags(cs_ctx *ctx, const char *path, const char *name,
+                                     const uint8_t *v, const int64_t *ids, int64_t first,
+                                     int64_t n);
 
 #endif

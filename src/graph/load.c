@@ -510,11 +510,12 @@ static cs_err read_links(cs_ctx *ctx, hid_t file, const char *path, cs_graph *g,
     int64_t i = 0, nl = 0;
     for (int64_t r = 0; rc == CS_OK && r < pages->n; r++) {
         int64_t prev = run_off[r], first = run_off[r];
-        if (prev < 0 || prev > M)
+        if (prev < 0 || prev > M || (pages->start[r] == 0 && prev != 0))
             rc = cs_fail(ctx, CS_ERR_FORMAT,
                          "graph file %s: dataset /links/offsets is corrupt: element %lld is "
-                         "%lld, outside [0, %lld]",
-                         path, (long long)pages->start[r], (long long)prev, (long long)M);
+                         "%lld, outside [0, %lld]%s",
+                         path, (long long)pages->start[r], (long long)prev, (long long)M,
+                         pages->start[r] == 0 ? " or not 0" : "");
         for (int64_t j = 0; rc == CS_OK && j < pages->len[r]; j++, i++) {
             int64_t end = g->offsets[i + 1];
             if (end < prev || end > M)
@@ -523,6 +524,11 @@ static cs_err read_links(cs_ctx *ctx, hid_t file, const char *path, cs_graph *g,
                              "is %lld (previous %lld, n_links %lld)",
                              path, (long long)(g->ids[i] + 1), (long long)end, (long long)prev,
                              (long long)M);
+            else if (g->ids[i] == N - 1 && end != M)
+                rc = cs_fail(ctx, CS_ERR_FORMAT,
+                             "graph file %s: dataset /links/offsets is corrupt: element %lld "
+                             "is %lld, expected n_links %lld",
+                             path, (long long)N, (long long)end, (long long)M);
             g->offsets[i + 1] = g->offsets[i] + (end - prev);
             prev = end;
         }
@@ -612,10 +618,18 @@ static cs_err read_attrs(cs_ctx *ctx, hid_t file, const char *path, cs_graph *g,
     CS_TRY_AGREE(ctx, check_attr(ctx, path, "/pages/topic", g, NULL, g->topic, -1, g->n_topics));
     CS_TRY(ctx, read_runs(ctx, file, path, "/pages/relevance", H5T_NATIVE_DOUBLE, 8, pages,
                           g->relevance));
+    CS_TRY_AGREE(ctx, cs_graphio_check_f64(ctx, path, "/pages/relevance", g->relevance, g->ids, 0,
+                                           g->n_local, CS_GRAPHIO_UNIT));
     CS_TRY(ctx, read_runs(ctx, file, path, "/pages/delta", H5T_NATIVE_DOUBLE, 8, pages, g->delta));
+    CS_TRY_AGREE(ctx, cs_graphio_check_f64(ctx, path, "/pages/delta", g->delta, g->ids, 0,
+                                           g->n_local, CS_GRAPHIO_POSITIVE));
     CS_TRY(ctx, read_runs(ctx, file, path, "/pages/mu", H5T_NATIVE_DOUBLE, 8, pages, g->mu));
+    CS_TRY_AGREE(ctx, cs_graphio_check_f64(ctx, path, "/pages/mu", g->mu, g->ids, 0, g->n_local,
+                                           CS_GRAPHIO_POSITIVE));
     CS_TRY(ctx, read_runs(ctx, file, path, "/pages/observable", H5T_NATIVE_UINT8, 1, pages,
                           g->observable));
+    CS_TRY_AGREE(ctx, cs_graphio_check_flags(ctx, path, "/pages/observable", g->observable, g->ids,
+                                             0, g->n_local));
 fail:
     return rc;
 }

@@ -10,6 +10,7 @@
  */
 #include "graphio_impl.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,13 +47,30 @@ static int dataset_exists(hid_t file, const char *name)
 }
 
 /*
- * Local. Checks dataset `name`: 1-D, of type class cls, and with `expect` elements unless
- * expect < 0 (`what` explains the expectation). *len receives its length; *present whether
- * it exists (when present is NULL the dataset is required).
+ * Local. Whether HDF5 converts every value of the integer file type ft to the integer memory
+ * type mt unchanged: HDF5 clamps values out of the memory type's range (-1 read as uint8 would
+ * be 0, 300 would be 255), which no range check after the read could see.
+ */
+static int int_fits(hid_t ft, hid_t mt)
+{
+    const size_t fs = H5Tget_size(ft), ms = H5Tget_size(mt);
+    const int fsigned = H5Tget_sign(ft) == H5T_SGN_2, msigned = H5Tget_sign(mt) == H5T_SGN_2;
+    if (fs == 0 || ms == 0)
+        return 0;
+    if (fsigned == msigned)
+        return fs <= ms;
+    return !fsigned && fs < ms;
+}
+
+/*
+ * Local. Checks dataset `name`: 1-D, of type class cls (an integer class whose values fit the
+ * memory type mt the readers use, when mt >= 0), and with `expect` elements unless expect < 0
+ * (`what` explains the expectation). *len receives its length; *present whether it exists (when
+ * present is NULL the dataset is required).
  */
 static cs_err check_dataset(cs_ctx *ctx, hid_t file, const char *path, const char *name,
-                            H5T_class_t cls, int64_t expect, const char *what, int64_t *len,
-                            int *present)
+                            H5T_class_t cls, hid_t mt, int64_t expect, const char *what,
+                            int64_t *len, int *present)
 {
     *len = 0;
     if (present != NULL)
@@ -74,6 +92,13 @@ static cs_err check_dataset(cs_ctx *ctx, hid_t file, const char *path, const cha
     } else if (H5Sget_simple_extent_ndims(sp) != 1 || H5Tget_class(t) != cls) {
         rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s is not a 1-D array of %s", path,
                      name, cls == H5T_INTEGER ? "integers" : "floating-point numbers");
+    } else if (mt >= 0 && !int_fits(t, mt)) {
+        rc =
+            cs_fail(ctx, CS_ERR_FORMAT,
+                    "graph file %s: dataset %s holds %zu-byte %s integers, which do not fit "
+                    "the %zu-byte %s integers it must hold",
+                    path, name, H5Tget_size(t), H5Tget_sign(t) == H5T_SGN_2 ? "signed" : "unsigned",
+                    H5Tget_size(mt), H5Tget_sign(mt) == H5T_SGN_2 ? "signed" : "unsigned");
     } else {
         H5Sget_simple_extent_dims(sp, &dim, NULL);
         *len = (int64_t)dim;
@@ -137,37 +162,51 @@ static cs_err read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_he
 
     const int64_t N = h->n_pages, M = h->n_links;
     int64_t len = 0, t_len = 0;
-    static const struct {
+    const struct {
         const char *name;
         H5T_class_t cls;
-    } pages[] = {{"/pages/host", H5T_INTEGER},    {"/pages/topic", H5T_INTEGER},
-                 {"/pages/relevance", H5T_FLOAT}, {"/pages/delta", H5T_FLOAT},
-                 {"/pages/mu", H5T_FLOAT},        {"/pages/observable", H5T_INTEGER}};
+        hid_t mt;
+    } pages[] = {{"/pages/host", H5T_INTEGER, H5T_NATIVE_INT64},
+                 {"/pages/topic", H5T_INTEGER, H5T_NATIVE_INT32},
+                 {"/pages/relevance", H5T_FLOAT, -1},
+                 {"/pages/delta", H5T_FLOAT, -1},
+                 {"/pages/mu", H5T_FLOAT, -1},
+                 {"/pages/observable", H5T_INTEGER, H5T_NATIVE_UINT8}};
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
-        CS_TRY(ctx, check_dataset(ctx, file, path, pages[i].name, pages[i].cls, N, "n_pages", &len,
-                                  NULL));
-    CS_TRY(ctx, check_dataset(ctx, file, path, "/links/offsets", H5T_INTEGER, N + 1, "n_pages + 1",
-                              &len, NULL));
-    CS_TRY(ctx,
-           check_dataset(ctx, file, path, "/links/targets", H5T_INTEGER, M, "n_links", &len, NULL));
-    CS_TRY(ctx, check_dataset(ctx, file, path, "/links/weights", H5T_INTEGER, M, "n_links", &len,
-                              &h->has_weights));
-    CS_TRY(ctx, check_dataset(ctx, file, path, "/hosts/name_offsets", H5T_INTEGER, h->n_hosts,
-                              "n_hosts", &len, &h->has_host_names));
+        CS_TRY(ctx, check_dataset(ctx, file, path, pages[i].name, pages[i].cls, pages[i].mt, N,
+                                  "n_pages", &len, NULL));
+    CS_TRY(ctx, check_dataset(ctx, file, path, "/links/offsets", H5T_INTEGER, H5T_NATIVE_INT64,
+                              N + 1, "n_pages + 1", &len, NULL));
+    CS_TRY(ctx, check_dataset(ctx, file, path, "/links/targets", H5T_INTEGER, H5T_NATIVE_INT64, M,
+                              "n_links", &len, NULL));
+    CS_TRY(ctx, check_dataset(ctx, file, path, "/links/weights", H5T_INTEGER, H5T_NATIVE_UINT32, M,
+                              "n_links", &len, &h->has_weights));
+    CS_TRY(ctx, check_dataset(ctx, file, path, "/hosts/name_offsets", H5T_INTEGER, H5T_NATIVE_INT64,
+                              h->n_hosts, "n_hosts", &len, &h->has_host_names));
     if (h->has_host_names)
-        CS_TRY(ctx,
-               check_dataset(ctx, file, path, "/hosts/names", H5T_INTEGER, -1, "", &len, NULL));
-    CS_TRY(ctx, check_dataset(ctx, file, path, "/topics/name_offsets", H5T_INTEGER, h->n_topics,
-                              "n_topics", &len, &h->has_topic_names));
+        CS_TRY(ctx, check_dataset(ctx, file, path, "/hosts/names", H5T_INTEGER, H5T_NATIVE_UINT8,
+                                  -1, "", &len, NULL));
+    CS_TRY(ctx,
+           check_dataset(ctx, file, path, "/topics/name_offsets", H5T_INTEGER, H5T_NATIVE_INT64,
+                         h->n_topics, "n_topics", &len, &h->has_topic_names));
     if (h->has_topic_names)
-        CS_TRY(ctx,
-               check_dataset(ctx, file, path, "/topics/names", H5T_INTEGER, -1, "", &len, NULL));
-    CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/offsets", H5T_INTEGER, N + 1, "n_pages + 1",
-                              &len, &h->has_terms));
+        CS_TRY(ctx, check_dataset(ctx, file, path, "/topics/names", H5T_INTEGER, H5T_NATIVE_UINT8,
+                                  -1, "", &len, NULL));
+    /* An optional table is absent or complete: a part without its offsets is damage. */
+    static const char *const parts[][2] = {{"/hosts/names", "/hosts/name_offsets"},
+                                           {"/topics/names", "/topics/name_offsets"},
+                                           {"/terms/index", "/terms/offsets"},
+                                           {"/terms/value", "/terms/offsets"}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (dataset_exists(file, parts[i][0]) && !dataset_exists(file, parts[i][1]))
+            return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s is missing (%s is there)",
+                           path, parts[i][1], parts[i][0]);
+    CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/offsets", H5T_INTEGER, H5T_NATIVE_INT64,
+                              N + 1, "n_pages + 1", &len, &h->has_terms));
     if (h->has_terms) {
-        CS_TRY(ctx,
-               check_dataset(ctx, file, path, "/terms/index", H5T_INTEGER, -1, "", &t_len, NULL));
-        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/value", H5T_FLOAT, t_len,
+        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/index", H5T_INTEGER, H5T_NATIVE_INT32,
+                                  -1, "", &t_len, NULL));
+        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/value", H5T_FLOAT, -1, t_len,
                                   "the length of /terms/index", &len, NULL));
         hid_t gt = H5Gopen2(file, "/terms", H5P_DEFAULT);
         if (gt < 0)
@@ -186,6 +225,8 @@ fail:
 cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_header *hdr)
 {
     cs_err rc = CS_OK;
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     hid_t f = -1;
     *file = H5I_INVALID_HID;
     memset(hdr, 0, sizeof *hdr);
@@ -201,11 +242,13 @@ cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_head
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, read_header(ctx, f, path, hdr));
     *file = f;
+    cs_h5_quiet_end(&quiet);
     return CS_OK;
 fail:
     if (f >= 0)
         H5Fclose(f);
     memset(hdr, 0, sizeof *hdr);
+    cs_h5_quiet_end(&quiet);
     return rc;
 }
 
@@ -253,14 +296,22 @@ fail:
 }
 
 /*
- * Local. Checks CSR offsets read from dataset `name` at page `first` (n + 1 values, global)
- * against [0, total] and monotonicity, then makes them local. *base receives the global
- * index of the first element.
+ * Local. Checks CSR offsets read from dataset `name` at page `first` (n + 1 values, global; the
+ * graph has N pages) against [0, total] and monotonicity, and the first and last of the whole
+ * dataset against 0 and total when this range holds them, then makes them local. *base
+ * receives the global index of the first element.
  */
 static cs_err localize_offsets(cs_ctx *ctx, const char *path, const char *name, int64_t *off,
-                               int64_t first, int64_t n, int64_t total, int64_t *base)
+                               int64_t first, int64_t n, int64_t N, int64_t total, int64_t *base)
 {
     *base = off[0];
+    const int head = first == 0 && off[0] != 0, tail = first + n == N && off[n] != total;
+    if (head || tail)
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "graph file %s: dataset %s is corrupt: element %lld is %lld, expected "
+                       "%lld",
+                       path, name, (long long)(head ? 0 : N), (long long)(head ? off[0] : off[n]),
+                       (long long)(head ? 0 : total));
     if (off[0] < 0 || off[0] > total)
         return cs_fail(ctx, CS_ERR_FORMAT,
                        "graph file %s: dataset %s is corrupt: element %lld "
@@ -342,6 +393,64 @@ cs_err cs_graphio_check_ids32(cs_ctx *ctx, const char *path, const char *name, c
                             : cs_graphio_id_outside(ctx, path, name, first + bad, v[bad], lo, hi);
 }
 
+/* Local. The format error of the value checks: element `at` of dataset `name` is v. */
+static cs_err value_outside(cs_ctx *ctx, const char *path, const char *name, int64_t at, double v,
+                            cs_graphio_range r)
+{
+    static const char *const want[] = {"outside [0, 1]", "not a finite number > 0",
+                                       "not a finite number"};
+    return cs_fail(ctx, CS_ERR_FORMAT,
+                   "graph file %s: dataset %s is corrupt: element %lld is %g, %s", path, name,
+                   (long long)at, v, want[r]);
+}
+
+/* Whether x lies in range r; written so that NaN fails every comparison. */
+#define IN_RANGE(x, r)                                                                             \
+    ((r) == CS_GRAPHIO_UNIT       ? ((x) >= 0 && (x) <= 1)                                         \
+     : (r) == CS_GRAPHIO_POSITIVE ? ((x) > 0 && (x) <= DBL_MAX)                                    \
+                                  : ((x) >= -DBL_MAX && (x) <= DBL_MAX))
+
+cs_err cs_graphio_check_f64(cs_ctx *ctx, const char *path, const char *name, const double *v,
+                            const int64_t *ids, int64_t first, int64_t n, cs_graphio_range r)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(v, n, r) reduction(min : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (!IN_RANGE(v[i], r))
+            bad = i < bad ? i : bad;
+    if (bad == INT64_MAX)
+        return CS_OK;
+    return value_outside(ctx, path, name, ids != NULL ? ids[bad] : first + bad, v[bad], r);
+}
+
+cs_err cs_graphio_check_f32(cs_ctx *ctx, const char *path, const char *name, const float *v,
+                            const int64_t *ids, int64_t first, int64_t n, cs_graphio_range r)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(v, n, r) reduction(min : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (!IN_RANGE((double)v[i], r))
+            bad = i < bad ? i : bad;
+    if (bad == INT64_MAX)
+        return CS_OK;
+    return value_outside(ctx, path, name, ids != NULL ? ids[bad] : first + bad, (double)v[bad], r);
+}
+
+cs_err cs_graphio_check_flags(cs_ctx *ctx, const char *path, const char *name, const uint8_t *v,
+                              const int64_t *ids, int64_t first, int64_t n)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(v, n) reduction(min : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] > 1)
+            bad = i < bad ? i : bad;
+    if (bad == INT64_MAX)
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_FORMAT,
+                   "graph file %s: dataset %s is corrupt: element %lld is %d, not 0 or 1", path,
+                   name, (long long)(ids != NULL ? ids[bad] : first + bad), (int)v[bad]);
+}
+
 cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_header *hdr,
                       int64_t first, int64_t n, unsigned what, cs_graph_slice *g)
 {
@@ -364,7 +473,7 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
     /* Links. */
     CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/links/offsets", H5T_NATIVE_INT64, 8, first,
                                      n + 1, &g->offsets));
-    CS_TRY_AGREE(ctx, localize_offsets(ctx, path, "/links/offsets", g->offsets, first, n, M,
+    CS_TRY_AGREE(ctx, localize_offsets(ctx, path, "/links/offsets", g->offsets, first, n, N, M,
                                        &g->link_first));
     const int64_t nl = g->offsets[n];
     CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/links/targets", H5T_NATIVE_INT64, 8,
@@ -386,12 +495,20 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
                                                  hdr->n_topics));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/relevance", H5T_NATIVE_DOUBLE, 8,
                                          first, n, &g->relevance));
+        CS_TRY_AGREE(ctx, cs_graphio_check_f64(ctx, path, "/pages/relevance", g->relevance, NULL,
+                                               first, n, CS_GRAPHIO_UNIT));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/delta", H5T_NATIVE_DOUBLE, 8,
                                          first, n, &g->delta));
+        CS_TRY_AGREE(ctx, cs_graphio_check_f64(ctx, path, "/pages/delta", g->delta, NULL, first, n,
+                                               CS_GRAPHIO_POSITIVE));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/mu", H5T_NATIVE_DOUBLE, 8, first,
                                          n, &g->mu));
+        CS_TRY_AGREE(ctx, cs_graphio_check_f64(ctx, path, "/pages/mu", g->mu, NULL, first, n,
+                                               CS_GRAPHIO_POSITIVE));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/observable", H5T_NATIVE_UINT8, 1,
                                          first, n, &g->observable));
+        CS_TRY_AGREE(ctx, cs_graphio_check_flags(ctx, path, "/pages/observable", g->observable,
+                                                 NULL, first, n));
     }
 
     /* Terms. */
@@ -412,7 +529,7 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/offsets", H5T_NATIVE_INT64, 8,
                                          first, n + 1, &g->term_offsets));
         CS_TRY_AGREE(ctx, localize_offsets(ctx, path, "/terms/offsets", g->term_offsets, first, n,
-                                           tlen, &tbase));
+                                           N, tlen, &tbase));
         const int64_t nt = g->term_offsets[n];
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/index", H5T_NATIVE_INT32, 4,
                                          tbase, nt, &g->term_index));
@@ -420,6 +537,8 @@ cs_err gio_read_pages(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_
                                                  nt, 0, hdr->term_dim));
         CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/terms/value", H5T_NATIVE_FLOAT, 4,
                                          tbase, nt, &g->term_value));
+        CS_TRY_AGREE(ctx, cs_graphio_check_f32(ctx, path, "/terms/value", g->term_value, NULL,
+                                               tbase, nt, CS_GRAPHIO_FINITE));
         g->term_dim = hdr->term_dim;
     }
     return CS_OK;

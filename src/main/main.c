@@ -580,6 +580,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "crawlsim: error: MPI_Init_thread failed\n");
         return 1;
     }
+    /* HDF5 prints its error stack on every rank by default: a damaged file would fill the
+     * terminal with them. Every failure that matters is reported as one crawlsim error naming
+     * the file and the dataset, so the stacks stay off for every command. */
+    cs_h5_quiet quiet;
+    cs_h5_quiet_begin(&quiet);
     cs_ctx ctx;
     cs_ctx_init(&ctx, MPI_COMM_WORLD, CS_LOG_INFO);
     cs_err rc = CS_OK;
@@ -656,6 +661,7 @@ done:
     rc = cs_agree(&ctx, rc);
     cs_report_error(&ctx, rc);
     cs_ctx_fini(&ctx);
+    cs_h5_quiet_end(&quiet);
     MPI_Finalize();
     return rc != CS_OK ? (rc == CS_ERR_USAGE ? 2 : cmd != NULL ? cmd->err_status : 1) : status;
 }

@@ -11,6 +11,7 @@
 #include "crawlsim/graphio.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -297,6 +298,35 @@ fail:
     return rc;
 }
 
+/*
+ * Local. The counts and quality figures read from the attributes are what the writer can
+ * produce (printed by `crawlsim info` and `partition`, so a damaged file must not show NaN or
+ * negative counts): counts >= 0, edge_cut <= n_links, cut_fraction in [0, 1], balances and
+ * seconds finite and >= 0, ufactor >= 0.
+ */
+static cs_err check_attrs(cs_ctx *ctx, const cs_partition *p, const char *what)
+{
+    const cs_part_quality *q = &p->quality;
+    const struct {
+        const char *name;
+        double v, lo, hi;
+    } f[] = {{"n_links", (double)p->n_links, 0, (double)INT64_MAX},
+             {"edge_cut", (double)q->edge_cut, 0, (double)(p->n_links > 0 ? p->n_links : 0)},
+             {"volume", (double)q->volume, 0, (double)INT64_MAX},
+             {"hosts_split", (double)q->hosts_split, 0, (double)INT64_MAX},
+             {"ufactor", (double)p->ufactor, 0, (double)INT32_MAX},
+             {"cut_fraction", q->cut_fraction, 0, 1},
+             {"page_balance", q->page_balance, 0, DBL_MAX},
+             {"link_balance", q->link_balance, 0, DBL_MAX},
+             {"seconds", p->seconds, 0, DBL_MAX}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!(f[i].v >= f[i].lo && f[i].v <= f[i].hi)) /* NaN fails too */
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s is corrupt: attribute %s is %g, outside [%g, %g]", what, f[i].name,
+                           f[i].v, f[i].lo, f[i].hi);
+    return CS_OK;
+}
+
 /* Local. Length of 1-D dataset `name` in g, or -1 when absent (-2 when not 1-D). */
 static int64_t dataset_len(hid_t g, const char *name)
 {
@@ -341,6 +371,22 @@ static cs_err read_full(cs_ctx *ctx, hid_t g, const char *name, hid_t mtype, siz
     return CS_OK;
 }
 
+/* Local. Every part number v[i] lies in [0, k); a format error naming the first bad one. */
+static cs_err check_parts(cs_ctx *ctx, const char *what, const char *name, const int32_t *v,
+                          int64_t n, int32_t k)
+{
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for default(none) shared(v, n, k) reduction(min : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] < 0 || v[i] >= k)
+            bad = i < bad ? i : bad;
+    if (bad == INT64_MAX)
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_FORMAT,
+                   "%s is corrupt: dataset %s, element %lld is %d, outside [0, %d)", what, name,
+                   (long long)bad, (int)v[bad], (int)k);
+}
+
 static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partition_path,
                         cs_partition *out)
 {
@@ -372,6 +418,7 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
         rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open the group", what);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, read_attrs(ctx, g, out, what));
+    CS_TRY_AGREE(ctx, check_attrs(ctx, out, what));
     out->n_hosts = hdr.n_hosts;
     if (out->n_pages != hdr.n_pages)
         rc = cs_fail(ctx, CS_ERR_FORMAT,
@@ -399,10 +446,9 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
         CS_TRY(ctx, read_full(ctx, g, "part_first", H5T_NATIVE_INT64, sizeof(int64_t),
                               (int64_t)out->k + 1, &out->part_first, fpath));
     /* Every rank read the same values: checking them locally gives the same answer. */
-    rc = cs_graphio_check_ids32(ctx, fpath, "part", out->part, 0, out->n_pages, 0, out->k);
+    rc = check_parts(ctx, what, "part", out->part, out->n_pages, out->k);
     if (rc == CS_OK && out->host_part != NULL)
-        rc = cs_graphio_check_ids32(ctx, fpath, "host_part", out->host_part, 0, out->n_hosts, 0,
-                                    out->k);
+        rc = check_parts(ctx, what, "host_part", out->host_part, out->n_hosts, out->k);
     if (rc == CS_OK && out->part_first != NULL) {
         int ok = out->part_first[0] == 0 && out->part_first[out->k] == out->n_pages;
         for (int32_t p = 0; ok && p < out->k; p++)

@@ -11,7 +11,8 @@ cd "$WORK" || exit 1
 WORK=$PWD
 failures=0
 
-# run NP ARGS...: crawlsim under mpiexec with a timeout (a hang is a failure). Every rank's own
+# run NP ARGS...: crawlsim under mpiexec with a timeout (a hang is a failure: exit 124; RUN_TIMEOUT
+# seconds, 300 unless set). Every rank's own
 # exit status is recorded (a wrapper writes it to .rank-exit/ID.RANK) and compared: run returns
 # the status the ranks agree on, and when they do not (a rank missing, or two statuses) it says
 # so on stderr and in .rank-exit/mismatch, which `finish` counts as a failure (run is often
