@@ -111,26 +111,33 @@ loop:
                 sim_keep_own_fetches(s, &nsel); /* every rank knows every pick visited already */
             if (rc == CS_OK && s->strict && !s->rep)
                 rc = sim_sort_fetches(s, nsel);
-            CS_TRY_AGREE(ctx, rc);
             s->m.t[PH_SELECT] += cs_now() - t1;
-            if (!s->rep)
-                CS_TRY(ctx, sim_share_visited(s, nsel));
+            if (s->rep)
+                CS_TRY_AGREE(ctx, rc);
+            else /* agreed with the visited notes' */
+                CS_TRY(ctx, sim_share_visited(s, rc, nsel));
         }
-        CS_TRY_AGREE(ctx, sim_fetch_pages(s, nsel, (uint64_t)ls->tick));
+        /* From the fetches to the eviction, a rank's error travels with the tick's code to the
+         * last agreement (the exchange's or the eviction's allreduce): the collectives between
+         * (the exact weight sums, the exchange) are made by every rank whatever its code, and a
+         * rank that failed skips its later local steps. */
+        rc = sim_fetch_pages(s, nsel, (uint64_t)ls->tick);
         if (s->sum)
             CS_TRY(ctx, sim_sum_sync(s, t));
-        if (s->rep)
+        if (s->rep) {
+            CS_TRY_AGREE(ctx, rc);
             CS_TRY(ctx, sim_rep_share(s, nsel, (uint64_t)ls->tick));
-        else if (!s->strict) /* strict: inserted with the received records, in one order */
+        } else if (!s->strict && rc == CS_OK) { /* strict: inserted with the received records */
             rc = sim_insert_own(s);
+        }
         for (int64_t i = 0; s->rf != NULL && i < nsel && rc == CS_OK; i++)
             rc = cs_simrf_fetched(s->rf, s->f.fx[i].li, ls->tick);
-        CS_TRY_AGREE(ctx, rc);
         if (!s->rep && (t % E == 0 || force))
-            CS_TRY(ctx, sim_exchange(s));
+            rc = sim_exchange(s, rc);
         if (s->strict && !s->rep) {
-            CS_TRY(ctx, sim_evict_global(s));
+            CS_TRY(ctx, sim_evict_global(s, rc));
         } else {
+            CS_TRY_AGREE(ctx, rc);
             const int64_t ev = cs_frontier_evict(s->fr); /* rep: the replicated frontier */
             s->m.c[C_EVICTIONS] += s->rep && ctx->rank != 0 ? 0 : ev;
         }

@@ -110,24 +110,29 @@ fail:
 /*
  * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
  * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
+ * local: this rank's code of the tick's steps since their last agreement, agreed together with
+ * the frontier's size (one fused allreduce).
  */
-cs_err sim_evict_global(sim *s)
+cs_err sim_evict_global(sim *s, cs_err local)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const int64_t C = s->cfg->crawl.frontier_capacity;
-    int64_t n = cs_frontier_size(s->fr), tot = 0;
-    cs_allreduce(ctx, &n, &tot, 1, CS_T_I64, CS_OP_SUM);
+    const int64_t n = cs_frontier_size(s->fr);
+    int64_t tot = n;
+    CS_TRY(ctx, cs_allreduce_fused(ctx, local, &tot, 1, NULL, 0, NULL, 0));
     if (tot <= C)
         return CS_OK;
-    CS_TRY_AGREE(ctx, cs_grow(ctx, &s->r.ev_keys, &s->r.ev_keys_cap, (size_t)n + 1,
-                              sizeof *s->r.ev_keys, "eviction"));
-    cs_frontier_view v;
-    cs_frontier_view_get(s->fr, &v);
-    for (int64_t i = 0; i < n; i++)
-        s->r.ev_keys[i] = cs_frontier_key(v.q[i], v.id[i]);
+    local = cs_grow(ctx, &s->r.ev_keys, &s->r.ev_keys_cap, (size_t)n + 1, sizeof *s->r.ev_keys,
+                    "eviction");
+    if (local == CS_OK) {
+        cs_frontier_view v;
+        cs_frontier_view_get(s->fr, &v);
+        for (int64_t i = 0; i < n; i++)
+            s->r.ev_keys[i] = cs_frontier_key(v.q[i], v.id[i]);
+    }
     uint64_t cut = 0;
-    cs_comm_kth_largest(ctx, s->r.ev_keys, n, C, &cut);
+    CS_TRY(ctx, cs_comm_kth_largest(ctx, local, s->r.ev_keys, n, C, &cut));
     s->m.c[C_EVICTIONS] += cs_frontier_evict_below(s->fr, cut);
 fail:
     return rc;
@@ -157,8 +162,11 @@ fail:
     return rc;
 }
 
-/* Collective. The exchange of the outboxes and the insertion of what arrived. */
-cs_err sim_exchange(sim *s)
+/* Collective. The exchange of the outboxes and the insertion of what arrived. local: this rank's
+ * code of the tick's steps since their last agreement; returned (not agreed) with the
+ * insertion's, which is made only after steps that succeeded (the exchange's own errors are
+ * agreed). */
+cs_err sim_exchange(sim *s, cs_err local)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
@@ -171,13 +179,14 @@ cs_err sim_exchange(sim *s)
     s->m.c[C_BYTES] += st.bytes_sent;
     s->m.c[C_MESSAGES] += st.messages_sent;
     double t1 = cs_now();
+    if (local != CS_OK)
+        return local;
     if (s->strict)
         rc = insert_merged(s, len);
     else
         rc = sim_insert_links(s, NULL, (const cs_link_msg *)s->r.recv, NULL,
                               (int64_t)(len / sizeof(cs_link_msg)));
     s->m.t[PH_INSERT] += cs_now() - t1;
-    CS_TRY_AGREE(ctx, rc);
 fail:
     return rc;
 }

@@ -316,13 +316,16 @@ fail:
  * rank's own, marked by sim_take_selected) sends its id to the page's subscribers; each marks
  * its ghost. The strict setting with a MAX cap on split hosts (cap_global) also counts the
  * other ranks' fetches per host: every rank learns every fetch (one allgatherv of the ids).
- * Nothing with one rank or the replicated layout (every rank marks every pick itself).
+ * Nothing with one rank or the replicated layout (every rank marks every pick itself). local:
+ * this rank's code of the tick's steps since their last agreement, agreed with the notes'.
  */
-cs_err sim_share_visited(sim *s, int64_t n)
+cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
+    cs_err rc = local;
     sim_visited *v = &s->vis;
+    if (ctx->size == 1 || s->rep || v->slot == NULL)
+        CS_TRY_AGREE(ctx, local);
     if (ctx->size == 1 || s->rep)
         return CS_OK;
     if (v->slot == NULL)
