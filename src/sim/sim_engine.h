@@ -393,7 +393,7 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick);
 cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
                         const int64_t *idx, int64_t n);
 cs_err sim_insert_own(sim *s);
-cs_err sim_evict_global(sim *s, cs_err local);
+cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns);
 cs_err sim_sum_sync(sim *s, int64_t t);
 cs_err sim_exchange(sim *s, cs_err local);
 cs_err sim_take_selected(sim *s, int64_t nsel);

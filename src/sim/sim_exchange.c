@@ -111,18 +111,20 @@ fail:
  * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
  * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
  * local: this rank's code of the tick's steps since their last agreement, agreed together with
- * the frontier's size (one fused allreduce).
+ * sums[0..ns) (the tick's counts, summed over ranks in place) in one fused allreduce. sums[1]
+ * must be this rank's frontier size; on return it is the global one after the eviction.
  */
-cs_err sim_evict_global(sim *s, cs_err local)
+cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const int64_t C = s->cfg->crawl.frontier_capacity;
     const int64_t n = cs_frontier_size(s->fr);
-    int64_t tot = n;
-    CS_TRY(ctx, cs_allreduce_fused(ctx, local, &tot, 1, NULL, 0, NULL, 0));
-    if (tot <= C)
+    CS_ASSERT(ns >= 2 && sums[1] == n);
+    CS_TRY(ctx, cs_allreduce_fused(ctx, local, sums, ns, NULL, 0, NULL, 0));
+    if (sums[1] <= C)
         return CS_OK;
+    sums[1] = C; /* the keys are unique: the keys >= the cut are exactly C */
     local = cs_grow(ctx, &s->r.ev_keys, &s->r.ev_keys_cap, (size_t)n + 1, sizeof *s->r.ev_keys,
                     "eviction");
     if (local == CS_OK) {
