@@ -128,23 +128,20 @@ loop:
             if (local == CS_OK && s->strict && !s->rep)
                 local = sim_sort_fetches(s, nsel);
             s->m.t[PH_SELECT] += cs_now() - t1;
-            if (s->rep)
-                CS_TRY_AGREE(ctx, local);
-            else
+            if (!s->rep) /* rep: every rank marks every pick itself */
                 local = sim_share_visited(s, local, nsel);
         }
-        /* From the selection to the eviction, a rank's error (local) travels to the tick's last
-         * agreement (the eviction's fused allreduce in the strict setting, else one of its own):
-         * the collectives between (the visited notes, the exact weight sums, the exchange) are
-         * made by every rank whatever its code, and a rank that failed skips its later local
-         * steps. */
+        /* From the selection on, a rank's error (local) travels to the tick's next agreement
+         * (rep: the shared fetches'; the strict setting: the eviction's fused allreduce; else the
+         * tick's counts'): the collectives between (the visited notes, the exact weight sums,
+         * the exchange, weight averaging) are made by every rank whatever its code, and a rank
+         * that failed skips its later local steps. */
         if (local == CS_OK)
             local = sim_fetch_pages(s, nsel, (uint64_t)ls->tick);
         if (s->sum)
             CS_TRY(ctx, sim_sum_sync(s, t));
         if (s->rep) {
-            CS_TRY_AGREE(ctx, local);
-            CS_TRY(ctx, sim_rep_share(s, nsel, (uint64_t)ls->tick));
+            CS_TRY(ctx, sim_rep_share(s, local, nsel, (uint64_t)ls->tick));
         } else if (!s->strict && local == CS_OK) { /* strict: inserted with the received ones */
             local = sim_insert_own(s);
         }
@@ -161,8 +158,7 @@ loop:
         if (fused) {
             tick_counts(s, nsel, glob);
             CS_TRY(ctx, sim_evict_global(s, local, glob, 5));
-        } else {
-            CS_TRY_AGREE(ctx, local);
+        } else if (local == CS_OK) {
             const int64_t ev = cs_frontier_evict(s->fr); /* rep: the replicated frontier */
             s->m.c[C_EVICTIONS] += s->rep && ctx->rank != 0 ? 0 : ev;
         }
@@ -183,9 +179,9 @@ loop:
             CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->r.avg_scratch, &s->r.avg_cap));
             s->ops->synced(s->pol);
         }
-        if (!fused) {
+        if (!fused) { /* with the agreement on local */
             tick_counts(s, nsel, glob);
-            cs_allreduce(ctx, NULL, glob, 5, CS_T_I64, CS_OP_SUM);
+            CS_TRY(ctx, cs_allreduce_fused(ctx, local, glob, 5, NULL, 0, NULL, 0));
         }
         s->m.t[PH_ALLREDUCE] += cs_now() - t2;
         fetched_task += glob[0];

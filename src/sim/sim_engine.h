@@ -398,7 +398,7 @@ cs_err sim_sum_sync(sim *s, int64_t t);
 cs_err sim_exchange(sim *s, cs_err local);
 cs_err sim_take_selected(sim *s, int64_t nsel);
 void sim_keep_own_fetches(sim *s, int64_t *n);
-cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick);
+cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick);
 cs_err sim_sort_fetches(sim *s, int64_t n);
 cs_err sim_visited_create(sim *s);
 void sim_visited_free(sim *s);

@@ -272,17 +272,19 @@ static size_t rep_block(int64_t n_out, int TD)
  * (its replay and Tree-Frontier experience), then the records into the frontier and the
  * policy's samples. On 1 rank that is the order of the engine outside the strict setting, so
  * the strict setting on 1 rank crawls as 1 rank always did. One allgather of the sizes and one
- * allgatherv of the bytes.
+ * allgatherv of the bytes. local: this rank's code of the tick's steps since their last
+ * agreement (a rank that failed has no fetches to read), agreed with this step's first.
  */
-cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick)
+cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick)
 {
     cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
+    cs_err rc = local;
     const int P = ctx->size, TD = s->tres_d;
     size_t mine = (size_t)n * sizeof(rep_fetch);
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; rc == CS_OK && i < n; i++)
         mine += rep_block(s->f.nout[i], TD);
-    rc = cs_grow(ctx, &s->r.rep_buf, &s->r.rep_buf_cap, mine + 8, 1, "replicated fetches");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->r.rep_buf, &s->r.rep_buf_cap, mine + 8, 1, "replicated fetches");
     CS_TRY_AGREE(ctx, rc);
     rep_fetch *hf = (rep_fetch *)s->r.rep_buf;
     char *rr = s->r.rep_buf + (size_t)n * sizeof(rep_fetch);

@@ -536,14 +536,16 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
             local = propose(s, tick, step, b, &got);
         if (!s->rep && cc->budget == CS_BUDGET_GLOBAL) {
             CS_TRY(ctx, keep_global(s, local, got, Bt, nsel));
+            CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
         } else { /* rep: every rank proposed the same picks, the one policy's */
             if (local == CS_OK)
                 local = reserve(s, *nsel, got);
             if (local == CS_OK)
                 keep(s, got, got, nsel);
+            if (local == CS_OK) /* (Local) */
+                local = s->ops->commit(s->pol, ctx, *nsel);
             CS_TRY_AGREE(ctx, local);
         }
-        CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
     } else if (s->strict) {
         const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
         if (Bt - nx <= 0) /* no greedy pick to agree with (Bt and nx are the same everywhere) */
