@@ -5,8 +5,10 @@
  * rank and equal to the rank-order mean, budget splits that sum to B exactly and follow the
  * largest-remainder rule (and the fixed split when no rank has demand), and the outbox exchange
  * (every box to its rank, in rank order, empty boxes, cleared outboxes, statistics), exact
- * fixed-point sums that do not depend on how the terms are dealt to ranks, and the global k-th
- * largest of unsorted keys. Run at 1, 2 and 4 ranks.
+ * fixed-point sums that do not depend on how the terms are dealt to ranks, the global k-th
+ * largest of unsorted keys (a cut that keeps exactly the top k), the fused top-k's "some asking
+ * rank's keys all taken" answer and cut, and the fused allreduce (sums, maxima, ors, an error of
+ * one rank agreed by all). Run at 1, 2 and 4 ranks.
  */
 #include "crawlsim/comm.h"
 #include "crawlsim/core.h"
