@@ -152,23 +152,55 @@ CS_API double cs_fix_to_double(cs_fix v);
 CS_API cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n);
 
 /*
- * Collective(ctx->comm). Logically collective: k >= 1. keys[0..n) are this rank's keys in any
- * order (unique across ranks). Returns in *cut the k-th largest key over all ranks (0 when there
- * are at most k keys in total: keep everything), found a byte at a time from the top by 8 rounds of
- * one allreduce of a 256-bucket histogram of the keys that match the prefix so far. The global
- * top-k are exactly the keys >= *cut. O(n) per round.
+ * Collective(ctx->comm). One allreduce of up to three sections, in place: the sums of s[0..ns),
+ * the maxima of m[0..nm) and the bitwise ors of b[0..nb) over all ranks (NULL for an empty
+ * section; ns, nm and nb the same on every rank), together with the agreement on `local`, this
+ * rank's code of its last locally fallible step: fused, the checks and counters of a tick that
+ * would each be a collective (and log P latency rounds) are one. Returns CS_OK, or on every rank
+ * the agreed error (cs_agree's: the lowest failing rank's code and message; a second collective,
+ * on the error path only), the sections then undefined. Maxima of non-negative doubles may travel
+ * as their bits (the order of such doubles is that of their bit patterns).
  */
-CS_API void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k,
-                                uint64_t *cut);
+CS_API cs_err cs_allreduce_fused(cs_ctx *ctx, cs_err local, int64_t *s, int ns, uint64_t *m, int nm,
+                                 uint64_t *b, int nb);
+
+/*
+ * Collective(ctx->comm). Logically collective: k >= 1. keys[0..n) are this rank's keys in any
+ * order (unique across ranks). Returns in *cut a key such that the keys >= *cut over all ranks
+ * are exactly the global top-k (0 when there are at most k keys in total: keep everything); it
+ * lies in (the (k+1)-th largest key, the k-th largest]. The search: one fused allreduce of the
+ * count, the largest and the smallest key (their common high bits are the prefix), then a round
+ * of one allreduce of a 256-bucket histogram per 8 bits below it of the keys that match the
+ * prefix so far, until the bucket of the k-th largest key ends with it (typically a few rounds;
+ * at most 8). local: this rank's code of its last step, agreed in the first allreduce (as
+ * cs_allreduce_fused; on an error *cut is 0). O(n) per round.
+ */
+CS_API cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n,
+                                  int64_t k, uint64_t *cut);
 
 /*
  * Collective(ctx->comm). Logically collective: k. keys[0..n) are this rank's candidate keys in
  * strictly decreasing order (unique across ranks). Finds the k-th largest key over all ranks
- * by radix search on the key bytes (8 allreduces of 255 integer counts; none when there are at
- * most k keys in total) and returns in *take how many of this rank's keys are >= it: the ranks'
- * first *take keys are exactly the global top-k.
+ * and returns in *take how many of this rank's keys are >= it: the ranks' first *take keys are
+ * exactly the global top-k. As cs_comm_topk_ex without its fused agreement and question.
  */
 CS_API void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64_t *take);
+
+/*
+ * Collective(ctx->comm). Logically collective: k. cs_comm_topk, with the agreement on `local`
+ * (this rank's code of its last locally fallible step) and a question fused into its
+ * collectives: *full (when not NULL) is set on every rank to whether some rank with `ask` set
+ * has all of its keys taken (*take == n), which the callers' "propose more?" check needs. The
+ * search: one fused allreduce (cs_allreduce_fused) of the count, the largest and the smallest
+ * key and the question (the only one when there are at most k keys in total), then radix rounds
+ * from the first bit in which the largest and smallest keys differ, each one allreduce of the
+ * 255 counts of keys >= the prefix with the next 8 bits set to v = 1..255, until the count at
+ * the prefix is exactly k (typically a few rounds; at most 8). *cut (when not NULL): a key such
+ * that the taken keys over all ranks are exactly the keys >= it (0 when all are taken;
+ * UINT64_MAX when k <= 0). Returns CS_OK or the agreed error (then *take is 0 and *full 0).
+ */
+CS_API cs_err cs_comm_topk_ex(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n, int64_t k,
+                              int ask, int64_t *take, int *full, uint64_t *cut);
 
 /*
  * Collective(ctx->comm). Splits the integer budget B over ranks in proportion to the

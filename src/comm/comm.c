@@ -336,35 +336,71 @@ static int64_t count_ge(const uint64_t *keys, int64_t n, uint64_t t)
 
 void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, int64_t *take)
 {
-    int64_t total = 0;
-    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof n);
-    MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
-    if (total <= k) {
-        *take = n;
-        return;
+    CS_ASSERT(cs_comm_topk_ex(ctx, CS_OK, keys, n, k, 0, take, NULL, NULL) == CS_OK);
+}
+
+cs_err cs_comm_topk_ex(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n, int64_t k,
+                       int ask, int64_t *take, int *full, uint64_t *cut)
+{
+    *take = 0;
+    if (full != NULL)
+        *full = 0;
+    if (cut != NULL)
+        *cut = UINT64_MAX;
+    if (local != CS_OK)
+        n = 0;
+    /* the first round: the count, how many ranks ask and how many of them have no keys (all
+     * taken whatever the cut), the largest key, the smallest one (as the largest complement)
+     * and the largest smallest key of the asking ranks (all taken iff it is >= the cut) */
+    int64_t sums[3] = {n, ask != 0, ask && n == 0};
+    uint64_t mx[3] = {n > 0 ? keys[0] : 0, n > 0 ? ~keys[n - 1] : 0,
+                      ask && n > 0 ? keys[n - 1] : 0};
+    const cs_err rc = cs_allreduce_fused(ctx, local, sums, 3, mx, 3, NULL, 0);
+    if (rc != CS_OK)
+        return rc;
+    const int64_t total = sums[0];
+    if (total <= k || k <= 0) {
+        *take = k <= 0 ? 0 : n;
+        if (full != NULL)
+            *full = k <= 0 ? sums[2] > 0 : sums[1] > 0;
+        if (cut != NULL && k > 0)
+            *cut = 0;
+        return CS_OK;
     }
-    if (k <= 0) {
-        *take = 0;
-        return;
-    }
-    /* The largest t with count(keys >= t) >= k is the k-th largest key: set it a byte at a time
-     * from the top, each round one allreduce of the 255 counts of keys >= t | v << shift
-     * (v = 1..255): 8 rounds instead of 64 one-bit rounds, since the rounds are bound by the
-     * allreduce's latency, not by its 2 KiB. */
-    uint64_t t = 0;
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        int64_t c[255], cg[255];
-        for (int v = 1; v < 256; v++)
+    /* The largest t with count(keys >= t) >= k is the k-th largest key. Every key lies in
+     * [lo, hi] (two keys at least, unique: hi > lo), so t shares their common high bits: the
+     * search sets the bits below them 8 at a time from the top, each round one allreduce of the
+     * 255 counts of keys >= t | v << shift (v = 1..255; the rounds are bound by the allreduce's
+     * latency, not by its 2 KiB). It stops as soon as count(keys >= t) is exactly k: no key lies
+     * between t and the k-th largest then, so the same keys are taken. */
+    const uint64_t hi = mx[0], lo = ~mx[1];
+    CS_ASSERT(hi > lo);
+    int bit = 63 - __builtin_clzll(hi ^ lo); /* the highest bit still to set */
+    uint64_t t = bit == 63 ? 0 : lo & ~((UINT64_C(2) << bit) - 1);
+    int64_t at_t = total; /* count(keys >= t) */
+    while (at_t != k && bit >= 0) {
+        const int w = bit + 1 < 8 ? bit + 1 : 8, shift = bit + 1 - w;
+        const int nv = (1 << w) - 1;
+        int64_t c[255];
+        for (int v = 1; v <= nv; v++)
             c[v - 1] = count_ge(keys, n, t | ((uint64_t)v << shift));
-        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof c);
-        MPI_Allreduce(c, cg, 255, MPI_INT64_T, MPI_SUM, ctx->comm);
+        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)nv * (int64_t)sizeof *c);
+        MPI_Allreduce(MPI_IN_PLACE, c, nv, MPI_INT64_T, MPI_SUM, ctx->comm);
         int best = 0; /* counts fall as v grows: the largest v whose count is still >= k */
-        for (int v = 1; v < 256; v++)
-            if (cg[v - 1] >= k)
+        for (int v = 1; v <= nv; v++)
+            if (c[v - 1] >= k)
                 best = v;
         t |= (uint64_t)best << shift;
+        if (best > 0)
+            at_t = c[best - 1];
+        bit = shift - 1;
     }
     *take = count_ge(keys, n, t);
+    if (full != NULL)
+        *full = sums[2] > 0 || (sums[1] > sums[2] && mx[2] >= t);
+    if (cut != NULL)
+        *cut = t;
+    return CS_OK;
 }
 
 /* GCC and Clang's 128-bit integers, for exact proportional shares of B * demand. */

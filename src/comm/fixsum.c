@@ -52,10 +52,10 @@ static void fix_add(void *in, void *inout, int *len, MPI_Datatype *type)
 
 cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n)
 {
-    cs_err rc = CS_OK;
+    /* n is the same on every rank (logically collective): so is this check, agreed without a
+     * collective */
     if (n > INT32_MAX)
-        rc = cs_fail(ctx, CS_ERR_LIMIT, "exact sum: %lld values is too many", (long long)n);
-    CS_TRY_AGREE(ctx, rc);
+        return cs_fail(ctx, CS_ERR_LIMIT, "exact sum: %lld values is too many", (long long)n);
     if (ctx->size == 1 || n == 0)
         return CS_OK;
     MPI_Datatype t;
@@ -67,56 +67,78 @@ cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n)
     MPI_Allreduce(MPI_IN_PLACE, a, (int)n, t, op, ctx->comm);
     MPI_Op_free(&op);
     MPI_Type_free(&t);
-fail:
-    return rc;
+    return CS_OK;
 }
 
-void cs_comm_kth_largest(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k, uint64_t *cut)
+cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n, int64_t k,
+                           uint64_t *cut)
 {
-    int64_t total = 0;
-    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof n);
-    MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, ctx->comm);
     CS_ASSERT(k >= 1);
     *cut = 0;
-    if (total <= k)
-        return;
-    /* prefix: the bytes above `shift` fixed so far; need: how many keys of the top-k still lie
-     * among the keys matching the prefix (the keys above the prefix's range are counted out).
-     * After the first round only the keys matching the prefix are kept (in a scratch copy), so
-     * the later rounds touch few keys. */
-    uint64_t prefix = 0, *live = NULL;
+    if (local != CS_OK)
+        n = 0;
+    /* the first round: the count, the largest key and the smallest (as the largest complement) */
+    uint64_t hi = 0, nlo = 0;
+    for (int64_t i = 0; i < n; i++) {
+        hi = keys[i] > hi ? keys[i] : hi;
+        nlo = ~keys[i] > nlo ? ~keys[i] : nlo;
+    }
+    int64_t total = n;
+    uint64_t mx[2] = {hi, nlo};
+    const cs_err rc = cs_allreduce_fused(ctx, local, &total, 1, mx, 2, NULL, 0);
+    if (rc != CS_OK || total <= k)
+        return rc;
+    /* Every key lies in [lo, hi] (two keys at least, unique: hi > lo): the cut shares their
+     * common high bits (prefix). Below them, 8 bits a round: need is how many keys of the top-k
+     * still lie among the keys matching the prefix (the keys above the prefix's range are
+     * counted out). When the bucket of the k-th largest key holds exactly `need` keys, the k-th
+     * largest is the bucket's smallest, and the bucket's lower end is a cut that keeps the same
+     * keys: the search stops there. After the first round only the keys matching the prefix are
+     * kept (in a scratch copy), so the later rounds touch few keys. */
+    hi = mx[0];
+    const uint64_t lo = ~mx[1];
+    CS_ASSERT(hi > lo);
+    int bit = 63 - __builtin_clzll(hi ^ lo); /* the highest bit still to set */
+    uint64_t prefix = bit == 63 ? 0 : lo & ~((UINT64_C(2) << bit) - 1), *live = NULL;
     const uint64_t *cur = keys;
     int64_t m = n;
     int64_t need = k;
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        int64_t h[256], hg[256];
+    while (bit >= 0) {
+        const int w = bit + 1 < 8 ? bit + 1 : 8, shift = bit + 1 - w;
+        const int nb = 1 << w;
+        const uint64_t mask = (uint64_t)(nb - 1);
+        int64_t h[256];
         memset(h, 0, sizeof h);
-        for (int64_t i = 0; i < m; i++)
-            h[(cur[i] >> shift) & 0xff]++;
-        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)sizeof h);
-        MPI_Allreduce(h, hg, 256, MPI_INT64_T, MPI_SUM, ctx->comm);
+        for (int64_t i = 0; i < m; i++) /* (after the first round, all of cur match the prefix) */
+            h[(cur[i] >> shift) & mask]++;
+        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)nb * (int64_t)sizeof *h);
+        MPI_Allreduce(MPI_IN_PLACE, h, nb, MPI_INT64_T, MPI_SUM, ctx->comm);
         /* from the top bucket down until the top-k's k-th key is inside the bucket */
-        int b = 255;
+        int b = nb - 1;
         for (; b > 0; b--) {
-            if (hg[b] >= need)
+            if (h[b] >= need)
                 break;
-            need -= hg[b];
+            need -= h[b];
         }
         prefix |= (uint64_t)b << shift;
-        if (shift == 0)
+        if (shift == 0 || h[b] == need)
             break;
-        /* keep the keys of bucket b (in place after the first round's copy) */
+        /* keep the keys of bucket b (in place after the first round's copy); the mask of the
+         * bits set so far: the prefix's */
+        const uint64_t above = ~((UINT64_C(1) << shift) - 1);
         if (live == NULL) {
-            live = malloc(((size_t)h[b] + 1) * sizeof *live);
+            live = malloc(((size_t)m + 1) * sizeof *live);
             CS_ASSERT(live != NULL);
         }
-        int64_t w = 0;
+        int64_t wr = 0;
         for (int64_t i = 0; i < m; i++)
-            if ((int)((cur[i] >> shift) & 0xff) == b)
-                live[w++] = cur[i];
+            if ((cur[i] & above) == prefix)
+                live[wr++] = cur[i];
         cur = live;
-        m = w;
+        m = wr;
+        bit = shift - 1;
     }
     free(live);
     *cut = prefix;
+    return CS_OK;
 }

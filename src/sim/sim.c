@@ -19,8 +19,21 @@ static void on_signal(int sig)
         sig_ckpt = 1;
 }
 
-/* Collective. One task: seeds, then ticks until the page limit, the tick limit or an empty
- * frontier everywhere. */
+/* Local. This rank's part of the tick's counts (summed over ranks by the caller): fetches,
+ * frontier entries, records waiting in the outboxes, and the checkpoint and stop signals noted
+ * since the last tick boundary (taken: the next tick sees only new ones). */
+static void tick_counts(const sim *s, int64_t nsel, int64_t *c)
+{
+    const int64_t sig_c = sig_ckpt, sig_s = sig_stop;
+    if (sig_c)
+        sig_ckpt = 0;
+    c[0] = nsel;
+    c[1] = cs_frontier_size(s->fr);
+    c[2] = (int64_t)(cs_outbox_bytes(&s->r.out) / sizeof(cs_link_msg));
+    c[3] = sig_c;
+    c[4] = sig_s;
+}
+
 /* Adds the collectives this rank made since `from` (the tick's start) to its counters: the
  * cost side of synchronisation (docs/guide/synchronisation.md), the same on a restart since the
  * counters are checkpointed and record points and checkpoints are left out. */
@@ -35,6 +48,8 @@ static void count_collectives(sim *s, const cs_coll_stats *from)
     s->m.c[C_ALLREDUCE_BYTES] += now->bytes[CS_COLL_ALLREDUCE] - from->bytes[CS_COLL_ALLREDUCE];
 }
 
+/* Collective. One task: seeds, then ticks until the page limit, the tick limit or an empty
+ * frontier everywhere. */
 static cs_err run_task(sim *s, loop_state *ls, int64_t task)
 {
     cs_ctx *ctx = s->ctx;
@@ -73,6 +88,7 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
 loop:
     for (;; t++, ls->tick++) {
         int64_t nsel = 0, n_refresh = 0;
+        cs_err local = CS_OK; /* this rank's code since the tick's last agreement */
         const cs_coll_stats coll0 = ctx->coll;
         double t0 = cs_now();
         if (s->rf != NULL) {
@@ -106,31 +122,43 @@ loop:
                 Bt = rn->pages - fetched_task;
             s->h.cap_now = cap_at(s, fetched_task);
             CS_TRY(ctx, sim_select_tick(s, ls->tick, ls->total_fetched, Bt, &nsel));
-            rc = sim_take_selected(s, nsel);
-            if (rc == CS_OK && s->rep)
+            local = sim_take_selected(s, nsel);
+            if (local == CS_OK && s->rep)
                 sim_keep_own_fetches(s, &nsel); /* every rank knows every pick visited already */
-            if (rc == CS_OK && s->strict && !s->rep)
-                rc = sim_sort_fetches(s, nsel);
-            CS_TRY_AGREE(ctx, rc);
+            if (local == CS_OK && s->strict && !s->rep)
+                local = sim_sort_fetches(s, nsel);
             s->m.t[PH_SELECT] += cs_now() - t1;
-            if (!s->rep)
-                CS_TRY(ctx, sim_share_visited(s, nsel));
+            if (!s->rep) /* rep: every rank marks every pick itself */
+                local = sim_share_visited(s, local, nsel);
         }
-        CS_TRY_AGREE(ctx, sim_fetch_pages(s, nsel, (uint64_t)ls->tick));
+        /* From the selection on, a rank's error (local) travels to the tick's next agreement
+         * (rep: the shared fetches'; the strict setting: the eviction's fused allreduce; else the
+         * tick's counts'): the collectives between (the visited notes, the exact weight sums,
+         * the exchange, weight averaging) are made by every rank whatever its code, and a rank
+         * that failed skips its later local steps. */
+        if (local == CS_OK)
+            local = sim_fetch_pages(s, nsel, (uint64_t)ls->tick);
         if (s->sum)
             CS_TRY(ctx, sim_sum_sync(s, t));
-        if (s->rep)
-            CS_TRY(ctx, sim_rep_share(s, nsel, (uint64_t)ls->tick));
-        else if (!s->strict) /* strict: inserted with the received records, in one order */
-            rc = sim_insert_own(s);
-        for (int64_t i = 0; s->rf != NULL && i < nsel && rc == CS_OK; i++)
-            rc = cs_simrf_fetched(s->rf, s->f.fx[i].li, ls->tick);
-        CS_TRY_AGREE(ctx, rc);
+        if (s->rep) {
+            CS_TRY(ctx, sim_rep_share(s, local, nsel, (uint64_t)ls->tick));
+        } else if (!s->strict && local == CS_OK) { /* strict: inserted with the received ones */
+            local = sim_insert_own(s);
+        }
+        for (int64_t i = 0; s->rf != NULL && i < nsel && local == CS_OK; i++)
+            local = cs_simrf_fetched(s->rf, s->f.fx[i].li, ls->tick);
         if (!s->rep && (t % E == 0 || force))
-            CS_TRY(ctx, sim_exchange(s));
-        if (s->strict && !s->rep) {
-            CS_TRY(ctx, sim_evict_global(s));
-        } else {
+            local = sim_exchange(s, local);
+        /* the tick's counts: fetches, frontier, records waiting in the outboxes and the signals
+         * noted since the last tick boundary; in the strict setting they travel with the
+         * eviction's allreduce (no weights are averaged there: learners sum), else in one of
+         * their own at the tick's end */
+        const int fused = s->strict && !s->rep;
+        int64_t glob[5];
+        if (fused) {
+            tick_counts(s, nsel, glob);
+            CS_TRY(ctx, sim_evict_global(s, local, glob, 5));
+        } else if (local == CS_OK) {
             const int64_t ev = cs_frontier_evict(s->fr); /* rep: the replicated frontier */
             s->m.c[C_EVICTIONS] += s->rep && ctx->rank != 0 ? 0 : ev;
         }
@@ -145,20 +173,16 @@ loop:
 
         double t2 = cs_now();
         if (K > 0 && t % K == 0 && s->ops->weights != NULL && !s->sum && !s->rep) {
+            CS_ASSERT(!fused);
             int64_t nw = 0;
             double *w = s->ops->weights(s->pol, &nw);
             CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->r.avg_scratch, &s->r.avg_cap));
             s->ops->synced(s->pol);
         }
-        /* the signals noted since the last tick boundary travel with the tick's counts */
-        const int64_t sig_c = sig_ckpt, sig_s = sig_stop;
-        if (sig_c)
-            sig_ckpt = 0;
-        int64_t loc[5] = {nsel, cs_frontier_size(s->fr),
-                          (int64_t)(cs_outbox_bytes(&s->r.out) / sizeof(cs_link_msg)), sig_c,
-                          sig_s};
-        int64_t glob[5];
-        cs_allreduce(ctx, loc, glob, 5, CS_T_I64, CS_OP_SUM);
+        if (!fused) { /* with the agreement on local */
+            tick_counts(s, nsel, glob);
+            CS_TRY(ctx, cs_allreduce_fused(ctx, local, glob, 5, NULL, 0, NULL, 0));
+        }
         s->m.t[PH_ALLREDUCE] += cs_now() - t2;
         fetched_task += glob[0];
         ls->total_fetched += glob[0];

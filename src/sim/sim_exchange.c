@@ -110,24 +110,31 @@ fail:
 /*
  * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
  * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
+ * local: this rank's code of the tick's steps since their last agreement, agreed together with
+ * sums[0..ns) (the tick's counts, summed over ranks in place) in one fused allreduce. sums[1]
+ * must be this rank's frontier size; on return it is the global one after the eviction.
  */
-cs_err sim_evict_global(sim *s)
+cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const int64_t C = s->cfg->crawl.frontier_capacity;
-    int64_t n = cs_frontier_size(s->fr), tot = 0;
-    cs_allreduce(ctx, &n, &tot, 1, CS_T_I64, CS_OP_SUM);
-    if (tot <= C)
+    const int64_t n = cs_frontier_size(s->fr);
+    CS_ASSERT(ns >= 2 && sums[1] == n);
+    CS_TRY(ctx, cs_allreduce_fused(ctx, local, sums, ns, NULL, 0, NULL, 0));
+    if (sums[1] <= C)
         return CS_OK;
-    CS_TRY_AGREE(ctx, cs_grow(ctx, &s->r.ev_keys, &s->r.ev_keys_cap, (size_t)n + 1,
-                              sizeof *s->r.ev_keys, "eviction"));
-    cs_frontier_view v;
-    cs_frontier_view_get(s->fr, &v);
-    for (int64_t i = 0; i < n; i++)
-        s->r.ev_keys[i] = cs_frontier_key(v.q[i], v.id[i]);
+    sums[1] = C; /* the keys are unique: the keys >= the cut are exactly C */
+    local = cs_grow(ctx, &s->r.ev_keys, &s->r.ev_keys_cap, (size_t)n + 1, sizeof *s->r.ev_keys,
+                    "eviction");
+    if (local == CS_OK) {
+        cs_frontier_view v;
+        cs_frontier_view_get(s->fr, &v);
+        for (int64_t i = 0; i < n; i++)
+            s->r.ev_keys[i] = cs_frontier_key(v.q[i], v.id[i]);
+    }
     uint64_t cut = 0;
-    cs_comm_kth_largest(ctx, s->r.ev_keys, n, C, &cut);
+    CS_TRY(ctx, cs_comm_kth_largest(ctx, local, s->r.ev_keys, n, C, &cut));
     s->m.c[C_EVICTIONS] += cs_frontier_evict_below(s->fr, cut);
 fail:
     return rc;
@@ -157,8 +164,11 @@ fail:
     return rc;
 }
 
-/* Collective. The exchange of the outboxes and the insertion of what arrived. */
-cs_err sim_exchange(sim *s)
+/* Collective. The exchange of the outboxes and the insertion of what arrived. local: this rank's
+ * code of the tick's steps since their last agreement; returned (not agreed) with the
+ * insertion's, which is made only after steps that succeeded (the exchange's own errors are
+ * agreed). */
+cs_err sim_exchange(sim *s, cs_err local)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
@@ -171,13 +181,14 @@ cs_err sim_exchange(sim *s)
     s->m.c[C_BYTES] += st.bytes_sent;
     s->m.c[C_MESSAGES] += st.messages_sent;
     double t1 = cs_now();
+    if (local != CS_OK)
+        return local;
     if (s->strict)
         rc = insert_merged(s, len);
     else
         rc = sim_insert_links(s, NULL, (const cs_link_msg *)s->r.recv, NULL,
                               (int64_t)(len / sizeof(cs_link_msg)));
     s->m.t[PH_INSERT] += cs_now() - t1;
-    CS_TRY_AGREE(ctx, rc);
 fail:
     return rc;
 }
@@ -261,17 +272,19 @@ static size_t rep_block(int64_t n_out, int TD)
  * (its replay and Tree-Frontier experience), then the records into the frontier and the
  * policy's samples. On 1 rank that is the order of the engine outside the strict setting, so
  * the strict setting on 1 rank crawls as 1 rank always did. One allgather of the sizes and one
- * allgatherv of the bytes.
+ * allgatherv of the bytes. local: this rank's code of the tick's steps since their last
+ * agreement (a rank that failed has no fetches to read), agreed with this step's first.
  */
-cs_err sim_rep_share(sim *s, int64_t n, uint64_t tick)
+cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick)
 {
     cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
+    cs_err rc = local;
     const int P = ctx->size, TD = s->tres_d;
     size_t mine = (size_t)n * sizeof(rep_fetch);
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; rc == CS_OK && i < n; i++)
         mine += rep_block(s->f.nout[i], TD);
-    rc = cs_grow(ctx, &s->r.rep_buf, &s->r.rep_buf_cap, mine + 8, 1, "replicated fetches");
+    if (rc == CS_OK)
+        rc = cs_grow(ctx, &s->r.rep_buf, &s->r.rep_buf_cap, mine + 8, 1, "replicated fetches");
     CS_TRY_AGREE(ctx, rc);
     rep_fetch *hf = (rep_fetch *)s->r.rep_buf;
     char *rr = s->r.rep_buf + (size_t)n * sizeof(rep_fetch);

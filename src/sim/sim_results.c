@@ -36,17 +36,45 @@ const char *const sim_series_name[NS] = {"fetched",
                                          "task",
                                          "relevant_hosts"};
 
-/* Collective. Global totals of the counters and of the relevant hosts. */
-void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts)
+/* Relevant-host bitmaps up to this many words travel in the counters' fused allreduce; larger
+ * ones (over 32 768 hosts) in an allreduce of their own, where MPI may pipeline them. */
+#define FUSED_HOST_WORDS 512
+
+/*
+ * Collective. Global totals of the counters and of the relevant hosts, and (tmax not NULL) the
+ * largest phase timers: one fused allreduce (two with many hosts). local: this rank's code of
+ * its last step, agreed with them (cs_allreduce_fused).
+ */
+static cs_err global_totals(sim *s, cs_err local, int64_t *tot, int64_t *hosts, double *tmax)
 {
-    s->m.c[C_FRONTIER] = s->rep && s->ctx->rank != 0 ? 0 : cs_frontier_size(s->fr);
-    cs_allreduce(s->ctx, s->m.c, tot, NC, CS_T_I64, CS_OP_SUM);
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    s->m.c[C_FRONTIER] = s->rep && ctx->rank != 0 ? 0 : cs_frontier_size(s->fr);
+    memcpy(tot, s->m.c, sizeof s->m.c);
+    uint64_t tb[NPH];
+    if (tmax != NULL) /* non-negative doubles: their order is that of their bits */
+        memcpy(tb, s->m.t, sizeof tb);
     uint64_t *u = s->h.rel_host_all;
-    cs_allreduce(s->ctx, s->h.rel_host, u, (int)s->h.host_words, CS_T_U64, CS_OP_BOR);
+    const int64_t hw = s->h.host_words;
+    memcpy(u, s->h.rel_host, (size_t)hw * 8);
+    const int fuse = hw <= FUSED_HOST_WORDS;
+    CS_TRY(ctx, cs_allreduce_fused(ctx, local, tot, NC, tmax != NULL ? tb : NULL,
+                                   tmax != NULL ? NPH : 0, fuse ? u : NULL, fuse ? (int)hw : 0));
+    if (!fuse)
+        cs_allreduce(ctx, s->h.rel_host, u, hw, CS_T_U64, CS_OP_BOR);
+    if (tmax != NULL)
+        memcpy(tmax, tb, sizeof tb);
     int64_t h = 0;
-    for (int64_t i = 0; i < s->h.host_words; i++)
+    for (int64_t i = 0; i < hw; i++)
         h += __builtin_popcountll(u[i]);
     *hosts = h;
+fail:
+    return rc;
+}
+
+void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts)
+{
+    CS_ASSERT(global_totals(s, CS_OK, tot, hosts, NULL) == CS_OK);
 }
 
 /* Collective. Appends a point to the series (counters are cumulative over the run; fetched and
@@ -56,10 +84,6 @@ cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     double t0 = cs_now();
-    int64_t tot[NC], hosts;
-    sim_global_counts(s, tot, &hosts);
-    double tmax[NPH];
-    cs_allreduce(ctx, s->m.t, tmax, NPH, CS_T_F64, CS_OP_MAX);
     series *se = &s->m.s;
     if (se->n == se->cap) {
         int64_t cap = se->cap ? 2 * se->cap : 256;
@@ -80,7 +104,9 @@ cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
         if (rc == CS_OK)
             se->cap = cap;
     }
-    CS_TRY_AGREE(ctx, rc);
+    int64_t tot[NC], hosts;
+    double tmax[NPH];
+    CS_TRY(ctx, global_totals(s, rc, tot, &hosts, tmax));
     for (int i = 0; i < NC; i++)
         se->v[i][se->n] = tot[i];
     se->v[C_FETCHED][se->n] -= task_base[0];

@@ -250,15 +250,21 @@ fail:
     return rc;
 }
 
-/* Keeps the first `take` candidates: marks them taken, appends their slots to s->sl.sel and
- * recounts the host quotas for exactly them. */
-static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
+/* Local. Room in s->sl.sel for `got` more slots: then keep() of at most `got` cannot fail, and
+ * this step's error joins the agreement of the top-k that follows it. */
+static cs_err reserve(sim *s, int64_t nsel, int64_t got)
 {
-    cs_err rc = CS_OK;
+    return cs_grow(s->ctx, &s->sl.sel, &s->sl.sel_cap, (size_t)(nsel + got) + 1, sizeof *s->sl.sel,
+                   "selection");
+}
+
+/* Local. Keeps the first `take` candidates: marks them taken, appends their slots to s->sl.sel
+ * (reserve() made room) and recounts the host quotas for exactly them. */
+static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
+{
     for (int64_t i = take; i < got; i++)
         s->h.host_used[host_of_key(s, s->sl.cands[i])]--;
-    CS_TRY(s->ctx, cs_grow(s->ctx, &s->sl.sel, &s->sl.sel_cap, (size_t)(*nsel + take) + 1,
-                           sizeof *s->sl.sel, "selection"));
+    CS_ASSERT((size_t)(*nsel + take) < s->sl.sel_cap || take == 0);
     for (int64_t i = 0; i < take; i++) {
         if (i + 16 < take)
             cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->sl.cands[i + 16]), 1);
@@ -269,17 +275,19 @@ static cs_err keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
         s->sl.taken[slot] = 1;
         s->sl.sel[(*nsel)++] = slot;
     }
-fail:
-    return rc;
 }
 
 /* Collective. The global top-k of this rank's candidates (keys are all a rank needs to
- * search on), kept. */
-static cs_err keep_global(sim *s, int64_t got, int64_t k, int64_t *nsel)
+ * search on), kept; local: this rank's code of the steps before, agreed with the search. */
+static cs_err keep_global(sim *s, cs_err local, int64_t got, int64_t k, int64_t *nsel)
 {
     int64_t take = 0;
-    cs_comm_topk(s->ctx, s->sl.cands, got, k, &take);
-    return keep(s, got, take, nsel);
+    if (local == CS_OK)
+        local = reserve(s, *nsel, got);
+    cs_err rc = cs_comm_topk_ex(s->ctx, local, s->sl.cands, got, k, 0, &take, NULL, NULL);
+    if (rc == CS_OK)
+        keep(s, got, take, nsel);
+    return rc;
 }
 
 /*
@@ -287,9 +295,11 @@ static cs_err keep_global(sim *s, int64_t got, int64_t k, int64_t *nsel)
  * first proposes about its fair share (k / P plus a margin) instead of k, which halves the keys
  * sorted and walked at 2 ranks. It is exact all the same: a rank's unproposed keys are below its
  * last proposed one, so they can only belong to the top-k when every one of its proposals did;
- * if that happens on any rank, every rank proposes k and the search is repeated.
+ * if that happens on any rank (the question fused into the search, cs_comm_topk_ex), every rank
+ * proposes k and the search is repeated. local: this rank's code of the steps before, agreed
+ * with the search.
  */
-static cs_err pick_global(sim *s, int explore, int64_t tick, int64_t k, int64_t *nsel)
+static cs_err pick_global(sim *s, cs_err local, int explore, int64_t tick, int64_t k, int64_t *nsel)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
@@ -300,13 +310,18 @@ static cs_err pick_global(sim *s, int explore, int64_t tick, int64_t k, int64_t 
     }
     for (;;) {
         int64_t got = 0, take = 0;
-        CS_TRY_AGREE(ctx, candidates(s, explore, tick, want, &got));
-        cs_comm_topk(ctx, s->sl.cands, got, k, &take);
-        int more = want < k && got == want && take == got, any = 0;
-        cs_allreduce(ctx, &more, &any, 1, CS_T_INT, CS_OP_LOR);
-        if (!any)
-            return cs_agree(ctx, keep(s, got, take, nsel));
-        CS_TRY_AGREE(ctx, keep(s, got, 0, nsel)); /* give the host quotas back */
+        int any = 0;
+        if (local == CS_OK)
+            local = candidates(s, explore, tick, want, &got);
+        if (local == CS_OK)
+            local = reserve(s, *nsel, got);
+        CS_TRY(ctx, cs_comm_topk_ex(ctx, local, s->sl.cands, got, k, want < k && got == want, &take,
+                                    &any, NULL));
+        if (!any) {
+            keep(s, got, take, nsel);
+            return CS_OK;
+        }
+        keep(s, got, 0, nsel); /* give the host quotas back */
         want = k;
     }
 fail:
@@ -329,13 +344,15 @@ static int pair_desc(const void *a, const void *b)
  * its hosts (host_used; a host owned by this rank alone is exact already); the walk's keys of
  * hosts with pages on several ranks (split hosts) are then gathered on every rank, which keeps,
  * per split host, the best (quota left) of them (sp_before: the host's global count before
- * this pick) and drops the rest; the global top-k of what remains is found with cs_comm_topk.
+ * this pick) and drops the rest; the global top-k of what remains is found with cs_comm_topk_ex.
  * A rank whose walk stopped at `want` keys and whose keys were all taken may hold better ones
- * unwalked: then every rank walks twice as far and the search is repeated (as pick_global).
- * Finally every rank counts the split hosts' accepted keys (those at or above the smallest
- * taken key over all ranks that passed their host's cut), so the global counts stay exact.
+ * unwalked (the question fused into the search): then every rank walks twice as far and the
+ * search is repeated (as pick_global). Finally every rank counts the split hosts' accepted keys
+ * (those at or above the smallest taken key over all ranks that passed their host's cut), so
+ * the global counts stay exact. local: this rank's code of the steps before, agreed with the
+ * search's first collective.
  */
-static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t *nsel)
+static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64_t k, int64_t *nsel)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
@@ -346,24 +363,28 @@ static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t 
         const int64_t share = k / ctx->size + k / (4 * ctx->size) + 64;
         want = share < k ? share : k;
     }
-    if (k <= 0)
-        return CS_OK;
+    if (k <= 0) /* (the caller agreed on its code then) */
+        return local;
     for (;;) {
         int64_t got = 0, take = 0, kept = 0, tot = 0;
-        CS_TRY_AGREE(ctx, candidates(s, explore, tick, want, &got));
+        if (local == CS_OK)
+            local = candidates(s, explore, tick, want, &got);
+        if (local == CS_OK)
+            local = reserve(s, *nsel, got);
         if (split) {
             /* this walk's split-host keys, and their hosts' counts before it */
-            rc = cs_grow(ctx, &s->sl.sp, &s->sl.sp_cap, 2 * (size_t)got + 2, sizeof *s->sl.sp,
-                         "host quotas");
+            if (local == CS_OK)
+                local = cs_grow(ctx, &s->sl.sp, &s->sl.sp_cap, 2 * (size_t)got + 2,
+                                sizeof *s->sl.sp, "host quotas");
             int64_t m = 0;
-            for (int64_t i = 0; rc == CS_OK && i < got; i++) {
+            for (int64_t i = 0; local == CS_OK && i < got; i++) {
                 const int64_t h = host_of_key(s, s->sl.cands[i]);
                 if (s->h.host_k[h] > 1) {
                     s->sl.sp[2 * m] = h;
                     s->sl.sp[2 * m++ + 1] = (int64_t)s->sl.cands[i];
                 }
             }
-            CS_TRY_AGREE(ctx, rc);
+            CS_TRY_AGREE(ctx, local);
             CS_TRY(ctx, gather_split(s, m, &tot));
             for (int64_t i = 0; i < tot; i++)
                 s->h.sp_before[s->sl.sp_all[2 * i]] = s->h.host_used[s->sl.sp_all[2 * i]];
@@ -396,22 +417,21 @@ static cs_err pick_strict(sim *s, int explore, int64_t tick, int64_t k, int64_t 
         } else {
             kept = got;
         }
-        cs_comm_topk(ctx, s->sl.cands, kept, k, &take);
-        int more = got == want && take == kept && kept < k, any = 0;
-        cs_allreduce(ctx, &more, &any, 1, CS_T_INT, CS_OP_LOR);
+        int any = 0;
+        uint64_t cut = 0; /* the taken keys over all ranks are exactly the kept keys >= cut */
+        CS_TRY(ctx, cs_comm_topk_ex(ctx, local, s->sl.cands, kept, k, got == want && kept < k,
+                                    &take, &any, &cut));
         if (any) {
-            CS_TRY_AGREE(ctx, keep(s, kept, 0, nsel)); /* give the host quotas back */
-            if (split) /* and the split hosts' counts their values before this walk */
+            keep(s, kept, 0, nsel); /* give the host quotas back */
+            if (split)              /* and the split hosts' counts their values before this walk */
                 for (int64_t i = 0; i < tot; i++)
                     s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
             want *= 2;
             continue;
         }
-        CS_TRY_AGREE(ctx, keep(s, kept, take, nsel));
+        keep(s, kept, take, nsel);
         if (split) {
             /* the split hosts' global counts: their gathered keys that passed and were taken */
-            uint64_t last = take > 0 ? s->sl.cands[take - 1] : UINT64_MAX, cut = 0;
-            cs_allreduce(ctx, &last, &cut, 1, CS_T_U64, CS_OP_MIN);
             for (int64_t i = 0; i < tot; i++)
                 s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
             for (int64_t i = 0, j; i < tot; i = j) {
@@ -500,10 +520,11 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
     const uint64_t tick_id = ((uint64_t)1 << 62) + (uint64_t)tick;
     int64_t n = cs_frontier_size(s->fr);
     *nsel = 0;
-    rc = cs_grow(ctx, &s->sl.taken, &s->sl.taken_cap, (size_t)n + 1, 1, "selection");
-    if (rc == CS_OK)
+    /* this step's error travels with the next collective of every branch (the budget split
+     * is made by every rank whatever its code) */
+    cs_err local = cs_grow(ctx, &s->sl.taken, &s->sl.taken_cap, (size_t)n + 1, 1, "selection");
+    if (local == CS_OK)
         memset(s->sl.taken, 0, (size_t)n + 1);
-    CS_TRY_AGREE(ctx, rc);
     int64_t got = 0;
     if (s->ops->select != NULL) {
         int64_t b = Bt;
@@ -511,23 +532,30 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
             b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
         else if (cc->budget == CS_BUDGET_PROPORTIONAL)
             b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
-        CS_TRY_AGREE(ctx, propose(s, tick, step, b, &got));
-        if (s->rep) /* every rank proposed the same picks: the one policy's */
-            rc = keep(s, got, got, nsel);
-        else if (cc->budget == CS_BUDGET_GLOBAL)
-            rc = keep_global(s, got, Bt, nsel);
-        else
-            rc = keep(s, got, got, nsel);
-        CS_TRY_AGREE(ctx, rc);
-        CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
+        if (local == CS_OK)
+            local = propose(s, tick, step, b, &got);
+        if (!s->rep && cc->budget == CS_BUDGET_GLOBAL) {
+            CS_TRY(ctx, keep_global(s, local, got, Bt, nsel));
+            CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
+        } else { /* rep: every rank proposed the same picks, the one policy's */
+            if (local == CS_OK)
+                local = reserve(s, *nsel, got);
+            if (local == CS_OK)
+                keep(s, got, got, nsel);
+            if (local == CS_OK) /* (Local) */
+                local = s->ops->commit(s->pol, ctx, *nsel);
+            CS_TRY_AGREE(ctx, local);
+        }
     } else if (s->strict) {
         const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
-        CS_TRY(ctx, pick_strict(s, 0, tick, Bt - nx, nsel));
-        CS_TRY(ctx, pick_strict(s, 1, tick, nx, nsel));
+        if (Bt - nx <= 0) /* no greedy pick to agree with (Bt and nx are the same everywhere) */
+            CS_TRY_AGREE(ctx, local);
+        CS_TRY(ctx, pick_strict(s, local, 0, tick, Bt - nx, nsel));
+        CS_TRY(ctx, pick_strict(s, CS_OK, 1, tick, nx, nsel));
     } else if (cc->budget == CS_BUDGET_GLOBAL) {
         const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
-        CS_TRY_AGREE(ctx, pick_global(s, 0, tick, Bt - nx, nsel));
-        CS_TRY_AGREE(ctx, pick_global(s, 1, tick, nx, nsel));
+        CS_TRY(ctx, pick_global(s, local, 0, tick, Bt - nx, nsel));
+        CS_TRY(ctx, pick_global(s, CS_OK, 1, tick, nx, nsel));
     } else {
         int64_t b;
         if (cc->budget == CS_BUDGET_FIXED)
@@ -535,14 +563,19 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
         else
             b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->share) : s->share;
         const int64_t nx = binomial(seed, tick_id, (uint64_t)ctx->rank + 1, b, eps);
-        rc = candidates(s, 0, tick, b - nx, &got);
-        if (rc == CS_OK)
-            rc = keep(s, got, got, nsel);
-        if (rc == CS_OK)
-            rc = candidates(s, 1, tick, nx, &got);
-        if (rc == CS_OK)
-            rc = keep(s, got, got, nsel);
-        CS_TRY_AGREE(ctx, rc);
+        if (local == CS_OK)
+            local = candidates(s, 0, tick, b - nx, &got);
+        if (local == CS_OK)
+            local = reserve(s, *nsel, got);
+        if (local == CS_OK)
+            keep(s, got, got, nsel);
+        if (local == CS_OK)
+            local = candidates(s, 1, tick, nx, &got);
+        if (local == CS_OK)
+            local = reserve(s, *nsel, got);
+        if (local == CS_OK)
+            keep(s, got, got, nsel);
+        CS_TRY_AGREE(ctx, local);
     }
     sim_polite_check(s, tick);
 fail:

@@ -286,12 +286,14 @@ void sim_visited_free(sim *s)
  * one allgatherv of the ids): the replicated layout marks them all visited (mark), and the
  * strict setting's MAX cap on split hosts (cap_global) counts the other ranks' per host.
  */
-static cs_err share_all(sim *s, int64_t n, int mark)
+static cs_err share_all(sim *s, cs_err local, int64_t n, int mark)
 {
     cs_ctx *ctx = s->ctx;
     double t0 = cs_now();
     int64_t tot = 0;
     cs_err rc = sim_gather_layout(ctx, n, s->r.vis_counts, s->r.vis_displs, &tot, "fetches");
+    if (rc == CS_OK)
+        rc = local;
     if (rc == CS_OK)
         rc = cs_grow(ctx, &s->r.vis_all, &s->r.vis_all_cap, (size_t)tot + 1, sizeof *s->r.vis_all,
                      "visited");
@@ -316,24 +318,26 @@ fail:
  * rank's own, marked by sim_take_selected) sends its id to the page's subscribers; each marks
  * its ghost. The strict setting with a MAX cap on split hosts (cap_global) also counts the
  * other ranks' fetches per host: every rank learns every fetch (one allgatherv of the ids).
- * Nothing with one rank or the replicated layout (every rank marks every pick itself).
+ * Nothing with one rank or the replicated layout (every rank marks every pick itself). local:
+ * this rank's code of the tick's steps since their last agreement; returned with this step's
+ * (a rank that failed sends no notes), agreed only by the allgather of the replicated layout or
+ * of cap_global: the caller agrees on it with the tick's next agreement (run_task).
  */
-cs_err sim_share_visited(sim *s, int64_t n)
+cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
+    cs_err rc = local;
     sim_visited *v = &s->vis;
     if (ctx->size == 1 || s->rep)
-        return CS_OK;
+        return local;
     if (v->slot == NULL)
-        return share_all(s, n, 1);
+        return share_all(s, local, n, 1);
     double t0 = cs_now();
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         const int64_t li = s->f.fx[i].li, page = s->f.fx[i].page;
         for (int64_t k = v->sub_off[li]; k < v->sub_off[li + 1] && rc == CS_OK; k++)
             rc = cs_outbox_put(ctx, &v->note, v->sub[k], &page, sizeof page);
     }
-    CS_TRY_AGREE(ctx, rc);
     size_t len = 0;
     cs_exchange_stats st = {0};
     CS_TRY(ctx, cs_comm_exchange(ctx, &v->note, &v->recv, &v->recv_cap, &len, &st));
@@ -347,7 +351,7 @@ cs_err sim_share_visited(sim *s, int64_t n)
     }
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
     if (s->cap_global) /* the other ranks' fetches count towards their hosts' MAX caps */
-        rc = share_all(s, n, 0);
+        rc = share_all(s, rc, n, 0);
 fail:
     return rc;
 }

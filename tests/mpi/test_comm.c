@@ -5,8 +5,10 @@
  * rank and equal to the rank-order mean, budget splits that sum to B exactly and follow the
  * largest-remainder rule (and the fixed split when no rank has demand), and the outbox exchange
  * (every box to its rank, in rank order, empty boxes, cleared outboxes, statistics), exact
- * fixed-point sums that do not depend on how the terms are dealt to ranks, and the global k-th
- * largest of unsorted keys. Run at 1, 2 and 4 ranks.
+ * fixed-point sums that do not depend on how the terms are dealt to ranks, the global k-th
+ * largest of unsorted keys (a cut that keeps exactly the top k), the fused top-k's "some asking
+ * rank's keys all taken" answer and cut, and the fused allreduce (sums, maxima, ors, an error of
+ * one rank agreed by all). Run at 1, 2 and 4 ranks.
  */
 #include "crawlsim/comm.h"
 #include "crawlsim/core.h"
@@ -74,6 +76,25 @@ static int topk_case(const uint64_t *keys, int64_t n, const int64_t *ks, int nk)
         int64_t sum = 0;
         MPI_Allreduce(&take, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         ok &= sum == (k < total ? (k < 0 ? 0 : k) : total);
+        /* the fused form: the same take, whether an asking rank (every other one) had all its
+         * keys taken, and a cut below which nothing was taken */
+        const int ask = (ctx.rank + c) % 2 == 0;
+        int full = -1, mine_full = ask && want == n, any_full = 0;
+        uint64_t cut = 1;
+        MPI_Allreduce(&mine_full, &any_full, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+        int64_t take2 = -1;
+        ok &= cs_comm_topk_ex(&ctx, CS_OK, keys, n, k, ask, &take2, &full, &cut) == CS_OK;
+        ok &= take2 == want && full == any_full;
+        if (k > 0) {
+            int64_t above = 0; /* keys >= cut over all ranks: exactly the taken ones */
+            for (int i = 0; i < total; i++)
+                above += all[i] >= cut;
+            ok &= above == (k < total ? k : total);
+        }
+        if (!ok)
+            fprintf(stderr, "rank %d: topk_ex k = %lld: take %lld, full %d (want %d), cut %llx\n",
+                    ctx.rank, (long long)k, (long long)take2, full, any_full,
+                    (unsigned long long)cut);
     }
     free(all);
     free(counts);
@@ -314,12 +335,14 @@ START_TEST(kth_largest_unsorted)
             if (ks[c] < 1)
                 continue;
             uint64_t cut = 1;
-            cs_comm_kth_largest(&ctx, keys, n, ks[c], &cut);
-            const uint64_t want = ks[c] >= total ? 0 : all[ks[c] - 1];
-            if (cut != want)
-                fprintf(stderr, "rank %d: trial %d k %lld: cut %llx, want %llx\n", ctx.rank, trial,
-                        (long long)ks[c], (unsigned long long)cut, (unsigned long long)want);
-            ok &= cut == want;
+            ok &= cs_comm_kth_largest(&ctx, CS_OK, keys, n, ks[c], &cut) == CS_OK;
+            /* the keys >= cut are exactly the top k: cut in (the (k+1)-th, the k-th largest] */
+            const int good = ks[c] >= total ? cut == 0 : cut <= all[ks[c] - 1] && cut > all[ks[c]];
+            if (!good)
+                fprintf(stderr, "rank %d: trial %d k %lld: cut %llx, k-th %llx\n", ctx.rank, trial,
+                        (long long)ks[c], (unsigned long long)cut,
+                        (unsigned long long)(ks[c] >= total ? 0 : all[ks[c] - 1]));
+            ok &= good;
         }
         free(keys);
         free(cnt);
@@ -327,6 +350,41 @@ START_TEST(kth_largest_unsorted)
         free(all);
         MPI_ASSERT(ok);
     }
+}
+END_TEST
+
+/* cs_allreduce_fused: sums, maxima and ors in one collective; an error on one rank is agreed by
+ * all (its code), and the collectives that follow still match. */
+START_TEST(fused_sections_and_agreement)
+{
+    const int P = ctx.size, me = ctx.rank;
+    int ok = 1;
+    int64_t s[3] = {me, -1, (int64_t)1 << 40};
+    uint64_t m[2] = {(uint64_t)me * 7 % 5, UINT64_MAX - (uint64_t)me}, b[2] = {1ULL << me, 0};
+    ok &= cs_allreduce_fused(&ctx, CS_OK, s, 3, m, 2, b, 2) == CS_OK;
+    int64_t m0 = 0;
+    for (int r = 0; r < P; r++)
+        m0 = (int64_t)r * 7 % 5 > m0 ? (int64_t)r * 7 % 5 : m0;
+    ok &= s[0] == (int64_t)P * (P - 1) / 2 && s[1] == -P && s[2] == (int64_t)P << 40;
+    ok &= m[0] == (uint64_t)m0 && m[1] == UINT64_MAX;
+    ok &= b[0] == (P >= 64 ? UINT64_MAX : (1ULL << P) - 1) && b[1] == 0;
+    /* a large buffer (beyond the stack one) */
+    int64_t big[300];
+    for (int i = 0; i < 300; i++)
+        big[i] = i + me;
+    ok &= cs_allreduce_fused(&ctx, CS_OK, big, 300, NULL, 0, NULL, 0) == CS_OK;
+    for (int i = 0; i < 300; i++)
+        ok &= big[i] == (int64_t)i * P + (int64_t)P * (P - 1) / 2;
+    /* the last rank fails: every rank gets its code */
+    const cs_err mine = me == P - 1 ? CS_ERR_LIMIT : CS_OK;
+    int64_t x = 1;
+    ok &= cs_allreduce_fused(&ctx, mine, &x, 1, NULL, 0, NULL, 0) == CS_ERR_LIMIT;
+    cs_ctx_clear_error(&ctx);
+    int64_t take = -1;
+    ok &= cs_comm_topk_ex(&ctx, mine, NULL, 0, 5, 1, &take, NULL, NULL) == CS_ERR_LIMIT;
+    ok &= take == 0;
+    cs_ctx_clear_error(&ctx);
+    MPI_ASSERT(ok);
 }
 END_TEST
 
@@ -629,6 +687,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, average_bit_identical_rank_order_mean);
     tcase_add_test(tc, fix_sum_exact_any_order);
     tcase_add_test(tc, kth_largest_unsorted);
+    tcase_add_test(tc, fused_sections_and_agreement);
     tcase_add_test(tc, split_exact_and_proportional);
     tcase_add_test(tc, split_fixed);
     tcase_add_loop_test(tc, exchange_boxes_in_rank_order, 0, 3);
