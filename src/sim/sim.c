@@ -233,6 +233,8 @@ static void sim_free(sim *s)
     free(s->r.ord);
     free(s->r.runs);
     free(s->r.ev_keys);
+    free(s->r.ins_ent);
+    free(s->r.ins_list);
     free(s->sl.sp);
     free(s->sl.sp_all);
     free(s->sl.sp_counts);

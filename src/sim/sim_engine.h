@@ -187,6 +187,10 @@ typedef struct sim_route {
     size_t runs_cap;
     uint64_t *ev_keys; /* evict_global */
     size_t ev_keys_cap;
+    int64_t *ins_ent; /* sim_insert_links: per record its frontier entry (or why none) */
+    size_t ins_ent_cap;
+    int64_t *ins_list; /* and per thread the records of its entries */
+    size_t ins_list_cap;
 } sim_route;
 
 /* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)
