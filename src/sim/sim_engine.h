@@ -130,6 +130,8 @@ typedef struct sim_select {
     int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
     size_t sp_cap, sp_all_cap;
     int *sp_counts, *sp_displs; /* P each */
+    int64_t *blk;               /* fill_keys: per block of entries, its offset */
+    size_t blk_cap;
 } sim_select;
 
 /* The fetches of a tick and what the learner observes of them. */
