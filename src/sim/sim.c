@@ -235,6 +235,7 @@ static void sim_free(sim *s)
     free(s->r.ev_keys);
     free(s->r.ins_ent);
     free(s->sl.blk);
+    free(s->r.rblk);
     free(s->r.ins_list);
     free(s->sl.sp);
     free(s->sl.sp_all);

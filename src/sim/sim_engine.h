@@ -191,6 +191,8 @@ typedef struct sim_route {
     size_t ev_keys_cap;
     int64_t *ins_ent; /* sim_insert_links: per record its frontier entry (or why none) */
     size_t ins_ent_cap;
+    int64_t *rblk; /* routing: per block of records and rank, a count, then an offset */
+    size_t rblk_cap;
     int64_t *ins_list; /* and per thread the records of its entries */
     size_t ins_list_cap;
 } sim_route;

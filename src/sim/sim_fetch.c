@@ -26,7 +26,8 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * Fetches s->f.fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
-#define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+#define FETCH_CHUNK 16   /* pages per chunk of the fetch loop's dynamic schedule */
+#define ROUTE_BLOCK 4096 /* link records per block of the routing's counting sort */
 
 /* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
  * not visited yet, the only ones the anchors will read (most targets are visited already). */
@@ -248,37 +249,73 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
             s->r.ridx[nl++] = base[i] + k;
+    /* a counting sort by owner over fixed blocks of ROUTE_BLOCK records (independent of the
+     * thread count): the owners and each block's count per rank in parallel, the offsets in
+     * (rank, block) order, then each block copies its records to its places in parallel */
+    const int P = ctx->size;
+    const int64_t nb = (nl + ROUTE_BLOCK - 1) / ROUTE_BLOCK;
+    CS_TRY(ctx, cs_grow(ctx, &s->r.rblk, &s->r.rblk_cap, (size_t)(nb + 1) * (size_t)P,
+                        sizeof *s->r.rblk, "links"));
     const uint8_t *own8 = cs_graph_owner_map8(g);
-    size_t *need = s->r.route_bytes;
-    for (int r = 0; r < ctx->size; r++)
-        need[r] = 0;
-    for (int64_t j = 0; j < nl; j++) {
-        const int64_t d = msgs[s->r.ridx[j]].dst;
-        int o;
-        if (own8 != NULL) {
-            if (j + 16 < nl)
-                __builtin_prefetch(&own8[msgs[s->r.ridx[j + 16]].dst]);
-            o = own8[d];
-        } else {
-            o = cs_graph_owner(g, d);
+    int64_t *rblk = s->r.rblk, *ridx = s->r.ridx;
+    int32_t *route = s->r.route;
+#pragma omp parallel for default(none) shared(g, own8, msgs, ridx, route, rblk, nb, nl, P)         \
+    schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * ROUTE_BLOCK < nl ? (b + 1) * ROUTE_BLOCK : nl;
+        int64_t *cnt = rblk + b * P;
+        for (int r = 0; r < P; r++)
+            cnt[r] = 0;
+        for (int64_t j = b * ROUTE_BLOCK; j < e; j++) {
+            const int64_t d = msgs[ridx[j]].dst;
+            int o;
+            if (own8 != NULL) {
+                if (j + 16 < e)
+                    __builtin_prefetch(&own8[msgs[ridx[j + 16]].dst]);
+                o = own8[d];
+            } else {
+                o = cs_graph_owner(g, d);
+            }
+            route[j] = o;
+            cnt[o]++;
         }
-        s->r.route[j] = o;
-        need[o] += sizeof(cs_link_msg);
     }
     cs_outbox *ob = &s->r.out;
-    for (int r = 0; r < ctx->size; r++)
+    size_t *need = s->r.route_bytes;
+    for (int r = 0; r < P; r++) {
+        /* rank r's records: block 0's first; offsets in records from the box's end (own: from
+         * 0 in s->r.own) */
+        int64_t at = 0;
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t k = rblk[b * P + r];
+            rblk[b * P + r] = at;
+            at += k;
+        }
+        need[r] = (size_t)at * sizeof(cs_link_msg);
         if (r != me)
             CS_TRY(ctx, cs_outbox_reserve(ctx, ob, r, need[r]));
-    s->r.n_own = 0;
-    for (int64_t j = 0; j < nl; j++) {
-        const int o = s->r.route[j];
-        if (o == me) {
-            s->r.own[s->r.n_own++] = s->r.ridx[j];
-        } else {
-            memcpy(ob->buf[o] + ob->len[o], &msgs[s->r.ridx[j]], sizeof(cs_link_msg));
-            ob->len[o] += sizeof(cs_link_msg);
+    }
+    int64_t *ownv = s->r.own;
+    char **obuf = ob->buf;
+    const size_t *olen = ob->len;
+#pragma omp parallel for default(none)                                                             \
+    shared(msgs, ridx, route, rblk, nb, nl, P, me, ownv, obuf, olen) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * ROUTE_BLOCK < nl ? (b + 1) * ROUTE_BLOCK : nl;
+        int64_t *at = rblk + b * P;
+        for (int64_t j = b * ROUTE_BLOCK; j < e; j++) {
+            const int o = route[j];
+            if (o == me)
+                ownv[at[o]++] = ridx[j];
+            else
+                memcpy(obuf[o] + olen[o] + (size_t)at[o]++ * sizeof(cs_link_msg), &msgs[ridx[j]],
+                       sizeof(cs_link_msg));
         }
     }
+    s->r.n_own = (int64_t)(need[me] / sizeof(cs_link_msg));
+    for (int r = 0; r < P; r++)
+        if (r != me)
+            ob->len[r] += need[r];
     s->m.c[C_LINKS] += nl;
     s->m.t[PH_ROUTE] += cs_now() - t2;
 fail:
