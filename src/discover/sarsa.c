@@ -159,7 +159,8 @@ static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint6
         cs_fix *tacc = s->tacc;
         const sarsa *cs = s;
         int used = 1;
-#pragma omp parallel num_threads(s->nthr) default(none) shared(cs, f, n, tick, nw, tacc, used)
+#pragma omp parallel if (n >= 32) num_threads(s->nthr) default(none)                               \
+    shared(cs, f, n, tick, nw, tacc, used)
         {
             cs_fix *a = tacc + (size_t)omp_get_thread_num() * (size_t)nw;
 #pragma omp single

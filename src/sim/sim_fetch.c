@@ -26,8 +26,14 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * Fetches s->f.fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
-#define FETCH_CHUNK 16   /* pages per chunk of the fetch loop's dynamic schedule */
-#define ROUTE_BLOCK 4096 /* link records per block of the routing's counting sort */
+#define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+/* Link records per block of the routing's counting sort: 128, or 8 per rank beyond 16 ranks
+ * (each block zeroes and sums one count per rank). A stable counting sort gives the same order
+ * for any blocks; fixed ones keep the work of a block independent of the thread count. */
+static inline int64_t route_block(int P)
+{
+    return P <= 16 ? 128 : 8 * (int64_t)P;
+}
 
 /* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
  * not visited yet, the only ones the anchors will read (most targets are visited already). */
@@ -249,24 +255,24 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
             s->r.ridx[nl++] = base[i] + k;
-    /* a counting sort by owner over fixed blocks of ROUTE_BLOCK records (independent of the
+    /* a counting sort by owner over fixed blocks of records (route_block: independent of the
      * thread count): the owners and each block's count per rank in parallel, the offsets in
      * (rank, block) order, then each block copies its records to its places in parallel */
     const int P = ctx->size;
-    const int64_t nb = (nl + ROUTE_BLOCK - 1) / ROUTE_BLOCK;
+    const int64_t RB = route_block(P), nb = (nl + RB - 1) / RB;
     CS_TRY(ctx, cs_grow(ctx, &s->r.rblk, &s->r.rblk_cap, (size_t)(nb + 1) * (size_t)P,
                         sizeof *s->r.rblk, "links"));
     const uint8_t *own8 = cs_graph_owner_map8(g);
     int64_t *rblk = s->r.rblk, *ridx = s->r.ridx;
     int32_t *route = s->r.route;
-#pragma omp parallel for default(none) shared(g, own8, msgs, ridx, route, rblk, nb, nl, P)         \
-    schedule(static)
+#pragma omp parallel for if (nb > 1) default(none)                                                 \
+    shared(g, own8, msgs, ridx, route, rblk, nb, nl, P, RB) schedule(static)
     for (int64_t b = 0; b < nb; b++) {
-        const int64_t e = (b + 1) * ROUTE_BLOCK < nl ? (b + 1) * ROUTE_BLOCK : nl;
+        const int64_t e = (b + 1) * RB < nl ? (b + 1) * RB : nl;
         int64_t *cnt = rblk + b * P;
         for (int r = 0; r < P; r++)
             cnt[r] = 0;
-        for (int64_t j = b * ROUTE_BLOCK; j < e; j++) {
+        for (int64_t j = b * RB; j < e; j++) {
             const int64_t d = msgs[ridx[j]].dst;
             int o;
             if (own8 != NULL) {
@@ -298,12 +304,12 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     int64_t *ownv = s->r.own;
     char **obuf = ob->buf;
     const size_t *olen = ob->len;
-#pragma omp parallel for default(none)                                                             \
-    shared(msgs, ridx, route, rblk, nb, nl, P, me, ownv, obuf, olen) schedule(static)
+#pragma omp parallel for if (nb > 1) default(none)                                                 \
+    shared(msgs, ridx, route, rblk, nb, nl, P, RB, me, ownv, obuf, olen) schedule(static)
     for (int64_t b = 0; b < nb; b++) {
-        const int64_t e = (b + 1) * ROUTE_BLOCK < nl ? (b + 1) * ROUTE_BLOCK : nl;
+        const int64_t e = (b + 1) * RB < nl ? (b + 1) * RB : nl;
         int64_t *at = rblk + b * P;
-        for (int64_t j = b * ROUTE_BLOCK; j < e; j++) {
+        for (int64_t j = b * RB; j < e; j++) {
             const int o = route[j];
             if (o == me)
                 ownv[at[o]++] = ridx[j];
@@ -352,7 +358,9 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
 #define INS_FIRST ((int64_t)1 << 40)
 /* Entries are shared among the threads of the third pass in blocks of INS_BLOCK: each entry's
  * records are applied by one thread, in record order, so no bit depends on the thread count. */
-#define INS_BLOCK 1024
+#define INS_BLOCK 64
+/* Fewer records than this are inserted without waking the threads. */
+#define INS_PARALLEL 128
 
 /* Inserts link records into the frontier (the owner's side of the exchange): *ptrs[i] for i in
  * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too.
@@ -409,9 +417,8 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     const int check_cap = s->h.cap_now > 0;
     int64_t dropped = 0;
     /* 1. lookups */
-#pragma omp parallel for num_threads(nthr) default(none) shared(cs, ptrs, recs, idx, n, ent,      \
-                                                                    check_cap)                     \
-    reduction(+ : dropped) schedule(static)
+#pragma omp parallel for if (n >= INS_PARALLEL) num_threads(nthr) default(none)                     \
+    shared(cs, ptrs, recs, idx, n, ent, check_cap) reduction(+ : dropped) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n)
             cs_frontier_prefetch(cs->fr, REC(i + 16)->dst, 1);
@@ -442,8 +449,8 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     int64_t qevals = 0;
-#pragma omp parallel num_threads(nthr) default(none) shared(cs, ptrs, recs, idx, n, ent, list, v) \
-    reduction(+ : qevals)
+#pragma omp parallel if (n >= INS_PARALLEL) num_threads(nthr) default(none)                         \
+    shared(cs, ptrs, recs, idx, n, ent, list, v) reduction(+ : qevals)
     {
         const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
         int64_t *my = list + me * (n + 1), k = 0;

@@ -115,7 +115,7 @@ static inline uint64_t entry_key(const cs_frontier_view *v, int explore, uint64_
 }
 
 /* Frontier entries per block of fill_keys: the blocks do not depend on the thread count. */
-#define FILL_BLOCK 16384
+#define FILL_BLOCK 512
 
 /* Local. The keys >= floor of the entries not yet taken into s->sl.cands, in entry order;
  * returns how many (0 with *rc set when the scratch could not grow). In parallel over fixed
@@ -134,7 +134,7 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
     if (*rc != CS_OK)
         return 0;
     int64_t *blk = s->sl.blk;
-#pragma omp parallel default(none) shared(v, c, taken, th, nb, blk, explore, floor)
+#pragma omp parallel if (nb > 1) default(none) shared(v, c, taken, th, nb, blk, explore, floor)
     {
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < nb; b++) {
