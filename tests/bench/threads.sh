@@ -5,7 +5,9 @@
 # alternating runs (round by round, configuration by configuration, binary by binary) so that
 # the machine's drift hits all alike. Prints per run the fetch rate (second half of the run) and
 # the per-phase seconds of /timing/ranks (the mean over ranks), then per binary and
-# configuration the medians, and each phase's time at 2 threads over 1 thread.
+# configuration the medians, and each phase's time at 2 threads over 1 thread. The load average
+# printed with each run tells whether other jobs shared the machine (OpenMP barriers wait for
+# descheduled threads: on a busy machine threads lose). OMP_WAIT_POLICY etc. pass through.
 # Usage: tests/bench/threads.sh "BIN [BIN...]" [ROUNDS] [PAGES] [B] [--set ...]
 #   e.g. tests/bench/threads.sh "/work/base/crawlsim build/crawlsim" 2 200000 2000 \
 #            --set sarsa.mode=synchronous
@@ -36,12 +38,12 @@ for r in $(seq 1 "$rounds"); do
             line="bin$b $cfg $rate"
             for p in $phases; do line+=" $(phase "$out/r.h5" "$p")"; done
             echo "$line" >> "$out/runs"
-            echo "round $r: $line"
+            echo "round $r: $line (load average $(cut -d' ' -f1 /proc/loadavg))"
         done
     done
 done
 echo "== medians: binary configuration fetch/s $phases"
-med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+med() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for b in "${!bins[@]}"; do
     echo "bin$b = ${bins[$b]}"
     for cfg in 1x1 1x2 2x1; do
@@ -57,7 +59,7 @@ for b in "${!bins[@]}"; do
     for p in $phases; do
         x=$(grep "^bin$b 1x1 " "$out/runs" | cut -d' ' -f$i | med)
         y=$(grep "^bin$b 1x2 " "$out/runs" | cut -d' ' -f$i | med)
-        line+=" $p $(awk -v x="$x" -v y="$y" 'BEGIN { printf "%.2f", x > 0 ? y / x : 0 }')"
+        line+=" $p $(awk -v x="$x" -v y="$y" 'BEGIN { printf "%.2f", (x > 0 ? y / x : 0) }')"
         i=$((i + 1))
     done
     echo "$line"
