@@ -163,10 +163,10 @@ static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint6
     shared(cs, f, n, tick, nw, tacc, used)
         {
             cs_fix *a = tacc + (size_t)omp_get_thread_num() * (size_t)nw;
-#pragma omp single
-            used = omp_get_num_threads();
+            if (omp_get_thread_num() == 0)
+                used = omp_get_num_threads(); /* read after the region's closing barrier */
             memset(a, 0, (size_t)nw * sizeof *a);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
             for (int64_t i = 0; i < n; i++) {
                 int32_t idx[CS_FEAT_MAX_GROUPS * 4];
                 const int k = cs_qlinear_indexes(&cs->q, f[i].x, idx);

@@ -154,7 +154,7 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
             }
             blk[nb] = at;
         }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int64_t b = 0; b < nb; b++) {
             const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
             int64_t k = blk[b];
