@@ -2,7 +2,7 @@
 # Thread invariance (issue 21): the same crawl at OMP_NUM_THREADS = 1 and 3 (an odd count: no
 # even split of anything) on 2 ranks gives results files that crawlsim compare finds identical
 # (every dataset and attribute outside /timing and /config, which records the thread count);
-# test_threads_full.sh (label long: 30 crawls, each mostly MPI's and HDF5's start-up, 45-75 s
+# test_threads_full.sh (label long: 30 crawls, each mostly MPI's and HDF5's start-up, 73-83 s
 # on the shared 2-core machine) runs 1, 2 and 3 threads at 1 and 2 ranks. For SARSA in each mode
 # (synchronous and moderated in the strict setting, asynchronous with weight averaging: the
 # serial learner and the unsorted insertion), TRES (the strict setting's replicated policy), and
