@@ -15,10 +15,25 @@ cs_setup() {
     [ -n "${SLURM_JOB_ID:-}" ] || cs_die "not inside a Slurm job (submit with sbatch or slurm/submit)"
     [ -x "$CRAWLSIM" ] || cs_die "crawlsim binary '$CRAWLSIM' not found: build it (tools/build) or set CRAWLSIM in slurm/site.sh"
     export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}
+    # threads of a bound rank stay on its cores (site.sh, CRAWLSIM_OMP_BIND)
+    if [ "${CRAWLSIM_OMP_BIND:-auto}" = auto ] && [ "$OMP_NUM_THREADS" -gt 1 ] &&
+        [ -z "${OMP_PROC_BIND:-}" ] && cs_ranks_bound; then
+        export OMP_PLACES=cores OMP_PROC_BIND=close
+    fi
     mkdir -p "$CRAWLSIM_RESULTS" || cs_die "cannot create $CRAWLSIM_RESULTS"
-    local task=""
+    local task="" place=""
+    [ -n "${OMP_PROC_BIND:-}" ] && place=" (OMP_PLACES=${OMP_PLACES:-} OMP_PROC_BIND=$OMP_PROC_BIND)"
     [ -n "${SLURM_ARRAY_TASK_ID:-}" ] && task=" task $SLURM_ARRAY_TASK_ID of array $SLURM_ARRAY_JOB_ID"
-    cs_log "job $SLURM_JOB_ID$task on ${SLURM_JOB_NODELIST:-?}: ${SLURM_NTASKS:-1} ranks x $OMP_NUM_THREADS threads, launcher $CRAWLSIM_LAUNCHER, restart count ${SLURM_RESTART_COUNT:-0}"
+    cs_log "job $SLURM_JOB_ID$task on ${SLURM_JOB_NODELIST:-?}: ${SLURM_NTASKS:-1} ranks x $OMP_NUM_THREADS threads$place, launcher $CRAWLSIM_LAUNCHER, restart count ${SLURM_RESTART_COUNT:-0}"
+}
+
+# cs_ranks_bound: true when the launcher binds each rank to its own cores.
+cs_ranks_bound() {
+    case $CRAWLSIM_LAUNCHER in
+    srun) [[ " $CRAWLSIM_SRUN_FLAGS " == *" --cpu-bind=cores "* ]] ;;
+    mpirun) [ "$CRAWLSIM_MPIRUN_BIND" = pe ] ;;
+    *) return 1 ;;
+    esac
 }
 
 # cs_launch_cmd: prints (into the array CS_CMD) the launcher command for the job's tasks.
@@ -33,6 +48,7 @@ cs_launch_cmd() {
     mpirun)
         read -r -a extra <<< "$CRAWLSIM_MPIRUN_FLAGS"
         CS_CMD=(mpirun -np "$n" -x OMP_NUM_THREADS "${extra[@]}")
+        [ -z "${OMP_PROC_BIND:-}" ] || CS_CMD+=(-x OMP_PLACES -x OMP_PROC_BIND)
         case $CRAWLSIM_MPIRUN_BIND in
         pe) CS_CMD+=(--map-by "slot:PE=$t" --bind-to core) ;;
         none) CS_CMD+=(--bind-to none) ;;

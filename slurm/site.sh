@@ -43,9 +43,13 @@ CRAWLSIM_LAUNCHER=${CRAWLSIM_LAUNCHER:-srun}
 CRAWLSIM_SRUN_FLAGS=${CRAWLSIM_SRUN_FLAGS:---cpu-bind=cores}
 CRAWLSIM_MPIRUN_BIND=${CRAWLSIM_MPIRUN_BIND:-pe}     # pe | none
 CRAWLSIM_MPIRUN_FLAGS=${CRAWLSIM_MPIRUN_FLAGS:-}     # extra flags, e.g. "--mca btl ^openib"
-# Thread placement inside a rank: set these only when ranks are bound (threads of two unbound
-# ranks would be pinned to the same cores):
-#   export OMP_PLACES=cores OMP_PROC_BIND=close
+# Thread placement inside a rank (hybrid runs: one rank per node or per socket, T threads each):
+# "auto" exports OMP_PLACES=cores OMP_PROC_BIND=close when a rank has more than one thread and
+# the launcher binds the ranks (srun with --cpu-bind=cores, mpirun with pe), unless OMP_PROC_BIND
+# is set already; "no" leaves placement to the OpenMP runtime. Threads of unbound ranks must not
+# be pinned (they would land on the same cores): crawlsim warns when that happens (srun without
+# a task plugin does not bind), and when ranks x threads on a node exceed its cores.
+CRAWLSIM_OMP_BIND=${CRAWLSIM_OMP_BIND:-auto}         # auto | no
 
 # ---- checkpoint and restart (used by run.sbatch and sweep.sbatch) ---------------------------------
 # auto: use checkpoints when `crawlsim run --help` offers --restart; yes / no: force.

@@ -64,6 +64,10 @@ CS_API void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage);
 /* Local. Appends a zeroed entry for id (which must not be present) and returns its index in
  * *slot. CS_ERR_NOMEM, CS_ERR_LIMIT (2^31 - 2 entries). */
 CS_API cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot);
+/* Local. The entry of id in *slot; when id is not present, appends a zeroed entry for it first
+ * (one probe sequence for both) and sets *added. Errors as cs_frontier_add. */
+CS_API cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot,
+                                      int *added);
 /* Local. Removes entry `slot` (the last entry moves into its place). */
 CS_API void cs_frontier_remove(cs_frontier *f, int64_t slot);
 /* Local. Evicts the lowest-keyed entries until at most capacity remain; returns how many. */

@@ -25,6 +25,7 @@
 #include "crawlsim/rng.h"
 #include "discover_impl.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,10 @@ typedef struct sarsa {
     int sum;
     double *w0;
     cs_fix *acc;
+    /* per-thread accumulators of a tick's updates (nthr x n_weights): integer sums, so the
+     * threads' shares add up to the same bits in any order and for any thread count */
+    cs_fix *tacc;
+    int nthr;
 } sarsa;
 
 static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layout *L, void **st)
@@ -53,12 +58,16 @@ static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layo
     CS_TRY(ctx, cs_qlinear_init(ctx, &s->q, L));
     CS_TRY(ctx, cs_calloc(ctx, &s->w0, (size_t)L->n_weights, sizeof *s->w0, "sarsa"));
     CS_TRY(ctx, cs_calloc(ctx, &s->acc, (size_t)L->n_weights, sizeof *s->acc, "sarsa"));
+    s->nthr = omp_get_max_threads();
+    CS_TRY(ctx, cs_calloc(ctx, &s->tacc, (size_t)s->nthr * (size_t)L->n_weights, sizeof *s->tacc,
+                          "sarsa"));
     *st = s;
     return CS_OK;
 fail:
     if (s != NULL) {
         cs_qlinear_fini(&s->q);
         free(s->w0);
+        free(s->acc);
     }
     free(s);
     return rc;
@@ -72,6 +81,7 @@ static void sarsa_destroy(void *st)
     cs_qlinear_fini(&s->q);
     free(s->w0);
     free(s->acc);
+    free(s->tacc);
     free(s);
 }
 
@@ -102,49 +112,77 @@ static void sarsa_evaluate_all(void *st, cs_frontier_view *v)
     s->dirty = 0;
 }
 
+/* The temporal-difference error of fetch e under the current weights (Eq. 3, or Eq. 4 when
+ * moderated). Reads the weights only: the fetches of a tick may be evaluated in parallel when
+ * their updates are applied afterwards (crawl.weight_sync = sum). */
+static double sarsa_delta(const sarsa *s, const cs_discover_fetch *e, uint64_t tick)
+{
+    const int ga = s->L->n_groups - s->L->n_state_groups;
+    const double q = cs_qlinear_value(&s->q, e->x);
+    if (e->relevant || e->n_out == 0)
+        return e->reward - q;
+    /* a' = epsilon-greedy over q(s', .) of the new page's out-links (Alg. 1 line 35) */
+    cs_rng r;
+    cs_rng_init(&r, s->seed, CS_RNG_POLICY, (uint64_t)e->page, tick + 1);
+    double qn;
+    const double qs = cs_qlinear_value_state(&s->q, e->state); /* shared by every a' */
+    if (cs_rng_uniform(&r) < s->c.epsilon) {
+        int64_t j = (int64_t)cs_rng_below(&r, (uint64_t)e->n_out);
+        qn = cs_qlinear_value_action(&s->q, qs, e->out_action + j * ga);
+    } else {
+        qn = cs_qlinear_value_action(&s->q, qs, e->out_action);
+        for (int64_t j = 1; j < e->n_out; j++) {
+            double v = cs_qlinear_value_action(&s->q, qs, e->out_action + j * ga);
+            if (v > qn)
+                qn = v;
+        }
+    }
+    double delta = e->reward + s->c.gamma * qn - q;
+    if (s->c.mode == CS_SARSA_MODERATED)
+        delta = e->reward + s->c.gamma * (qn - delta) - q; /* Eq. 4 */
+    return delta;
+}
+
+/*
+ * Under crawl.weight_sync = sum the tick's updates all use the weights of the tick's start, and
+ * each is one rounding to fixed point followed by integer additions: the fetches are shared
+ * among the threads (a static schedule), each thread adds into its own accumulator, and the
+ * accumulators are added into s->acc. Integer addition is exact and associative, so the bits do
+ * not depend on the thread count or the schedule. Without sum, each update changes the weights
+ * the next one reads: the loop stays serial, in fetch order.
+ */
 static void sarsa_observe(void *st, const cs_discover_fetch *f, int64_t n, uint64_t tick)
 {
     sarsa *s = st;
-    const int ga = s->L->n_groups - s->L->n_state_groups;
-    for (int64_t i = 0; i < n; i++) {
-        const cs_discover_fetch *e = &f[i];
-        const double q = cs_qlinear_value(&s->q, e->x);
-        double delta;
-        if (e->relevant || e->n_out == 0) {
-            delta = e->reward - q;
-        } else {
-            /* a' = epsilon-greedy over q(s', .) of the new page's out-links (Alg. 1 line 35) */
-            cs_rng r;
-            cs_rng_init(&r, s->seed, CS_RNG_POLICY, (uint64_t)e->page, tick + 1);
-            double qn;
-            const double qs = cs_qlinear_value_state(&s->q, e->state); /* shared by every a' */
-            if (cs_rng_uniform(&r) < s->c.epsilon) {
-                int64_t j = (int64_t)cs_rng_below(&r, (uint64_t)e->n_out);
-                qn = cs_qlinear_value_action(&s->q, qs, e->out_action + j * ga);
-            } else {
-                qn = cs_qlinear_value_action(&s->q, qs, e->out_action);
-                for (int64_t j = 1; j < e->n_out; j++) {
-                    double v = cs_qlinear_value_action(&s->q, qs, e->out_action + j * ga);
-                    if (v > qn)
-                        qn = v;
-                }
+    if (s->sum) {
+        const int64_t nw = s->L->n_weights;
+        cs_fix *tacc = s->tacc;
+        const sarsa *cs = s;
+        int used = 1;
+#pragma omp parallel if (n >= 32) num_threads(s->nthr) default(none)                               \
+    shared(cs, f, n, tick, nw, tacc, used)
+        {
+            cs_fix *a = tacc + (size_t)omp_get_thread_num() * (size_t)nw;
+            if (omp_get_thread_num() == 0)
+                used = omp_get_num_threads(); /* read after the region's closing barrier */
+            memset(a, 0, (size_t)nw * sizeof *a);
+#pragma omp for schedule(static) nowait
+            for (int64_t i = 0; i < n; i++) {
+                int32_t idx[CS_FEAT_MAX_GROUPS * 4];
+                const int k = cs_qlinear_indexes(&cs->q, f[i].x, idx);
+                const cs_fix u = cs_fix_from_double(cs->alpha * sarsa_delta(cs, &f[i], tick));
+                for (int j = 0; j < k; j++)
+                    a[idx[j]] += u;
             }
-            delta = e->reward + s->c.gamma * qn - q;
-            if (s->c.mode == CS_SARSA_MODERATED)
-                delta = e->reward + s->c.gamma * (qn - delta) - q; /* Eq. 4 */
         }
-        if (s->sum) {
-            /* one rounding per fetch, then integer additions: order-free */
-            int32_t idx[CS_FEAT_MAX_GROUPS * 4];
-            const int k = cs_qlinear_indexes(&s->q, e->x, idx);
-            const cs_fix u = cs_fix_from_double(s->alpha * delta);
-            for (int j = 0; j < k; j++)
-                s->acc[idx[j]] += u;
-            continue;
-        }
-        cs_qlinear_step(&s->q, e->x, s->alpha * delta);
+        for (int t = 0; t < used; t++)
+            for (int64_t w = 0; w < nw; w++)
+                s->acc[w] += tacc[(size_t)t * (size_t)nw + (size_t)w];
+        return;
     }
-    if (n > 0 && !s->sum) {
+    for (int64_t i = 0; i < n; i++)
+        cs_qlinear_step(&s->q, f[i].x, s->alpha * sarsa_delta(s, &f[i], tick));
+    if (n > 0) {
         cs_qlinear_tables(&s->q);
         s->dirty = 1;
     }

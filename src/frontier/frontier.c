@@ -195,6 +195,36 @@ cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
     return CS_OK;
 }
 
+cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot, int *added)
+{
+    *added = 0;
+    uint64_t s = slot_of(f, id);
+    for (;; s = next_slot(f, s)) {
+        const int32_t e = f->slots[s];
+        if (e < 0)
+            break;
+        if (f->id[e] == id) {
+            *slot = e;
+            return CS_OK;
+        }
+    }
+    if (f->n + 1 > f->cap_alloc || (uint64_t)f->cap_alloc * 5 / 3 > f->nslots) {
+        const cs_err rc = cs_frontier_add(ctx, f, id, slot); /* grows, then probes again */
+        *added = rc == CS_OK;
+        return rc;
+    }
+    /* room without growing: s is the empty slot ending id's probe sequence */
+    const int64_t i = f->n++;
+    f->id[i] = id;
+    f->q[i] = 0.0f;
+    memset(f->codes + i * f->stride, 0, (size_t)f->stride);
+    memset(&f->lk[i], 0, sizeof f->lk[i]);
+    f->slots[s] = (int32_t)i;
+    *slot = i;
+    *added = 1;
+    return CS_OK;
+}
+
 /* Backward-shift deletion of hash slot s (linear probing keeps no tombstones). */
 static void hash_delete(cs_frontier *f, uint64_t s)
 {

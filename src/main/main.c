@@ -6,6 +6,8 @@
  * Exit codes: 0 success, 1 error in data, files or configuration, 2 bad command line; compare
  * (like cmp and diff): 0 the same, 1 different, 2 any error.
  */
+/* sched_getaffinity and the CPU_* macros (the placement check) are GNU extensions of glibc */
+#define _GNU_SOURCE
 #include "crawlsim/bandit.h"
 #include "crawlsim/config.h"
 #include "crawlsim/core.h"
@@ -23,6 +25,7 @@
 #include "main/main_impl.h"
 
 #include <omp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,6 +576,108 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
     return CS_OK;
 }
 
+/*
+ * Collective(MPI_COMM_WORLD). Warns (from rank 0) when OpenMP threads share cores by accident: a
+ * rank with more threads than cores in its affinity mask (mpirun binds each rank to one core by
+ * default), or a node whose ranks run more threads in all than the union of their affinity masks
+ * holds cores (e.g. mpirun --bind-to none with ranks x threads above the node's cores). The
+ * ranks of a node are those sharing memory (MPI_COMM_TYPE_SHARED).
+ */
+#ifndef CRAWLSIM_SMPI
+/* The cores this process may run on: the union of the OpenMP places when there are places
+ * (OMP_PLACES: the runtime has already pinned this thread to the first place, so the thread's
+ * own mask would show one core), else this thread's affinity mask. 0 when unknown. */
+static int own_cpus(cpu_set_t *m)
+{
+    CPU_ZERO(m);
+    const int np = omp_get_num_places();
+    if (np <= 0)
+        return sched_getaffinity(0, sizeof *m, m) == 0;
+    for (int p = 0; p < np; p++) {
+        int ids[CPU_SETSIZE];
+        const int n = omp_get_place_num_procs(p);
+        if (n < 0 || n > CPU_SETSIZE)
+            return 0;
+        omp_get_place_proc_ids(p, ids);
+        for (int i = 0; i < n; i++)
+            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE)
+                CPU_SET((size_t)ids[i], m);
+    }
+    return 1;
+}
+#endif
+
+static void check_placement(cs_ctx *ctx)
+{
+#ifdef CRAWLSIM_SMPI
+    (void)ctx; /* simulated ranks are threads of one process: no placement to check */
+#else
+    cpu_set_t mine, all;
+    const int known = own_cpus(&mine);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nranks = 1, ok = known, all_ok = 0;
+    MPI_Comm_size(node, &nranks);
+    MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, node);
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    int v[7] = {omp_get_max_threads(),
+                CPU_COUNT(&mine),
+                0,
+                CPU_COUNT(&all),
+                nranks,
+                0,
+                omp_get_proc_bind() != omp_proc_bind_false};
+    MPI_Allreduce(&v[0], &v[2], 1, MPI_INT, MPI_SUM, node);
+    MPI_Allreduce(&v[1], &v[5], 1, MPI_INT, MPI_SUM, node);
+    MPI_Comm_free(&node);
+    /* per rank: its threads, its cores, its node's threads, cores and ranks, the sum of the node's
+     * ranks' cores (above the node's cores when their masks overlap), OMP_PROC_BIND in force */
+    int *g = malloc((size_t)ctx->size * sizeof v);
+    const int have = g != NULL;
+    int agreed = 0;
+    MPI_Allreduce(&have, &agreed, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (agreed && all_ok)
+        MPI_Gather(v, 7, MPI_INT, g, 7, MPI_INT, 0, MPI_COMM_WORLD);
+    if (agreed && all_ok && ctx->rank == 0) {
+        int r_rank = -1, r_node = -1, r_pin = -1;
+        for (int r = 0; r < ctx->size; r++) {
+            const int *x = g + 7 * r;
+            /* pinned threads of ranks whose masks overlap (unbound ranks) land on the same
+             * cores: each rank places its thread i on the i-th core of its mask */
+            if (r_pin < 0 && x[6] && x[4] > 1 && x[5] > x[3])
+                r_pin = r;
+            if (r_rank < 0 && x[0] > x[1])
+                r_rank = r;
+            /* ranks beyond the cores (mpirun --oversubscribe) are a choice; threads beyond
+             * one per rank on a full node are not */
+            if (r_node < 0 && x[2] > x[3] && x[2] > x[4])
+                r_node = r;
+        }
+        if (r_rank >= 0)
+            CS_LOG(ctx, CS_LOG_WARN,
+                   "%d OpenMP threads per rank but only %d core(s) available to rank %d: its "
+                   "threads share cores; run with mpirun --bind-to none (or --map-by slot:PE=%d), "
+                   "or srun --cpus-per-task=%d",
+                   g[7 * r_rank], g[7 * r_rank + 1], r_rank, g[7 * r_rank], g[7 * r_rank]);
+        else if (r_node >= 0)
+            CS_LOG(
+                ctx, CS_LOG_WARN,
+                "the %d ranks on the node of rank %d run %d OpenMP threads in all on %d core(s): "
+                "threads share cores; use fewer ranks per node or fewer threads per rank "
+                "(OMP_NUM_THREADS), so that ranks x threads per node <= cores",
+                g[7 * r_node + 4], r_node, g[7 * r_node + 2], g[7 * r_node + 3]);
+        else if (r_pin >= 0)
+            CS_LOG(ctx, CS_LOG_WARN,
+                   "OMP_PROC_BIND pins the threads of the %d ranks on the node of rank %d, whose "
+                   "affinity masks overlap: threads of different ranks share cores; bind the "
+                   "ranks (srun --cpu-bind=cores, mpirun --map-by slot:PE=%d --bind-to core) or "
+                   "unset OMP_PROC_BIND and OMP_PLACES",
+                   g[7 * r_pin + 4], r_pin, g[7 * r_pin]);
+    }
+    free(g);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -646,14 +751,7 @@ int main(int argc, char **argv)
     }
     CS_LOG(&ctx, CS_LOG_VERBOSE, "crawlsim %s: %s on %d rank(s), %d OpenMP thread(s) per rank",
            CRAWLSIM_VERSION, cmd->name, ctx.size, omp_get_max_threads());
-    /* omp_get_num_procs counts the cores this process may run on: mpirun binds each rank to
-     * one core by default, which makes extra threads time-share it. */
-    if (omp_get_max_threads() > omp_get_num_procs())
-        CS_LOG(&ctx, CS_LOG_WARN,
-               "%d OpenMP threads per rank but only %d core(s) available to rank 0: run with "
-               "mpirun --bind-to none (or --map-by slot:PE=%d), or srun --cpus-per-task=%d",
-               omp_get_max_threads(), omp_get_num_procs(), omp_get_max_threads(),
-               omp_get_max_threads());
+    check_placement(&ctx);
     rc = cmd->run(&ctx, &c);
 done:
     /* Every path above is taken by all ranks alike; agree once more so that a local failure

@@ -257,6 +257,10 @@ static void sim_free(sim *s)
     free(s->r.ord);
     free(s->r.runs);
     free(s->r.ev_keys);
+    free(s->r.ins_ent);
+    free(s->sl.blk);
+    free(s->r.rblk);
+    free(s->r.ins_list);
     free(s->sl.sp);
     free(s->sl.sp_all);
     free(s->sl.sp_counts);

@@ -130,6 +130,8 @@ typedef struct sim_select {
     int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
     size_t sp_cap, sp_all_cap;
     int *sp_counts, *sp_displs; /* P each */
+    int64_t *blk;               /* fill_keys: per block of entries, its offset */
+    size_t blk_cap;
 } sim_select;
 
 /* The fetches of a tick and what the learner observes of them. */
@@ -187,6 +189,12 @@ typedef struct sim_route {
     size_t runs_cap;
     uint64_t *ev_keys; /* evict_global */
     size_t ev_keys_cap;
+    int64_t *ins_ent; /* sim_insert_links: per record its frontier entry (or why none) */
+    size_t ins_ent_cap;
+    int64_t *rblk; /* routing: per block of records and rank, a count, then an offset */
+    size_t rblk_cap;
+    int64_t *ins_list; /* and per thread the records of its entries */
+    size_t ins_list_cap;
 } sim_route;
 
 /* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)

@@ -4,6 +4,8 @@
  */
 #include "sim/sim_engine.h"
 
+#include <omp.h>
+
 /* ---- fetching --------------------------------------------------------------------------------
  */
 
@@ -25,6 +27,13 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
 #define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+/* Link records per block of the routing's counting sort: 128, or 8 per rank beyond 16 ranks
+ * (each block zeroes and sums one count per rank). A stable counting sort gives the same order
+ * for any blocks; fixed ones keep the work of a block independent of the thread count. */
+static inline int64_t route_block(int P)
+{
+    return P <= 16 ? 128 : 8 * (int64_t)P;
+}
 
 /* A hint that the anchors of the out-links tg[j0..j1) follow: the evidence rows of the targets
  * not visited yet, the only ones the anchors will read (most targets are visited already). */
@@ -246,101 +255,222 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
             s->r.ridx[nl++] = base[i] + k;
+    /* a counting sort by owner over fixed blocks of records (route_block: independent of the
+     * thread count): the owners and each block's count per rank in parallel, the offsets in
+     * (rank, block) order, then each block copies its records to its places in parallel */
+    const int P = ctx->size;
+    const int64_t RB = route_block(P), nb = (nl + RB - 1) / RB;
+    CS_TRY(ctx, cs_grow(ctx, &s->r.rblk, &s->r.rblk_cap, (size_t)(nb + 1) * (size_t)P,
+                        sizeof *s->r.rblk, "links"));
     const uint8_t *own8 = cs_graph_owner_map8(g);
-    size_t *need = s->r.route_bytes;
-    for (int r = 0; r < ctx->size; r++)
-        need[r] = 0;
-    for (int64_t j = 0; j < nl; j++) {
-        const int64_t d = msgs[s->r.ridx[j]].dst;
-        int o;
-        if (own8 != NULL) {
-            if (j + 16 < nl)
-                __builtin_prefetch(&own8[msgs[s->r.ridx[j + 16]].dst]);
-            o = own8[d];
-        } else {
-            o = cs_graph_owner(g, d);
+    int64_t *rblk = s->r.rblk, *ridx = s->r.ridx;
+    int32_t *route = s->r.route;
+#pragma omp parallel for if (nb > 1) default(none)                                                 \
+    shared(g, own8, msgs, ridx, route, rblk, nb, nl, P, RB) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * RB < nl ? (b + 1) * RB : nl;
+        int64_t *cnt = rblk + b * P;
+        for (int r = 0; r < P; r++)
+            cnt[r] = 0;
+        for (int64_t j = b * RB; j < e; j++) {
+            const int64_t d = msgs[ridx[j]].dst;
+            int o;
+            if (own8 != NULL) {
+                if (j + 16 < e)
+                    __builtin_prefetch(&own8[msgs[ridx[j + 16]].dst]);
+                o = own8[d];
+            } else {
+                o = cs_graph_owner(g, d);
+            }
+            route[j] = o;
+            cnt[o]++;
         }
-        s->r.route[j] = o;
-        need[o] += sizeof(cs_link_msg);
     }
     cs_outbox *ob = &s->r.out;
-    for (int r = 0; r < ctx->size; r++)
+    size_t *need = s->r.route_bytes;
+    for (int r = 0; r < P; r++) {
+        /* rank r's records: block 0's first; offsets in records from the box's end (own: from
+         * 0 in s->r.own) */
+        int64_t at = 0;
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t k = rblk[b * P + r];
+            rblk[b * P + r] = at;
+            at += k;
+        }
+        need[r] = (size_t)at * sizeof(cs_link_msg);
         if (r != me)
             CS_TRY(ctx, cs_outbox_reserve(ctx, ob, r, need[r]));
-    s->r.n_own = 0;
-    for (int64_t j = 0; j < nl; j++) {
-        const int o = s->r.route[j];
-        if (o == me) {
-            s->r.own[s->r.n_own++] = s->r.ridx[j];
-        } else {
-            memcpy(ob->buf[o] + ob->len[o], &msgs[s->r.ridx[j]], sizeof(cs_link_msg));
-            ob->len[o] += sizeof(cs_link_msg);
+    }
+    int64_t *ownv = s->r.own;
+    char **obuf = ob->buf;
+    const size_t *olen = ob->len;
+#pragma omp parallel for if (nb > 1) default(none)                                                 \
+    shared(msgs, ridx, route, rblk, nb, nl, P, RB, me, ownv, obuf, olen) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * RB < nl ? (b + 1) * RB : nl;
+        int64_t *at = rblk + b * P;
+        for (int64_t j = b * RB; j < e; j++) {
+            const int o = route[j];
+            if (o == me)
+                ownv[at[o]++] = ridx[j];
+            else
+                memcpy(obuf[o] + olen[o] + (size_t)at[o]++ * sizeof(cs_link_msg), &msgs[ridx[j]],
+                       sizeof(cs_link_msg));
         }
     }
+    s->r.n_own = (int64_t)(need[me] / sizeof(cs_link_msg));
+    for (int r = 0; r < P; r++)
+        if (r != me)
+            ob->len[r] += need[r];
     s->m.c[C_LINKS] += nl;
     s->m.t[PH_ROUTE] += cs_now() - t2;
 fail:
     return rc;
 }
 
+/* Local. One record's update of its frontier entry e (first: e was created for it): the anchor
+ * evidence, the state part, the parents and the action codes (Sec. 3.1). */
+static inline void merge_record(const sim *s, cs_frontier_view *v, int64_t e, int first,
+                                const cs_link_msg *m)
+{
+    const int GS = s->G - s->GA;
+    cs_frontier_link *lk = &v->lk[e];
+    if (first) {
+        lk->anchor_rl = m->anchor_rl;
+        lk->anchor_cat = m->anchor_cat;
+        memcpy(v->codes + e * v->stride, m->state, (size_t)GS);
+    } else {
+        if (m->anchor_rl > lk->anchor_rl) {
+            lk->anchor_rl = m->anchor_rl;
+            lk->anchor_cat = m->anchor_cat;
+        }
+        /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
+        if (m->parent_wrl > lk->par.best_wrl)
+            memcpy(v->codes + e * v->stride, m->state, (size_t)GS);
+    }
+    cs_feat_parents_add(&lk->par, m);
+    cs_feat_action(&s->L, lk->anchor_rl, lk->anchor_cat, &lk->par, v->codes + e * v->stride + GS);
+}
+
+/* What the first pass of sim_insert_links found for a record (else its entry, | INS_FIRST when
+ * the record created it). */
+enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
+#define INS_FIRST ((int64_t)1 << 40)
+/* Entries are shared among the threads of the third pass in blocks of INS_BLOCK: each entry's
+ * records are applied by one thread, in record order, so no bit depends on the thread count. */
+#define INS_BLOCK 64
+/* Fewer records than this are inserted without waking the threads. */
+#define INS_PARALLEL 128
+
 /* Inserts link records into the frontier (the owner's side of the exchange): *ptrs[i] for i in
- * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too. */
+ * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too.
+ *
+ * Value policies (ops->value: a pure function of the entry) in three passes: (1) in parallel
+ * over the records, whether each is dropped (its page visited, or its host at the MAX cap) or
+ * the frontier entry of its page, if any (read-only lookups, the cache misses of the phase);
+ * (2) serially, in record order, the pages not in the frontier get their entries (so entry
+ * indexes are those of one serial pass); (3) in parallel over the entries (by blocks), each
+ * entry's records merged in record order and its value computed. The result is the serial
+ * loop's, bit for bit, for any thread count. Selecting policies (ops->link: the policy's state
+ * changes with every record) keep the serial loop. */
 cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
                         const int64_t *idx, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int GS = s->G - s->GA;
 #define REC(i) (ptrs != NULL ? ptrs[(i)] : idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
-    for (int64_t i = 0; i < n; i++) {
-        /* a software pipeline over the records: every lookup is at a random place */
-        if (i + 16 < n)
-            cs_frontier_prefetch(s->fr, REC(i + 16)->dst, 1);
-        if (i + 8 < n)
-            cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
-        const cs_link_msg *m = REC(i);
-        if (sim_visited_get(s, m->dst)) {
-            s->m.c[C_DROPPED] += !s->rep || ctx->rank == 0; /* rep: counted once */
-            continue;
-        }
-        int64_t h = -1;
-        if (s->h.cap_now > 0 || s->tres_d > 0) {
-            h = host_of_page(s, m->dst);
+    const int once = !s->rep || ctx->rank == 0; /* rep: counted once */
+    if (s->ops->link != NULL) {
+        for (int64_t i = 0; i < n; i++) {
+            /* a software pipeline over the records: every lookup is at a random place */
+            if (i + 16 < n)
+                cs_frontier_prefetch(s->fr, REC(i + 16)->dst, 1);
+            if (i + 8 < n)
+                cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
+            const cs_link_msg *m = REC(i);
+            if (sim_visited_get(s, m->dst)) {
+                s->m.c[C_DROPPED] += once;
+                continue;
+            }
+            const int64_t h = host_of_page(s, m->dst);
             if (capped(s, h, 0))
                 continue; /* MAX reached: the link can never be fetched in this task */
-        }
-        int64_t e = cs_frontier_find(s->fr, m->dst);
-        cs_frontier_view v;
-        cs_frontier_link *lk;
-        if (e < 0) {
-            CS_TRY(ctx, cs_frontier_add(ctx, s->fr, m->dst, &e));
+            int64_t e = -1;
+            int added = 0;
+            CS_TRY(ctx, cs_frontier_find_or_add(ctx, s->fr, m->dst, &e, &added));
+            cs_frontier_view v;
             cs_frontier_view_get(s->fr, &v);
-            lk = &v.lk[e];
-            lk->anchor_rl = m->anchor_rl;
-            lk->anchor_cat = m->anchor_cat;
-            memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
-        } else {
-            cs_frontier_view_get(s->fr, &v);
-            lk = &v.lk[e];
-            if (m->anchor_rl > lk->anchor_rl) {
-                lk->anchor_rl = m->anchor_rl;
-                lk->anchor_cat = m->anchor_cat;
-            }
-            /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
-            if (m->parent_wrl > lk->par.best_wrl)
-                memcpy(v.codes + e * v.stride, m->state, (size_t)GS);
-        }
-        cs_feat_parents_add(&lk->par, m);
-        cs_feat_action(&s->L, lk->anchor_rl, lk->anchor_cat, &lk->par, v.codes + e * v.stride + GS);
-        if (s->ops->link != NULL) {
+            merge_record(s, &v, e, added, m);
             float x[CS_TRES_MAX_D];
             cs_tres_x(s->host_features, m, s->h.host_fetched[h], s->h.host_rel[h], x);
             CS_TRY(ctx, s->ops->link(s->pol, ctx, m->dst, x, &v.q[e]));
+        }
+        return CS_OK;
+    }
+    const int nthr = omp_get_max_threads();
+    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_ent, &s->r.ins_ent_cap, (size_t)n + 1, sizeof *s->r.ins_ent,
+                        "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_list, &s->r.ins_list_cap, (size_t)nthr * ((size_t)n + 1),
+                        sizeof *s->r.ins_list, "links"));
+    int64_t *ent = s->r.ins_ent, *list = s->r.ins_list;
+    const sim *cs = s;
+    const int check_cap = s->h.cap_now > 0;
+    int64_t dropped = 0;
+    /* 1. lookups */
+#pragma omp parallel for if (n >= INS_PARALLEL) num_threads(nthr) default(none)                     \
+    shared(cs, ptrs, recs, idx, n, ent, check_cap) reduction(+ : dropped) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 16 < n)
+            cs_frontier_prefetch(cs->fr, REC(i + 16)->dst, 1);
+        if (i + 8 < n)
+            cs_frontier_prefetch(cs->fr, REC(i + 8)->dst, 2);
+        const cs_link_msg *m = REC(i);
+        if (sim_visited_get(cs, m->dst)) {
+            dropped++;
+            ent[i] = INS_VISITED;
+        } else if (check_cap && capped(cs, host_of_page(cs, m->dst), 0)) {
+            ent[i] = INS_CAPPED; /* MAX reached: the link can never be fetched in this task */
         } else {
-            s->ops->value(s->pol, &v, e, 1);
-            s->m.c[C_QEVALS] += !s->rep || ctx->rank == 0;
+            const int64_t e = cs_frontier_find(cs->fr, m->dst);
+            ent[i] = e >= 0 ? e : INS_NEW;
         }
     }
+    s->m.c[C_DROPPED] += once ? dropped : 0;
+    /* 2. new entries, in record order (a page may come twice: the second finds the first's) */
+    for (int64_t i = 0; i < n; i++) {
+        if (ent[i] != INS_NEW)
+            continue;
+        int64_t e = -1;
+        int added = 0;
+        CS_TRY(ctx, cs_frontier_find_or_add(ctx, s->fr, REC(i)->dst, &e, &added));
+        ent[i] = e | (added ? INS_FIRST : 0);
+    }
+    /* 3. each entry's records, in record order, by the thread owning the entry's block */
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    int64_t qevals = 0;
+#pragma omp parallel if (n >= INS_PARALLEL) num_threads(nthr) default(none)                         \
+    shared(cs, ptrs, recs, idx, n, ent, list, v) reduction(+ : qevals)
+    {
+        const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
+        int64_t *my = list + me * (n + 1), k = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (ent[i] >= 0 && ((ent[i] & (INS_FIRST - 1)) / INS_BLOCK) % T == me)
+                my[k++] = i;
+        cs_frontier_view w = v;
+        for (int64_t j = 0; j < k; j++) {
+            if (j + 8 < k) {
+                const int64_t e8 = ent[my[j + 8]] & (INS_FIRST - 1);
+                __builtin_prefetch(&w.lk[e8]);
+                __builtin_prefetch(w.codes + e8 * w.stride);
+            }
+            const int64_t e = ent[my[j]] & (INS_FIRST - 1);
+            merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
+            cs->ops->value(cs->pol, &w, e, 1);
+            qevals++;
+        }
+    }
+    s->m.c[C_QEVALS] += once ? qevals : 0;
 fail:
     return rc;
 #undef REC

@@ -108,29 +108,68 @@ fail:
     return rc;
 }
 
-/* Local. The keys >= floor of the entries not yet taken into s->sl.cands; returns how many. */
-static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor)
+/* The key of frontier entry i: its value's, or its exploration key (explore: th = tick_hash). */
+static inline uint64_t entry_key(const cs_frontier_view *v, int explore, uint64_t th, int64_t i)
+{
+    return explore ? explore_key(th, v->id[i]) : cs_frontier_key(v->q[i], v->id[i]);
+}
+
+/* Frontier entries per block of fill_keys: the blocks do not depend on the thread count. */
+#define FILL_BLOCK 512
+
+/* Local. The keys >= floor of the entries not yet taken into s->sl.cands, in entry order;
+ * returns how many (0 with *rc set when the scratch could not grow). In parallel over fixed
+ * blocks of entries: each block's count, their prefix sums in block order, then each block
+ * writes its keys at its offset; the keys and their order are those of one serial pass. */
+static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_err *rc)
 {
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     uint64_t *c = s->sl.cands;
     const uint8_t *taken = s->sl.taken;
-    int64_t n = 0;
-    if (explore) {
-        const uint64_t th = tick_hash(s, tick);
-        for (int64_t i = 0; i < v.n; i++) {
-            const uint64_t k = explore_key(th, v.id[i]);
-            c[n] = k;
-            n += !taken[i] & (k >= floor);
+    const uint64_t th = explore ? tick_hash(s, tick) : 0;
+    const int64_t nb = (v.n + FILL_BLOCK - 1) / FILL_BLOCK;
+    *rc =
+        cs_grow(s->ctx, &s->sl.blk, &s->sl.blk_cap, (size_t)nb + 1, sizeof *s->sl.blk, "selection");
+    if (*rc != CS_OK)
+        return 0;
+    int64_t *blk = s->sl.blk;
+#pragma omp parallel if (nb > 1) default(none) shared(v, c, taken, th, nb, blk, explore, floor)
+    {
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
+            int64_t k = 0;
+            for (int64_t i = b * FILL_BLOCK; i < e; i++)
+                k += !taken[i] & (entry_key(&v, explore, th, i) >= floor);
+            blk[b] = k;
         }
-    } else {
-        for (int64_t i = 0; i < v.n; i++) {
-            const uint64_t k = cs_frontier_key(v.q[i], v.id[i]);
-            c[n] = k;
-            n += !taken[i] & (k >= floor);
+#pragma omp single
+        {
+            int64_t at = 0;
+            for (int64_t b = 0; b < nb; b++) {
+                const int64_t k = blk[b];
+                blk[b] = at;
+                at += k;
+            }
+            blk[nb] = at;
+        }
+#pragma omp for schedule(static) nowait
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
+            int64_t k = blk[b];
+            const int64_t end = blk[b + 1];
+            /* branch-free: a key is written, then kept by advancing k (the slot past the
+             * block's last kept key is the next block's first, written by its own thread:
+             * so the last writes stay within [k, end)) */
+            for (int64_t i = b * FILL_BLOCK; i < e && k < end; i++) {
+                const uint64_t key = entry_key(&v, explore, th, i);
+                c[k] = key;
+                k += !taken[i] & (key >= floor);
+            }
         }
     }
-    return n;
+    return blk[nb];
 }
 
 /*
@@ -170,11 +209,12 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             floor = UINT64_MAX - (uint64_t)(0x1.0p64 * ((double)(POOL * m) / (double)size));
         else if (!explore)
             floor = s->sl.floor;
-        int64_t n = fill_keys(s, explore, tick, floor);
-        if (n < m && floor > 0) {
+        int64_t n = fill_keys(s, explore, tick, floor, &rc);
+        if (rc == CS_OK && n < m && floor > 0) {
             floor = 0;
-            n = fill_keys(s, explore, tick, 0);
+            n = fill_keys(s, explore, tick, 0, &rc);
         }
+        CS_TRY(ctx, rc);
         if (!explore && floor == 0) {
             /* a full pass: the new floor is the key of rank POOL m */
             s->sl.floor = 0;

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # crawlsim run: the exact global top-B (best-first and random fetch exactly the same pages, tick
-# by tick, on 1, 2 and 4 ranks with E = 1, and route the same link records), determinism for 1 and 2 OpenMP threads (every
-# dataset outside /timing), bit-identical weights after averaging (and not without it), the
+# by tick, on 1, 2 and 4 ranks with E = 1, and route the same link records), bit-identical weights after averaging (and not without it), the
 # results file's datasets, politeness, and bad input as one clear error on every rank.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
@@ -65,17 +64,8 @@ case $? in
 *) fail "compare t_best-first_1.h5 t_fixed.h5: $compared" ;;
 esac
 
-# 2. determinism: 1 and 2 threads, everything outside /timing identical
-for th in 1 2; do
-    OMP_NUM_THREADS=$th run 2 -q run "${common[@]}" --set sarsa.mode=synchronous -o "d_$th.h5" 2> err.txt ||
-        fail "sarsa threads $th: $(cat err.txt)"
-done
-if compare d_1.h5 d_2.h5 --only /config --only /series --only /tasks --only /ranks --only /final \
-    --only /trace; then
-    pass "bit-identical results (outside /timing) for 1 and 2 threads"
-else
-    fail "results differ between 1 and 2 threads: $compared"
-fi
+# 2. determinism for any thread count: cli.test_threads (1 and 3 threads, every policy family)
+# and cli.test_threads_full (1, 2 and 3 threads on 1 and 2 ranks)
 
 # 3. weight averaging: identical weights on every rank with K = 1, different with K = 0
 for k in 1 0; do

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmark: threads inside a rank against ranks (issue 21; not run by ctest). The default world
+# (10^6 pages generated in memory, jobs/quickstart.ini), PAGES fetches at B per tick, run as
+# 1 rank x 1 thread, 1 rank x 2 threads and 2 ranks x 1 thread, for each binary given, in
+# alternating runs (round by round, configuration by configuration, binary by binary) so that
+# the machine's drift hits all alike. Prints per run the fetch rate (second half of the run) and
+# the per-phase seconds of /timing/ranks (the mean over ranks), then per binary and
+# configuration the medians, and each phase's time at 2 threads over 1 thread. The load average
+# printed with each run tells whether other jobs shared the machine (OpenMP barriers wait for
+# descheduled threads: on a busy machine threads lose). OMP_WAIT_POLICY etc. pass through.
+# Usage: tests/bench/threads.sh "BIN [BIN...]" [ROUNDS] [PAGES] [B] [--set ...]
+#   e.g. tests/bench/threads.sh "/work/base/crawlsim build/crawlsim" 2 200000 2000 \
+#            --set sarsa.mode=synchronous
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+read -r -a bins <<< "${1:?usage: threads.sh \"BIN [BIN...]\" [ROUNDS] [PAGES] [B] [--set ...]}"
+rounds=${2:-2}
+pages=${3:-200000}
+bw=${4:-2000}
+shift $(($# < 4 ? $# : 4))
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+phases="select insert learn route fetch evaluate exchange allreduce"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+echo "== quickstart world, $pages fetches, B = $bw, $rounds rounds, $*"
+# mean over ranks of /timing/ranks/NAME
+phase() { h5dump -d "/timing/ranks/$2" "$1" | sed -n 's/^ *([0-9]*): //p' | tr ',' '\n' |
+    awk 'NF { s += $1; n++ } END { printf "%.3f", s / n }'; }
+for r in $(seq 1 "$rounds"); do
+    for cfg in 1x1 1x2 2x1; do
+        np=${cfg%x*}
+        th=${cfg#*x}
+        for b in "${!bins[@]}"; do
+            OMP_NUM_THREADS=$th mpirun -n "$np" --oversubscribe --bind-to none -x OMP_NUM_THREADS \
+                "${bins[$b]}" run "$here/jobs/quickstart.ini" --set run.pages="$pages" \
+                --set crawl.bandwidth="$bw" "$@" -o "$out/r.h5" > "$out/r.txt" 2> /dev/null
+            rate=$(grep -oE '[0-9.e+]+ fetches/s' "$out/r.txt" | cut -d' ' -f1)
+            line="bin$b $cfg $rate"
+            for p in $phases; do line+=" $(phase "$out/r.h5" "$p")"; done
+            echo "$line" >> "$out/runs"
+            echo "round $r: $line (load average $(cut -d' ' -f1 /proc/loadavg))"
+        done
+    done
+done
+echo "== medians: binary configuration fetch/s $phases"
+med() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for b in "${!bins[@]}"; do
+    echo "bin$b = ${bins[$b]}"
+    for cfg in 1x1 1x2 2x1; do
+        line="bin$b $cfg"
+        for c in $(seq 3 $((3 + $(wc -w <<< "$phases")))); do
+            line+=" $(grep "^bin$b $cfg " "$out/runs" | cut -d' ' -f"$c" | med)"
+        done
+        echo "$line"
+    done
+    # serial fraction per phase: time at 2 threads / time at 1 thread (1 = does not scale)
+    line="bin$b t(1x2)/t(1x1):"
+    i=4
+    for p in $phases; do
+        x=$(grep "^bin$b 1x1 " "$out/runs" | cut -d' ' -f$i | med)
+        y=$(grep "^bin$b 1x2 " "$out/runs" | cut -d' ' -f$i | med)
+        line+=" $p $(awk -v x="$x" -v y="$y" 'BEGIN { printf "%.2f", (x > 0 ? y / x : 0) }')"
+        i=$((i + 1))
+    done
+    echo "$line"
+done
