@@ -4,8 +4,8 @@
 # counts moved between ranks) or the file cut short ends with one clean error on every rank
 # within a time limit: no crash, no hang, no results file, no temporary (lib.sh `fault`). Two
 # checkpoints, SARSA with lambda-learn's refresh and TRES (together the items of every kind of
-# state), at 2 ranks. The test runs a sample: every kind of damage once per checkpoint, on items
-# spread over the list, and one truncation; CORRUPT_FULL=1 damages every item twice (random bytes,
+# state), at 2 ranks. The test runs a sample: every kind of damage once on the first checkpoint
+# and three on the second, on items spread over the list, and one truncation each; CORRUPT_FULL=1 damages every item twice (random bytes,
 # and another kind in turn) and cuts the file at six lengths (tools/robustness does).
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
@@ -43,9 +43,11 @@ for name in sarsa-refresh tres; do
             cases+=("${items[$i]} bytes" "${items[$i]} ${kinds[$((1 + i % 7))]}")
         done
     else
-        # every kind once per checkpoint, on items spread over the list (the two checkpoints
-        # take different items for a kind)
+        # every kind once on the first checkpoint, on items spread over the list (the second
+        # takes other items for a kind)
+        # (TRES's checkpoint: random bytes, a short and a missing item, to keep the test short)
         for ki in "${!kinds[@]}"; do
+            [ "$jobno" -eq 0 ] || [[ " bytes short missing " == *" ${kinds[$ki]} "* ]] || continue
             cases+=("${items[$(((ki * 2 + jobno) * 7 % ${#items[@]}))]} ${kinds[$ki]}")
         done
     fi
@@ -75,5 +77,5 @@ for name in sarsa-refresh tres; do
 done
 rm -f bad.h5
 echo "$ncases damaged checkpoints tried"
-[ "$ncases" -ge 14 ] || fail "only $ncases cases ran"
+[ "$ncases" -ge 10 ] || fail "only $ncases cases ran"
 finish
