@@ -178,8 +178,6 @@ void fuzz_check_graph(const cs_graph_slice *g, const cs_graph_meta *m)
                 broken("link target out of range", p);
             if (k > g->offsets[p] && g->targets[k] <= g->targets[k - 1])
                 broken("links not sorted or duplicated", p);
-            if (g->weights != NULL && g->weights[k] == 0)
-                broken("link weight 0", p);
         }
         if (g->host[p] < 0 || g->host[p] >= g->n_hosts)
             broken("host out of range", p);

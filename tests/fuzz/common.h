@@ -43,7 +43,8 @@ void fuzz_check_error(const cs_ctx *ctx, cs_err rc, const char *what);
 cs_err fuzz_import(const char *const *sets, const char *const files[2]);
 
 /* Aborts, naming the broken promise, unless g and meta are a well-formed whole graph: CSR
- * offsets from 0 to the link count, targets in range and sorted without duplicates per page,
+ * offsets from 0 to the link count, targets in range and sorted without duplicates per page
+ * (a weight of 0 passes: the importer reads weights in [0, 2^32 - 1]),
  * hosts and topics in range, relevance in [0, 1], change rates and importances positive and
  * finite, feature indices in range. */
 void fuzz_check_graph(const cs_graph_slice *g, const cs_graph_meta *m);
