@@ -83,25 +83,30 @@ fail() {
 
 pass() { echo "ok: $*"; }
 
+# failure_kind RC OUT: how a run on a bad input went wrong, when it was not a clean error: hang,
+# crash, disagree (the ranks' statuses differ), wrong (exit 0) or unclear
+failure_kind() {
+    local rc=$1 out=$2
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo hang
+    elif [ "$rc" -ge 128 ] || [ "$rc" -eq 70 ] ||
+        grep -qE 'Sanitizer|runtime error:|Segmentation fault|core dumped|MPI_ABORT' <<< "$out"; then
+        echo crash
+    elif [ "$rc" -eq 98 ]; then
+        echo disagree
+    elif [ "$rc" -eq 0 ]; then
+        echo wrong
+    else
+        echo unclear
+    fi
+}
+
 # outcome CLASS NAME RC OUT EXPECTED: records a bad input's outcome in $WORK/outcomes (and
 # $CRAWLSIM_OUTCOMES, which tools/robustness collects), classified as fault does below. EXPECTED
 # is 1 when the test's own checks of the error passed.
 outcome() {
-    local class=$1 name=$2 rc=$3 out=$4 ok=$5 o
-    if [ "$ok" = 1 ]; then
-        o=clean
-    elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        o=hang
-    elif [ "$rc" -ge 128 ] || [ "$rc" -eq 70 ] ||
-        grep -qE 'Sanitizer|runtime error:|Segmentation fault|core dumped|MPI_ABORT' <<< "$out"; then
-        o=crash
-    elif [ "$rc" -eq 98 ]; then
-        o=disagree
-    elif [ "$rc" -eq 0 ]; then
-        o=wrong
-    else
-        o=unclear
-    fi
+    local class=$1 name=$2 rc=$3 out=$4 ok=$5 o=clean
+    [ "$ok" = 1 ] || o=$(failure_kind "$rc" "$out")
     name=${name// /_}
     echo "CASE $class ${name:0:120} $o" >> "$WORK/outcomes"
     [ -z "${CRAWLSIM_OUTCOMES:-}" ] || echo "CASE $class ${name:0:120} $o" >> "$CRAWLSIM_OUTCOMES"
@@ -159,22 +164,12 @@ fault() {
     local left
     left=$(find . -maxdepth 2 -name ".*.tmp.*" | head -3)
     [ -z "${FAULT_OUT:-}" ] || [ ! -e "$FAULT_OUT" ] || left+=" $FAULT_OUT"
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        outcome=hang
-    elif [ "$rc" -ge 128 ] || [ "$rc" -eq 70 ] ||
-        grep -qE 'Sanitizer|runtime error:|Segmentation fault|core dumped|MPI_ABORT' <<< "$out"; then
-        outcome=crash
-    elif [ "$rc" -eq 98 ]; then
-        outcome=disagree
-    elif [ "$rc" -eq 0 ]; then
-        outcome=wrong
-    elif [ "$rc" -gt 2 ] || [ "$(grep -c 'crawlsim: error' <<< "$out")" -ne 1 ] ||
-        grep -q 'HDF5-DIAG' <<< "$out"; then
-        outcome=unclear
-    elif [ -n "${left// /}" ]; then
-        outcome=leftover
-    else
+    if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && [ "$(grep -c 'crawlsim: error' <<< "$out")" -eq 1 ] &&
+        ! grep -qE 'HDF5-DIAG|Sanitizer|runtime error:' <<< "$out"; then
         outcome=clean
+        [ -z "${left// /}" ] || outcome=leftover
+    else
+        outcome=$(failure_kind "$rc" "$out")
     fi
     rm -rf ./.*.tmp.* 2> /dev/null
     [ -z "${FAULT_OUT:-}" ] || rm -f "$FAULT_OUT"
