@@ -100,6 +100,10 @@ CS_API const char *cs_partition_method_name(int method);
  */
 CS_API cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path,
                                    const cs_partition_config *pc, int32_t k, cs_partition *out);
+/* Collective(ctx->comm). cs_partition_compute without the quality (out->quality stays zero): what
+ * a run needs. host-hash then reads only the pages' hosts (each rank its block). */
+CS_API cs_err cs_partition_assign(cs_ctx *ctx, const char *graph_path,
+                                  const cs_partition_config *pc, int32_t k, cs_partition *out);
 
 /*
  * Collective(ctx->comm). Logically collective: graph_path, part, k. The quality of the

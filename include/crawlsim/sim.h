@@ -66,4 +66,22 @@ typedef struct cs_sim_summary {
 CS_API cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const char *restart,
                          cs_sim_summary *sum);
 
+/*
+ * A world loaded once for several runs (crawlsim run --seeds): the graph of this rank (and the
+ * generator's model), read and partitioned as cs_sim_run would. Runs share it read-only; each
+ * run is exactly the run cs_sim_run would make.
+ */
+typedef struct cs_sim_world cs_sim_world;
+
+/* Collective(ctx->comm). Logically collective: cfg. Builds the world of cfg (run.graph or [gen],
+ * the partition); the errors of cs_sim_run's set-up, the same on every rank. */
+CS_API cs_err cs_sim_world_load(cs_ctx *ctx, const cs_config *cfg, cs_sim_world **w);
+/* Local. Frees a world (NULL allowed) and sets *w = NULL. */
+CS_API void cs_sim_world_destroy(cs_sim_world **w);
+/* Collective(ctx->comm). cs_sim_run on a loaded world (NULL: load it as cs_sim_run does). cfg
+ * may differ from the world's only outside [gen], [partition] and run.graph, run.partition,
+ * run.partition_method, run.relevance (CS_ERR_ARG otherwise). */
+CS_API cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *w,
+                            const char *output, const char *restart, cs_sim_summary *sum);
+
 #endif

@@ -24,6 +24,8 @@
 #include "main/cmd_schedule.h"
 #include "main/main_impl.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -52,6 +54,7 @@ typedef struct cli {
     const char *method;
     cs_schedule_args sched;        /* schedule: --policy, --bandwidth, --epsilon, --input */
     const char *restart;           /* run: --restart CKPT */
+    const char *seeds;             /* run: --seeds LIST */
     const char *ignore[MAX_PATHS]; /* compare: --ignore PATH ... */
     int nignore;
     const char *only[MAX_PATHS]; /* compare: --only PATH ... */
@@ -190,6 +193,125 @@ static cs_err cmd_import(cs_ctx *ctx, const cli *c)
 
 /* ---- run ------------------------------------------------------------------------------------ */
 
+enum { MAX_SEEDS = 10000 };
+
+/* Local. Parses --seeds: comma-separated seeds or ranges A-B (A <= B), at most MAX_SEEDS in
+ * all; *n seeds into v (MAX_SEEDS long). 0, or -1 with *bad the offending item. */
+static int parse_seeds(const char *list, int64_t *v, int *n, const char **bad)
+{
+    *n = 0;
+    const char *p = list;
+    for (;;) {
+        *bad = p;
+        char *end = NULL;
+        errno = 0;
+        long long a = strtoll(p, &end, 10), b = a;
+        if (end == p || errno != 0 || a < 0 || !isdigit((unsigned char)*p))
+            return -1;
+        p = end;
+        if (*p == '-') {
+            const char *q = p + 1;
+            b = strtoll(q, &end, 10);
+            if (end == q || errno != 0 || b < a || !isdigit((unsigned char)*q))
+                return -1;
+            p = end;
+        }
+        if (b - a >= MAX_SEEDS - *n)
+            return -1;
+        for (long long x = a; x <= b; x++)
+            v[(*n)++] = (int64_t)x;
+        if (*p == '\0')
+            return 0;
+        if (*p++ != ',')
+            return -1;
+    }
+}
+
+/* Local. output with its one "{seed}" replaced by seed; -1 when it does not fit. */
+static int seed_path(const char *pattern, int64_t seed, char *out, size_t cap)
+{
+    const char *at = strstr(pattern, "{seed}");
+    int k = snprintf(out, cap, "%.*s%lld%s", (int)(at - pattern), pattern, (long long)seed,
+                     at + strlen("{seed}"));
+    return k < 0 || (size_t)k >= cap ? -1 : 0;
+}
+
+/* crawlsim run --seeds LIST: one run per seed (run.seed), each exactly the run of
+ * --set run.seed=S, on one world loaded once (cs_sim_run_in). */
+static cs_err run_seeds(cs_ctx *ctx, const cli *c, const cs_config *cfg, const char *output,
+                        const cs_h5_file *ins, int nin)
+{
+    int64_t *seeds = NULL;
+    int n = 0;
+    const char *bad = NULL;
+    cs_config *one = NULL;
+    cs_sim_world *w = NULL;
+    char path[CS_CONF_STR + 96];
+    if (c->restart != NULL)
+        return main_usage(ctx, "",
+                          "--seeds and --restart do not go together: restart each run "
+                          "from its own checkpoint");
+    if (cfg->run.checkpoint[0] != '\0')
+        return main_usage(ctx, "",
+                          "--seeds and run.checkpoint do not go together: run seeds with "
+                          "checkpoints one by one");
+    const char *at = strstr(output, "{seed}");
+    if (at == NULL || strstr(at + 1, "{seed}") != NULL)
+        return main_usage(ctx, "",
+                          "--seeds needs a results name with {seed} once, e.g. -o "
+                          "results/run-s{seed}.h5 (got %s)",
+                          output);
+    cs_err rc = cs_alloc(ctx, &seeds, MAX_SEEDS, sizeof *seeds, "seeds");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &one, 1, sizeof *one, "configuration");
+    if (rc != CS_OK)
+        goto fail;
+    if (parse_seeds(c->seeds, seeds, &n, &bad) != 0) {
+        rc = main_usage(ctx, "",
+                        "--seeds %s: bad list at '%s' (seeds >= 0, ranges A-B with A <= B, "
+                        "commas between, at most %d seeds)",
+                        c->seeds, bad, MAX_SEEDS);
+        goto fail;
+    }
+    for (int i = 0; i < n && rc == CS_OK; i++) {
+        if (seed_path(output, seeds[i], path, sizeof path) != 0) {
+            rc = main_usage(ctx, "", "results name too long: %s", output);
+            break;
+        }
+        for (int j = 0; j < i; j++)
+            if (seeds[j] == seeds[i])
+                rc = main_usage(ctx, "", "--seeds %s: seed %lld twice", c->seeds,
+                                (long long)seeds[i]);
+        const cs_h5_file out = {"results file", path};
+        if (rc == CS_OK)
+            rc = cs_h5_check_outputs(ctx, &out, 1, ins, nin);
+    }
+    if (rc != CS_OK)
+        goto fail;
+    rc = cs_sim_world_load(ctx, cfg, &w);
+    for (int i = 0; i < n && rc == CS_OK; i++) {
+        char set[64];
+        snprintf(set, sizeof set, "run.seed=%lld", (long long)seeds[i]);
+        *one = *cfg;
+        rc = cs_agree(ctx, cs_config_set(ctx, one, set, "--seeds"));
+        if (rc != CS_OK)
+            break;
+        seed_path(output, seeds[i], path, sizeof path);
+        CS_LOG(ctx, CS_LOG_INFO, "run %d of %d: run.seed = %lld", i + 1, n, (long long)seeds[i]);
+        cs_sim_summary sum;
+        rc = cs_sim_run_in(ctx, one, w, path, NULL, &sum);
+        if (rc == CS_OK && sum.stopped) {
+            *c->status = 3;
+            break;
+        }
+    }
+fail:
+    cs_sim_world_destroy(&w);
+    free(one);
+    free(seeds);
+    return rc;
+}
+
 static cs_err cmd_run(cs_ctx *ctx, const cli *c)
 {
     if (c->npos > 1)
@@ -228,6 +350,8 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
         rc = cs_h5_check_outputs(ctx, outs, 1, &restart, 1);
     if (rc != CS_OK)
         return rc;
+    if (c->seeds != NULL)
+        return run_seeds(ctx, c, &cfg, output, ins, 3);
     cs_sim_summary sum;
     rc = cs_sim_run(ctx, &cfg, output, c->restart, &sum);
     if (rc == CS_OK && sum.stopped)
@@ -338,7 +462,9 @@ static const command commands[] = {
      "rank 0, which reads the whole graph. Prints the method, k, time and the quality: edge\n"
      "cut, communication volume, page and link balance, hosts split.\n",
      cmd_partition, 1, NULL},
-    {"run", "crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT] [--set SECTION.KEY=VALUE ...]",
+    {"run",
+     "crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT | --seeds LIST] [--set "
+     "SECTION.KEY=VALUE ...]",
      "Runs a focused crawl (docs/developer/architecture.md \"One rank, one tick\") under\n"
      "mpirun/srun: the world of run.graph (or the [gen] world generated in memory, each rank its\n"
      "own pages), partitioned by run.partition_method, crawled by run.policy (below) for\n"
@@ -351,7 +477,12 @@ static const command commands[] = {
      "every run.checkpoint_every ticks and at the next tick boundary after SIGUSR1 (the run goes\n"
      "on) or SIGTERM (the run stops with exit status 3). --restart CKPT continues from a\n"
      "checkpoint, with the same job file, --set options and number of ranks: the results equal\n"
-     "those of an uninterrupted run (everything outside /timing).\n",
+     "those of an uninterrupted run (everything outside /timing).\n\n"
+     "Several seeds: --seeds LIST (e.g. 1-10 or 1,4,9) runs the job once per run.seed in LIST,\n"
+     "one after the other on the world loaded once, and writes each run's results to the -o\n"
+     "name with {seed} replaced (-o results/job-s{seed}.h5). Each run is exactly the run of\n"
+     "--set run.seed=S (its results file is the same outside /timing); the world's reading,\n"
+     "partitioning and MPI's start-up are paid once. Not with checkpoints.\n",
      cmd_run, 1, print_policies},
     {"schedule",
      "crawlsim schedule --policy P --bandwidth R --input PAGES.csv -o RATES.csv [--epsilon E]",
@@ -551,6 +682,10 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
             if (++i >= argc)
                 return main_usage(ctx, "", "%s needs a checkpoint file", a);
             c->restart = argv[i];
+        } else if (strcmp(a, "--seeds") == 0) {
+            if (++i >= argc)
+                return main_usage(ctx, "", "%s needs a list of run seeds, e.g. 1-10 or 1,4,9", a);
+            c->seeds = argv[i];
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             c->verbosity++;
         } else if (strcmp(a, "-vv") == 0) {
@@ -714,6 +849,8 @@ int main(int argc, char **argv)
     rc = parse_cli(&ctx, argc, argv, &c);
     if (rc == CS_OK && c.restart != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
         rc = main_usage(&ctx, "", "--restart applies to crawlsim run only");
+    if (rc == CS_OK && c.seeds != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
+        rc = main_usage(&ctx, "", "--seeds applies to crawlsim run only");
     if (rc == CS_OK && c.compare_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "compare") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim compare only", c.compare_opt);
     if (rc != CS_OK)

@@ -342,8 +342,35 @@ static void bcast_i32(cs_ctx *ctx, int32_t *v, int64_t n)
 
 /* ---- the driver ----------------------------------------------------------------------------- */
 
-cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partition_config *pc,
-                            int32_t k, cs_partition *out)
+/* Collective. Reads the hosts of pages [first, first + n) of a graph file, checked. */
+static cs_err read_hosts(cs_ctx *ctx, const char *path, const cs_graph_header *hdr, int64_t first,
+                         int64_t n, int64_t **host)
+{
+    hid_t file = -1, dset = -1;
+    cs_graph_header h2;
+    cs_err rc = cs_alloc(ctx, host, (size_t)(n > 0 ? n : 1), sizeof **host, "page hosts");
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_graphio_open(ctx, path, &file, &h2));
+    dset = H5Dopen2(file, "/pages/host", H5P_DEFAULT);
+    if (dset < 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: no dataset /pages/host", path);
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK)
+        rc = cs_agree(ctx, cs_h5_read_1d(ctx, dset, H5T_NATIVE_INT64, first, n, *host, 8, path,
+                                         "/pages/host"));
+    if (rc == CS_OK)
+        rc = cs_graphio_check_ids64(ctx, path, "/pages/host", *host, first, n, 0, hdr->n_hosts);
+    rc = cs_agree(ctx, rc);
+fail:
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (file >= 0)
+        H5Fclose(file);
+    return rc;
+}
+
+static cs_err compute(cs_ctx *ctx, const char *graph_path, const cs_partition_config *pc, int32_t k,
+                      int with_quality, cs_partition *out)
 {
     cs_err rc = CS_OK;
     cs_graph_header hdr;
@@ -398,11 +425,13 @@ cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partit
     } else if (pc->method == CS_PART_HOST_HASH) {
         int64_t first = 0, n = 0;
         cs_block_range(N, ctx->rank, ctx->size, &first, &n);
-        CS_TRY(ctx, cs_graphio_read_slice(ctx, graph_path, first, n, &g, NULL));
+        int64_t *host = NULL; /* only the hosts: a run's load checks the rest of its pages */
+        CS_TRY(ctx, read_hosts(ctx, graph_path, &hdr, first, n, &host));
         for (int64_t h = 0; h < H; h++)
             out->host_part[h] = cs_partition_host_hash(h, pc->seed, k);
         for (int64_t i = 0; i < n; i++)
-            out->part[first + i] = out->host_part[g.host[i]];
+            out->part[first + i] = out->host_part[host[i]];
+        free(host);
         int *counts = NULL, *displs = NULL;
         rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof(int), "counts");
         if (rc == CS_OK)
@@ -436,12 +465,25 @@ cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partit
     cs_graph_slice_fini(&g);
     out->seconds = cs_now() - t0;
     cs_bcast(ctx, &out->seconds, 1, CS_T_F64, 0);
-    CS_TRY(ctx, cs_partition_quality(ctx, graph_path, out->part, k, &out->quality));
+    if (with_quality)
+        CS_TRY(ctx, cs_partition_quality(ctx, graph_path, out->part, k, &out->quality));
     return CS_OK;
 fail:
     cs_graph_slice_fini(&g);
     cs_partition_fini(out);
     return rc;
+}
+
+cs_err cs_partition_compute(cs_ctx *ctx, const char *graph_path, const cs_partition_config *pc,
+                            int32_t k, cs_partition *out)
+{
+    return compute(ctx, graph_path, pc, k, 1, out);
+}
+
+cs_err cs_partition_assign(cs_ctx *ctx, const char *graph_path, const cs_partition_config *pc,
+                           int32_t k, cs_partition *out)
+{
+    return compute(ctx, graph_path, pc, k, 0, out);
 }
 
 void cs_partition_print(FILE *out, const cs_partition *p)

@@ -239,8 +239,7 @@ static void sim_free(sim *s)
         s->ops->destroy(s->pol);
     cs_frontier_destroy(&s->fr);
     cs_evidence_destroy(&s->ev);
-    cs_graph_destroy(&s->g);
-    cs_gen_destroy(&s->gen);
+    cs_sim_world_destroy(&s->own);
     cs_outbox_fini(&s->r.out);
     sim_visited_free(s);
     free(s->r.vis_all);
@@ -307,6 +306,12 @@ static void sim_free(sim *s)
 cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const char *restart,
                   cs_sim_summary *out)
 {
+    return cs_sim_run_in(ctx, cfg, NULL, output, restart, out);
+}
+
+cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shared,
+                     const char *output, const char *restart, cs_sim_summary *out)
+{
     cs_err rc = CS_OK;
     sim S;
     memset(&S, 0, sizeof S);
@@ -352,7 +357,18 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
                      s->pname);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, sim_strict_setting(s));
-    CS_TRY(ctx, sim_build_world(s));
+    if (shared != NULL) {
+        CS_TRY_AGREE(ctx, sim_world_check(ctx, shared, cfg));
+    } else {
+        CS_TRY(ctx, cs_sim_world_load(ctx, cfg, &s->own));
+        shared = s->own;
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: world read and partitioned (%.2f s)",
+               cs_now() - t_setup);
+    }
+    s->g = shared->g;
+    s->gen = shared->gen;
+    s->world.gen = shared->gen_cfg;
+    s->threshold = shared->threshold;
     cs_feat_layout_init(&s->L, &cfg->sarsa);
     s->G = s->L.n_groups;
     s->GA = s->L.n_groups - s->L.n_state_groups;
@@ -363,8 +379,10 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L,
                                        v->slot != NULL ? &rows : NULL, &s->ev));
     }
+    CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: visited set and evidence (%.2f s)", cs_now() - t_setup);
     CS_TRY(ctx, sim_build_hosts(s));
     CS_TRY(ctx, sim_choose_seeds(s));
+    CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: hosts and seed pages (%.2f s)", cs_now() - t_setup);
     CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
     if (s->sum)
         s->ops->sum_begin(s->pol);

@@ -223,13 +223,23 @@ typedef struct sim_metrics {
     size_t trace_len, trace_cap;
 } sim_metrics;
 
+/* A loaded world (sim.h): what every run of it shares, read-only. */
+struct cs_sim_world {
+    cs_graph *g;
+    cs_gen *gen;           /* generated worlds: the model (term vectors), else NULL */
+    cs_gen_config gen_cfg; /* the world's own [gen] (a generated file's spec, or cfg's) */
+    double threshold;      /* relevance threshold; -1 for run.relevance = none */
+    char *key;             /* what it was built from (sim_world_check) */
+};
+
 typedef struct sim {
     cs_ctx *ctx;
     const cs_config *cfg;
     cs_config world; /* cfg with the [gen] of the world actually crawled */
     double threshold;
-    cs_graph *g;
-    cs_gen *gen;
+    cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
+    const cs_graph *g;
+    const cs_gen *gen;
     cs_evidence *ev;
     cs_feat_layout L;
     const cs_discover_ops *ops;
@@ -387,7 +397,7 @@ static inline uint64_t explore_key(uint64_t th, int64_t id)
 extern const char *const sim_phase_name[NPH];
 extern const char *const sim_series_name[NS];
 
-cs_err sim_build_world(sim *s);
+cs_err sim_world_check(cs_ctx *ctx, const cs_sim_world *w, const cs_config *cfg);
 cs_err sim_build_hosts(sim *s);
 cs_err sim_choose_seeds(sim *s);
 cs_err sim_host_map(sim *s);

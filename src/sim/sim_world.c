@@ -8,29 +8,27 @@
 
 /* ---- world --------------------------------------------------------------------------------- */
 
-/* Builds s->g (and s->gen when the world is synthetic). */
-cs_err sim_build_world(sim *s)
+/* Builds w->g (and w->gen when the world is synthetic) from cfg. */
+static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
 {
-    cs_ctx *ctx = s->ctx;
-    const cs_config *cfg = s->cfg;
     cs_err rc = CS_OK;
     cs_partition part;
     cs_partition_init(&part);
     cs_config *spec = NULL;
     char *text = NULL;
-    s->threshold = cfg->gen.relevance_threshold;
+    w->threshold = cfg->gen.relevance_threshold;
     if (cfg->run.graph[0] == '\0') {
         if (cfg->run.partition_method == CS_RUN_PART_FILE)
             rc = cs_fail(ctx, CS_ERR_CONFIG,
                          "run.partition_method = file needs a graph file (run.graph); a world "
                          "generated in memory takes host-hash or block");
         CS_TRY_AGREE(ctx, rc);
-        CS_TRY_AGREE(ctx, cs_gen_create(ctx, &cfg->gen, &s->gen));
+        CS_TRY_AGREE(ctx, cs_gen_create(ctx, &cfg->gen, &w->gen));
         int method =
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
         CS_TRY_AGREE(ctx,
-                     cs_gen_partition(ctx, s->gen, method, ctx->size, cfg->partition.seed, &part));
-        CS_TRY(ctx, cs_gen_graph(ctx, s->gen, &part, &s->g));
+                     cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
+        CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
     } else {
         char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
         cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
@@ -54,32 +52,92 @@ cs_err sim_build_world(sim *s)
                              "graph file %s: its spec describes %lld pages but it has %lld", path,
                              (long long)spec->gen.pages, (long long)hdr.n_pages);
             if (rc == CS_OK)
-                rc = cs_gen_create(ctx, &spec->gen, &s->gen);
+                rc = cs_gen_create(ctx, &spec->gen, &w->gen);
             if (rc == CS_OK)
-                s->threshold = spec->gen.relevance_threshold;
+                w->threshold = spec->gen.relevance_threshold;
         }
         H5Fclose(file);
         CS_TRY_AGREE(ctx, rc);
         if (cfg->run.partition_method == CS_RUN_PART_FILE) {
             if (cfg->run.partition[0] != '\0')
                 cs_config_resolve_path(cfg, cfg->run.partition, ppath, sizeof ppath);
-            CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &s->g));
+            CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &w->g));
         } else {
             cs_partition_config pc = cfg->partition;
             pc.method =
                 cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
-            CS_TRY(ctx, cs_partition_compute(ctx, path, &pc, ctx->size, &part));
-            CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &s->g));
+            double t0 = cs_now();
+            CS_TRY(ctx, cs_partition_assign(ctx, path, &pc, ctx->size, &part));
+            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
+            t0 = cs_now();
+            CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &w->g));
+            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: load %.2f s", cs_now() - t0);
         }
     }
     if (cfg->run.relevance == CS_RELEVANCE_NONE)
-        s->threshold = -1.0; /* a coverage crawl: every page (relevance >= 0) counts */
+        w->threshold = -1.0; /* a coverage crawl: every page (relevance >= 0) counts */
 fail:
-    if (rc == CS_OK && spec != NULL)
-        s->world.gen = spec->gen; /* the evidence uses the world's own parameters */
+    w->gen_cfg = spec != NULL ? spec->gen : cfg->gen; /* the evidence uses the world's own */
     free(text);
     free(spec);
     cs_partition_fini(&part);
+    return rc;
+}
+
+/* What a world depends on: the [gen] and [partition] sections and the run's world keys. */
+static cs_err world_key(cs_ctx *ctx, const cs_config *cfg, char **key)
+{
+    char *gen = NULL, *part = NULL;
+    cs_err rc = cs_config_to_ini(ctx, cfg, "gen", &gen);
+    if (rc == CS_OK)
+        rc = cs_config_to_ini(ctx, cfg, "partition", &part);
+    const size_t n = (gen ? strlen(gen) : 0) + (part ? strlen(part) : 0) + 4 * CS_CONF_STR + 64;
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, key, n, 1, "world key");
+    if (rc == CS_OK)
+        snprintf(*key, n, "%s\n%s\n%s\n%s\n%s\n%d %d\n", gen, part, cfg->run.graph,
+                 cfg->run.partition, cfg->dir, cfg->run.partition_method, cfg->run.relevance);
+    free(gen);
+    free(part);
+    return rc;
+}
+
+cs_err cs_sim_world_load(cs_ctx *ctx, const cs_config *cfg, cs_sim_world **out)
+{
+    *out = NULL;
+    cs_sim_world *w = NULL;
+    cs_err rc = cs_calloc(ctx, &w, 1, sizeof *w, "world");
+    if (rc == CS_OK)
+        rc = world_key(ctx, cfg, &w->key);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, build_world(ctx, cfg, w));
+    *out = w;
+    return CS_OK;
+fail:
+    cs_sim_world_destroy(&w);
+    return rc;
+}
+
+void cs_sim_world_destroy(cs_sim_world **w)
+{
+    if (*w == NULL)
+        return;
+    cs_graph_destroy(&(*w)->g);
+    cs_gen_destroy(&(*w)->gen);
+    free((*w)->key);
+    free(*w);
+    *w = NULL;
+}
+
+cs_err sim_world_check(cs_ctx *ctx, const cs_sim_world *w, const cs_config *cfg)
+{
+    char *key = NULL;
+    cs_err rc = world_key(ctx, cfg, &key);
+    if (rc == CS_OK && strcmp(key, w->key) != 0)
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "a loaded world is shared only by runs of the same world: the [gen], "
+                     "[partition] and the run's graph, partition and relevance must not differ");
+    free(key);
     return rc;
 }
 
