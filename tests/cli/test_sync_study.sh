@@ -12,7 +12,14 @@ out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1) || fail "run: $out"
 n=$(ls st/runs/sarsa/P2/*/seed-0[12].h5 2> /dev/null | wc -l)
 [ "$n" = 4 ] && pass "4 results files (2 cells x 2 seeds)" || fail "results files: $n: $out"
 out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1)
-grep -q "0 runs to do" <<< "$out" && pass "a second run resumes: nothing to do" || fail "resume: $out"
+grep -q "0 runs in 0 cells to do" <<< "$out" && pass "a second run resumes: nothing to do" ||
+    fail "resume: $out"
+# a cell's missing seed is run alone (crawlsim run --seeds 2), and gives the same file again
+f=$(ls st/runs/sarsa/P2/*/seed-02.h5 | head -1)
+mv "$f" again.h5
+out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1)
+grep -q "1 runs in 1 cells to do" <<< "$out" && [ -f "$f" ] && compare "$f" again.h5 &&
+    pass "a missing seed is run again, identically" || fail "rerun of one seed: $out $compared"
 
 out=$("$SS" report st --min-seeds 2 -o st/report.md 2>&1) || fail "report: $out"
 row=$(grep '^| 2 | K=never |' st/report.md)
