@@ -16,8 +16,9 @@
 #     and not without it (K = 0); the MAX cap holds per host over all ranks (block partition:
 #     hosts span ranks), from the trace and the graph's /pages/host
 #  5. bad [tres] values give one clear error
-# The 1-rank crawls of 1-3 (25, independent) run two at a time (ctest gives the test 2
-# processors), the two long B = 1 crawls first.
+# The 1-rank crawls of 1-3 (25, independent; a policy's four seeds in one process, crawlsim run
+# --seeds) run two processes at a time (ctest gives the test 2 processors), the two long B = 1
+# crawls first.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
 run 2 -q gen -o web.h5 2> /dev/null || fail "gen default world"
@@ -38,11 +39,9 @@ ran() { [ "$(cat "$1.rc" 2> /dev/null)" = 0 ] || { fail "run $2"; return 1; }; }
 
 crawl q_sync "${b1[@]}" --set run.policy=sarsa --set sarsa.mode=synchronous -o q_sync.h5
 crawl q_tres "${b1[@]}" --set run.policy=tres -o q_tres.h5
-for s in $seeds; do
-    for p in tres tres-async sarsa tree-random random; do
-        crawl "r_${p}_$s" "${common[@]}" --set run.policy=$p --set sarsa.mode=asynchronous \
-            --set run.seed="$s" -o "r_${p}_$s.h5"
-    done
+for p in tres tres-async sarsa tree-random random; do # the seeds in one process (--seeds)
+    crawl "r_$p" "${common[@]}" --set run.policy=$p --set sarsa.mode=asynchronous \
+        --seeds "${seeds// /,}" -o "r_${p}_{seed}.h5"
 done
 for m in 10 5 adaptive; do
     crawl "m_$m" "${common[@]}" --set run.policy=tres --set tres.max_per_host=$m -o "m_$m.h5"
@@ -50,12 +49,11 @@ done
 wait
 
 declare -A rel hosts
-for s in $seeds; do
-    for p in tres tres-async sarsa tree-random random; do
-        ran "r_${p}_$s" "$p seed $s"
-        out=$(cat "r_${p}_$s.out")
-        rel[$p,$s]=$(sed -n 's/.*relevant \([0-9]*\) (harvest.*/\1/p' <<< "$out")
-        hosts[$p,$s]=$(sed -n 's/.*relevant hosts \([0-9]*\)$/\1/p' <<< "$out")
+for p in tres tres-async sarsa tree-random random; do
+    ran "r_$p" "$p seeds $seeds"
+    for s in $seeds; do
+        rel[$p,$s]=$(h5int "r_${p}_$s.h5" /final/relevant 0)
+        hosts[$p,$s]=$(h5int "r_${p}_$s.h5" /final/relevant_hosts 0)
     done
 done
 # compare A B MINRATIO: paired differences A - B over the seeds, lower bound of the 95 %
