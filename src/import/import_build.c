@@ -3,7 +3,9 @@
  * links, hosts, topics, relevance, features, the [gen] model's change rates), and the
  * collective `crawlsim import` that writes it as a graph file.
  *
- * Rank 0 does all the reading: the files are sequential text, so there is nothing to split.
+ * Rank 0 does all the reading of text files (sequential, often gzip) and of BVGraphs with page
+ * tables; a BVGraph without them is read by every rank (import_bvpar.c, chosen in
+ * cs_import_run).
  * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
  * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
  * not already) and its duplicates merged. The other ranks take part only in the agreement on

@@ -25,8 +25,8 @@ static int write_graph(const char *base, int64_t n, int64_t deg, int with_offset
     int32_t *prev = malloc((size_t)(deg + 2) * sizeof *prev);
     int32_t *cur = malloc((size_t)(deg + 2) * sizeof *cur);
     uint8_t *mark = calloc((size_t)n, 1);
-    if (prev == NULL || cur == NULL || mark == NULL || deg < 1) {
-        fprintf(stderr, "bench_bvgraph: out of memory (or degree < 1)\n");
+    if (prev == NULL || cur == NULL || mark == NULL || deg < 1 || deg > n) {
+        fprintf(stderr, "bench_bvgraph: out of memory (or a degree outside [1, nodes])\n");
         return 1;
     }
     cs_bv_params p;
@@ -46,7 +46,7 @@ static int write_graph(const char *base, int64_t n, int64_t deg, int with_offset
         while (c < deg) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             int64_t t = (s >> 35) % 4 == 0 ? (int64_t)((s >> 20) % (uint64_t)n)
-                                           : (x + (int64_t)((s >> 24) % 64) - 32 + n) % n;
+                                           : ((x + (int64_t)((s >> 24) % 64) - 32) % n + n) % n;
             if (!mark[t])
                 mark[cur[c++] = (int32_t)t] = 1;
         }

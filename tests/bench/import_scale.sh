@@ -43,11 +43,11 @@ restore() {
 trap restore EXIT
 printf '[import]\nedges = %s.graph\nedge_format = bvgraph\nself_loops = drop\nhosts = per-page\n' \
     "$(basename "$base")" > "$work/scale.ini"
-echo "== crawlsim import on $ranks ranks, OMP_NUM_THREADS=$OMP_NUM_THREADS: $(ls -la "$base.graph" | awk '{ print $5 }') bytes of BVGraph$([ -e "$base.offsets" ] && echo ', with .offsets' || echo ', no .offsets')"
+echo "== crawlsim import on $ranks ranks, OMP_NUM_THREADS=$OMP_NUM_THREADS: $(stat -L -c %s "$base.graph") bytes of BVGraph$([ -e "$base.offsets" ] && echo ', with .offsets' || echo ', no .offsets')"
 t0=$(date +%s.%N)
 mpirun -n "$ranks" --oversubscribe --bind-to none \
     sh -c 'exec /usr/bin/time -v -o "$0/rank.$OMPI_COMM_WORLD_RANK.time" "$@"' "$work" \
-    "$build/crawlsim" -v import "$work/scale.ini" -o "$work/out.h5" 2>&1 | grep "import"
+    "$build/crawlsim" -v import "$work/scale.ini" -o "$work/out.h5" 2>&1 | grep --line-buffered "import\|warning"
 t1=$(date +%s.%N)
 size=$(stat -c %s "$work/out.h5")
 awk -v a="$t0" -v b="$t1" -v s="$size" 'BEGIN { printf "wall time %.1f s; graph file %.2f GiB\n", b - a, s / 2^30 }'
@@ -55,7 +55,9 @@ for f in "$work"/rank.*.time; do
     r=${f#"$work"/rank.}
     r=${r%.time}
     kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$f")
-    awk -v r="$r" -v kb="$kb" -v s="$size" -v p="$ranks" 'BEGIN {
-        printf "rank %s: peak resident memory %.2f GiB (/usr/bin/time), %.2f x its share of the graph file\n",
-            r, kb / 2^20, kb * 1024 / (s / p) }'
+    user=$(awk -F: '/User time/ { gsub(/ /, "", $2); print $2 }' "$f")
+    sys=$(awk -F: '/System time/ { gsub(/ /, "", $2); print $2 }' "$f")
+    awk -v r="$r" -v kb="$kb" -v s="$size" -v p="$ranks" -v u="$user" -v y="$sys" 'BEGIN {
+        printf "rank %s: peak resident memory %.2f GiB (/usr/bin/time), %.2f x its share of the graph file; CPU %.0f s (user %.0f + system %.0f)\n",
+            r, kb / 2^20, kb * 1024 / (s / p), u + y, u, y }'
 done
