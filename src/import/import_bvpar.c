@@ -1,23 +1,24 @@
 /*
  * import, at scale: BVGraph files opened (properties, offsets, the .graph mapped), and a
- * BVGraph imported by every rank (issue 19, "import at scale"). Each rank
- * maps the .graph file (its pages are read as decoding touches them, into the page cache that
- * the ranks of a node share), takes the lists' bit offsets (the .offsets file, or one
- * sequential decoding pass that every rank makes itself: the same wall time as one rank making
- * it and sending the result, without the copy), cuts the nodes into ranges of about equal arc
- * counts (cs_bv_split: every rank computes the same cut), decodes its own range with its
- * OpenMP threads, computes its pages' attributes and writes its part of the graph file with
- * cs_graphio_write (collective writes of disjoint hyperslabs). Nothing of the graph passes
- * through rank 0, and the file is the one the serial reader (cs_import_read) gives.
+ * BVGraph imported by every rank (issue 19, "import at scale"). Each rank maps the .graph file
+ * (its pages are read as decoding touches them, into the page cache that the ranks of a node
+ * share), takes the lists' bit offsets (the .offsets file, or one sequential decoding pass that
+ * every rank makes itself: the same wall time as one rank making it and sending the result,
+ * without the copy), cuts the nodes into ranges of about equal arc counts (cs_bv_split: every
+ * rank computes the same cut), decodes its own range with its OpenMP threads, computes its
+ * pages' attributes and writes its part of the graph file with cs_graphio_write (collective
+ * writes of disjoint hyperslabs). Nothing of the graph passes through rank 0, and the file is
+ * the one the serial reader (cs_import_read) gives.
  *
  * What cannot be read this way stays serial (cs_import_read on rank 0): page tables and lists
  * (text, often gzip, whose hosts and labels are numbered in file order), reverse (a rank
  * would need the lists of every other rank), hosts = url or field. cs_imp_bvgraph_parallel
  * says which.
  *
- * Memory per rank (docs/guide/importing.md "Big graphs"): 8 bytes per node of the whole graph
- * (the offsets), 8 bytes per local arc and 53 per local page (the slice), about 2x the rank's
- * share of the output file (4 bytes per arc, 41 per page), plus the mapped input pages.
+ * Memory per rank (docs/guide/importing.md "Big graphs on several ranks"): while decoding, 8
+ * bytes per node of the whole graph (the offsets) and the mapped input pages; then 8 bytes per
+ * local arc and 45 per local page (the slice): about 2x the rank's share of the output file (4
+ * bytes per arc, 41 per page).
  */
 #include "crawlsim/comm.h"
 #include "crawlsim/gen.h"
