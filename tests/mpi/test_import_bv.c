@@ -1,9 +1,9 @@
 /*
  * MPI test of the BVGraph import at scale (src/import/import_bvpar.c): a BVGraph written by the
  * tests' writer (tests/unit/bvgraph_writer.h: reference chains, copy blocks, intervals,
- * residuals) is imported on 1, 2, ... ranks (sub-communicators of the job's first 1, 2, ...
- * ranks, up to the job's size: at 4 ranks, 1, 2, 3 and 4), and every file must hold exactly
- * the graph of the serial reader (cs_import_read on one rank, the import before every rank
+ * residuals) is imported on all the job's ranks and, from 3 ranks on, on one less (a
+ * sub-communicator): 1, 2, 3 and 4 ranks over the jobs at 1, 2 and 4 ranks. Every file must hold
+ * exactly the graph of the serial reader (cs_import_read on one rank, the import before every rank
  * read its share): the header's counts, every dataset (offsets, targets, host, topic,
  * relevance, change rate, importance, observability, host names) value for value, and no
  * dataset more or less. Three encodings: WebGraph's defaults with an .offsets file and
@@ -116,11 +116,11 @@ typedef struct variant {
 
 /* clang-format off */
 static const variant variants[] = {
-    {"defaults", 3000, 7, 3, 4, 3, CS_BV_GAMMA, CS_BV_UNARY, CS_BV_GAMMA, CS_BV_GAMMA, CS_BV_ZETA,
+    {"defaults", 1500, 7, 3, 4, 3, CS_BV_GAMMA, CS_BV_UNARY, CS_BV_GAMMA, CS_BV_GAMMA, CS_BV_ZETA,
      CS_BV_GAMMA, 0, 1, {"import.self_loops=drop", "import.hosts=per-page", NULL}},
-    {"chains", 2500, 1, -1, 3, 2, CS_BV_DELTA, CS_BV_GAMMA, CS_BV_DELTA, CS_BV_NIBBLE, CS_BV_ZETA,
+    {"chains", 1200, 1, -1, 3, 2, CS_BV_DELTA, CS_BV_GAMMA, CS_BV_DELTA, CS_BV_NIBBLE, CS_BV_ZETA,
      CS_BV_DELTA, 1, 0, {"import.self_loops=keep", "import.hosts=node", "import.id_base=1", NULL}},
-    {"wide", 2000, 16, 1000, 2, 5, CS_BV_NIBBLE, CS_BV_ZETA, CS_BV_NIBBLE, CS_BV_ZETA, CS_BV_DELTA,
+    {"wide", 800, 16, 1000, 2, 5, CS_BV_NIBBLE, CS_BV_ZETA, CS_BV_NIBBLE, CS_BV_ZETA, CS_BV_DELTA,
      CS_BV_NIBBLE, 1, 1, {"import.self_loops=drop", "import.hosts=single", NULL}},
 };
 /* clang-format on */
@@ -256,7 +256,7 @@ START_TEST(test_ranks_agree)
             fprintf(stderr, "serial read of %s: %s\n", v->name, self.errmsg);
         CHECK(ok, rc == CS_OK);
         /* the encoding used what the test is about, and the graph has self-loops */
-        CHECK(ok, st.refs > v->n / 10 && st.intervals > 20 && st.residuals > 1000);
+        CHECK(ok, st.refs > v->n / 10 && st.intervals > 20 && st.residuals > 500);
         CHECK(ok, self_loops > 10);
         if (v->maxref < 0)
             CHECK(ok, st.longest_chain > 20);
@@ -264,7 +264,9 @@ START_TEST(test_ranks_agree)
     }
     MPI_ASSERT(ok);
 
-    for (int s = 1; s <= g_size; s++) {
+    /* the job's size, and one less from 3 on: 1, 2, 3 and 4 ranks over the np1, np2 and np4
+     * jobs, with one or two imports per job */
+    for (int s = g_size > 2 ? g_size - 1 : g_size; s <= g_size; s++) {
         MPI_Comm sub;
         MPI_Comm_split(MPI_COMM_WORLD, g_rank < s ? 0 : MPI_UNDEFINED, g_rank, &sub);
         char out[700];
@@ -295,9 +297,10 @@ START_TEST(test_ranks_agree)
     }
     if (g_rank == 0) {
         printf("%s: %lld pages, %lld links (%lld self-loops encoded), %lld references, "
-               "%lld intervals: the same graph on 1 to %d ranks\n",
+               "%lld intervals: the same graph on %d%s ranks\n",
                v->name, (long long)ref.n_pages_total, (long long)ref.n_links_total,
-               (long long)self_loops, (long long)st.refs, (long long)st.intervals, g_size);
+               (long long)self_loops, (long long)st.refs, (long long)st.intervals, g_size,
+               g_size > 2 ? " and one less" : "");
         cs_graph_slice_fini(&ref);
         cs_graph_meta_fini(&rmeta);
     }
