@@ -201,11 +201,13 @@ CS_API cs_err cs_grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz
  * Progress of a long piece of work, printed by rank 0: on a terminal a line redrawn in place
  * at most 5 times a second; in a batch log (stderr not a terminal) one line every
  * `batch_interval` seconds. Silent below CS_LOG_INFO. done/total count rank 0's own share
- * (every rank does a similar share), so no communication is needed.
+ * (every rank does a similar share), so no communication is needed. With a unit (set after
+ * cs_progress_begin, e.g. "links") the line also gives done and total in that unit and the rate.
  */
 typedef struct cs_progress {
     const cs_ctx *ctx;
     const char *what;
+    const char *unit; /* NULL: the percentage only */
     uint64_t total;
     double t_begin;
     double t_last;

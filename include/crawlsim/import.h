@@ -84,15 +84,19 @@
 #include <stddef.h>
 
 /*
- * Collective(ctx->comm). Logically collective: cfg, out_path. Rank 0 reads and converts the
- * graph described by cfg->import (file reading is inherently serial); the other ranks wait.
- * The outcome is agreed before every collective, so every rank returns the same code with
- * rank 0's message in ctx->errmsg. On success the graph file is written at out_path through
- * cs_graphio_write (atomically: on failure no file is left), with the whole resolved config as
- * its spec text and "import:<spec file>" as its source. While it runs, SIGTERM, SIGINT and
- * SIGHUP on rank 0 remove the temporary file before the process dies of the signal (the
- * previous handlers are restored at the end), and rank 0 warns about temporaries beside
- * out_path that killed imports left.
+ * Collective(ctx->comm). Logically collective: cfg, out_path. Reads and converts the graph
+ * described by cfg->import. A BVGraph whose pages need nothing read on one rank (no page tables
+ * or lists, no reverse, hosts = per-page, single or node) is decoded and written by every rank,
+ * each a node range of about equal arc count (src/import/import_bvpar.c; per rank about 2x its
+ * share of the output file, plus 8 bytes per node while decoding); anything else is read and
+ * converted by rank 0 (text files are sequential) while the other ranks wait. Either way the
+ * file is the same. The outcome is agreed before every collective, so every rank returns the
+ * same code with the failing rank's message in ctx->errmsg. On success the graph file is
+ * written at out_path through cs_graphio_write (atomically: on failure no file is left), with
+ * the whole resolved config as its spec text and "import:<spec file>" as its source. While it
+ * runs, SIGTERM, SIGINT and SIGHUP on rank 0 remove the temporary file before the process dies
+ * of the signal (the previous handlers are restored at the end), and rank 0 warns about
+ * temporaries beside out_path that killed imports left.
  */
 CS_API cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path);
 

@@ -334,6 +334,7 @@ void cs_progress_begin(cs_progress *p, const cs_ctx *ctx, const char *what, uint
 {
     p->ctx = ctx;
     p->what = what;
+    p->unit = NULL;
     p->total = total;
     p->t_begin = cs_now();
     p->t_last = p->t_begin;
@@ -353,8 +354,12 @@ void cs_progress_update(cs_progress *p, uint64_t done)
     double frac = p->total ? (double)done / (double)p->total : 0.0;
     double el = now - p->t_begin;
     double eta = frac > 0.0 ? el * (1.0 - frac) / frac : 0.0;
-    fprintf(stderr, "%s[crawlsim] %s: %5.1f%%  %.1fs elapsed, ~%.0fs left%s",
-            ctx->stderr_is_tty ? "\r" : "", p->what, 100.0 * frac, el, eta,
+    char units[96] = "";
+    if (p->unit != NULL)
+        snprintf(units, sizeof units, " (%llu of %llu %s, %.3g M/s)", (unsigned long long)done,
+                 (unsigned long long)p->total, p->unit, el > 0.0 ? (double)done / el / 1e6 : 0.0);
+    fprintf(stderr, "%s[crawlsim] %s: %5.1f%%%s  %.1fs elapsed, ~%.0fs left%s",
+            ctx->stderr_is_tty ? "\r" : "", p->what, 100.0 * frac, units, el, eta,
             ctx->stderr_is_tty ? "   " : "\n");
     fflush(stderr);
     p->printed = 1;

@@ -3,7 +3,9 @@
  * links, hosts, topics, relevance, features, the [gen] model's change rates), and the
  * collective `crawlsim import` that writes it as a graph file.
  *
- * Rank 0 does all the reading: the files are sequential text, so there is nothing to split.
+ * Rank 0 does all the reading of text files (sequential, often gzip) and of BVGraphs with page
+ * tables; a BVGraph without them is read by every rank (import_bvpar.c, chosen in
+ * cs_import_run).
  * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
  * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
  * not already) and its duplicates merged. The other ranks take part only in the agreement on
@@ -32,9 +34,7 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Building the graph */
 
-/* Local. Item of an [import] file list resolved into path (cs_import_resolve_path), or a
- * configuration error when it names the datasets folder and none is set. */
-static cs_err resolve(cs_ctx *ctx, const cs_config *cfg, const char *item, char *path, size_t size)
+cs_err cs_imp_resolve(cs_ctx *ctx, const cs_config *cfg, const char *item, char *path, size_t size)
 {
     cs_import_resolve_path(cfg, item, path, size);
     if (path[0] == '\0' && strncmp(item, "@datasets/", 10) == 0)
@@ -45,7 +45,7 @@ static cs_err resolve(cs_ctx *ctx, const cs_config *cfg, const char *item, char 
     return CS_OK;
 }
 
-static cs_err check_config(cs_ctx *ctx, const cs_import_config *ic)
+cs_err cs_imp_check_config(cs_ctx *ctx, const cs_import_config *ic)
 {
     if (ic->edges[0] == '\0')
         return cs_fail(ctx, CS_ERR_CONFIG, "[import] edges: no edge file given");
@@ -486,7 +486,7 @@ static cs_err read_list(cs_imp *im, const cs_config *cfg, const char *list, int 
     cs_err rc = CS_OK;
     char item[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX];
     for (const char *p = list; rc == CS_OK && cs_imp_next_item(&p, item, sizeof item);) {
-        CS_TRY(im->ctx, resolve(im->ctx, cfg, item, path, sizeof path));
+        CS_TRY(im->ctx, cs_imp_resolve(im->ctx, cfg, item, path, sizeof path));
         if (strpbrk(path, "*?[") == NULL) {
             rc = read_one(im, path, kind, prog, done);
             continue;
@@ -538,7 +538,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     im.limit = ic->node_count > 0 ? ic->node_count : -1;
     im.n_pages = ic->node_count;
     im.max_id = -1;
-    CS_TRY(ctx, check_config(ctx, ic));
+    CS_TRY(ctx, cs_imp_check_config(ctx, ic));
 
     cs_progress_begin(&prog, ctx, "import: reading",
                       cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
@@ -861,6 +861,19 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGHUP, &sa, &old_hup);
     }
+    const char *why = NULL;
+    if (cs_imp_bvgraph_parallel(&cfg->import, &why)) {
+        int64_t np = 0, nl = 0, nh = 0;
+        CS_TRY(ctx, cs_agree(ctx, cs_config_to_ini(ctx, cfg, NULL, &spec)));
+        CS_TRY(ctx, cs_imp_bvgraph_run(ctx, cfg, out_path, spec, &np, &nl, &nh));
+        CS_LOG(ctx, CS_LOG_INFO,
+               "import: %lld pages, %lld links, %lld hosts, 0 topics -> %s (%d rank%s, %.2f s)",
+               (long long)np, (long long)nl, (long long)nh, out_path, ctx->size,
+               ctx->size == 1 ? "" : "s", cs_now() - t0);
+        goto fail;
+    }
+    if (cfg->import.edge_format == CS_EDGES_BVGRAPH && ctx->size > 1)
+        CS_LOG(ctx, CS_LOG_INFO, "import: read on rank 0 only: %s", why);
     if (ctx->rank == 0)
         rc = cs_import_read(ctx, cfg, &g, &meta);
     if (rc == CS_OK)

@@ -483,108 +483,129 @@ static cs_err dec_error(cs_ctx *ctx, const char *name, const dec *D)
                    name, (long long)D->err_node, (unsigned long long)D->err_bit, D->what);
 }
 
-cs_err cs_bv_decode(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
-                    const cs_bv_params *p, const uint64_t *offsets_in, int64_t **off_out,
-                    int32_t **tgt_out)
+cs_err cs_bv_scan(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                  const cs_bv_params *p, uint64_t **offsets_out, cs_progress *prog)
 {
     cs_err rc = CS_OK;
     const int64_t n = p->nodes;
-    const uint64_t nbits = nbytes * 8;
     uint64_t *offsets = NULL;
-    int64_t *off = NULL;
-    int32_t *tgt = NULL;
     dec D;
     int have_dec = 0;
-    *off_out = NULL;
-    *tgt_out = NULL;
+    *offsets_out = NULL;
     if (n < 0 || n > (int64_t)CS_IMP_ID_MAX + 1)
         return cs_fail(ctx, CS_ERR_LIMIT, "%s: %lld nodes: at most 2^31 - 1", name, (long long)n);
-    CS_TRY(ctx, cs_alloc(ctx, &off, (size_t)n + 1, sizeof *off, "BVGraph list offsets"));
-    /* Pass 1: the degrees (and, without an offsets file, the bit offsets) */
-    if (offsets_in == NULL) {
-        CS_TRY(ctx, cs_alloc(ctx, &offsets, (size_t)n + 1, sizeof *offsets, "BVGraph offsets"));
-        if (!dec_init(&D, graph, nbits, p, NULL)) {
-            rc = cs_fail(ctx, CS_ERR_NOMEM, "%s: out of memory for the decoder", name);
-            goto fail;
-        }
-        have_dec = 1;
-        uint64_t pos = 0;
-        for (int64_t x = 0; x < n; x++) {
-            offsets[x] = pos;
-            if (!dec_next(&D, x, pos, &pos)) {
-                rc = dec_error(ctx, name, &D);
-                goto fail;
-            }
-            off[x] = D.ring_len[x % D.slots];
-        }
-        offsets[n] = pos;
-        dec_fini(&D);
-        have_dec = 0;
-    } else {
-        for (int64_t x = 0; x < n; x++) {
-            bits r = {graph, nbits, offsets_in[x], 0};
-            uint64_t d = read_code(&r, p->outdegrees, p->zetak);
-            if (r.bad || d > (uint64_t)n) {
-                rc = cs_fail(ctx, CS_ERR_FORMAT,
-                             "%s: node %lld: no outdegree at bit %llu (does the .offsets file "
-                             "belong to this graph?)",
-                             name, (long long)x, (unsigned long long)offsets_in[x]);
-                goto fail;
-            }
-            off[x] = (int64_t)d;
-        }
-    }
-    const uint64_t *ofs = offsets_in != NULL ? offsets_in : offsets;
-    /* degrees -> CSR offsets */
-    int64_t total = 0;
-    for (int64_t x = 0; x < n; x++) {
-        int64_t d = off[x];
-        off[x] = total;
-        total += d;
-    }
-    off[n] = total;
-    if (p->arcs >= 0 && total != p->arcs) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: the lists hold %lld arcs, the properties say %lld",
-                     name, (long long)total, (long long)p->arcs);
+    CS_TRY(ctx, cs_alloc(ctx, &offsets, (size_t)n + 1, sizeof *offsets, "BVGraph offsets"));
+    if (!dec_init(&D, graph, nbytes * 8, p, NULL)) {
+        rc = cs_fail(ctx, CS_ERR_NOMEM, "%s: out of memory for the decoder", name);
         goto fail;
     }
-    CS_TRY(ctx, cs_alloc(ctx, &tgt, (size_t)total, sizeof *tgt, "BVGraph successors"));
+    have_dec = 1;
+    uint64_t pos = 0;
+    for (int64_t x = 0; x < n; x++) {
+        offsets[x] = pos;
+        if (!dec_next(&D, x, pos, &pos)) {
+            rc = dec_error(ctx, name, &D);
+            goto fail;
+        }
+        if (prog != NULL && (x & 0xffff) == 0)
+            cs_progress_update(prog, (uint64_t)x);
+    }
+    offsets[n] = pos;
+    dec_fini(&D);
+    *offsets_out = offsets;
+    return CS_OK;
+fail:
+    if (have_dec)
+        dec_fini(&D);
+    free(offsets);
+    return rc;
+}
 
-    /* Pass 2: node ranges of about equal arc counts, in parallel */
+/* Local. The outdegree of each node of [a, b), read at its offset, into deg[0, b - a). */
+static cs_err read_degrees(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbits,
+                           const cs_bv_params *p, const uint64_t *ofs, int64_t a, int64_t b,
+                           int64_t *deg)
+{
+    for (int64_t x = a; x < b; x++) {
+        bits r = {graph, nbits, ofs[x], 0};
+        uint64_t d = read_code(&r, p->outdegrees, p->zetak);
+        if (r.bad || d > (uint64_t)p->nodes)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s: node %lld: no outdegree at bit %llu (does the .offsets file "
+                           "belong to this graph?)",
+                           name, (long long)x, (unsigned long long)ofs[x]);
+        if (deg != NULL)
+            deg[x - a] = (int64_t)d;
+    }
+    return CS_OK;
+}
+
+/* Local. deg[0, k) into CSR offsets in place (k + 1 entries); the arc count. */
+static int64_t degrees_to_offsets(int64_t *off, int64_t k)
+{
+    int64_t total = 0;
+    for (int64_t i = 0; i < k; i++) {
+        int64_t d = off[i];
+        off[i] = total;
+        total += d;
+    }
+    off[k] = total;
+    return total;
+}
+
+/*
+ * Local. Decodes the lists of nodes [a, b), whose local CSR offsets off (b - a + 1 entries)
+ * are known, into t32 or t64 (exactly one is not NULL): ranges of about equal arc counts (at
+ * most 4 M arcs, at least 8 per thread) decoded in parallel, each from its first node's offset.
+ * prog (may be NULL) counts the arcs done.
+ */
+static cs_err decode_nodes(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbits,
+                           const cs_bv_params *p, const uint64_t *ofs, int64_t a, int64_t b,
+                           const int64_t *off, int32_t *t32, int64_t *t64, cs_progress *prog)
+{
+    const int64_t k = b - a, total = off[k];
     int nthreads = 1;
 #ifdef _OPENMP
     nthreads = omp_get_max_threads();
 #endif
-    const int64_t chunks = n == 0 ? 0 : (int64_t)nthreads * 8;
+    int64_t chunks = k == 0 ? 0 : (int64_t)nthreads * 8;
+    if (chunks > 0 && total / chunks > ((int64_t)1 << 22))
+        chunks = total / ((int64_t)1 << 22) + 1;
     int64_t err_node = INT64_MAX;
     dec first_err;
     memset(&first_err, 0, sizeof first_err);
     int bad = 0;
-#pragma omp parallel default(none)                                                                 \
-    shared(graph, nbits, p, ofs, off, tgt, n, total, chunks, err_node, first_err) reduction(max    \
-                                                                                            : bad)
+    uint64_t done = 0;
+#pragma omp parallel default(none) shared(graph, nbits, p, ofs, off, t32, t64, a, k, total,        \
+                                          chunks, err_node, first_err, done, prog)                 \
+    reduction(max                                                                                  \
+              : bad)
     {
         dec T;
         int ok = dec_init(&T, graph, nbits, p, ofs);
         if (!ok)
             T.nomem = 1;
+        int reporter = 1;
+#ifdef _OPENMP
+        reporter = omp_get_thread_num() == 0;
+#endif
 #pragma omp for schedule(dynamic, 1)
         for (int64_t c = 0; c < chunks; c++) {
             if (!ok)
                 continue;
-            /* the range [a, b): nodes whose first arc falls in this chunk's share of arcs */
+            /* the local range [i0, i1): nodes whose first arc falls in this chunk's share */
             int64_t lo_arc = total * c / chunks, hi_arc = total * (c + 1) / chunks;
-            int64_t a = 0, b = 0, l = 0, h = n;
-            while (l < h) { /* first node with off >= lo_arc (and nonempty chunks by node) */
+            int64_t l = 0, h = k;
+            while (l < h) {
                 int64_t mid = l + (h - l) / 2;
                 if (off[mid] < lo_arc)
                     l = mid + 1;
                 else
                     h = mid;
             }
-            a = c == 0 ? 0 : l;
+            const int64_t i0 = c == 0 ? 0 : l;
             l = 0;
-            h = n;
+            h = k;
             while (l < h) {
                 int64_t mid = l + (h - l) / 2;
                 if (off[mid] < hi_arc)
@@ -592,8 +613,9 @@ cs_err cs_bv_decode(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_
                 else
                     h = mid;
             }
-            b = c == chunks - 1 ? n : l;
-            for (int64_t x = a; x < b && ok; x++) {
+            const int64_t i1 = c == chunks - 1 ? k : l;
+            for (int64_t i = i0; i < i1 && ok; i++) {
+                const int64_t x = a + i;
                 uint64_t end;
                 if (!dec_next(&T, x, ofs[x], &end)) {
                     ok = 0;
@@ -605,8 +627,22 @@ cs_err cs_bv_decode(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_
                     break;
                 }
                 int s = (int)(x % T.slots);
-                memcpy(tgt + off[x], T.ring[s].v, (size_t)T.ring_len[s] * sizeof *tgt);
+                const int32_t *v = T.ring[s].v;
+                const int64_t len = T.ring_len[s];
+                if (t32 != NULL) {
+                    memcpy(t32 + off[i], v, (size_t)len * sizeof *t32);
+                } else {
+                    int64_t *o = t64 + off[i];
+                    for (int64_t j = 0; j < len; j++)
+                        o[j] = v[j];
+                }
             }
+            uint64_t now = 0;
+            const uint64_t arcs = (uint64_t)(off[i1] - off[i0]);
+#pragma omp atomic capture
+            now = done += arcs;
+            if (reporter && prog != NULL)
+                cs_progress_update(prog, now);
         }
         if (!ok || T.what != NULL || T.nomem) {
             bad = 1;
@@ -624,18 +660,105 @@ cs_err cs_bv_decode(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_
         }
         dec_fini(&T);
     }
-    if (bad) {
-        rc = dec_error(ctx, name, &first_err);
+    if (bad)
+        return dec_error(ctx, name, &first_err);
+    return CS_OK;
+}
+
+cs_err cs_bv_decode(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                    const cs_bv_params *p, const uint64_t *offsets_in, int64_t **off_out,
+                    int32_t **tgt_out)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = p->nodes;
+    const uint64_t nbits = nbytes * 8;
+    uint64_t *offsets = NULL;
+    int64_t *off = NULL;
+    int32_t *tgt = NULL;
+    *off_out = NULL;
+    *tgt_out = NULL;
+    if (n < 0 || n > (int64_t)CS_IMP_ID_MAX + 1)
+        return cs_fail(ctx, CS_ERR_LIMIT, "%s: %lld nodes: at most 2^31 - 1", name, (long long)n);
+    /* Pass 1: without an offsets file, the bit offsets of the lists */
+    if (offsets_in == NULL)
+        CS_TRY(ctx, cs_bv_scan(ctx, name, graph, nbytes, p, &offsets, NULL));
+    const uint64_t *ofs = offsets_in != NULL ? offsets_in : offsets;
+    CS_TRY(ctx, cs_alloc(ctx, &off, (size_t)n + 1, sizeof *off, "BVGraph list offsets"));
+    CS_TRY(ctx, read_degrees(ctx, name, graph, nbits, p, ofs, 0, n, off));
+    int64_t total = degrees_to_offsets(off, n);
+    if (p->arcs >= 0 && total != p->arcs) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: the lists hold %lld arcs, the properties say %lld",
+                     name, (long long)total, (long long)p->arcs);
         goto fail;
     }
+    CS_TRY(ctx, cs_alloc(ctx, &tgt, (size_t)total, sizeof *tgt, "BVGraph successors"));
+    /* Pass 2: node ranges of about equal arc counts, in parallel */
+    CS_TRY(ctx, decode_nodes(ctx, name, graph, nbits, p, ofs, 0, n, off, tgt, NULL, NULL));
     free(offsets);
     *off_out = off;
     *tgt_out = tgt;
     return CS_OK;
 fail:
-    if (have_dec)
-        dec_fini(&D);
     free(offsets);
+    free(off);
+    free(tgt);
+    return rc;
+}
+
+cs_err cs_bv_split(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                   const cs_bv_params *p, const uint64_t *offsets, int parts, int part, int64_t *a,
+                   int64_t *b, int64_t *arcs)
+{
+    const int64_t n = p->nodes;
+    const uint64_t nbits = nbytes * 8;
+    int64_t total = 0;
+    for (int64_t x = 0; x < n; x++) {
+        bits r = {graph, nbits, offsets[x], 0};
+        uint64_t d = read_code(&r, p->outdegrees, p->zetak);
+        if (r.bad || d > (uint64_t)n)
+            return read_degrees(ctx, name, graph, nbits, p, offsets, x, x + 1, NULL);
+        total += (int64_t)d;
+    }
+    if (p->arcs >= 0 && total != p->arcs)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: the lists hold %lld arcs, the properties say %lld",
+                       name, (long long)total, (long long)p->arcs);
+    /* part r starts at the first node whose arcs before it reach total * r / parts */
+    const int64_t lo = total * part / parts, hi = total * (part + 1) / parts;
+    int64_t cum = 0, first = part == 0 ? 0 : -1, end = part == parts - 1 ? n : -1;
+    for (int64_t x = 0; x < n && (first < 0 || end < 0); x++) {
+        if (first < 0 && cum >= lo)
+            first = x;
+        if (end < 0 && cum >= hi)
+            end = x;
+        bits r = {graph, nbits, offsets[x], 0};
+        cum += (int64_t)read_code(&r, p->outdegrees, p->zetak);
+    }
+    *a = first < 0 ? n : first;
+    *b = end < 0 ? n : end;
+    *arcs = total;
+    return CS_OK;
+}
+
+cs_err cs_bv_decode_range(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                          const cs_bv_params *p, const uint64_t *offsets, int64_t a, int64_t b,
+                          int64_t **off_out, int64_t **tgt_out, cs_progress *prog)
+{
+    cs_err rc = CS_OK;
+    const uint64_t nbits = nbytes * 8;
+    int64_t *off = NULL, *tgt = NULL;
+    *off_out = NULL;
+    *tgt_out = NULL;
+    CS_TRY(ctx, cs_alloc(ctx, &off, (size_t)(b - a) + 1, sizeof *off, "BVGraph list offsets"));
+    CS_TRY(ctx, read_degrees(ctx, name, graph, nbits, p, offsets, a, b, off));
+    int64_t total = degrees_to_offsets(off, b - a);
+    CS_TRY(ctx, cs_alloc(ctx, &tgt, (size_t)total, sizeof *tgt, "BVGraph successors"));
+    if (prog != NULL)
+        prog->total = (uint64_t)total;
+    CS_TRY(ctx, decode_nodes(ctx, name, graph, nbits, p, offsets, a, b, off, NULL, tgt, prog));
+    *off_out = off;
+    *tgt_out = tgt;
+    return CS_OK;
+fail:
     free(off);
     free(tgt);
     return rc;
@@ -858,54 +981,5 @@ cs_err cs_bv_read_offsets(cs_ctx *ctx, const char *path, const cs_bv_params *p, 
     *offsets = o;
     return CS_OK;
 fail:
-    return rc;
-}
-
-cs_err cs_bv_read_graph(cs_ctx *ctx, const char *graph_path, int64_t nodes_hint, int64_t *n,
-                        int64_t **off, int32_t **tgt)
-{
-    cs_err rc = CS_OK;
-    char base[CS_IMP_PATH_MAX], path[CS_IMP_PATH_MAX + 16];
-    uint8_t *g = NULL;
-    uint64_t nb = 0, *offsets = NULL;
-    cs_bv_params p;
-    size_t l = strlen(graph_path);
-    if (l >= sizeof base)
-        return cs_fail(ctx, CS_ERR_CONFIG, "%s: path too long", graph_path);
-    memcpy(base, graph_path, l + 1);
-    if (l >= 6 && strcmp(base + l - 6, ".graph") == 0)
-        base[l - 6] = '\0';
-    snprintf(path, sizeof path, "%s.properties", base);
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        CS_TRY(ctx, cs_bv_read_properties(ctx, path, &p));
-        if (p.nodes < 0) {
-            rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: no 'nodes' entry", path);
-            goto fail;
-        }
-        if (nodes_hint > 0 && nodes_hint != p.nodes) {
-            rc = cs_fail(ctx, CS_ERR_CONFIG, "[import] node_count = %lld but %s says nodes = %lld",
-                         (long long)nodes_hint, path, (long long)p.nodes);
-            goto fail;
-        }
-    } else {
-        cs_bv_params_default(&p);
-        if (nodes_hint <= 0) {
-            rc = cs_fail(ctx, CS_ERR_CONFIG,
-                         "%s: no properties file (%s): give the node count with [import] "
-                         "node_count (WebGraph's default parameters are then assumed)",
-                         graph_path, path);
-            goto fail;
-        }
-        p.nodes = nodes_hint;
-    }
-    CS_TRY(ctx, slurp(ctx, graph_path, &g, &nb, NULL));
-    snprintf(path, sizeof path, "%s.offsets", base);
-    CS_TRY(ctx, cs_bv_read_offsets(ctx, path, &p, nb * 8, &offsets));
-    CS_TRY(ctx, cs_bv_decode(ctx, graph_path, g, nb, &p, offsets, off, tgt));
-    *n = p.nodes;
-fail:
-    free(g);
-    free(offsets);
     return rc;
 }

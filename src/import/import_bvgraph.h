@@ -70,6 +70,56 @@ cs_err cs_bv_read_offsets(cs_ctx *ctx, const char *path, const cs_bv_params *p, 
                           uint64_t **offsets);
 
 /*
+ * Local. The bit offsets of all p->nodes lists (nodes + 1 values, the last the end of the
+ * stream) by one sequential decoding pass, for graphs without a .offsets file: *offsets is
+ * malloc'd, owned by the caller. prog (may be NULL) counts nodes. Errors as cs_bv_decode.
+ */
+cs_err cs_bv_scan(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                  const cs_bv_params *p, uint64_t **offsets, cs_progress *prog);
+
+/*
+ * Local. Part `part` of `parts` of the nodes, [*a, *b), the parts cutting the arcs into shares
+ * as equal as whole lists allow (part r starts at the first node with at least arcs * r / parts
+ * arcs before it); *arcs: the arc count, checked against the properties'. Reads every node's
+ * outdegree at its offset (offsets: all nodes + 1), so every caller computes the same parts.
+ * CS_ERR_FORMAT when an outdegree cannot be read (an .offsets file of another graph) or the
+ * arc count is not the properties'.
+ */
+cs_err cs_bv_split(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                   const cs_bv_params *p, const uint64_t *offsets, int parts, int part, int64_t *a,
+                   int64_t *b, int64_t *arcs);
+
+/*
+ * Local. The lists of nodes [a, b) as a local CSR with 64-bit targets (the layout of a graph
+ * slice): *off (b - a + 1 entries, off[0] = 0) and *tgt (off[b - a] entries), allocated here
+ * and owned by the caller. offsets: all nodes + 1 bit offsets. Decoded in parallel (OpenMP) as
+ * cs_bv_decode; lists before a that the range references are decoded on demand. prog (may be
+ * NULL) gets the range's arc count as its total and counts arcs. Errors as cs_bv_decode.
+ */
+cs_err cs_bv_decode_range(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,
+                          const cs_bv_params *p, const uint64_t *offsets, int64_t a, int64_t b,
+                          int64_t **off, int64_t **tgt, cs_progress *prog);
+
+/*
+ * Local. Maps path read-only into *data (nbytes): the pages are read as the decoder touches
+ * them and belong to the page cache (shared by the ranks of a node, never copied). An empty
+ * file gives a static buffer. Release with cs_bv_unmap. CS_ERR_IO naming the file.
+ */
+cs_err cs_bv_map(cs_ctx *ctx, const char *path, const uint8_t **data, uint64_t *nbytes);
+/* Local. Releases a mapping of cs_bv_map (accepts NULL). */
+void cs_bv_unmap(const uint8_t *data, uint64_t nbytes);
+
+/*
+ * Local. Opens the BVGraph of graph_path (BASENAME.graph): its parameters from
+ * BASENAME.properties into p (or WebGraph's defaults and nodes_hint > 0 as the node count when
+ * there is none: an error without either; a nodes_hint that the properties contradict is an
+ * error), the .graph file mapped (cs_bv_map) and, when BASENAME.offsets exists, the offsets
+ * (*offsets, else NULL; owned by the caller). On failure nothing is left open.
+ */
+cs_err cs_bv_open(cs_ctx *ctx, const char *graph_path, int64_t nodes_hint, cs_bv_params *p,
+                  const uint8_t **graph, uint64_t *nbytes, uint64_t **offsets);
+
+/*
  * Local. The whole BVGraph of graph_path (BASENAME.graph, with BASENAME.properties and, when
  * present, BASENAME.offsets) into CSR as cs_bv_decode. nodes_hint (> 0) gives the node count
  * when there is no properties file (an error without either); *n receives the node count.

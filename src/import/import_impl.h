@@ -228,6 +228,21 @@ static inline int cs_imp_quote_len(size_t n)
     return (int)(n < CS_IMP_QUOTE_MAX ? n : CS_IMP_QUOTE_MAX);
 }
 
+/* Local. Item of an [import] file list resolved into path (cs_import_resolve_path), or a
+ * configuration error when it names the datasets folder and none is set. */
+cs_err cs_imp_resolve(cs_ctx *ctx, const cs_config *cfg, const char *item, char *path, size_t size);
+/* Local. The [import] keys are consistent (CS_ERR_CONFIG naming them otherwise). */
+cs_err cs_imp_check_config(cs_ctx *ctx, const cs_import_config *ic);
+/* Local. Whether cs_imp_bvgraph_run can import ic: a BVGraph whose pages need nothing read on
+ * one rank (no page tables or lists, no reverse, hosts per page, single or node). Otherwise
+ * *why (may be NULL) names the reason. */
+int cs_imp_bvgraph_parallel(const cs_import_config *ic, const char **why);
+/* Collective(ctx->comm). Logically collective: cfg, out_path, spec. The import of
+ * import_bvpar.c: every rank decodes and writes its share; *pages, *links, *hosts (may be
+ * NULL) receive the counts written. */
+cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
+                          int64_t *pages, int64_t *links, int64_t *hosts);
+
 /* Local. Next item of a comma-separated list at *p, trimmed, into out; 0 when the list is done. */
 int cs_imp_next_item(const char **p, char *out, size_t size);
 /* Local. Total bytes of the files of a comma-separated list (for progress lines). */

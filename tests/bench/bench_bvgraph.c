@@ -17,48 +17,69 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A random graph with web-like locality, streamed through the tests' encoder (a few megabytes
+ * of memory whatever its size): most lists resemble the previous one, most targets lie within
+ * 32 of the source. */
 static int write_graph(const char *base, int64_t n, int64_t deg, int with_offsets)
 {
-    int64_t *off = malloc(((size_t)n + 1) * sizeof *off);
-    int32_t *tgt = malloc((size_t)(n * (deg + 2)) * sizeof *tgt);
+    int32_t *prev = malloc((size_t)(deg + 2) * sizeof *prev);
+    int32_t *cur = malloc((size_t)(deg + 2) * sizeof *cur);
     uint8_t *mark = calloc((size_t)n, 1);
-    uint64_t s = 12345;
-    int64_t m = 0;
-    for (int64_t x = 0; x < n; x++) {
-        off[x] = m;
-        int64_t b = m;
-        if (x > 0 && (s >> 33) % 3 != 0) /* most lists resemble the previous one */
-            for (int64_t k = off[x - 1]; k < b; k++)
-                if ((k ^ (int64_t)(s >> 40)) % 5 != 0 && !mark[tgt[k]])
-                    mark[tgt[m++] = tgt[k]] = 1;
-        while (m - b < deg) {
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            int64_t t = (s >> 35) % 4 == 0 ? (int64_t)((s >> 20) % (uint64_t)n)
-                                           : (x + (int64_t)((s >> 24) % 64) - 32 + n) % n;
-            if (!mark[t])
-                mark[tgt[m++] = (int32_t)t] = 1;
-        }
-        for (int64_t k = b; k < m; k++)
-            mark[tgt[k]] = 0;
-        for (int64_t k = b + 1; k < m; k++) { /* insertion sort of the short list */
-            int32_t v = tgt[k];
-            int64_t j = k;
-            while (j > b && tgt[j - 1] > v) {
-                tgt[j] = tgt[j - 1];
-                j--;
-            }
-            tgt[j] = v;
-        }
+    if (prev == NULL || cur == NULL || mark == NULL || deg < 1 || deg > n) {
+        fprintf(stderr, "bench_bvgraph: out of memory (or a degree outside [1, nodes])\n");
+        return 1;
     }
-    off[n] = m;
     cs_bv_params p;
     cs_bv_params_default(&p);
     p.nodes = n;
-    bw_stats st = bw_write(base, n, off, tgt, &p, 1, 0, with_offsets, 1);
-    printf("wrote %s.graph: %lld nodes, %lld arcs, %lld references, %lld intervals\n", base,
-           (long long)n, (long long)m, (long long)st.refs, (long long)st.intervals);
-    free(off);
-    free(tgt);
+    bw_enc e;
+    bw_enc_open(&e, base, &p, with_offsets, 1);
+    uint64_t s = 12345;
+    int64_t m = 0, np = 0, prev_first = 0;
+    double t0 = cs_now(), last = t0;
+    for (int64_t x = 0; x < n; x++) {
+        int64_t c = 0;
+        if (x > 0 && (s >> 33) % 3 != 0) /* most lists resemble the previous one */
+            for (int64_t i = 0; i < np; i++)
+                if (((prev_first + i) ^ (int64_t)(s >> 40)) % 5 != 0 && !mark[prev[i]])
+                    mark[cur[c++] = prev[i]] = 1;
+        while (c < deg) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            int64_t t = (s >> 35) % 4 == 0 ? (int64_t)((s >> 20) % (uint64_t)n)
+                                           : ((x + (int64_t)((s >> 24) % 64) - 32) % n + n) % n;
+            if (!mark[t])
+                mark[cur[c++] = (int32_t)t] = 1;
+        }
+        for (int64_t k = 0; k < c; k++)
+            mark[cur[k]] = 0;
+        for (int64_t k = 1; k < c; k++) { /* insertion sort of the short list */
+            int32_t v = cur[k];
+            int64_t j = k;
+            while (j > 0 && cur[j - 1] > v) {
+                cur[j] = cur[j - 1];
+                j--;
+            }
+            cur[j] = v;
+        }
+        bw_enc_node(&e, cur, c);
+        prev_first = m;
+        m += c;
+        int32_t *t = prev;
+        prev = cur;
+        cur = t;
+        np = c;
+        if (cs_now() - last > 10.0) {
+            last = cs_now();
+            fprintf(stderr, "bench_bvgraph: %lld of %lld nodes, %lld arcs, %.0f s\n",
+                    (long long)x + 1, (long long)n, (long long)m, last - t0);
+        }
+    }
+    bw_stats st = bw_enc_close(&e, 1, 0);
+    printf("wrote %s.graph: %lld nodes, %lld arcs, %lld references, %lld intervals (%.1f s)\n",
+           base, (long long)n, (long long)m, (long long)st.refs, (long long)st.intervals,
+           cs_now() - t0);
+    free(prev);
+    free(cur);
     free(mark);
     return 0;
 }

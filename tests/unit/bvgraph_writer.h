@@ -1,6 +1,7 @@
 /*
- * A small BVGraph writer for the tests only (tests/unit/check_bvgraph.c): encodes a CSR graph
- * with given parameters and codes into BASENAME.graph, BASENAME.properties and optionally
+ * A small BVGraph writer for the tests only (tests/unit/check_bvgraph.c,
+ * tests/mpi/test_import_bv.c, the benchmarks): encodes a CSR graph, or a stream of lists, with
+ * given parameters and codes into BASENAME.graph, BASENAME.properties and optionally
  * BASENAME.offsets, following the format's published description (the decoder's header,
  * src/import/import_bvgraph.c, summarises it). References are chosen to exercise the decoder,
  * not to compress well: among the candidates allowed by the window and the maximum reference
@@ -22,14 +23,24 @@ typedef struct bw {
     uint64_t nbits;
 } bw;
 
+/* Room for k more bits (new bytes are zero). */
+static void bw_reserve(bw *w, uint64_t k)
+{
+    if (((w->nbits + k) >> 3) + 1 <= w->cap)
+        return;
+    size_t c = w->cap ? w->cap : 4096;
+    while (((w->nbits + k) >> 3) + 1 > c)
+        c *= 2;
+    w->b = realloc(w->b, c);
+    if (w->b == NULL)
+        abort();
+    memset(w->b + w->cap, 0, c - w->cap);
+    w->cap = c;
+}
+
 static void bw_bit(bw *w, unsigned bit)
 {
-    if ((w->nbits >> 3) + 1 > w->cap) {
-        size_t c = w->cap ? 2 * w->cap : 4096;
-        w->b = realloc(w->b, c);
-        memset(w->b + w->cap, 0, c - w->cap);
-        w->cap = c;
-    }
+    bw_reserve(w, 1);
     if (bit)
         w->b[w->nbits >> 3] |= (uint8_t)(0x80u >> (w->nbits & 7));
     w->nbits++;
@@ -37,8 +48,10 @@ static void bw_bit(bw *w, unsigned bit)
 
 static void bw_bits(bw *w, uint64_t v, unsigned k)
 {
-    for (unsigned i = k; i-- > 0;)
-        bw_bit(w, (unsigned)(v >> i) & 1u);
+    bw_reserve(w, k);
+    for (unsigned i = k; i-- > 0; w->nbits++)
+        if ((v >> i) & 1u)
+            w->b[w->nbits >> 3] |= (uint8_t)(0x80u >> (w->nbits & 7));
 }
 
 static unsigned bw_msb(uint64_t y)
@@ -48,8 +61,8 @@ static unsigned bw_msb(uint64_t y)
 
 static void bw_unary(bw *w, uint64_t x)
 {
-    for (uint64_t i = 0; i < x; i++)
-        bw_bit(w, 0);
+    bw_reserve(w, x + 1);
+    w->nbits += x; /* zeros */
     bw_bit(w, 1);
 }
 
@@ -147,43 +160,112 @@ typedef struct bw_stats {
     int64_t refs, longest_chain, intervals, residuals;
 } bw_stats;
 
-/* Writes the graph (n nodes, CSR off/tgt with increasing lists) to base.graph, base.properties
- * (unless props = 0; flags = 1 writes every code in compressionflags, 0 leaves it empty: the
- * codes must then be the defaults) and base.offsets (when offsets = 1). seed drives the random
- * choices. */
-static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const int32_t *tgt,
-                         const cs_bv_params *p, int props, int flags, int offsets, uint64_t seed)
+/*
+ * A streaming encoder: bw_enc_open, then bw_enc_node for nodes 0, 1, 2, ... in order, then
+ * bw_enc_close. It keeps only the last `window` lists and flushes the bit streams to the files
+ * as it goes, so that graphs of any size (10^9 arcs: tests/bench/import_scale.sh) can be
+ * written in a few megabytes. bw_write is the whole-graph form.
+ */
+typedef struct bw_enc {
+    cs_bv_params p;
+    char base[512];
+    FILE *fg, *fo;     /* .graph, .offsets (NULL: none) */
+    bw w, wo;          /* bits not yet flushed */
+    uint64_t gdone;    /* bits of the .graph stream already in the file */
+    uint64_t odone;    /* bits of the .offsets stream already in the file */
+    uint64_t prev_off; /* absolute start of the previous list */
+    uint64_t s;        /* the random choices' state */
+    int64_t x, arcs;   /* next node, arcs so far */
+    int slots;         /* window + 1 */
+    int32_t **ring;    /* the last lists: node y in slot y % slots */
+    int64_t *ring_len, *ring_cap;
+    int *ring_chain; /* reference chain length of each */
+    int64_t *runs;
+    int32_t *extra;
+    uint8_t *in_iv;
+    int64_t scratch_cap;
+    bw_stats st;
+} bw_enc;
+
+/* Writes the whole bytes of w to f and keeps the partial last byte; *done counts the bits. */
+static void bw_flush(bw *w, FILE *f, uint64_t *done)
 {
-    bw w = {NULL, 0, 0}, wo = {NULL, 0, 0};
-    int *chain = calloc((size_t)n + 1, sizeof *chain);
-    int64_t *runs = malloc(((size_t)off[n] + 2) * sizeof *runs);
-    int32_t *extra = malloc(((size_t)off[n] + 1) * sizeof *extra);
-    uint8_t *in_iv = malloc((size_t)off[n] + 1);
-    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1, prev_off = 0;
-    bw_stats st = {0, 0, 0, 0};
-    for (int64_t x = 0; x < n; x++) {
-        if (offsets) {
-            bw_code(&wo, p->offsets, p->zetak, w.nbits - prev_off);
-            prev_off = w.nbits;
-        }
-        const int32_t *S = tgt + off[x];
-        int64_t d = off[x + 1] - off[x];
-        bw_code(&w, p->outdegrees, p->zetak, (uint64_t)d);
-        if (d == 0)
-            continue;
+    size_t whole = (size_t)(w->nbits >> 3);
+    if (whole == 0)
+        return;
+    fwrite(w->b, 1, whole, f);
+    uint8_t part = (w->nbits & 7) ? w->b[whole] : 0;
+    memset(w->b, 0, whole + 1 < w->cap ? whole + 1 : w->cap);
+    w->b[0] = part;
+    *done += (uint64_t)whole * 8;
+    w->nbits &= 7;
+}
+
+static void bw_enc_open(bw_enc *e, const char *base, const cs_bv_params *p, int offsets,
+                        uint64_t seed)
+{
+    memset(e, 0, sizeof *e);
+    e->p = *p;
+    snprintf(e->base, sizeof e->base, "%s", base);
+    char path[600];
+    snprintf(path, sizeof path, "%s.graph", base);
+    e->fg = fopen(path, "wb");
+    if (offsets) {
+        snprintf(path, sizeof path, "%s.offsets", base);
+        e->fo = fopen(path, "wb");
+    }
+    if (e->fg == NULL || (offsets && e->fo == NULL))
+        abort();
+    e->s = seed * 0x9E3779B97F4A7C15ull + 1;
+    e->slots = p->window + 1;
+    e->ring = calloc((size_t)e->slots, sizeof *e->ring);
+    e->ring_len = calloc((size_t)e->slots, sizeof *e->ring_len);
+    e->ring_cap = calloc((size_t)e->slots, sizeof *e->ring_cap);
+    e->ring_chain = calloc((size_t)e->slots, sizeof *e->ring_chain);
+}
+
+static void bw_enc_scratch(bw_enc *e, int64_t d)
+{
+    if (d + 2 <= e->scratch_cap)
+        return;
+    int64_t c = e->scratch_cap ? e->scratch_cap : 64;
+    while (c < d + 2)
+        c *= 2;
+    e->runs = realloc(e->runs, (size_t)c * sizeof *e->runs);
+    e->extra = realloc(e->extra, (size_t)c * sizeof *e->extra);
+    e->in_iv = realloc(e->in_iv, (size_t)c);
+    e->scratch_cap = c;
+}
+
+/* Encodes the next node's list S[0, d) (strictly increasing). */
+static void bw_enc_node(bw_enc *e, const int32_t *S, int64_t d)
+{
+    const cs_bv_params *p = &e->p;
+    const int64_t x = e->x;
+    bw *w = &e->w;
+    bw_enc_scratch(e, d);
+    if (e->fo != NULL) {
+        uint64_t here = e->gdone + w->nbits;
+        bw_code(&e->wo, p->offsets, p->zetak, here - e->prev_off);
+        e->prev_off = here;
+    }
+    bw_code(w, p->outdegrees, p->zetak, (uint64_t)d);
+    int chain_x = 0;
+    if (d > 0) {
         int64_t r = 0;
         if (p->window > 0) {
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            unsigned pick = (unsigned)(s >> 60);
+            e->s = e->s * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned pick = (unsigned)(e->s >> 60);
             int64_t best = -1;
             for (int64_t c = 1; c <= p->window && c <= x; c++) {
-                if (p->maxref >= 0 && chain[x - c] + 1 > p->maxref)
+                int sl = (int)((x - c) % e->slots);
+                if (p->maxref >= 0 && e->ring_chain[sl] + 1 > p->maxref)
                     continue;
                 int64_t common = 0;
-                for (int64_t k = off[x - c]; k < off[x - c + 1]; k++)
-                    common += bw_has(S, d, tgt[k]);
+                for (int64_t k = 0; k < e->ring_len[sl]; k++)
+                    common += bw_has(S, d, e->ring[sl][k]);
                 if (pick < 2)
-                    common = (int64_t)((s >> (8 * (c % 7))) & 0xff); /* a random candidate */
+                    common = (int64_t)((e->s >> (8 * (c % 7))) & 0xff); /* a random candidate */
                 if (common > best) {
                     best = common;
                     r = c;
@@ -191,38 +273,42 @@ static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const 
             }
             if (pick == 15)
                 r = 0;
+            bw_code(w, p->references, p->zetak, (uint64_t)r);
         }
-        if (p->window > 0) /* no reference field without a window */
-            bw_code(&w, p->references, p->zetak, (uint64_t)r);
         int64_t ne = 0;
         if (r > 0) {
-            st.refs++;
-            chain[x] = chain[x - r] + 1;
-            if (chain[x] > st.longest_chain)
-                st.longest_chain = chain[x];
-            const int32_t *L = tgt + off[x - r];
-            int64_t Ln = off[x - r + 1] - off[x - r], nr = 0, cur = 0;
+            int sl = (int)((x - r) % e->slots);
+            e->st.refs++;
+            chain_x = e->ring_chain[sl] + 1;
+            if (chain_x > e->st.longest_chain)
+                e->st.longest_chain = chain_x;
+            const int32_t *L = e->ring[sl];
+            int64_t Ln = e->ring_len[sl], nr = 0, cur = 0;
+            if (Ln + 2 > e->scratch_cap)
+                bw_enc_scratch(e, Ln);
             int type = 1; /* copy first */
             for (int64_t i = 0; i < Ln; i++) {
                 int in = bw_has(S, d, L[i]);
                 if (in != type) {
-                    runs[nr++] = cur;
+                    e->runs[nr++] = cur;
                     cur = 0;
                     type = !type;
                 }
                 cur++;
             }
-            runs[nr++] = cur;
-            bw_code(&w, p->block_count, p->zetak, (uint64_t)(nr - 1));
+            e->runs[nr++] = cur;
+            bw_code(w, p->block_count, p->zetak, (uint64_t)(nr - 1));
             for (int64_t i = 0; i + 1 < nr; i++)
-                bw_code(&w, p->blocks, p->zetak, (uint64_t)(i == 0 ? runs[0] : runs[i] - 1));
+                bw_code(w, p->blocks, p->zetak, (uint64_t)(i == 0 ? e->runs[0] : e->runs[i] - 1));
             for (int64_t k = 0; k < d; k++)
                 if (!bw_has(L, Ln, S[k]))
-                    extra[ne++] = S[k];
+                    e->extra[ne++] = S[k];
         } else {
-            memcpy(extra, S, (size_t)d * sizeof *extra);
+            memcpy(e->extra, S, (size_t)d * sizeof *e->extra);
             ne = d;
         }
+        const int32_t *extra = e->extra;
+        uint8_t *in_iv = e->in_iv;
         memset(in_iv, 0, (size_t)ne + 1);
         if (ne > 0 && p->minint > 0) {
             int64_t cnt = 0;
@@ -234,7 +320,7 @@ static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const 
                     cnt++;
                 i = j;
             }
-            bw_gamma(&w, (uint64_t)cnt);
+            bw_gamma(w, (uint64_t)cnt);
             int64_t prev = 0, first = 1;
             for (int64_t i = 0; i < ne;) {
                 int64_t j = i + 1;
@@ -242,13 +328,13 @@ static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const 
                     j++;
                 if (j - i >= p->minint) {
                     if (first)
-                        bw_gamma(&w, bw_int2nat((int64_t)extra[i] - x));
+                        bw_gamma(w, bw_int2nat((int64_t)extra[i] - x));
                     else
-                        bw_gamma(&w, (uint64_t)((int64_t)extra[i] - prev - 1));
-                    bw_gamma(&w, (uint64_t)(j - i - p->minint));
+                        bw_gamma(w, (uint64_t)((int64_t)extra[i] - prev - 1));
+                    bw_gamma(w, (uint64_t)(j - i - p->minint));
                     prev = (int64_t)extra[i] + (j - i);
                     first = 0;
-                    st.intervals++;
+                    e->st.intervals++;
                     memset(in_iv + i, 1, (size_t)(j - i));
                 }
                 i = j;
@@ -259,33 +345,54 @@ static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const 
             if (in_iv[i])
                 continue;
             if (first)
-                bw_code(&w, p->residuals, p->zetak, bw_int2nat((int64_t)extra[i] - x));
+                bw_code(w, p->residuals, p->zetak, bw_int2nat((int64_t)extra[i] - x));
             else
-                bw_code(&w, p->residuals, p->zetak, (uint64_t)((int64_t)extra[i] - prev - 1));
+                bw_code(w, p->residuals, p->zetak, (uint64_t)((int64_t)extra[i] - prev - 1));
             prev = extra[i];
             first = 0;
-            st.residuals++;
+            e->st.residuals++;
         }
     }
-    if (offsets)
-        bw_code(&wo, p->offsets, p->zetak, w.nbits - prev_off);
-    char path[512];
-    snprintf(path, sizeof path, "%s.graph", base);
-    FILE *f = fopen(path, "wb");
-    fwrite(w.b, 1, (size_t)((w.nbits + 7) / 8), f);
-    fclose(f);
-    if (offsets) {
-        snprintf(path, sizeof path, "%s.offsets", base);
-        f = fopen(path, "wb");
-        fwrite(wo.b, 1, (size_t)((wo.nbits + 7) / 8), f);
-        fclose(f);
+    /* x's list into the ring, for the references of the next window nodes */
+    int sx = (int)(x % e->slots);
+    if (d > e->ring_cap[sx]) {
+        e->ring[sx] = realloc(e->ring[sx], (size_t)d * sizeof **e->ring);
+        e->ring_cap[sx] = d;
     }
+    if (d > 0)
+        memcpy(e->ring[sx], S, (size_t)d * sizeof *S);
+    e->ring_len[sx] = d;
+    e->ring_chain[sx] = chain_x;
+    e->x++;
+    e->arcs += d;
+    if (w->nbits >= ((uint64_t)8 << 20))
+        bw_flush(w, e->fg, &e->gdone);
+    if (e->fo != NULL && e->wo.nbits >= ((uint64_t)8 << 20))
+        bw_flush(&e->wo, e->fo, &e->odone);
+}
+
+/* Ends the streams (the padding of the last byte is zero), writes BASENAME.properties (unless
+ * props = 0; flags = 1 writes every code in compressionflags, 0 leaves it empty: the codes must
+ * then be the defaults) and frees e. */
+static bw_stats bw_enc_close(bw_enc *e, int props, int flags)
+{
+    const cs_bv_params *p = &e->p;
+    if (e->fo != NULL) {
+        bw_code(&e->wo, p->offsets, p->zetak, e->gdone + e->w.nbits - e->prev_off);
+        e->wo.nbits = (e->wo.nbits + 7) & ~(uint64_t)7;
+        bw_flush(&e->wo, e->fo, &e->odone);
+        fclose(e->fo);
+    }
+    e->w.nbits = (e->w.nbits + 7) & ~(uint64_t)7;
+    bw_flush(&e->w, e->fg, &e->gdone);
+    fclose(e->fg);
     if (props) {
-        snprintf(path, sizeof path, "%s.properties", base);
-        f = fopen(path, "w");
+        char path[600];
+        snprintf(path, sizeof path, "%s.properties", e->base);
+        FILE *f = fopen(path, "w");
         fprintf(f, "#BVGraph properties\ngraphclass=it.unimi.dsi.webgraph.BVGraph\nversion=0\n");
         fprintf(f, "nodes=%lld\narcs=%lld\nwindowsize=%d\nmaxrefcount=%d\nminintervallength=%d\n",
-                (long long)n, (long long)off[n], p->window, p->maxref, p->minint);
+                (long long)e->x, (long long)e->arcs, p->window, p->maxref, p->minint);
         fprintf(f, "zetak=%d\ncompressionflags=", p->zetak);
         if (flags)
             fprintf(
@@ -295,13 +402,33 @@ static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const 
         fprintf(f, "\n");
         fclose(f);
     }
-    free(w.b);
-    free(wo.b);
-    free(chain);
-    free(runs);
-    free(extra);
-    free(in_iv);
+    bw_stats st = e->st;
+    for (int sl = 0; sl < e->slots; sl++)
+        free(e->ring[sl]);
+    free(e->ring);
+    free(e->ring_len);
+    free(e->ring_cap);
+    free(e->ring_chain);
+    free(e->runs);
+    free(e->extra);
+    free(e->in_iv);
+    free(e->w.b);
+    free(e->wo.b);
+    memset(e, 0, sizeof *e);
     return st;
+}
+
+/* Writes the graph (n nodes, CSR off/tgt with increasing lists) to base.graph, base.properties
+ * (unless props = 0; flags as bw_enc_close) and base.offsets (when offsets = 1). seed drives
+ * the random choices. */
+static bw_stats bw_write(const char *base, int64_t n, const int64_t *off, const int32_t *tgt,
+                         const cs_bv_params *p, int props, int flags, int offsets, uint64_t seed)
+{
+    bw_enc e;
+    bw_enc_open(&e, base, p, offsets, seed);
+    for (int64_t x = 0; x < n; x++)
+        bw_enc_node(&e, tgt + off[x], off[x + 1] - off[x]);
+    return bw_enc_close(&e, props, flags);
 }
 
 #endif
