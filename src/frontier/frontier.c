@@ -5,6 +5,7 @@
 #include "crawlsim/rng.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,14 +40,39 @@ static inline uint64_t cyc(const cs_frontier *f, uint64_t a, uint64_t b)
     return b >= a ? b - a : b + f->nslots - a;
 }
 
+/* Entries (or new pages) from which the hash's rebuild and cs_frontier_add_new run on the
+ * rank's OpenMP threads. */
+#define PAR_MIN 4096
+
+/* Claims the first empty slot of id's probe sequence for value v (concurrent inserts of distinct
+ * ids: an empty slot is taken by one compare-and-swap, never given back). Returns the slot. */
+static uint64_t claim_slot(const cs_frontier *f, int64_t id, int32_t v)
+{
+    for (uint64_t s = slot_of(f, id);; s = next_slot(f, s)) {
+        int32_t e = -1;
+        if (__atomic_load_n(&f->slots[s], __ATOMIC_RELAXED) == -1 &&
+            __atomic_compare_exchange_n(&f->slots[s], &e, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return s;
+    }
+}
+
+/* The hash rebuilt from the entries. Which slot holds an entry depends on the order of the
+ * inserts (in parallel: on the threads' timing), never which entry a page finds: no result
+ * reads the slots' layout. */
 static void rehash(cs_frontier *f)
 {
-    memset(f->slots, 0xff, (size_t)f->nslots * sizeof *f->slots);
-    for (int64_t i = 0; i < f->n; i++) {
-        uint64_t s = slot_of(f, f->id[i]);
-        while (f->slots[s] >= 0)
-            s = next_slot(f, s);
-        f->slots[s] = (int32_t)i;
+    const int64_t n = f->n;
+    const uint64_t ns = f->nslots;
+    int32_t *slots = f->slots;
+    const cs_frontier *cf = f;
+#pragma omp parallel if (n >= PAR_MIN) default(none) shared(cf, slots, n, ns)
+    {
+#pragma omp for schedule(static)
+        for (uint64_t s = 0; s < ns; s++)
+            slots[s] = -1;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; i++)
+            claim_slot(cf, cf->id[i], (int32_t)i);
     }
 }
 
@@ -222,6 +248,127 @@ cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t 
     f->slots[s] = (int32_t)i;
     *slot = i;
     *added = 1;
+    return CS_OK;
+}
+
+/*
+ * The new pages' entries in parallel. Phase 1: each page j claims a slot with the placeholder
+ * -2 - j (compare-and-swap on an empty slot); a page already placed by an earlier occurrence
+ * (same id) lowers that placeholder to its own index when smaller (compare-and-swap again), so
+ * the placeholder ends as the first occurrence's, whatever the threads' timing. Phase 2: each
+ * occurrence reads its page's first occurrence; the first occurrences are counted by blocks,
+ * and their prefix sums in block order give each its entry: the order of first occurrences, the
+ * serial loop's. Phase 3: the entries are written and the placeholders replaced by them.
+ */
+#define ADD_BLOCK 1024
+#define ADD_PAR_MIN 128 /* fewer new pages are added serially */
+
+cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int64_t n, int64_t *ent)
+{
+    cs_err rc = CS_OK;
+    const int64_t n0 = f->n;
+    if (n < ADD_PAR_MIN || omp_get_max_threads() == 1) {
+        for (int64_t j = 0; j < n; j++) {
+            int64_t e = -1;
+            int added = 0;
+            rc = cs_frontier_find_or_add(ctx, f, ids[j], &e, &added);
+            if (rc != CS_OK)
+                return rc;
+            CS_ASSERT(added || e >= n0); /* (a repeat of this batch's page) */
+            ent[j] = e | (added ? CS_FRONTIER_ADDED : 0);
+        }
+        return CS_OK;
+    }
+    if (n > INT32_MAX - 2)
+        return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
+    rc = grow(ctx, f, f->n + n);
+    if (rc != CS_OK)
+        return rc;
+    const int64_t nb = (n + ADD_BLOCK - 1) / ADD_BLOCK;
+    if (f->scratch_cap < n + nb + 1) {
+        uint64_t *p = realloc(f->scratch, (size_t)(n + nb + 1) * sizeof *p);
+        if (p == NULL)
+            return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld new entries",
+                           (long long)n);
+        f->scratch = p;
+        f->scratch_cap = n + nb + 1;
+    }
+    uint64_t *pos = f->scratch, *blk = f->scratch + n;
+    const cs_frontier *cf = f;
+    int32_t *slots = f->slots;
+    const int stride = f->stride;
+#pragma omp parallel default(none) shared(cf, slots, ids, n, ent, pos, blk, nb, n0, stride)
+    {
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            const int32_t mine = (int32_t)(-2 - j);
+            for (uint64_t s = slot_of(cf, ids[j]);; s = next_slot(cf, s)) {
+                int32_t v = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
+                if (v == -1 && __atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
+                                                           __ATOMIC_RELAXED)) {
+                    pos[j] = s;
+                    break;
+                }
+                /* (a failed exchange left the slot's new value in v) */
+                if (v <= -2 && ids[-2 - v] == ids[j]) {
+                    /* the page's slot: keep the smaller index (the larger placeholder) */
+                    while (mine > v &&
+                           !__atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
+                                                        __ATOMIC_RELAXED))
+                        ;
+                    pos[j] = s;
+                    break;
+                }
+            }
+        }
+        /* each occurrence's first occurrence c (ent[j] = -1 - c for a repeat), counted by block */
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
+            uint64_t k = 0;
+            for (int64_t j = b * ADD_BLOCK; j < e; j++) {
+                const int64_t c = -2 - (int64_t)slots[pos[j]];
+                ent[j] = c == j ? 0 : -1 - c;
+                k += c == j;
+            }
+            blk[b] = k;
+        }
+#pragma omp single
+        {
+            uint64_t at = (uint64_t)n0;
+            for (int64_t b = 0; b < nb; b++) {
+                const uint64_t k = blk[b];
+                blk[b] = at;
+                at += k;
+            }
+            blk[nb] = at;
+        }
+        /* the first occurrences' entries, in order */
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
+            int64_t at = (int64_t)blk[b];
+            for (int64_t j = b * ADD_BLOCK; j < e; j++) {
+                if (ent[j] < 0)
+                    continue;
+                cf->id[at] = ids[j];
+                cf->q[at] = 0.0f;
+                memset(cf->codes + at * stride, 0, (size_t)stride);
+                memset(&cf->lk[at], 0, sizeof cf->lk[at]);
+                ent[j] = at++ | CS_FRONTIER_ADDED;
+            }
+        }
+        /* the repeats take their first occurrence's entry; the slots get the entries */
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            if (ent[j] < 0) {
+                ent[j] = ent[-1 - ent[j]] & (CS_FRONTIER_ADDED - 1);
+            } else {
+                slots[pos[j]] = (int32_t)(ent[j] & (CS_FRONTIER_ADDED - 1));
+            }
+        }
+    }
+    f->n = (int64_t)blk[nb];
     return CS_OK;
 }
 

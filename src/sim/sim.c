@@ -261,6 +261,7 @@ static void sim_free(sim *s)
     free(s->sl.blk);
     free(s->r.rblk);
     free(s->r.ins_list);
+    free(s->r.ins_new);
     free(s->sl.sp);
     free(s->sl.sp_all);
     free(s->sl.sp_counts);

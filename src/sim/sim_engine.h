@@ -195,6 +195,8 @@ typedef struct sim_route {
     size_t rblk_cap;
     int64_t *ins_list; /* and per thread the records of its entries */
     size_t ins_list_cap;
+    int64_t *ins_new; /* and the records of new pages: their indexes, pages and entries */
+    size_t ins_new_cap;
 } sim_route;
 
 /* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)
