@@ -122,7 +122,7 @@ typedef struct sim_select {
     size_t cands_cap;
     int64_t *sel;
     size_t sel_cap;
-    uint64_t floor;     /* greedy selection: keys below are skipped first (candidates) */
+    uint64_t floor;     /* unused (checkpoints keep its place: the greedy floor of old) */
     uint64_t *sort_tmp; /* cs_sort_u64 scratch */
     size_t sort_tmp_cap;
     uint64_t *acc; /* the keys a selection walk accepted */
@@ -132,6 +132,8 @@ typedef struct sim_select {
     int *sp_counts, *sp_displs; /* P each */
     int64_t *blk;               /* fill_keys: per block of entries, its offset */
     size_t blk_cap;
+    uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
+    size_t hist_cap;
 } sim_select;
 
 /* The fetches of a tick and what the learner observes of them. */
