@@ -161,6 +161,28 @@ void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage)
     __builtin_prefetch(f->codes + e * f->stride);
 }
 
+/* realloc of a block whose first `used` bytes matter, for large blocks copied on the rank's
+ * threads (a copy and the new pages' first touch: the serial part of a growing frontier). NULL
+ * when out of memory (p is then untouched). */
+#define REGROW_PAR (1 << 20) /* bytes */
+static void *regrow(void *p, size_t bytes, size_t used)
+{
+    if (used < REGROW_PAR || omp_get_max_threads() == 1)
+        return realloc(p, bytes);
+    char *q = malloc(bytes);
+    if (q == NULL)
+        return NULL;
+    const char *from = p;
+    const int64_t nb = (int64_t)((used + REGROW_PAR - 1) / REGROW_PAR);
+#pragma omp parallel for default(none) shared(q, from, used, nb) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const size_t at = (size_t)b * REGROW_PAR;
+        memcpy(q + at, from + at, used - at < REGROW_PAR ? used - at : REGROW_PAR);
+    }
+    free(p);
+    return q;
+}
+
 static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
 {
     cs_err rc = CS_OK;
@@ -172,20 +194,20 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
             cap = f->capacity; /* no growth slack beyond the capacity while within it */
         if (cap >= INT32_MAX)
             return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
-        size_t c = (size_t)cap, g = (size_t)f->stride;
+        size_t c = (size_t)cap, g = (size_t)f->stride, n = (size_t)f->n;
         void *p;
-#define REGROW(field, bytes)                                                                       \
+#define REGROW(field, bytes, used)                                                                 \
     do {                                                                                           \
-        p = realloc(f->field, (bytes));                                                            \
+        p = regrow(f->field, (bytes), (used));                                                     \
         if (p == NULL)                                                                             \
             return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld entries",          \
                            (long long)cap);                                                        \
         f->field = p;                                                                              \
     } while (0)
-        REGROW(id, c * sizeof *f->id);
-        REGROW(q, c * sizeof *f->q);
-        REGROW(codes, c * g);
-        REGROW(lk, c * sizeof *f->lk);
+        REGROW(id, c * sizeof *f->id, n * sizeof *f->id);
+        REGROW(q, c * sizeof *f->q, n * sizeof *f->q);
+        REGROW(codes, c * g, n * g);
+        REGROW(lk, c * sizeof *f->lk, n * sizeof *f->lk);
 #undef REGROW
         f->cap_alloc = cap;
     }
@@ -193,9 +215,10 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
      * entry at capacity; a power-of-two table would cost 8 to 16) */
     if ((uint64_t)f->cap_alloc * 5 / 3 > f->nslots) {
         uint64_t slots = (uint64_t)f->cap_alloc * 5 / 3 + 1;
-        int32_t *s = realloc(f->slots, (size_t)slots * sizeof *s);
+        int32_t *s = malloc((size_t)slots * sizeof *s); /* (rehash writes every slot) */
         if (s == NULL)
             return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for its hash table");
+        free(f->slots);
         f->slots = s;
         f->nslots = slots;
         rehash(f);
