@@ -80,6 +80,10 @@ CS_API cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *id
                                   int64_t *ent);
 /* Local. Removes entry `slot` (the last entry moves into its place). */
 CS_API void cs_frontier_remove(cs_frontier *f, int64_t slot);
+/* Local; parallel over the calling rank's OpenMP threads (call it outside parallel regions).
+ * Removes the entries sl[0..k) (distinct, increasing), leaving the entries exactly as
+ * cs_frontier_remove of each in decreasing order would. CS_ERR_NOMEM (nothing removed). */
+CS_API cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl, int64_t k);
 /* Local. Evicts the lowest-keyed entries until at most capacity remain; returns how many. */
 CS_API int64_t cs_frontier_evict(cs_frontier *f);
 /* Local. Drops every entry whose key (cs_frontier_key) is below cut, whatever the capacity

@@ -434,6 +434,88 @@ void cs_frontier_remove(cs_frontier *f, int64_t e)
     f->n--;
 }
 
+/* Local. f->scratch with room for n words; 0 when out of memory. */
+static int scratch_for(cs_frontier *f, int64_t n)
+{
+    if (f->scratch_cap >= n)
+        return 1;
+    uint64_t *p = realloc(f->scratch, (size_t)n * sizeof *p);
+    if (p == NULL)
+        return 0;
+    f->scratch = p;
+    f->scratch_cap = n;
+    return 1;
+}
+
+/*
+ * The removals in parallel. Where each remaining entry ends is worked out first, serially on
+ * indexes only: removing e (decreasing) moves the entry at the last position, which is either
+ * still in its place or a hole filled before (src of that removal). Then on the threads: (1) each
+ * removed entry's hash slot and the start of its cluster (the run of occupied slots around it);
+ * (2) the deletions, each cluster's by one thread (the owner of its start's range of slots) in
+ * turn: a backward-shift deletion moves slots within its cluster only, and clusters only split,
+ * so the threads never touch one slot; (3) the moving entries' slots found, (4) their data
+ * copied into the holes below the new size and their slots pointed there.
+ */
+#define REMOVE_PAR_MIN 128 /* fewer removals run serially */
+
+cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl, int64_t k)
+{
+    if (k < REMOVE_PAR_MIN || omp_get_max_threads() == 1) {
+        for (int64_t i = k - 1; i >= 0; i--)
+            cs_frontier_remove(f, sl[i]);
+        return CS_OK;
+    }
+    if (!scratch_for(f, 3 * k))
+        return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld removals",
+                       (long long)k);
+    int64_t *src = (int64_t *)f->scratch;
+    uint64_t *cl = f->scratch + k, *at = f->scratch + 2 * k;
+    const int64_t n = f->n, m = n - k;
+    CS_ASSERT(k <= n && sl[0] >= 0 && sl[k - 1] < n);
+    for (int64_t i = k - 1, q = k - 1, size = n; i >= 0; i--, size--) {
+        const int64_t last = size - 1;
+        CS_ASSERT(i == 0 || sl[i - 1] < sl[i]);
+        while (q > i && sl[q] > last)
+            q--;
+        src[i] = sl[i] == last ? -1 : q > i && sl[q] == last ? src[q] : last;
+    }
+    cs_frontier *cf = f;
+#pragma omp parallel default(none) shared(cf, sl, k, src, cl, at, m)
+    {
+        const uint64_t T = (uint64_t)omp_get_num_threads(), me = (uint64_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < k; i++) {
+            uint64_t c = hash_slot_of_entry(cf, sl[i]);
+            for (uint64_t p = c == 0 ? cf->nslots - 1 : c - 1; cf->slots[p] >= 0;
+                 p = p == 0 ? cf->nslots - 1 : p - 1)
+                c = p;
+            cl[i] = c;
+        }
+        for (int64_t i = 0; i < k; i++)
+            if (cl[i] * T / cf->nslots == me)
+                hash_delete(cf, hash_slot_of_entry(cf, sl[i]));
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < k; i++)
+            if (sl[i] < m)
+                at[i] = hash_slot_of_entry(cf, src[i]);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < k; i++) {
+            if (sl[i] >= m)
+                continue;
+            const int64_t e = sl[i], v = src[i];
+            cf->slots[at[i]] = (int32_t)e;
+            cf->id[e] = cf->id[v];
+            cf->q[e] = cf->q[v];
+            memcpy(cf->codes + e * cf->stride, cf->codes + v * cf->stride, (size_t)cf->stride);
+            cf->lk[e] = cf->lk[v];
+        }
+    }
+    f->n = m;
+    return CS_OK;
+}
+
 int64_t cs_frontier_evict(cs_frontier *f)
 {
     if (f->n <= f->capacity)

@@ -196,8 +196,9 @@ fail:
 /* Picks from which sim_take_selected reads the entries on the rank's threads. */
 #define TAKE_PARALLEL 128
 
-/* Moves the selected frontier entries into s->f.fx (slots removed in decreasing order so that
- * the swap-with-last removal never moves an entry still to be removed). */
+/* Moves the selected frontier entries into s->f.fx, then removes them from the frontier
+ * (cs_frontier_remove_sorted: as if in decreasing order of slot, so that the swap-with-last
+ * removal never moves an entry still to be removed). */
 cs_err sim_take_selected(sim *s, int64_t nsel)
 {
     cs_ctx *ctx = s->ctx;
@@ -232,10 +233,8 @@ cs_err sim_take_selected(sim *s, int64_t nsel)
     /* remove by decreasing slot */
     CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)nsel + 1,
                         sizeof *s->sl.sort_tmp, "fetches"));
-    uint64_t *slots = (uint64_t *)s->sl.sel; /* slots are >= 0 */
-    cs_sort_u64(slots, nsel, s->sl.sort_tmp);
-    for (int64_t i = nsel - 1; i >= 0; i--)
-        cs_frontier_remove(s->fr, (int64_t)slots[i]);
+    cs_sort_u64((uint64_t *)s->sl.sel, nsel, s->sl.sort_tmp); /* slots are >= 0 */
+    CS_TRY(ctx, cs_frontier_remove_sorted(ctx, s->fr, s->sl.sel, nsel));
 fail:
     return rc;
 }
