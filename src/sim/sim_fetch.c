@@ -26,7 +26,8 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * Fetches s->f.fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
-#define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+#define FETCH_CHUNK 16     /* pages per chunk of the fetch loop's dynamic schedule */
+#define FETCH_PARALLEL 128 /* fewer pages' degrees are read serially */
 /* Link records per block of the routing's counting sort: 128, or 8 per rank beyond 16 ranks
  * (each block zeroes and sums one count per rank). A stable counting sort gives the same order
  * for any blocks; fixed ones keep the work of a block independent of the thread count. */
@@ -63,10 +64,17 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
            cs_grow(ctx, &s->f.base, &s->f.base_cap, (size_t)n + 1, sizeof *s->f.base, "fetches"));
     CS_TRY(ctx,
            cs_grow(ctx, &s->f.nout, &s->f.nout_cap, (size_t)n + 1, sizeof *s->f.nout, "fetches"));
-    int64_t links = 0;
+    /* the pages' out-degrees (reads at random places) in parallel, their prefix sums */
+    int64_t links = 0, *deg = s->f.base;
+    const fetch *fx0 = s->f.fx;
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none) shared(deg, off, fx0, n)           \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        deg[i] = off[fx0[i].li + 1] - off[fx0[i].li];
     for (int64_t i = 0; i < n; i++) {
-        s->f.base[i] = links;
-        links += off[s->f.fx[i].li + 1] - off[s->f.fx[i].li];
+        const int64_t d = deg[i];
+        deg[i] = links;
+        links += d;
     }
     CS_TRY(ctx,
            cs_grow(ctx, &s->r.msgs, &s->r.msgs_cap, (size_t)links + 1, sizeof *s->r.msgs, "links"));
