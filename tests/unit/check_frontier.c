@@ -215,7 +215,7 @@ START_TEST(test_add_new_batch)
 {
     omp_set_num_threads(3);
     cs_frontier *f = make(1 << 20, 12), *g = make(1 << 20, 12);
-    const int64_t n = 30000;
+    const int64_t n = 12000;
     int64_t *ids = malloc((size_t)n * sizeof *ids), *ent = malloc((size_t)n * sizeof *ent);
     ck_assert_ptr_nonnull(ids);
     ck_assert_ptr_nonnull(ent);
@@ -262,7 +262,7 @@ START_TEST(test_remove_sorted)
 {
     omp_set_num_threads(3);
     cs_frontier *f = make(1 << 20, 12), *g = make(1 << 20, 12);
-    const int64_t n = 20000;
+    const int64_t n = 8000;
     int64_t *sl = malloc((size_t)n * sizeof *sl);
     ck_assert_ptr_nonnull(sl);
     for (int64_t i = 0; i < n; i++) {
@@ -272,12 +272,12 @@ START_TEST(test_remove_sorted)
     cs_rng r;
     cs_rng_init(&r, 6, 0, 0, 0);
     int64_t bad = 0;
-    for (int round = 0; round < 8; round++) {
+    for (int round = 0; round < 5; round++) {
         const int64_t size = cs_frontier_size(f);
         int64_t k = 0;
         for (int64_t e = 0; e < size; e++) {
             const int take = round == 0   ? e % 97 == 0 && k < 100
-                             : round == 1 ? e >= size - 3000 || e % 5 == 0
+                             : round == 1 ? e >= size - 1000 || e % 5 == 0
                                           : cs_rng_u64(&r) % 16 == 0;
             if (take)
                 sl[k++] = e;
