@@ -40,8 +40,7 @@ static inline uint64_t cyc(const cs_frontier *f, uint64_t a, uint64_t b)
     return b >= a ? b - a : b + f->nslots - a;
 }
 
-/* Entries (or new pages) from which the hash's rebuild and cs_frontier_add_new run on the
- * rank's OpenMP threads. */
+/* Entries from which the hash's rebuild runs on the rank's OpenMP threads. */
 #define PAR_MIN 4096
 
 /* Claims the first empty slot of id's probe sequence for value v (concurrent inserts of distinct
