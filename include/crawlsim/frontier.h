@@ -68,8 +68,22 @@ CS_API cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *
  * (one probe sequence for both) and sets *added. Errors as cs_frontier_add. */
 CS_API cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot,
                                       int *added);
+/* The flag of cs_frontier_add_new's out values for a page's first occurrence. */
+#define CS_FRONTIER_ADDED ((int64_t)1 << 40)
+/* Local; parallel over the calling rank's OpenMP threads (call it outside parallel regions).
+ * Adds the pages ids[0..n), none of them in the frontier, some possibly repeated: one zeroed
+ * entry per distinct page, appended in the order of first occurrences, exactly as n calls of
+ * cs_frontier_find_or_add would (the result does not depend on the thread count). ent[j] is the
+ * entry of ids[j], | CS_FRONTIER_ADDED at the page's first occurrence. Errors as
+ * cs_frontier_add. */
+CS_API cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int64_t n,
+                                  int64_t *ent);
 /* Local. Removes entry `slot` (the last entry moves into its place). */
 CS_API void cs_frontier_remove(cs_frontier *f, int64_t slot);
+/* Local; parallel over the calling rank's OpenMP threads (call it outside parallel regions).
+ * Removes the entries sl[0..k) (distinct, increasing), leaving the entries exactly as
+ * cs_frontier_remove of each in decreasing order would. CS_ERR_NOMEM (nothing removed). */
+CS_API cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl, int64_t k);
 /* Local. Evicts the lowest-keyed entries until at most capacity remain; returns how many. */
 CS_API int64_t cs_frontier_evict(cs_frontier *f);
 /* Local. Drops every entry whose key (cs_frontier_key) is below cut, whatever the capacity

@@ -5,6 +5,7 @@
 #include "crawlsim/rng.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,14 +40,38 @@ static inline uint64_t cyc(const cs_frontier *f, uint64_t a, uint64_t b)
     return b >= a ? b - a : b + f->nslots - a;
 }
 
+/* Entries from which the hash's rebuild runs on the rank's OpenMP threads. */
+#define PAR_MIN 4096
+
+/* Claims the first empty slot of id's probe sequence for value v (concurrent inserts of distinct
+ * ids: an empty slot is taken by one compare-and-swap, never given back). Returns the slot. */
+static uint64_t claim_slot(const cs_frontier *f, int64_t id, int32_t v)
+{
+    for (uint64_t s = slot_of(f, id);; s = next_slot(f, s)) {
+        int32_t e = -1;
+        if (__atomic_load_n(&f->slots[s], __ATOMIC_RELAXED) == -1 &&
+            __atomic_compare_exchange_n(&f->slots[s], &e, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return s;
+    }
+}
+
+/* The hash rebuilt from the entries. Which slot holds an entry depends on the order of the
+ * inserts (in parallel: on the threads' timing), never which entry a page finds: no result
+ * reads the slots' layout. */
 static void rehash(cs_frontier *f)
 {
-    memset(f->slots, 0xff, (size_t)f->nslots * sizeof *f->slots);
-    for (int64_t i = 0; i < f->n; i++) {
-        uint64_t s = slot_of(f, f->id[i]);
-        while (f->slots[s] >= 0)
-            s = next_slot(f, s);
-        f->slots[s] = (int32_t)i;
+    const int64_t n = f->n;
+    const uint64_t ns = f->nslots;
+    int32_t *slots = f->slots;
+    const cs_frontier *cf = f;
+#pragma omp parallel if (n >= PAR_MIN) default(none) shared(cf, slots, n, ns)
+    {
+#pragma omp for schedule(static)
+        for (uint64_t s = 0; s < ns; s++)
+            slots[s] = -1;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; i++)
+            claim_slot(cf, cf->id[i], (int32_t)i);
     }
 }
 
@@ -135,6 +160,28 @@ void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage)
     __builtin_prefetch(f->codes + e * f->stride);
 }
 
+/* realloc of a block whose first `used` bytes matter, for large blocks copied on the rank's
+ * threads (a copy and the new pages' first touch: the serial part of a growing frontier). NULL
+ * when out of memory (p is then untouched). */
+#define REGROW_PAR (1 << 20) /* bytes */
+static void *regrow(void *p, size_t bytes, size_t used)
+{
+    if (used < REGROW_PAR || omp_get_max_threads() == 1)
+        return realloc(p, bytes);
+    char *q = malloc(bytes);
+    if (q == NULL)
+        return NULL;
+    const char *from = p;
+    const int64_t nb = (int64_t)((used + REGROW_PAR - 1) / REGROW_PAR);
+#pragma omp parallel for default(none) shared(q, from, used, nb) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const size_t at = (size_t)b * REGROW_PAR;
+        memcpy(q + at, from + at, used - at < REGROW_PAR ? used - at : REGROW_PAR);
+    }
+    free(p);
+    return q;
+}
+
 static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
 {
     cs_err rc = CS_OK;
@@ -146,20 +193,20 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
             cap = f->capacity; /* no growth slack beyond the capacity while within it */
         if (cap >= INT32_MAX)
             return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
-        size_t c = (size_t)cap, g = (size_t)f->stride;
+        size_t c = (size_t)cap, g = (size_t)f->stride, n = (size_t)f->n;
         void *p;
-#define REGROW(field, bytes)                                                                       \
+#define REGROW(field, bytes, used)                                                                 \
     do {                                                                                           \
-        p = realloc(f->field, (bytes));                                                            \
+        p = regrow(f->field, (bytes), (used));                                                     \
         if (p == NULL)                                                                             \
             return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld entries",          \
                            (long long)cap);                                                        \
         f->field = p;                                                                              \
     } while (0)
-        REGROW(id, c * sizeof *f->id);
-        REGROW(q, c * sizeof *f->q);
-        REGROW(codes, c * g);
-        REGROW(lk, c * sizeof *f->lk);
+        REGROW(id, c * sizeof *f->id, n * sizeof *f->id);
+        REGROW(q, c * sizeof *f->q, n * sizeof *f->q);
+        REGROW(codes, c * g, n * g);
+        REGROW(lk, c * sizeof *f->lk, n * sizeof *f->lk);
 #undef REGROW
         f->cap_alloc = cap;
     }
@@ -167,9 +214,10 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
      * entry at capacity; a power-of-two table would cost 8 to 16) */
     if ((uint64_t)f->cap_alloc * 5 / 3 > f->nslots) {
         uint64_t slots = (uint64_t)f->cap_alloc * 5 / 3 + 1;
-        int32_t *s = realloc(f->slots, (size_t)slots * sizeof *s);
+        int32_t *s = malloc((size_t)slots * sizeof *s); /* (rehash writes every slot) */
         if (s == NULL)
             return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for its hash table");
+        free(f->slots);
         f->slots = s;
         f->nslots = slots;
         rehash(f);
@@ -225,6 +273,127 @@ cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t 
     return CS_OK;
 }
 
+/*
+ * The new pages' entries in parallel. Phase 1: each page j claims a slot with the placeholder
+ * -2 - j (compare-and-swap on an empty slot); a page already placed by an earlier occurrence
+ * (same id) lowers that placeholder to its own index when smaller (compare-and-swap again), so
+ * the placeholder ends as the first occurrence's, whatever the threads' timing. Phase 2: each
+ * occurrence reads its page's first occurrence; the first occurrences are counted by blocks,
+ * and their prefix sums in block order give each its entry: the order of first occurrences, the
+ * serial loop's. Phase 3: the entries are written and the placeholders replaced by them.
+ */
+#define ADD_BLOCK 1024
+#define ADD_PAR_MIN 128 /* fewer new pages are added serially */
+
+cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int64_t n, int64_t *ent)
+{
+    cs_err rc = CS_OK;
+    const int64_t n0 = f->n;
+    if (n < ADD_PAR_MIN || omp_get_max_threads() == 1) {
+        for (int64_t j = 0; j < n; j++) {
+            int64_t e = -1;
+            int added = 0;
+            rc = cs_frontier_find_or_add(ctx, f, ids[j], &e, &added);
+            if (rc != CS_OK)
+                return rc;
+            CS_ASSERT(added || e >= n0); /* (a repeat of this batch's page) */
+            ent[j] = e | (added ? CS_FRONTIER_ADDED : 0);
+        }
+        return CS_OK;
+    }
+    if (n > INT32_MAX - 2)
+        return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
+    rc = grow(ctx, f, f->n + n);
+    if (rc != CS_OK)
+        return rc;
+    const int64_t nb = (n + ADD_BLOCK - 1) / ADD_BLOCK;
+    if (f->scratch_cap < n + nb + 1) {
+        uint64_t *p = realloc(f->scratch, (size_t)(n + nb + 1) * sizeof *p);
+        if (p == NULL)
+            return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld new entries",
+                           (long long)n);
+        f->scratch = p;
+        f->scratch_cap = n + nb + 1;
+    }
+    uint64_t *pos = f->scratch, *blk = f->scratch + n;
+    const cs_frontier *cf = f;
+    int32_t *slots = f->slots;
+    const int stride = f->stride;
+#pragma omp parallel default(none) shared(cf, slots, ids, n, ent, pos, blk, nb, n0, stride)
+    {
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            const int32_t mine = (int32_t)(-2 - j);
+            for (uint64_t s = slot_of(cf, ids[j]);; s = next_slot(cf, s)) {
+                int32_t v = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
+                if (v == -1 && __atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
+                                                           __ATOMIC_RELAXED)) {
+                    pos[j] = s;
+                    break;
+                }
+                /* (a failed exchange left the slot's new value in v) */
+                if (v <= -2 && ids[-2 - v] == ids[j]) {
+                    /* the page's slot: keep the smaller index (the larger placeholder) */
+                    while (mine > v &&
+                           !__atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
+                                                        __ATOMIC_RELAXED))
+                        ;
+                    pos[j] = s;
+                    break;
+                }
+            }
+        }
+        /* each occurrence's first occurrence c (ent[j] = -1 - c for a repeat), counted by block */
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
+            uint64_t k = 0;
+            for (int64_t j = b * ADD_BLOCK; j < e; j++) {
+                const int64_t c = -2 - (int64_t)slots[pos[j]];
+                ent[j] = c == j ? 0 : -1 - c;
+                k += c == j;
+            }
+            blk[b] = k;
+        }
+#pragma omp single
+        {
+            uint64_t at = (uint64_t)n0;
+            for (int64_t b = 0; b < nb; b++) {
+                const uint64_t k = blk[b];
+                blk[b] = at;
+                at += k;
+            }
+            blk[nb] = at;
+        }
+        /* the first occurrences' entries, in order */
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
+            int64_t at = (int64_t)blk[b];
+            for (int64_t j = b * ADD_BLOCK; j < e; j++) {
+                if (ent[j] < 0)
+                    continue;
+                cf->id[at] = ids[j];
+                cf->q[at] = 0.0f;
+                memset(cf->codes + at * stride, 0, (size_t)stride);
+                memset(&cf->lk[at], 0, sizeof cf->lk[at]);
+                ent[j] = at++ | CS_FRONTIER_ADDED;
+            }
+        }
+        /* the repeats take their first occurrence's entry; the slots get the entries */
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            if (ent[j] < 0) {
+                ent[j] = ent[-1 - ent[j]] & (CS_FRONTIER_ADDED - 1);
+            } else {
+                slots[pos[j]] = (int32_t)(ent[j] & (CS_FRONTIER_ADDED - 1));
+            }
+        }
+    }
+    f->n = (int64_t)blk[nb];
+    return CS_OK;
+}
+
 /* Backward-shift deletion of hash slot s (linear probing keeps no tombstones). */
 static void hash_delete(cs_frontier *f, uint64_t s)
 {
@@ -262,6 +431,88 @@ void cs_frontier_remove(cs_frontier *f, int64_t e)
         f->lk[e] = f->lk[last];
     }
     f->n--;
+}
+
+/* Local. f->scratch with room for n words; 0 when out of memory. */
+static int scratch_for(cs_frontier *f, int64_t n)
+{
+    if (f->scratch_cap >= n)
+        return 1;
+    uint64_t *p = realloc(f->scratch, (size_t)n * sizeof *p);
+    if (p == NULL)
+        return 0;
+    f->scratch = p;
+    f->scratch_cap = n;
+    return 1;
+}
+
+/*
+ * The removals in parallel. Where each remaining entry ends is worked out first, serially on
+ * indexes only: removing e (decreasing) moves the entry at the last position, which is either
+ * still in its place or a hole filled before (src of that removal). Then on the threads: (1) each
+ * removed entry's hash slot and the start of its cluster (the run of occupied slots around it);
+ * (2) the deletions, each cluster's by one thread (the owner of its start's range of slots) in
+ * turn: a backward-shift deletion moves slots within its cluster only, and clusters only split,
+ * so the threads never touch one slot; (3) the moving entries' slots found, (4) their data
+ * copied into the holes below the new size and their slots pointed there.
+ */
+#define REMOVE_PAR_MIN 128 /* fewer removals run serially */
+
+cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl, int64_t k)
+{
+    if (k < REMOVE_PAR_MIN || omp_get_max_threads() == 1) {
+        for (int64_t i = k - 1; i >= 0; i--)
+            cs_frontier_remove(f, sl[i]);
+        return CS_OK;
+    }
+    if (!scratch_for(f, 3 * k))
+        return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld removals",
+                       (long long)k);
+    int64_t *src = (int64_t *)f->scratch;
+    uint64_t *cl = f->scratch + k, *at = f->scratch + 2 * k;
+    const int64_t n = f->n, m = n - k;
+    CS_ASSERT(k <= n && sl[0] >= 0 && sl[k - 1] < n);
+    for (int64_t i = k - 1, q = k - 1, size = n; i >= 0; i--, size--) {
+        const int64_t last = size - 1;
+        CS_ASSERT(i == 0 || sl[i - 1] < sl[i]);
+        while (q > i && sl[q] > last)
+            q--;
+        src[i] = sl[i] == last ? -1 : q > i && sl[q] == last ? src[q] : last;
+    }
+    cs_frontier *cf = f;
+#pragma omp parallel default(none) shared(cf, sl, k, src, cl, at, m)
+    {
+        const uint64_t T = (uint64_t)omp_get_num_threads(), me = (uint64_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < k; i++) {
+            uint64_t c = hash_slot_of_entry(cf, sl[i]);
+            for (uint64_t p = c == 0 ? cf->nslots - 1 : c - 1; cf->slots[p] >= 0;
+                 p = p == 0 ? cf->nslots - 1 : p - 1)
+                c = p;
+            cl[i] = c;
+        }
+        for (int64_t i = 0; i < k; i++)
+            if (cl[i] * T / cf->nslots == me)
+                hash_delete(cf, hash_slot_of_entry(cf, sl[i]));
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < k; i++)
+            if (sl[i] < m)
+                at[i] = hash_slot_of_entry(cf, src[i]);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < k; i++) {
+            if (sl[i] >= m)
+                continue;
+            const int64_t e = sl[i], v = src[i];
+            cf->slots[at[i]] = (int32_t)e;
+            cf->id[e] = cf->id[v];
+            cf->q[e] = cf->q[v];
+            memcpy(cf->codes + e * cf->stride, cf->codes + v * cf->stride, (size_t)cf->stride);
+            cf->lk[e] = cf->lk[v];
+        }
+    }
+    f->n = m;
+    return CS_OK;
 }
 
 int64_t cs_frontier_evict(cs_frontier *f)

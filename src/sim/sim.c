@@ -260,6 +260,8 @@ static void sim_free(sim *s)
     free(s->sl.blk);
     free(s->r.rblk);
     free(s->r.ins_list);
+    free(s->r.ins_new);
+    free(s->sl.hist);
     free(s->sl.sp);
     free(s->sl.sp_all);
     free(s->sl.sp_counts);

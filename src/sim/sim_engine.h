@@ -122,7 +122,7 @@ typedef struct sim_select {
     size_t cands_cap;
     int64_t *sel;
     size_t sel_cap;
-    uint64_t floor;     /* greedy selection: keys below are skipped first (candidates) */
+    uint64_t floor;     /* unused (checkpoints keep its place: the greedy floor of old) */
     uint64_t *sort_tmp; /* cs_sort_u64 scratch */
     size_t sort_tmp_cap;
     uint64_t *acc; /* the keys a selection walk accepted */
@@ -132,6 +132,8 @@ typedef struct sim_select {
     int *sp_counts, *sp_displs; /* P each */
     int64_t *blk;               /* fill_keys: per block of entries, its offset */
     size_t blk_cap;
+    uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
+    size_t hist_cap;
 } sim_select;
 
 /* The fetches of a tick and what the learner observes of them. */
@@ -195,6 +197,8 @@ typedef struct sim_route {
     size_t rblk_cap;
     int64_t *ins_list; /* and per thread the records of its entries */
     size_t ins_list_cap;
+    int64_t *ins_new; /* and the records of new pages: their indexes, pages and entries */
+    size_t ins_new_cap;
 } sim_route;
 
 /* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)

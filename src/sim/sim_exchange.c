@@ -193,8 +193,12 @@ fail:
     return rc;
 }
 
-/* Moves the selected frontier entries into s->f.fx (slots removed in decreasing order so that
- * the swap-with-last removal never moves an entry still to be removed). */
+/* Picks from which sim_take_selected reads the entries on the rank's threads. */
+#define TAKE_PARALLEL 128
+
+/* Moves the selected frontier entries into s->f.fx, then removes them from the frontier
+ * (cs_frontier_remove_sorted: as if in decreasing order of slot, so that the swap-with-last
+ * removal never moves an entry still to be removed). */
 cs_err sim_take_selected(sim *s, int64_t nsel)
 {
     cs_ctx *ctx = s->ctx;
@@ -204,30 +208,33 @@ cs_err sim_take_selected(sim *s, int64_t nsel)
                         1, "fetches"));
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
+    const sim *cs = s;
+    /* one fetch per pick; the visited bits of distinct pages may share a word: atomic or */
+#pragma omp parallel for if (nsel >= TAKE_PARALLEL) default(none) shared(cs, v, nsel)              \
+    schedule(static)
     for (int64_t i = 0; i < nsel; i++) {
         if (i + 8 < nsel) { /* the entries are at random places */
-            const int64_t e8 = s->sl.sel[i + 8];
+            const int64_t e8 = cs->sl.sel[i + 8];
             __builtin_prefetch(&v.id[e8]);
             __builtin_prefetch(&v.lk[e8]);
             __builtin_prefetch(v.codes + e8 * v.stride);
         }
-        int64_t e = s->sl.sel[i];
-        fetch *f = &s->f.fx[i];
+        int64_t e = cs->sl.sel[i];
+        fetch *f = &cs->f.fx[i];
         f->page = v.id[e];
-        f->li = cs_graph_local_index(s->g, f->page);
+        f->li = cs_graph_local_index(cs->g, f->page);
         f->pick = i;
         f->par = v.lk[e].par;
         f->has_x = 1;
-        memcpy(s->f.fx_codes + i * s->G, v.codes + e * v.stride, (size_t)s->G);
-        BIT_SET(s->vis.bits, visited_bit_local(s, f->li, f->page));
+        memcpy(cs->f.fx_codes + i * cs->G, v.codes + e * v.stride, (size_t)cs->G);
+        const int64_t bit = visited_bit_local(cs, f->li, f->page);
+        __atomic_fetch_or(&cs->vis.bits[bit >> 6], (uint64_t)1 << (bit & 63), __ATOMIC_RELAXED);
     }
     /* remove by decreasing slot */
     CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)nsel + 1,
                         sizeof *s->sl.sort_tmp, "fetches"));
-    uint64_t *slots = (uint64_t *)s->sl.sel; /* slots are >= 0 */
-    cs_sort_u64(slots, nsel, s->sl.sort_tmp);
-    for (int64_t i = nsel - 1; i >= 0; i--)
-        cs_frontier_remove(s->fr, (int64_t)slots[i]);
+    cs_sort_u64((uint64_t *)s->sl.sel, nsel, s->sl.sort_tmp); /* slots are >= 0 */
+    CS_TRY(ctx, cs_frontier_remove_sorted(ctx, s->fr, s->sl.sel, nsel));
 fail:
     return rc;
 }

@@ -26,7 +26,8 @@ static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
  * Fetches s->f.fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
  * then the policy learns in order, then the out-link records go to the outboxes.
  */
-#define FETCH_CHUNK 16 /* pages per chunk of the fetch loop's dynamic schedule */
+#define FETCH_CHUNK 16     /* pages per chunk of the fetch loop's dynamic schedule */
+#define FETCH_PARALLEL 128 /* fewer pages' degrees are read serially */
 /* Link records per block of the routing's counting sort: 128, or 8 per rank beyond 16 ranks
  * (each block zeroes and sums one count per rank). A stable counting sort gives the same order
  * for any blocks; fixed ones keep the work of a block independent of the thread count. */
@@ -63,10 +64,17 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
            cs_grow(ctx, &s->f.base, &s->f.base_cap, (size_t)n + 1, sizeof *s->f.base, "fetches"));
     CS_TRY(ctx,
            cs_grow(ctx, &s->f.nout, &s->f.nout_cap, (size_t)n + 1, sizeof *s->f.nout, "fetches"));
-    int64_t links = 0;
+    /* the pages' out-degrees (reads at random places) in parallel, their prefix sums */
+    int64_t links = 0, *deg = s->f.base;
+    const fetch *fx0 = s->f.fx;
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none) shared(deg, off, fx0, n)           \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        deg[i] = off[fx0[i].li + 1] - off[fx0[i].li];
     for (int64_t i = 0; i < n; i++) {
-        s->f.base[i] = links;
-        links += off[s->f.fx[i].li + 1] - off[s->f.fx[i].li];
+        const int64_t d = deg[i];
+        deg[i] = links;
+        links += d;
     }
     CS_TRY(ctx,
            cs_grow(ctx, &s->r.msgs, &s->r.msgs_cap, (size_t)links + 1, sizeof *s->r.msgs, "links"));
@@ -355,7 +363,7 @@ static inline void merge_record(const sim *s, cs_frontier_view *v, int64_t e, in
 /* What the first pass of sim_insert_links found for a record (else its entry, | INS_FIRST when
  * the record created it). */
 enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
-#define INS_FIRST ((int64_t)1 << 40)
+#define INS_FIRST CS_FRONTIER_ADDED
 /* Entries are shared among the threads of the third pass in blocks of INS_BLOCK: each entry's
  * records are applied by one thread, in record order, so no bit depends on the thread count. */
 #define INS_BLOCK 64
@@ -368,11 +376,11 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
  * Value policies (ops->value: a pure function of the entry) in three passes: (1) in parallel
  * over the records, whether each is dropped (its page visited, or its host at the MAX cap) or
  * the frontier entry of its page, if any (read-only lookups, the cache misses of the phase);
- * (2) serially, in record order, the pages not in the frontier get their entries (so entry
- * indexes are those of one serial pass); (3) in parallel over the entries (by blocks), each
- * entry's records merged in record order and its value computed. The result is the serial
- * loop's, bit for bit, for any thread count. Selecting policies (ops->link: the policy's state
- * changes with every record) keep the serial loop. */
+ * (2) the pages not in the frontier get their entries in record order (cs_frontier_add_new, in
+ * parallel: entry indexes are those of one serial pass); (3) in parallel over the entries (by
+ * blocks), each entry's records merged in record order and its value computed. The result is the
+ * serial loop's, bit for bit, for any thread count. Selecting policies (ops->link: the policy's
+ * state changes with every record) keep the serial loop. */
 cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
                         const int64_t *idx, int64_t n)
 {
@@ -437,13 +445,22 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     }
     s->m.c[C_DROPPED] += once ? dropped : 0;
     /* 2. new entries, in record order (a page may come twice: the second finds the first's) */
-    for (int64_t i = 0; i < n; i++) {
-        if (ent[i] != INS_NEW)
-            continue;
-        int64_t e = -1;
-        int added = 0;
-        CS_TRY(ctx, cs_frontier_find_or_add(ctx, s->fr, REC(i)->dst, &e, &added));
-        ent[i] = e | (added ? INS_FIRST : 0);
+    int64_t nn = 0;
+    for (int64_t i = 0; i < n; i++)
+        nn += ent[i] == INS_NEW;
+    if (nn > 0) {
+        CS_TRY(ctx, cs_grow(ctx, &s->r.ins_new, &s->r.ins_new_cap, 3 * (size_t)nn + 1,
+                            sizeof *s->r.ins_new, "links"));
+        int64_t *ni = s->r.ins_new, *nid = ni + nn, *ne = ni + 2 * nn;
+        for (int64_t i = 0, j = 0; i < n; i++) {
+            if (ent[i] == INS_NEW) {
+                ni[j] = i;
+                nid[j++] = REC(i)->dst;
+            }
+        }
+        CS_TRY(ctx, cs_frontier_add_new(ctx, s->fr, nid, nn, ne));
+        for (int64_t j = 0; j < nn; j++)
+            ent[ni[j]] = ne[j]; /* (INS_FIRST is cs_frontier_add_new's flag) */
     }
     /* 3. each entry's records, in record order, by the thread owning the entry's block */
     cs_frontier_view v;

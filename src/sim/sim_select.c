@@ -4,6 +4,8 @@
  */
 #include "sim/sim_engine.h"
 
+#include <omp.h>
+
 /* ---- selection ------------------------------------------------------------------------------ */
 
 static void reset_hosts(sim *s)
@@ -172,6 +174,75 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
     return blk[nb];
 }
 
+/* The greedy keys' histogram: buckets of 16 bits of the key, two levels (the value's 32 bits). */
+#define HIST_BITS 16
+#define HIST_N (1 << HIST_BITS)
+#define HIST_CHUNK 256 /* buckets per chunk of the histogram's sums */
+
+/* Local. A floor with at least `target` keys of the entries not yet taken at or above it (0 when
+ * there are fewer), and few more: in parallel over the entries, each thread counts the keys'
+ * high 16 bits in its own histogram (integer counts: their sum does not depend on the thread
+ * count), the histograms are added by chunks of buckets, and the floor is the largest bucket
+ * with `target` keys at or above it; when that bucket holds more keys than `target`, a second
+ * pass counts its keys by their next 16 bits. Exploration keys need none (they are uniform). */
+static uint64_t hist_floor(sim *s, int64_t target, cs_err *rc)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    const int T = omp_get_max_threads();
+    const size_t need = ((size_t)T + 1) * HIST_N + HIST_N / HIST_CHUNK;
+    *rc = cs_grow(s->ctx, &s->sl.hist, &s->sl.hist_cap, need, sizeof *s->sl.hist, "selection");
+    if (*rc != CS_OK)
+        return 0;
+    uint32_t *hist = s->sl.hist, *tot = hist + (size_t)T * HIST_N, *chunk = tot + HIST_N;
+    const uint8_t *taken = s->sl.taken;
+    uint64_t floor = 0;
+    int64_t want = target;
+    for (int level = 0; level < 2; level++) {
+        const int shift = 64 - HIST_BITS * (level + 1);
+        const uint64_t prefix = level == 0 ? 0 : floor >> (shift + HIST_BITS);
+#pragma omp parallel num_threads(T) default(none) shared(v, taken, hist, tot, chunk, T, level)     \
+    firstprivate(shift, prefix)
+        {
+            uint32_t *h = hist + (size_t)omp_get_thread_num() * HIST_N;
+            memset(h, 0, HIST_N * sizeof *h);
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < v.n; i++) {
+                const uint64_t key = cs_frontier_key(v.q[i], v.id[i]);
+                if (!taken[i] && (level == 0 || key >> (shift + HIST_BITS) == prefix))
+                    h[(key >> shift) & (HIST_N - 1)]++;
+            }
+#pragma omp for schedule(static)
+            for (int c = 0; c < HIST_N / HIST_CHUNK; c++) {
+                uint32_t sum = 0;
+                for (int b = c * HIST_CHUNK; b < (c + 1) * HIST_CHUNK; b++) {
+                    uint32_t x = 0;
+                    for (int t = 0; t < T; t++)
+                        x += hist[(size_t)t * HIST_N + (size_t)b];
+                    tot[b] = x;
+                    sum += x;
+                }
+                chunk[c] = sum;
+            }
+        }
+        /* the largest bucket b with `want` keys at or above it; above: the keys above b */
+        int64_t above = 0;
+        int c = HIST_N / HIST_CHUNK - 1;
+        while (c >= 0 && above + chunk[c] < want)
+            above += chunk[c--];
+        if (c < 0)
+            return floor; /* fewer keys than wanted: all of them (level 1 cannot get here) */
+        int b = (c + 1) * HIST_CHUNK - 1;
+        while (above + tot[b] < want)
+            above += tot[b--];
+        floor |= (uint64_t)b << shift;
+        if (tot[b] <= (uint64_t)want) /* at most 2 x target keys collected */
+            break;
+        want -= above;
+    }
+    return floor;
+}
+
 /*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
@@ -182,12 +253,11 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
  * keys and quota decisions already made stand (the walk is one pass over the sorted keys, in
  * rounds).
  *
- * A floor spares the quickselect most of the frontier: only keys >= floor are collected, and
- * when at least m are, their best m are the frontier's best m; when the walk runs out of them
- * before it has `want`, it is undone and repeated over all keys. So the floor changes the work,
- * never the result. Greedy keys keep the key of rank POOL * m of the last pass without a floor
- * (values change little from tick to tick); exploration keys are uniform hashes, so their floor
- * leaves POOL * m keys expected.
+ * A floor spares the quickselect most of the frontier: only keys >= floor are collected, at
+ * least POOL * m of them, and their best m are the frontier's best m; when the walk runs out of
+ * them before it has `want`, it is undone and repeated over all keys. So the floor changes the
+ * work, never the result. Greedy keys find their floor with a histogram (hist_floor);
+ * exploration keys are uniform hashes, so their floor leaves POOL * m keys expected.
  */
 #define POOL 4
 
@@ -207,27 +277,16 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         uint64_t floor = 0;
         if (explore && POOL * m < size)
             floor = UINT64_MAX - (uint64_t)(0x1.0p64 * ((double)(POOL * m) / (double)size));
-        else if (!explore)
-            floor = s->sl.floor;
-        int64_t n = fill_keys(s, explore, tick, floor, &rc);
+        else if (!explore && 2 * POOL * m < size)
+            floor = hist_floor(s, POOL * m, &rc);
+        int64_t n = rc == CS_OK ? fill_keys(s, explore, tick, floor, &rc) : 0;
         if (rc == CS_OK && n < m && floor > 0) {
             floor = 0;
             n = fill_keys(s, explore, tick, 0, &rc);
         }
         CS_TRY(ctx, rc);
-        if (!explore && floor == 0) {
-            /* a full pass: the new floor is the key of rank POOL m */
-            s->sl.floor = 0;
-            if (n > POOL * m) {
-                s->sl.floor = cs_select_u64(s->sl.cands, n, n - POOL * m);
-                /* the POOL m largest are last now: select within them */
-                cs_select_u64(s->sl.cands + (n - POOL * m), POOL * m, (POOL - 1) * m);
-            } else if (m < n) {
-                cs_select_u64(s->sl.cands, n, n - m);
-            }
-        } else if (m < n) {
+        if (m < n)
             cs_select_u64(s->sl.cands, n, n - m); /* the m largest keys last */
-        }
         /* the walk in rounds: cands[0..pool) are the keys not walked yet, all below the walked
          * ones; the round's r keys are the pool's largest, last */
         int64_t k = 0, pool = n, r = m < n ? m : n;
@@ -282,8 +341,6 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         /* the keys above the floor ran out: undo this walk's counts and take all keys */
         for (int64_t i = 0; i < k; i++)
             s->h.host_used[host_of_key(s, s->sl.acc[i])]--;
-        if (!explore)
-            s->sl.floor = 0;
         m = n > m ? n : m;
     }
 fail:
@@ -298,6 +355,9 @@ static cs_err reserve(sim *s, int64_t nsel, int64_t got)
                    "selection");
 }
 
+/* Candidates from which keep() looks their entries up on the rank's threads. */
+#define KEEP_PARALLEL 128
+
 /* Local. Keeps the first `take` candidates: marks them taken, appends their slots to s->sl.sel
  * (reserve() made room) and recounts the host quotas for exactly them. */
 static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
@@ -305,16 +365,24 @@ static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
     for (int64_t i = take; i < got; i++)
         s->h.host_used[host_of_key(s, s->sl.cands[i])]--;
     CS_ASSERT((size_t)(*nsel + take) < s->sl.sel_cap || take == 0);
+    const cs_frontier *fr = s->fr;
+    const uint64_t *cands = s->sl.cands;
+    uint8_t *taken = s->sl.taken;
+    int64_t *sel = s->sl.sel + *nsel;
+    /* the candidates are distinct pages: each writes its own slot */
+#pragma omp parallel for if (take >= KEEP_PARALLEL) default(none)                                  \
+    shared(fr, cands, taken, sel, take) schedule(static)
     for (int64_t i = 0; i < take; i++) {
         if (i + 16 < take)
-            cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->sl.cands[i + 16]), 1);
+            cs_frontier_prefetch(fr, cs_frontier_key_id(cands[i + 16]), 1);
         if (i + 8 < take)
-            cs_frontier_prefetch(s->fr, cs_frontier_key_id(s->sl.cands[i + 8]), 2);
-        int64_t slot = cs_frontier_find(s->fr, cs_frontier_key_id(s->sl.cands[i]));
+            cs_frontier_prefetch(fr, cs_frontier_key_id(cands[i + 8]), 2);
+        int64_t slot = cs_frontier_find(fr, cs_frontier_key_id(cands[i]));
         CS_ASSERT(slot >= 0);
-        s->sl.taken[slot] = 1;
-        s->sl.sel[(*nsel)++] = slot;
+        taken[slot] = 1;
+        sel[i] = slot;
     }
+    *nsel += take;
 }
 
 /* Collective. The global top-k of this rank's candidates (keys are all a rank needs to

@@ -4,7 +4,10 @@
  * Add/find/remove against a reference array through many random operations (the last entry
  * moves into a removed slot, the hash follows it), growth past the initial 1024 entries and
  * hash rehashes, eviction against a sorted reference (ties in value broken by the lower id),
- * the order of cs_frontier_key, and the memory per entry of a large frontier.
+ * the order of cs_frontier_key, the memory per entry of a large frontier, and the batched
+ * addition of new pages (cs_frontier_add_new, on 3 OpenMP threads) against one
+ * cs_frontier_find_or_add per page, and the removal of many entries at once on 3 threads
+ * against one removal at a time.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
@@ -12,6 +15,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +205,107 @@ START_TEST(test_growth_and_rehash)
         cs_frontier_destroy(&f);
         free(ref);
     }
+}
+END_TEST
+
+/* Batches of new pages with repeats (each page about 3 times, first occurrences in a random
+ * order) on 3 threads, the frontier growing through its hash's rebuilds: the same entries, in
+ * the same order, as one find_or_add per page; every page found at its entry. */
+START_TEST(test_add_new_batch)
+{
+    omp_set_num_threads(3);
+    cs_frontier *f = make(1 << 20, 12), *g = make(1 << 20, 12);
+    const int64_t n = 12000;
+    int64_t *ids = malloc((size_t)n * sizeof *ids), *ent = malloc((size_t)n * sizeof *ent);
+    ck_assert_ptr_nonnull(ids);
+    ck_assert_ptr_nonnull(ent);
+    cs_rng r;
+    cs_rng_init(&r, 5, 0, 0, 0);
+    int64_t base = 0, bad = 0;
+    for (int batch = 0; batch < 6; batch++) {
+        const int64_t m = batch == 0 ? 100 : n / (6 - batch); /* one batch below the threshold */
+        for (int64_t j = 0; j < m; j++)
+            ids[j] = base + (int64_t)(cs_rng_u64(&r) % (uint64_t)(m / 3 + 1));
+        base += m;
+        ck_assert_int_eq(cs_frontier_add_new(&ctx, f, ids, m, ent), CS_OK);
+        for (int64_t j = 0; j < m; j++) {
+            int64_t e = -1;
+            int added = 0;
+            ck_assert_int_eq(cs_frontier_find_or_add(&ctx, g, ids[j], &e, &added), CS_OK);
+            bad += ent[j] != (e | (added ? CS_FRONTIER_ADDED : 0));
+        }
+    }
+    cs_frontier_view v, w;
+    cs_frontier_view_get(f, &v);
+    cs_frontier_view_get(g, &w);
+    ck_assert_int_eq(v.n, w.n);
+    for (int64_t i = 0; i < v.n; i++) {
+        bad += v.id[i] != w.id[i] || cs_frontier_find(f, v.id[i]) != i || v.q[i] != 0.0f ||
+               v.lk[i].par.n != 0;
+        for (int c = 0; c < v.stride; c++)
+            bad += v.codes[i * v.stride + c] != 0;
+    }
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(cs_frontier_find(f, base), -1);
+    cs_frontier_destroy(&f);
+    cs_frontier_destroy(&g);
+    free(ids);
+    free(ent);
+}
+END_TEST
+
+/* Sets of entries removed at once on 3 threads (cs_frontier_remove_sorted: random sets, one with
+ * the whole tail, one below the parallel threshold), against one cs_frontier_remove per entry
+ * in decreasing order: the same entries in the same places, each found at its place, the
+ * removed pages gone. */
+START_TEST(test_remove_sorted)
+{
+    omp_set_num_threads(3);
+    cs_frontier *f = make(1 << 20, 12), *g = make(1 << 20, 12);
+    const int64_t n = 8000;
+    int64_t *sl = malloc((size_t)n * sizeof *sl);
+    ck_assert_ptr_nonnull(sl);
+    for (int64_t i = 0; i < n; i++) {
+        add(f, i * 7919);
+        add(g, i * 7919);
+    }
+    cs_rng r;
+    cs_rng_init(&r, 6, 0, 0, 0);
+    int64_t bad = 0;
+    for (int round = 0; round < 5; round++) {
+        const int64_t size = cs_frontier_size(f);
+        int64_t k = 0;
+        for (int64_t e = 0; e < size; e++) {
+            const int take = round == 0   ? e % 97 == 0 && k < 100
+                             : round == 1 ? e >= size - 1000 || e % 5 == 0
+                                          : cs_rng_u64(&r) % 16 == 0;
+            if (take)
+                sl[k++] = e;
+        }
+        cs_frontier_view w;
+        cs_frontier_view_get(g, &w);
+        for (int64_t i = 0; i < k; i++)
+            bad += cs_frontier_find(f, w.id[sl[i]]) != sl[i];
+        ck_assert_int_eq(cs_frontier_remove_sorted(&ctx, f, sl, k), CS_OK);
+        for (int64_t i = k - 1; i >= 0; i--)
+            cs_frontier_remove(g, sl[i]);
+        cs_frontier_view v;
+        cs_frontier_view_get(f, &v);
+        cs_frontier_view_get(g, &w);
+        ck_assert_int_eq(v.n, w.n);
+        ck_assert_int_eq(v.n, size - k);
+        for (int64_t i = 0; i < v.n; i++) {
+            bad += v.id[i] != w.id[i] || cs_frontier_find(f, v.id[i]) != i || v.q[i] != w.q[i] ||
+                   memcmp(&v.lk[i], &w.lk[i], sizeof v.lk[i]) != 0 ||
+                   memcmp(v.codes + i * v.stride, w.codes + i * w.stride, (size_t)v.stride) != 0;
+        }
+        for (int64_t id = 0; id < n * 7919; id += 7919)
+            bad += (cs_frontier_find(f, id) >= 0) != (cs_frontier_find(g, id) >= 0);
+    }
+    ck_assert_int_eq(bad, 0);
+    cs_frontier_destroy(&f);
+    cs_frontier_destroy(&g);
+    free(sl);
 }
 END_TEST
 
@@ -407,6 +512,8 @@ static Suite *frontier_suite(void)
     tcase_add_test(tc, test_add_find_remove_small);
     tcase_add_test(tc, test_random_ops_against_reference);
     tcase_add_test(tc, test_growth_and_rehash);
+    tcase_add_test(tc, test_add_new_batch);
+    tcase_add_test(tc, test_remove_sorted);
     suite_add_tcase(s, tc);
     tc = tcase_create("evict");
     tcase_add_checked_fixture(tc, setup, NULL);
