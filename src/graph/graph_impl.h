@@ -69,8 +69,9 @@ struct cs_graph {
 
 /*
  * Local (same verdict on every rank: part is replicated). part fits this job: k ==
- * ctx->size (CS_ERR_ARG asking to re-partition), a part array for its pages (CS_ERR_ARG),
- * part ids in [0, k) and part_first, when present, consistent with part (CS_ERR_FORMAT).
+ * ctx->size (CS_ERR_ARG asking to re-partition), a part array, part_first or runs for its
+ * pages (CS_ERR_ARG), part ids in [0, k), part_first and the runs, when present, well formed
+ * and consistent with part when it is present too (CS_ERR_FORMAT).
  * Messages name the graph file `path`, or "the partition" when path is NULL (in memory).
  */
 cs_err graph_check_partition(cs_ctx *ctx, const char *path, const cs_partition *part);

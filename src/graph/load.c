@@ -149,33 +149,53 @@ cs_err graph_check_partition(cs_ctx *ctx, const char *path, const cs_partition *
         return cs_fail(ctx, CS_ERR_ARG,
                        "%s has k = %d parts but the job runs on %d ranks: make it for %d parts",
                        what, (int)part->k, ctx->size, ctx->size);
-    if (part->n_pages < 0 || (part->n_pages > 0 && part->part == NULL))
-        return cs_fail(ctx, CS_ERR_ARG, "%s has no part array for its %lld pages", what,
-                       (long long)part->n_pages);
     const int64_t n = part->n_pages;
     const int32_t *pa = part->part;
     const int32_t k = part->k;
+    if (n < 0 || (n > 0 && pa == NULL && part->part_first == NULL && part->run_first == NULL))
+        return cs_fail(ctx, CS_ERR_ARG, "%s has no part array for its %lld pages", what,
+                       (long long)n);
     int64_t bad = INT64_MAX;
+    if (pa != NULL) {
 #pragma omp parallel for default(none) shared(pa, n, k) reduction(min : bad) schedule(static)
-    for (int64_t p = 0; p < n; p++)
-        if (pa[p] < 0 || pa[p] >= k)
-            bad = p < bad ? p : bad;
-    if (bad != INT64_MAX)
-        return cs_fail(ctx, CS_ERR_FORMAT, "%s is corrupt: page %lld has part %d, outside [0, %d)",
-                       what, (long long)bad, (int)pa[bad], (int)k);
+        for (int64_t p = 0; p < n; p++)
+            if (pa[p] < 0 || pa[p] >= k)
+                bad = p < bad ? p : bad;
+        if (bad != INT64_MAX)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s is corrupt: page %lld has part %d, outside [0, %d)", what,
+                           (long long)bad, (int)pa[bad], (int)k);
+    }
     if (part->part_first != NULL) {
         const int64_t *pf = part->part_first;
         int ok = pf[0] == 0 && pf[k] == n;
         for (int32_t r = 0; ok && r < k; r++)
             ok = pf[r] <= pf[r + 1];
+        if (ok && pa != NULL) {
 #pragma omp parallel for default(none) shared(pa, pf, k) reduction(min : bad) schedule(static)
-        for (int32_t r = 0; r < k; r++)
-            for (int64_t p = pf[r]; p < pf[r + 1]; p++)
-                if (pa[p] != r)
-                    bad = p < bad ? p : bad;
+            for (int32_t r = 0; r < k; r++)
+                for (int64_t p = pf[r]; p < pf[r + 1]; p++)
+                    if (pa[p] != r)
+                        bad = p < bad ? p : bad;
+        }
         if (!ok || bad != INT64_MAX)
             return cs_fail(ctx, CS_ERR_FORMAT, "%s is corrupt: part_first does not match part",
                            what);
+    }
+    if (part->run_first != NULL) {
+        const int64_t R = part->n_runs, *rf = part->run_first;
+        const int32_t *rp = part->run_part;
+        int ok = R >= 0 && (R > 0 || n == 0) && (R == 0 || rp != NULL) && rf[0] == 0 && rf[R] == n;
+        for (int64_t i = 0; ok && i < R; i++)
+            ok = rf[i] < rf[i + 1] && rp[i] >= 0 && rp[i] < k;
+        for (int64_t i = 0; ok && pa != NULL && i < R; i++)
+            for (int64_t p = rf[i]; ok && p < rf[i + 1]; p++)
+                ok = pa[p] == rp[i];
+        if (!ok)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s is corrupt: its runs do not cover the pages in order with parts "
+                           "in [0, %d), or do not match part",
+                           what, (int)k);
     }
     return CS_OK;
 }

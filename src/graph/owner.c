@@ -189,32 +189,48 @@ void graph_free_index(cs_graph *g)
 
 /* ---- construction --------------------------------------------------------------------------- */
 
-/* Local. The owner runs of the part array pa[0 .. N) (N >= 1, R runs counted by the caller):
- * their starts, the part of each in the narrowest type for k parts, and the index. */
-static cs_err build_owner_runs(cs_ctx *ctx, cs_graph *g, const int32_t *pa, int64_t N, int64_t R,
-                               int32_t k)
+/* Local. The part of run i of the owner runs. */
+static void set_run_part(cs_graph *g, int64_t i, int32_t r)
+{
+    if (g->orun8 != NULL)
+        g->orun8[i] = (uint8_t)r;
+    else if (g->orun16 != NULL)
+        g->orun16[i] = (uint16_t)r;
+    else
+        g->orun32[i] = r;
+}
+
+/* Local. The owner runs (R of them, N >= 1 pages, counted by the caller) of the partition's
+ * runs, adjacent runs of one part merged, or of its part array: their starts, the part of each
+ * in the narrowest type for k parts, and the index. */
+static cs_err build_owner_runs(cs_ctx *ctx, cs_graph *g, const cs_partition *part, int64_t R)
 {
     cs_err rc = CS_OK;
+    const int64_t N = part->n_pages;
+    const int32_t *pa = part->part, *rp = part->run_part;
     graph_runs *r = &g->orun;
     CS_TRY(ctx, cs_alloc(ctx, &r->start, (size_t)R + 1, sizeof *r->start, "owner runs"));
-    if (k <= 256)
+    if (part->k <= 256)
         CS_TRY(ctx, cs_alloc(ctx, &g->orun8, (size_t)R, 1, "owner runs"));
-    else if (k <= 65536)
+    else if (part->k <= 65536)
         CS_TRY(ctx, cs_alloc(ctx, &g->orun16, (size_t)R, 2, "owner runs"));
     else
         CS_TRY(ctx, cs_alloc(ctx, &g->orun32, (size_t)R, 4, "owner runs"));
     int64_t i = 0;
-    for (int64_t p = 0; p < N; p++) {
-        if (p > 0 && pa[p] == pa[p - 1])
-            continue;
-        r->start[i] = p;
-        if (g->orun8 != NULL)
-            g->orun8[i] = (uint8_t)pa[p];
-        else if (g->orun16 != NULL)
-            g->orun16[i] = (uint16_t)pa[p];
-        else
-            g->orun32[i] = pa[p];
-        i++;
+    if (part->run_first != NULL) {
+        for (int64_t j = 0; j < part->n_runs; j++) {
+            if (j > 0 && rp[j] == rp[j - 1])
+                continue;
+            r->start[i] = part->run_first[j];
+            set_run_part(g, i++, rp[j]);
+        }
+    } else {
+        for (int64_t p = 0; p < N; p++) {
+            if (p > 0 && pa[p] == pa[p - 1])
+                continue;
+            r->start[i] = p;
+            set_run_part(g, i++, pa[p]);
+        }
     }
     CS_ASSERT(i == R);
     r->start[R] = N;
@@ -224,11 +240,54 @@ fail:
     return rc;
 }
 
-cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+/* Local. The owner map (one part per page, narrow) of the partition's part array or runs. */
+static cs_err build_owner_map(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
 {
     cs_err rc = CS_OK;
     const int64_t n = part->n_pages;
     const int32_t *pa = part->part;
+    void *map = NULL;
+    const size_t width = part->k <= 255 ? 1 : part->k <= 65535 ? 2 : 4;
+    CS_TRY(ctx, cs_alloc(ctx, &map, (size_t)n + 1, width, "owner map"));
+    if (width == 1)
+        g->owner8 = map;
+    else if (width == 2)
+        g->owner16 = map;
+    else
+        g->owner32 = map;
+    uint8_t *o8 = g->owner8;
+    uint16_t *o16 = g->owner16;
+    int32_t *o32 = g->owner32;
+    if (pa == NULL) { /* from the runs */
+        for (int64_t j = 0; j < part->n_runs; j++)
+            for (int64_t p = part->run_first[j]; p < part->run_first[j + 1]; p++) {
+                if (o8 != NULL)
+                    o8[p] = (uint8_t)part->run_part[j];
+                else if (o16 != NULL)
+                    o16[p] = (uint16_t)part->run_part[j];
+                else
+                    o32[p] = part->run_part[j];
+            }
+    } else if (o8 != NULL) {
+#pragma omp parallel for default(none) shared(o8, pa, n) schedule(static)
+        for (int64_t p = 0; p < n; p++)
+            o8[p] = (uint8_t)pa[p];
+    } else if (o16 != NULL) {
+#pragma omp parallel for default(none) shared(o16, pa, n) schedule(static)
+        for (int64_t p = 0; p < n; p++)
+            o16[p] = (uint16_t)pa[p];
+    } else {
+        memcpy(o32, pa, (size_t)n * 4);
+    }
+fail:
+    return rc;
+}
+
+cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = part->n_pages;
+    const int32_t *pa = part->part, *rp = part->run_part;
     if (part->part_first != NULL) {
         CS_TRY(ctx, cs_alloc(ctx, &g->part_first, (size_t)part->k + 1, sizeof *g->part_first,
                              "block range table"));
@@ -238,28 +297,18 @@ cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
     /* runs or a part per page, whichever is smaller */
     const int64_t width = part->k <= 256 ? 1 : part->k <= 65536 ? 2 : 4;
     int64_t R = 0;
+    if (part->run_first != NULL) {
+        for (int64_t j = 0; j < part->n_runs; j++)
+            R += j == 0 || rp[j] != rp[j - 1];
+    } else {
 #pragma omp parallel for default(none) shared(pa, n) reduction(+ : R) schedule(static)
-    for (int64_t p = 0; p < n; p++)
-        R += p == 0 || pa[p] != pa[p - 1];
+        for (int64_t p = 0; p < n; p++)
+            R += p == 0 || pa[p] != pa[p - 1];
+    }
     const int form = forced_form();
     if (n > 0 && R <= INT32_MAX && form != 2 && (form == 1 || runs_bytes(R, width) < width * n))
-        return build_owner_runs(ctx, g, pa, n, R, part->k);
-    if (part->k <= 255) {
-        CS_TRY(ctx, cs_alloc(ctx, &g->owner8, (size_t)n + 1, 1, "owner map"));
-        uint8_t *o = g->owner8;
-#pragma omp parallel for default(none) shared(o, pa, n) schedule(static)
-        for (int64_t p = 0; p < n; p++)
-            o[p] = (uint8_t)pa[p];
-    } else if (part->k <= 65535) {
-        CS_TRY(ctx, cs_alloc(ctx, &g->owner16, (size_t)n + 1, 2, "owner map"));
-        uint16_t *o = g->owner16;
-#pragma omp parallel for default(none) shared(o, pa, n) schedule(static)
-        for (int64_t p = 0; p < n; p++)
-            o[p] = (uint16_t)pa[p];
-    } else {
-        CS_TRY(ctx, cs_alloc(ctx, &g->owner32, (size_t)n + 1, 4, "owner map"));
-        memcpy(g->owner32, pa, (size_t)n * 4);
-    }
+        return build_owner_runs(ctx, g, part, R);
+    CS_TRY(ctx, build_owner_map(ctx, g, part));
 fail:
     return rc;
 }
@@ -292,12 +341,15 @@ fail:
 cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
 {
     cs_err rc = CS_OK;
-    const int64_t n = part->n_pages;
-    const int32_t *pa = part->part;
+    const int64_t n = part->n_pages, *rf = part->run_first;
+    const int32_t *pa = part->part, *rp = part->run_part;
     const int32_t me = (int32_t)ctx->rank;
     int64_t cnt = 0;
     if (part->part_first != NULL) {
         cnt = part->part_first[me + 1] - part->part_first[me];
+    } else if (rf != NULL) {
+        for (int64_t j = 0; j < part->n_runs; j++)
+            cnt += rp[j] == me ? rf[j + 1] - rf[j] : 0;
     } else {
 #pragma omp parallel for default(none) shared(pa, n, me) reduction(+ : cnt) schedule(static)
         for (int64_t p = 0; p < n; p++)
@@ -310,6 +362,11 @@ cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
     if (part->part_first != NULL) {
         for (int64_t i = 0; i < cnt; i++)
             g->ids[i] = part->part_first[me] + i;
+    } else if (rf != NULL) {
+        int64_t i = 0;
+        for (int64_t j = 0; j < part->n_runs; j++)
+            for (int64_t p = rf[j]; rp[j] == me && p < rf[j + 1]; p++)
+                g->ids[i++] = p;
     } else {
         int64_t i = 0;
         for (int64_t p = 0; p < n; p++)
