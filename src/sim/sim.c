@@ -363,6 +363,7 @@ cs_err cs_sim_run(cs_ctx *ctx, const cs_config *cfg, const char *output, const c
         CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L,
                                        v->slot != NULL ? &rows : NULL, &s->ev));
     }
+    cs_gen_destroy(&s->gen); /* the model's host tables (H entries) are not needed further */
     CS_TRY(ctx, sim_build_hosts(s));
     CS_TRY(ctx, sim_choose_seeds(s));
     CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
