@@ -60,10 +60,11 @@ CS_API cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path,
 /*
  * Local. Builds this rank's graph from pages it already holds in memory (generated: see
  * cs_gen_graph), exactly as cs_graph_load_with would load the same pages of a graph file
- * under the same partition: the same local ids, CSR, attributes, owner map and local index.
+ * under the same partition: the same local ids, CSR, attributes, owner lookup and local index.
  *
  * part (borrowed, replicated, part->k == ctx->size) says which pages this rank owns: the
- * ids p with part->part[p] == ctx->rank, in increasing order. pages holds exactly those
+ * ids p with part->part[p] == ctx->rank, in increasing order (or, without a part array, those
+ * of its block range or of its runs of that part). pages holds exactly those
  * pages in that order: its page i is the i-th owned id, so pages->n must equal their count
  * and the ids come from part alone (pages->first, link_first and the slice's global sizes
  * are not looked at; the ids need not be contiguous). Its offsets are local (offsets[0] = 0)

@@ -2,7 +2,7 @@
  * graph internals shared by load.c (cs_graph_load_with) and build.c (cs_graph_build): the
  * cs_graph struct and the three steps both constructors take the same way, so that a graph
  * loaded from a file and one built in memory are the same object for the same partition: the
- * partition check, the owner map and the local ids with their index.
+ * partition check, the owner lookup and the local ids with their index (owner.c).
  */
 #ifndef CRAWLSIM_GRAPH_IMPL_H
 #define CRAWLSIM_GRAPH_IMPL_H
