@@ -67,7 +67,8 @@ typedef struct cs_partition {
     /* The same partition as runs, for a world whose hosts are ranges of page ids
      * (cs_gen_partition): pages [run_first[i], run_first[i + 1]) lie in part run_part[i]. A
      * partition may carry part_first or the runs without `part` (no 4 bytes per page); the
-     * graph (cs_graph_build, cs_graph_load_with) takes any of the three. */
+     * graph (cs_graph_build, cs_graph_load_with) takes any of the three, cs_partition_write
+     * needs `part`. */
     int64_t n_runs;
     int64_t *run_first; /* n_runs + 1, or NULL */
     int32_t *run_part;  /* n_runs, or NULL */
