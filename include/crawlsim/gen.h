@@ -59,9 +59,13 @@ struct cs_partition; /* partition.h */
  * for the same [gen] config, with the same seed:
  *   CS_PART_BLOCK      contiguous page-id ranges (cs_block_range), part_first filled;
  *   CS_PART_HOST_HASH  part of host h = cs_partition_host_hash(h, seed, k), that is
- *                      cs_mix64(h + cs_mix64(seed)) mod k; host_part filled.
- * out must be zeroed (cs_partition_init) and is freed with cs_partition_fini; it gets
- * method, k, seed, n_pages, n_hosts, part, graph_source "gen", and n_links = 0 (unknown
+ *                      cs_mix64(h + cs_mix64(seed)) mod k; host_part filled, and the runs
+ *                      (n_runs, run_first, run_part: consecutive hosts of one part, about
+ *                      H (1 - 1 / k) runs).
+ * Neither has the part array (part is NULL: no 4 bytes per page of the world on every rank);
+ * the graph takes part_first or the runs. out must be zeroed (cs_partition_init) and is freed
+ * with cs_partition_fini; it gets method, k, seed, n_pages, n_hosts, graph_source "gen", and
+ * n_links = 0 (unknown
  * before generating: cs_graph_load_with and cs_graph_build accept 0); quality, seconds and
  * the METIS settings stay zero. Errors (out left zeroed): CS_ERR_ARG for a METIS method
  * (METIS needs the graph: `crawlsim gen` then `crawlsim partition`), an unknown method, or k
@@ -82,8 +86,9 @@ CS_API cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t
  * success *out is a new graph (cs_graph_destroy); on failure *out is untouched and every rank
  * returns the same code and message: CS_ERR_ARG for a partition of another world (page or host
  * count), for part->k != ctx->size or a part array cs_graph_build refuses, CS_ERR_LIMIT,
- * CS_ERR_NOMEM. Memory per rank: the owned pages' graph plus the replicated owner map (as
- * loading), and transiently 8 bytes per owned page for the id list.
+ * CS_ERR_NOMEM. Memory per rank: the owned pages' graph plus its owner lookup (as loading:
+ * a block's range table, the runs, or an owner map for a partition file with many runs), and
+ * transiently 8 bytes per owned page for the id list.
  */
 CS_API cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const struct cs_partition *part,
                            cs_graph **out);

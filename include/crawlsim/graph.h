@@ -43,8 +43,11 @@ CS_API cs_err cs_graph_load(cs_ctx *ctx, const char *graph_path, const char *par
  * from graph_path: their out-links (CSR, global target ids) and attributes, read with
  * collective HDF5 reads of the owned page runs only, and validated as cs_graphio_read_slice
  * validates (offsets monotone, targets in [0, N) and sorted per page, hosts and topics in
- * range). part is borrowed; the graph keeps a narrow copy of the owner map (1, 2 or 4 bytes
- * per page, or the k + 1 range table of a block partition with part_first). Errors, the same
+ * range). part is borrowed; the graph keeps what it needs of it to find any page's owner:
+ * the k + 1 range table of a block partition with part_first, else the runs of consecutive
+ * pages of one part (about one per host under a partition that keeps hosts whole, when the
+ * hosts are ranges of ids) or, when those would hold more bytes, a narrow copy of the owner
+ * map (1, 2 or 4 bytes per page): docs/developer/memory.md. Errors, the same
  * on every rank: part->k != ctx->size (CS_ERR_ARG: "run crawlsim partition ... -k <size>"),
  * part->n_pages (or a nonzero part->n_links) different from the file's (CS_ERR_ARG), a part
  * id outside [0, k) or a part_first inconsistent with part (CS_ERR_FORMAT), graph-file
@@ -57,10 +60,11 @@ CS_API cs_err cs_graph_load_with(cs_ctx *ctx, const char *graph_path,
 /*
  * Local. Builds this rank's graph from pages it already holds in memory (generated: see
  * cs_gen_graph), exactly as cs_graph_load_with would load the same pages of a graph file
- * under the same partition: the same local ids, CSR, attributes, owner map and local index.
+ * under the same partition: the same local ids, CSR, attributes, owner lookup and local index.
  *
  * part (borrowed, replicated, part->k == ctx->size) says which pages this rank owns: the
- * ids p with part->part[p] == ctx->rank, in increasing order. pages holds exactly those
+ * ids p with part->part[p] == ctx->rank, in increasing order (or, without a part array, those
+ * of its block range or of its runs of that part). pages holds exactly those
  * pages in that order: its page i is the i-th owned id, so pages->n must equal their count
  * and the ids come from part alone (pages->first, link_first and the slice's global sizes
  * are not looked at; the ids need not be contiguous). Its offsets are local (offsets[0] = 0)
@@ -122,16 +126,19 @@ CS_API const double *cs_graph_delta(const cs_graph *g);
 CS_API const double *cs_graph_mu(const cs_graph *g);
 CS_API const uint8_t *cs_graph_observable(const cs_graph *g);
 
-/* Local, O(1). The local index of global page `page`, or -1 when this rank does not own it
- * (or page is outside [0, n_pages)). Contiguous ownership: a subtraction; otherwise an
- * open-addressing hash over the local ids. */
+/* Local, O(1) on average. The local index of global page `page`, or -1 when this rank does not
+ * own it (or page is outside [0, n_pages)). Contiguous ownership: a subtraction; otherwise the
+ * smaller of this rank's runs of consecutive ids (found through a bucket index) and a rank
+ * directory (a bit per page of the world and a count per 64 pages). */
 CS_API int64_t cs_graph_local_index(const cs_graph *g, int64_t page);
 
-/* Local, O(1). The rank owning page `page`, which must lie in [0, n_pages) (asserted). */
+/* Local, O(1) on average. The rank owning page `page`, which must lie in [0, n_pages)
+ * (asserted): a block's range table, the partition's runs (through a bucket index) or the
+ * owner map. */
 CS_API int cs_graph_owner(const cs_graph *g, int64_t page);
-/* Local. The owner map as one byte per page id (owner = map[page]) when the partition has one
- * and at most 256 parts, else NULL (use cs_graph_owner). For loops that prefetch the map's
- * random reads ahead. */
+/* Local. The owner map as one byte per page id (owner = map[page]) when the graph keeps one
+ * (not a block range table nor runs) and at most 255 parts, else NULL (use cs_graph_owner). For
+ * loops that prefetch the map's random reads ahead. */
 CS_API const uint8_t *cs_graph_owner_map8(const cs_graph *g);
 
 #endif

@@ -61,9 +61,17 @@ typedef struct cs_partition {
     int64_t n_pages;
     int64_t n_links;
     int64_t n_hosts;
-    int32_t *part;       /* n_pages parts (int32 in memory; narrow in the file) */
+    int32_t *part;       /* n_pages parts (int32 in memory; narrow in the file), or NULL below */
     int32_t *host_part;  /* n_hosts, or NULL */
     int64_t *part_first; /* k + 1 for block, or NULL */
+    /* The same partition as runs, for a world whose hosts are ranges of page ids
+     * (cs_gen_partition): pages [run_first[i], run_first[i + 1]) lie in part run_part[i]. A
+     * partition may carry part_first or the runs without `part` (no 4 bytes per page); the
+     * graph (cs_graph_build, cs_graph_load_with) takes any of the three, cs_partition_write
+     * needs `part`. */
+    int64_t n_runs;
+    int64_t *run_first; /* n_runs + 1, or NULL */
+    int32_t *run_part;  /* n_runs, or NULL */
     cs_part_quality quality;
     double seconds;
     char graph_source[256]; /* the graph file's `source` attribute */

@@ -42,8 +42,6 @@ cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t k, int
     out->n_links = 0;
     out->n_hosts = H;
     snprintf(out->graph_source, sizeof out->graph_source, "gen");
-    CS_TRY(ctx, cs_alloc(ctx, &out->part, (size_t)N, sizeof *out->part, "partition"));
-    int32_t *pa = out->part;
     if (method == CS_PART_BLOCK) {
         CS_TRY(ctx, cs_alloc(ctx, &out->part_first, (size_t)k + 1, sizeof *out->part_first,
                              "part ranges"));
@@ -53,23 +51,32 @@ cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t k, int
             out->part_first[r] = f;
         }
         out->part_first[k] = N;
-        const int64_t *pf = out->part_first;
-#pragma omp parallel for default(none) shared(pa, pf, k) schedule(dynamic, 1)
-        for (int32_t r = 0; r < k; r++)
-            for (int64_t p = pf[r]; p < pf[r + 1]; p++)
-                pa[p] = r;
     } else {
+        /* the host's part, then runs of consecutive hosts of one part (hosts are ranges) */
         CS_TRY(ctx,
                cs_alloc(ctx, &out->host_part, (size_t)H, sizeof *out->host_part, "host partition"));
         int32_t *hp = out->host_part;
-#pragma omp parallel for default(none) shared(g, pa, hp, H, k, seed) schedule(static)
+#pragma omp parallel for default(none) shared(hp, H, k, seed) schedule(static)
+        for (int64_t h = 0; h < H; h++)
+            hp[h] = cs_partition_host_hash(h, seed, k);
+        int64_t R = 0;
+        for (int64_t h = 0; h < H; h++)
+            R += h == 0 || hp[h] != hp[h - 1];
+        CS_TRY(ctx, cs_alloc(ctx, &out->run_first, (size_t)R + 1, sizeof *out->run_first,
+                             "partition runs"));
+        CS_TRY(ctx, cs_alloc(ctx, &out->run_part, (size_t)R + 1, sizeof *out->run_part,
+                             "partition runs"));
+        int64_t i = 0;
         for (int64_t h = 0; h < H; h++) {
+            if (h > 0 && hp[h] == hp[h - 1])
+                continue;
             int64_t f = 0, c = 0;
             cs_gen_host_range(g, h, &f, &c);
-            hp[h] = cs_partition_host_hash(h, seed, k);
-            for (int64_t p = f; p < f + c; p++)
-                pa[p] = hp[h];
+            out->run_first[i] = f;
+            out->run_part[i++] = hp[h];
         }
+        out->run_first[R] = N;
+        out->n_runs = R;
     }
     return CS_OK;
 fail:
@@ -89,8 +96,8 @@ static cs_err gen_owned(cs_ctx *ctx, const cs_gen *g, const cs_partition *part,
                         cs_graph_slice *mine)
 {
     cs_err rc = CS_OK;
-    const int64_t N = part->n_pages;
-    const int32_t *pa = part->part, me = (int32_t)ctx->rank;
+    const int64_t N = part->n_pages, *rf = part->run_first;
+    const int32_t *pa = part->part, *rp = part->run_part, me = (int32_t)ctx->rank;
     int64_t *ids = NULL, n = 0;
     cs_progress prog;
     if (part->part_first != NULL) {
@@ -101,19 +108,42 @@ static cs_err gen_owned(cs_ctx *ctx, const cs_gen *g, const cs_partition *part,
         cs_progress_end(&prog);
         return rc;
     }
+    if (rf != NULL) {
+        for (int64_t j = 0; j < part->n_runs; j++)
+            n += rp[j] == me ? rf[j + 1] - rf[j] : 0;
+    } else {
 #pragma omp parallel for default(none) shared(pa, N, me) reduction(+ : n) schedule(static)
-    for (int64_t p = 0; p < N; p++)
-        n += pa[p] == me;
-    CS_TRY(ctx, cs_alloc(ctx, &ids, (size_t)n, sizeof *ids, "owned page ids"));
-    for (int64_t p = 0, i = 0; p < N; p++)
-        if (pa[p] == me)
-            ids[i++] = p;
+        for (int64_t p = 0; p < N; p++)
+            n += pa[p] == me;
+    }
+    CS_TRY(ctx, cs_alloc(ctx, &ids, (size_t)n + 1, sizeof *ids, "owned page ids"));
+    int64_t i = 0;
+    if (rf != NULL) {
+        for (int64_t j = 0; j < part->n_runs; j++)
+            for (int64_t p = rf[j]; rp[j] == me && p < rf[j + 1]; p++)
+                ids[i++] = p;
+    } else {
+        for (int64_t p = 0; p < N; p++)
+            if (pa[p] == me)
+                ids[i++] = p;
+    }
     cs_progress_begin(&prog, ctx, "generating pages", (uint64_t)n);
     rc = gen_slice_ids(ctx, g, ids, n, mine, &prog);
     cs_progress_end(&prog);
 fail:
     free(ids);
     return rc;
+}
+
+/* Local. The partition's runs are increasing and cover its pages (the owned ids come from them
+ * before cs_graph_build checks the rest). */
+static int runs_cover(const cs_partition *part)
+{
+    const int64_t R = part->n_runs, *rf = part->run_first;
+    int ok = R >= 0 && (R == 0 || part->run_part != NULL) && rf[0] == 0 && rf[R] == part->n_pages;
+    for (int64_t j = 0; ok && j < R; j++)
+        ok = rf[j] < rf[j + 1];
+    return ok;
 }
 
 cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_graph **out)
@@ -135,8 +165,12 @@ cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_g
                      "the partition has k = %d parts but the job runs on %d ranks: make it for "
                      "%d parts",
                      (int)part->k, ctx->size, ctx->size);
-    else if (N > 0 && part->part == NULL)
+    else if (N > 0 && part->part == NULL && part->part_first == NULL && part->run_first == NULL)
         rc = cs_fail(ctx, CS_ERR_ARG, "the partition has no part array for its %lld pages",
+                     (long long)N);
+    else if (part->run_first != NULL && !runs_cover(part))
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "the partition is corrupt: its runs do not cover the %lld pages in order",
                      (long long)N);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, gen_owned(ctx, g, part, &mine));

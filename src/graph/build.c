@@ -2,7 +2,7 @@
  * graph building: cs_graph_build, the run-time graph of one rank made from pages held in
  * memory (a generated world, DESIGN.md "The world": a host-hash run needs no graph file).
  *
- * The partition check, the owner map and the local ids come from the same functions as in
+ * The partition check, the owner lookup and the local ids come from the same functions as in
  * cs_graph_load_with (graph_impl.h); the CSR and the page attributes are taken over from the
  * caller's slice without a copy, after the checks cs_graph_load_with makes on a file's pages.
  */

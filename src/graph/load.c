@@ -15,15 +15,7 @@
  * means reading each owned page's end offsets[p + 1] and, per run, its start offsets[a]
  * separately, since offsets[p + 1] is also the start of page p + 1, which another rank may own.
  *
- * Owner map: a block partition with part_first keeps the k + 1 range table (the page's part
- * estimated as page * k / N, then corrected by steps); any other partition keeps the part of
- * every page narrow (uint8 for k <= 255, uint16 for k <= 65535, else int32), 1/8 word per page
- * at most ranks counts. Local index: a subtraction when the local ids are contiguous,
- * otherwise a rank directory over all pages (a bit per page, whether this rank owns it, and
- * an int32 count of owned pages per 64-page word: 0.625 B per page): the index is the count
- * before the word plus a popcount, two reads of small arrays instead of a hash probe's two
- * cache misses (the crawl's hot paths look up every link's target).
- * The struct, the partition check, the owner map and the local index are shared with
+ * The owner lookup and the local index (owner.c) and the partition check are shared with
  * cs_graph_build (build.c) through graph_impl.h, so both constructors give the same graph.
  */
 #include "graph_impl.h"
@@ -118,53 +110,6 @@ const uint8_t *cs_graph_observable(const cs_graph *g)
     return g->observable;
 }
 
-/* Bits set in x, inline: the x86-64 baseline has no popcnt instruction, so
- * __builtin_popcountll would be a libgcc call on every local-index lookup (a hot path). */
-static inline int64_t popcount64(uint64_t x)
-{
-    x -= (x >> 1) & 0x5555555555555555u;
-    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (int64_t)((x * 0x0101010101010101u) >> 56);
-}
-
-int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
-{
-    if (g->n_local == 0 || page < g->ids[0] || page > g->ids[g->n_local - 1])
-        return -1;
-    if (g->contiguous)
-        return page - g->ids[0];
-    const uint64_t w = g->mine[page >> 6], bit = (uint64_t)1 << (page & 63);
-    if (!(w & bit))
-        return -1;
-    return g->below[page >> 6] + popcount64(w & (bit - 1));
-}
-
-int cs_graph_owner(const cs_graph *g, int64_t page)
-{
-    CS_ASSERT(page >= 0 && page < g->n_pages);
-    if (g->owner8 != NULL)
-        return g->owner8[page];
-    if (g->owner16 != NULL)
-        return g->owner16[page];
-    if (g->owner32 != NULL)
-        return g->owner32[page];
-    /* Block: estimate from the mean block size, then step; balanced blocks need no step. */
-    const int64_t *pf = g->part_first;
-    int r = (int)((double)page / (double)g->n_pages * (double)g->k);
-    r = r < 0 ? 0 : (r >= g->k ? g->k - 1 : r);
-    while (r > 0 && pf[r] > page)
-        r--;
-    while (r < g->k - 1 && pf[r + 1] <= page)
-        r++;
-    return r;
-}
-
-const uint8_t *cs_graph_owner_map8(const cs_graph *g)
-{
-    return g->owner8;
-}
-
 void cs_graph_destroy(cs_graph **pg)
 {
     if (pg == NULL || *pg == NULL)
@@ -179,17 +124,12 @@ void cs_graph_destroy(cs_graph **pg)
     free(g->delta);
     free(g->mu);
     free(g->observable);
-    free(g->mine);
-    free(g->below);
-    free(g->part_first);
-    free(g->owner8);
-    free(g->owner16);
-    free(g->owner32);
+    graph_free_index(g);
     free(g);
     *pg = NULL;
 }
 
-/* ---- partition checks and the owner map ------------------------------------------------------ */
+/* ---- partition checks ------------------------------------------------------------------------ */
 
 cs_err graph_check_partition(cs_ctx *ctx, const char *path, const cs_partition *part)
 {
@@ -209,109 +149,55 @@ cs_err graph_check_partition(cs_ctx *ctx, const char *path, const cs_partition *
         return cs_fail(ctx, CS_ERR_ARG,
                        "%s has k = %d parts but the job runs on %d ranks: make it for %d parts",
                        what, (int)part->k, ctx->size, ctx->size);
-    if (part->n_pages < 0 || (part->n_pages > 0 && part->part == NULL))
-        return cs_fail(ctx, CS_ERR_ARG, "%s has no part array for its %lld pages", what,
-                       (long long)part->n_pages);
     const int64_t n = part->n_pages;
     const int32_t *pa = part->part;
     const int32_t k = part->k;
+    if (n < 0 || (n > 0 && pa == NULL && part->part_first == NULL && part->run_first == NULL))
+        return cs_fail(ctx, CS_ERR_ARG, "%s has no part array for its %lld pages", what,
+                       (long long)n);
     int64_t bad = INT64_MAX;
+    if (pa != NULL) {
 #pragma omp parallel for default(none) shared(pa, n, k) reduction(min : bad) schedule(static)
-    for (int64_t p = 0; p < n; p++)
-        if (pa[p] < 0 || pa[p] >= k)
-            bad = p < bad ? p : bad;
-    if (bad != INT64_MAX)
-        return cs_fail(ctx, CS_ERR_FORMAT, "%s is corrupt: page %lld has part %d, outside [0, %d)",
-                       what, (long long)bad, (int)pa[bad], (int)k);
+        for (int64_t p = 0; p < n; p++)
+            if (pa[p] < 0 || pa[p] >= k)
+                bad = p < bad ? p : bad;
+        if (bad != INT64_MAX)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s is corrupt: page %lld has part %d, outside [0, %d)", what,
+                           (long long)bad, (int)pa[bad], (int)k);
+    }
     if (part->part_first != NULL) {
         const int64_t *pf = part->part_first;
         int ok = pf[0] == 0 && pf[k] == n;
         for (int32_t r = 0; ok && r < k; r++)
             ok = pf[r] <= pf[r + 1];
+        if (ok && pa != NULL) {
 #pragma omp parallel for default(none) shared(pa, pf, k) reduction(min : bad) schedule(static)
-        for (int32_t r = 0; r < k; r++)
-            for (int64_t p = pf[r]; p < pf[r + 1]; p++)
-                if (pa[p] != r)
-                    bad = p < bad ? p : bad;
+            for (int32_t r = 0; r < k; r++)
+                for (int64_t p = pf[r]; p < pf[r + 1]; p++)
+                    if (pa[p] != r)
+                        bad = p < bad ? p : bad;
+        }
         if (!ok || bad != INT64_MAX)
             return cs_fail(ctx, CS_ERR_FORMAT, "%s is corrupt: part_first does not match part",
                            what);
     }
+    if (part->run_first != NULL) {
+        const int64_t R = part->n_runs, *rf = part->run_first;
+        const int32_t *rp = part->run_part;
+        int ok = R >= 0 && (R > 0 || n == 0) && (R == 0 || rp != NULL) && rf[0] == 0 && rf[R] == n;
+        for (int64_t i = 0; ok && i < R; i++)
+            ok = rf[i] < rf[i + 1] && rp[i] >= 0 && rp[i] < k;
+        for (int64_t i = 0; ok && pa != NULL && i < R; i++)
+            for (int64_t p = rf[i]; ok && p < rf[i + 1]; p++)
+                ok = pa[p] == rp[i];
+        if (!ok)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s is corrupt: its runs do not cover the pages in order with parts "
+                           "in [0, %d), or do not match part",
+                           what, (int)k);
+    }
     return CS_OK;
-}
-
-cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
-{
-    cs_err rc = CS_OK;
-    const int64_t n = part->n_pages;
-    const int32_t *pa = part->part;
-    if (part->part_first != NULL) {
-        CS_TRY(ctx, cs_alloc(ctx, &g->part_first, (size_t)part->k + 1, sizeof *g->part_first,
-                             "block range table"));
-        memcpy(g->part_first, part->part_first, ((size_t)part->k + 1) * sizeof *g->part_first);
-    } else if (part->k <= 255) {
-        CS_TRY(ctx, cs_alloc(ctx, &g->owner8, (size_t)n + 1, 1, "owner map"));
-        uint8_t *o = g->owner8;
-#pragma omp parallel for default(none) shared(o, pa, n) schedule(static)
-        for (int64_t p = 0; p < n; p++)
-            o[p] = (uint8_t)pa[p];
-    } else if (part->k <= 65535) {
-        CS_TRY(ctx, cs_alloc(ctx, &g->owner16, (size_t)n + 1, 2, "owner map"));
-        uint16_t *o = g->owner16;
-#pragma omp parallel for default(none) shared(o, pa, n) schedule(static)
-        for (int64_t p = 0; p < n; p++)
-            o[p] = (uint16_t)pa[p];
-    } else {
-        CS_TRY(ctx, cs_alloc(ctx, &g->owner32, (size_t)n + 1, 4, "owner map"));
-        memcpy(g->owner32, pa, (size_t)n * 4);
-    }
-fail:
-    return rc;
-}
-
-cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
-{
-    cs_err rc = CS_OK;
-    const int64_t n = part->n_pages;
-    const int32_t *pa = part->part;
-    const int32_t me = (int32_t)ctx->rank;
-    int64_t cnt = 0;
-    if (part->part_first != NULL) {
-        cnt = part->part_first[me + 1] - part->part_first[me];
-    } else {
-#pragma omp parallel for default(none) shared(pa, n, me) reduction(+ : cnt) schedule(static)
-        for (int64_t p = 0; p < n; p++)
-            cnt += pa[p] == me;
-    }
-    if (cnt >= INT32_MAX)
-        return cs_fail(ctx, CS_ERR_LIMIT, "rank %d owns %lld pages: at most %d are supported",
-                       ctx->rank, (long long)cnt, INT32_MAX - 1);
-    CS_TRY(ctx, cs_alloc(ctx, &g->ids, (size_t)cnt + 1, sizeof *g->ids, "local page ids"));
-    if (part->part_first != NULL) {
-        for (int64_t i = 0; i < cnt; i++)
-            g->ids[i] = part->part_first[me] + i;
-    } else {
-        int64_t i = 0;
-        for (int64_t p = 0; p < n; p++)
-            if (pa[p] == me)
-                g->ids[i++] = p;
-    }
-    g->n_local = cnt;
-    g->contiguous = cnt == 0 || g->ids[cnt - 1] - g->ids[0] == cnt - 1;
-    if (!g->contiguous) {
-        const int64_t words = (n >> 6) + 1;
-        CS_TRY(ctx, cs_calloc(ctx, &g->mine, (size_t)words, sizeof *g->mine, "local index"));
-        CS_TRY(ctx, cs_alloc(ctx, &g->below, (size_t)words, sizeof *g->below, "local index"));
-        for (int64_t i = 0; i < cnt; i++)
-            g->mine[g->ids[i] >> 6] |= (uint64_t)1 << (g->ids[i] & 63);
-        int32_t c = 0;
-        for (int64_t w = 0; w < words; w++) {
-            g->below[w] = c;
-            c += (int32_t)__builtin_popcountll(g->mine[w]);
-        }
-    }
-fail:
-    return rc;
 }
 
 /* ---- reading runs -----------------------------------------------------------------------------

@@ -30,6 +30,8 @@ void cs_partition_fini(cs_partition *p)
     free(p->part);
     free(p->host_part);
     free(p->part_first);
+    free(p->run_first);
+    free(p->run_part);
     memset(p, 0, sizeof *p);
 }
 

@@ -382,14 +382,16 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
                                        v->slot != NULL ? &rows : NULL, &s->ev));
     }
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: visited set and evidence (%.2f s)", cs_now() - t_setup);
+    if (s->own != NULL) /* the model's host tables (H entries) are not needed further; a world
+                         * shared by several runs (--seeds) keeps it for their evidence */
+        cs_gen_destroy(&s->own->gen);
+    s->gen = NULL;
     CS_TRY(ctx, sim_build_hosts(s));
     CS_TRY(ctx, sim_choose_seeds(s));
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: hosts and seed pages (%.2f s)", cs_now() - t_setup);
     CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
     if (s->sum)
         s->ops->sum_begin(s->pol);
-    for (int64_t h = 0; h < cs_graph_n_hosts(s->g); h++)
-        s->h.any_split |= s->h.host_k[h] > 1; /* host_k is global: the same on every rank */
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
     CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, &s->rf));
     if (rc == CS_OK)
@@ -419,7 +421,8 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->sl.sp_displs, (size_t)ctx->size, sizeof *s->sl.sp_displs, "hosts");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.sp_before, (size_t)cs_graph_n_hosts(s->g) + 1,
+        rc = cs_calloc(ctx, &s->h.sp_before,
+                       (size_t)(s->h.any_split ? cs_graph_n_hosts(s->g) : 0) + 1,
                        sizeof *s->h.sp_before, "hosts");
     for (int i = 0; i < 4 && rc == CS_OK; i++)
         rc = cs_calloc(ctx, &ls.task_v[i], (size_t)cfg->run.tasks + 1, 8, "task results");

@@ -104,13 +104,15 @@ typedef struct sim_hosts {
     uint64_t *rel_host_all; /* its OR over ranks (global_counts) */
     int64_t host_words;
     int32_t *host_k, *host_idx, *host_used; /* ranks owning pages of the host, this rank's index
-                                               among them, the host's fetches this tick */
+                                               among them (both NULL when no host is split:
+                                               sim_build_hosts), the host's fetches this tick */
     uint8_t *host_mark;                     /* host in touched[] this tick */
-    int64_t *touched;
+    int32_t *touched;
     int64_t n_touched;
     int32_t *host_all;  /* rep: every page's host */
     int any_split;      /* some host has pages on several ranks (host_k > 1) */
-    int32_t *sp_before; /* per host: its global count before a selection phase */
+    int32_t *sp_before; /* per host, when some host is split: its global count before a
+                           selection phase */
 } sim_hosts;
 
 /* Selection scratch of a tick. */
@@ -308,8 +310,8 @@ static inline int64_t quota(const sim *s, int64_t h, int64_t t)
     const int64_t rate = s->cfg->crawl.host_rate;
     if (rate == 0)
         return INT64_MAX;
-    if (s->strict)
-        return rate; /* host_used holds the host's count over all ranks (pick_strict) */
+    if (s->strict || s->h.host_k == NULL)
+        return rate; /* strict: host_used holds the host's count over all ranks (pick_strict) */
     const int64_t k = s->h.host_k[h];
     if (k <= 1)
         return rate;
@@ -330,7 +332,7 @@ static inline int capped(const sim *s, int64_t h, int with_tick)
     const int64_t cap = s->h.cap_now;
     if (cap <= 0)
         return 0;
-    const int64_t k = s->strict ? 1 : s->h.host_k[h]; /* strict: global counts */
+    const int64_t k = s->strict || s->h.host_k == NULL ? 1 : s->h.host_k[h]; /* strict: global */
     const int64_t mine = k <= 1 ? cap : cap / k + (s->h.host_idx[h] < cap % k);
     return s->h.host_fetched[h] + (with_tick ? s->h.host_used[h] : 0) >= mine;
 }
@@ -356,8 +358,14 @@ static inline void touch(sim *s, int64_t h)
 {
     if (!s->h.host_mark[h]) {
         s->h.host_mark[h] = 1;
-        s->h.touched[s->h.n_touched++] = h;
+        s->h.touched[s->h.n_touched++] = (int32_t)h;
     }
+}
+
+/* Host h has pages on several ranks (never under a partition that keeps hosts whole). */
+static inline int host_split(const sim *s, int64_t h)
+{
+    return s->h.host_k != NULL && s->h.host_k[h] > 1;
 }
 
 /* The visited bit of a local page (li, page): by local index when owned, else by id. */

@@ -245,7 +245,8 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
 
     /* route the link records: other ranks' to the outboxes, this rank's stay where they are
      * (insert_own reads them by index, in the same order, without a copy). The owners first
-     * (the owner map's reads are at random places: prefetched 16 records ahead), then each box
+     * (the owner map's reads are at random places: prefetched 16 records ahead; the owner runs
+     * of a host partition are found through their bucket index), then each box
      * grows once and the records are copied in, in the same order as one pass would. */
     if (s->rep) { /* every record goes to every rank (rep_share), none is routed */
         for (int64_t i = 0; i < n; i++)

@@ -24,7 +24,7 @@ void sim_polite_check(sim *s, int64_t tick)
     for (int64_t i = 0; i < s->h.n_touched; i++) {
         int64_t h = s->h.touched[i], q = quota(s, h, tick);
         /* strict: a split host's count is global and known to every rank: rank 0 counts it */
-        if (s->strict && (s->rep || s->h.host_k[h] > 1) && s->ctx->rank != 0)
+        if (s->strict && (s->rep || host_split(s, h)) && s->ctx->rank != 0)
             continue;
         if (s->h.host_used[h] > q)
             s->m.c[C_POLITE] += s->h.host_used[h] - q;
@@ -90,7 +90,7 @@ cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
         const int64_t h = host[cr[i].page];
         s->h.host_used[h]++;
         touch(s, h);
-        if (global && (s->rep || s->h.host_k[h] > 1)) {
+        if (global && (s->rep || host_split(s, h))) {
             s->sl.sp[2 * m] = h;
             s->sl.sp[2 * m++ + 1] = 0;
         }
@@ -306,7 +306,8 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                     ahead[i & 7] = h8; /* (i - 8) & 7 == i & 7, read above already */
                     __builtin_prefetch(&s->h.host_used[h8]);
                     __builtin_prefetch(&s->h.host_mark[h8]);
-                    __builtin_prefetch(&s->h.host_k[h8]);
+                    if (s->h.host_k != NULL)
+                        __builtin_prefetch(&s->h.host_k[h8]);
                 }
                 if (capped(s, h, 1)) {
                     if (capped(s, h, 0) && !s->strict) {
@@ -322,7 +323,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                 s->h.host_used[h]++;
                 if (!s->h.host_mark[h]) {
                     s->h.host_mark[h] = 1;
-                    s->h.touched[s->h.n_touched++] = h;
+                    s->h.touched[s->h.n_touched++] = (int32_t)h;
                 }
                 s->sl.acc[k++] = top[i];
             }
@@ -487,7 +488,7 @@ static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64
             int64_t m = 0;
             for (int64_t i = 0; local == CS_OK && i < got; i++) {
                 const int64_t h = host_of_key(s, s->sl.cands[i]);
-                if (s->h.host_k[h] > 1) {
+                if (host_split(s, h)) {
                     s->sl.sp[2 * m] = h;
                     s->sl.sp[2 * m++ + 1] = (int64_t)s->sl.cands[i];
                 }
@@ -505,7 +506,7 @@ static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64
             for (int64_t i = 0; i < got; i++) {
                 const int64_t h = host_of_key(s, s->sl.cands[i]);
                 int pass = 1;
-                if (s->h.host_k[h] > 1) {
+                if (host_split(s, h)) {
                     /* binary search of (h, key) among the sorted pairs: its rank in h */
                     const int64_t key[2] = {h, (int64_t)s->sl.cands[i]};
                     const int64_t *at = bsearch(key, s->sl.sp_all, (size_t)tot,
@@ -590,7 +591,7 @@ static int admit(void *eng, int64_t page)
     s->h.host_used[h]++;
     if (!s->h.host_mark[h]) {
         s->h.host_mark[h] = 1;
-        s->h.touched[s->h.n_touched++] = h;
+        s->h.touched[s->h.n_touched++] = (int32_t)h;
     }
     return CS_ADMIT_OK;
 }

@@ -141,7 +141,10 @@ cs_err sim_world_check(cs_ctx *ctx, const cs_sim_world *w, const cs_config *cfg)
     return rc;
 }
 
-/* Politeness bookkeeping: how many ranks own pages of each host and this rank's index. */
+/* Politeness bookkeeping: how many ranks own pages of each host and this rank's index, kept
+ * only when some host is split (s->h.any_split; the same on every rank): under a partition
+ * that keeps hosts whole every host has one owner. Per host, 17 bytes on every rank (quotas,
+ * the tick's list, the task's counts), 8 more with split hosts. */
 cs_err sim_build_hosts(sim *s)
 {
     cs_ctx *ctx = s->ctx;
@@ -160,7 +163,7 @@ cs_err sim_build_hosts(sim *s)
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.host_used, (size_t)H + 1, 4, "host quotas");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &s->h.touched, (size_t)H + 1, 8, "host quotas");
+        rc = cs_alloc(ctx, &s->h.touched, (size_t)H + 1, 4, "host quotas");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.host_mark, (size_t)H + 1, 1, "host quotas");
     if (rc == CS_OK)
@@ -176,6 +179,13 @@ cs_err sim_build_hosts(sim *s)
         mine[host[i]] = 1;
     cs_allreduce(ctx, mine, s->h.host_k, (int)H, CS_T_I32, CS_OP_SUM);
     cs_exscan_sum(ctx, mine, s->h.host_idx, (int)H, CS_T_I32);
+    for (int64_t h = 0; h < H; h++)
+        s->h.any_split |= s->h.host_k[h] > 1; /* host_k is global: the same on every rank */
+    if (!s->h.any_split) {
+        free(s->h.host_k);
+        free(s->h.host_idx);
+        s->h.host_k = s->h.host_idx = NULL;
+    }
 fail:
     free(mine);
     return rc;

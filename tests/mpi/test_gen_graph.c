@@ -66,13 +66,28 @@ static int same_array(const void *a, const void *b, int64_t n, size_t elem)
     return n == 0 || memcmp(a, b, (size_t)n * elem) == 0;
 }
 
-/* Local. The same partition: what a run uses of it (the quality is only computed from files). */
+/* Local. The part of page q in p: from its part array, block ranges or runs. */
+static int32_t part_of(const cs_partition *p, int64_t q)
+{
+    if (p->part != NULL)
+        return p->part[q];
+    const int64_t *first = p->part_first != NULL ? p->part_first : p->run_first;
+    const int64_t n = p->part_first != NULL ? p->k : p->n_runs;
+    int64_t i = 0;
+    while (i + 1 < n && first[i + 1] <= q)
+        i++;
+    return p->part_first != NULL ? (int32_t)i : p->run_part[i];
+}
+
+/* Local. The same partition: what a run uses of it (the quality is only computed from files),
+ * the parts compared page by page whatever the forms. */
 static int same_partition(const cs_partition *a, const cs_partition *b)
 {
-    return a->method == b->method && a->k == b->k && a->seed == b->seed &&
-           a->n_pages == b->n_pages && a->n_hosts == b->n_hosts &&
-           same_array(a->part, b->part, a->n_pages, sizeof *a->part) &&
-           same_array(a->host_part, b->host_part, a->n_hosts, sizeof *a->host_part) &&
+    int ok = a->method == b->method && a->k == b->k && a->seed == b->seed &&
+             a->n_pages == b->n_pages && a->n_hosts == b->n_hosts;
+    for (int64_t q = 0; ok && q < a->n_pages; q++)
+        ok = part_of(a, q) == part_of(b, q);
+    return ok && same_array(a->host_part, b->host_part, a->n_hosts, sizeof *a->host_part) &&
            same_array(a->part_first, b->part_first, (int64_t)a->k + 1, sizeof *a->part_first);
 }
 
@@ -122,7 +137,9 @@ START_TEST(partitions_match_the_partition_command)
             cs_partition_init(&mem);
             cs_partition_init(&file);
             cs_err rc = cs_gen_partition(&ctx, gen, pc.method, ks[ki], pc.seed, &mem);
-            MPI_ASSERT(rc == CS_OK && mem.n_links == 0 && mem.quality.edge_cut == 0);
+            /* no part per page: block ranges or the runs of hosts */
+            MPI_ASSERT(rc == CS_OK && mem.n_links == 0 && mem.quality.edge_cut == 0 &&
+                       mem.part == NULL && (mem.part_first != NULL) != (mem.run_first != NULL));
             MPI_ASSERT(cs_partition_compute(&ctx, gpath, &pc, ks[ki], &file) == CS_OK);
             MPI_ASSERT(same_partition(&mem, &file));
             cs_partition_fini(&file);
@@ -181,6 +198,13 @@ START_TEST(scattered_and_lopsided_partitions)
         cs_partition_init(&p);
         MPI_ASSERT(cs_gen_partition(&ctx, gen, CS_PART_HOST_HASH, ctx.size, 1, &p) == CS_OK);
         const int32_t k = p.k;
+        free(p.run_first);
+        free(p.run_part);
+        p.run_first = NULL;
+        p.run_part = NULL;
+        p.n_runs = 0;
+        p.part = malloc((size_t)p.n_pages * sizeof *p.part);
+        MPI_ASSERT(p.part != NULL);
         for (int64_t q = 0; q < p.n_pages; q++)
             p.part[q] = kind == 0
                             ? (int32_t)(cs_mix64((uint64_t)q ^ 0x5eedULL) % (uint64_t)k)
@@ -223,8 +247,9 @@ END_TEST
 
 START_TEST(foreign_partitions_are_clear_errors)
 {
-    cs_partition p;
+    cs_partition p, q;
     cs_partition_init(&p);
+    cs_partition_init(&q);
     cs_graph *a = NULL;
     /* another rank count */
     MPI_ASSERT(cs_gen_partition(&ctx, gen, CS_PART_HOST_HASH, ctx.size + 1, 1, &p) == CS_OK);
@@ -232,6 +257,16 @@ START_TEST(foreign_partitions_are_clear_errors)
     cs_err rc = cs_gen_graph(&ctx, gen, &p, &a);
     MPI_ASSERT(rc == CS_ERR_ARG && a == NULL && strstr(ctx.errmsg, "k = ") != NULL &&
                same_message());
+    /* corrupt runs: a gap, then a part outside [0, k) */
+    MPI_ASSERT(cs_gen_partition(&ctx, gen, CS_PART_HOST_HASH, ctx.size, 1, &q) == CS_OK);
+    q.run_first[q.n_runs] += 1;
+    cs_ctx_clear_error(&ctx);
+    MPI_ASSERT(cs_gen_graph(&ctx, gen, &q, &a) == CS_ERR_FORMAT && a == NULL && same_message());
+    q.run_first[q.n_runs] -= 1;
+    q.run_part[q.n_runs - 1] = q.k;
+    cs_ctx_clear_error(&ctx);
+    MPI_ASSERT(cs_gen_graph(&ctx, gen, &q, &a) == CS_ERR_FORMAT && a == NULL && same_message());
+    cs_partition_fini(&q);
     cs_partition_fini(&p);
     /* another world */
     cs_config other = cfg;

@@ -2,9 +2,10 @@
  * MPI integration tests of distributed loading (issue 3, items 3 and 4): cs_graph_load_with
  * gives every rank exactly the pages a partition assigns it, with the CSR and attributes that
  * cs_graphio_read_slice reads for the same pages, an owner lookup that agrees with the
- * partition for every page and a local index that inverts the local ids; block, host-hash,
- * random per-page and lopsided partitions; a partition for another rank count or another graph
- * is a clear error on every rank. Run at 1, 2 and 4 ranks.
+ * partition for every page and a local index that inverts the local ids, in each form of the
+ * two (runs or per page); block, host-hash, random per-page and lopsided partitions; a
+ * partition for another rank count or another graph is a clear error on every rank. Run at 1,
+ * 2 and 4 ranks.
  */
 #include "crawlsim/config.h"
 #include "crawlsim/gen.h"
@@ -193,6 +194,19 @@ START_TEST(random_partition_small_windows)
 }
 END_TEST
 
+/* The owner lookup and the local index in the form their bytes did not choose above (owner
+ * runs and local runs, or the owner map and the rank directory: src/graph/owner.c): a random
+ * partition through runs, a host partition through maps. */
+START_TEST(every_index_form)
+{
+    setenv("CRAWLSIM_GRAPH_INDEX", "runs", 1);
+    check_kind(P_RANDOM);
+    setenv("CRAWLSIM_GRAPH_INDEX", "map", 1);
+    check_kind(P_HOST_HASH);
+    unsetenv("CRAWLSIM_GRAPH_INDEX");
+}
+END_TEST
+
 /* 1 if ctx.errmsg is the same on every rank. */
 static int same_message(void)
 {
@@ -312,6 +326,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, random_partition);
         tcase_add_test(tc, lopsided_partition);
         tcase_add_test(tc, random_partition_small_windows);
+        tcase_add_test(tc, every_index_form);
         tcase_add_test(tc, wrong_rank_count_is_a_clear_error);
         tcase_add_test(tc, partition_of_another_graph_is_a_clear_error);
         tcase_add_test(tc, load_from_partition_files);
