@@ -191,6 +191,7 @@ static cs_err build_owned(sim *s)
     }
     /* subscribers */
     CS_TRY_AGREE(ctx, cs_outbox_init(ctx, &ask, ctx->size));
+    ask.method = s->cfg->crawl.exchange;
     for (int64_t i = 0; i < v->n_ghost && rc == CS_OK; i++) {
         const int64_t rec[2] = {v->ghost[i], me};
         rc = cs_outbox_put(ctx, &ask, cs_graph_owner(g, v->ghost[i]), rec, sizeof rec);
