@@ -91,6 +91,7 @@ typedef struct cs_outbox {
     int method;   /* cs_exchange_method: CS_EXCHANGE_SPARSE after cs_outbox_init */
     size_t chunk; /* sparse: the largest message in bytes; a longer box goes as several */
     int epoch;    /* sparse: consecutive exchanges alternate between two tags */
+    int channel;  /* 0 or 1: outboxes exchanged with no collective between use different ones */
     MPI_Request *req;
     size_t req_cap;
     char *stage; /* sparse: messages as they arrive */

@@ -147,9 +147,12 @@ fail:
 
 /* The two tags of the sparse exchange, alternating: a rank that has left an exchange may send
  * the next one's messages to a rank still probing for the last ones (NBX's one hazard); it
- * cannot be two exchanges ahead, since the next barrier waits for every rank. No other
- * point-to-point traffic uses ctx->comm. */
-enum { XTAG = 0x5c0 };
+ * cannot be two exchanges ahead, since the next barrier waits for every rank. Outboxes of
+ * different channels (o->channel: exchanges that follow each other with no collective between,
+ * the visited notes and the link records) use different tags, so that one's messages cannot be
+ * taken by the other. The census's tags (head and rest, alternating) are CTAG's. The only other
+ * point-to-point traffic on ctx->comm is cs_exscan_sum's (0x5d0). */
+enum { XTAG = 0x5c0, CTAG = 0x5e0 };
 
 /* Aborts the job: a buffer of the sparse exchange could not grow while messages are under way
  * (their senders wait for them, so the failure cannot be agreed). */
@@ -230,7 +233,7 @@ static void sparse_recv(cs_ctx *ctx, cs_outbox *o, const MPI_Status *stat, int t
 static void exchange_sparse(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
                             size_t *recv_len, cs_exchange_stats *st)
 {
-    const int me = ctx->rank, tag = XTAG + o->epoch;
+    const int me = ctx->rank, tag = XTAG + 2 * o->channel + o->epoch;
     o->epoch ^= 1;
     double t0 = cs_now(), t1 = t0;
     size_t nreq = 0, staged = 0, npiece = 0;
@@ -311,7 +314,7 @@ static void exchange_census(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv
                             size_t *recv_len, cs_exchange_stats *st)
 {
     const int P = ctx->size, me = ctx->rank;
-    const int htag = XTAG + 2 + o->epoch, dtag = XTAG + 4 + o->epoch;
+    const int htag = CTAG + 4 * o->channel + o->epoch, dtag = htag + 2;
     o->epoch ^= 1;
     const size_t hsz = 8 + o->head_max;
     double t0 = cs_now();

@@ -262,6 +262,7 @@ cs_err sim_visited_create(sim *s)
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &v->note, ctx->size);
     v->note.method = s->cfg->crawl.exchange;
+    v->note.channel = 1; /* the link records' outbox (channel 0) may follow with no collective */
     CS_TRY_AGREE(ctx, rc);
 fail:
     return rc;

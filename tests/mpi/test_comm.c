@@ -680,6 +680,49 @@ START_TEST(exchange_rounds_skewed)
 }
 END_TEST
 
+/* Two outboxes exchanged one after the other with no collective between (the visited notes,
+ * then the link records), one rank late before the first: the others leave the first exchange
+ * and send the second's records while it still receives the first's. Their channels keep the
+ * two apart; each record names its outbox and round. */
+START_TEST(exchange_two_channels)
+{
+    const int P = ctx.size, me = ctx.rank;
+    cs_outbox o[2];
+    for (int c = 0; c < 2; c++) {
+        MPI_ASSERT(cs_outbox_init(&ctx, &o[c], P) == CS_OK);
+        exchange_variant(&o[c], _i);
+        o[c].channel = c;
+    }
+    char *recv = NULL;
+    size_t cap = 0, len = 0;
+    int ok = 1;
+    for (int round = 0; round < 30; round++) {
+        for (int c = 0; c < 2; c++) {
+            const int32_t rec[3] = {round, me, c};
+            ok &= cs_outbox_put(&ctx, &o[c], (me + 1 + c) % P, rec, sizeof rec) == CS_OK;
+        }
+        if (round % P == me) {
+            struct timespec ts = {0, 3000000};
+            nanosleep(&ts, NULL);
+        }
+        for (int c = 0; c < 2; c++) {
+            cs_exchange_stats st;
+            memset(&st, 0, sizeof st);
+            ok &= cs_comm_exchange(&ctx, &o[c], &recv, &cap, &len, &st) == CS_OK;
+            const int from = ((me - 1 - c) % P + P) % P;
+            int32_t rec[3] = {-1, -1, -1};
+            if (len == sizeof rec)
+                memcpy(rec, recv, sizeof rec);
+            ok &= len == sizeof rec && rec[0] == round && rec[1] == from && rec[2] == c;
+        }
+    }
+    MPI_ASSERT(ok);
+    free(recv);
+    cs_outbox_fini(&o[0]);
+    cs_outbox_fini(&o[1]);
+}
+END_TEST
+
 /* ---- exclusive scan and the k smallest pairs ------------------------------------------------ */
 
 /* cs_exscan_sum (recursive doubling, not MPI_Exscan) against the sums computed here, for 32- and
@@ -791,6 +834,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, exchange_boxes_in_rank_order, 0, 5);
     tcase_add_loop_test(tc, exchange_records, 0, 5);
     tcase_add_loop_test(tc, exchange_rounds_skewed, 0, 5);
+    tcase_add_loop_test(tc, exchange_two_channels, 0, 5);
     tcase_add_test(tc, exscan_sums_of_lower_ranks);
     tcase_add_test(tc, smallest_pairs_over_ranks);
     suite_add_tcase(s, tc);
