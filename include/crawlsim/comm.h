@@ -73,7 +73,14 @@ typedef enum cs_exchange_method {
      * exchange. */
     CS_EXCHANGE_SPARSE = 0,
     /* MPI_Alltoall of the counts, then MPI_Alltoallv: P - 1 messages per rank per exchange. */
-    CS_EXCHANGE_ALLTOALLV = 1
+    CS_EXCHANGE_ALLTOALLV = 1,
+    /* A census of the senders (Hoefler, Siebert and Lumsdaine's personalized census, PCX):
+     * each rank sends a head message (the box's length and its first o->head_max bytes, the
+     * rest after it) to each rank with records, one MPI_Reduce_scatter tells every rank how
+     * many heads come to it, it receives them from any source, then the rests. Messages only
+     * where there are records, as the sparse method, and no polling: every wait is a blocking
+     * one (what a simulator plays cheaply; docs/guide/simulated-cluster.md). */
+    CS_EXCHANGE_CENSUS = 2
 } cs_exchange_method;
 
 /* Growable byte buffers, one per destination rank, and the exchange's own scratch. */
@@ -84,12 +91,17 @@ typedef struct cs_outbox {
     int method;   /* cs_exchange_method: CS_EXCHANGE_SPARSE after cs_outbox_init */
     size_t chunk; /* sparse: the largest message in bytes; a longer box goes as several */
     int epoch;    /* sparse: consecutive exchanges alternate between two tags */
+    int channel;  /* 0 or 1: outboxes exchanged with no collective between use different ones */
     MPI_Request *req;
     size_t req_cap;
     char *stage; /* sparse: messages as they arrive */
     size_t stage_cap;
     char *piece; /* sparse: where each message is in the stage */
     size_t piece_cap;
+    size_t head_max; /* census: the box bytes a head message carries (the rest follows it) */
+    char *head;      /* census: the head messages sent */
+    size_t head_cap;
+    int *census; /* census: 2 x nranks: a flag per destination, then ones (the counts) */
 } cs_outbox;
 
 CS_API cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);
@@ -116,9 +128,10 @@ typedef struct cs_exchange_stats {
  * this rank in rank order (its own box included, copied locally), the same bytes by either
  * method. The outbox is cleared.
  * Errors, agreed: CS_ERR_NOMEM, and with alltoallv CS_ERR_LIMIT (more than 2 GiB for one
- * rank; the sparse method sends a box in pieces of o->chunk bytes and has no such limit). The
- * sparse method cannot agree on a failure to allocate its receive buffer once messages are
- * under way (their senders wait for them): it aborts the job with the message.
+ * rank; the sparse and census methods send a box in pieces of o->chunk bytes and have no such
+ * limit). The sparse and census methods cannot agree on a failure to allocate their buffers
+ * once messages are under way (their senders wait for them): they abort the job with the
+ * message.
  */
 CS_API cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
                                size_t *recv_len, cs_exchange_stats *st);
@@ -211,6 +224,16 @@ CS_API int64_t cs_comm_split(cs_ctx *ctx, int64_t B, int64_t demand);
 
 /* Local. The fixed split: B / P, the first B mod P ranks one more. */
 CS_API int64_t cs_comm_split_fixed(int64_t B, int rank, int size);
+
+/*
+ * Collective(ctx->comm). Logically collective: k >= 1. pairs[0..2k) holds this rank's k smallest
+ * (key, id) pairs (key at even places), in increasing order of (key, id), padded with
+ * (UINT64_MAX, UINT64_MAX) pairs where the rank has fewer; replaced in place by the k smallest
+ * pairs over all ranks, in that order, padded alike. One MPI_Allreduce whose operation merges
+ * two such lists (log P rounds of 16k bytes; an allgather of the lists is P - 1 rounds and, in
+ * a simulation, P^2 messages). Returns the number of real pairs (the same on every rank).
+ */
+CS_API int64_t cs_comm_smallest(cs_ctx *ctx, uint64_t *pairs, int64_t k);
 
 /* ==== Collectives for the modules that do not call MPI themselves (refresh, bandit) ========= */
 

@@ -159,9 +159,9 @@ typedef struct cs_evidence_rows {
  * Collective(ctx->comm). Builds the evidence table of graph g: with gen (a generated world),
  * each rank computes its pages' term projections; with gen NULL (imported graph) the relevance
  * stands in. rows NULL: the table is allgathered (N rows on every rank); else each owner sends
- * its pages' rows to the ranks that hold them as ghosts (one sparse exchange; n_local + n_ghost
- * rows per rank). Errors (the same on every rank): CS_ERR_NOMEM, CS_ERR_CONFIG when the layout
- * has more categories than the world's topics allow.
+ * its pages' rows to the ranks that hold them as ghosts (one exchange by crawl.exchange; n_local +
+ * n_ghost rows per rank). Errors (the same on every rank): CS_ERR_NOMEM, CS_ERR_CONFIG when the
+ * layout has more categories than the world's topics allow.
  */
 CS_API cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
                                  const cs_config *cfg, const cs_feat_layout *L,

@@ -16,8 +16,10 @@ cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks)
     CS_TRY(ctx, cs_calloc(ctx, &o->buf, (size_t)nranks, sizeof *o->buf, "outboxes"));
     CS_TRY(ctx, cs_calloc(ctx, &o->len, (size_t)nranks, sizeof *o->len, "outboxes"));
     CS_TRY(ctx, cs_calloc(ctx, &o->cap, (size_t)nranks, sizeof *o->cap, "outboxes"));
+    CS_TRY(ctx, cs_calloc(ctx, &o->census, 2 * (size_t)nranks, sizeof *o->census, "outboxes"));
     o->method = CS_EXCHANGE_SPARSE;
     o->chunk = (size_t)1 << 30;
+    o->head_max = 4096;
     return CS_OK;
 fail:
     cs_outbox_fini(o);
@@ -35,6 +37,8 @@ void cs_outbox_fini(cs_outbox *o)
     free(o->req);
     free(o->stage);
     free(o->piece);
+    free(o->head);
+    free(o->census);
     memset(o, 0, sizeof *o);
 }
 
@@ -143,9 +147,12 @@ fail:
 
 /* The two tags of the sparse exchange, alternating: a rank that has left an exchange may send
  * the next one's messages to a rank still probing for the last ones (NBX's one hazard); it
- * cannot be two exchanges ahead, since the next barrier waits for every rank. No other
- * point-to-point traffic uses ctx->comm. */
-enum { XTAG = 0x5c0 };
+ * cannot be two exchanges ahead, since the next barrier waits for every rank. Outboxes of
+ * different channels (o->channel: exchanges that follow each other with no collective between,
+ * the visited notes and the link records) use different tags, so that one's messages cannot be
+ * taken by the other. The census's tags (head and rest, alternating) are CTAG's. The only other
+ * point-to-point traffic on ctx->comm is cs_exscan_sum's (0x5d0). */
+enum { XTAG = 0x5c0, CTAG = 0x5e0 };
 
 /* Aborts the job: a buffer of the sparse exchange could not grow while messages are under way
  * (their senders wait for them, so the failure cannot be agreed). */
@@ -226,7 +233,7 @@ static void sparse_recv(cs_ctx *ctx, cs_outbox *o, const MPI_Status *stat, int t
 static void exchange_sparse(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
                             size_t *recv_len, cs_exchange_stats *st)
 {
-    const int me = ctx->rank, tag = XTAG + o->epoch;
+    const int me = ctx->rank, tag = XTAG + 2 * o->channel + o->epoch;
     o->epoch ^= 1;
     double t0 = cs_now(), t1 = t0;
     size_t nreq = 0, staged = 0, npiece = 0;
@@ -273,6 +280,132 @@ static void exchange_sparse(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv
     *recv_len = at;
 }
 
+/* A head message received by the census: its source, its box's length, where it is in the
+ * stage and the box bytes it carries. */
+typedef struct xhead {
+    int64_t src, len, at, n;
+} xhead;
+
+static int xhead_cmp(const void *a, const void *b)
+{
+    const xhead *x = a, *y = b;
+    return x->src < y->src ? -1 : x->src > y->src;
+}
+
+/* Grows a buffer of the census, or aborts (messages may be under way). */
+static void census_grow(cs_ctx *ctx, void *pp, size_t *cap, size_t n, size_t size, const char *what)
+{
+    if (n > *cap && cs_grow(ctx, pp, cap, n, size, what) != CS_OK)
+        exchange_oom(ctx, what, n * size);
+}
+
+/*
+ * crawl.exchange = census (Hoefler, Siebert and Lumsdaine's personalized census). Sends a head
+ * to each rank with records: the box's length (8 bytes) and its first o->head_max bytes; the
+ * rest of a longer box follows in pieces of at most o->chunk bytes under a second tag (MPI
+ * keeps one source's order within a tag). One MPI_Reduce_scatter of a flag per destination
+ * gives every rank the number of heads coming to it; it receives them from any source, lays the
+ * boxes out in rank order (its own at its place), copies the heads' bytes and receives the
+ * rests into place. Every wait is blocking: no probing loop. Tags alternate between consecutive
+ * exchanges as in the sparse method: a rank leaves the census only after every rank entered
+ * it, so a fast rank is at most one exchange ahead.
+ */
+static void exchange_census(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
+                            size_t *recv_len, cs_exchange_stats *st)
+{
+    const int P = ctx->size, me = ctx->rank;
+    const int htag = CTAG + 4 * o->channel + o->epoch, dtag = htag + 2;
+    o->epoch ^= 1;
+    const size_t hsz = 8 + o->head_max;
+    double t0 = cs_now();
+    size_t nd = 0, nreq = 0;
+    for (int r = 0; r < P; r++) {
+        const size_t len = r == me ? 0 : o->len[r];
+        o->census[r] = len > 0;
+        o->census[P + r] = 1;
+        nd += len > 0;
+        if (len > o->head_max)
+            nreq += (len - o->head_max + o->chunk - 1) / o->chunk;
+    }
+    nreq += nd;
+    census_grow(ctx, &o->head, &o->head_cap, nd * hsz + 1, 1, "head messages");
+    census_grow(ctx, &o->req, &o->req_cap, nreq + 1, sizeof *o->req, "exchange requests");
+    size_t k = 0, h = 0;
+    for (int r = 0; r < P; r++) {
+        const size_t len = r == me ? 0 : o->len[r];
+        if (len == 0)
+            continue;
+        const uint64_t l64 = len;
+        const size_t n = len < o->head_max ? len : o->head_max;
+        char *hb = o->head + h++ * hsz;
+        memcpy(hb, &l64, 8);
+        memcpy(hb + 8, o->buf[r], n);
+        MPI_Isend(hb, (int)(8 + n), MPI_BYTE, r, htag, ctx->comm, &o->req[k++]);
+        for (size_t at = n; at < len; at += o->chunk) {
+            const size_t m = len - at < o->chunk ? len - at : o->chunk;
+            MPI_Isend(o->buf[r] + at, (int)m, MPI_BYTE, r, dtag, ctx->comm, &o->req[k++]);
+        }
+        st->bytes_sent += (int64_t)len;
+        st->messages_sent++;
+    }
+    const size_t nsend = k;
+    int nin = 0;
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)P * (int64_t)sizeof(int));
+    MPI_Reduce_scatter(o->census, &nin, o->census + P, MPI_INT, MPI_SUM, ctx->comm);
+    double t1 = cs_now();
+    /* the heads, from any source: the stage holds them, the piece list their statuses */
+    census_grow(ctx, &o->stage, &o->stage_cap, (size_t)nin * hsz + 1, 1, "head messages");
+    census_grow(ctx, &o->piece, &o->piece_cap,
+                (size_t)nin * (sizeof(MPI_Status) + sizeof(xhead)) + 1, 1, "head messages");
+    census_grow(ctx, &o->req, &o->req_cap, nsend + (size_t)nin + 1, sizeof *o->req,
+                "exchange requests");
+    xhead *hd = (xhead *)(void *)o->piece;
+    MPI_Status *stat = (MPI_Status *)(void *)(o->piece + (size_t)nin * sizeof(xhead));
+    for (int i = 0; i < nin; i++)
+        MPI_Irecv(o->stage + (size_t)i * hsz, (int)hsz, MPI_BYTE, MPI_ANY_SOURCE, htag, ctx->comm,
+                  &o->req[nsend + (size_t)i]);
+    MPI_Waitall(nin, o->req + nsend, stat);
+    size_t total = o->len[me];
+    for (int i = 0; i < nin; i++) {
+        int count = 0;
+        uint64_t l64 = 0;
+        MPI_Get_count(&stat[i], MPI_BYTE, &count);
+        memcpy(&l64, o->stage + (size_t)i * hsz, 8);
+        hd[i] =
+            (xhead){stat[i].MPI_SOURCE, (int64_t)l64, (int64_t)((size_t)i * hsz + 8), count - 8};
+        total += (size_t)l64;
+    }
+    qsort(hd, (size_t)nin, sizeof *hd, xhead_cmp);
+    census_grow(ctx, recv, recv_cap, total + 1, 1, "exchange receive buffer");
+    /* rank order, the own box at its place; the rests received into place */
+    size_t nrest = 0;
+    for (int i = 0; i < nin; i++)
+        if (hd[i].len > hd[i].n)
+            nrest += ((size_t)(hd[i].len - hd[i].n) + o->chunk - 1) / o->chunk;
+    census_grow(ctx, &o->req, &o->req_cap, nsend + nrest + 1, sizeof *o->req, "exchange requests");
+    size_t at = 0, kr = nsend;
+    for (int i = 0; i <= nin; i++) {
+        if ((i == nin || hd[i].src > me) && (i == 0 || hd[i - 1].src < me)) {
+            if (o->len[me] > 0)
+                memcpy(*recv + at, o->buf[me], o->len[me]);
+            at += o->len[me];
+        }
+        if (i == nin)
+            break;
+        memcpy(*recv + at, o->stage + hd[i].at, (size_t)hd[i].n);
+        for (size_t b = (size_t)hd[i].n; b < (size_t)hd[i].len; b += o->chunk) {
+            const size_t m = (size_t)hd[i].len - b < o->chunk ? (size_t)hd[i].len - b : o->chunk;
+            MPI_Irecv(*recv + at + b, (int)m, MPI_BYTE, (int)hd[i].src, dtag, ctx->comm,
+                      &o->req[kr++]);
+        }
+        at += (size_t)hd[i].len;
+    }
+    MPI_Waitall((int)kr, o->req, MPI_STATUSES_IGNORE);
+    st->wait += t1 - t0;
+    st->transfer += cs_now() - t1;
+    *recv_len = at;
+}
+
 cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap, size_t *recv_len,
                         cs_exchange_stats *st)
 {
@@ -285,6 +418,8 @@ cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
         *recv_len = rc == CS_OK ? o->len[0] : 0;
     } else if (o->method == CS_EXCHANGE_ALLTOALLV) {
         rc = exchange_dense(ctx, o, recv, recv_cap, recv_len, st);
+    } else if (o->method == CS_EXCHANGE_CENSUS) {
+        exchange_census(ctx, o, recv, recv_cap, recv_len, st);
     } else {
         exchange_sparse(ctx, o, recv, recv_cap, recv_len, st);
     }

@@ -85,3 +85,56 @@ cs_err cs_allreduce_fused(cs_ctx *ctx, cs_err local, int64_t *s, int ns, uint64_
      * all ranks or by none */
     return failed == 0 ? CS_OK : cs_agree(ctx, local);
 }
+
+/* Whether pair (a[0], a[1]) comes before pair (b[0], b[1]). */
+static int pair_less(const uint64_t *a, const uint64_t *b)
+{
+    return a[0] != b[0] ? a[0] < b[0] : a[1] < b[1];
+}
+
+/* MPI_Op over one element of 16k bytes (k in the element's size): the k smallest of the two
+ * sorted lists of pairs, sorted. The merge of two sorted lists does not depend on which is
+ * which, so the operation commutes. */
+static void smallest_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    CS_ASSERT(*len == 1);
+    int size = 0;
+    MPI_Type_size(*type, &size);
+    const size_t k = (size_t)size / 16;
+    uint64_t *a = malloc((size_t)size), *b = malloc((size_t)size), *c = malloc((size_t)size);
+    CS_ASSERT(a != NULL && b != NULL && c != NULL);
+    memcpy(a, in, (size_t)size);
+    memcpy(b, inout, (size_t)size);
+    size_t i = 0, j = 0;
+    for (size_t n = 0; n < k; n++) {
+        const uint64_t *take = pair_less(a + 2 * i, b + 2 * j) ? a + 2 * i++ : b + 2 * j++;
+        c[2 * n] = take[0];
+        c[2 * n + 1] = take[1];
+    }
+    memcpy(inout, c, (size_t)size);
+    free(a);
+    free(b);
+    free(c);
+}
+
+int64_t cs_comm_smallest(cs_ctx *ctx, uint64_t *pairs, int64_t k)
+{
+    CS_ASSERT(k >= 1 && k <= INT32_MAX / 16);
+    if (!cs_comm_is_local(ctx) && ctx->size > 1) {
+        MPI_Datatype t;
+        MPI_Op op;
+        MPI_Type_contiguous((int)(16 * k), MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        MPI_Op_create(smallest_op, 1, &op);
+        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, 16 * k);
+        const int mrc = MPI_Allreduce(MPI_IN_PLACE, pairs, 1, t, op, ctx->comm);
+        MPI_Op_free(&op);
+        MPI_Type_free(&t);
+        if (mrc != MPI_SUCCESS)
+            cs_assert_fail(__FILE__, __LINE__, "MPI_Allreduce in cs_comm_smallest");
+    }
+    int64_t n = 0;
+    while (n < k && !(pairs[2 * n] == UINT64_MAX && pairs[2 * n + 1] == UINT64_MAX))
+        n++;
+    return n;
+}

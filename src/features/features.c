@@ -291,7 +291,7 @@ fail:
  * of each local page to the ranks holding it as a ghost (rows->sub), as (id, row) records in one
  * exchange; a received row goes to n_local + the ghost's index. */
 static cs_err send_ghosts(cs_ctx *ctx, const cs_graph *g, cs_evidence *e,
-                          const cs_evidence_rows *rows)
+                          const cs_evidence_rows *rows, int method)
 {
     cs_err rc = CS_OK;
     const int64_t nl = cs_graph_n_local(g), *ids = cs_graph_local_ids(g);
@@ -300,6 +300,7 @@ static cs_err send_ghosts(cs_ctx *ctx, const cs_graph *g, cs_evidence *e,
     char *recv = NULL;
     size_t cap = 0, len = 0;
     CS_TRY_AGREE(ctx, cs_outbox_init(ctx, &o, ctx->size));
+    o.method = method; /* crawl.exchange */
     for (int64_t li = 0; li < nl && rc == CS_OK; li++)
         for (int64_t k = rows->sub_off[li]; k < rows->sub_off[li + 1] && rc == CS_OK; k++) {
             const int to = rows->sub[k];
@@ -400,7 +401,7 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
     if (rows == NULL)
         CS_TRY(ctx, gather_all(ctx, g, e, mine));
     else
-        CS_TRY(ctx, send_ghosts(ctx, g, e, rows));
+        CS_TRY(ctx, send_ghosts(ctx, g, e, rows, cfg->crawl.exchange));
     free(mine);
     *out = e;
     return CS_OK;

@@ -191,6 +191,7 @@ static cs_err build_owned(sim *s)
     }
     /* subscribers */
     CS_TRY_AGREE(ctx, cs_outbox_init(ctx, &ask, ctx->size));
+    ask.method = s->cfg->crawl.exchange;
     for (int64_t i = 0; i < v->n_ghost && rc == CS_OK; i++) {
         const int64_t rec[2] = {v->ghost[i], me};
         rc = cs_outbox_put(ctx, &ask, cs_graph_owner(g, v->ghost[i]), rec, sizeof rec);
@@ -261,6 +262,7 @@ cs_err sim_visited_create(sim *s)
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &v->note, ctx->size);
     v->note.method = s->cfg->crawl.exchange;
+    v->note.channel = 1; /* the link records' outbox (channel 0) may follow with no collective */
     CS_TRY_AGREE(ctx, rc);
 fail:
     return rc;

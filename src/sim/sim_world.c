@@ -289,7 +289,7 @@ cs_err sim_choose_seeds(sim *s)
     const int64_t S = s->cfg->run.seeds, nl = cs_graph_n_local(s->g);
     const int64_t *ids = cs_graph_local_ids(s->g);
     const double *rel = cs_graph_relevance(s->g);
-    uint64_t *mine = NULL, *all = NULL;
+    uint64_t *mine = NULL;
     int32_t *indeg = NULL;
     if (mode == CS_SEEDS_FILE) {
         CS_TRY_AGREE(ctx, seeds_from_file(s));
@@ -297,12 +297,10 @@ cs_err sim_choose_seeds(sim *s)
     }
     if (mode == CS_SEEDS_IN_DEGREE)
         CS_TRY(ctx, global_in_degrees(s, &indeg));
-    if (S * 2 * ctx->size > INT32_MAX)
+    if (S > INT32_MAX / 16)
         rc = cs_fail(ctx, CS_ERR_CONFIG, "run.seeds = %lld is too large", (long long)S);
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &mine, (size_t)S * 2, 8, "seeds");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &all, (size_t)S * 2 * (size_t)ctx->size, 8, "seeds");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &s->seeds, (size_t)S, 8, "seeds");
     CS_TRY_AGREE(ctx, rc);
@@ -327,28 +325,11 @@ cs_err sim_choose_seeds(sim *s)
     }
     for (int64_t j = m; j < S; j++)
         mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
-    cs_allgather(ctx, mine, (int)(2 * S), all, CS_T_U64);
-    /* merge: repeatedly the smallest head (lists are sorted) */
-    int64_t *head = calloc((size_t)ctx->size, sizeof *head);
-    CS_ASSERT(head != NULL);
-    s->n_seeds = 0;
-    while (s->n_seeds < S) {
-        int best = -1;
-        for (int r = 0; r < ctx->size; r++) {
-            if (head[r] >= S)
-                continue;
-            uint64_t k = all[(size_t)r * 2 * (size_t)S + 2 * (size_t)head[r]];
-            if (k != UINT64_MAX &&
-                (best < 0 || k < all[(size_t)best * 2 * (size_t)S + 2 * (size_t)head[best]]))
-                best = r;
-        }
-        if (best < 0)
-            break;
-        s->seeds[s->n_seeds++] =
-            (int64_t)all[(size_t)best * 2 * (size_t)S + 2 * (size_t)head[best] + 1];
-        head[best]++;
-    }
-    free(head);
+    /* the S smallest over all ranks (the lists are sorted by (key, id): ids ascend within a
+     * rank and keys are compared first) */
+    s->n_seeds = cs_comm_smallest(ctx, mine, S);
+    for (int64_t j = 0; j < s->n_seeds; j++)
+        s->seeds[j] = (int64_t)mine[2 * j + 1];
     if (s->n_seeds == 0)
         rc = cs_fail(ctx, CS_ERR_CONFIG,
                      "the world has no relevant page (relevance >= %g) to start the crawl from; "
@@ -363,7 +344,6 @@ cs_err sim_choose_seeds(sim *s)
                (long long)s->n_seeds);
 fail:
     free(mine);
-    free(all);
     free(indeg);
     return rc;
 }

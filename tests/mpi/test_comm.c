@@ -514,12 +514,17 @@ static unsigned char box_byte(int round, int s, int d, size_t i)
 }
 
 /* The exchange's variants under test (loop index): sparse, sparse with boxes sent in pieces of
- * 97 bytes (several messages from one source, which must stay in order), alltoallv. */
+ * 97 bytes (several messages from one source, which must stay in order), alltoallv, census,
+ * census with heads of 40 bytes and the rests in pieces of 97. */
 static void exchange_variant(cs_outbox *o, int variant)
 {
-    o->method = variant == 2 ? CS_EXCHANGE_ALLTOALLV : CS_EXCHANGE_SPARSE;
-    if (variant == 1)
+    o->method = variant == 2   ? CS_EXCHANGE_ALLTOALLV
+                : variant >= 3 ? CS_EXCHANGE_CENSUS
+                               : CS_EXCHANGE_SPARSE;
+    if (variant == 1 || variant == 4)
         o->chunk = 97;
+    if (variant == 4)
+        o->head_max = 40;
 }
 
 START_TEST(exchange_boxes_in_rank_order)
@@ -675,6 +680,142 @@ START_TEST(exchange_rounds_skewed)
 }
 END_TEST
 
+/* Two outboxes exchanged one after the other with no collective between (the visited notes,
+ * then the link records), one rank late before the first: the others leave the first exchange
+ * and send the second's records while it still receives the first's. Their channels keep the
+ * two apart; each record names its outbox and round. */
+START_TEST(exchange_two_channels)
+{
+    const int P = ctx.size, me = ctx.rank;
+    cs_outbox o[2];
+    for (int c = 0; c < 2; c++) {
+        MPI_ASSERT(cs_outbox_init(&ctx, &o[c], P) == CS_OK);
+        exchange_variant(&o[c], _i);
+        o[c].channel = c;
+    }
+    char *recv = NULL;
+    size_t cap = 0, len = 0;
+    int ok = 1;
+    for (int round = 0; round < 30; round++) {
+        for (int c = 0; c < 2; c++) {
+            const int32_t rec[3] = {round, me, c};
+            ok &= cs_outbox_put(&ctx, &o[c], (me + 1 + c) % P, rec, sizeof rec) == CS_OK;
+        }
+        if (round % P == me) {
+            struct timespec ts = {0, 3000000};
+            nanosleep(&ts, NULL);
+        }
+        for (int c = 0; c < 2; c++) {
+            cs_exchange_stats st;
+            memset(&st, 0, sizeof st);
+            ok &= cs_comm_exchange(&ctx, &o[c], &recv, &cap, &len, &st) == CS_OK;
+            const int from = ((me - 1 - c) % P + P) % P;
+            int32_t rec[3] = {-1, -1, -1};
+            if (len == sizeof rec)
+                memcpy(rec, recv, sizeof rec);
+            ok &= len == sizeof rec && rec[0] == round && rec[1] == from && rec[2] == c;
+        }
+    }
+    MPI_ASSERT(ok);
+    free(recv);
+    cs_outbox_fini(&o[0]);
+    cs_outbox_fini(&o[1]);
+}
+END_TEST
+
+/* ---- exclusive scan and the k smallest pairs ------------------------------------------------ */
+
+/* cs_exscan_sum (recursive doubling, not MPI_Exscan) against the sums computed here, for 32- and
+ * 64-bit integers, values that wrap a 32-bit sum, and rank 0's zeros. */
+START_TEST(exscan_sums_of_lower_ranks)
+{
+    const int P = ctx.size, me = ctx.rank;
+    enum { N = 5 };
+    int32_t a[N], ga[N];
+    int64_t b[N], gb[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (int32_t)(cs_mix64((uint64_t)(me * 31 + i)) >> 34) + (i == 4 ? INT32_MAX / 2 : 0);
+        b[i] = (int64_t)(cs_mix64((uint64_t)(me * 17 + i)) >> 8);
+    }
+    MPI_ASSERT(cs_exscan_sum(&ctx, a, ga, N, CS_T_I32) == CS_OK);
+    MPI_ASSERT(cs_exscan_sum(&ctx, b, gb, N, CS_T_I64) == CS_OK);
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+        uint32_t wa = 0;
+        uint64_t wb = 0;
+        for (int r = 0; r < me; r++) {
+            wa += (uint32_t)((int32_t)(cs_mix64((uint64_t)(r * 31 + i)) >> 34) +
+                             (i == 4 ? INT32_MAX / 2 : 0));
+            wb += cs_mix64((uint64_t)(r * 17 + i)) >> 8;
+        }
+        ok &= (uint32_t)ga[i] == wa && (uint64_t)gb[i] == wb;
+    }
+    (void)P;
+    MPI_ASSERT(ok);
+}
+END_TEST
+
+/* Rank r's j-th pair for cs_comm_smallest: a few ranks have fewer than k, some keys repeat
+ * (ties broken by id), ids unique over ranks. */
+static int smallest_have(int r, int k)
+{
+    return r % 3 == 1 ? k / 2 : k;
+}
+
+static void smallest_pair(int r, int j, uint64_t *key, uint64_t *id)
+{
+    *key = cs_mix64((uint64_t)(r * 1000 + j)) % 5;
+    *id = (uint64_t)r * 1000 + (uint64_t)j;
+}
+
+START_TEST(smallest_pairs_over_ranks)
+{
+    const int P = ctx.size, me = ctx.rank, k = 7;
+    uint64_t *all = malloc((size_t)P * (size_t)k * 16), mine[2 * 7];
+    ck_assert(all != NULL);
+    int64_t n = 0;
+    for (int r = 0; r < P; r++)
+        for (int j = 0; j < smallest_have(r, k); j++, n++)
+            smallest_pair(r, j, &all[2 * n], &all[2 * n + 1]);
+    /* the expected: all pairs sorted by (key, id), insertion sort */
+    for (int64_t i = 1; i < n; i++)
+        for (int64_t j = i;
+             j > 0 && (all[2 * j - 2] > all[2 * j] ||
+                       (all[2 * j - 2] == all[2 * j] && all[2 * j - 1] > all[2 * j + 1]));
+             j--) {
+            const uint64_t k0 = all[2 * j], i0 = all[2 * j + 1];
+            all[2 * j] = all[2 * j - 2];
+            all[2 * j + 1] = all[2 * j - 1];
+            all[2 * j - 2] = k0;
+            all[2 * j - 1] = i0;
+        }
+    /* this rank's list: its own pairs sorted the same way, padded */
+    int m = smallest_have(me, k);
+    for (int j = 0; j < k; j++)
+        mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
+    for (int j = 0; j < m; j++) {
+        uint64_t key, id;
+        smallest_pair(me, j, &key, &id);
+        int i = j;
+        while (i > 0 &&
+               (mine[2 * i - 2] > key || (mine[2 * i - 2] == key && mine[2 * i - 1] > id))) {
+            mine[2 * i] = mine[2 * i - 2];
+            mine[2 * i + 1] = mine[2 * i - 1];
+            i--;
+        }
+        mine[2 * i] = key;
+        mine[2 * i + 1] = id;
+    }
+    const int64_t got = cs_comm_smallest(&ctx, mine, k);
+    const int64_t want = n < k ? n : k;
+    int ok = got == want;
+    for (int64_t j = 0; ok && j < want; j++)
+        ok &= mine[2 * j] == all[2 * j] && mine[2 * j + 1] == all[2 * j + 1];
+    free(all);
+    MPI_ASSERT(ok);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv);
@@ -690,9 +831,12 @@ int main(int argc, char **argv)
     tcase_add_test(tc, fused_sections_and_agreement);
     tcase_add_test(tc, split_exact_and_proportional);
     tcase_add_test(tc, split_fixed);
-    tcase_add_loop_test(tc, exchange_boxes_in_rank_order, 0, 3);
-    tcase_add_loop_test(tc, exchange_records, 0, 3);
-    tcase_add_loop_test(tc, exchange_rounds_skewed, 0, 3);
+    tcase_add_loop_test(tc, exchange_boxes_in_rank_order, 0, 5);
+    tcase_add_loop_test(tc, exchange_records, 0, 5);
+    tcase_add_loop_test(tc, exchange_rounds_skewed, 0, 5);
+    tcase_add_loop_test(tc, exchange_two_channels, 0, 5);
+    tcase_add_test(tc, exscan_sums_of_lower_ranks);
+    tcase_add_test(tc, smallest_pairs_over_ranks);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
     MPI_Finalize();
