@@ -243,6 +243,35 @@ int cs_imp_bvgraph_parallel(const cs_import_config *ic, const char **why);
 cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
                           int64_t *pages, int64_t *links, int64_t *hosts);
 
+/* Local. Per page of a CSR (n pages from page `first`; off[n + 1], keys target << 32 | weight
+ * grouped by page): sorts each list, merges duplicate targets (weights summed, *merged counts
+ * them; CS_ERR_LIMIT naming `edges` beyond 2^32 - 1) and fills g's offsets (off, taken),
+ * targets and, when weighted, weights. Takes off and key in every case. */
+cs_err cs_imp_merge_lists(cs_ctx *ctx, const char *edges, int64_t first, int64_t n, int64_t *off,
+                          uint64_t *key, int weighted, uint64_t *merged, cs_graph_slice *g);
+/* Local. Whether cs_imp_text_run can import ic: integer links (edge_format = pairs, node_ids =
+ * integer) without page tables or lists, hosts per page, single or node. Otherwise *why (may be
+ * NULL) names the reason. */
+int cs_imp_text_parallel(const cs_import_config *ic, const char **why);
+/* Collective(ctx->comm). Logically collective: cfg, out_path, spec. The import of
+ * import_textpar.c: every rank parses its share of the edge files, the links go to the rank of
+ * their source's page range, every rank writes its range; *pages, *links, *hosts (may be NULL)
+ * receive the counts written. */
+cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
+                       int64_t *pages, int64_t *links, int64_t *hosts);
+/* Local. The page attributes of slice g's pages when there are no page tables (hosts per
+ * `hosts`: page, single or node; no topic; relevance 0; the [gen] model's dynamics). */
+cs_err cs_imp_page_attributes(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g);
+/* Local (rank 0). hosts = node with integer ids: host i named i + base, into meta. */
+cs_err cs_imp_number_names(cs_ctx *ctx, int64_t n, int64_t base, cs_graph_meta *meta);
+/* Local. Peak resident memory of this process in bytes. */
+int64_t cs_imp_peak_rss(void);
+/* Local. The graph's parts from an [import] edges list: every item, a wildcard item replaced by
+ * its matches in sorted order, as *n paths of CS_IMP_PATH_MAX bytes in *paths (caller frees);
+ * errors as the serial reader's (no match, cannot list). */
+cs_err cs_imp_expand_list(cs_ctx *ctx, const cs_config *cfg, const char *list, char **paths,
+                          size_t *n);
+
 /* Local. Next item of a comma-separated list at *p, trimmed, into out; 0 when the list is done. */
 int cs_imp_next_item(const char **p, char *out, size_t size);
 /* Local. Total bytes of the files of a comma-separated list (for progress lines). */
