@@ -4,8 +4,8 @@
  * collective `crawlsim import` that writes it as a graph file.
  *
  * Rank 0 does all the reading of text files (sequential, often gzip) and of BVGraphs with page
- * tables; a BVGraph without them is read by every rank (import_bvpar.c, chosen in
- * cs_import_run).
+ * tables; a BVGraph without them is read by every rank (import_bvpar.c), and so are integer
+ * edge lists without them (import_textpar.c), both chosen in cs_import_run.
  * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
  * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
  * not already) and its duplicates merged. The other ranks take part only in the agreement on

@@ -4,7 +4,8 @@
  * and features (include/crawlsim/import.h has the full semantics; import_build.c turns the
  * state into a graph).
  *
- * Rank 0 does all the reading: the files are sequential text, so there is nothing to split.
+ * Rank 0 does the reading, except for integer edge lists without page tables, whose files
+ * every rank parses its share of with cs_imp_read_edge_file (import_textpar.c).
  * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
  * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
  * not already) and its duplicates merged. Page attributes from page tables live in arrays
