@@ -42,6 +42,9 @@ typedef struct cs_imp_reader {
 /* Local. Opens path (CS_ERR_IO naming it if it cannot be opened). progress may be NULL. */
 cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_progress *progress,
                           uint64_t progress_base);
+/* Local. The same from byte offset of a plain file (0: the whole file, plain or gzip). */
+cs_err cs_imp_reader_open_at(cs_ctx *ctx, cs_imp_reader *r, const char *path, uint64_t offset,
+                             cs_progress *progress, uint64_t progress_base);
 /* Local. Next line into *line (length *len); *line = NULL at the end of the file. */
 cs_err cs_imp_reader_next(cs_imp_reader *r, char **line, size_t *len);
 /* Local. Closes the file; reports a gzip stream that ended early. Accepts a closed reader. */
@@ -294,6 +297,11 @@ cs_err cs_imp_read_gml(cs_imp *im, const char *path, cs_progress *prog, uint64_t
 cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt);
 /* Local (rank 0). Reads one edge file into im's link triples. */
 cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
+/* Local. Reads the lines of a plain edge file that start in bytes [start, end), start being a
+ * line start (0 or after a newline) and line0 that line's number, into im's link triples; the
+ * whole file is (0, UINT64_MAX, 1). Lines are numbered (skip_lines, messages) as in the file. */
+cs_err cs_imp_read_edge_range(cs_imp *im, const char *path, uint64_t start, uint64_t end,
+                              int64_t line0, cs_progress *prog, uint64_t *prog_base);
 /* Local (rank 0). Reads one page table (list_only: only its ids, from page_list). */
 cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_progress *prog,
                              uint64_t *prog_base);

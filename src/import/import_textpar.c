@@ -2,7 +2,9 @@
  * import, at scale: text edge lists of integer ids imported by every rank (issue 19, "import at
  * scale"). The files of the [import] edges list (globs expanded in sorted order, as the serial
  * reader reads them) are dealt out to the ranks by size, largest first to the least loaded rank
- * (a gzip file cannot be cut); each rank parses its files with the serial reader's line parser
+ * (a gzip file cannot be cut; one plain file alone is cut into byte ranges aligned to line
+ * starts, numbered by a count of the newlines before them); each rank parses its files with the
+ * serial reader's line parser
  * (cs_imp_read_edge_file: the same checks, messages, self-loop and reverse handling). The links
  * then go to the rank owning their source's page range (ranges of about equal link counts, cut
  * on 2^16 buckets of the page ids: every rank computes the same cut) in one all-to-all; each rank
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BUCKETS ((int64_t)1 << 16)
 
@@ -155,6 +158,84 @@ static inline int64_t bucket_first(int64_t b, int64_t N, int64_t B)
     return (int64_t)(((uint64_t)b * (uint64_t)N + (uint64_t)B - 1) / (uint64_t)B);
 }
 
+/* Local. Whether the file at path starts as gzip data (it cannot be cut then). */
+static int is_gzip(const char *path)
+{
+    unsigned char m[2] = {0, 0};
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    size_t got = fread(m, 1, 2, f);
+    fclose(f);
+    return got == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+/* Local. Scans bytes [from, to) of fd: the number of newlines (*count), and the position after
+ * the first one (*first_after, or UINT64_MAX when there is none). */
+static cs_err scan_newlines(cs_ctx *ctx, const char *path, int fd, uint64_t from, uint64_t to,
+                            uint64_t *count, uint64_t *first_after)
+{
+    cs_err rc = CS_OK;
+    char *buf = NULL;
+    const size_t cap = (size_t)1 << 20;
+    *count = 0;
+    *first_after = UINT64_MAX;
+    CS_TRY(ctx, cs_alloc(ctx, &buf, cap, 1, "newline scan buffer"));
+    for (uint64_t at = from; at < to;) {
+        size_t want = to - at < cap ? (size_t)(to - at) : cap;
+        ssize_t got = pread(fd, buf, want, (off_t)at);
+        if (got <= 0) {
+            rc = cs_fail(ctx, CS_ERR_IO, "%s: read error at byte %llu", path,
+                         (unsigned long long)at);
+            goto fail;
+        }
+        for (const char *q = buf, *e = buf + got; (q = memchr(q, '\n', (size_t)(e - q))) != NULL;
+             q++) {
+            if (*count == 0)
+                *first_after = at + (uint64_t)(q - buf) + 1;
+            (*count)++;
+        }
+        at += (uint64_t)got;
+    }
+fail:
+    free(buf);
+    return rc;
+}
+
+/* Collective(ctx->comm). One plain file of `size` bytes cut into P byte ranges: this rank's
+ * lines are those starting in [rank * size / P, (rank + 1) * size / P) (*start: the first of
+ * them, or *start = *end when there is none) and *line0 the number of the first (the newlines
+ * before it, counted by every rank over its range and summed over the ranks before). */
+static cs_err plain_range(cs_ctx *ctx, const char *path, uint64_t size, uint64_t *start,
+                          uint64_t *end, int64_t *line0)
+{
+    cs_err rc = CS_OK;
+    const uint64_t P = (uint64_t)ctx->size, r = (uint64_t)ctx->rank;
+    const uint64_t a = size / P * r + size % P * r / P,
+                   b = size / P * (r + 1) + size % P * (r + 1) / P;
+    uint64_t count = 0, after = 0, before = 0;
+    int fd = -1;
+    *start = *end = b;
+    *line0 = 1;
+    rc = cs_open_regular(ctx, path, "input", &fd, NULL);
+    /* newlines in [a - 1, b - 1): a line starts at p > 0 when byte p - 1 is one */
+    if (rc == CS_OK && b > 0)
+        rc = scan_newlines(ctx, path, fd, a > 0 ? a - 1 : 0, b - 1, &count, &after);
+    if (fd >= 0)
+        close(fd);
+    CS_TRY_AGREE(ctx, rc);
+    if (cs_exscan_sum(ctx, &count, &before, 1, CS_T_U64) != CS_OK)
+        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Exscan of the line counts failed");
+    CS_TRY_AGREE(ctx, rc);
+    *end = b;
+    /* the line starting at p is number 1 + the newlines in [0, p) */
+    *start = a == 0 ? 0 : after != UINT64_MAX ? after : b;
+    *line0 = a == 0 ? 1 : 2 + (int64_t)before;
+    return CS_OK;
+fail:
+    return rc;
+}
+
 cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
                        int64_t *pages, int64_t *links, int64_t *hosts)
 {
@@ -212,19 +293,41 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     im.limit = ic->node_count > 0 ? ic->node_count : -1;
     im.n_pages = ic->node_count > 0 ? ic->node_count : 0;
     im.max_id = -1;
-    int64_t err_file = INT64_MAX;
+    int64_t err_file = INT64_MAX, err_line = INT64_MAX;
     uint64_t done = 0;
-    for (size_t i = 0; i < nf && rc == CS_OK; i++)
+    const int ranges = nf == 1 && P > 1 && fsize[0] > 0 && !is_gzip(paths);
+    if (ranges) { /* one plain file: byte ranges aligned to line starts */
+        uint64_t a = 0, b = 0;
+        int64_t line0 = 1;
+        CS_TRY(ctx, plain_range(ctx, paths, fsize[0], &a, &b, &line0));
+        load[ctx->rank] = b - a;
+        if (a < b) {
+            rc = cs_imp_read_edge_range(&im, paths, a, b, line0, NULL, &done);
+            if (rc != CS_OK) {
+                err_file = 0;
+                err_line = im.line;
+            }
+        }
+    }
+    for (size_t i = 0; !ranges && i < nf && rc == CS_OK; i++)
         if (owner[i] == ctx->rank) {
             rc = cs_imp_read_edge_file(&im, paths + i * CS_IMP_PATH_MAX, NULL, &done);
-            if (rc != CS_OK)
+            if (rc != CS_OK) {
                 err_file = (int64_t)i;
+                err_line = im.line;
+            }
         }
-    /* the error of the first file in list order, the one the serial reader stops at */
-    int64_t first_err = INT64_MAX;
+    /* the error of the first file in list order and its first line in it, the one the serial
+     * reader stops at */
+    int64_t first_err = INT64_MAX, first_line = INT64_MAX,
+            my_line = err_file != INT64_MAX ? err_line : INT64_MAX;
     if (cs_allreduce(ctx, &err_file, &first_err, 1, CS_T_I64, CS_OP_MIN) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import errors failed");
-    else if (err_file != first_err)
+    if (err_file != first_err)
+        my_line = INT64_MAX;
+    if (cs_allreduce(ctx, &my_line, &first_line, 1, CS_T_I64, CS_OP_MIN) != CS_OK)
+        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import errors failed");
+    else if (err_file != first_err || my_line != first_line)
         rc = CS_OK;
     CS_TRY_AGREE(ctx, rc);
     double t_read = cs_now();

@@ -9,8 +9,10 @@
  * comments, header lines, pages without links; variants: 4 parts by a glob with self-loops
  * dropped; weighted links (summed when merged) reversed with self-loops kept, hosts named from
  * id_base 1; one plain file with a declared node count beyond the largest id (pages without
- * links), hosts = single. Errors are the serial reader's, message for message: an id beyond
- * node_count in one part and a non-numeric id in a later one give the first one's message.
+ * links), hosts = single, cut into byte ranges aligned to lines on 2 ranks or more. Errors are
+ * the serial reader's, message for message: an id beyond node_count in one part and a
+ * non-numeric id in a later one (or later in the one file, read in ranges) give the first one's
+ * message, with its line number in the file.
  *
  * argv[1] is the project source directory (unused).
  */
@@ -131,8 +133,10 @@ static const variant variants[] = {
     {"weighted", 3, 0x2, 700, 1, 1, 0, -1, 0, "weighted/e-*",
      {"import.weight_field=2", "import.reverse=1", "import.self_loops=keep", "import.hosts=node",
       "import.id_base=1", NULL}},
-    {"one", 1, 0x0, 800, 0, 0, 0, -1, 0, "one/e-0.txt",
-     {"import.node_count=1000", "import.hosts=single", NULL}},
+    {"one", 1, 0x0, 800, 0, 0, 1, -1, 0, "one/e-0.txt",
+     {"import.node_count=1000", "import.hosts=single", "import.skip_lines=1", NULL}},
+    {"onebad", 1, 0x0, 600, 0, 0, 0, 0, 610, "onebad/e-0",
+     {"import.node_count=600", "import.hosts=per-page", NULL}},
     {"beyond", 4, 0x3, 600, 0, 0, 0, 2, 650, "beyond/e-*",
      {"import.node_count=600", "import.hosts=per-page", NULL}},
 };
@@ -197,7 +201,8 @@ static int64_t write_variant(const variant *v)
                 snprintf(line, sizeof line, "%lld 1\n", (long long)v->bad_id);
                 put(f, z, line);
             }
-            if (v->bad_part >= 0 && p == v->bad_part + 1 && k == 10)
+            if (v->bad_part >= 0 &&
+                (p == v->bad_part + 1 ? k == 10 : v->parts == 1 && k == 3 * m / 4))
                 put(f, z, "7 x8\n");
         }
         if (f != NULL)
