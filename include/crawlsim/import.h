@@ -88,12 +88,15 @@
  * described by cfg->import. A BVGraph whose pages need nothing read on one rank (no page tables
  * or lists, no reverse, hosts = per-page, single or node) is decoded and written by every rank,
  * each a node range of about equal arc count (src/import/import_bvpar.c; per rank about 2x its
- * share of the output file, plus 8 bytes per node while decoding); anything else is read and
- * converted by rank 0 (text files are sequential) while the other ranks wait. Either way the
- * file is the same. The outcome is agreed before every collective, so every rank returns the
- * same code with the failing rank's message in ctx->errmsg. On success the graph file is
- * written at out_path through cs_graphio_write (atomically: on failure no file is left), with
- * the whole resolved config as its spec text and "import:<spec file>" as its source. While it
+ * share of the output file, plus 8 bytes per node while decoding). So is an integer edge list
+ * (edge_format = pairs, node_ids = integer) under the same conditions but reverse: its files
+ * are dealt out to the ranks, the links sent to the rank of their source's range
+ * (src/import/import_textpar.c; per rank at most about 32 bytes per link of its share); anything
+ * else is read and converted by rank 0 (names, line-numbered formats) while the other ranks
+ * wait. Either way the file is the same. The outcome is agreed before every collective, so every
+ * rank returns the same code with the failing rank's message in ctx->errmsg. On success the graph
+ * file is written at out_path through cs_graphio_write (atomically: on failure no file is left),
+ * with the whole resolved config as its spec text and "import:<spec file>" as its source. While it
  * runs, SIGTERM, SIGINT and SIGHUP on rank 0 remove the temporary file before the process dies
  * of the signal (the previous handlers are restored at the end), and rank 0 warns about
  * temporaries beside out_path that killed imports left.

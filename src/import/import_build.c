@@ -4,8 +4,8 @@
  * collective `crawlsim import` that writes it as a graph file.
  *
  * Rank 0 does all the reading of text files (sequential, often gzip) and of BVGraphs with page
- * tables; a BVGraph without them is read by every rank (import_bvpar.c, chosen in
- * cs_import_run).
+ * tables; a BVGraph without them is read by every rank (import_bvpar.c), and so are integer
+ * edge lists without them (import_textpar.c), both chosen in cs_import_run.
  * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
  * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
  * not already) and its duplicates merged. The other ranks take part only in the agreement on
@@ -158,8 +158,58 @@ static void sort_u64(uint64_t *a, size_t n)
     }
 }
 
+cs_err cs_imp_merge_lists(cs_ctx *ctx, const char *edges, int64_t first, int64_t n, int64_t *off,
+                          uint64_t *key, int weighted, uint64_t *merged, cs_graph_slice *g)
+{
+    cs_err rc = CS_OK;
+    size_t out = 0;
+    for (int64_t i = 0; i < n; i++) {
+        size_t b = (size_t)off[i], e = (size_t)off[i + 1];
+        int sorted = 1;
+        for (size_t j = b + 1; j < e && sorted; j++)
+            sorted = key[j - 1] <= key[j];
+        if (!sorted)
+            sort_u64(key + b, e - b);
+        size_t start = out;
+        for (size_t j = b; j < e; j++) {
+            if (out > start && (key[out - 1] >> 32) == (key[j] >> 32)) {
+                uint64_t sum = (key[out - 1] & 0xffffffffu) + (key[j] & 0xffffffffu);
+                if (sum > UINT32_MAX) {
+                    rc = cs_fail(ctx, CS_ERR_LIMIT,
+                                 "%s: the weights of link %lld -> %llu sum beyond 2^32 - 1", edges,
+                                 (long long)(first + i), (unsigned long long)(key[j] >> 32));
+                    goto fail;
+                }
+                key[out - 1] = (key[out - 1] & ~(uint64_t)0xffffffffu) | sum;
+                (*merged)++;
+            } else {
+                key[out++] = key[j];
+            }
+        }
+        off[i] = (int64_t)start;
+    }
+    off[n] = (int64_t)out;
+
+    CS_TRY(ctx, cs_alloc(ctx, &g->targets, out, sizeof *g->targets, "link targets"));
+    if (weighted)
+        CS_TRY(ctx, cs_alloc(ctx, &g->weights, out, sizeof *g->weights, "link weights"));
+    for (size_t k = 0; k < out; k++) {
+        g->targets[k] = (int64_t)(key[k] >> 32);
+        if (weighted)
+            g->weights[k] = (uint32_t)(key[k] & 0xffffffffu);
+    }
+    free(key);
+    g->offsets = off;
+    g->n_links_total = (int64_t)out;
+    return CS_OK;
+fail:
+    free(off);
+    free(key);
+    return rc;
+}
+
 /* CSR of the collected links: counting sort on the source into keys (target << 32 | weight),
- * then per page sort and merge of duplicates. Frees the triples. */
+ * then per page sort and merge of duplicates (cs_imp_merge_lists). Frees the triples. */
 static cs_err build_links(cs_imp *im, int64_t n, cs_graph_slice *g)
 {
     cs_err rc = CS_OK;
@@ -186,47 +236,7 @@ static cs_err build_links(cs_imp *im, int64_t n, cs_graph_slice *g)
     im->src = im->dst = NULL;
     im->w = NULL;
     im->m = im->m_cap = 0;
-
-    size_t out = 0;
-    for (int64_t i = 0; i < n; i++) {
-        size_t b = (size_t)off[i], e = (size_t)off[i + 1];
-        int sorted = 1;
-        for (size_t j = b + 1; j < e && sorted; j++)
-            sorted = key[j - 1] <= key[j];
-        if (!sorted)
-            sort_u64(key + b, e - b);
-        size_t start = out;
-        for (size_t j = b; j < e; j++) {
-            if (out > start && (key[out - 1] >> 32) == (key[j] >> 32)) {
-                uint64_t sum = (key[out - 1] & 0xffffffffu) + (key[j] & 0xffffffffu);
-                if (sum > UINT32_MAX) {
-                    rc = cs_fail(ctx, CS_ERR_LIMIT,
-                                 "%s: the weights of link %lld -> %llu sum beyond 2^32 - 1",
-                                 im->ic->edges, (long long)i, (unsigned long long)(key[j] >> 32));
-                    goto fail;
-                }
-                key[out - 1] = (key[out - 1] & ~(uint64_t)0xffffffffu) | sum;
-                im->n_merged++;
-            } else {
-                key[out++] = key[j];
-            }
-        }
-        off[i] = (int64_t)start;
-    }
-    off[n] = (int64_t)out;
-
-    CS_TRY(ctx, cs_alloc(ctx, &g->targets, out, sizeof *g->targets, "link targets"));
-    if (im->weighted)
-        CS_TRY(ctx, cs_alloc(ctx, &g->weights, out, sizeof *g->weights, "link weights"));
-    for (size_t k = 0; k < out; k++) {
-        g->targets[k] = (int64_t)(key[k] >> 32);
-        if (im->weighted)
-            g->weights[k] = (uint32_t)(key[k] & 0xffffffffu);
-    }
-    free(key);
-    g->offsets = off;
-    g->n_links_total = (int64_t)out;
-    return CS_OK;
+    return cs_imp_merge_lists(ctx, im->ic->edges, 0, n, off, key, im->weighted, &im->n_merged, g);
 fail:
     free(off);
     free(pos);
@@ -872,8 +882,20 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
                ctx->size == 1 ? "" : "s", cs_now() - t0);
         goto fail;
     }
+    if (cs_imp_text_parallel(&cfg->import, NULL)) {
+        int64_t np = 0, nl = 0, nh = 0;
+        CS_TRY(ctx, cs_agree(ctx, cs_config_to_ini(ctx, cfg, NULL, &spec)));
+        CS_TRY(ctx, cs_imp_text_run(ctx, cfg, out_path, spec, &np, &nl, &nh));
+        CS_LOG(ctx, CS_LOG_INFO,
+               "import: %lld pages, %lld links, %lld hosts, 0 topics -> %s (%d rank%s, %.2f s)",
+               (long long)np, (long long)nl, (long long)nh, out_path, ctx->size,
+               ctx->size == 1 ? "" : "s", cs_now() - t0);
+        goto fail;
+    }
     if (cfg->import.edge_format == CS_EDGES_BVGRAPH && ctx->size > 1)
         CS_LOG(ctx, CS_LOG_INFO, "import: read on rank 0 only: %s", why);
+    else if (ctx->size > 1 && !cs_imp_text_parallel(&cfg->import, &why))
+        CS_LOG(ctx, CS_LOG_VERBOSE, "import: read on rank 0 only: %s", why);
     if (ctx->rank == 0)
         rc = cs_import_read(ctx, cfg, &g, &meta);
     if (rc == CS_OK)

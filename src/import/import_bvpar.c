@@ -163,7 +163,7 @@ int cs_imp_bvgraph_parallel(const cs_import_config *ic, const char **why)
 }
 
 /* Local. Peak resident memory of this process in bytes (getrusage). */
-static int64_t peak_rss(void)
+int64_t cs_imp_peak_rss(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
@@ -201,7 +201,7 @@ static uint64_t count_self_loops(int64_t first, int64_t n, const int64_t *off, c
 
 /* Local (rank 0). hosts = node with integer ids: host i is named by node i's number as
  * written (i + id_base), as the serial reader names it. */
-static cs_err number_names(cs_ctx *ctx, int64_t n, int64_t base, cs_graph_meta *meta)
+cs_err cs_imp_number_names(cs_ctx *ctx, int64_t n, int64_t base, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
     size_t bytes = 0;
@@ -222,7 +222,7 @@ fail:
 
 /* Local. The page attributes of the slice's pages: hosts per `hosts`, no topic, relevance 0
  * (no labels without page tables), the [gen] model's dynamics keyed by (host, page). */
-static cs_err page_attributes(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g)
+cs_err cs_imp_page_attributes(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g)
 {
     cs_err rc = CS_OK;
     const int64_t n = g->n;
@@ -322,7 +322,7 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
     uint64_t self = ic->self_loops == 0 ? drop_self_loops(a, b - a, g.offsets, g.targets)
                                         : count_self_loops(a, b - a, g.offsets, g.targets);
     g.n_links_total = g.offsets[b - a];
-    CS_TRY_AGREE(ctx, page_attributes(ctx, cfg, &g));
+    CS_TRY_AGREE(ctx, cs_imp_page_attributes(ctx, cfg, &g));
     meta.n_hosts = ic->hosts == CS_HOSTS_SINGLE ? 1 : N;
     g.n_hosts = meta.n_hosts;
     meta.n_topics = 0;
@@ -331,7 +331,7 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
     snprintf(meta.source, sizeof meta.source, "import:%.248s",
              cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
     if (ic->hosts == CS_HOSTS_NODE && ctx->rank == 0)
-        rc = number_names(ctx, N, ic->id_base, &meta);
+        rc = cs_imp_number_names(ctx, N, ic->id_base, &meta);
     CS_TRY_AGREE(ctx, rc);
 
     uint64_t self_all = 0;
@@ -351,7 +351,7 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
     /* per rank: pages, links, decode seconds, peak memory; printed by rank 0 at -v */
     if (ctx->level >= CS_LOG_VERBOSE) {
         int64_t row[4] = {g.n, g.n_links_total, (int64_t)((t_decode - t_split) * 1000.0),
-                          peak_rss()};
+                          cs_imp_peak_rss()};
         int64_t *all = NULL;
         rc = cs_alloc(ctx, &all, (size_t)ctx->size * 4, sizeof *all, "rank table");
         CS_TRY_AGREE(ctx, rc);

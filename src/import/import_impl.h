@@ -42,6 +42,9 @@ typedef struct cs_imp_reader {
 /* Local. Opens path (CS_ERR_IO naming it if it cannot be opened). progress may be NULL. */
 cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_progress *progress,
                           uint64_t progress_base);
+/* Local. The same from byte offset of a plain file (0: the whole file, plain or gzip). */
+cs_err cs_imp_reader_open_at(cs_ctx *ctx, cs_imp_reader *r, const char *path, uint64_t offset,
+                             cs_progress *progress, uint64_t progress_base);
 /* Local. Next line into *line (length *len); *line = NULL at the end of the file. */
 cs_err cs_imp_reader_next(cs_imp_reader *r, char **line, size_t *len);
 /* Local. Closes the file; reports a gzip stream that ended early. Accepts a closed reader. */
@@ -243,6 +246,35 @@ int cs_imp_bvgraph_parallel(const cs_import_config *ic, const char **why);
 cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
                           int64_t *pages, int64_t *links, int64_t *hosts);
 
+/* Local. Per page of a CSR (n pages from page `first`; off[n + 1], keys target << 32 | weight
+ * grouped by page): sorts each list, merges duplicate targets (weights summed, *merged counts
+ * them; CS_ERR_LIMIT naming `edges` beyond 2^32 - 1) and fills g's offsets (off, taken),
+ * targets and, when weighted, weights. Takes off and key in every case. */
+cs_err cs_imp_merge_lists(cs_ctx *ctx, const char *edges, int64_t first, int64_t n, int64_t *off,
+                          uint64_t *key, int weighted, uint64_t *merged, cs_graph_slice *g);
+/* Local. Whether cs_imp_text_run can import ic: integer links (edge_format = pairs, node_ids =
+ * integer) without page tables or lists, hosts per page, single or node. Otherwise *why (may be
+ * NULL) names the reason. */
+int cs_imp_text_parallel(const cs_import_config *ic, const char **why);
+/* Collective(ctx->comm). Logically collective: cfg, out_path, spec. The import of
+ * import_textpar.c: every rank parses its share of the edge files, the links go to the rank of
+ * their source's page range, every rank writes its range; *pages, *links, *hosts (may be NULL)
+ * receive the counts written. */
+cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
+                       int64_t *pages, int64_t *links, int64_t *hosts);
+/* Local. The page attributes of slice g's pages when there are no page tables (hosts per
+ * `hosts`: page, single or node; no topic; relevance 0; the [gen] model's dynamics). */
+cs_err cs_imp_page_attributes(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g);
+/* Local (rank 0). hosts = node with integer ids: host i named i + base, into meta. */
+cs_err cs_imp_number_names(cs_ctx *ctx, int64_t n, int64_t base, cs_graph_meta *meta);
+/* Local. Peak resident memory of this process in bytes. */
+int64_t cs_imp_peak_rss(void);
+/* Local. The graph's parts from an [import] edges list: every item, a wildcard item replaced by
+ * its matches in sorted order, as *n paths of CS_IMP_PATH_MAX bytes in *paths (caller frees);
+ * errors as the serial reader's (no match, cannot list). */
+cs_err cs_imp_expand_list(cs_ctx *ctx, const cs_config *cfg, const char *list, char **paths,
+                          size_t *n);
+
 /* Local. Next item of a comma-separated list at *p, trimmed, into out; 0 when the list is done. */
 int cs_imp_next_item(const char **p, char *out, size_t size);
 /* Local. Total bytes of the files of a comma-separated list (for progress lines). */
@@ -265,6 +297,11 @@ cs_err cs_imp_read_gml(cs_imp *im, const char *path, cs_progress *prog, uint64_t
 cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *tgt);
 /* Local (rank 0). Reads one edge file into im's link triples. */
 cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base);
+/* Local. Reads the lines of a plain edge file that start in bytes [start, end), start being a
+ * line start (0 or after a newline) and line0 that line's number, into im's link triples; the
+ * whole file is (0, UINT64_MAX, 1). Lines are numbered (skip_lines, messages) as in the file. */
+cs_err cs_imp_read_edge_range(cs_imp *im, const char *path, uint64_t start, uint64_t end,
+                              int64_t line0, cs_progress *prog, uint64_t *prog_base);
 /* Local (rank 0). Reads one page table (list_only: only its ids, from page_list). */
 cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_progress *prog,
                              uint64_t *prog_base);

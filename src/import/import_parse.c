@@ -4,7 +4,8 @@
  * and features (include/crawlsim/import.h has the full semantics; import_build.c turns the
  * state into a graph).
  *
- * Rank 0 does all the reading: the files are sequential text, so there is nothing to split.
+ * Rank 0 does the reading, except for integer edge lists without page tables, whose files
+ * every rank parses its share of with cs_imp_read_edge_file (import_textpar.c).
  * Links are collected as (source, target, weight) triples in geometrically grown arrays, then
  * turned into CSR by one counting sort on the source; each page's list is sorted (when it is
  * not already) and its duplicates merged. Page attributes from page tables live in arrays
@@ -507,14 +508,25 @@ static int is_comment(const cs_imp *im, const char *line, size_t len)
 
 cs_err cs_imp_read_edge_file(cs_imp *im, const char *path, cs_progress *prog, uint64_t *prog_base)
 {
+    return cs_imp_read_edge_range(im, path, 0, UINT64_MAX, 1, prog, prog_base);
+}
+
+cs_err cs_imp_read_edge_range(cs_imp *im, const char *path, uint64_t start, uint64_t end,
+                              int64_t line0, cs_progress *prog, uint64_t *prog_base)
+{
     cs_err rc = CS_OK;
     cs_imp_reader r;
     memset(&r, 0, sizeof r); /* closed at fail: also when the reader was never opened */
     char *line;
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));
-    CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
+    CS_TRY(im->ctx, cs_imp_reader_open_at(im->ctx, &r, path, start, prog, *prog_base));
+    r.line = line0 - 1;
+    im->line = line0 - 1;
     for (;;) {
+        /* the next line starts at this byte: past end, it is the next range's */
+        if (end != UINT64_MAX && start + r.bytes - (r.len - r.pos) >= end)
+            break;
         CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
         if (line == NULL)
             break;

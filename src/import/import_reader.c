@@ -21,6 +21,12 @@
 cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_progress *progress,
                           uint64_t progress_base)
 {
+    return cs_imp_reader_open_at(ctx, r, path, 0, progress, progress_base);
+}
+
+cs_err cs_imp_reader_open_at(cs_ctx *ctx, cs_imp_reader *r, const char *path, uint64_t offset,
+                             cs_progress *progress, uint64_t progress_base)
+{
     memset(r, 0, sizeof *r);
     r->ctx = ctx;
     r->path = path;
@@ -31,6 +37,13 @@ cs_err cs_imp_reader_open(cs_ctx *ctx, cs_imp_reader *r, const char *path, cs_pr
         cs_err orc = cs_open_regular(ctx, path, "input", &fd, NULL);
         if (orc != CS_OK)
             return orc;
+    }
+    /* gzdopen reads from the descriptor's position: a plain file's byte range starts there */
+    if (offset > 0 && lseek(fd, (off_t)offset, SEEK_SET) != (off_t)offset) {
+        int err = errno;
+        close(fd);
+        return cs_fail(ctx, CS_ERR_IO, "%s: cannot seek to byte %llu: %s", path,
+                       (unsigned long long)offset, strerror(err));
     }
     errno = 0;
     r->gz = gzdopen(fd, "rb");
