@@ -296,13 +296,17 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     int64_t err_file = INT64_MAX, err_line = INT64_MAX;
     uint64_t done = 0;
     const int ranges = nf == 1 && P > 1 && fsize[0] > 0 && !is_gzip(paths);
+    /* progress: rank 0's share (its files, or its byte range), as the serial reader's line */
+    cs_progress prog;
+    cs_progress_begin(&prog, ctx, "import: reading (every rank its share)", load[ctx->rank]);
     if (ranges) { /* one plain file: byte ranges aligned to line starts */
         uint64_t a = 0, b = 0;
         int64_t line0 = 1;
         CS_TRY(ctx, plain_range(ctx, paths, fsize[0], &a, &b, &line0));
         load[ctx->rank] = b - a;
+        prog.total = b; /* the reader counts from the file's start; rank 0's a is 0 */
         if (a < b) {
-            rc = cs_imp_read_edge_range(&im, paths, a, b, line0, NULL, &done);
+            rc = cs_imp_read_edge_range(&im, paths, a, b, line0, &prog, &done);
             if (rc != CS_OK) {
                 err_file = 0;
                 err_line = im.line;
@@ -311,12 +315,13 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     }
     for (size_t i = 0; !ranges && i < nf && rc == CS_OK; i++)
         if (owner[i] == ctx->rank) {
-            rc = cs_imp_read_edge_file(&im, paths + i * CS_IMP_PATH_MAX, NULL, &done);
+            rc = cs_imp_read_edge_file(&im, paths + i * CS_IMP_PATH_MAX, &prog, &done);
             if (rc != CS_OK) {
                 err_file = (int64_t)i;
                 err_line = im.line;
             }
         }
+    cs_progress_end(&prog);
     /* the error of the first file in list order and its first line in it, the one the serial
      * reader stops at */
     int64_t first_err = INT64_MAX, first_line = INT64_MAX,
