@@ -260,7 +260,8 @@ static void exchange_sparse(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv
     st->transfer += t1 - t0;
     st->wait += cs_now() - t1;
     xpiece *pc = (xpiece *)(void *)o->piece;
-    qsort(pc, npiece, sizeof *pc, xpiece_cmp);
+    if (npiece > 1) /* qsort of an empty (NULL) array is undefined */
+        qsort(pc, npiece, sizeof *pc, xpiece_cmp);
     const size_t total = staged + o->len[me];
     if (total + 1 > *recv_cap &&
         cs_grow(ctx, recv, recv_cap, total + 1, 1, "exchange receive buffer") != CS_OK)
@@ -375,7 +376,8 @@ static void exchange_census(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv
             (xhead){stat[i].MPI_SOURCE, (int64_t)l64, (int64_t)((size_t)i * hsz + 8), count - 8};
         total += (size_t)l64;
     }
-    qsort(hd, (size_t)nin, sizeof *hd, xhead_cmp);
+    if (nin > 1)
+        qsort(hd, (size_t)nin, sizeof *hd, xhead_cmp);
     census_grow(ctx, recv, recv_cap, total + 1, 1, "exchange receive buffer");
     /* rank order, the own box at its place; the rests received into place */
     size_t nrest = 0;
