@@ -433,7 +433,7 @@ static void max_id_where(const cs_imp *im, char *out, size_t size)
                  cs_imp_strtab_get(&im->files, im->max_id_file), (long long)im->max_id_line);
 }
 
-static void imp_fini(cs_imp *im)
+void cs_imp_fini(cs_imp *im)
 {
     cs_imp_strtab_fini(&im->files);
     free(im->src_seen);
@@ -655,10 +655,10 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
            im.n_merged == 1 ? "" : "s");
     CS_LOG(ctx, CS_LOG_VERBOSE, "import: read %.2f s, built %.2f s", t_read - t0,
            cs_now() - t_read);
-    imp_fini(&im);
+    cs_imp_fini(&im);
     return CS_OK;
 fail:
-    imp_fini(&im);
+    cs_imp_fini(&im);
     cs_graph_slice_fini(g);
     cs_graph_meta_fini(meta);
     return rc;

@@ -322,17 +322,7 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
     uint64_t self = ic->self_loops == 0 ? drop_self_loops(a, b - a, g.offsets, g.targets)
                                         : count_self_loops(a, b - a, g.offsets, g.targets);
     g.n_links_total = g.offsets[b - a];
-    CS_TRY_AGREE(ctx, cs_imp_page_attributes(ctx, cfg, &g));
-    meta.n_hosts = ic->hosts == CS_HOSTS_SINGLE ? 1 : N;
-    g.n_hosts = meta.n_hosts;
-    meta.n_topics = 0;
-    meta.target_topic = -1;
-    meta.seed = (uint64_t)cfg->gen.seed;
-    snprintf(meta.source, sizeof meta.source, "import:%.248s",
-             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
-    if (ic->hosts == CS_HOSTS_NODE && ctx->rank == 0)
-        rc = cs_imp_number_names(ctx, N, ic->id_base, &meta);
-    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_imp_par_meta(ctx, cfg, N, &g, &meta));
 
     uint64_t self_all = 0;
     int64_t mine = g.n_links_total, links_all = 0;
@@ -380,4 +370,23 @@ fail:
     cs_graph_slice_fini(&g);
     cs_graph_meta_fini(&meta);
     return rc;
+}
+
+cs_err cs_imp_par_meta(cs_ctx *ctx, const cs_config *cfg, int64_t N, cs_graph_slice *g,
+                       cs_graph_meta *meta)
+{
+    const cs_import_config *ic = &cfg->import;
+    cs_err rc = cs_agree(ctx, cs_imp_page_attributes(ctx, cfg, g));
+    if (rc != CS_OK)
+        return rc;
+    meta->n_hosts = ic->hosts == CS_HOSTS_SINGLE ? 1 : N;
+    g->n_hosts = meta->n_hosts;
+    meta->n_topics = 0;
+    meta->target_topic = -1;
+    meta->seed = (uint64_t)cfg->gen.seed;
+    snprintf(meta->source, sizeof meta->source, "import:%.248s",
+             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
+    if (ic->hosts == CS_HOSTS_NODE && ctx->rank == 0)
+        rc = cs_imp_number_names(ctx, N, ic->id_base, meta);
+    return cs_agree(ctx, rc);
 }

@@ -265,6 +265,12 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
 /* Local. The page attributes of slice g's pages when there are no page tables (hosts per
  * `hosts`: page, single or node; no topic; relevance 0; the [gen] model's dynamics). */
 cs_err cs_imp_page_attributes(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g);
+/* Local. Frees everything a cs_imp holds and zeroes it (a zeroed cs_imp is fine). */
+void cs_imp_fini(cs_imp *im);
+/* Collective. The page attributes of g (pages [g->first, g->first + g->n) of N) and the meta of
+ * an import read on every rank: hosts per the spec, no topics, the source named by the spec. */
+cs_err cs_imp_par_meta(cs_ctx *ctx, const cs_config *cfg, int64_t N, cs_graph_slice *g,
+                       cs_graph_meta *meta);
 /* Local (rank 0). hosts = node with integer ids: host i named i + base, into meta. */
 cs_err cs_imp_number_names(cs_ctx *ctx, int64_t n, int64_t base, cs_graph_meta *meta);
 /* Local. Peak resident memory of this process in bytes. */

@@ -125,27 +125,6 @@ static void deal(const uint64_t *size, size_t nf, int nranks, int *owner, uint64
     }
 }
 
-/* Local. Frees what the parse of cs_imp_read_edge_file may have allocated. */
-static void imp_free(cs_imp *im)
-{
-    cs_imp_strtab_fini(&im->files);
-    cs_imp_strtab_fini(&im->nodes);
-    cs_imp_strtab_fini(&im->hosts);
-    cs_imp_strtab_fini(&im->topics);
-    free(im->src_seen);
-    free(im->src);
-    free(im->dst);
-    free(im->w);
-    free(im->rev);
-    free(im->fields);
-    free(im->low);
-    im->src_seen = NULL;
-    im->src = im->dst = NULL;
-    im->w = NULL;
-    im->rev = im->low = NULL;
-    im->fields = NULL;
-}
-
 /* Local. Bucket of page s among N pages. */
 static inline int64_t bucket_of(int64_t s, int64_t N, int64_t B)
 {
@@ -251,6 +230,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     uint32_t *wsend = NULL, *wrecv = NULL;
     int64_t *cut = NULL, *off = NULL, *pos = NULL;
     cs_imp im;
+    int weighted = 0;
     cs_graph_slice g;
     cs_graph_meta meta;
     memset(&im, 0, sizeof im);
@@ -417,7 +397,8 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
         free(per);
     }
     CS_TRY_AGREE(ctx, rc);
-    imp_free(&im); /* the triples are in the send buffer now */
+    weighted = im.weighted;
+    cs_imp_fini(&im); /* the triples are in the send buffer now */
     if (cs_alltoall(ctx, sc, 1, rcn, CS_T_INT) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Alltoall of the link counts failed");
     CS_TRY_AGREE(ctx, rc);
@@ -471,7 +452,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     free(pos);
     pos = NULL;
     if (rc == CS_OK) {
-        rc = cs_imp_merge_lists(ctx, ic->edges, first, n, off, key, im.weighted, &cnt[2], &g);
+        rc = cs_imp_merge_lists(ctx, ic->edges, first, n, off, key, weighted, &cnt[2], &g);
         off = NULL;
         key = NULL;
     }
@@ -479,17 +460,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     g.n_pages_total = N;
     g.first = first;
     g.n = n;
-    CS_TRY_AGREE(ctx, cs_imp_page_attributes(ctx, cfg, &g));
-    meta.n_hosts = ic->hosts == CS_HOSTS_SINGLE ? 1 : N;
-    g.n_hosts = meta.n_hosts;
-    meta.n_topics = 0;
-    meta.target_topic = -1;
-    meta.seed = (uint64_t)cfg->gen.seed;
-    snprintf(meta.source, sizeof meta.source, "import:%.248s",
-             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
-    if (ic->hosts == CS_HOSTS_NODE && ctx->rank == 0)
-        rc = cs_imp_number_names(ctx, N, ic->id_base, &meta);
-    CS_TRY_AGREE(ctx, rc);
+    CS_TRY(ctx, cs_imp_par_meta(ctx, cfg, N, &g, &meta));
     int64_t mine[2] = {g.n_links_total, (int64_t)cnt[2]}, all[2] = {0, 0};
     if (cs_allreduce(ctx, mine, all, 2, CS_T_I64, CS_OP_SUM) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import counts failed");
@@ -529,7 +500,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     if (hosts != NULL)
         *hosts = meta.n_hosts;
 fail:
-    imp_free(&im);
+    cs_imp_fini(&im);
     free(paths);
     free(fsize);
     free(order);
