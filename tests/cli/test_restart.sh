@@ -137,21 +137,21 @@ restart_case tres-strict 300 170 --set run.policy=tres --set run.pages=6000 --se
 restart_case sarsa-sum-k10 200 125 --set run.policy=sarsa --set run.pages=10000 --set crawl.bandwidth=50 \
     --set crawl.sync_every=10
 # (lambda-learn with the adaptive split of the budget between discovery and refresh; the
-# checkpoints lie between two refresh syncs)
+# checkpoints lie between two refresh syncs: tick 265, after the fifth of every 50 ticks)
 for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do
-    restart_case "refresh-${pol%%:*}" 900 530 --set run.policy=best-first --set run.pages=0 \
-        --set run.ticks=900 --set crawl.bandwidth=60 --set refresh.policy="${pol%%:*}" \
+    restart_case "refresh-${pol%%:*}" 450 265 --set run.policy=best-first --set run.pages=0 \
+        --set run.ticks=450 --set crawl.bandwidth=60 --set refresh.policy="${pol%%:*}" \
         --set refresh.fraction="${pol#*:}" --set refresh.sync_every=50
 done
 
 # (the bandit re-crawl policies: replicated state, FIFOs of group members, FG-DQN with replay)
 for pol in bandit-thompson bandit-fgdqn bandit-static-opt bandit-whittle-learn; do
-    bandit=(--set run.policy=best-first --set run.pages=0 --set run.ticks=900 --set crawl.bandwidth=60
+    bandit=(--set run.policy=best-first --set run.pages=0 --set crawl.bandwidth=60
             --set refresh.policy=$pol --set refresh.fraction=0.3 --set refresh.sync_every=50)
-    if [ "$pol" = bandit-fgdqn ]; then
-        kill_case "refresh-$pol" 120 "${bandit[@]}"
+    if [ "$pol" = bandit-fgdqn ]; then # (900 ticks: long enough to be killed after tick 120)
+        kill_case "refresh-$pol" 120 --set run.ticks=900 "${bandit[@]}"
     else
-        restart_case "refresh-$pol" 900 530 "${bandit[@]}"
+        restart_case "refresh-$pol" 450 265 --set run.ticks=450 "${bandit[@]}"
     fi
 done
 

@@ -5,7 +5,7 @@
 # as a job array (one results file per task with its settings in /config), strong and weak scaling
 # (rank counts, grown world), SIGUSR1 with checkpoints switched off (ignored, the run completes),
 # and the checkpoint-requeue-restart path with crawlsim itself (srun; results equal to an
-# uninterrupted run) and with a stand-in engine (srun and mpirun).
+# uninterrupted run) and with a stand-in engine (mpirun).
 source "$(dirname "$0")/lib.sh"
 
 slurm_local=${CRAWLSIM_SLURM_LOCAL:-$SRC/../shared/tools/slurm-local}
@@ -259,9 +259,9 @@ grep -q "checkpoint .* written at tick" <<< "$log" && grep -q "continuing from c
     pass "crawlsim checkpoint: both attempts in one log, checkpoint removed after success" ||
     fail "crawlsim checkpoint log: $log"
 
-# 7. checkpoint, requeue and --restart, with a stand-in engine that has them: on SIGUSR1 it
-# writes the checkpoint named by --set run.checkpoint=FILE and runs on; started with --restart
-# FILE it writes its results at once.
+# 7. checkpoint, requeue and --restart under mpirun (6b covered srun with crawlsim itself), with a
+# stand-in engine that has them: on SIGUSR1 it writes the checkpoint named by --set
+# run.checkpoint=FILE and runs on; started with --restart FILE it writes its results at once.
 cat > fake-crawlsim << 'EOF'
 #!/bin/bash
 if [ "$1 $2" = "run --help" ]; then echo "usage: crawlsim run [JOB.ini] [-o RESULTS.h5] [--restart CKPT]"; exit 0; fi
@@ -286,7 +286,7 @@ echo "fake: never signalled" >&2
 exit 1
 EOF
 chmod +x fake-crawlsim
-for launcher in srun mpirun; do
+for launcher in mpirun; do
     out=$(CRAWLSIM=$WORK/fake-crawlsim CRAWLSIM_LAUNCHER=$launcher "$S/submit" run -n 1 --name "ckpt-$launcher" \
         "$SRC/jobs/quickstart.ini")
     j=$(jobid run <<< "$out")
