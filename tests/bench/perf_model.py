@@ -80,8 +80,20 @@ def model(path):
           (P, 1e3 * comp, 1e3 * ar, 1e3 * ex, 1e3 * tot, 1e3 * sim, 100 * (tot - sim) / sim))
 
 
-print("%5s %8s %8s %8s %8s | %8s %8s" % ("P", "compute", "collect", "exch", "model", "simul", "error"))
-print("%5s %8s %8s %8s %8s | %8s" % ("", "ms/tick", "", "", "", "ms/tick"))
-for p in sys.argv[1:]:
-    if p != "--network-only":
-        model(p)
+def network(P, calls, coll_bytes, msgs, xbytes):
+    """The model's network terms for one rank and tick on supermuc-ng.xml, in seconds, from a
+    run's counters: calls collectives of coll_bytes payload in all (each a small collective,
+    t_c(P), plus its payload twice over the link, as a reduce-scatter and allgather would send
+    it), and msgs point-to-point messages of xbytes in all (a and b as for the exchange).
+    tools/lib/sync_report.py prints it beside the synchronisation study's counters."""
+    if P <= 1:
+        return 0.0
+    return calls * t_coll(P) + 2 * coll_bytes / B_EFF + msgs * alpha(P) + xbytes / B_EFF
+
+
+if __name__ == "__main__":
+    print("%5s %8s %8s %8s %8s | %8s %8s" % ("P", "compute", "collect", "exch", "model", "simul", "error"))
+    print("%5s %8s %8s %8s %8s | %8s" % ("", "ms/tick", "", "", "", "ms/tick"))
+    for p in sys.argv[1:]:
+        if p != "--network-only":
+            model(p)

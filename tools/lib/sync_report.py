@@ -27,6 +27,24 @@ except ImportError as e:  # pragma: no cover
     raise SystemExit(f"tools/sync-study: error: {e}: install python3-h5py and "
                      "python3-matplotlib (tools/install-deps)")
 
+# the performance model's network terms (docs/developer/performance-model.md), for the predicted
+# communication time per tick on the shipped platform
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "bench"))
+import perf_model  # noqa: E402
+
+
+def model_comm_us(c, P):
+    """Predicted communication per rank and tick on supermuc-ng.xml, microseconds, from a cell's
+    mean counters: its collectives (calls, payload) and its exchange (messages and bytes per
+    rank and tick)."""
+    fetches_per_tick = c["fetched"] / c["ticks"]
+    return 1e6 * perf_model.network(P, c["coll"], c["coll_bytes"], c["msgs_per_tick"] / P,
+                                    c["xbytes_per_fetch"] * fetches_per_tick / P)
+
+
 # two-sided 95 % quantiles of Student's t, by degrees of freedom (beyond 30: 1.96 + 2.4 / df)
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -324,7 +342,8 @@ def findings(rows, groups):
          "Per group and setting, at each P: the verdict and the paired loss with its 95 % "
          "interval (a positive loss is worse than the strict control); collapsed seeds are "
          "counted. Communication: collective payload bytes per rank and tick against the "
-         "control's at the same P.", ""]
+         "control's at the same P, and the performance model's predicted communication time "
+         "per rank and tick on the shipped platform (*model*, below) against the control's.", ""]
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         L.append(f"**{g}**")
         L.append("")
@@ -337,9 +356,12 @@ def findings(rows, groups):
                 save = (1 - r["cost"]["coll_bytes"] / c0) * 100 if c0 > 0 else 0.0
                 coll = f", {len(r['collapsed'])} of {r['n']} seeds collapsed" \
                     if r["collapsed"] else ""
+                m0 = model_comm_us(ctrl[r["P"]]["cost"], r["P"])
+                m = model_comm_us(r["cost"], r["P"])
                 parts.append(f"P = {r['P']}: {verdict(r)}, {r['loss']:+.4f} "
                              f"[{r['lo']:+.4f}, {r['hi']:+.4f}]{coll}, "
-                             f"{-save:+.0f} % collective bytes")
+                             f"{-save:+.0f} % collective bytes, model "
+                             f"{m:.0f} us/tick (control {m0:.0f})")
             L.append(f"* {label(st)}: " + "; ".join(parts))
         L.append("")
     return L
@@ -399,8 +421,14 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
          "the counters: collective calls and their payload bytes (allreduces among them), and "
          "the frontier exchange's bytes per fetch and messages per tick over all ranks; *s/tick* is wall-clock time per tick, shown only at "
          "P <= 2 (larger P oversubscribes this machine's 2 cores) and only indicative: the "
-         "sweep's runs shared the machine with other work. No simulated-cluster time model "
-         "exists yet, so no time prediction is given for larger P.", ""]
+         "sweep's runs shared the machine with other work. *model us/tick* is the communication "
+         "time per rank and tick that the [performance model](../developer/performance-model.md) "
+         "predicts on the shipped platform (`tools/smpi/supermuc-ng.xml`, one rank per node) from "
+         "the cell's own counters: each collective call one small collective of the simulated "
+         "cluster (t_c(P)) plus its payload twice over a link, each exchange message one latency "
+         "plus its bytes over the link. Its network terms agree with the simulated cluster "
+         "within 10-24 % at 16-128 ranks; it predicts no computation, which is the same in every "
+         "setting of a cell's P.", ""]
     if design:
         L += coverage(cells, list(design))
     if short:
@@ -415,13 +443,13 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
               f"({'higher' if higher else 'lower'} is better).", "",
               "| P | setting | n | median | loss [95 % interval] | rel. | p (t) | p (sign-flip) | p (Holm) | "
               "verdict | coll. | seeds | calls/tick | coll. B/tick | allreduce B/tick | "
-              "exch. B/fetch | exch. msgs/tick | s/tick |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "exch. B/fetch | exch. msgs/tick | s/tick | model us/tick |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in [r for r in rows if r["group"] == g and not bandwidth_cell(r["setting"])]:
             c = r["cost"]
             loss = (f"{r['loss']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]" if "loss" in r
                     else "(control)" if r["setting"] == "control" else "(fewer than 2 pairs)")
-            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %s | %.1f | %.2f | %s |"
+            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %s | %.1f | %.2f | %s | %.1f |"
                      % (r["P"], label(r["setting"]), r["n"], fmt(r["median"], 4), loss,
                         f"{100 * r['rel']:+.1f} %" if "rel" in r else "",
                         fmt(r.get("p"), 4), fmt(r.get("p_perm"), 4), fmt(r.get("p_holm"), 4),
@@ -429,7 +457,8 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
                         len(r["collapsed"]), seeds_text(r, higher), c["coll"],
                         human(c["coll_bytes"]), human(c["allreduce_bytes"]),
                         c["xbytes_per_fetch"], c["msgs_per_tick"],
-                        f"{1000 * c['sec_per_tick']:.2f} ms" if r["P"] <= 2 else "-"))
+                        f"{1000 * c['sec_per_tick']:.2f} ms" if r["P"] <= 2 else "-",
+                        model_comm_us(c, r["P"])))
         L.append("")
         for kind, fn in (("losses", figure_losses), ("seeds", figure_seeds),
                          ("pareto", figure_pareto)):
