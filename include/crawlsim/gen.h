@@ -14,6 +14,7 @@
 #include "crawlsim/graph.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct cs_gen cs_gen;
 
@@ -108,5 +109,34 @@ CS_API const float *cs_gen_topic_prototype(const cs_gen *g, int32_t topic);
  */
 CS_API void cs_gen_page_dynamics(const cs_gen_config *cfg, int64_t host, int64_t page, int domain,
                                  double *delta, double *mu, uint8_t *observable);
+
+/* An estimate and its 95 % half-width. */
+typedef struct cs_gen_est {
+    double value, half;
+} cs_gen_est;
+
+/* The statistics of a generated world estimated without generating it (crawlsim info SPEC.ini;
+ * src/gen/gen_sample.c says how): exact where the host model gives them, else from a uniform
+ * sample of pages. Quantile arrays hold min, median, p90, p99, max. */
+typedef struct cs_gen_estimate {
+    int64_t n_pages, n_hosts; /* exact */
+    int32_t n_topics;
+    double host_size[5]; /* exact */
+    int64_t sample;      /* pages sampled (distinct) */
+    double threshold;    /* relevance threshold of `relevant` */
+    cs_gen_est links, out_degree, no_out_links, within_host, within_topic, reciprocity;
+    cs_gen_est relevant, observable, relevance, change_rate, importance;
+    double out_degree_q[5], relevance_q[5], change_rate_q[5], importance_q[5];
+} cs_gen_estimate;
+
+/*
+ * Local. Estimates the statistics of g's world from `sample` distinct pages drawn uniformly with
+ * `seed` (all pages when sample >= the world's), each page and one of its out-links generated on
+ * demand: O(sample) pages generated, O(hosts) for the exact host sizes.
+ */
+CS_API cs_err cs_gen_estimate_stats(cs_ctx *ctx, const cs_gen *g, uint64_t seed, int64_t sample,
+                                    double threshold, cs_gen_estimate *out);
+/* Prints an estimate in the manner of crawlsim info. */
+CS_API void cs_gen_estimate_print(FILE *f, const cs_gen_estimate *e);
 
 #endif

@@ -36,6 +36,7 @@ typedef enum cs_rng_domain {
     CS_RNG_POLICY = 10,   /* id = entity of a policy (later issues) */
     CS_RNG_TRES = 11,     /* id = a TRES stream (tree sampling, MLP init, replay minibatches) */
     CS_RNG_BANDIT = 12,   /* id = a bandit entity (bandit.h), sub = run and stream kind */
+    CS_RNG_SAMPLE = 13,   /* id = 0: sampled pages, 1: one link of each (crawlsim info SPEC) */
     CS_RNG_DOMAIN_COUNT_
 } cs_rng_domain;
 

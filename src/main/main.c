@@ -49,7 +49,8 @@ typedef struct cli {
     int markdown;
     double threshold;
     int threshold_set;
-    long k; /* partition: -k */
+    int64_t sample; /* info: --sample N (0: not given) */
+    long k;         /* partition: -k */
     int k_set;
     const char *method;
     cs_schedule_args sched;        /* schedule: --policy, --bandwidth, --epsilon, --input */
@@ -105,10 +106,56 @@ static cs_err cmd_gen(cs_ctx *ctx, const cli *c)
 
 /* ---- info ----------------------------------------------------------------------------------- */
 
+/* Local. Whether path names a job or spec file (SPEC.ini) rather than a graph file. */
+static int is_spec(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcmp(path + n - 4, ".ini") == 0;
+}
+
+/* info SPEC.ini: the [gen] world's statistics estimated from a sample of its pages, computed on
+ * rank 0 (the others wait for its verdict) */
+static cs_err info_spec(cs_ctx *ctx, const cli *c)
+{
+    cs_config cfg;
+    cs_err rc = cs_config_load(ctx, c->pos[0], c->sets, c->nsets, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    cs_gen_estimate e;
+    if (ctx->rank == 0) {
+        const double t0 = cs_now();
+        cs_gen *g = NULL;
+        rc = cs_gen_create(ctx, &cfg.gen, &g);
+        const double t1 = cs_now();
+        if (rc == CS_OK)
+            rc = cs_gen_estimate_stats(ctx, g, (uint64_t)cfg.gen.seed,
+                                       c->sample > 0 ? c->sample : 100000,
+                                       c->threshold_set ? c->threshold : 0.5, &e);
+        if (rc == CS_OK) {
+            printf("spec %s (the [gen] world, not generated)\n", c->pos[0]);
+            printf("source gen, seed %lld, target topic %lld\n", (long long)cfg.gen.seed,
+                   (long long)cfg.gen.target_topic);
+            cs_gen_estimate_print(stdout, &e);
+            printf("model built in %.2f s, sample generated and summarised in %.2f s on 1 rank\n",
+                   t1 - t0, cs_now() - t1);
+            fflush(stdout);
+        }
+        cs_gen_destroy(&g);
+    }
+    return cs_agree(ctx, rc);
+}
+
 static cs_err cmd_info(cs_ctx *ctx, const cli *c)
 {
     if (c->npos != 1)
-        return main_usage(ctx, "", "info takes exactly one graph file");
+        return main_usage(ctx, "", "info takes exactly one graph file or spec file");
+    if (is_spec(c->pos[0]))
+        return info_spec(ctx, c);
+    if (c->sample > 0 || c->nsets > 0)
+        return main_usage(ctx, "",
+                          "%s is a graph file: --sample and --set apply to a spec (SPEC.ini), "
+                          "whose world info estimates without generating it",
+                          c->pos[0]);
     cs_graph_info info;
     cs_err rc = cs_graph_info_compute(ctx, c->pos[0], c->threshold_set ? c->threshold : 0.5, &info);
     if (rc != CS_OK)
@@ -440,11 +487,17 @@ static const command commands[] = {
      "generates a slice of the page ids, with OpenMP threads inside; the file is identical for\n"
      "any rank or thread count. Written atomically (temporary name, then rename).\n",
      cmd_gen, 1, NULL},
-    {"info", "crawlsim info WEB.h5 [--relevance-threshold X]",
+    {"info",
+     "crawlsim info WEB.h5 [--relevance-threshold X] | crawlsim info SPEC.ini [--sample N] "
+     "[--set gen.KEY=VALUE ...]",
      "Prints the statistics of a graph file: pages, links, hosts, topics, out/in-degree\n"
      "summaries with fitted power-law exponents, links within host and topic, relevant\n"
      "fraction (relevance >= X, default 0.5), reciprocity, change-rate and importance summaries.\n"
-     "Runs under mpirun with any number of ranks (each reads its block of pages).\n",
+     "Runs under mpirun with any number of ranks (each reads its block of pages).\n"
+     "With a spec (a file ending in .ini) it estimates the statistics of its [gen] world\n"
+     "without generating it (worlds of 10^9 pages and more): pages, hosts and host sizes\n"
+     "exactly from the host model; the rest from a uniform sample of N pages (default 10^5)\n"
+     "and one out-link of each, with 95 % intervals. In-degree distributions need the graph.\n",
      cmd_info, 1, NULL},
     {"import", "crawlsim import SPEC.ini -o WEB.h5 [--set import.KEY=VALUE ...]",
      "Imports a real graph (edge list, plain or gzip, plus an optional page table) described by\n"
@@ -632,6 +685,15 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
                 return main_usage(ctx, "", "--relevance-threshold '%s' is not a number in [0,1]",
                                   argv[i]);
             c->threshold_set = 1;
+        } else if (strcmp(a, "--sample") == 0) {
+            char *end = NULL;
+            if (++i >= argc)
+                return main_usage(ctx, "", "%s needs a number of pages", a);
+            long long v = strtoll(argv[i], &end, 10);
+            if (end == argv[i] || *end != '\0' || v < 2)
+                return main_usage(ctx, "", "--sample '%s' is not a number of pages (at least 2)",
+                                  argv[i]);
+            c->sample = (int64_t)v;
         } else if (strcmp(a, "-k") == 0) {
             char *end = NULL;
             if (++i >= argc)

@@ -29,6 +29,36 @@ out4=$(run 4 info one.h5 | grep -v seconds)
 grep -q "^pages 10000$" <<< "$out1" && [ "$out1" = "$out4" ] && pass "info 1 rank == 4 ranks" ||
     fail "info differs or is missing: $(diff <(echo "$out1") <(echo "$out4"))"
 
+# info on a spec estimates the world's statistics without generating it (src/gen/gen_sample.c):
+# with every page in the sample (--sample = pages) its figures are the graph file's, but for the
+# links within topic and the reciprocity, which it takes from one link drawn per page; from a sample of 2000 pages
+# each estimate lies within two of its 95 % half-widths of the file's value (the sample is drawn
+# from the spec's seed: the same every time)
+# file_val KEY: a figure of `info one.h5`; est KEY OUT: "value half" of an estimate in OUT
+file_val() { grep -m1 "^$1" <<< "$out1" | sed "s/^$1 *//" | awk '{print $1}'; }
+est() { grep -m1 "^$1" <<< "$2" | sed "s/^$1 *//" | awk '{print $1, $3}'; }
+all=$(run 1 info "$SRC/graphs/tiny.ini" --sample 10000) || fail "info spec --sample 10000"
+for key in "links within host" "relevant pages" "observable pages"; do
+    read -r v _ <<< "$(est "$key" "$all")"
+    [ -n "$v" ] && [ "$v" = "$(file_val "$key")" ] && pass "info spec, whole sample: $key $v" ||
+        fail "info spec, whole sample: $key '$v', the file's '$(file_val "$key")'"
+done
+nl=$(file_val links)
+grep -q "(mean out-degree $(awk -v l="$nl" 'BEGIN { printf "%.3f", l / 10000 }') " <<< "$all" &&
+    grep -q "^hosts $(file_val hosts) (exact" <<< "$all" &&
+    pass "info spec: the mean out-degree and the hosts are the file's" ||
+    fail "info spec: links or hosts differ from the file's ($nl links): $all"
+part=$(run 1 info "$SRC/graphs/tiny.ini" --sample 2000) || fail "info spec --sample 2000"
+for key in "links within host" "links within topic" reciprocity "relevant pages"; do
+    read -r v h <<< "$(est "$key" "$part")"
+    x=$(file_val "$key")
+    awk -v v="$v" -v h="$h" -v x="$x" 'BEGIN { d = v - x; exit !(h > 0 && (d < 0 ? -d : d) <= 2 * h) }' &&
+        pass "info spec, 2000 pages: $key $v +- $h, the file's $x" ||
+        fail "info spec, 2000 pages: $key '$v +- $h' is not within two half-widths of $x"
+done
+expect_exit 2 1 "--sample .*at least 2" info "$SRC/graphs/tiny.ini" --sample 1
+expect_exit 2 1 "apply to a spec" info one.h5 --sample 100
+
 # the resolved spec is stored in the file
 h5dump -a /spec one.h5 | grep -q "pages = 10000" && pass "spec attribute" || fail "spec attribute missing"
 finish
