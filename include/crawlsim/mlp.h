@@ -112,10 +112,8 @@ CS_API cs_err cs_mlp_eval(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, i
 /*
  * Local. Forward and backward pass of the mean squared error on a minibatch, n >= 1:
  *     L = (1/n) sum_i (Q(x_i) - y_i)^2
- * Stores dL/dtheta in the gradient array (overwritten, not accumulated) and L in *loss. The
- * backward pass's two independent branches (towards W2 and towards W1) run as two OpenMP
- * sections when n h1 h2 >= 16384, with the same BLAS calls either way: bit-identical for any
- * thread count. CS_ERR_NOMEM.
+ * Stores dL/dtheta in the gradient array (overwritten, not accumulated) and L in *loss. Serial
+ * (minibatches are small); deterministic. CS_ERR_NOMEM.
  */
 CS_API cs_err cs_mlp_loss_grad(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, int64_t n,
                                const float *y, double *loss);

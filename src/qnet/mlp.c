@@ -253,18 +253,17 @@ void cs_mlp_eval_rows(const cs_mlp *m, const float *x, int64_t ldx, int64_t rows
     forward(m, x, ldx, rows, H1, H1, H2, H2, out);
 }
 
-static size_t train_floats(const cs_mlp *m, int64_t n);
-
 cs_err cs_mlp_train_reserve(cs_ctx *ctx, cs_mlp *m, int64_t n)
 {
-    return cs_grow(ctx, &m->train_scratch, &m->train_cap, train_floats(m, n), sizeof(float),
-                   "MLP train scratch");
+    const int64_t h1 = m->c.h1, h2 = m->c.h2;
+    return cs_grow(ctx, &m->train_scratch, &m->train_cap, (size_t)(n * (2 * h1 + 2 * h2 + 2)),
+                   sizeof(float), "MLP train scratch");
 }
 
 void cs_mlp_forward_kept(cs_mlp *m, const float *x, int64_t ldx, int64_t n)
 {
     const int64_t h1 = m->c.h1, h2 = m->c.h2;
-    CS_ASSERT(n >= 1 && ldx >= m->c.d_in && m->train_cap >= train_floats(m, n));
+    CS_ASSERT(n >= 1 && ldx >= m->c.d_in && m->train_cap >= (size_t)(n * (2 * h1 + 2 * h2 + 2)));
     float *Z1 = m->train_scratch, *A1 = Z1 + n * h1, *Z2 = A1 + n * h1, *A2 = Z2 + n * h2;
     forward(m, x, ldx, n, Z1, A1, Z2, A2, A2 + n * h2);
 }
@@ -280,26 +279,15 @@ fail:
     return rc;
 }
 
-/* The training scratch of n rows: Z1, A1 (n x h1), Z2, A2 (n x h2), q, dq (n), dZ2 (n x h2), dZ1
- * (n x h1). */
-static size_t train_floats(const cs_mlp *m, int64_t n)
-{
-    return (size_t)(n * (3 * (int64_t)m->c.h1 + 3 * (int64_t)m->c.h2 + 2));
-}
-
-/* cs_mlp_backward's two branches below dZ2 run as two OpenMP sections from this much work
- * (n h1 h2 multiply-adds in each of their larger products). */
-#define BACKWARD_PAR 16384
-
 void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const float *y,
                      double *loss)
 {
     const int64_t d = m->c.d_in, h1 = m->c.h1, h2 = m->c.h2;
     const float leak = m->c.leak;
     const cs_mlp_layout *L = &m->L;
-    CS_ASSERT(n >= 1 && ldx >= d && m->train_cap >= train_floats(m, n));
+    CS_ASSERT(n >= 1 && ldx >= d && m->train_cap >= (size_t)(n * (2 * h1 + 2 * h2 + 2)));
     float *Z1 = m->train_scratch, *A1 = Z1 + n * h1, *Z2 = A1 + n * h1, *A2 = Z2 + n * h2;
-    float *q = A2 + n * h2, *dq = q + n, *dZ2 = dq + n, *dZ1 = dZ2 + n * h2;
+    float *q = A2 + n * h2, *dq = q + n;
 
     double l = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -311,55 +299,42 @@ void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const fl
 
     float *g = m->grad;
     const float *W2 = m->theta + L->w2, *w3 = m->theta + L->w3;
-    /* output layer: db3 = sum dq (dw3 below) */
+    /* output layer: dw3 = A2^T dq, db3 = sum dq */
     float db3 = 0.0f;
     for (int64_t i = 0; i < n; i++)
         db3 += dq[i];
     g[L->b3] = db3;
-    /* dZ2 = (dq w3^T) .* f'(Z2) */
+    cblas_sgemv(CblasRowMajor, CblasTrans, (blasint)n, (blasint)h2, 1.0f, A2, (blasint)h2, dq, 1,
+                0.0f, g + L->w3, 1);
+    /* dZ2 = (dq w3^T) .* f'(Z2), in place of A2 (A2 no longer needed) */
+    float *dZ2 = A2;
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < h2; j++) {
             const float z = Z2[i * h2 + j];
             dZ2[i * h2 + j] = dq[i] * w3[j] * (z > 0.0f ? 1.0f : leak);
         }
-    /* Two independent branches, each writing its own part of the gradient with the same BLAS
-     * calls on the same operands whichever thread runs it: (a) dw3 = A2^T dq, dW2 = A1^T dZ2,
-     * db2 = column sums of dZ2; (b) dZ1 = (dZ2 W2^T) .* f'(Z1), dW1 = X^T dZ1, db1 = column
-     * sums of dZ1. */
-    const int par = n * h1 * h2 >= BACKWARD_PAR && omp_get_max_threads() > 1;
-#pragma omp parallel sections if (par) num_threads(2) default(none)                                \
-    shared(x, ldx, n, d, h1, h2, leak, L, Z1, A1, A2, dq, dZ2, dZ1, g, W2)
-    {
-#pragma omp section
-        {
-            cblas_sgemv(CblasRowMajor, CblasTrans, (blasint)n, (blasint)h2, 1.0f, A2, (blasint)h2,
-                        dq, 1, 0.0f, g + L->w3, 1);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)h1, (blasint)h2,
-                        (blasint)n, 1.0f, A1, (blasint)h1, dZ2, (blasint)h2, 0.0f, g + L->w2,
-                        (blasint)h2);
-            for (int64_t j = 0; j < h2; j++)
-                g[L->b2 + j] = 0.0f;
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < h2; j++)
-                    g[L->b2 + j] += dZ2[i * h2 + j];
-        }
-#pragma omp section
-        {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)n, (blasint)h1,
-                        (blasint)h2, 1.0f, dZ2, (blasint)h2, W2, (blasint)h2, 0.0f, dZ1,
-                        (blasint)h1);
-            for (int64_t i = 0; i < n * h1; i++)
-                dZ1[i] *= Z1[i] > 0.0f ? 1.0f : leak;
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)d, (blasint)h1,
-                        (blasint)n, 1.0f, x, (blasint)ldx, dZ1, (blasint)h1, 0.0f, g + L->w1,
-                        (blasint)h1);
-            for (int64_t j = 0; j < h1; j++)
-                g[L->b1 + j] = 0.0f;
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < h1; j++)
-                    g[L->b1 + j] += dZ1[i * h1 + j];
-        }
-    }
+    /* dW2 = A1^T dZ2, db2 = column sums of dZ2 */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)h1, (blasint)h2, (blasint)n, 1.0f,
+                A1, (blasint)h1, dZ2, (blasint)h2, 0.0f, g + L->w2, (blasint)h2);
+    for (int64_t j = 0; j < h2; j++)
+        g[L->b2 + j] = 0.0f;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < h2; j++)
+            g[L->b2 + j] += dZ2[i * h2 + j];
+    /* dA1 = dZ2 W2^T into A1's storage (A1 was used above), then dZ1 = dA1 .* f'(Z1) */
+    float *dZ1 = A1;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)n, (blasint)h1, (blasint)h2, 1.0f,
+                dZ2, (blasint)h2, W2, (blasint)h2, 0.0f, dZ1, (blasint)h1);
+    for (int64_t i = 0; i < n * h1; i++)
+        dZ1[i] *= Z1[i] > 0.0f ? 1.0f : leak;
+    /* dW1 = X^T dZ1, db1 = column sums of dZ1 */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)d, (blasint)h1, (blasint)n, 1.0f,
+                x, (blasint)ldx, dZ1, (blasint)h1, 0.0f, g + L->w1, (blasint)h1);
+    for (int64_t j = 0; j < h1; j++)
+        g[L->b1 + j] = 0.0f;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < h1; j++)
+            g[L->b1 + j] += dZ1[i * h1 + j];
 }
 
 double cs_mlp_clip(cs_mlp *m, const cs_mlp_opt *o)
