@@ -77,9 +77,13 @@ typedef struct cs_discover_ops {
     /* Selecting policies only (NULL otherwise; see above). tres_features: the engine computes
      * the TRES vector (features.h) of every link record. */
     int tres_features;
-    /* Local. A new frontier sample of page (a link record arrived), its TRES vector x; *value
-     * is the frontier entry's value (used only for eviction), updated by the policy. */
-    cs_err (*link)(void *st, cs_ctx *ctx, int64_t page, const float *x, float *value);
+    /* Local. New frontier samples (link records arrived), in record order: pages[i] with its
+     * TRES vector x + i * d. value[i] (out): what the sample makes of its frontier entry's value
+     * (used only for eviction: the engine keeps the largest over the entry's samples). Called
+     * from the main thread; may use the OpenMP threads, never with a result depending on their
+     * count. */
+    cs_err (*link)(void *st, cs_ctx *ctx, const int64_t *pages, const float *x, int64_t n,
+                   float *value);
     /* Local. Proposes the tick's picks (see cs_discover_select). */
     cs_err (*select)(void *st, cs_ctx *ctx, cs_discover_select *a);
     /* Local. The first `take` picks of the last select are fetched; the rest go back. */

@@ -117,6 +117,24 @@ CS_API cs_err cs_mlp_eval(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, i
  */
 CS_API cs_err cs_mlp_loss_grad(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, int64_t n,
                                const float *y, double *loss);
+/*
+ * Local. The parts of cs_mlp_eval and cs_mlp_loss_grad, for a caller that runs them on its own
+ * OpenMP threads (cs_ddqn_train), with the same results bit for bit:
+ *   cs_mlp_eval_rows      one chunk of cs_mlp_eval: rows <= CS_MLP_CHUNK rows into out, with
+ *                         the caller's scratch of CS_MLP_CHUNK * (h1 + h2) floats; reads m only,
+ *                         so several threads may call it at once (each its own scratch)
+ *   cs_mlp_train_reserve  the training scratch for n rows (CS_ERR_NOMEM)
+ *   cs_mlp_forward_kept   the forward pass of cs_mlp_loss_grad, its activations kept in the
+ *                         training scratch (reserved); may run beside cs_mlp_eval_rows calls
+ *   cs_mlp_backward       the rest of cs_mlp_loss_grad, after cs_mlp_forward_kept of the same
+ *                         x and n with m's parameters unchanged
+ */
+CS_API void cs_mlp_eval_rows(const cs_mlp *m, const float *x, int64_t ldx, int64_t rows,
+                             float *scratch, float *out);
+CS_API cs_err cs_mlp_train_reserve(cs_ctx *ctx, cs_mlp *m, int64_t n);
+CS_API void cs_mlp_forward_kept(cs_mlp *m, const float *x, int64_t ldx, int64_t n);
+CS_API void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const float *y,
+                            double *loss);
 /* Local. Clips the gradient as o->clip_mode says; returns its L2 norm before clipping. */
 CS_API double cs_mlp_clip(cs_mlp *m, const cs_mlp_opt *o);
 /*

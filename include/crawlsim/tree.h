@@ -120,6 +120,12 @@ CS_API cs_err cs_tree_add_experience(cs_ctx *ctx, cs_tree *t, const float *x, fl
 /* Local. Algorithm 3 line 5: adds the frontier sample (x, id) to its leaf. CS_ERR_ARG for
  * non-finite x or id == UINT64_MAX, CS_ERR_NOMEM. */
 CS_API cs_err cs_tree_add_frontier(cs_ctx *ctx, cs_tree *t, const float *x, uint64_t id);
+/* Local. The frontier samples (x + i * d, ids[i]) for i in [0, n), exactly as n calls of
+ * cs_tree_add_frontier in that order (on failure the samples before the bad one are added);
+ * their leaves are found on the OpenMP threads (from a few hundred samples), the result does not
+ * depend on the thread count. CS_ERR_ARG, CS_ERR_LIMIT, CS_ERR_NOMEM as cs_tree_add_frontier. */
+CS_API cs_err cs_tree_add_frontier_batch(cs_ctx *ctx, cs_tree *t, const float *x,
+                                         const uint64_t *ids, int64_t n);
 /* Local. Removes every frontier sample with this id; returns how many. */
 CS_API int64_t cs_tree_remove(cs_tree *t, uint64_t id);
 

@@ -263,21 +263,26 @@ static cs_err tres_begin_task(void *st, cs_ctx *ctx, int64_t task)
 
 /* ---- frontier samples ---------------------------------------------------------------------- */
 
-static cs_err tres_link(void *st, cs_ctx *ctx, int64_t page, const float *x, float *value)
+static cs_err tres_link(void *st, cs_ctx *ctx, const int64_t *pages, const float *x, int64_t n,
+                        float *value)
 {
     tres *t = st;
     cs_err rc = CS_OK;
-    /* the entry's eviction value: the best classifier probability among its samples */
-    if (x[t->d - 1] > *value)
-        *value = x[t->d - 1];
+    const int d = t->d;
+    /* an entry's eviction value: the best classifier probability among its samples */
+    for (int64_t i = 0; i < n; i++)
+        value[i] = x[i * d + d - 1];
+    /* (page ids are non-negative: the same values as uint64_t) */
+    const uint64_t *ids = (const uint64_t *)(const void *)pages;
     if (t->kind != K_ASYNC)
-        return cs_tree_add_frontier(ctx, t->tree, x, (uint64_t)page);
-    CS_TRY(ctx, cs_grow(ctx, &t->pend, &t->pend_cap, (size_t)(t->np + 1) * (size_t)t->d,
+        return cs_tree_add_frontier_batch(ctx, t->tree, x, ids, n);
+    CS_TRY(ctx, cs_grow(ctx, &t->pend, &t->pend_cap, (size_t)(t->np + n) * (size_t)d,
                         sizeof *t->pend, "tres samples"));
-    CS_TRY(ctx, cs_grow(ctx, &t->pend_id, &t->pend_id_cap, (size_t)t->np + 1, sizeof *t->pend_id,
+    CS_TRY(ctx, cs_grow(ctx, &t->pend_id, &t->pend_id_cap, (size_t)(t->np + n), sizeof *t->pend_id,
                         "tres samples"));
-    memcpy(t->pend + t->np * t->d, x, (size_t)t->d * sizeof *x);
-    t->pend_id[t->np++] = (uint64_t)page;
+    memcpy(t->pend + t->np * d, x, (size_t)(n * d) * sizeof *x);
+    memcpy(t->pend_id + t->np, ids, (size_t)n * sizeof *ids);
+    t->np += n;
 fail:
     return rc;
 }

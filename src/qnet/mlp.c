@@ -230,34 +230,64 @@ cs_err cs_mlp_eval(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, int64_t 
     }
     const cs_mlp *mc = m;
     float *scratch = m->eval_scratch;
-    const int64_t h1 = m->c.h1;
 #pragma omp parallel for schedule(static) num_threads(nthreads) default(none)                      \
-    shared(mc, x, ldx, n, out, nchunks, scratch, per, h1)
+    shared(mc, x, ldx, n, out, nchunks, scratch, per)
     for (int64_t ch = 0; ch < nchunks; ch++) {
-        float *s = scratch + (int64_t)omp_get_thread_num() * per;
         const int64_t r0 = ch * CS_MLP_CHUNK;
         const int64_t rows = n - r0 < CS_MLP_CHUNK ? n - r0 : CS_MLP_CHUNK;
-        float *H1 = s, *H2 = s + (int64_t)CS_MLP_CHUNK * h1;
-        forward(mc, x + r0 * ldx, ldx, rows, H1, H1, H2, H2, out + r0);
+        cs_mlp_eval_rows(mc, x + r0 * ldx, ldx, rows, scratch + (int64_t)omp_get_thread_num() * per,
+                         out + r0);
     }
     return CS_OK;
 fail:
     return rc;
 }
 
+void cs_mlp_eval_rows(const cs_mlp *m, const float *x, int64_t ldx, int64_t rows, float *scratch,
+                      float *out)
+{
+    CS_ASSERT(rows <= CS_MLP_CHUNK && ldx >= m->c.d_in);
+    if (rows <= 0)
+        return;
+    float *H1 = scratch, *H2 = scratch + (int64_t)CS_MLP_CHUNK * m->c.h1;
+    forward(m, x, ldx, rows, H1, H1, H2, H2, out);
+}
+
+cs_err cs_mlp_train_reserve(cs_ctx *ctx, cs_mlp *m, int64_t n)
+{
+    const int64_t h1 = m->c.h1, h2 = m->c.h2;
+    return cs_grow(ctx, &m->train_scratch, &m->train_cap, (size_t)(n * (2 * h1 + 2 * h2 + 2)),
+                   sizeof(float), "MLP train scratch");
+}
+
+void cs_mlp_forward_kept(cs_mlp *m, const float *x, int64_t ldx, int64_t n)
+{
+    const int64_t h1 = m->c.h1, h2 = m->c.h2;
+    CS_ASSERT(n >= 1 && ldx >= m->c.d_in && m->train_cap >= (size_t)(n * (2 * h1 + 2 * h2 + 2)));
+    float *Z1 = m->train_scratch, *A1 = Z1 + n * h1, *Z2 = A1 + n * h1, *A2 = Z2 + n * h2;
+    forward(m, x, ldx, n, Z1, A1, Z2, A2, A2 + n * h2);
+}
+
 cs_err cs_mlp_loss_grad(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, int64_t n,
                         const float *y, double *loss)
 {
     cs_err rc = CS_OK;
-    CS_ASSERT(n >= 1 && ldx >= m->c.d_in);
+    CS_TRY(ctx, cs_mlp_train_reserve(ctx, m, n));
+    cs_mlp_forward_kept(m, x, ldx, n);
+    cs_mlp_backward(m, x, ldx, n, y, loss);
+fail:
+    return rc;
+}
+
+void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const float *y,
+                     double *loss)
+{
     const int64_t d = m->c.d_in, h1 = m->c.h1, h2 = m->c.h2;
     const float leak = m->c.leak;
     const cs_mlp_layout *L = &m->L;
-    CS_TRY(ctx, cs_grow(ctx, &m->train_scratch, &m->train_cap, (size_t)(n * (2 * h1 + 2 * h2 + 2)),
-                        sizeof(float), "MLP train scratch"));
+    CS_ASSERT(n >= 1 && ldx >= d && m->train_cap >= (size_t)(n * (2 * h1 + 2 * h2 + 2)));
     float *Z1 = m->train_scratch, *A1 = Z1 + n * h1, *Z2 = A1 + n * h1, *A2 = Z2 + n * h2;
     float *q = A2 + n * h2, *dq = q + n;
-    forward(m, x, ldx, n, Z1, A1, Z2, A2, q);
 
     double l = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -305,9 +335,6 @@ cs_err cs_mlp_loss_grad(cs_ctx *ctx, cs_mlp *m, const float *x, int64_t ldx, int
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < h1; j++)
             g[L->b1 + j] += dZ1[i * h1 + j];
-    return CS_OK;
-fail:
-    return rc;
 }
 
 double cs_mlp_clip(cs_mlp *m, const cs_mlp_opt *o)

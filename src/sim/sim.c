@@ -261,6 +261,8 @@ static void sim_free(sim *s)
     free(s->r.rblk);
     free(s->r.ins_list);
     free(s->r.ins_new);
+    free(s->r.ins_k);
+    free(s->r.ins_x);
     free(s->sl.hist);
     free(s->sl.sp);
     free(s->sl.sp_all);

@@ -201,6 +201,10 @@ typedef struct sim_route {
     size_t ins_list_cap;
     int64_t *ins_new; /* and the records of new pages: their indexes, pages and entries */
     size_t ins_new_cap;
+    int64_t *ins_k; /* selecting policies: per record its place among the kept, their pages */
+    size_t ins_k_cap;
+    float *ins_x; /* and their TRES vectors, then their values */
+    size_t ins_x_cap;
 } sim_route;
 
 /* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)

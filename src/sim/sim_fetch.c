@@ -371,17 +371,61 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
 /* Fewer records than this are inserted without waking the threads. */
 #define INS_PARALLEL 128
 
+/* Local. A selecting policy's new frontier samples (sim_insert_links between its passes 2 and
+ * 3: ent holds every record's entry, or why none): the kept records' pages and TRES vectors in
+ * parallel (the host counts do not change during insertion), then ops->link in record order.
+ * *kidx: per record its place among the kept ones; *kval: per kept record its value. */
+static cs_err link_samples(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
+                           const int64_t *idx, int64_t n, const int64_t **kidx, const float **kval)
+{
+#define REC(i) (ptrs != NULL ? ptrs[(i)] : idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int TD = s->tres_d, HF = s->host_features;
+    const int64_t *ent = s->r.ins_ent;
+    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_k, &s->r.ins_k_cap, 2 * (size_t)n + 1, sizeof *s->r.ins_k,
+                        "links"));
+    int64_t *ki = s->r.ins_k, *pg = ki + n, nk = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ki[i] = nk;
+        nk += ent[i] >= 0;
+    }
+    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_x, &s->r.ins_x_cap, (size_t)nk * (size_t)(TD + 1) + 1,
+                        sizeof *s->r.ins_x, "links"));
+    float *x = s->r.ins_x, *val = x + nk * TD;
+    const sim *cs = s;
+    const int32_t *hf = s->h.host_fetched, *hr = s->h.host_rel;
+#pragma omp parallel for if (n >= INS_PARALLEL) default(none)                                      \
+    shared(cs, ptrs, recs, idx, n, ent, ki, pg, x, hf, hr, TD, HF) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        if (ent[i] < 0)
+            continue;
+        const cs_link_msg *m = REC(i);
+        const int64_t h = host_of_page(cs, m->dst);
+        pg[ki[i]] = m->dst;
+        cs_tres_x(HF, m, hf[h], hr[h], x + ki[i] * TD);
+    }
+    CS_TRY(ctx, s->ops->link(s->pol, ctx, pg, x, nk, val));
+    *kidx = ki;
+    *kval = val;
+fail:
+    return rc;
+#undef REC
+}
+
 /* Inserts link records into the frontier (the owner's side of the exchange): *ptrs[i] for i in
  * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too.
  *
- * Value policies (ops->value: a pure function of the entry) in three passes: (1) in parallel
- * over the records, whether each is dropped (its page visited, or its host at the MAX cap) or
- * the frontier entry of its page, if any (read-only lookups, the cache misses of the phase);
- * (2) the pages not in the frontier get their entries in record order (cs_frontier_add_new, in
- * parallel: entry indexes are those of one serial pass); (3) in parallel over the entries (by
- * blocks), each entry's records merged in record order and its value computed. The result is the
- * serial loop's, bit for bit, for any thread count. Selecting policies (ops->link: the policy's
- * state changes with every record) keep the serial loop. */
+ * In three passes: (1) in parallel over the records, whether each is dropped (its page visited,
+ * or its host at the MAX cap) or the frontier entry of its page, if any (read-only lookups, the
+ * cache misses of the phase); (2) the pages not in the frontier get their entries in record
+ * order (cs_frontier_add_new, in parallel: entry indexes are those of one serial pass); (3) in
+ * parallel over the entries (by blocks), each entry's records merged in record order and its
+ * value computed (value policies: ops->value, a pure function of the entry). Selecting policies
+ * (ops->link) get the kept records' samples between (2) and (3), their TRES vectors computed in
+ * parallel, in record order (the policy's state changes with every sample); (3) keeps the
+ * largest of each entry's samples' values. The result is the serial loop's, bit for bit, for
+ * any thread count. */
 cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
                         const int64_t *idx, int64_t n)
 {
@@ -389,33 +433,6 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     cs_err rc = CS_OK;
 #define REC(i) (ptrs != NULL ? ptrs[(i)] : idx != NULL ? &recs[idx[(i)]] : &recs[(i)])
     const int once = !s->rep || ctx->rank == 0; /* rep: counted once */
-    if (s->ops->link != NULL) {
-        for (int64_t i = 0; i < n; i++) {
-            /* a software pipeline over the records: every lookup is at a random place */
-            if (i + 16 < n)
-                cs_frontier_prefetch(s->fr, REC(i + 16)->dst, 1);
-            if (i + 8 < n)
-                cs_frontier_prefetch(s->fr, REC(i + 8)->dst, 2);
-            const cs_link_msg *m = REC(i);
-            if (sim_visited_get(s, m->dst)) {
-                s->m.c[C_DROPPED] += once;
-                continue;
-            }
-            const int64_t h = host_of_page(s, m->dst);
-            if (capped(s, h, 0))
-                continue; /* MAX reached: the link can never be fetched in this task */
-            int64_t e = -1;
-            int added = 0;
-            CS_TRY(ctx, cs_frontier_find_or_add(ctx, s->fr, m->dst, &e, &added));
-            cs_frontier_view v;
-            cs_frontier_view_get(s->fr, &v);
-            merge_record(s, &v, e, added, m);
-            float x[CS_TRES_MAX_D];
-            cs_tres_x(s->host_features, m, s->h.host_fetched[h], s->h.host_rel[h], x);
-            CS_TRY(ctx, s->ops->link(s->pol, ctx, m->dst, x, &v.q[e]));
-        }
-        return CS_OK;
-    }
     const int nthr = omp_get_max_threads();
     CS_TRY(ctx, cs_grow(ctx, &s->r.ins_ent, &s->r.ins_ent_cap, (size_t)n + 1, sizeof *s->r.ins_ent,
                         "links"));
@@ -463,12 +480,19 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
         for (int64_t j = 0; j < nn; j++)
             ent[ni[j]] = ne[j]; /* (INS_FIRST is cs_frontier_add_new's flag) */
     }
+    /* selecting policies: the kept records' samples, in record order (kidx: a record's place
+     * among them) */
+    const int link = s->ops->link != NULL;
+    const int64_t *kidx = NULL;
+    const float *kval = NULL;
+    if (link)
+        CS_TRY(ctx, link_samples(s, ptrs, recs, idx, n, &kidx, &kval));
     /* 3. each entry's records, in record order, by the thread owning the entry's block */
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     int64_t qevals = 0;
 #pragma omp parallel if (n >= INS_PARALLEL) num_threads(nthr) default(none)                         \
-    shared(cs, ptrs, recs, idx, n, ent, list, v) reduction(+ : qevals)
+    shared(cs, ptrs, recs, idx, n, ent, list, v, link, kidx, kval) reduction(+ : qevals)
     {
         const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
         int64_t *my = list + me * (n + 1), k = 0;
@@ -484,8 +508,14 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
             }
             const int64_t e = ent[my[j]] & (INS_FIRST - 1);
             merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
-            cs->ops->value(cs->pol, &w, e, 1);
-            qevals++;
+            if (link) {
+                const float q = kval[kidx[my[j]]];
+                if (q > w.q[e])
+                    w.q[e] = q;
+            } else {
+                cs->ops->value(cs->pol, &w, e, 1);
+                qevals++;
+            }
         }
     }
     s->m.c[C_QEVALS] += once ? qevals : 0;

@@ -356,6 +356,7 @@ void cs_tree_destroy(cs_tree **p)
     free(t->rep_id);
     free(t->rep_leaf);
     free(t->rep_q);
+    free(t->route);
     free(t);
     *p = NULL;
 }
@@ -519,6 +520,51 @@ cs_err cs_tree_add_frontier(cs_ctx *ctx, cs_tree *t, const float *x, uint64_t id
         return cs_fail(ctx, CS_ERR_LIMIT, "tree: 2^32 frontier samples in one leaf");
     CS_TRY(ctx, frontier_append(ctx, t, lf, x, id));
     t->n_frontier++;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* The samples' leaves in parallel (routing only reads the tree: adding frontier samples never
+ * splits), then the appends in order, which fixes every sample's slot, the id map and the
+ * non-empty list as the serial calls would. */
+cs_err cs_tree_add_frontier_batch(cs_ctx *ctx, cs_tree *t, const float *x, const uint64_t *ids,
+                                  int64_t n)
+{
+    cs_err rc = CS_OK;
+    if (n <= 0)
+        return CS_OK;
+    if (n > t->cap_route) {
+        const int64_t nc = grown(t->cap_route, n);
+        CS_TRY(ctx, tree_resize(ctx, &t->route, (size_t)nc, sizeof *t->route, "routing"));
+        t->cap_route = nc;
+    }
+    const cs_tree *ct = t;
+    int32_t *lf = t->route;
+    const int d = t->c.d;
+    int64_t bad = n; /* the first bad sample */
+#pragma omp parallel for if (n >= PAR_ROUTE) default(none) shared(ct, x, ids, n, lf, d)            \
+    reduction(min                                                                                  \
+              : bad) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        if (ids[i] == EMPTY_ID || !finite_row(x + i * d, d)) {
+            bad = i < bad ? i : bad;
+            lf[i] = -1;
+        } else {
+            lf[i] = cs_tree_leaf_of(ct, x + i * d);
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (i == bad)
+            return cs_fail(ctx, CS_ERR_ARG, "tree: bad frontier sample (id %llu)",
+                           (unsigned long long)ids[i]);
+        if (i + 8 < n) /* the map's probes are at random places */
+            __builtin_prefetch(&t->map[home(t, ids[i + 8])]);
+        if (t->leaves[lf[i]].nf >= (int64_t)UINT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "tree: 2^32 frontier samples in one leaf");
+        CS_TRY(ctx, frontier_append(ctx, t, lf[i], x + i * d, ids[i]));
+        t->n_frontier++;
+    }
     return CS_OK;
 fail:
     return rc;
@@ -755,7 +801,8 @@ void cs_tree_stats_get(const cs_tree *t, cs_tree_stats *s)
     other += (size_t)t->cap_nodes * sizeof(node) + (size_t)t->cap_leaves * sizeof(leaf) +
              (size_t)t->cap_nonempty * sizeof(int32_t) +
              (size_t)t->cap_reps *
-                 (d * sizeof(float) + sizeof(uint64_t) + sizeof(int32_t) + sizeof(float));
+                 (d * sizeof(float) + sizeof(uint64_t) + sizeof(int32_t) + sizeof(float)) +
+             (size_t)t->cap_route * sizeof(int32_t);
     s->bytes_frontier = fb;
     s->bytes = fb + other;
 }

@@ -17,6 +17,8 @@
 #define PAR_SPLIT_WORK 16384
 /* Representatives are drawn on OpenMP threads from this many non-empty leaves. */
 #define PAR_REPS 4096
+/* Frontier samples of a batch are routed to their leaves on OpenMP threads from this many. */
+#define PAR_ROUTE 256
 /* A split needs VR > VR_REL_TOL * V(P) (see tree.h). */
 #define VR_REL_TOL 1e-9
 
@@ -68,6 +70,9 @@ struct cs_tree {
     int32_t *rep_leaf;
     float *rep_q;
     int64_t cap_reps;
+    /* cs_tree_add_frontier_batch scratch: each sample's leaf */
+    int32_t *route;
+    int64_t cap_route;
 };
 
 /* realloc *pp to n elements of size sz; *pp unchanged on failure. */

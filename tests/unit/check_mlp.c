@@ -502,6 +502,76 @@ START_TEST(test_ddqn_train_and_target_sync)
 }
 END_TEST
 
+/* cs_ddqn_train on 3 threads (minibatches of 900-1 100 candidate rows: several chunks, the
+ * minibatch's forward pass beside them) gives, bit for bit, what its steps give one by one on
+ * one thread: cs_replay_sample, cs_ddqn_targets, cs_mlp_train_step, the target copy. */
+START_TEST(test_ddqn_train_as_its_steps)
+{
+    cs_ctx_init_local(&ctx, CS_LOG_ERROR);
+    cs_ddqn_config c;
+    cs_ddqn_config_default(&c);
+    c.batch = 30;
+    c.target_every = 4;
+    cs_rng r;
+    cs_rng_init(&r, 93, CS_RNG_TEST, 0, 0);
+    cs_ddqn *q = NULL, *p = NULL;
+    ck_assert_int_eq(cs_ddqn_create(&ctx, &c, &r, &q), CS_OK);
+    cs_rng_init(&r, 93, CS_RNG_TEST, 0, 0);
+    ck_assert_int_eq(cs_ddqn_create(&ctx, &c, &r, &p), CS_OK);
+    cs_replay_config rc;
+    cs_replay_config_default(&rc, 7);
+    rc.capacity = 100;
+    rc.next_rows = 100 * 40;
+    cs_replay *b = NULL;
+    ck_assert_int_eq(cs_replay_create(&ctx, &rc, &b), CS_OK);
+    cs_rng_init(&r, 94, CS_RNG_TEST, 0, 0);
+    static float nx[40 * 7];
+    for (int i = 0; i < 100; i++) {
+        float x[7];
+        for (int j = 0; j < 7; j++)
+            x[j] = (float)cs_rng_uniform(&r);
+        for (int j = 0; j < 40 * 7; j++)
+            nx[j] = (float)cs_rng_uniform(&r);
+        const int k = i % 5 == 0 ? 0 : 30 + i % 11; /* some without candidates */
+        ck_assert_int_eq(cs_replay_push(&ctx, b, x, x[0] > 0.5f ? 1.0f : 0.0f, nx, 7, k), CS_OK);
+    }
+    const int64_t np = cs_mlp_nparams(cs_ddqn_online(q));
+    int64_t idx[30];
+    float y[30];
+    for (int s = 1; s <= 12; s++) {
+        cs_rng ra, rb;
+        cs_rng_init(&ra, 95, CS_RNG_TEST, (uint64_t)s, 0);
+        rb = ra;
+        double la = 0.0, lb = 0.0;
+        omp_set_num_threads(3);
+        ck_assert_int_eq(cs_ddqn_train(&ctx, q, b, &ra, &la), CS_OK);
+        omp_set_num_threads(1);
+        ck_assert_int_eq(cs_replay_sample(&ctx, b, &rb, 30, idx), CS_OK);
+        ck_assert_int_eq(cs_ddqn_targets(&ctx, p, b, idx, 30, y), CS_OK);
+        float xb[30 * 7];
+        for (int i = 0; i < 30; i++) {
+            cs_replay_item it;
+            cs_replay_get(b, idx[i], &it);
+            memcpy(xb + i * 7, it.x, sizeof(float) * 7);
+        }
+        ck_assert_int_eq(cs_mlp_train_step(&ctx, cs_ddqn_online(p), &c.opt, xb, 7, 30, y, &lb),
+                         CS_OK);
+        if (s % 4 == 0)
+            ck_assert_int_eq(cs_mlp_copy(&ctx, cs_ddqn_target(p), cs_ddqn_online(p)), CS_OK);
+        ck_assert_msg(la == lb, "step %d: loss %.9g against %.9g", s, la, lb);
+        ck_assert_msg(memcmp(cs_mlp_params(cs_ddqn_online(q)), cs_mlp_params(cs_ddqn_online(p)),
+                             (size_t)np * sizeof(float)) == 0,
+                      "step %d: online networks differ", s);
+        ck_assert(memcmp(cs_mlp_params(cs_ddqn_target(q)), cs_mlp_params(cs_ddqn_target(p)),
+                         (size_t)np * sizeof(float)) == 0);
+    }
+    omp_set_num_threads(1);
+    cs_replay_destroy(&b);
+    cs_ddqn_destroy(&p);
+    cs_ddqn_destroy(&q);
+}
+END_TEST
+
 static Suite *mlp_suite(void)
 {
     Suite *s = suite_create("mlp");
@@ -520,6 +590,7 @@ static Suite *mlp_suite(void)
     tcase_set_timeout(td, 120);
     tcase_add_test(td, test_ddqn_target_by_hand);
     tcase_add_test(td, test_ddqn_train_and_target_sync);
+    tcase_add_test(td, test_ddqn_train_as_its_steps);
     suite_add_tcase(s, td);
     return s;
 }

@@ -580,6 +580,72 @@ static void run_big(int threads, uint64_t *digest, int64_t *leaves)
     cs_tree_destroy(&t);
 }
 
+/* A batch of frontier samples (cs_tree_add_frontier_batch, its leaves found on 3 threads) gives
+ * the tree of the same samples added one by one: every leaf's samples in the same slots, the
+ * same representatives; a bad sample fails the batch after the samples before it. */
+START_TEST(test_frontier_batch)
+{
+    omp_set_num_threads(3);
+    cs_tree *a = make_tree(2, 5, 1, 18, 4), *b = make_tree(2, 5, 1, 18, 4);
+    cs_rng g;
+    cs_rng_init(&g, 81, CS_RNG_TEST, 0, 0);
+    enum { N = 3000 };
+    static float x[N * 2];
+    static uint64_t id[N];
+    for (int i = 0; i < 400; i++) {
+        const float e[2] = {(float)cs_rng_uniform(&g), (float)cs_rng_uniform(&g)};
+        const float r = (float)cs_rng_bernoulli(&g, e[0] > 0.5f ? 0.9 : 0.1);
+        ck_assert_int_eq(cs_tree_add_experience(&ctx, a, e, r, NULL), CS_OK);
+        ck_assert_int_eq(cs_tree_add_experience(&ctx, b, e, r, NULL), CS_OK);
+    }
+    for (int i = 0; i < N; i++) {
+        x[2 * i] = (float)cs_rng_uniform(&g);
+        x[2 * i + 1] = (float)cs_rng_uniform(&g);
+        id[i] = cs_rng_below(&g, N / 2); /* repeated pages: several samples per id */
+    }
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(cs_tree_add_frontier(&ctx, a, x + 2 * i, id[i]), CS_OK);
+    ck_assert_int_eq(cs_tree_add_frontier_batch(&ctx, b, x, id, N / 3), CS_OK);
+    ck_assert_int_eq(cs_tree_add_frontier_batch(&ctx, b, x + 2 * (N / 3), id + N / 3, N - N / 3),
+                     CS_OK);
+    ck_assert_int_eq(cs_tree_leaf_bound(a), cs_tree_leaf_bound(b));
+    ck_assert_int_gt(cs_tree_leaf_bound(a), 8);
+    for (int32_t lf = 0; lf < cs_tree_leaf_bound(a); lf++) {
+        const float *xa, *xb;
+        const uint64_t *ia, *ib;
+        int64_t na, nb;
+        cs_tree_leaf_frontier(a, lf, &xa, &ia, &na);
+        cs_tree_leaf_frontier(b, lf, &xb, &ib, &nb);
+        ck_assert_int_eq(na, nb);
+        if (na > 0) {
+            ck_assert(memcmp(ia, ib, (size_t)na * sizeof *ia) == 0);
+            ck_assert(memcmp(xa, xb, (size_t)na * 2 * sizeof *xa) == 0);
+        }
+    }
+    for (int k = 0; k < 5; k++) {
+        const float *ra, *rb;
+        const uint64_t *ia, *ib;
+        const int32_t *la, *lb;
+        int64_t na, nb;
+        ck_assert_int_eq(cs_tree_representatives(&ctx, a, &ra, &ia, &la, &na), CS_OK);
+        ck_assert_int_eq(cs_tree_representatives(&ctx, b, &rb, &ib, &lb, &nb), CS_OK);
+        ck_assert_int_eq(na, nb);
+        ck_assert(memcmp(ia, ib, (size_t)na * sizeof *ia) == 0);
+        ck_assert(memcmp(la, lb, (size_t)na * sizeof *la) == 0);
+        ck_assert_int_eq(cs_tree_remove(a, ia[0]), cs_tree_remove(b, ib[0]));
+    }
+    /* sample 300 of a batch is bad: the 300 before it are added, none after */
+    cs_tree_stats s0, s1;
+    cs_tree_stats_get(b, &s0);
+    x[2 * 300 + 1] = NAN;
+    ck_assert_int_eq(cs_tree_add_frontier_batch(&ctx, b, x, id, 600), CS_ERR_ARG);
+    cs_tree_stats_get(b, &s1);
+    ck_assert_int_eq(s1.frontier - s0.frontier, 300);
+    cs_tree_destroy(&a);
+    cs_tree_destroy(&b);
+}
+END_TEST
+
 START_TEST(test_independent_of_threads)
 {
     uint64_t h1, h2;
@@ -648,6 +714,7 @@ static Suite *tree_suite(void)
     tcase_add_test(tc, test_tree_random_uniform);
     tcase_add_test(tc, test_peek_random_uniform);
     tcase_add_test(tc, test_independent_of_threads);
+    tcase_add_test(tc, test_frontier_batch);
     tcase_add_test(tc, test_memory_per_sample);
     suite_add_tcase(s, tc);
     return s;
