@@ -91,6 +91,17 @@ CS_API cs_err cs_graph_build(cs_ctx *ctx, const struct cs_partition *part, int64
                              int64_t n_hosts, int32_t n_topics, cs_graph_slice *pages,
                              cs_graph **out);
 
+/*
+ * Local. The graph of a world whose pages are computed on demand (the procedural world,
+ * gen.materialize = false): the owner lookup, the local ids and their index under part, exactly
+ * as cs_graph_build makes them, but no links and no page attributes: cs_graph_offsets,
+ * cs_graph_targets and the attribute accessors return NULL, and the link counts are 0 (unknown).
+ * Errors of the partition as cs_graph_build, CS_ERR_LIMIT, CS_ERR_NOMEM. On success *out is a
+ * new graph (cs_graph_destroy); on failure it is untouched.
+ */
+CS_API cs_err cs_graph_build_index(cs_ctx *ctx, const struct cs_partition *part, int64_t n_hosts,
+                                   int32_t n_topics, cs_graph **out);
+
 /* Local. Frees the graph and sets *g = NULL; accepts NULL and *g == NULL. */
 CS_API void cs_graph_destroy(cs_graph **g);
 

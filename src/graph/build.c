@@ -137,3 +137,30 @@ fail:
     cs_graph_destroy(&g);
     return rc;
 }
+
+cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hosts,
+                            int32_t n_topics, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph *g = NULL;
+    CS_TRY(ctx, graph_check_partition(ctx, NULL, part));
+    if (n_hosts < 0 || n_topics < 0) {
+        rc =
+            cs_fail(ctx, CS_ERR_ARG, "cs_graph_build_index: negative sizes (%lld hosts, %d topics)",
+                    (long long)n_hosts, (int)n_topics);
+        goto fail;
+    }
+    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "graph"));
+    g->n_pages = part->n_pages;
+    g->n_hosts = n_hosts;
+    g->n_topics = n_topics;
+    g->k = part->k;
+    g->rank = ctx->rank;
+    CS_TRY(ctx, graph_build_owner(ctx, g, part));
+    CS_TRY(ctx, graph_build_local(ctx, g, part));
+    *out = g;
+    return CS_OK;
+fail:
+    cs_graph_destroy(&g);
+    return rc;
+}

@@ -28,8 +28,22 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
         CS_TRY_AGREE(ctx,
                      cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
-        CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+        if (cfg->gen.materialize) {
+            CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+        } else {
+            /* the procedural world: the owner lookup and local ids only; pages on demand */
+            w->proc = 1;
+            CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
+                                                   cs_gen_n_topics(w->gen), &w->g));
+        }
     } else {
+        if (!cfg->gen.materialize)
+            rc = cs_fail(ctx, CS_ERR_CONFIG,
+                         "gen.materialize = false computes a generated world's pages when the "
+                         "crawl needs them: it needs run.graph empty (a world generated in "
+                         "memory), not the graph file %s",
+                         cfg->run.graph);
+        CS_TRY_AGREE(ctx, rc);
         char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
         cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
         hid_t file = -1;
@@ -175,8 +189,22 @@ cs_err sim_build_hosts(sim *s)
     if (rc == CS_OK && H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
     CS_TRY_AGREE(ctx, rc);
-    for (int64_t i = 0; i < nl; i++)
-        mine[host[i]] = 1;
+    if (s->proc) {
+        /* no page's host is stored: a host's pages are a range of ids, and the partitions of a
+         * generated world (block, host-hash) give the pages of a range to ranks in increasing
+         * order, so this rank has pages of the host exactly when it lies between the owners of
+         * the host's first and last pages */
+        const int me = ctx->rank;
+        for (int64_t h = 0; h < H; h++) {
+            int64_t f = 0, c = 0;
+            cs_gen_host_range(s->gen, h, &f, &c);
+            const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
+            mine[h] = o0 <= me && me <= o1;
+        }
+    } else {
+        for (int64_t i = 0; i < nl; i++)
+            mine[host[i]] = 1;
+    }
     cs_allreduce(ctx, mine, s->h.host_k, (int)H, CS_T_I32, CS_OP_SUM);
     cs_exscan_sum(ctx, mine, s->h.host_idx, (int)H, CS_T_I32);
     for (int64_t h = 0; h < H; h++)
@@ -295,6 +323,12 @@ cs_err sim_choose_seeds(sim *s)
         CS_TRY_AGREE(ctx, seeds_from_file(s));
         return CS_OK;
     }
+    if (mode == CS_SEEDS_IN_DEGREE && s->proc)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "run.seed_pages = in-degree needs every page's in-links before the crawl, "
+                       "which gen.materialize = false does not compute (a page's links are made "
+                       "when it is fetched): choose run.seed_pages = relevant, random or file, or "
+                       "set gen.materialize = true");
     if (mode == CS_SEEDS_IN_DEGREE)
         CS_TRY(ctx, global_in_degrees(s, &indeg));
     if (S > INT32_MAX / 16)
@@ -307,13 +341,22 @@ cs_err sim_choose_seeds(sim *s)
     /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list */
     int64_t m = 0;
     for (int64_t i = 0; i < nl; i++) {
-        if (mode == CS_SEEDS_RELEVANT && rel[i] < s->threshold)
+        if (mode == CS_SEEDS_RELEVANT && !s->proc && rel[i] < s->threshold)
             continue;
         uint64_t k = mode == CS_SEEDS_IN_DEGREE
                          ? (uint64_t)(INT32_MAX - indeg[ids[i]]) << 32 | (uint64_t)ids[i]
                          : seed_key(s, ids[i]);
         if (m == S && k >= mine[2 * (m - 1)])
             continue;
+        if (mode == CS_SEEDS_RELEVANT && s->proc) {
+            /* no stored relevance: computed, and only for the pages whose key would enter the
+             * list (the list is the same: a page is kept when relevant and its key small
+             * enough, in either order of the two tests) */
+            cs_gen_page pa;
+            cs_gen_page_attrs(s->gen, ids[i], &pa);
+            if (pa.relevance < s->threshold)
+                continue;
+        }
         int64_t j = m < S ? m++ : m - 1;
         while (j > 0 && mine[2 * (j - 1)] > k) {
             mine[2 * j] = mine[2 * (j - 1)];
