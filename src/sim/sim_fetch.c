@@ -202,8 +202,9 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
                     m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d, row[b]) * 65535.0f + 0.5f);
                     int64_t hf = 0, hr = 0;
                     if (rp) { /* rep: every host's counts are global and everywhere */
-                        hf = hfetch[hall[d]];
-                        hr = hrel[hall[d]];
+                        const int64_t h = proc ? cs_gen_host_of(gen, d) : hall[d];
+                        hf = hfetch[h];
+                        hr = hrel[h];
                     } else if (cs_graph_owner(g, d) == me) {
                         const int64_t h =
                             proc ? cs_gen_host_of(gen, d) : hostv[cs_graph_local_index(g, d)];
