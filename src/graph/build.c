@@ -158,9 +158,45 @@ cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hos
     g->rank = ctx->rank;
     CS_TRY(ctx, graph_build_owner(ctx, g, part));
     CS_TRY(ctx, graph_build_local(ctx, g, part));
+    free(g->ids); /* 8 bytes a page: the index answers without them (cs_graph_local_id) */
+    g->ids = NULL;
     *out = g;
     return CS_OK;
 fail:
     cs_graph_destroy(&g);
     return rc;
+}
+
+int64_t cs_graph_local_id(const cs_graph *g, int64_t li)
+{
+    CS_ASSERT(li >= 0 && li < g->n_local);
+    if (g->ids != NULL)
+        return g->ids[li];
+    if (g->contiguous)
+        return g->id_lo + li;
+    if (g->lbase != NULL) { /* the last run whose first page's index is <= li */
+        int64_t lo = 0, hi = g->lrun.n - 1;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (g->lbase[mid] <= li)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return g->lrun.start[lo] + (li - g->lbase[lo]);
+    }
+    /* the directory: the last word with fewer owned pages before it than li + 1, then the
+     * (li - below)-th set bit of that word */
+    int64_t lo = 0, hi = (g->n_pages >> 6);
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (g->below[mid] <= li)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t w = g->mine[lo];
+    for (int64_t k = li - g->below[lo]; k > 0; k--)
+        w &= w - 1; /* drop the lowest set bit */
+    return (lo << 6) + __builtin_ctzll(w);
 }

@@ -34,8 +34,9 @@ struct cs_graph {
     int k, rank;
 
     int64_t n_local, n_local_links;
-    int64_t *ids;     /* n_local sorted global ids */
-    int64_t *offsets; /* n_local + 1 */
+    int64_t *ids;         /* n_local sorted global ids (NULL: cs_graph_build_index) */
+    int64_t id_lo, id_hi; /* the first and last of them */
+    int64_t *offsets;     /* n_local + 1 */
     int64_t *targets;
     int64_t *host;
     int32_t *topic;

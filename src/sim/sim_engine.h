@@ -389,12 +389,6 @@ static inline int64_t host_any(const sim *s, int64_t page)
     return s->proc ? cs_gen_host_of(s->gen, page) : s->h.host_all[page];
 }
 
-/* The host of local page li (global id page). */
-static inline int64_t host_local(const sim *s, int64_t li, int64_t page)
-{
-    return s->proc ? cs_gen_host_of(s->gen, page) : cs_graph_host(s->g)[li];
-}
-
 /* The host of a frontier entry's page: a local page's, or any page's under rep. */
 static inline int64_t host_of_page(const sim *s, int64_t page)
 {

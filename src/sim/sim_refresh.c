@@ -45,6 +45,7 @@ struct sim_refresh {
     const cs_config *cfg;
     int32_t *group;     /* bandit-* policies: the group of each local page */
     double *mu, *delta; /* the procedural world: the local pages' attributes (else g's) */
+    int64_t *id;        /* and their ids */
     uint8_t *complete;
     int32_t *host; /* and their hosts, for group_by = host */
     char policy[64];
@@ -135,9 +136,11 @@ static cs_err proc_attrs(cs_ctx *ctx, const cs_gen *gen, const cs_gen_config *c,
                          sim_refresh *rf)
 {
     cs_err rc = CS_OK;
-    const int64_t n = cs_graph_n_local(g), *ids = cs_graph_local_ids(g);
+    const int64_t n = cs_graph_n_local(g);
     const size_t m = (size_t)n + 1;
-    rc = cs_alloc(ctx, &rf->mu, m, sizeof *rf->mu, "page importance");
+    rc = cs_alloc(ctx, &rf->id, m, sizeof *rf->id, "page ids");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rf->mu, m, sizeof *rf->mu, "page importance");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &rf->delta, m, sizeof *rf->delta, "page change rates");
     if (rc == CS_OK)
@@ -149,12 +152,14 @@ static cs_err proc_attrs(cs_ctx *ctx, const cs_gen *gen, const cs_gen_config *c,
     double *mu = rf->mu, *delta = rf->delta;
     uint8_t *cf = rf->complete;
     int32_t *hv = rf->host;
-#pragma omp parallel default(none) shared(gen, c, ids, n, mu, delta, cf, hv)
+    int64_t *ids = rf->id;
+#pragma omp parallel default(none) shared(gen, g, c, ids, n, mu, delta, cf, hv)
     {
         int64_t h = -1, f = 0, cnt = 0;
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < n; i++) {
-            const int64_t p = ids[i];
+            const int64_t p = cs_graph_local_id(g, i);
+            ids[i] = p;
             if (h < 0 || p < f || p >= f + cnt) {
                 h = cs_gen_host_of(gen, p);
                 cs_gen_host_range(gen, h, &f, &cnt);
@@ -188,7 +193,7 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, con
     if (gen != NULL)
         CS_TRY_AGREE(ctx, proc_attrs(ctx, gen, &cfg->gen, g, rf));
     rf->pg.n = cs_graph_n_local(g);
-    rf->pg.id = cs_graph_local_ids(g);
+    rf->pg.id = gen != NULL ? rf->id : cs_graph_local_ids(g);
     rf->pg.mu = gen != NULL ? rf->mu : cs_graph_mu(g);
     rf->pg.delta = gen != NULL ? rf->delta : cs_graph_delta(g);
     rf->pg.complete = gen != NULL ? rf->complete : cs_graph_observable(g);
@@ -236,6 +241,7 @@ void cs_simrf_destroy(sim_refresh **prf)
     cs_recrawl_destroy(&rf->rc);
     cs_cache_destroy(&rf->cache);
     free(rf->group);
+    free(rf->id);
     free(rf->mu);
     free(rf->delta);
     free(rf->complete);

@@ -226,6 +226,20 @@ static uint64_t seed_key(const sim *s, int64_t p)
     return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES));
 }
 
+/* Local. (k, page) into the sorted list mine[0 .. 2 m) of at most S pairs, the largest dropped
+ * when it is full (the caller checked that k is below it then). */
+static void seed_insert(uint64_t *mine, int64_t *m, int64_t S, uint64_t k, int64_t page)
+{
+    int64_t j = *m < S ? (*m)++ : *m - 1;
+    while (j > 0 && mine[2 * (j - 1)] > k) {
+        mine[2 * j] = mine[2 * (j - 1)];
+        mine[2 * j + 1] = mine[2 * (j - 1) + 1];
+        j--;
+    }
+    mine[2 * j] = k;
+    mine[2 * j + 1] = (uint64_t)page;
+}
+
 /* Collective. The in-degree of every page (4 bytes a page on every rank), from each rank's
  * out-links, into *out (caller frees). */
 static cs_err global_in_degrees(sim *s, int32_t **out)
@@ -338,33 +352,46 @@ cs_err sim_choose_seeds(sim *s)
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &s->seeds, (size_t)S, 8, "seeds");
     CS_TRY_AGREE(ctx, rc);
-    /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list */
+    /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list, the pages
+     * offered in increasing id */
     int64_t m = 0;
-    for (int64_t i = 0; i < nl; i++) {
-        if (mode == CS_SEEDS_RELEVANT && !s->proc && rel[i] < s->threshold)
+    if (s->proc) {
+        /* no local ids stored: the hosts' ranges, each page of this rank's (block partitions
+         * split hosts); its relevance computed only when its key would enter the list (the
+         * list is the same: a page is kept when relevant and its key small enough, in either
+         * order of the two tests) */
+        const int64_t H = cs_gen_n_hosts(s->gen);
+        const int me = ctx->rank;
+        for (int64_t h = 0; h < H; h++) {
+            int64_t f = 0, c = 0;
+            cs_gen_host_range(s->gen, h, &f, &c);
+            if (cs_graph_owner(s->g, f) > me || cs_graph_owner(s->g, f + c - 1) < me)
+                continue;
+            for (int64_t p = f; p < f + c; p++) {
+                if (cs_graph_owner(s->g, p) != me)
+                    continue;
+                const uint64_t k = seed_key(s, p);
+                if (m == S && k >= mine[2 * (m - 1)])
+                    continue;
+                if (mode == CS_SEEDS_RELEVANT) {
+                    cs_gen_page pa;
+                    cs_gen_page_attrs(s->gen, p, &pa);
+                    if (pa.relevance < s->threshold)
+                        continue;
+                }
+                seed_insert(mine, &m, S, k, p);
+            }
+        }
+    }
+    for (int64_t i = 0; i < nl && !s->proc; i++) {
+        if (mode == CS_SEEDS_RELEVANT && rel[i] < s->threshold)
             continue;
         uint64_t k = mode == CS_SEEDS_IN_DEGREE
                          ? (uint64_t)(INT32_MAX - indeg[ids[i]]) << 32 | (uint64_t)ids[i]
                          : seed_key(s, ids[i]);
         if (m == S && k >= mine[2 * (m - 1)])
             continue;
-        if (mode == CS_SEEDS_RELEVANT && s->proc) {
-            /* no stored relevance: computed, and only for the pages whose key would enter the
-             * list (the list is the same: a page is kept when relevant and its key small
-             * enough, in either order of the two tests) */
-            cs_gen_page pa;
-            cs_gen_page_attrs(s->gen, ids[i], &pa);
-            if (pa.relevance < s->threshold)
-                continue;
-        }
-        int64_t j = m < S ? m++ : m - 1;
-        while (j > 0 && mine[2 * (j - 1)] > k) {
-            mine[2 * j] = mine[2 * (j - 1)];
-            mine[2 * j + 1] = mine[2 * (j - 1) + 1];
-            j--;
-        }
-        mine[2 * j] = k;
-        mine[2 * j + 1] = (uint64_t)ids[i];
+        seed_insert(mine, &m, S, k, ids[i]);
     }
     for (int64_t j = m; j < S; j++)
         mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
