@@ -85,6 +85,9 @@ cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part);
  * CS_ERR_LIMIT beyond 2^31 - 2 local pages. */
 cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part);
 
+/* Local. The bucket index of runs r whose r->n starts r->start[0 .. n] are set (n >= 1). */
+cs_err graph_runs_index(cs_ctx *ctx, graph_runs *r);
+
 /* Local. Frees the owner lookup and the local index (cs_graph_destroy). */
 void graph_free_index(cs_graph *g);
 

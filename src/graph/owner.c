@@ -398,3 +398,8 @@ cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
 fail:
     return rc;
 }
+
+cs_err graph_runs_index(cs_ctx *ctx, graph_runs *r)
+{
+    return runs_index(ctx, r);
+}

@@ -365,10 +365,11 @@ cs_err sim_choose_seeds(sim *s)
         for (int64_t h = 0; h < H; h++) {
             int64_t f = 0, c = 0;
             cs_gen_host_range(s->gen, h, &f, &c);
-            if (cs_graph_owner(s->g, f) > me || cs_graph_owner(s->g, f + c - 1) < me)
+            const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
+            if (o0 > me || o1 < me)
                 continue;
             for (int64_t p = f; p < f + c; p++) {
-                if (cs_graph_owner(s->g, p) != me)
+                if (o0 != o1 && cs_graph_owner(s->g, p) != me)
                     continue;
                 const uint64_t k = seed_key(s, p);
                 if (m == S && k >= mine[2 * (m - 1)])
