@@ -441,12 +441,16 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     if (strcmp(s->pname, "sarsa") == 0)
         snprintf(step, sizeof step, ", alpha = %g%s", cs_sarsa_alpha(cfg),
                  strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
+    char links[48];
+    if (s->proc)
+        snprintf(links, sizeof links, "links made when fetched (procedural)");
+    else
+        snprintf(links, sizeof links, "%lld links", (long long)cs_graph_n_links(s->g));
     CS_LOG(ctx, CS_LOG_INFO,
-           "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
+           "crawl: %lld pages, %s, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
            "B = %lld fetches/tick, budget %s, E = %lld, K = %lld (%s), %lld seed pages%s",
-           (long long)cs_graph_n_pages(s->g), (long long)cs_graph_n_links(s->g),
-           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->pname, step,
-           (long long)cfg->crawl.bandwidth,
+           (long long)cs_graph_n_pages(s->g), links, (long long)cs_graph_n_hosts(s->g), ctx->size,
+           t_setup, s->pname, step, (long long)cfg->crawl.bandwidth,
            cfg->crawl.budget == CS_BUDGET_GLOBAL         ? "global"
            : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"
                                                          : "fixed",
