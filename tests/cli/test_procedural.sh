@@ -3,11 +3,11 @@
 # whose pages are computed when it fetches them is bit-identical (crawlsim compare, shapes
 # included; /config aside, which holds the key) to the crawl of the graph file `crawlsim gen`
 # writes for the same spec, at the same rank count:
-#   * SARSA (asynchronous) with [refresh] (lambda-learn) on 2 ranks: the fetched pages' links,
-#     relevance and evidence, the anchors of their out-links, the change clocks and attributes of
-#     the cached pages;
-#   * TRES in the strict setting on 2 ranks, block partition (hosts split across ranks) with a
-#     MAX cap: the host of any page (replicated state) and the split hosts' quotas;
+#   SARSA (asynchronous) in the strict setting with [refresh] (lambda-learn) on 2 ranks, block
+#   partition (hosts split across ranks) with a MAX cap: the fetched pages' links, relevance and
+#   evidence, the anchors of their out-links, the change clocks and attributes of the cached
+#   pages, the host of any page (the MAX cap of split hosts counts every rank's fetches) and
+#   the split hosts' quotas;
 # and the options that need the graph before the crawl are refused with an error naming
 # gen.materialize: run.seed_pages = in-degree, crawl.visited = owned, a graph file.
 # With PROCEDURAL_FULL=1 (cli.test_procedural_full, label long) every policy (SARSA in each
@@ -63,9 +63,8 @@ if [ "$FULL" = 1 ]; then
         done
     done
 else
-    same 2 "sarsa, refresh lambda-learn" "${refresh[@]}"
-    same 2 "tres, strict, block partition, MAX 3" --set run.policy=tres "${strict[@]}" \
-        --set run.partition_method=block --set tres.max_per_host=3
+    same 2 "sarsa, strict, block partition, MAX 3, refresh lambda-learn" "${strict[@]}" \
+        --set run.partition_method=block --set tres.max_per_host=3 "${refresh[@]}"
 fi
 
 # the refusals, at once
