@@ -51,6 +51,7 @@ typedef struct cs_gen_config {
     double news_factor;
     double mu_alpha;
     double observable_fraction;
+    int materialize; /* a run builds the owned pages before the crawl (else: on demand) */
 } cs_gen_config;
 
 enum cs_edge_format {

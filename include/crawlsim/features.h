@@ -166,6 +166,15 @@ typedef struct cs_evidence_rows {
 CS_API cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
                                  const cs_config *cfg, const cs_feat_layout *L,
                                  const cs_evidence_rows *rows, cs_evidence **out);
+/*
+ * Local. The evidence of the procedural world (gen.materialize = false): no table; a row is
+ * computed from the page's term vector when it is read (row = page id), with the function that
+ * fills the table of cs_evidence_create, so the values are the same bits. gen is borrowed for
+ * the evidence's lifetime. Errors: CS_ERR_NOMEM, CS_ERR_CONFIG as cs_evidence_create.
+ */
+CS_API cs_err cs_evidence_create_on_demand(cs_ctx *ctx, const struct cs_gen *gen,
+                                           const cs_config *cfg, const cs_feat_layout *L,
+                                           cs_evidence **out);
 /* Local. Frees; accepts NULL, sets *e = NULL. */
 CS_API void cs_evidence_destroy(cs_evidence **e);
 /* Local. Estimated relevance of the page in `row` to the target (cats[0..a) to the categories),

@@ -44,6 +44,32 @@ CS_API cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t 
                            cs_graph_slice *out, cs_progress *progress);
 
 /*
+ * Local. The pages ids[0..n) (any order, repeats allowed, each in [0, pages): CS_ERR_ARG
+ * otherwise) into out (initialised with cs_graph_slice_init; page i of out is page ids[i]),
+ * each generated exactly as cs_gen_slice generates it: links and attributes bit for bit. For
+ * the procedural world (gen.materialize = false), where a run generates the pages it fetches
+ * when it fetches them. OpenMP-parallel over the pages; no log line.
+ */
+CS_API cs_err cs_gen_pages(cs_ctx *ctx, const cs_gen *g, const int64_t *ids, int64_t n,
+                           cs_graph_slice *out);
+
+/* One page's attributes, as cs_gen_slice gives them (graphio.h's page columns). */
+typedef struct cs_gen_page {
+    int64_t host;
+    int32_t topic;
+    double relevance, delta, mu;
+    uint8_t observable;
+} cs_gen_page;
+
+/* Local, pure. The attributes of `page` without its links: the values cs_gen_slice writes for
+ * it, bit for bit. O(log hosts) for the host, then the page's own streams. */
+CS_API void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out);
+
+/* Local. The bytes of the model (host records, topics, alias tables, prototypes): about 44 per
+ * host, what a procedural world keeps for the whole crawl. */
+CS_API int64_t cs_gen_model_bytes(const cs_gen *g);
+
+/*
  * Collective(ctx->comm). Logically collective: cfg, path. Each rank generates its block of
  * pages and the graph file is written through cs_graphio_write (atomically).
  */

@@ -91,6 +91,24 @@ CS_API cs_err cs_graph_build(cs_ctx *ctx, const struct cs_partition *part, int64
                              int64_t n_hosts, int32_t n_topics, cs_graph_slice *pages,
                              cs_graph **out);
 
+/*
+ * Local. The graph of a world whose pages are computed on demand (the procedural world,
+ * gen.materialize = false): the owner lookup, the local ids and their index under part, exactly
+ * as cs_graph_build makes them, but no links, no page attributes and no array of local ids:
+ * cs_graph_offsets, cs_graph_targets, cs_graph_local_ids and the attribute accessors return
+ * NULL (cs_graph_local_id gives a local page's id), and the link counts are 0 (unknown). Its
+ * bytes are those of the owner lookup and the local index alone (docs/developer/memory.md).
+ * Errors of the partition as cs_graph_build, CS_ERR_LIMIT, CS_ERR_NOMEM. On success *out is a
+ * new graph (cs_graph_destroy); on failure it is untouched.
+ */
+CS_API cs_err cs_graph_build_index(cs_ctx *ctx, const struct cs_partition *part, int64_t n_hosts,
+                                   int32_t n_topics, cs_graph **out);
+
+/* Local. The global id of local page li in [0, n_local) (asserted): cs_graph_local_ids()[li],
+ * or without that array (cs_graph_build_index) from the local index: O(1) for contiguous ids,
+ * else a binary search over the local runs or the rank directory. */
+CS_API int64_t cs_graph_local_id(const cs_graph *g, int64_t li);
+
 /* Local. Frees the graph and sets *g = NULL; accepts NULL and *g == NULL. */
 CS_API void cs_graph_destroy(cs_graph **g);
 

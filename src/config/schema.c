@@ -294,6 +294,8 @@ static const cs_conf_entry schema[] = {
      "importance mu is Pareto with minimum 1 and this density exponent"},
     {"gen", "observable_fraction", CS_CONF_DOUBLE, "0.04", 0, 1, NULL, G(observable_fraction), 0,
      "fraction of pages whose changes are observable without a crawl (sitemaps)"},
+    {"gen", "materialize", CS_CONF_BOOL, "true", 0, 0, NULL, G(materialize), 0,
+     "crawlsim run on a world generated in memory (run.graph empty): true builds every owned page's links and attributes before the crawl (about 300 bytes a page); false computes a page's links, attributes, evidence and change clock when the crawl needs them, from the same functions, and stores only what the crawl touched (the procedural world, docs/guide/generating.md; refuses run.seed_pages = in-degree and crawl.visited = owned, which need the graph before the crawl)"},
 
     /* ---- [bandit] crawlsim bandit: the restless-bandit experiments (bandit.h) ---- */
     {"bandit", "experiment", CS_CONF_ENUM, "freshness", 0, 0, "ephemeral|freshness", B(experiment), 0,

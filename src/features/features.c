@@ -223,10 +223,13 @@ void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_ca
 /* ---- evidence ------------------------------------------------------------------------------ */
 
 struct cs_evidence {
-    int cats;      /* a */
-    int stride;    /* 2 + a floats per page: projections on target and categories, norm */
-    float *table;  /* n_pages * stride */
-    uint64_t seed; /* world seed: the anchor noise stream */
+    int cats;     /* a */
+    int stride;   /* 2 + a floats per page: projections on target and categories, norm */
+    float *table; /* n_pages * stride; NULL on demand (rows computed from the page id) */
+    const struct cs_gen *gen;                       /* generated worlds: the term vectors */
+    const float *proto[1 + CS_FEAT_MAX_CATEGORIES]; /* target and categories' prototypes */
+    int dim;                                        /* term_dim */
+    uint64_t seed;                                  /* world seed: the anchor noise stream */
     double sigma;  /* anchor noise per projection: anchor_noise / sqrt(term_dim) */
     double noise2; /* anchor_noise^2: expected squared norm of the anchor noise */
 };
@@ -237,6 +240,26 @@ static int32_t related_topic(int32_t target, int32_t k, int j)
     static const int off[CS_FEAT_MAX_CATEGORIES] = {1, -1, 2, -2};
     int32_t t = (target + off[j]) % k;
     return t < 0 ? t + k : t;
+}
+
+/* Local. The row of generated page `page` into o[0 .. a + 2): its term vector's projections on
+ * the prototypes, then its norm. One function (not inlined) for the table and the rows made on
+ * demand, so that both give the same bits. */
+__attribute__((noinline)) static void gen_row(const cs_evidence *e, int64_t page, float *o)
+{
+    float t[1024];
+    const int dim = e->dim, a = e->cats;
+    cs_gen_page_terms(e->gen, page, t);
+    double nn = 0.0;
+    for (int d = 0; d < dim; d++)
+        nn += (double)t[d] * (double)t[d];
+    for (int j = 0; j <= a; j++) {
+        double s = 0.0;
+        for (int d = 0; d < dim; d++)
+            s += (double)t[d] * (double)e->proto[j][d];
+        o[j] = (float)s;
+    }
+    o[a + 1] = (float)sqrt(nn);
 }
 
 /* Collective. Replicated rows: every rank's local rows (mine, in the order of its sorted local
@@ -329,6 +352,45 @@ fail:
     return rc;
 }
 
+/* Local. What the rows of a generated world are made from (gen_row). */
+static void evidence_gen_init(cs_evidence *e, const struct cs_gen *gen, const cs_config *cfg)
+{
+    const int32_t k = (int32_t)cfg->gen.topics, target = (int32_t)cfg->gen.target_topic;
+    e->gen = gen;
+    e->dim = (int)cfg->gen.term_dim;
+    e->proto[0] = cs_gen_topic_prototype(gen, target);
+    for (int j = 0; j < e->cats; j++)
+        e->proto[1 + j] = cs_gen_topic_prototype(gen, related_topic(target, k, j));
+}
+
+/* Local. The anchor-noise constants of cfg's world. */
+static void evidence_noise_init(cs_evidence *e, const cs_config *cfg)
+{
+    e->seed = (uint64_t)cfg->gen.seed;
+    e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
+    e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
+}
+
+cs_err cs_evidence_create_on_demand(cs_ctx *ctx, const struct cs_gen *gen, const cs_config *cfg,
+                                    const cs_feat_layout *L, cs_evidence **out)
+{
+    cs_err rc = CS_OK;
+    cs_evidence *e = NULL;
+    const int a = L->categories;
+    if (cfg->gen.topics < 1 + 2 * ((a + 1) / 2) && a > 0)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "sarsa.categories = %d needs at least %d topics in the world", a,
+                       1 + 2 * ((a + 1) / 2));
+    CS_TRY(ctx, cs_calloc(ctx, &e, 1, sizeof *e, "evidence"));
+    e->cats = a;
+    e->stride = 2 + a;
+    evidence_noise_init(e, cfg);
+    evidence_gen_init(e, gen, cfg);
+    *out = e;
+fail:
+    return rc;
+}
+
 cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *gen,
                           const cs_config *cfg, const cs_feat_layout *L,
                           const cs_evidence_rows *rows, cs_evidence **out)
@@ -349,9 +411,7 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
     if (rc == CS_OK) {
         e->cats = a;
         e->stride = stride;
-        e->seed = (uint64_t)cfg->gen.seed;
-        e->sigma = cfg->gen.anchor_noise / sqrt((double)cfg->gen.term_dim);
-        e->noise2 = cfg->gen.anchor_noise * cfg->gen.anchor_noise;
+        evidence_noise_init(e, cfg);
         rc = cs_alloc(ctx, &e->table, (size_t)nrows * (size_t)stride + 1, sizeof(float),
                       "evidence table");
     }
@@ -364,31 +424,11 @@ cs_err cs_evidence_create(cs_ctx *ctx, const cs_graph *g, const struct cs_gen *g
     const int64_t *ids = cs_graph_local_ids(g);
     const double *relv = cs_graph_relevance(g);
     if (gen != NULL) {
-        const int dim = (int)cfg->gen.term_dim;
-        const int32_t k = (int32_t)cfg->gen.topics, target = (int32_t)cfg->gen.target_topic;
-        const float *proto[1 + CS_FEAT_MAX_CATEGORIES];
-        proto[0] = cs_gen_topic_prototype(gen, target);
-        for (int j = 0; j < a; j++)
-            proto[1 + j] = cs_gen_topic_prototype(gen, related_topic(target, k, j));
-#pragma omp parallel default(none) shared(gen, ids, loc, proto, nl, dim, a, stride)
-        {
-            float t[1024];
-#pragma omp for schedule(static)
-            for (int64_t i = 0; i < nl; i++) {
-                cs_gen_page_terms(gen, ids[i], t);
-                float *o = loc + i * stride;
-                double nn = 0.0;
-                for (int d = 0; d < dim; d++)
-                    nn += (double)t[d] * (double)t[d];
-                for (int j = 0; j <= a; j++) {
-                    double s = 0.0;
-                    for (int d = 0; d < dim; d++)
-                        s += (double)t[d] * (double)proto[j][d];
-                    o[j] = (float)s;
-                }
-                o[a + 1] = (float)sqrt(nn);
-            }
-        }
+        evidence_gen_init(e, gen, cfg);
+        const cs_evidence *ce = e;
+#pragma omp parallel for default(none) shared(ce, ids, loc, nl, stride) schedule(static)
+        for (int64_t i = 0; i < nl; i++)
+            gen_row(ce, ids[i], loc + i * stride);
     } else {
         for (int64_t i = 0; i < nl; i++) {
             float *o = loc + i * stride;
@@ -427,7 +467,10 @@ static inline float clamp01(double v)
 
 float cs_evidence_page(const cs_evidence *e, int64_t row, float *cats)
 {
-    const float *o = e->table + row * e->stride;
+    float on[2 + CS_FEAT_MAX_CATEGORIES];
+    const float *o = e->table != NULL ? e->table + row * e->stride : on;
+    if (e->table == NULL)
+        gen_row(e, row, on);
     const double norm = o[e->cats + 1] > 0.0f ? (double)o[e->cats + 1] : 1.0;
     for (int j = 0; j < e->cats; j++)
         cats[j] = clamp01((double)o[1 + j] / norm);
@@ -442,7 +485,10 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
     cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
     for (int64_t i = 0; i < n; i++) {
-        const float *o = e->table + drow[i] * e->stride;
+        float on[2 + CS_FEAT_MAX_CATEGORIES];
+        const float *o = e->table != NULL ? e->table + drow[i] * e->stride : on;
+        if (e->table == NULL)
+            gen_row(e, drow[i], on);
         const double nt = (double)o[e->cats + 1];
         const double inv = 1.0 / sqrt(nt * nt + e->noise2);
         const double *zi = z + i * m;
@@ -454,7 +500,8 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
 
 void cs_evidence_prefetch(const cs_evidence *e, int64_t row)
 {
-    __builtin_prefetch(e->table + row * e->stride);
+    if (e->table != NULL)
+        __builtin_prefetch(e->table + row * e->stride);
 }
 
 float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow, float *cats)

@@ -773,7 +773,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
 /* Pages first + i, or ids[i] when ids is not NULL (gen_impl.h): one body for both, so that a
  * page is generated the same way whichever way it is asked for. */
 static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64_t *ids, int64_t n,
-                        cs_graph_slice *out, cs_progress *progress)
+                        cs_graph_slice *out, cs_progress *progress, int quiet)
 {
     cs_err rc = CS_OK;
     int64_t *ub = NULL;
@@ -871,10 +871,11 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
         if (t != NULL)
             out->targets = t;
     }
-    CS_LOG(ctx, CS_LOG_VERBOSE,
-           "gen (rank 0): degrees %.2fs, pages and links %.2fs, compaction %.2fs (%lld of %lld "
-           "drawn links kept)",
-           t1 - t0, t2 - t1, cs_now() - t2, (long long)pos, (long long)ub[n]);
+    if (!quiet)
+        CS_LOG(ctx, CS_LOG_VERBOSE,
+               "gen (rank 0): degrees %.2fs, pages and links %.2fs, compaction %.2fs (%lld of %lld "
+               "drawn links kept)",
+               t1 - t0, t2 - t1, cs_now() - t2, (long long)pos, (long long)ub[n]);
     free(cnt);
     free(ub);
     return CS_OK;
@@ -891,7 +892,7 @@ cs_err cs_gen_slice(cs_ctx *ctx, const cs_gen *g, int64_t first, int64_t n, cs_g
     if (first < 0 || n < 0 || first + n > g->n_pages)
         return cs_fail(ctx, CS_ERR_ARG, "gen: slice [%lld, %lld) outside [0, %lld)",
                        (long long)first, (long long)(first + n), (long long)g->n_pages);
-    return gen_pages(ctx, g, first, NULL, n, out, progress);
+    return gen_pages(ctx, g, first, NULL, n, out, progress, 0);
 }
 
 cs_err gen_slice_ids(cs_ctx *ctx, const cs_gen *g, const int64_t *ids, int64_t n,
@@ -907,10 +908,46 @@ cs_err gen_slice_ids(cs_ctx *ctx, const cs_gen *g, const int64_t *ids, int64_t n
         return cs_fail(ctx, CS_ERR_ARG,
                        "gen: page list entry %lld is outside [0, %lld) or not increasing",
                        (long long)bad, (long long)N);
-    cs_err rc = gen_pages(ctx, g, 0, ids, n, out, progress);
+    cs_err rc = gen_pages(ctx, g, 0, ids, n, out, progress, 0);
     if (rc == CS_OK)
         out->first = n > 0 ? ids[0] : 0;
     return rc;
+}
+
+cs_err cs_gen_pages(cs_ctx *ctx, const cs_gen *g, const int64_t *ids, int64_t n,
+                    cs_graph_slice *out)
+{
+    int64_t bad = n < 0 ? 0 : INT64_MAX;
+    const int64_t N = g->n_pages;
+    for (int64_t i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= N)
+            bad = i < bad ? i : bad;
+    if (bad != INT64_MAX)
+        return cs_fail(ctx, CS_ERR_ARG, "gen: page list entry %lld is outside [0, %lld)",
+                       (long long)bad, (long long)N);
+    cs_err rc = gen_pages(ctx, g, 0, ids, n, out, NULL, 1);
+    if (rc == CS_OK)
+        out->first = n > 0 ? ids[0] : 0;
+    return rc;
+}
+
+void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out)
+{
+    const int64_t host = cs_gen_host_of(g, page);
+    const page_draw pd = draw_page(g, page, host);
+    out->host = host;
+    out->topic = pd.topic;
+    out->relevance = pd.relevance;
+    page_dynamics(&g->cfg, host_rate(&g->cfg, host), page, CS_RNG_PAGE, &out->delta, &out->mu,
+                  &out->observable);
+}
+
+int64_t cs_gen_model_bytes(const cs_gen *g)
+{
+    const int64_t H = g->n_hosts, K = g->n_topics;
+    return (int64_t)sizeof *g + H * (int64_t)(sizeof *g->hosts + sizeof *g->host_topic) +
+           (g->topic_off[K] + H) * (int64_t)sizeof(host_pick) + (K + 1) * 8 +
+           K * (int64_t)(sizeof(float) * (size_t)g->cfg.term_dim + 12);
 }
 
 /* ---- derived evidence ---------------------------------------------------------------------- */

@@ -42,7 +42,18 @@ cs_err cs_gen_write(cs_ctx *ctx, const cs_config *cfg, const char *path)
     meta.target_topic = (int32_t)cfg->gen.target_topic;
     meta.seed = (uint64_t)cfg->gen.seed;
     snprintf(meta.source, sizeof meta.source, "gen");
-    local = cs_config_to_ini(ctx, cfg, "gen", &spec);
+    {
+        /* the world's spec: gen.materialize is how a run holds a generated world, not part of
+         * it (the file is the same whatever its value) */
+        cs_config *c = NULL;
+        local = cs_alloc(ctx, &c, 1, sizeof *c, "graph spec");
+        if (local == CS_OK) {
+            *c = *cfg;
+            c->gen.materialize = 1;
+            local = cs_config_to_ini(ctx, c, "gen", &spec);
+        }
+        free(c);
+    }
     CS_TRY(ctx, cs_agree(ctx, local));
     CS_TRY(ctx, cs_graphio_write(ctx, path, &slice, &meta, spec));
     double t2 = cs_now();

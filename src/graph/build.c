@@ -137,3 +137,121 @@ fail:
     cs_graph_destroy(&g);
     return rc;
 }
+
+/* Local. The local index of a partition without a part array (a block's range, or runs of
+ * pages of one part) straight from its ranges, without the list of ids graph_build_local
+ * makes (8 bytes a page at set-up): the same lookups, the local runs being the partition's
+ * runs of this rank (maximal: consecutive runs have different parts). */
+static cs_err index_from_ranges(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
+{
+    cs_err rc = CS_OK;
+    const int32_t me = (int32_t)ctx->rank;
+    int64_t cnt = 0, LR = 0, lo = 0, hi = -1;
+    if (part->part_first != NULL) {
+        lo = part->part_first[me];
+        cnt = part->part_first[me + 1] - lo;
+        LR = cnt > 0;
+    } else {
+        for (int64_t j = 0; j < part->n_runs; j++) {
+            if (part->run_part[j] != me)
+                continue;
+            if (cnt == 0)
+                lo = part->run_first[j];
+            cnt += part->run_first[j + 1] - part->run_first[j];
+            hi = part->run_first[j + 1] - 1;
+            LR++;
+        }
+    }
+    if (cnt >= INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "rank %d owns %lld pages: at most %d are supported",
+                       ctx->rank, (long long)cnt, INT32_MAX - 1);
+    g->n_local = cnt;
+    g->id_lo = cnt > 0 ? lo : 0;
+    g->id_hi = cnt > 0 ? (part->part_first != NULL ? lo + cnt - 1 : hi) : -1;
+    g->contiguous = LR <= 1;
+    if (g->contiguous)
+        return CS_OK;
+    graph_runs *r = &g->lrun;
+    CS_TRY(ctx, cs_alloc(ctx, &r->start, (size_t)LR + 1, sizeof *r->start, "local runs"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->lbase, (size_t)LR + 1, sizeof *g->lbase, "local runs"));
+    int64_t i = 0, base = 0;
+    for (int64_t j = 0; j < part->n_runs; j++) {
+        if (part->run_part[j] != me)
+            continue;
+        r->start[i] = part->run_first[j];
+        g->lbase[i++] = (int32_t)base;
+        base += part->run_first[j + 1] - part->run_first[j];
+    }
+    r->start[LR] = hi + 1;
+    g->lbase[LR] = (int32_t)cnt;
+    r->n = LR;
+    CS_TRY(ctx, graph_runs_index(ctx, r));
+fail:
+    return rc;
+}
+
+cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hosts,
+                            int32_t n_topics, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph *g = NULL;
+    CS_TRY(ctx, graph_check_partition(ctx, NULL, part));
+    if (n_hosts < 0 || n_topics < 0) {
+        rc =
+            cs_fail(ctx, CS_ERR_ARG, "cs_graph_build_index: negative sizes (%lld hosts, %d topics)",
+                    (long long)n_hosts, (int)n_topics);
+        goto fail;
+    }
+    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "graph"));
+    g->n_pages = part->n_pages;
+    g->n_hosts = n_hosts;
+    g->n_topics = n_topics;
+    g->k = part->k;
+    g->rank = ctx->rank;
+    CS_TRY(ctx, graph_build_owner(ctx, g, part));
+    if (part->part == NULL)
+        CS_TRY(ctx, index_from_ranges(ctx, g, part));
+    else
+        CS_TRY(ctx, graph_build_local(ctx, g, part));
+    free(g->ids); /* 8 bytes a page: the index answers without them (cs_graph_local_id) */
+    g->ids = NULL;
+    *out = g;
+    return CS_OK;
+fail:
+    cs_graph_destroy(&g);
+    return rc;
+}
+
+int64_t cs_graph_local_id(const cs_graph *g, int64_t li)
+{
+    CS_ASSERT(li >= 0 && li < g->n_local);
+    if (g->ids != NULL)
+        return g->ids[li];
+    if (g->contiguous)
+        return g->id_lo + li;
+    if (g->lbase != NULL) { /* the last run whose first page's index is <= li */
+        int64_t lo = 0, hi = g->lrun.n - 1;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (g->lbase[mid] <= li)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return g->lrun.start[lo] + (li - g->lbase[lo]);
+    }
+    /* the directory: the last word with fewer owned pages before it than li + 1, then the
+     * (li - below)-th set bit of that word */
+    int64_t lo = 0, hi = (g->n_pages >> 6);
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (g->below[mid] <= li)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t w = g->mine[lo];
+    for (int64_t k = li - g->below[lo]; k > 0; k--)
+        w &= w - 1; /* drop the lowest set bit */
+    return (lo << 6) + __builtin_ctzll(w);
+}

@@ -34,8 +34,9 @@ struct cs_graph {
     int k, rank;
 
     int64_t n_local, n_local_links;
-    int64_t *ids;     /* n_local sorted global ids */
-    int64_t *offsets; /* n_local + 1 */
+    int64_t *ids;         /* n_local sorted global ids (NULL: cs_graph_build_index) */
+    int64_t id_lo, id_hi; /* the first and last of them */
+    int64_t *offsets;     /* n_local + 1 */
     int64_t *targets;
     int64_t *host;
     int32_t *topic;
@@ -83,6 +84,9 @@ cs_err graph_build_owner(cs_ctx *ctx, cs_graph *g, const cs_partition *part);
 /* Local. g->ids (this rank's sorted page ids), g->n_local, and the local index over them.
  * CS_ERR_LIMIT beyond 2^31 - 2 local pages. */
 cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part);
+
+/* Local. The bucket index of runs r whose r->n starts r->start[0 .. n] are set (n >= 1). */
+cs_err graph_runs_index(cs_ctx *ctx, graph_runs *r);
 
 /* Local. Frees the owner lookup and the local index (cs_graph_destroy). */
 void graph_free_index(cs_graph *g);

@@ -118,10 +118,10 @@ static inline int64_t popcount64(uint64_t x)
 
 int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
 {
-    if (g->n_local == 0 || page < g->ids[0] || page > g->ids[g->n_local - 1])
+    if (g->n_local == 0 || page < g->id_lo || page > g->id_hi)
         return -1;
     if (g->contiguous)
-        return page - g->ids[0];
+        return page - g->id_lo;
     if (g->lbase != NULL) {
         const int64_t i = runs_find(&g->lrun, page), off = page - g->lrun.start[i];
         return off < g->lbase[i + 1] - g->lbase[i] ? g->lbase[i] + off : -1;
@@ -374,6 +374,8 @@ cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
                 g->ids[i++] = p;
     }
     g->n_local = cnt;
+    g->id_lo = cnt > 0 ? g->ids[0] : 0;
+    g->id_hi = cnt > 0 ? g->ids[cnt - 1] : -1;
     g->contiguous = cnt == 0 || g->ids[cnt - 1] - g->ids[0] == cnt - 1;
     if (g->contiguous)
         return CS_OK;
@@ -395,4 +397,9 @@ cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
     }
 fail:
     return rc;
+}
+
+cs_err graph_runs_index(cs_ctx *ctx, graph_runs *r)
+{
+    return runs_index(ctx, r);
 }

@@ -253,6 +253,9 @@ static void sim_free(sim *s)
     free(s->r.rep_displs);
     free(s->f.fx_tmp);
     free(s->f.codes_tmp);
+    cs_graph_slice_fini(&s->f.pages);
+    free(s->f.pid);
+    free(s->f.at);
     free(s->r.ord);
     free(s->r.runs);
     free(s->r.ev_keys);
@@ -371,6 +374,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     }
     s->g = shared->g;
     s->gen = shared->gen;
+    s->proc = shared->proc;
     s->world.gen = shared->gen_cfg;
     s->threshold = shared->threshold;
     cs_feat_layout_init(&s->L, &cfg->sarsa);
@@ -380,14 +384,19 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     {
         const sim_visited *v = &s->vis;
         const cs_evidence_rows rows = {v->ghost, v->n_ghost, v->sub_off, v->sub};
-        CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L,
-                                       v->slot != NULL ? &rows : NULL, &s->ev));
+        if (s->proc)
+            CS_TRY_AGREE(ctx, cs_evidence_create_on_demand(ctx, s->gen, &s->world, &s->L, &s->ev));
+        else
+            CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L,
+                                           v->slot != NULL ? &rows : NULL, &s->ev));
     }
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: visited set and evidence (%.2f s)", cs_now() - t_setup);
-    if (s->own != NULL) /* the model's host tables (H entries) are not needed further; a world
-                         * shared by several runs (--seeds) keeps it for their evidence */
+    if (s->own != NULL && !s->proc) /* the model's host tables (H entries) are not needed
+                                     * further; a world shared by several runs (--seeds) keeps
+                                     * it for their evidence, the procedural world for its pages */
         cs_gen_destroy(&s->own->gen);
-    s->gen = NULL;
+    if (!s->proc)
+        s->gen = NULL;
     CS_TRY(ctx, sim_build_hosts(s));
     CS_TRY(ctx, sim_choose_seeds(s));
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: hosts and seed pages (%.2f s)", cs_now() - t_setup);
@@ -395,7 +404,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     if (s->sum)
         s->ops->sum_begin(s->pol);
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
-    CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, &s->rf));
+    CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, s->proc ? s->gen : NULL, &s->rf));
     if (rc == CS_OK)
         rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
     if (rc == CS_OK)
@@ -416,7 +425,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->r.rep_displs, 3 * (size_t)ctx->size, sizeof *s->r.rep_displs,
                        "fetches");
-    if (rc == CS_OK && (s->rep || s->cap_global))
+    if (rc == CS_OK && (s->rep || s->cap_global) && !s->proc) /* proc: host_any */
         rc = sim_host_map(s);
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->sl.sp_counts, (size_t)ctx->size, sizeof *s->sl.sp_counts, "hosts");
@@ -434,12 +443,16 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     if (strcmp(s->pname, "sarsa") == 0)
         snprintf(step, sizeof step, ", alpha = %g%s", cs_sarsa_alpha(cfg),
                  strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
+    char links[48];
+    if (s->proc)
+        snprintf(links, sizeof links, "links made when fetched (procedural)");
+    else
+        snprintf(links, sizeof links, "%lld links", (long long)cs_graph_n_links(s->g));
     CS_LOG(ctx, CS_LOG_INFO,
-           "crawl: %lld pages, %lld links, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
+           "crawl: %lld pages, %s, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
            "B = %lld fetches/tick, budget %s, E = %lld, K = %lld (%s), %lld seed pages%s",
-           (long long)cs_graph_n_pages(s->g), (long long)cs_graph_n_links(s->g),
-           (long long)cs_graph_n_hosts(s->g), ctx->size, t_setup, s->pname, step,
-           (long long)cfg->crawl.bandwidth,
+           (long long)cs_graph_n_pages(s->g), links, (long long)cs_graph_n_hosts(s->g), ctx->size,
+           t_setup, s->pname, step, (long long)cfg->crawl.bandwidth,
            cfg->crawl.budget == CS_BUDGET_GLOBAL         ? "global"
            : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"
                                                          : "fixed",

@@ -162,6 +162,11 @@ typedef struct sim_fetches {
     size_t fx_tmp_cap;
     uint8_t *codes_tmp;
     size_t codes_tmp_cap;
+    /* the procedural world: the tick's fetched pages generated (page i = fx[i].page), their ids,
+     * and per fetch where its page lies in the arrays read (fx[i].li in the graph, or i) */
+    cs_graph_slice pages;
+    int64_t *pid, *at;
+    size_t pid_cap, at_cap;
 } sim_fetches;
 
 /* Routing and exchange of a tick: link records, the visited set's share, the strict setting's
@@ -240,6 +245,8 @@ struct cs_sim_world {
     cs_gen_config gen_cfg; /* the world's own [gen] (a generated file's spec, or cfg's) */
     double threshold;      /* relevance threshold; -1 for run.relevance = none */
     char *key;             /* what it was built from (sim_world_check) */
+    int proc;              /* the procedural world (gen.materialize = false): g has no pages'
+                              links or attributes; gen computes them (sim_pages.c) */
 };
 
 typedef struct sim {
@@ -249,7 +256,8 @@ typedef struct sim {
     double threshold;
     cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
     const cs_graph *g;
-    const cs_gen *gen;
+    const cs_gen *gen; /* generated worlds at set-up; kept for the crawl when proc */
+    int proc;          /* the procedural world (gen.materialize = false, sim_pages.c) */
     cs_evidence *ev;
     cs_feat_layout L;
     const cs_discover_ops *ops;
@@ -378,23 +386,35 @@ static inline int64_t visited_bit_local(const sim *s, int64_t li, int64_t page)
     return s->vis.slot != NULL ? li : page;
 }
 
+/* The host of any page (rep, cap_global): the replicated map, or in the procedural world the
+ * generator's host ranges (O(log H), nothing stored per page). */
+static inline int64_t host_any(const sim *s, int64_t page)
+{
+    return s->proc ? cs_gen_host_of(s->gen, page) : s->h.host_all[page];
+}
+
 /* The host of a frontier entry's page: a local page's, or any page's under rep. */
 static inline int64_t host_of_page(const sim *s, int64_t page)
 {
-    if (s->rep)
-        return s->h.host_all[page];
+    if (s->rep || s->proc)
+        return host_any(s, page);
     return cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
 }
 
 static inline int64_t host_of_key(const sim *s, uint64_t key)
 {
-    return cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))];
+    const int64_t page = cs_frontier_key_id(key);
+    if (s->proc)
+        return cs_gen_host_of(s->gen, page);
+    return cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
 }
 
 /* A hint that host_of_key(key) follows soon (its host is a miss at a random place). */
 static inline void prefetch_host(const sim *s, uint64_t key)
 {
-    __builtin_prefetch(&cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))]);
+    if (!s->proc)
+        __builtin_prefetch(
+            &cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))]);
 }
 
 /* An exploration key: a hash of (run seed, tick, page id) above the id. th = tick_hash(s, tick),

@@ -53,10 +53,35 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const cs_graph *g = s->g;
+    const cs_gen *gen = s->gen;
+    const int proc = s->proc;
     const int64_t *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
     const double *relv = cs_graph_relevance(g);
+    const int64_t *hostv = cs_graph_host(g);
     const int G = s->G, GA = s->GA, GS = G - GA;
     double t0 = cs_now();
+    /* where each fetch's page lies in off, relv and hostv: its local index, or in the
+     * procedural world its place among the tick's pages, generated now (the same links and
+     * attributes as the materialized graph's, from the same function) */
+    CS_TRY(ctx, cs_grow(ctx, &s->f.at, &s->f.at_cap, (size_t)n + 1, sizeof *s->f.at, "fetches"));
+    if (proc) {
+        CS_TRY(ctx,
+               cs_grow(ctx, &s->f.pid, &s->f.pid_cap, (size_t)n + 1, sizeof *s->f.pid, "fetches"));
+        for (int64_t i = 0; i < n; i++) {
+            s->f.pid[i] = s->f.fx[i].page;
+            s->f.at[i] = i;
+        }
+        cs_graph_slice_fini(&s->f.pages);
+        CS_TRY(ctx, cs_gen_pages(ctx, gen, s->f.pid, n, &s->f.pages));
+        off = s->f.pages.offsets;
+        tg = s->f.pages.targets;
+        relv = s->f.pages.relevance;
+        hostv = s->f.pages.host;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            s->f.at[i] = s->f.fx[i].li;
+    }
+    const int64_t *pat = s->f.at;
     CS_TRY(ctx, cs_grow(ctx, &s->f.pst, &s->f.pst_cap, (size_t)n + 1, sizeof *s->f.pst, "fetches"));
     CS_TRY(ctx, cs_grow(ctx, &s->f.reward, &s->f.reward_cap, (size_t)n + 1, sizeof *s->f.reward,
                         "fetches"));
@@ -66,11 +91,10 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
            cs_grow(ctx, &s->f.nout, &s->f.nout_cap, (size_t)n + 1, sizeof *s->f.nout, "fetches"));
     /* the pages' out-degrees (reads at random places) in parallel, their prefix sums */
     int64_t links = 0, *deg = s->f.base;
-    const fetch *fx0 = s->f.fx;
-#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none) shared(deg, off, fx0, n)           \
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none) shared(deg, off, pat, n)           \
     schedule(static)
     for (int64_t i = 0; i < n; i++)
-        deg[i] = off[fx0[i].li + 1] - off[fx0[i].li];
+        deg[i] = off[pat[i] + 1] - off[pat[i]];
     for (int64_t i = 0; i < n; i++) {
         const int64_t d = deg[i];
         deg[i] = links;
@@ -86,7 +110,6 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
                             sizeof *s->f.tx, "links"));
     float *tx = s->f.tx;
     const int32_t *hfetch = s->h.host_fetched, *hrel = s->h.host_rel, *hall = s->h.host_all;
-    const int64_t *hostv = cs_graph_host(g);
     const int me = ctx->rank, rp = s->rep;
 
     const cs_feat_layout *L = &s->L;
@@ -104,15 +127,13 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     int64_t skipped = 0; /* out-links to visited pages */
 #pragma omp parallel for default(none)                                                             \
     shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, slot, sc, thr, \
-           n,                                                                                      \
-           GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp)                          \
-        schedule(dynamic, FETCH_CHUNK)            \
-    reduction(+ : skipped)
+               n, GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp, pat, gen, proc)            \
+    schedule(dynamic, FETCH_CHUNK) reduction(+ : skipped)
     for (int64_t i = 0; i < n; i++) {
-        const int64_t p = fx[i].page, li = fx[i].li;
+        const int64_t p = fx[i].page, li = fx[i].li, ai = pat[i];
         float cats[CS_FEAT_MAX_CATEGORIES];
         const float rl = cs_evidence_page(ev, slot != NULL ? li : p, cats);
-        const int relevant = relv[li] >= thr;
+        const int relevant = relv[ai] >= thr;
         cs_feat_page *ps = &pst[i];
         cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
         reward[i] = reward_of(sc, relevant, (double)rl);
@@ -121,15 +142,15 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
          * and of its targets not visited yet (and of page i's when a thread's chunk starts
          * here: the chunks of a dynamic schedule start at multiples of the chunk size). */
         if (i + 3 < n)
-            __builtin_prefetch(&off[fx[i + 3].li]);
+            __builtin_prefetch(&off[pat[i + 3]]);
         if (i + 2 < n)
-            __builtin_prefetch(&tg[off[fx[i + 2].li]]);
+            __builtin_prefetch(&tg[off[pat[i + 2]]]);
         if (i % FETCH_CHUNK == 0)
-            prefetch_targets(ev, visited, slot, tg, off[li], off[li + 1]);
+            prefetch_targets(ev, visited, slot, tg, off[ai], off[ai + 1]);
         if (i + 1 < n) {
-            __builtin_prefetch(&relv[fx[i + 1].li]);
+            __builtin_prefetch(&relv[pat[i + 1]]);
             cs_evidence_prefetch(ev, slot != NULL ? fx[i + 1].li : fx[i + 1].page);
-            prefetch_targets(ev, visited, slot, tg, off[fx[i + 1].li], off[fx[i + 1].li + 1]);
+            prefetch_targets(ev, visited, slot, tg, off[pat[i + 1]], off[pat[i + 1] + 1]);
         }
         /* what every out-link record of this page shares, and the parent part of the action
          * as seen from this page alone (one parent) */
@@ -149,11 +170,11 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         uint8_t pidx[4];
         cs_feat_parent_idx(&one, pidx);
         int64_t k = 0;
-        for (int64_t j = off[li]; j < off[li + 1];) {
+        for (int64_t j = off[ai]; j < off[ai + 1];) {
             /* a batch of the out-links not known visited, then their anchors at once */
             int64_t dst[CS_EVIDENCE_BATCH], row[CS_EVIDENCE_BATCH];
             int nb = 0;
-            for (; j < off[li + 1] && nb < CS_EVIDENCE_BATCH; j++) {
+            for (; j < off[ai + 1] && nb < CS_EVIDENCE_BATCH; j++) {
                 /* without branches (visited or not is a coin flip to a branch predictor): one
                  * bit, of any rank's pages (sim_visited.c), which is also the row of its
                  * evidence; p itself is neither kept nor counted */
@@ -181,10 +202,12 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
                     m->url_rl = (uint16_t)(cs_tres_url_rl(ev, d, row[b]) * 65535.0f + 0.5f);
                     int64_t hf = 0, hr = 0;
                     if (rp) { /* rep: every host's counts are global and everywhere */
-                        hf = hfetch[hall[d]];
-                        hr = hrel[hall[d]];
+                        const int64_t h = proc ? cs_gen_host_of(gen, d) : hall[d];
+                        hf = hfetch[h];
+                        hr = hrel[h];
                     } else if (cs_graph_owner(g, d) == me) {
-                        const int64_t h = hostv[cs_graph_local_index(g, d)];
+                        const int64_t h =
+                            proc ? cs_gen_host_of(gen, d) : hostv[cs_graph_local_index(g, d)];
                         hf = hfetch[h];
                         hr = hrel[h];
                     }
@@ -200,7 +223,7 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     s->m.t[PH_FETCH] += t1 - t0;
 
     /* statistics and learning, in selection order */
-    const int64_t *host = cs_graph_host(g);
+    const int64_t *host = hostv; /* by at[i] */
     if (s->cfg->run.trace) {
         CS_TRY(ctx, cs_grow(ctx, &s->m.trace, &s->m.trace_cap, s->m.trace_len + 2 * (size_t)n + 2,
                             sizeof *s->m.trace, "trace"));
@@ -212,12 +235,12 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++) {
         s->m.c[C_FETCHED]++;
         if (!s->rep) /* rep: rep_share counts every rank's fetches */
-            s->h.host_fetched[host[fx[i].li]]++;
+            s->h.host_fetched[host[pat[i]]]++;
         if (pst[i].relevant) {
             s->m.c[C_RELEVANT]++;
             if (!s->rep)
-                s->h.host_rel[host[fx[i].li]]++;
-            BIT_SET(s->h.rel_host, host[fx[i].li]);
+                s->h.host_rel[host[pat[i]]]++;
+            BIT_SET(s->h.rel_host, host[pat[i]]);
         }
     }
     if (s->ops->observe != NULL && !s->rep) {

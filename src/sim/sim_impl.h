@@ -15,11 +15,16 @@
 #include <stdint.h>
 
 typedef struct sim_refresh sim_refresh;
+struct cs_gen; /* gen.h */
 
 /* Collective(ctx->comm). The refresh of cfg->refresh over the rank's pages of g (borrowed), or
- * *out = NULL when refresh.policy = none. Errors, agreed: CS_ERR_NOMEM, CS_ERR_ARG and
- * CS_ERR_CONFIG (from the re-crawl policy). */
-cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh **out);
+ * *out = NULL when refresh.policy = none. gen NULL: the pages' attributes are g's; else (the
+ * procedural world, whose g has none) they are computed from gen (borrowed) into arrays of the
+ * rank's pages, 25 bytes a page (id, mu, delta, observable) and 4 more for the bandit policies'
+ * groups. Errors, agreed: CS_ERR_NOMEM, CS_ERR_ARG and CS_ERR_CONFIG (from the re-crawl
+ * policy). */
+cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g,
+                       const struct cs_gen *gen, sim_refresh **out);
 /* Local. Accepts NULL. */
 void cs_simrf_destroy(sim_refresh **rf);
 

@@ -9,6 +9,7 @@
  * reported per epoch beside the closed forms (Props. 1, 4) of the schedule in force.
  */
 #include "crawlsim/comm.h"
+#include "crawlsim/gen.h"
 #include "crawlsim/rng.h"
 #include "sim/sim_impl.h"
 
@@ -42,7 +43,11 @@ static const char *const rd_name[NRD] = {"t0",        "t1",        "share", "fra
 
 struct sim_refresh {
     const cs_config *cfg;
-    int32_t *group; /* bandit-* policies: the group of each local page */
+    int32_t *group;     /* bandit-* policies: the group of each local page */
+    double *mu, *delta; /* the procedural world: the local pages' attributes (else g's) */
+    int64_t *id;        /* and their ids */
+    uint8_t *complete;
+    int32_t *host; /* and their hosts, for group_by = host */
     char policy[64];
     cs_cache_pages pg;
     cs_cache *cache;
@@ -103,11 +108,11 @@ static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, 
     if (cfg->refresh.group_by == CS_GROUP_HOST) {
         const int64_t *host = cs_graph_host(g);
         for (int64_t i = 0; i < n; i++)
-            rf->group[i] = (int32_t)host[i];
+            rf->group[i] = rf->host != NULL ? rf->host[i] : (int32_t)host[i];
         *n_groups = cs_graph_n_hosts(g);
         return CS_OK;
     }
-    const double *delta = cs_graph_delta(g);
+    const double *delta = rf->pg.delta;
     double lo = (double)INFINITY, hi = -(double)INFINITY;
     for (int64_t i = 0; i < n; i++) {
         lo = delta[i] < lo ? delta[i] : lo;
@@ -125,7 +130,49 @@ static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, 
     return CS_OK;
 }
 
-cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh **out)
+/* Local. The procedural world's attributes of the rank's pages (cs_simrf_create): those of
+ * cs_gen_slice, bit for bit; consecutive pages of one host share its lookup. */
+static cs_err proc_attrs(cs_ctx *ctx, const cs_gen *gen, const cs_gen_config *c, const cs_graph *g,
+                         sim_refresh *rf)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = cs_graph_n_local(g);
+    const size_t m = (size_t)n + 1;
+    rc = cs_alloc(ctx, &rf->id, m, sizeof *rf->id, "page ids");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rf->mu, m, sizeof *rf->mu, "page importance");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rf->delta, m, sizeof *rf->delta, "page change rates");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rf->complete, m, 1, "page observability");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rf->host, m, sizeof *rf->host, "page hosts");
+    if (rc != CS_OK)
+        return rc;
+    double *mu = rf->mu, *delta = rf->delta;
+    uint8_t *cf = rf->complete;
+    int32_t *hv = rf->host;
+    int64_t *ids = rf->id;
+#pragma omp parallel default(none) shared(gen, g, c, ids, n, mu, delta, cf, hv)
+    {
+        int64_t h = -1, f = 0, cnt = 0;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t p = cs_graph_local_id(g, i);
+            ids[i] = p;
+            if (h < 0 || p < f || p >= f + cnt) {
+                h = cs_gen_host_of(gen, p);
+                cs_gen_host_range(gen, h, &f, &cnt);
+            }
+            hv[i] = (int32_t)h;
+            cs_gen_page_dynamics(c, h, p, CS_RNG_PAGE, &delta[i], &mu[i], &cf[i]);
+        }
+    }
+    return CS_OK;
+}
+
+cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, const cs_gen *gen,
+                       sim_refresh **out)
 {
     cs_err rc = CS_OK;
     const cs_refresh_config *fc = &cfg->refresh;
@@ -143,11 +190,13 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
     rf->tau = fc->tick_time;
     rf->R = rf->frac * (double)cfg->crawl.bandwidth / rf->tau;
     rf->jh_closed = rf->jb_closed = rf->derr = (double)NAN;
+    if (gen != NULL)
+        CS_TRY_AGREE(ctx, proc_attrs(ctx, gen, &cfg->gen, g, rf));
     rf->pg.n = cs_graph_n_local(g);
-    rf->pg.id = cs_graph_local_ids(g);
-    rf->pg.mu = cs_graph_mu(g);
-    rf->pg.delta = cs_graph_delta(g);
-    rf->pg.complete = cs_graph_observable(g);
+    rf->pg.id = gen != NULL ? rf->id : cs_graph_local_ids(g);
+    rf->pg.mu = gen != NULL ? rf->mu : cs_graph_mu(g);
+    rf->pg.delta = gen != NULL ? rf->delta : cs_graph_delta(g);
+    rf->pg.complete = gen != NULL ? rf->complete : cs_graph_observable(g);
     cs_cache_opts co;
     cs_cache_opts_default(&co);
     co.seed = (uint64_t)cfg->gen.seed; /* the world's change streams */
@@ -174,6 +223,8 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim
         rcfg.whittle_decay = fc->whittle_decay;
         cs_bandit_settings(&cfg->bandit, &rcfg.fgdqn, &rcfg.lspe); /* as crawlsim bandit */
     }
+    free(rf->host); /* the groups are made */
+    rf->host = NULL;
     CS_TRY_AGREE(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
     *out = rf;
     return CS_OK;
@@ -190,6 +241,11 @@ void cs_simrf_destroy(sim_refresh **prf)
     cs_recrawl_destroy(&rf->rc);
     cs_cache_destroy(&rf->cache);
     free(rf->group);
+    free(rf->id);
+    free(rf->mu);
+    free(rf->delta);
+    free(rf->complete);
+    free(rf->host);
     for (int i = 0; i < NRI; i++)
         free(rf->vi[i]);
     for (int i = 0; i < NRD; i++)

@@ -238,7 +238,13 @@ cs_err sim_visited_create(sim *s)
     memset(v, 0, sizeof *v);
     int owned = 0;
     int64_t b[2] = {0, 0}, bmax[2] = {0, 0};
-    if (!s->rep && ctx->size > 1 && want != CS_VISITED_REPLICATED) {
+    if (s->proc && want == CS_VISITED_OWNED)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "crawl.visited = owned lists, before the crawl, the other ranks' pages "
+                       "that each rank's pages link to, which gen.materialize = false does not "
+                       "know before the pages are fetched: set crawl.visited = replicated or auto "
+                       "(or gen.materialize = true)");
+    if (!s->rep && ctx->size > 1 && want != CS_VISITED_REPLICATED && !s->proc) {
         CS_TRY_AGREE(ctx, find_ghosts(s));
         layout_bytes(s, &b[0], &b[1]);
         cs_allreduce(ctx, b, bmax, 2, CS_T_I64, CS_OP_MAX);
@@ -309,7 +315,7 @@ static cs_err share_all(sim *s, cs_err local, int64_t n, int mark)
     if (s->cap_global)
         for (int64_t i = 0; i < tot; i++)
             if (i < mine || i >= mine + n)
-                s->h.host_fetched[s->h.host_all[s->r.vis_all[i]]]++;
+                s->h.host_fetched[host_any(s, s->r.vis_all[i])]++;
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
 fail:
     return rc;

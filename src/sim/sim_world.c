@@ -28,8 +28,22 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
         CS_TRY_AGREE(ctx,
                      cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
-        CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+        if (cfg->gen.materialize) {
+            CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+        } else {
+            /* the procedural world: the owner lookup and local ids only; pages on demand */
+            w->proc = 1;
+            CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
+                                                   cs_gen_n_topics(w->gen), &w->g));
+        }
     } else {
+        if (!cfg->gen.materialize)
+            rc = cs_fail(ctx, CS_ERR_CONFIG,
+                         "gen.materialize = false computes a generated world's pages when the "
+                         "crawl needs them: it needs run.graph empty (a world generated in "
+                         "memory), not the graph file %s",
+                         cfg->run.graph);
+        CS_TRY_AGREE(ctx, rc);
         char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
         cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
         hid_t file = -1;
@@ -175,8 +189,22 @@ cs_err sim_build_hosts(sim *s)
     if (rc == CS_OK && H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
     CS_TRY_AGREE(ctx, rc);
-    for (int64_t i = 0; i < nl; i++)
-        mine[host[i]] = 1;
+    if (s->proc) {
+        /* no page's host is stored: a host's pages are a range of ids, and the partitions of a
+         * generated world (block, host-hash) give the pages of a range to ranks in increasing
+         * order, so this rank has pages of the host exactly when it lies between the owners of
+         * the host's first and last pages */
+        const int me = ctx->rank;
+        for (int64_t h = 0; h < H; h++) {
+            int64_t f = 0, c = 0;
+            cs_gen_host_range(s->gen, h, &f, &c);
+            const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
+            mine[h] = o0 <= me && me <= o1;
+        }
+    } else {
+        for (int64_t i = 0; i < nl; i++)
+            mine[host[i]] = 1;
+    }
     cs_allreduce(ctx, mine, s->h.host_k, (int)H, CS_T_I32, CS_OP_SUM);
     cs_exscan_sum(ctx, mine, s->h.host_idx, (int)H, CS_T_I32);
     for (int64_t h = 0; h < H; h++)
@@ -196,6 +224,20 @@ fail:
 static uint64_t seed_key(const sim *s, int64_t p)
 {
     return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES));
+}
+
+/* Local. (k, page) into the sorted list mine[0 .. 2 m) of at most S pairs, the largest dropped
+ * when it is full (the caller checked that k is below it then). */
+static void seed_insert(uint64_t *mine, int64_t *m, int64_t S, uint64_t k, int64_t page)
+{
+    int64_t j = *m < S ? (*m)++ : *m - 1;
+    while (j > 0 && mine[2 * (j - 1)] > k) {
+        mine[2 * j] = mine[2 * (j - 1)];
+        mine[2 * j + 1] = mine[2 * (j - 1) + 1];
+        j--;
+    }
+    mine[2 * j] = k;
+    mine[2 * j + 1] = (uint64_t)page;
 }
 
 /* Collective. The in-degree of every page (4 bytes a page on every rank), from each rank's
@@ -295,6 +337,12 @@ cs_err sim_choose_seeds(sim *s)
         CS_TRY_AGREE(ctx, seeds_from_file(s));
         return CS_OK;
     }
+    if (mode == CS_SEEDS_IN_DEGREE && s->proc)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "run.seed_pages = in-degree needs every page's in-links before the crawl, "
+                       "which gen.materialize = false does not compute (a page's links are made "
+                       "when it is fetched): choose run.seed_pages = relevant, random or file, or "
+                       "set gen.materialize = true");
     if (mode == CS_SEEDS_IN_DEGREE)
         CS_TRY(ctx, global_in_degrees(s, &indeg));
     if (S > INT32_MAX / 16)
@@ -304,9 +352,39 @@ cs_err sim_choose_seeds(sim *s)
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &s->seeds, (size_t)S, 8, "seeds");
     CS_TRY_AGREE(ctx, rc);
-    /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list */
+    /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list, the pages
+     * offered in increasing id */
     int64_t m = 0;
-    for (int64_t i = 0; i < nl; i++) {
+    if (s->proc) {
+        /* no local ids stored: the hosts' ranges, each page of this rank's (block partitions
+         * split hosts); its relevance computed only when its key would enter the list (the
+         * list is the same: a page is kept when relevant and its key small enough, in either
+         * order of the two tests) */
+        const int64_t H = cs_gen_n_hosts(s->gen);
+        const int me = ctx->rank;
+        for (int64_t h = 0; h < H; h++) {
+            int64_t f = 0, c = 0;
+            cs_gen_host_range(s->gen, h, &f, &c);
+            const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
+            if (o0 > me || o1 < me)
+                continue;
+            for (int64_t p = f; p < f + c; p++) {
+                if (o0 != o1 && cs_graph_owner(s->g, p) != me)
+                    continue;
+                const uint64_t k = seed_key(s, p);
+                if (m == S && k >= mine[2 * (m - 1)])
+                    continue;
+                if (mode == CS_SEEDS_RELEVANT) {
+                    cs_gen_page pa;
+                    cs_gen_page_attrs(s->gen, p, &pa);
+                    if (pa.relevance < s->threshold)
+                        continue;
+                }
+                seed_insert(mine, &m, S, k, p);
+            }
+        }
+    }
+    for (int64_t i = 0; i < nl && !s->proc; i++) {
         if (mode == CS_SEEDS_RELEVANT && rel[i] < s->threshold)
             continue;
         uint64_t k = mode == CS_SEEDS_IN_DEGREE
@@ -314,14 +392,7 @@ cs_err sim_choose_seeds(sim *s)
                          : seed_key(s, ids[i]);
         if (m == S && k >= mine[2 * (m - 1)])
             continue;
-        int64_t j = m < S ? m++ : m - 1;
-        while (j > 0 && mine[2 * (j - 1)] > k) {
-            mine[2 * j] = mine[2 * (j - 1)];
-            mine[2 * j + 1] = mine[2 * (j - 1) + 1];
-            j--;
-        }
-        mine[2 * j] = k;
-        mine[2 * j + 1] = (uint64_t)ids[i];
+        seed_insert(mine, &m, S, k, ids[i]);
     }
     for (int64_t j = m; j < S; j++)
         mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;

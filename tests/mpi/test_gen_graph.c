@@ -119,6 +119,28 @@ static int same_graph(const cs_graph *a, const cs_graph *b)
     return ok && cs_graph_local_index(a, -1) == -1 && cs_graph_local_index(a, N) == -1;
 }
 
+/* Local. The graph of the procedural world under part (cs_graph_build_index) has a's owner
+ * lookup and local index for every page id, no pages' arrays, and cs_graph_local_id gives a's
+ * local ids. */
+static int index_matches(const cs_graph *a, const cs_partition *part)
+{
+    cs_graph *c = NULL;
+    if (cs_graph_build_index(&ctx, part, cs_graph_n_hosts(a), cs_graph_n_topics(a), &c) != CS_OK)
+        return 0;
+    const int64_t N = cs_graph_n_pages(a), n = cs_graph_n_local(a);
+    const int64_t *ids = cs_graph_local_ids(a);
+    int ok = cs_graph_n_pages(c) == N && cs_graph_n_local(c) == n &&
+             cs_graph_local_ids(c) == NULL && cs_graph_offsets(c) == NULL &&
+             cs_graph_host(c) == NULL && cs_graph_n_local_links(c) == 0;
+    for (int64_t p = 0; ok && p < N; p++)
+        ok = cs_graph_owner(a, p) == cs_graph_owner(c, p) &&
+             cs_graph_local_index(a, p) == cs_graph_local_index(c, p);
+    for (int64_t li = 0; ok && li < n; li++)
+        ok = cs_graph_local_id(c, li) == ids[li] && cs_graph_local_id(a, li) == ids[li];
+    cs_graph_destroy(&c);
+    return ok && c == NULL;
+}
+
 START_TEST(world_is_written)
 {
     MPI_ASSERT(gen != NULL && cs_gen_n_pages(gen) == 10000);
@@ -167,6 +189,7 @@ static void check_against_file(int method)
     MPI_ASSERT(cs_gen_graph(&ctx, gen, &mem, &a) == CS_OK && a != NULL);
     MPI_ASSERT(cs_graph_load(&ctx, gpath, ppath, &b) == CS_OK && b != NULL);
     MPI_ASSERT(same_graph(a, b));
+    MPI_ASSERT(index_matches(a, &mem));
     /* every page owned once, every link counted once */
     int64_t mine[2] = {cs_graph_n_local(a), cs_graph_n_local_links(a)}, sum[2];
     MPI_Allreduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -216,6 +239,7 @@ START_TEST(scattered_and_lopsided_partitions)
         MPI_ASSERT(cs_gen_graph(&ctx, gen, &p, &a) == CS_OK);
         MPI_ASSERT(cs_graph_load_with(&ctx, gpath, &p, &b) == CS_OK);
         MPI_ASSERT(same_graph(a, b));
+        MPI_ASSERT(index_matches(a, &p)); /* runs or the directory: scattered ids */
         cs_graph_destroy(&b);
         cs_graph_destroy(&a);
         cs_partition_fini(&p);

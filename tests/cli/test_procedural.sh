@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The procedural world (gen.materialize = false, issue 18; docs/guide/generating.md): a crawl
+# whose pages are computed when it fetches them is bit-identical (crawlsim compare, shapes
+# included; /config aside, which holds the key) to the crawl of the graph file `crawlsim gen`
+# writes for the same spec, at the same rank count:
+#   SARSA (asynchronous) in the strict setting with [refresh] (lambda-learn) on 2 ranks, block
+#   partition (hosts split across ranks) with a MAX cap: the fetched pages' links, relevance and
+#   evidence, the anchors of their out-links, the change clocks and attributes of the cached
+#   pages, the host of any page (the MAX cap of split hosts counts every rank's fetches) and
+#   the split hosts' quotas;
+# and the options that need the graph before the crawl are refused with an error naming
+# gen.materialize: run.seed_pages = in-degree, crawl.visited = owned, a graph file.
+# With PROCEDURAL_FULL=1 (cli.test_procedural_full, label long) every policy (SARSA in each
+# mode, best-first, random, tres, tres-async, tree-random), [refresh] off and on, at 1, 2 and 4
+# ranks.
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
+    OMPI_MCA_btl=self,vader
+FULL=${PROCEDURAL_FULL:-0}
+
+spec=(--set gen.pages=20000 --set gen.delta_median=1)
+run 1 -q gen "$SRC/graphs/tiny.ini" "${spec[@]}" -o web.h5 > /dev/null 2>&1 || fail "gen"
+crawl=(-q "$SRC/graphs/tiny.ini" "${spec[@]}" --set run.pages=1500 --set crawl.bandwidth=30
+    --set run.ticks=80)
+strict=(--set crawl.budget=global --set crawl.exchange_every=1 --set crawl.sync_every=1)
+refresh=(--set refresh.policy=lambda-learn --set refresh.fraction=0.3 --set refresh.sync_every=5)
+
+# same NP NAME ARGS...: the crawl on the file and on the procedural world, compared
+n=0
+same() {
+    local np=$1 name=$2
+    shift 2
+    n=$((n + 1))
+    # both at once (mostly MPI's start-up, which overlaps)
+    run "$np" run "${crawl[@]}" "$@" --set run.graph="$PWD/web.h5" -o "f$n.h5" > /dev/null 2>&1 &
+    local f=$!
+    run "$np" run "${crawl[@]}" "$@" --set gen.materialize=false -o "p$n.h5" > /dev/null 2>&1 ||
+        { fail "$name: the procedural crawl"; wait "$f"; return; }
+    wait "$f" || { fail "$name: the crawl of the file"; return; }
+    if compare "f$n.h5" "p$n.h5" --ignore /config; then
+        pass "$name (np $np): procedural = file"
+    else
+        fail "$name (np $np): $(head -4 <<< "$compared")"
+    fi
+}
+
+if [ "$FULL" = 1 ]; then
+    for np in 1 2 4; do
+        for rf in off on; do
+            r=()
+            [ "$rf" = off ] || r=("${refresh[@]}")
+            for mode in asynchronous synchronous moderated; do
+                same "$np" "sarsa $mode, refresh $rf" --set run.policy=sarsa \
+                    --set sarsa.mode="$mode" "${r[@]}"
+            done
+            for pol in best-first random; do
+                same "$np" "$pol, refresh $rf" --set run.policy="$pol" "${r[@]}"
+            done
+            for pol in tres tres-async tree-random; do
+                same "$np" "$pol (strict), refresh $rf" --set run.policy="$pol" "${strict[@]}" \
+                    "${r[@]}"
+            done
+        done
+    done
+else
+    same 2 "sarsa, strict, block partition, MAX 3, refresh lambda-learn" "${strict[@]}" \
+        --set run.partition_method=block --set tres.max_per_host=3 "${refresh[@]}"
+fi
+
+# the refusals, at once
+expect_exit 1 1 'seed_pages = in-degree.*gen.materialize' run "${crawl[@]}" \
+    --set gen.materialize=false --set run.seed_pages=in-degree -o bad1.h5 > e1.txt &
+expect_exit 1 1 'crawl.visited = owned.*gen.materialize' run "${crawl[@]}" \
+    --set gen.materialize=false --set crawl.visited=owned -o bad2.h5 > e2.txt &
+expect_exit 1 1 'gen.materialize = false.*run.graph' run "${crawl[@]}" \
+    --set gen.materialize=false --set run.graph="$PWD/web.h5" -o bad3.h5 > e3.txt
+wait
+for i in 1 2 3; do
+    cat "e$i.txt"
+    grep -q '^FAIL' "e$i.txt" && failures=$((failures + 1))
+done
+finish
