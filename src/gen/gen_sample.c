@@ -82,15 +82,8 @@ static void summary(double *x, int64_t n, double q[5])
 /* Local. Whether the sorted list t[0..n) holds v. */
 static int holds(const int64_t *t, int64_t n, int64_t v)
 {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (t[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && t[lo] == v;
+    const int64_t i = cs_lower_bound_i64(t, n, v);
+    return i < n && t[i] == v;
 }
 
 /* Local. The exact host-size summary from the host model. */
@@ -206,14 +199,7 @@ cs_err cs_gen_estimate_stats(cs_ctx *ctx, const cs_gen *g, uint64_t seed, int64_
             a[i] = 0.0;
             if (pick[i] < 0)
                 continue;
-            int64_t lo = 0, hi = nu; /* pick[i]'s row in t */
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (tid[mid] < pick[i])
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            const int64_t lo = cs_lower_bound_i64(tid, nu, pick[i]); /* pick[i]'s row in t */
             int yes = pass == 0 ? t.topic[lo] == s.topic[i]
                                 : holds(t.targets + t.offsets[lo],
                                         t.offsets[lo + 1] - t.offsets[lo], ids[i]);

@@ -97,6 +97,23 @@ int64_t cs_ddqn_steps(const cs_ddqn *q)
     return q->steps;
 }
 
+/* Local. The scratch of a targets computation: total candidate rows of d features over n
+ * transitions, their values, and each transition's argmax row and target value. */
+static cs_err grow_scratch(cs_ctx *ctx, cs_ddqn *q, int64_t total, int64_t n, int64_t d)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(ctx, cs_grow(ctx, &q->cand, &q->cand_cap, (size_t)(total * d), sizeof(float),
+                        "DDQN candidates"));
+    CS_TRY(ctx, cs_grow(ctx, &q->qcand, &q->qcand_cap, (size_t)total, sizeof(float),
+                        "DDQN candidate values"));
+    CS_TRY(ctx, cs_grow(ctx, &q->best, &q->best_cap, (size_t)(n * d), sizeof(float),
+                        "DDQN argmax rows"));
+    CS_TRY(ctx,
+           cs_grow(ctx, &q->qbest, &q->qbest_cap, (size_t)n, sizeof(float), "DDQN target values"));
+fail:
+    return rc;
+}
+
 /* The targets y[0..n) of transitions idx[0..n) whose candidates' online values are in q->qcand
  * (rows in transition order, q->cand): the argmax rows, their target values, Eq. 5. */
 static cs_err finish_targets(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, const int64_t *idx,
@@ -140,14 +157,7 @@ cs_err cs_ddqn_targets(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, const int64_
         cs_replay_get(b, idx[i], &it);
         total += it.k;
     }
-    CS_TRY(ctx, cs_grow(ctx, &q->cand, &q->cand_cap, (size_t)(total * d), sizeof(float),
-                        "DDQN candidates"));
-    CS_TRY(ctx, cs_grow(ctx, &q->qcand, &q->qcand_cap, (size_t)total, sizeof(float),
-                        "DDQN candidate values"));
-    CS_TRY(ctx, cs_grow(ctx, &q->best, &q->best_cap, (size_t)(n * d), sizeof(float),
-                        "DDQN argmax rows"));
-    CS_TRY(ctx,
-           cs_grow(ctx, &q->qbest, &q->qbest_cap, (size_t)n, sizeof(float), "DDQN target values"));
+    CS_TRY(ctx, grow_scratch(ctx, q, total, n, d));
     int64_t o = 0;
     for (int64_t i = 0; i < n; i++) {
         cs_replay_item it;
@@ -202,14 +212,7 @@ cs_err cs_ddqn_train(cs_ctx *ctx, cs_ddqn *q, const cs_replay *b, cs_rng *r, dou
         total += it.k;
     }
     q->ko[n] = total;
-    CS_TRY(ctx, cs_grow(ctx, &q->cand, &q->cand_cap, (size_t)(total * d), sizeof(float),
-                        "DDQN candidates"));
-    CS_TRY(ctx, cs_grow(ctx, &q->qcand, &q->qcand_cap, (size_t)total, sizeof(float),
-                        "DDQN candidate values"));
-    CS_TRY(ctx, cs_grow(ctx, &q->best, &q->best_cap, (size_t)(n * d), sizeof(float),
-                        "DDQN argmax rows"));
-    CS_TRY(ctx,
-           cs_grow(ctx, &q->qbest, &q->qbest_cap, (size_t)n, sizeof(float), "DDQN target values"));
+    CS_TRY(ctx, grow_scratch(ctx, q, total, n, d));
     const int64_t nchunks = (total + CS_MLP_CHUNK - 1) / CS_MLP_CHUNK;
     const int nthreads = nchunks > 1 ? omp_get_max_threads() : 1;
     const int64_t per = (int64_t)CS_MLP_CHUNK * (q->c.net.h1 + q->c.net.h2);
