@@ -2,7 +2,7 @@
 # tools/sync-study (issue 16) in its tiny version: two cells (the strict control and K = never on
 # 2 ranks), two seeds, a small world. The runs land where the design says, a second `run` has
 # nothing to do (the sweep resumes), the report's paired loss equals one computed here from the
-# results files, the figures are PNG images, the Slurm specs hold every run, and bad command
+# results files and from the results table alone, the figures are PNG images, the Slurm specs hold every run, and bad command
 # lines and missing results fail with a message.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 MPIEXEC
@@ -43,6 +43,25 @@ grep -q "^Left out, fewer than 10 seeds so far: sarsa P = 2 K=never; sarsa P = 2
     ! grep -q '^| 2 | K=never |' st/strict.md && pass "cells with fewer than 10 seeds are left out, and said" ||
     fail "report at 10 seeds: $(head -20 st/strict.md)"
 
+# the results table: every run on a line, a report from it alone is the report from the files,
+# and a study folder holding only the table resumes without running anything again
+out=$("$SS" table st 2>&1) || fail "table: $out"
+[ "$(wc -l < st/results.tsv)" = 5 ] && head -1 st/results.tsv | grep -q "^group	P	setting	seed	q" &&
+    pass "table: a header and 4 runs" || fail "table: $out $(cat st/results.tsv)"
+mkdir tab && cp st/results.tsv tab/
+"$SS" report tab/results.tsv --min-seeds 2 -o tab/report.md --figures st/sync-study > /dev/null 2>&1 ||
+    fail "report from the table"
+diff <(grep '^|' st/report.md) <(grep '^|' tab/report.md) > /dev/null &&
+    [ "$(grep -c "^| 2 |" tab/report.md)" = 2 ] && pass "the report from the table alone has the same tables" ||
+    fail "report from the table differs: $(diff <(grep '^|' st/report.md) <(grep '^|' tab/report.md) | head)"
+out=$("$SS" run --tiny --seeds 2 -o tab --bin "$BIN" 2>&1)
+grep -q "0 runs in 0 cells to do" <<< "$out" && [ ! -d tab/runs ] &&
+    pass "a folder with only the table resumes: nothing to do" || fail "resume from the table: $out"
+sed -i 1s/seed/SEED/ tab/results.tsv
+"$SS" report tab/results.tsv -o tab/bad.md > err.txt 2>&1
+[ $? = 1 ] && grep -q "not a results table" err.txt && pass "a bad table: exit 1" ||
+    fail "bad table: $(cat err.txt)"
+
 out=$("$SS" design 2>&1) || fail "design: $out"
 grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && pass "full design: $(tail -1 <<< "$out")" ||
     fail "design: $out"
@@ -54,7 +73,7 @@ grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && pass "full design: $(tail -1 <
 "$SS" design --groups nonsense > err.txt 2>&1
 [ $? = 2 ] && grep -q "unknown group" err.txt && pass "unknown group: exit 2" || fail "unknown group: $(cat err.txt)"
 "$SS" report empty > err.txt 2>&1
-[ $? = 1 ] && grep -q "no results files" err.txt && pass "no results: exit 1" || fail "no results: $(cat err.txt)"
+[ $? = 1 ] && grep -q "no results files or table" err.txt && pass "no results: exit 1" || fail "no results: $(cat err.txt)"
 "$SS" run --tiny > err.txt 2>&1
 [ $? = 2 ] && grep -q "needs -o DIR" err.txt && pass "run without -o: exit 2" || fail "run without -o: $(cat err.txt)"
 finish

@@ -1,5 +1,6 @@
 """The synchronisation study's report (tools/sync-study report): statistics, tables and figures
-from the results files in DIR/runs/<group>/P<P>/<setting>/seed-NN.h5 only.
+from the results files in DIR/runs/<group>/P<P>/<setting>/seed-NN.h5 and the results table
+DIR/results.tsv (or a results table alone) only.
 
 For every setting, each seed is paired with the strict control of the same group, P and seed:
 loss = control - setting for a quality where larger is better (harvest rate), setting - control
@@ -81,9 +82,55 @@ def read_run(path, metric):
         }
 
 
+# the results table: one line per run, every number the report uses at full precision (repr),
+# so a report from the table is the report from the results files it was made from
+FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
+          "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick"]
+TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(FIELDS[:1] + FIELDS[2:])
+
+
+def read_table(path, groups, cells):
+    """Adds the runs of a results table (tools/sync-study table) to cells."""
+    with open(path) as f:
+        head = f.readline().rstrip("\n")
+        if head != TABLE_HEAD:
+            raise SystemExit(f"tools/sync-study: error: {path}: not a results table "
+                             f"(its first line is not the header {TABLE_HEAD!r})")
+        for n, line in enumerate(f, 2):
+            w = line.rstrip("\n").split("\t")
+            if len(w) != 4 + len(FIELDS) - 1:
+                raise SystemExit(f"tools/sync-study: error: {path}:{n}: {len(w)} fields")
+            g, P, st, seed = w[0], int(w[1]), w[2], int(w[3])
+            if g not in groups:
+                continue
+            run = {"q": float(w[4]), "P": P}
+            for k, v in zip(FIELDS[2:], w[5:]):
+                run[k] = int(v) if k in ("ticks", "fetched") else float(v)
+            cells.setdefault((g, P, st), {})[seed] = run
+
+
+def write_table(cells, path):
+    """Writes cells as a results table, sorted by group, P, setting and seed."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(TABLE_HEAD + "\n")
+        for (g, P, st), runs in sorted(cells.items()):
+            for seed, r in sorted(runs.items()):
+                f.write("\t".join([g, str(P), st, str(seed)] +
+                                   [repr(r[k]) for k in FIELDS[:1] + FIELDS[2:]]) + "\n")
+    os.replace(tmp, path)
+
+
 def load(d, groups):
-    """{(group, P, setting): {seed: run}} from DIR/runs."""
+    """{(group, P, setting): {seed: run}}: from a results table when d is one; else from
+    d/results.tsv, if there is one, and the results files d/runs/<group>/P<P>/<setting>/seed-NN.h5
+    (a results file wins over the table's line for the same run)."""
     cells = {}
+    if os.path.isfile(d):
+        read_table(d, groups, cells)
+        return cells
+    if os.path.isfile(os.path.join(d, "results.tsv")):
+        read_table(os.path.join(d, "results.tsv"), groups, cells)
     root = os.path.join(d, "runs")
     for g in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         if g not in groups:
@@ -92,6 +139,8 @@ def load(d, groups):
         for pdir in os.listdir(os.path.join(root, g)):
             P = int(pdir[1:])
             for sdir in os.listdir(os.path.join(root, g, pdir)):
+                if not os.path.isdir(os.path.join(root, g, pdir, sdir)):
+                    continue
                 for fn in os.listdir(os.path.join(root, g, pdir, sdir)):
                     m = re.fullmatch(r"seed-(\d+)\.h5", fn)
                     if m:
@@ -389,7 +438,7 @@ def coverage(cells, design):
 def main(d, output, figdir, title, groups, design=(), min_seeds=10):
     cells = load(d, groups)
     if not cells:
-        print(f"tools/sync-study: error: no results files under {d}/runs")
+        print(f"tools/sync-study: error: no results files or table under {d}")
         return 1
     short = sorted(k for k, v in cells.items() if len(v) < min_seeds)
     for k in short:
