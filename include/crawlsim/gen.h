@@ -24,7 +24,17 @@ typedef struct cs_gen cs_gen;
  * exponent allows).
  */
 CS_API cs_err cs_gen_create(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out);
-/* Local. Frees the model; accepts NULL and sets *g = NULL. */
+/*
+ * Collective(ctx->comm). Logically collective: cfg. The same model, its host tables (host
+ * records, topics, popularity tables: about 44 bytes a host) held once per node in memory its
+ * ranks share (cs_node_create) and built by them together, each rank a share of the hosts and
+ * of the tables, its OpenMP threads over them: the same tables bit for bit. With one rank per
+ * node (or CRAWLSIM_SHARED=0) each rank builds and holds its own. The model is then destroyed
+ * collectively: cs_gen_destroy on every rank of the node. Errors as cs_gen_create, agreed.
+ */
+CS_API cs_err cs_gen_create_shared(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out);
+/* Local for a model of cs_gen_create, Collective(the node's ranks) for one of
+ * cs_gen_create_shared. Frees the model; accepts NULL and sets *g = NULL. */
 CS_API void cs_gen_destroy(cs_gen **g);
 
 CS_API int64_t cs_gen_n_pages(const cs_gen *g);
