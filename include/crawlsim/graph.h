@@ -109,6 +109,14 @@ CS_API cs_err cs_graph_build_index(cs_ctx *ctx, const struct cs_partition *part,
  * else a binary search over the local runs or the rank directory. */
 CS_API int64_t cs_graph_local_id(const cs_graph *g, int64_t li);
 
+/* Local. This rank's pages as runs of consecutive ids in increasing order when the local index
+ * holds them as such (contiguous ids or the local runs: a graph of cs_graph_build_index, whose
+ * partition has no part array): the number of runs, and run i's first page, its page count
+ * and the local index of its first page; -1 for the other forms (the local ids, a directory). */
+CS_API int64_t cs_graph_n_local_runs(const cs_graph *g);
+CS_API void cs_graph_local_run(const cs_graph *g, int64_t i, int64_t *first, int64_t *count,
+                               int64_t *base);
+
 /* Local. Frees the graph and sets *g = NULL; accepts NULL and *g == NULL. */
 CS_API void cs_graph_destroy(cs_graph **g);
 

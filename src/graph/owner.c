@@ -132,6 +132,29 @@ int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
     return g->below[page >> 6] + popcount64(w & (bit - 1));
 }
 
+int64_t cs_graph_n_local_runs(const cs_graph *g)
+{
+    if (g->ids != NULL)
+        return -1;
+    if (g->contiguous)
+        return g->n_local > 0;
+    return g->lbase != NULL ? g->lrun.n : -1;
+}
+
+void cs_graph_local_run(const cs_graph *g, int64_t i, int64_t *first, int64_t *count, int64_t *base)
+{
+    CS_ASSERT(i >= 0 && i < cs_graph_n_local_runs(g));
+    if (g->contiguous) {
+        *first = g->id_lo;
+        *count = g->n_local;
+        *base = 0;
+        return;
+    }
+    *first = g->lrun.start[i];
+    *base = g->lbase[i];
+    *count = g->lbase[i + 1] - g->lbase[i];
+}
+
 int cs_graph_owner(const cs_graph *g, int64_t page)
 {
     CS_ASSERT(page >= 0 && page < g->n_pages);
