@@ -78,6 +78,9 @@ CS_API void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out);
 /* Local. The bytes of the model (host records, topics, alias tables, prototypes): about 44 per
  * host, what a procedural world keeps for the whole crawl. */
 CS_API int64_t cs_gen_model_bytes(const cs_gen *g);
+/* Local. Whether this rank reads the model's tables from memory another rank of its node holds
+ * (cs_gen_create_shared on a node of several ranks, this one not the first). */
+CS_API int cs_gen_borrowed(const cs_gen *g);
 
 /*
  * Collective(ctx->comm). Logically collective: cfg, path. Each rank generates its block of

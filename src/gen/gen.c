@@ -593,6 +593,11 @@ void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out)
                   &out->observable);
 }
 
+int cs_gen_borrowed(const cs_gen *g)
+{
+    return cs_node_rank(g->node) > 0;
+}
+
 int64_t cs_gen_model_bytes(const cs_gen *g)
 {
     const int64_t H = g->n_hosts, K = g->n_topics;

@@ -327,6 +327,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     memset(&ls, 0, sizeof ls);
     ls.resumed_tick = -1;
     cs_sim_summary sum;
+    int64_t peak_once = 0;
     memset(&sum, 0, sizeof sum);
     s->ctx = ctx;
     s->cfg = cfg;
@@ -519,9 +520,14 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
         cs_bcast(ctx, &sum.seconds, 1, CS_T_F64, 0);
     }
     {
+        /* the node-shared model's pages count in the peak of every rank that touched them:
+         * once, on the rank holding them (cs_gen_borrowed: the others) */
         const int64_t rss = sim_peak_rss();
+        const int64_t once =
+            rss - (s->gen != NULL && cs_gen_borrowed(s->gen) ? sim_shared_rss() : 0);
         cs_allreduce(ctx, &rss, &sum.peak_rss_max, 1, CS_T_I64, CS_OP_MAX);
         cs_allreduce(ctx, &rss, &sum.peak_rss_sum, 1, CS_T_I64, CS_OP_SUM);
+        cs_allreduce(ctx, &once, &peak_once, 1, CS_T_I64, CS_OP_SUM);
     }
     CS_TRY(ctx, sim_write_results(s, &ls, output, &sum));
     /* The summary is the run's result on stdout, not a log line: -q (errors only) keeps it. */
@@ -533,9 +539,13 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
                (long long)sum.relevant_hosts);
         printf("  %.3g fetches/s (second half of the run), politeness violations %lld\n",
                sum.fetch_rate, (long long)sum.politeness_violations);
-        printf("  peak memory %.1f MiB on the largest rank, %.1f MiB over %d ranks\n",
+        printf("  peak memory %.1f MiB on the largest rank, %.1f MiB over %d ranks",
                (double)sum.peak_rss_max / 1048576.0, (double)sum.peak_rss_sum / 1048576.0,
                ctx->size);
+        if (peak_once < sum.peak_rss_sum)
+            printf(" (%.1f MiB with the memory the ranks of a node share counted once)",
+                   (double)peak_once / 1048576.0);
+        printf("\n");
         if (s->rf != NULL)
             cs_simrf_summary(s->rf);
         printf("  results: %s\n", output);

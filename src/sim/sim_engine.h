@@ -467,6 +467,12 @@ cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base);
 cs_err sim_record_point(sim *s, loop_state *ls, int64_t task);
 /* Local. This process's peak resident memory so far, in bytes (getrusage). */
 int64_t sim_peak_rss(void);
+/* This process's resident pages of memory shared with other processes (RssShmem of
+ * /proc/self/status: the node's shared model, cs_gen_create_shared) in bytes, 0 when unknown.
+ * They count in the peak of every rank that touched them, once in the node's memory. In the
+ * results (/timing/ranks/shared_rss) for the ranks that map another rank's (cs_gen_borrowed),
+ * else 0: the node's memory is the sum of peak_rss less the sum of shared_rss. */
+int64_t sim_shared_rss(void);
 cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum);
 cs_err sim_save_checkpoint(sim *s, loop_state *ls);
 cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path);
