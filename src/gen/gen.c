@@ -593,9 +593,10 @@ void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out)
                   &out->observable);
 }
 
-int cs_gen_borrowed(const cs_gen *g)
+int64_t cs_gen_shared_held(const cs_gen *g, int *shared)
 {
-    return cs_node_rank(g->node) > 0;
+    *shared = cs_node_size(g->node) > 1;
+    return *shared && cs_node_rank(g->node) == 0 ? g->block_bytes : 0;
 }
 
 int64_t cs_gen_model_bytes(const cs_gen *g)

@@ -33,8 +33,9 @@ struct cs_gen {
     int64_t n_pages;
     int64_t n_hosts;
     int32_t n_topics;
-    cs_node *node;          /* the ranks sharing the tables below (one block of its memory) */
-    char *block;            /* the tables */
+    cs_node *node; /* the ranks sharing the tables below (one block of its memory) */
+    char *block;   /* the tables */
+    int64_t block_bytes;
     host_rec *hosts;        /* n_hosts: the host's pages and what a link into it needs */
     int32_t *host_topic;    /* n_hosts */
     cs_alias topic_size;    /* topic of a host or of an off-topic page, by size */

@@ -443,6 +443,7 @@ static cs_err build_model(cs_ctx *ctx, cs_gen *g)
     const size_t o_off = o_ap + align64((size_t)H * sizeof *g->any_picks);
     const size_t bytes = o_off + (size_t)(K + 1) * sizeof *g->topic_off;
     rc = cs_node_alloc(ctx, g->node, bytes, (void **)&g->block);
+    g->block_bytes = (int64_t)bytes;
     if (rc == CS_OK) {
         g->hosts = (host_rec *)(void *)g->block;
         g->host_topic = (int32_t *)(void *)(g->block + o_top);

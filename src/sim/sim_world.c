@@ -194,10 +194,52 @@ static int proc_split_hosts(sim *s)
     return split;
 }
 
+/*
+ * Local. The host slots of the procedural world under host-hash with one policy per rank
+ * (sim_hosts): only this rank's hosts are counted there (its fetches, its frontier's pages, its
+ * re-crawls are its own pages), so the host tables hold this rank's hosts only, H / P entries
+ * instead of H; a host's slot is its rank among them, from a rank directory over the hosts
+ * (0.19 bytes a host): 0.19 + 17 / P bytes a host instead of 17. The hosts are the
+ * partition's (cs_partition_host_hash, as cs_gen_partition assigns them).
+ */
+static cs_err host_slots(sim *s, int64_t H)
+{
+    cs_ctx *ctx = s->ctx;
+    const int64_t W = (H + 63) / 64, seed = s->cfg->partition.seed;
+    const int32_t k = ctx->size, me = ctx->rank;
+    cs_err rc = cs_calloc(ctx, &s->h.slot_bits, (size_t)W + 1, 8, "host slots");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &s->h.slot_below, (size_t)W + 1, 4, "host slots");
+    if (rc != CS_OK)
+        return rc;
+    uint64_t *bits = s->h.slot_bits;
+#pragma omp parallel for default(none) shared(bits, W, H, seed, k, me) schedule(static)
+    for (int64_t w = 0; w < W; w++) {
+        uint64_t b = 0;
+        for (int64_t h = w * 64; h < H && h < w * 64 + 64; h++)
+            b |= (uint64_t)(cs_partition_host_hash(h, seed, k) == me) << (h & 63);
+        bits[w] = b;
+    }
+    int64_t n = 0;
+    for (int64_t w = 0; w <= W; w++) {
+        s->h.slot_below[w] = (int32_t)n;
+        n += w < W ? __builtin_popcountll(bits[w]) : 0;
+    }
+    s->h.n_slots = n;
+    /* the partition is the one the graph's owner lookup holds */
+    for (int64_t h = 0; h<H; h += H> 1 ? H - 1 : 1) {
+        int64_t f = 0, c = 0;
+        cs_gen_host_range(s->gen, h, &f, &c);
+        CS_ASSERT((cs_graph_owner(s->g, f) == me) == ((bits[h >> 6] >> (h & 63)) & 1));
+    }
+    return CS_OK;
+}
+
 /* Politeness bookkeeping: how many ranks own pages of each host and this rank's index, kept
  * only when some host is split (s->h.any_split; the same on every rank): under a partition
  * that keeps hosts whole every host has one owner. Per host, 17 bytes on every rank (quotas,
- * the tick's list, the task's counts), 8 more with split hosts. */
+ * the tick's list, the task's counts), 8 more with split hosts; in the procedural world under
+ * host-hash 17 per host of this rank (host_slots). */
 cs_err sim_build_hosts(sim *s)
 {
     cs_ctx *ctx = s->ctx;
@@ -207,7 +249,13 @@ cs_err sim_build_hosts(sim *s)
     int32_t *mine = NULL;
     s->h.host_words = (H + 63) / 64;
     const int split = s->proc ? proc_split_hosts(s) : 1; /* materialized: found below */
-    rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
+    s->h.n_slots = H;
+    if (s->proc && !split && !s->rep && ctx->size > 1 &&
+        s->cfg->run.partition_method != CS_RUN_PART_BLOCK)
+        rc = host_slots(s, H);
+    const size_t ns = (size_t)s->h.n_slots + 1;
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.rel_host_all, (size_t)s->h.host_words + 1, 8, "relevant hosts");
     if (rc == CS_OK && split)
@@ -215,15 +263,15 @@ cs_err sim_build_hosts(sim *s)
     if (rc == CS_OK && split)
         rc = cs_calloc(ctx, &s->h.host_idx, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_used, (size_t)H + 1, 4, "host quotas");
+        rc = cs_calloc(ctx, &s->h.host_used, ns, 4, "host quotas");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &s->h.touched, (size_t)H + 1, 4, "host quotas");
+        rc = cs_alloc(ctx, &s->h.touched, ns, 4, "host quotas");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_mark, (size_t)H + 1, 1, "host quotas");
+        rc = cs_calloc(ctx, &s->h.host_mark, ns, 1, "host quotas");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_fetched, (size_t)H + 1, 4, "host caps");
+        rc = cs_calloc(ctx, &s->h.host_fetched, ns, 4, "host caps");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_rel, (size_t)H + 1, 4, "host caps");
+        rc = cs_calloc(ctx, &s->h.host_rel, ns, 4, "host caps");
     if (rc == CS_OK && !s->proc)
         rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK && H > INT32_MAX)
