@@ -78,9 +78,10 @@ CS_API void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out);
 /* Local. The bytes of the model (host records, topics, alias tables, prototypes): about 44 per
  * host, what a procedural world keeps for the whole crawl. */
 CS_API int64_t cs_gen_model_bytes(const cs_gen *g);
-/* Local. Whether this rank reads the model's tables from memory another rank of its node holds
- * (cs_gen_create_shared on a node of several ranks, this one not the first). */
-CS_API int cs_gen_borrowed(const cs_gen *g);
+/* Local. *shared: whether the model's tables are shared by several ranks (cs_gen_create_shared
+ * on a node of several ranks); returns the bytes of them this rank holds (the node's first
+ * rank: all, written when the model was built; 0 on the others and without sharing). */
+CS_API int64_t cs_gen_shared_held(const cs_gen *g, int *shared);
 
 /*
  * Collective(ctx->comm). Logically collective: cfg, path. Each rank generates its block of
@@ -132,6 +133,17 @@ CS_API cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t
  */
 CS_API cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const struct cs_partition *part,
                            cs_graph **out);
+
+/* The owner of a page under host-hash (cs_gen_partition's CS_PART_HOST_HASH) computed from the
+ * model: cs_partition_host_hash(cs_gen_host_of(g, page), seed, k). */
+typedef struct cs_gen_owner {
+    const cs_gen *g;
+    int64_t seed;
+    int32_t k;
+} cs_gen_owner;
+/* Local, O(1) on average. The owner of page under *(const cs_gen_owner *)arg: a
+ * cs_graph_owner_fn (cs_graph_build_index_fn), so that a procedural world keeps no owner runs. */
+CS_API int cs_gen_host_hash_owner(const void *arg, int64_t page);
 
 /* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic. */
 CS_API void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out);

@@ -104,6 +104,19 @@ CS_API cs_err cs_graph_build(cs_ctx *ctx, const struct cs_partition *part, int64
 CS_API cs_err cs_graph_build_index(cs_ctx *ctx, const struct cs_partition *part, int64_t n_hosts,
                                    int32_t n_topics, cs_graph **out);
 
+/* An owner lookup computed instead of stored: the part of `page` (in [0, n_pages)). */
+typedef int (*cs_graph_owner_fn)(const void *arg, int64_t page);
+/*
+ * Local. cs_graph_build_index whose owner lookup (cs_graph_owner) is owner(arg, page) instead
+ * of the partition's runs or map: nothing per run nor per page, for a partition that is a
+ * function of the page computed in O(1) (host-hash over a generated world's host ranges:
+ * cs_gen_host_hash_owner). owner must give part's parts (the caller's contract, not checked
+ * page by page); arg is borrowed and must outlive the graph. Errors as cs_graph_build_index.
+ */
+CS_API cs_err cs_graph_build_index_fn(cs_ctx *ctx, const struct cs_partition *part, int64_t n_hosts,
+                                      int32_t n_topics, cs_graph_owner_fn owner, const void *arg,
+                                      cs_graph **out);
+
 /* Local. The global id of local page li in [0, n_local) (asserted): cs_graph_local_ids()[li],
  * or without that array (cs_graph_build_index) from the local index: O(1) for contiguous ids,
  * else a binary search over the local runs or the rank directory. */

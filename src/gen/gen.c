@@ -23,6 +23,7 @@
 #include "gen_impl.h"
 
 #include "crawlsim/gen.h"
+#include "crawlsim/partition.h"
 
 #include "crawlsim/rng.h"
 
@@ -61,15 +62,26 @@ int32_t cs_gen_n_topics(const cs_gen *g)
 
 int64_t cs_gen_host_of(const cs_gen *g, int64_t page)
 {
-    int64_t lo = 0, hi = g->n_hosts; /* first page of host lo <= page < that of host hi */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
+    /* the page's bucket holds pages of the hosts from that of its first page to that of the
+     * next bucket's first: a host or two at the mean host size */
+    const int64_t b = page >> g->host_shift;
+    int64_t lo = g->host_at[b], hi = (int64_t)g->host_at[b + 1] + 1; /* in [lo, hi) */
+    while (hi - lo > 8) { /* a bucket of many small hosts */
+        const int64_t mid = lo + (hi - lo) / 2;
         if (g->hosts[mid].first <= page)
             lo = mid;
         else
             hi = mid;
     }
+    while (lo + 1 < hi && g->hosts[lo + 1].first <= page)
+        lo++;
     return lo;
+}
+
+int cs_gen_host_hash_owner(const void *arg, int64_t page)
+{
+    const cs_gen_owner *o = arg;
+    return cs_partition_host_hash(cs_gen_host_of(o->g, page), o->seed, o->k);
 }
 
 void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count)
@@ -603,6 +615,7 @@ int64_t cs_gen_model_bytes(const cs_gen *g)
 {
     const int64_t H = g->n_hosts, K = g->n_topics;
     return (int64_t)sizeof *g + H * (int64_t)(sizeof *g->hosts + sizeof *g->host_topic) +
+           (g->host_buckets + 1) * (int64_t)sizeof *g->host_at +
            (g->topic_off[K] + H) * (int64_t)sizeof(host_pick) + (K + 1) * 8 +
            K * (int64_t)(sizeof(float) * (size_t)g->cfg.term_dim + 12);
 }

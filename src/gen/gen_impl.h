@@ -36,8 +36,11 @@ struct cs_gen {
     cs_node *node; /* the ranks sharing the tables below (one block of its memory) */
     char *block;   /* the tables */
     int64_t block_bytes;
-    host_rec *hosts;        /* n_hosts: the host's pages and what a link into it needs */
-    int32_t *host_topic;    /* n_hosts */
+    host_rec *hosts;      /* n_hosts: the host's pages and what a link into it needs */
+    uint16_t *host_topic; /* n_hosts (gen.topics <= 65536) */
+    int32_t *host_at;     /* host_buckets + 1: the host of page b << host_shift */
+    int64_t host_buckets;
+    int host_shift;
     cs_alias topic_size;    /* topic of a host or of an off-topic page, by size */
     int64_t *topic_off;     /* n_topics + 1 offsets into topic_picks */
     host_pick *topic_picks; /* per topic: hosts by popularity (Zipf), as alias entries */

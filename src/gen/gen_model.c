@@ -278,7 +278,7 @@ static void fill_hosts(cs_gen *g, const int32_t *sz, double *w)
         hr[h].count = (int32_t)(h + 1 < H ? sz[h] : N - first); /* the last host is truncated */
         first += sz[h];
     }
-    int32_t *ht = g->host_topic;
+    uint16_t *ht = g->host_topic;
     const cs_alias *ts = &g->topic_size;
     const uint64_t seed = (uint64_t)c->seed;
     const double ws = c->host_popularity_skew;
@@ -291,9 +291,27 @@ static void fill_hosts(cs_gen *g, const int32_t *sz, double *w)
                       : (float)(one ? log2((double)m + 1.0) : pow((double)m + 1.0, 1.0 - s) - 1.0);
         cs_rng r;
         cs_rng_init(&r, seed, CS_RNG_HOST, (uint64_t)h, 0);
-        ht[h] = (int32_t)cs_alias_draw(ts, &r);
+        ht[h] = (uint16_t)cs_alias_draw(ts, &r);
         w[h] = pow((double)(h + 1), -ws);
     }
+}
+
+/* This rank's share of the host index: the buckets whose first page lies in its hosts. */
+static void fill_host_index(cs_gen *g)
+{
+    int64_t lo, hi;
+    node_share(g->node, g->n_hosts, &lo, &hi);
+    const int sh = g->host_shift;
+    const host_rec *hr = g->hosts;
+    int32_t *at = g->host_at;
+#pragma omp parallel for default(none) shared(hr, at, lo, hi, sh) schedule(static)
+    for (int64_t h = lo; h < hi; h++) {
+        const int64_t f = hr[h].first, e = f + hr[h].count; /* [f, e) */
+        for (int64_t b = ((f - 1) >> sh) + 1; (b << sh) < e; b++)
+            at[b] = (int32_t)h;
+    }
+    if (hi == g->n_hosts) /* the end: the last host */
+        at[g->host_buckets] = (int32_t)(g->n_hosts - 1);
 }
 
 /* The hosts grouped by topic (in increasing id in each group) and the topic offsets. */
@@ -441,12 +459,21 @@ static cs_err build_model(cs_ctx *ctx, cs_gen *g)
     const size_t o_tp = o_top + align64((size_t)H * sizeof *g->host_topic);
     const size_t o_ap = o_tp + align64((size_t)H * sizeof *g->topic_picks);
     const size_t o_off = o_ap + align64((size_t)H * sizeof *g->any_picks);
-    const size_t bytes = o_off + (size_t)(K + 1) * sizeof *g->topic_off;
+    /* the host index: buckets of 2^shift pages, as many as hosts or fewer */
+    const int64_t N = g->n_pages;
+    int shift = 0;
+    while (((N - 1) >> shift) + 1 > H)
+        shift++;
+    g->host_shift = shift;
+    g->host_buckets = ((N - 1) >> shift) + 1;
+    const size_t o_at = o_off + align64((size_t)(K + 1) * sizeof *g->topic_off);
+    const size_t bytes = o_at + (size_t)(g->host_buckets + 1) * sizeof *g->host_at;
     rc = cs_node_alloc(ctx, g->node, bytes, (void **)&g->block);
     g->block_bytes = (int64_t)bytes;
     if (rc == CS_OK) {
         g->hosts = (host_rec *)(void *)g->block;
-        g->host_topic = (int32_t *)(void *)(g->block + o_top);
+        g->host_topic = (uint16_t *)(void *)(g->block + o_top);
+        g->host_at = (int32_t *)(void *)(g->block + o_at);
         g->topic_picks = (host_pick *)(void *)(g->block + o_tp);
         g->any_picks = (host_pick *)(void *)(g->block + o_ap);
         g->topic_off = (int64_t *)(void *)(g->block + o_off);
@@ -458,6 +485,7 @@ static cs_err build_model(cs_ctx *ctx, cs_gen *g)
                                       (int32_t *)(void *)(tmp + oa)};
             fill_hosts(g, sz, w);
             cs_node_sync(g->node);
+            fill_host_index(g);
             if (cs_node_rank(g->node) == 0)
                 group_by_topic(g, sc.by_top);
             cs_node_sync(g->node);

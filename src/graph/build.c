@@ -190,8 +190,9 @@ fail:
     return rc;
 }
 
-cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hosts,
-                            int32_t n_topics, cs_graph **out)
+/* cs_graph_build_index with the owner lookup of the partition (owner NULL) or owner. */
+static cs_err build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hosts, int32_t n_topics,
+                          cs_graph_owner_fn owner, const void *arg, cs_graph **out)
 {
     cs_err rc = CS_OK;
     cs_graph *g = NULL;
@@ -208,7 +209,10 @@ cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hos
     g->n_topics = n_topics;
     g->k = part->k;
     g->rank = ctx->rank;
-    CS_TRY(ctx, graph_build_owner(ctx, g, part));
+    g->owner_fn = owner;
+    g->owner_arg = arg;
+    if (owner == NULL)
+        CS_TRY(ctx, graph_build_owner(ctx, g, part));
     if (part->part == NULL)
         CS_TRY(ctx, index_from_ranges(ctx, g, part));
     else
@@ -220,6 +224,19 @@ cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hos
 fail:
     cs_graph_destroy(&g);
     return rc;
+}
+
+cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hosts,
+                            int32_t n_topics, cs_graph **out)
+{
+    return build_index(ctx, part, n_hosts, n_topics, NULL, NULL, out);
+}
+
+cs_err cs_graph_build_index_fn(cs_ctx *ctx, const cs_partition *part, int64_t n_hosts,
+                               int32_t n_topics, cs_graph_owner_fn owner, const void *arg,
+                               cs_graph **out)
+{
+    return build_index(ctx, part, n_hosts, n_topics, owner, arg, out);
 }
 
 int64_t cs_graph_local_id(const cs_graph *g, int64_t li)

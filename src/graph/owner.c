@@ -158,6 +158,8 @@ void cs_graph_local_run(const cs_graph *g, int64_t i, int64_t *first, int64_t *c
 int cs_graph_owner(const cs_graph *g, int64_t page)
 {
     CS_ASSERT(page >= 0 && page < g->n_pages);
+    if (g->owner_fn != NULL)
+        return g->owner_fn(g->owner_arg, page);
     if (g->orun.start != NULL) {
         const int64_t r = runs_find(&g->orun, page);
         return g->orun8 != NULL ? g->orun8[r] : g->orun16 != NULL ? g->orun16[r] : g->orun32[r];

@@ -255,6 +255,7 @@ struct cs_sim_world {
     char *key;             /* what it was built from (sim_world_check) */
     int proc;              /* the procedural world (gen.materialize = false): g has no pages'
                               links or attributes; gen computes them (sim_pages.c) */
+    cs_gen_owner owner;    /* the procedural world under host-hash: g's owner lookup */
 };
 
 typedef struct sim {

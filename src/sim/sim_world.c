@@ -39,8 +39,15 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
         } else {
             /* the procedural world: the owner lookup and local ids only; pages on demand */
             w->proc = 1;
-            CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
-                                                   cs_gen_n_topics(w->gen), &w->g));
+            /* under host-hash the owner of a page is computed from its host (no owner runs) */
+            w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size};
+            if (method == CS_PART_HOST_HASH)
+                CS_TRY_AGREE(ctx, cs_graph_build_index_fn(
+                                      ctx, &part, cs_gen_n_hosts(w->gen), cs_gen_n_topics(w->gen),
+                                      cs_gen_host_hash_owner, &w->owner, &w->g));
+            else
+                CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
+                                                       cs_gen_n_topics(w->gen), &w->g));
         }
         CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the graph's index %.2f s", cs_now() - t0);
     } else {
