@@ -306,9 +306,15 @@ fail:
 
 /* ---- seeds --------------------------------------------------------------------------------- */
 
+/* The order of the seed-page candidates: seed_key(p) = cs_mix64(p ^ seed_salt). */
+static uint64_t seed_salt(const sim *s)
+{
+    return cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES);
+}
+
 static uint64_t seed_key(const sim *s, int64_t p)
 {
-    return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES));
+    return cs_mix64((uint64_t)p ^ seed_salt(s));
 }
 
 /* Local. (k, page) into the sorted list mine[0 .. 2 m) of at most S pairs, the largest dropped
@@ -352,11 +358,13 @@ static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
         return rc;
     }
     const sim *cs = s;
-#pragma omp parallel default(none) shared(cs, lists, counts, S, R, n, relevant, T)
+    const uint64_t salt = seed_salt(s);
+#pragma omp parallel default(none) shared(cs, lists, counts, S, R, n, relevant, T, salt)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        uint64_t *li = lists + (size_t)t * (size_t)S * 2;
+        uint64_t *li = lists + (size_t)t * (size_t)S * 2, thr = 0;
         int64_t mt = 0;
+        int full = 0; /* the list holds S pairs: a key enters below thr, the largest */
         /* this thread's local indices [lo, hi): from the run holding lo */
         const int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
         const int64_t hi = lo + n / nt + (t < n % nt);
@@ -375,8 +383,8 @@ static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
             cs_graph_local_run(cs->g, i, &f, &c, &base);
             const int64_t from = f + (li_at - base), to = f + (hi - base < c ? hi - base : c);
             for (int64_t p = from; p < to; p++) {
-                const uint64_t k = seed_key(cs, p);
-                if (mt == S && k >= li[2 * (mt - 1)])
+                const uint64_t k = cs_mix64((uint64_t)p ^ salt); /* seed_key */
+                if (full && k >= thr)
                     continue;
                 if (relevant) {
                     cs_gen_page pa;
@@ -385,6 +393,8 @@ static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
                         continue;
                 }
                 seed_insert(li, &mt, S, k, p);
+                full = mt == S;
+                thr = li[2 * (mt - 1)];
             }
             li_at = base + c;
         }
