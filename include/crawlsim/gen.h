@@ -142,8 +142,16 @@ typedef struct cs_gen_owner {
     int32_t k;
 } cs_gen_owner;
 /* Local, O(1) on average. The owner of page under *(const cs_gen_owner *)arg: a
- * cs_graph_owner_fn (cs_graph_build_index_fn), so that a procedural world keeps no owner runs. */
+ * cs_graph_owner_fn (cs_graph_build_index_runs), so that a procedural world keeps no owner runs. */
 CS_API int cs_gen_host_hash_owner(const void *arg, int64_t page);
+/*
+ * Local. The pages rank `me` owns under host-hash with (seed, k) (cs_gen_partition's
+ * CS_PART_HOST_HASH), as maximal runs of consecutive pages: *start and *count (n_runs of each,
+ * the caller frees both), from the hosts' hashes without the partition's arrays; OpenMP over
+ * the hosts. CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen *g, int64_t seed, int32_t k,
+                                    int32_t me, int64_t **start, int64_t **count, int64_t *n_runs);
 
 /* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic. */
 CS_API void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out);

@@ -30,22 +30,30 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
         int method =
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
         t0 = cs_now();
-        CS_TRY_AGREE(ctx,
-                     cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
-        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
-        t0 = cs_now();
-        if (cfg->gen.materialize) {
-            CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+        w->proc = !cfg->gen.materialize;
+        w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size};
+        if (w->proc && method == CS_PART_HOST_HASH) {
+            /* the procedural world under host-hash: this rank's runs of pages straight from
+             * the hosts' hashes and the owner of a page from its host, no partition object
+             * (a part per host, every rank's runs) */
+            int64_t *st = NULL, *ct = NULL, R = 0;
+            rc = cs_gen_host_hash_runs(ctx, w->gen, cfg->partition.seed, ctx->size, ctx->rank, &st,
+                                       &ct, &R);
+            if (rc == CS_OK)
+                rc = cs_graph_build_index_runs(ctx, cs_gen_n_pages(w->gen), cs_gen_n_hosts(w->gen),
+                                               cs_gen_n_topics(w->gen), st, ct, R,
+                                               cs_gen_host_hash_owner, &w->owner, &w->g);
+            free(st);
+            free(ct);
+            CS_TRY_AGREE(ctx, rc);
         } else {
-            /* the procedural world: the owner lookup and local ids only; pages on demand */
-            w->proc = 1;
-            /* under host-hash the owner of a page is computed from its host (no owner runs) */
-            w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size};
-            if (method == CS_PART_HOST_HASH)
-                CS_TRY_AGREE(ctx, cs_graph_build_index_fn(
-                                      ctx, &part, cs_gen_n_hosts(w->gen), cs_gen_n_topics(w->gen),
-                                      cs_gen_host_hash_owner, &w->owner, &w->g));
-            else
+            CS_TRY_AGREE(
+                ctx, cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
+            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
+            t0 = cs_now();
+            if (cfg->gen.materialize)
+                CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+            else /* the procedural world on blocks: the owner lookup and local ids only */
                 CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
                                                        cs_gen_n_topics(w->gen), &w->g));
         }
