@@ -26,10 +26,10 @@ typedef struct cs_gen cs_gen;
 CS_API cs_err cs_gen_create(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out);
 /*
  * Collective(ctx->comm). Logically collective: cfg. The same model, its host tables (host
- * records, topics, popularity tables: about 44 bytes a host) held once per node in memory its
- * ranks share (cs_node_create) and built by them together, each rank a share of the hosts and
- * of the tables, its OpenMP threads over them: the same tables bit for bit. With one rank per
- * node (or CRAWLSIM_SHARED=0) each rank builds and holds its own. The model is then destroyed
+ * records, topics, popularity tables, host index: about 46 bytes a host) held once per node in
+ * memory its ranks share (cs_node_create) and built by them together, each rank a share of the
+ * hosts and of the tables, its OpenMP threads over them: the same tables bit for bit. With one rank
+ * per node (or CRAWLSIM_SHARED=0) each rank builds and holds its own. The model is then destroyed
  * collectively: cs_gen_destroy on every rank of the node. Errors as cs_gen_create, agreed.
  */
 CS_API cs_err cs_gen_create_shared(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out);
@@ -75,8 +75,9 @@ typedef struct cs_gen_page {
  * it, bit for bit. O(log hosts) for the host, then the page's own streams. */
 CS_API void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out);
 
-/* Local. The bytes of the model (host records, topics, alias tables, prototypes): about 44 per
- * host, what a procedural world keeps for the whole crawl. */
+/* Local. The bytes of the model (host records, topics, alias tables, the host index,
+ * prototypes): about 46 per host, what a procedural world keeps for the whole crawl (once per
+ * node with cs_gen_create_shared). */
 CS_API int64_t cs_gen_model_bytes(const cs_gen *g);
 /* Local. *shared: whether the model's tables are shared by several ranks (cs_gen_create_shared
  * on a node of several ranks); returns the bytes of them this rank holds (the node's first

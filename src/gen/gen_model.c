@@ -123,10 +123,10 @@ static uint32_t pick_thresh(double prob)
  * the first L and both stacks are ranges popped from their ends: the same steps in the same
  * order need neither stack nor cs_alias_init's three arrays of n (24 bytes a host while the
  * model is built). Columns never paired keep probability 1, as in cs_alias_init. When rounding
- * made the probabilities not decrease, cs_alias_init itself. Local.
+ * made the probabilities not decrease, cs_alias_init itself (CS_ERR_NOMEM when it fails; no
+ * message: the caller's threads run it). Local.
  */
-static cs_err zipf_picks(cs_ctx *ctx, host_pick *pick, const int32_t *order, int64_t n,
-                         const double *w)
+static cs_err zipf_picks(host_pick *pick, const int32_t *order, int64_t n, const double *w)
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; i++)
@@ -147,8 +147,7 @@ static cs_err zipf_picks(cs_ctx *ctx, host_pick *pick, const int32_t *order, int
     if (!ranges) {
         cs_alias a = {0, NULL, NULL};
         if (cs_alias_init(&a, w, n) != CS_OK)
-            return cs_fail(ctx, CS_ERR_NOMEM,
-                           "gen: cannot build a popularity table of %lld entries", (long long)n);
+            return CS_ERR_NOMEM; /* the caller reports it (outside its threads) */
         for (int64_t i = 0; i < n; i++) {
             pick[i].thresh = pick_thresh(a.prob[i]);
             pick[i].alias_host = order[a.alias[i]];
@@ -331,7 +330,7 @@ static void group_by_topic(cs_gen *g, int32_t *by_top)
 }
 
 /* Table j of the model: a topic's (j < K: its hosts by popularity) or, j = K, all hosts. */
-static cs_err build_table(cs_ctx *ctx, cs_gen *g, const model_scratch *sc, int64_t j)
+static cs_err build_table(cs_gen *g, const model_scratch *sc, int64_t j)
 {
     const uint64_t seed = (uint64_t)g->cfg.seed;
     cs_rng r;
@@ -341,7 +340,7 @@ static cs_err build_table(cs_ctx *ctx, cs_gen *g, const model_scratch *sc, int64
             sc->all[h] = (int32_t)h;
         cs_rng_init(&r, seed, CS_RNG_TOPIC, UINT64_MAX, 1);
         shuffle(sc->all, H, &r);
-        return zipf_picks(ctx, g->any_picks, sc->all, H, sc->w);
+        return zipf_picks(g->any_picks, sc->all, H, sc->w);
     }
     const int64_t f = g->topic_off[j], n = g->topic_off[j + 1] - f;
     if (n == 0)
@@ -349,7 +348,7 @@ static cs_err build_table(cs_ctx *ctx, cs_gen *g, const model_scratch *sc, int64
     /* popularity order inside the topic: a shuffle from (seed, topic) */
     cs_rng_init(&r, seed, CS_RNG_TOPIC, (uint64_t)j, 1);
     shuffle(sc->by_top + f, n, &r);
-    return zipf_picks(ctx, g->topic_picks + f, sc->by_top + f, n, sc->w);
+    return zipf_picks(g->topic_picks + f, sc->by_top + f, n, sc->w);
 }
 
 /* The popularity tables: this rank's tables by longest first onto the least loaded rank of
@@ -385,15 +384,16 @@ static cs_err build_tables(cs_ctx *ctx, cs_gen *g, const model_scratch *sc)
         if (best == me)
             mine[n_mine++] = j;
     }
-    cs_err bad = CS_OK;
-#pragma omp parallel for default(none) shared(ctx, g, sc, mine, n_mine) reduction(max              \
-                                                                                  : bad)           \
+    int64_t bad = INT64_MAX; /* the first table that failed */
+#pragma omp parallel for default(none) shared(g, sc, mine, n_mine) reduction(min                   \
+                                                                             : bad)                \
     schedule(dynamic, 1)
-    for (int64_t i = 0; i < n_mine; i++) {
-        const cs_err e = build_table(ctx, g, sc, mine[i]);
-        bad = e > bad ? e : bad;
-    }
-    rc = bad;
+    for (int64_t i = 0; i < n_mine; i++)
+        if (build_table(g, sc, mine[i]) != CS_OK)
+            bad = i < bad ? i : bad;
+    if (bad != INT64_MAX)
+        rc = cs_fail(ctx, CS_ERR_NOMEM, "gen: out of memory building popularity table %lld",
+                     (long long)mine[bad]);
 fail:
     free(mine);
     free(load);
