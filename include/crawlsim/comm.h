@@ -298,4 +298,40 @@ CS_API double cs_comm_fx_value(const int64_t *a, double scale);
  */
 CS_API cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum);
 
+/* ---- memory shared by the ranks of a node (node.c) ------------------------------------------ */
+
+/* The ranks of ctx->comm on one shared-memory node, and memory they share (MPI-3 windows:
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), MPI_Win_allocate_shared), for tables that every
+ * rank would otherwise build and hold itself. */
+typedef struct cs_node cs_node;
+
+/*
+ * Collective(ctx->comm) when share is non-zero, else Local. Logically collective: share. The
+ * node of this rank: its ranks of ctx->comm that share memory with it when share is non-zero,
+ * else this rank alone (no MPI call); also this rank alone on a local context, and when the
+ * environment sets CRAWLSIM_SHARED=0 (for tests: every rank then holds its own copy; it must
+ * be the same on every rank). A node of one rank takes its memory from malloc. On success
+ * *out is a new node (cs_node_destroy); CS_ERR_NOMEM, agreed when share is non-zero.
+ */
+CS_API cs_err cs_node_create(cs_ctx *ctx, int share, cs_node **out);
+/* Local. This rank's index among the node's ranks, and their number. */
+CS_API int cs_node_rank(const cs_node *n);
+CS_API int cs_node_size(const cs_node *n);
+/*
+ * Collective(the node's ranks). Logically collective: bytes. *ptr = `bytes` of memory (not
+ * zeroed) that every rank of the node sees (at its own address), held by the node's first
+ * rank, until cs_node_free or cs_node_destroy. Writes become visible to the other ranks at the
+ * next cs_node_sync. CS_ERR_NOMEM (*ptr NULL) on every rank of the node when any failed.
+ */
+CS_API cs_err cs_node_alloc(cs_ctx *ctx, cs_node *n, size_t bytes, void **ptr);
+/* Collective(the node's ranks). Frees memory of cs_node_alloc (ptr as it returned it); NULL:
+ * nothing (on every rank). */
+CS_API void cs_node_free(cs_node *n, void *ptr);
+/* Collective(the node's ranks). A barrier after which every write a rank of the node made to
+ * the node's memory before it is visible to all of them. */
+CS_API void cs_node_sync(cs_node *n);
+/* Collective(the node's ranks). Frees the node's memory and the node; accepts NULL, sets *n =
+ * NULL. */
+CS_API void cs_node_destroy(cs_node **n);
+
 #endif

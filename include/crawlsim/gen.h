@@ -24,7 +24,17 @@ typedef struct cs_gen cs_gen;
  * exponent allows).
  */
 CS_API cs_err cs_gen_create(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out);
-/* Local. Frees the model; accepts NULL and sets *g = NULL. */
+/*
+ * Collective(ctx->comm). Logically collective: cfg. The same model, its host tables (host
+ * records, topics, popularity tables, host index: about 46 bytes a host) held once per node in
+ * memory its ranks share (cs_node_create) and built by them together, each rank a share of the
+ * hosts and of the tables, its OpenMP threads over them: the same tables bit for bit. With one rank
+ * per node (or CRAWLSIM_SHARED=0) each rank builds and holds its own. The model is then destroyed
+ * collectively: cs_gen_destroy on every rank of the node. Errors as cs_gen_create, agreed.
+ */
+CS_API cs_err cs_gen_create_shared(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out);
+/* Local for a model of cs_gen_create, Collective(the node's ranks) for one of
+ * cs_gen_create_shared. Frees the model; accepts NULL and sets *g = NULL. */
 CS_API void cs_gen_destroy(cs_gen **g);
 
 CS_API int64_t cs_gen_n_pages(const cs_gen *g);
@@ -65,9 +75,14 @@ typedef struct cs_gen_page {
  * it, bit for bit. O(log hosts) for the host, then the page's own streams. */
 CS_API void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out);
 
-/* Local. The bytes of the model (host records, topics, alias tables, prototypes): about 44 per
- * host, what a procedural world keeps for the whole crawl. */
+/* Local. The bytes of the model (host records, topics, alias tables, the host index,
+ * prototypes): about 46 per host, what a procedural world keeps for the whole crawl (once per
+ * node with cs_gen_create_shared). */
 CS_API int64_t cs_gen_model_bytes(const cs_gen *g);
+/* Local. *shared: whether the model's tables are shared by several ranks (cs_gen_create_shared
+ * on a node of several ranks); returns the bytes of them this rank holds (the node's first
+ * rank: all, written when the model was built; 0 on the others and without sharing). */
+CS_API int64_t cs_gen_shared_held(const cs_gen *g, int *shared);
 
 /*
  * Collective(ctx->comm). Logically collective: cfg, path. Each rank generates its block of
@@ -119,6 +134,25 @@ CS_API cs_err cs_gen_partition(cs_ctx *ctx, const cs_gen *g, int method, int32_t
  */
 CS_API cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const struct cs_partition *part,
                            cs_graph **out);
+
+/* The owner of a page under host-hash (cs_gen_partition's CS_PART_HOST_HASH) computed from the
+ * model: cs_partition_host_hash(cs_gen_host_of(g, page), seed, k). */
+typedef struct cs_gen_owner {
+    const cs_gen *g;
+    int64_t seed;
+    int32_t k;
+} cs_gen_owner;
+/* Local, O(1) on average. The owner of page under *(const cs_gen_owner *)arg: a
+ * cs_graph_owner_fn (cs_graph_build_index_runs), so that a procedural world keeps no owner runs. */
+CS_API int cs_gen_host_hash_owner(const void *arg, int64_t page);
+/*
+ * Local. The pages rank `me` owns under host-hash with (seed, k) (cs_gen_partition's
+ * CS_PART_HOST_HASH), as maximal runs of consecutive pages: *start and *count (n_runs of each,
+ * the caller frees both), from the hosts' hashes without the partition's arrays; OpenMP over
+ * the hosts. CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen *g, int64_t seed, int32_t k,
+                                    int32_t me, int64_t **start, int64_t **count, int64_t *n_runs);
 
 /* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic. */
 CS_API void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out);

@@ -104,10 +104,36 @@ CS_API cs_err cs_graph_build(cs_ctx *ctx, const struct cs_partition *part, int64
 CS_API cs_err cs_graph_build_index(cs_ctx *ctx, const struct cs_partition *part, int64_t n_hosts,
                                    int32_t n_topics, cs_graph **out);
 
+/* An owner lookup computed instead of stored: the part of `page` (in [0, n_pages)). */
+typedef int (*cs_graph_owner_fn)(const void *arg, int64_t page);
+/*
+ * Local. cs_graph_build_index without a partition object, whose owner lookup (cs_graph_owner)
+ * is owner(arg, page) instead of the partition's runs or map: this rank's pages given as runs
+ * [start[i], start[i] + count[i]) (increasing, each non-empty, separated by gaps, inside [0,
+ * n_pages)), the ranks ctx->size parts; owner must give every page's part (the caller's
+ * contract: not checked page by page), arg is borrowed and must outlive the graph. For the
+ * procedural world under host-hash (cs_gen_host_hash_runs, cs_gen_host_hash_owner), where the
+ * partition's arrays (a part per host, every rank's runs) and the owner runs would be of the
+ * world's size on every rank. The arrays are copied. CS_ERR_ARG for runs out of order or
+ * without an owner, CS_ERR_LIMIT beyond 2^31 - 2 pages, CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_graph_build_index_runs(cs_ctx *ctx, int64_t n_pages, int64_t n_hosts,
+                                        int32_t n_topics, const int64_t *start,
+                                        const int64_t *count, int64_t n_runs,
+                                        cs_graph_owner_fn owner, const void *arg, cs_graph **out);
+
 /* Local. The global id of local page li in [0, n_local) (asserted): cs_graph_local_ids()[li],
  * or without that array (cs_graph_build_index) from the local index: O(1) for contiguous ids,
  * else a binary search over the local runs or the rank directory. */
 CS_API int64_t cs_graph_local_id(const cs_graph *g, int64_t li);
+
+/* Local. This rank's pages as runs of consecutive ids in increasing order when the local index
+ * holds them as such (contiguous ids or the local runs: a graph of cs_graph_build_index, whose
+ * partition has no part array): the number of runs, and run i's first page, its page count
+ * and the local index of its first page; -1 for the other forms (the local ids, a directory). */
+CS_API int64_t cs_graph_n_local_runs(const cs_graph *g);
+CS_API void cs_graph_local_run(const cs_graph *g, int64_t i, int64_t *first, int64_t *count,
+                               int64_t *base);
 
 /* Local. Frees the graph and sets *g = NULL; accepts NULL and *g == NULL. */
 CS_API void cs_graph_destroy(cs_graph **g);
@@ -151,8 +177,8 @@ CS_API const uint8_t *cs_graph_observable(const cs_graph *g);
 CS_API int64_t cs_graph_local_index(const cs_graph *g, int64_t page);
 
 /* Local, O(1) on average. The rank owning page `page`, which must lie in [0, n_pages)
- * (asserted): a block's range table, the partition's runs (through a bucket index) or the
- * owner map. */
+ * (asserted): a block's range table, the partition's runs (through a bucket index), the
+ * owner map, or the owner function of cs_graph_build_index_runs. */
 CS_API int cs_graph_owner(const cs_graph *g, int64_t page);
 /* Local. The owner map as one byte per page id (owner = map[page]) when the graph keeps one
  * (not a block range table nor runs) and at most 255 parts, else NULL (use cs_graph_owner). For

@@ -170,6 +170,15 @@ CS_API double cs_rng_pareto(cs_rng *r, double xmin, double alpha);
 /* Local. Continuous power law on [xmin, xmax) (0 < xmin < xmax) with density proportional to
  * x^-alpha, any real alpha (alpha = 1 is log-uniform). */
 CS_API double cs_rng_power_bounded(cs_rng *r, double xmin, double xmax, double alpha);
+/* The same law with its constants computed once (log(xmax / xmin) and its expm1), for loops
+ * that draw it many times: cs_powlaw_draw gives the bits cs_rng_power_bounded gives. */
+typedef struct cs_powlaw {
+    double xmin, xmax, a, span, e;
+} cs_powlaw;
+/* Local. Prepares the law of cs_rng_power_bounded(., xmin, xmax, alpha). */
+CS_API void cs_powlaw_init(cs_powlaw *p, double xmin, double xmax, double alpha);
+/* Local. One draw (one word of r). */
+CS_API double cs_powlaw_draw(const cs_powlaw *p, cs_rng *r);
 
 /* Zipf on {1..n}: P(k) proportional to k^-s, s >= 0, exact (rejection-inversion,
  * Hormann & Derflinger 1996). The constants are precomputed once per (n, s). */

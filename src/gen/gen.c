@@ -23,6 +23,7 @@
 #include "gen_impl.h"
 
 #include "crawlsim/gen.h"
+#include "crawlsim/partition.h"
 
 #include "crawlsim/rng.h"
 
@@ -36,133 +37,6 @@
 /* Redraws of a topic link's host while it is the page's own host. */
 #define GEN_HOST_REDRAWS 3
 
-/* A host as seen by a link into it. */
-typedef struct host_rec {
-    int64_t first; /* first page */
-    int32_t count; /* pages */
-    float c;       /* in-host popularity constant (see page_in_host) */
-} host_rec;
-
-/*
- * One entry of an alias table over hosts that stores the hosts themselves, so that picking a
- * popular host costs one cache miss instead of three (alias arrays, then the host list).
- */
-typedef struct host_pick {
-    uint32_t thresh; /* keep `host` when the low 32 bits of the draw are below this */
-    int32_t host;
-    int32_t alias_host;
-} host_pick;
-
-struct cs_gen {
-    cs_gen_config cfg;
-    int64_t n_pages;
-    int64_t n_hosts;
-    int32_t n_topics;
-    int64_t *host_first;    /* n_hosts + 1 while the model is built, then NULL (hosts[]) */
-    host_rec *hosts;        /* n_hosts: the host's pages and what a link into it needs */
-    int32_t *host_topic;    /* n_hosts */
-    cs_alias topic_size;    /* topic of a host or of an off-topic page, by size */
-    int64_t *topic_off;     /* n_topics + 1 offsets into topic_picks */
-    host_pick *topic_picks; /* per topic: hosts by popularity (Zipf), as alias entries */
-    host_pick *any_picks;   /* all hosts by popularity */
-    float *proto;           /* n_topics x term_dim unit prototypes */
-    double deg_xmin;        /* bounded power-law lower end for out-degrees */
-    double page_inv;        /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
-    int page_int_exp;       /* page_inv when it is a small nonzero integer, else 0 */
-};
-
-/* ---- bounded power law with a prescribed mean --------------------------------------------- */
-
-/*
- * E[floor X] for X with density ~ x^-alpha on [xmin, xmax): the sum over k >= 1 of
- * P(X >= k) = (k^a - xmax^a) / (xmin^a - xmax^a), a = 1 - alpha, for xmin < k < xmax (1 below).
- * Exact up to k = 2^16 through suffix sums of k^a, which do not depend on xmin (so a bisection
- * step costs O(1)), then continued by the integral of the tail.
- */
-typedef struct pl_mean_table {
-    double xmax, alpha, a, xa; /* xa = xmax^a */
-    int64_t direct;            /* terms summed exactly */
-    double *suf;               /* suf[k] = sum_{j=k}^{direct} j^a, k = 1..direct+1 */
-} pl_mean_table;
-
-static cs_err pl_table_init(cs_ctx *ctx, pl_mean_table *t, double xmax, double alpha)
-{
-    t->xmax = xmax;
-    t->alpha = alpha;
-    t->a = 1.0 - alpha;
-    t->xa = pow(xmax, t->a);
-    double kmax = floor(xmax);
-    t->direct = (int64_t)(kmax < 65536.0 ? kmax : 65536.0);
-    cs_err rc = cs_alloc(ctx, &t->suf, (size_t)t->direct + 2, sizeof *t->suf, "power-law sums");
-    if (rc != CS_OK)
-        return rc;
-    t->suf[t->direct + 1] = 0.0;
-    for (int64_t k = t->direct; k >= 1; k--)
-        t->suf[k] = t->suf[k + 1] + pow((double)k, t->a);
-    return CS_OK;
-}
-
-static double pl_floor_mean(const pl_mean_table *t, double xmin)
-{
-    double denom = pow(xmin, t->a) - t->xa;
-    int64_t below = (int64_t)floor(xmin); /* k <= xmin: P = 1 */
-    if (below > t->direct)
-        below = t->direct;
-    int64_t k0 = below + 1;
-    double s = (double)below;
-    if (k0 <= t->direct)
-        s += (t->suf[k0] - (double)(t->direct - k0 + 1) * t->xa) / denom;
-    double kmax = floor(t->xmax);
-    if (kmax > (double)t->direct) {
-        /* beyond the exact terms: P = 1 up to xmin, then the integral of the tail */
-        double lo = (double)t->direct + 0.5, b = 2.0 - t->alpha;
-        if (xmin > lo) {
-            s += xmin - lo;
-            lo = xmin;
-        }
-        double integ =
-            fabs(b) < 1e-12 ? log(t->xmax) - log(lo) : (pow(t->xmax, b) - pow(lo, b)) / b;
-        s += (integ - t->xa * (t->xmax - lo)) / denom;
-    }
-    return s;
-}
-
-/* The xmin in [1, xmax) whose floor-mean is `mean`, by bisection (mean is increasing in xmin). */
-static cs_err pl_solve_xmin(cs_ctx *ctx, double mean, double xmax, double alpha, const char *what,
-                            double *xmin)
-{
-    pl_mean_table t;
-    cs_err rc = pl_table_init(ctx, &t, xmax, alpha);
-    if (rc != CS_OK)
-        return rc;
-    double lo = 1.0, hi = xmax - 1.0 > 1.0 ? xmax - 1.0 : 1.0; /* floor X >= 1 */
-    double at_lo = pl_floor_mean(&t, lo), at_hi = pl_floor_mean(&t, hi);
-    if (mean < at_lo - 1e-9 || mean > at_hi + 1e-9) {
-        free(t.suf);
-        return cs_fail(ctx, CS_ERR_CONFIG,
-                       "gen: a mean %s of %g is impossible with this exponent and maximum "
-                       "(possible: %.3g to %.3g)",
-                       what, mean, at_lo, at_hi);
-    }
-    for (int it = 0; it < 100; it++) {
-        double mid = 0.5 * (lo + hi);
-        if (pl_floor_mean(&t, mid) < mean)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    free(t.suf);
-    *xmin = 0.5 * (lo + hi);
-    return CS_OK;
-}
-
-static int64_t pl_draw_floor(cs_rng *r, double xmin, double xmax, double alpha)
-{
-    double x = cs_rng_power_bounded(r, xmin, xmax, alpha);
-    int64_t k = (int64_t)x;
-    return k < 1 ? 1 : k;
-}
-
 /* ---- model tables -------------------------------------------------------------------------- */
 
 static double ring_similarity(const cs_gen_config *c, int32_t topic)
@@ -171,229 +45,6 @@ static double ring_similarity(const cs_gen_config *c, int32_t topic)
     if (c->topics - d < d)
         d = c->topics - d;
     return exp(-(double)d / c->topic_spread);
-}
-
-/*
- * Fills pick[0..n) with an alias table (Walker/Vose, via cs_alias) of Zipf weights (rank+1)^-s
- * over the hosts order[0..n): order[0] is the most popular.
- */
-static cs_err zipf_picks(cs_ctx *ctx, host_pick *pick, const int64_t *order, int64_t n, double s)
-{
-    double *w = NULL;
-    cs_alias a = {0, NULL, NULL};
-    cs_err rc = cs_alloc(ctx, &w, (size_t)n, sizeof *w, "popularity weights");
-    if (rc != CS_OK)
-        return rc;
-    for (int64_t i = 0; i < n; i++)
-        w[i] = pow((double)(i + 1), -s);
-    rc = cs_alias_init(&a, w, n);
-    free(w);
-    if (rc != CS_OK)
-        return cs_fail(ctx, rc, "gen: cannot build a popularity table of %lld entries",
-                       (long long)n);
-    for (int64_t i = 0; i < n; i++) {
-        double t = a.prob[i] * 4294967296.0;
-        pick[i].thresh = t >= 4294967295.0 ? UINT32_MAX : (uint32_t)t;
-        pick[i].host = (int32_t)order[i];
-        pick[i].alias_host = (int32_t)order[a.alias[i]];
-    }
-    cs_alias_fini(&a);
-    return CS_OK;
-}
-
-/* A host from a pick table of n entries for the random word w: its high half chooses the entry
- * (multiply-shift, a bias below n / 2^32), the low word the coin. */
-static inline int64_t pick_host(const host_pick *p, int64_t n, uint64_t w)
-{
-    const host_pick *e = &p[((w >> 32) * (uint64_t)n) >> 32];
-    return (uint32_t)w < e->thresh ? e->host : e->alias_host;
-}
-
-/* Fisher-Yates shuffle of a[0..n) with the stream r: a popularity order independent of ids. */
-static void shuffle(int64_t *a, int64_t n, cs_rng *r)
-{
-    for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = (int64_t)cs_rng_below(r, (uint64_t)(i + 1));
-        int64_t t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-}
-
-static cs_err build_hosts(cs_ctx *ctx, cs_gen *g)
-{
-    const cs_gen_config *c = &g->cfg;
-    double hxmin;
-    cs_err rc = pl_solve_xmin(ctx, c->host_size_mean, (double)c->host_size_max + 1.0,
-                              c->host_size_alpha, "host size", &hxmin);
-    if (rc != CS_OK)
-        return rc;
-    /* Host sizes until the pages are covered: the layout is a function of (seed, pages). */
-    size_t cap = (size_t)(g->n_pages / (int64_t)c->host_size_mean) + 16;
-    int64_t *first = NULL;
-    CS_TRY(ctx, cs_alloc(ctx, &first, cap + 1, sizeof *first, "host table"));
-    int64_t h = 0, covered = 0;
-    while (covered < g->n_pages) {
-        if ((size_t)h + 1 >= cap) {
-            cap *= 2;
-            int64_t *nf = realloc(first, (cap + 1) * sizeof *nf);
-            if (nf == NULL) {
-                free(first);
-                return cs_fail(ctx, CS_ERR_NOMEM, "out of memory growing the host table");
-            }
-            first = nf;
-        }
-        cs_rng r;
-        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST_SIZE, (uint64_t)h, 0);
-        int64_t size = pl_draw_floor(&r, hxmin, (double)c->host_size_max + 1.0, c->host_size_alpha);
-        first[h] = covered;
-        covered += size;
-        h++;
-    }
-    first[h] = g->n_pages; /* the last host is truncated */
-    g->host_first = first;
-    g->n_hosts = h;
-    return CS_OK;
-fail:
-    return rc;
-}
-
-static cs_err build_topics(cs_ctx *ctx, cs_gen *g)
-{
-    const cs_gen_config *c = &g->cfg;
-    cs_err rc = CS_OK;
-    int32_t k = g->n_topics;
-    double *w = NULL;
-    int64_t *fill = NULL, *order = NULL;
-    CS_TRY(ctx, cs_alloc(ctx, &w, (size_t)k, sizeof *w, "topic sizes"));
-    for (int32_t t = 0; t < k; t++)
-        w[t] = pow((double)(t + 1), -c->topic_skew);
-    if ((rc = cs_alias_init(&g->topic_size, w, k)) != CS_OK) {
-        rc = cs_fail(ctx, rc, "gen: cannot build the topic table");
-        goto fail;
-    }
-
-    CS_TRY(ctx,
-           cs_alloc(ctx, &g->host_topic, (size_t)g->n_hosts, sizeof *g->host_topic, "host topics"));
-    CS_TRY(ctx, cs_calloc(ctx, &g->topic_off, (size_t)k + 1, sizeof *g->topic_off, "topic index"));
-    for (int64_t h = 0; h < g->n_hosts; h++) {
-        cs_rng r;
-        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)h, 0);
-        int32_t t = (int32_t)cs_alias_draw(&g->topic_size, &r);
-        g->host_topic[h] = t;
-        g->topic_off[t + 1]++;
-    }
-    for (int32_t t = 0; t < k; t++)
-        g->topic_off[t + 1] += g->topic_off[t];
-    CS_TRY(ctx, cs_alloc(ctx, &order, (size_t)g->n_hosts, sizeof *order, "host order"));
-    CS_TRY(ctx, cs_alloc(ctx, &fill, (size_t)k, sizeof *fill, "topic fill"));
-    memcpy(fill, g->topic_off, (size_t)k * sizeof *fill);
-    for (int64_t h = 0; h < g->n_hosts; h++)
-        order[fill[g->host_topic[h]]++] = h;
-    CS_TRY(ctx, cs_alloc(ctx, &g->topic_picks, (size_t)g->n_hosts, sizeof *g->topic_picks,
-                         "topic host tables"));
-    for (int32_t t = 0; t < k; t++) {
-        int64_t n = g->topic_off[t + 1] - g->topic_off[t];
-        if (n == 0)
-            continue;
-        /* popularity order inside the topic: a shuffle from (seed, topic) */
-        cs_rng r;
-        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, (uint64_t)t, 1);
-        shuffle(order + g->topic_off[t], n, &r);
-        CS_TRY(ctx, zipf_picks(ctx, g->topic_picks + g->topic_off[t], order + g->topic_off[t], n,
-                               c->host_popularity_skew));
-    }
-    for (int64_t h = 0; h < g->n_hosts; h++)
-        order[h] = h;
-    {
-        cs_rng r;
-        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, UINT64_MAX, 1);
-        shuffle(order, g->n_hosts, &r);
-    }
-    CS_TRY(ctx, cs_alloc(ctx, &g->any_picks, (size_t)g->n_hosts, sizeof *g->any_picks,
-                         "host popularity table"));
-    CS_TRY(ctx, zipf_picks(ctx, g->any_picks, order, g->n_hosts, c->host_popularity_skew));
-
-    /* Topic prototypes: unit vectors from (seed, topic). */
-    size_t dim = (size_t)c->term_dim;
-    CS_TRY(ctx, cs_alloc(ctx, &g->proto, (size_t)k * dim, sizeof *g->proto, "topic prototypes"));
-    for (int32_t t = 0; t < k; t++) {
-        cs_rng r;
-        cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_TOPIC, (uint64_t)t, 0);
-        double norm = 0.0, v[1024];
-        for (size_t i = 0; i < dim; i++) {
-            v[i] = cs_rng_normal(&r);
-            norm += v[i] * v[i];
-        }
-        norm = sqrt(norm);
-        for (size_t i = 0; i < dim; i++)
-            g->proto[(size_t)t * dim + i] = (float)(v[i] / norm);
-    }
-    free(order);
-    free(fill);
-    free(w);
-    return CS_OK;
-fail:
-    free(order);
-    free(fill);
-    free(w);
-    return rc;
-}
-
-cs_err cs_gen_create(cs_ctx *ctx, const cs_gen_config *cfg, cs_gen **out)
-{
-    cs_err rc = CS_OK;
-    cs_gen *g = NULL;
-    if (cfg->target_topic >= cfg->topics)
-        return cs_fail(ctx, CS_ERR_CONFIG, "gen.target_topic must be below gen.topics");
-    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "generator"));
-    g->cfg = *cfg;
-    g->n_pages = cfg->pages;
-    g->n_topics = (int32_t)cfg->topics;
-    CS_TRY(ctx, build_hosts(ctx, g));
-    CS_TRY(ctx, build_topics(ctx, g));
-    CS_TRY(ctx, cs_alloc(ctx, &g->hosts, (size_t)g->n_hosts, sizeof *g->hosts, "host records"));
-    {
-        double s = cfg->page_popularity_skew;
-        int one = fabs(1.0 - s) < 1e-9;
-        g->page_inv = one ? 0.0 : 1.0 / (1.0 - s);
-        double ri = round(g->page_inv);
-        if (!one && fabs(g->page_inv - ri) < 1e-9 && fabs(ri) <= 64.0)
-            g->page_int_exp = (int)ri;
-        for (int64_t h = 0; h < g->n_hosts; h++) {
-            int64_t cnt = g->host_first[h + 1] - g->host_first[h];
-            double m = (double)cnt;
-            g->hosts[h].first = g->host_first[h];
-            g->hosts[h].count = (int32_t)cnt;
-            g->hosts[h].c = (float)(one ? log2(m + 1.0) : pow(m + 1.0, 1.0 - s) - 1.0);
-        }
-    }
-    free(g->host_first); /* the same ranges as hosts[]: 8 bytes per host less */
-    g->host_first = NULL;
-    CS_TRY(ctx, pl_solve_xmin(ctx, cfg->degree_mean, (double)cfg->degree_max + 1.0,
-                              cfg->degree_alpha, "out-degree", &g->deg_xmin));
-    *out = g;
-    return CS_OK;
-fail:
-    cs_gen_destroy(&g);
-    return rc;
-}
-
-void cs_gen_destroy(cs_gen **pg)
-{
-    if (pg == NULL || *pg == NULL)
-        return;
-    cs_gen *g = *pg;
-    free(g->host_first);
-    free(g->host_topic);
-    free(g->hosts);
-    cs_alias_fini(&g->topic_size);
-    free(g->topic_off);
-    free(g->topic_picks);
-    free(g->any_picks);
-    free(g->proto);
-    free(g);
-    *pg = NULL;
 }
 
 int64_t cs_gen_n_pages(const cs_gen *g)
@@ -411,15 +62,26 @@ int32_t cs_gen_n_topics(const cs_gen *g)
 
 int64_t cs_gen_host_of(const cs_gen *g, int64_t page)
 {
-    int64_t lo = 0, hi = g->n_hosts; /* first page of host lo <= page < that of host hi */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
+    /* the page's bucket holds pages of the hosts from that of its first page to that of the
+     * next bucket's first: a host or two at the mean host size */
+    const int64_t b = page >> g->host_shift;
+    int64_t lo = g->host_at[b], hi = (int64_t)g->host_at[b + 1] + 1; /* in [lo, hi) */
+    while (hi - lo > 8) { /* a bucket of many small hosts */
+        const int64_t mid = lo + (hi - lo) / 2;
         if (g->hosts[mid].first <= page)
             lo = mid;
         else
             hi = mid;
     }
+    while (lo + 1 < hi && g->hosts[lo + 1].first <= page)
+        lo++;
     return lo;
+}
+
+int cs_gen_host_hash_owner(const void *arg, int64_t page)
+{
+    const cs_gen_owner *o = arg;
+    return cs_partition_host_hash(cs_gen_host_of(o->g, page), o->seed, o->k);
 }
 
 void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count)
@@ -581,7 +243,8 @@ static int64_t page_in_host_u(const cs_gen *g, int64_t h, double u)
 static int64_t draw_degree(const cs_gen *g, cs_rng *r, int hub)
 {
     const cs_gen_config *c = &g->cfg;
-    int64_t d = pl_draw_floor(r, g->deg_xmin, (double)c->degree_max + 1.0, c->degree_alpha);
+    const int64_t x = (int64_t)cs_powlaw_draw(&g->deg_law, r);
+    int64_t d = x < 1 ? 1 : x; /* the floor of the law, at least 1 */
     if (hub) {
         double hd = (double)d * c->hub_degree_factor;
         d = hd > (double)c->degree_max ? c->degree_max : (int64_t)hd;
@@ -942,10 +605,17 @@ void cs_gen_page_attrs(const cs_gen *g, int64_t page, cs_gen_page *out)
                   &out->observable);
 }
 
+int64_t cs_gen_shared_held(const cs_gen *g, int *shared)
+{
+    *shared = cs_node_size(g->node) > 1;
+    return *shared && cs_node_rank(g->node) == 0 ? g->block_bytes : 0;
+}
+
 int64_t cs_gen_model_bytes(const cs_gen *g)
 {
     const int64_t H = g->n_hosts, K = g->n_topics;
     return (int64_t)sizeof *g + H * (int64_t)(sizeof *g->hosts + sizeof *g->host_topic) +
+           (g->host_buckets + 1) * (int64_t)sizeof *g->host_at +
            (g->topic_off[K] + H) * (int64_t)sizeof(host_pick) + (K + 1) * 8 +
            K * (int64_t)(sizeof(float) * (size_t)g->cfg.term_dim + 12);
 }

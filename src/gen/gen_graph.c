@@ -13,6 +13,7 @@
 #include "crawlsim/gen.h"
 #include "crawlsim/partition.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,5 +186,77 @@ cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_g
 fail:
     cs_graph_destroy(&graph); /* built here but refused elsewhere */
     cs_graph_slice_fini(&mine);
+    return rc;
+}
+
+/* Whether host h begins one of the runs of the hosts whose bit is set (the one before it has
+ * none). */
+static int run_begins(const uint64_t *bits, int64_t h)
+{
+    const int in = (int)(bits[h >> 6] >> (h & 63)) & 1;
+    return in && (h == 0 || !((bits[(h - 1) >> 6] >> ((h - 1) & 63)) & 1));
+}
+
+cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen *g, int64_t seed, int32_t k, int32_t me,
+                             int64_t **start, int64_t **count, int64_t *n_runs)
+{
+    cs_err rc = CS_OK;
+    const int64_t H = cs_gen_n_hosts(g), W = (H + 63) / 64;
+    const int T = omp_get_max_threads();
+    int64_t *at = NULL, *st = NULL, *ct = NULL;
+    uint64_t *bits = NULL;
+    *start = *count = NULL;
+    *n_runs = 0;
+    CS_TRY(ctx, cs_calloc(ctx, &at, (size_t)T + 1, sizeof *at, "host runs"));
+    CS_TRY(ctx, cs_alloc(ctx, &bits, (size_t)W + 1, sizeof *bits, "host runs"));
+    /* this rank's hosts (one hash per host), then the runs beginning in each thread's hosts,
+     * then each thread's from its offset */
+#pragma omp parallel default(none) shared(bits, at, H, W, seed, k, me, T)
+    {
+#pragma omp for schedule(static)
+        for (int64_t w = 0; w < W; w++) {
+            uint64_t b = 0;
+            for (int64_t h = w * 64; h < H && h < w * 64 + 64; h++)
+                b |= (uint64_t)(cs_partition_host_hash(h, seed, k) == me) << (h & 63);
+            bits[w] = b;
+        }
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t r = 0;
+        for (int64_t h = H / nt * t + (t < H % nt ? t : H % nt), e = h + H / nt + (t < H % nt);
+             h < e; h++)
+            r += run_begins(bits, h);
+        at[t + 1] = r;
+    }
+    for (int t = 0; t < T; t++)
+        at[t + 1] += at[t];
+    const int64_t R = at[T];
+    CS_TRY(ctx, cs_alloc(ctx, &st, (size_t)R + 1, sizeof *st, "host runs"));
+    CS_TRY(ctx, cs_alloc(ctx, &ct, (size_t)R + 1, sizeof *ct, "host runs"));
+#pragma omp parallel default(none) shared(g, bits, at, st, ct, H)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t r = at[t];
+        for (int64_t h = H / nt * t + (t < H % nt ? t : H % nt), e = h + H / nt + (t < H % nt);
+             h < e; h++) {
+            if (!run_begins(bits, h))
+                continue;
+            int64_t f = 0, c = 0, x = h, fx = 0, cx = 0;
+            cs_gen_host_range(g, h, &f, &c);
+            while (x + 1 < H && ((bits[(x + 1) >> 6] >> ((x + 1) & 63)) & 1)) /* its hosts */
+                x++;
+            cs_gen_host_range(g, x, &fx, &cx);
+            st[r] = f;
+            ct[r++] = fx + cx - f;
+        }
+    }
+    *start = st;
+    *count = ct;
+    *n_runs = R;
+    st = ct = NULL;
+fail:
+    free(bits);
+    free(ct);
+    free(st);
+    free(at);
     return rc;
 }

@@ -1,12 +1,65 @@
 /*
- * gen internals shared by gen.c and gen_graph.c.
+ * gen internals shared by gen.c (pages and links), gen_model.c (the model's tables) and
+ * gen_graph.c.
  */
 #ifndef CRAWLSIM_GEN_IMPL_H
 #define CRAWLSIM_GEN_IMPL_H
 
+#include "crawlsim/comm.h"
 #include "crawlsim/gen.h"
+#include "crawlsim/rng.h"
 
 #include <stdint.h>
+
+/* A host as seen by a link into it. */
+typedef struct host_rec {
+    int64_t first; /* first page */
+    int32_t count; /* pages */
+    float c;       /* in-host popularity constant (see page_in_host) */
+} host_rec;
+
+/*
+ * One entry of an alias table over hosts that stores the hosts themselves, so that picking a
+ * popular host costs one cache miss instead of three (alias arrays, then the host list).
+ */
+typedef struct host_pick {
+    uint32_t thresh; /* keep `host` when the low 32 bits of the draw are below this */
+    int32_t host;
+    int32_t alias_host;
+} host_pick;
+
+struct cs_gen {
+    cs_gen_config cfg;
+    int64_t n_pages;
+    int64_t n_hosts;
+    int32_t n_topics;
+    cs_node *node; /* the ranks sharing the tables below (one block of its memory) */
+    char *block;   /* the tables */
+    int64_t block_bytes;
+    host_rec *hosts;      /* n_hosts: the host's pages and what a link into it needs */
+    uint16_t *host_topic; /* n_hosts (gen.topics <= 65536) */
+    int32_t *host_at;     /* host_buckets + 1: the host of page b << host_shift */
+    int64_t host_buckets;
+    int host_shift;
+    cs_alias topic_size;    /* topic of a host or of an off-topic page, by size */
+    int64_t *topic_off;     /* n_topics + 1 offsets into topic_picks */
+    host_pick *topic_picks; /* per topic: hosts by popularity (Zipf), as alias entries */
+    host_pick *any_picks;   /* all hosts by popularity */
+    int64_t *topic_fill;    /* n_topics, while the model is built */
+    float *proto;           /* n_topics x term_dim unit prototypes (each rank its own) */
+    double deg_xmin;        /* bounded power-law lower end for out-degrees */
+    cs_powlaw deg_law;      /* the out-degrees' law */
+    double page_inv;        /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
+    int page_int_exp;       /* page_inv when it is a small nonzero integer, else 0 */
+};
+
+/* A host from a pick table of n entries for the random word w: its high half chooses the entry
+ * (multiply-shift, a bias below n / 2^32), the low word the coin. */
+static inline int64_t pick_host(const host_pick *p, int64_t n, uint64_t w)
+{
+    const host_pick *e = &p[((w >> 32) * (uint64_t)n) >> 32];
+    return (uint32_t)w < e->thresh ? e->host : e->alias_host;
+}
 
 /*
  * Local. cs_gen_slice for the pages ids[0..n) (strictly increasing, in [0, pages); CS_ERR_ARG

@@ -138,6 +138,24 @@ fail:
     return rc;
 }
 
+/* Local. The local runs' arrays for LR runs (filled by the caller: start[0..LR), lbase[0..LR)). */
+static cs_err local_runs_alloc(cs_ctx *ctx, cs_graph *g, int64_t LR)
+{
+    cs_err rc = cs_alloc(ctx, &g->lrun.start, (size_t)LR + 1, sizeof *g->lrun.start, "local runs");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->lbase, (size_t)LR + 1, sizeof *g->lbase, "local runs");
+    return rc;
+}
+
+/* Local. Closes the LR local runs (the last ending before page `end`) and indexes them. */
+static cs_err local_runs_index(cs_ctx *ctx, cs_graph *g, int64_t LR, int64_t end)
+{
+    g->lrun.start[LR] = end;
+    g->lbase[LR] = (int32_t)g->n_local;
+    g->lrun.n = LR;
+    return graph_runs_index(ctx, &g->lrun);
+}
+
 /* Local. The local index of a partition without a part array (a block's range, or runs of
  * pages of one part) straight from its ranges, without the list of ids graph_build_local
  * makes (8 bytes a page at set-up): the same lookups, the local runs being the partition's
@@ -171,21 +189,16 @@ static cs_err index_from_ranges(cs_ctx *ctx, cs_graph *g, const cs_partition *pa
     g->contiguous = LR <= 1;
     if (g->contiguous)
         return CS_OK;
-    graph_runs *r = &g->lrun;
-    CS_TRY(ctx, cs_alloc(ctx, &r->start, (size_t)LR + 1, sizeof *r->start, "local runs"));
-    CS_TRY(ctx, cs_alloc(ctx, &g->lbase, (size_t)LR + 1, sizeof *g->lbase, "local runs"));
+    CS_TRY(ctx, local_runs_alloc(ctx, g, LR));
     int64_t i = 0, base = 0;
     for (int64_t j = 0; j < part->n_runs; j++) {
         if (part->run_part[j] != me)
             continue;
-        r->start[i] = part->run_first[j];
+        g->lrun.start[i] = part->run_first[j];
         g->lbase[i++] = (int32_t)base;
         base += part->run_first[j + 1] - part->run_first[j];
     }
-    r->start[LR] = hi + 1;
-    g->lbase[LR] = (int32_t)cnt;
-    r->n = LR;
-    CS_TRY(ctx, graph_runs_index(ctx, r));
+    CS_TRY(ctx, local_runs_index(ctx, g, LR, hi + 1));
 fail:
     return rc;
 }
@@ -215,6 +228,54 @@ cs_err cs_graph_build_index(cs_ctx *ctx, const cs_partition *part, int64_t n_hos
         CS_TRY(ctx, graph_build_local(ctx, g, part));
     free(g->ids); /* 8 bytes a page: the index answers without them (cs_graph_local_id) */
     g->ids = NULL;
+    *out = g;
+    return CS_OK;
+fail:
+    cs_graph_destroy(&g);
+    return rc;
+}
+
+cs_err cs_graph_build_index_runs(cs_ctx *ctx, int64_t n_pages, int64_t n_hosts, int32_t n_topics,
+                                 const int64_t *start, const int64_t *count, int64_t n_runs,
+                                 cs_graph_owner_fn owner, const void *arg, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph *g = NULL;
+    int64_t cnt = 0, bad = -1;
+    for (int64_t i = 0; i < n_runs && bad < 0; i++) {
+        if (count[i] < 1 || start[i] < 0 || start[i] + count[i] > n_pages ||
+            (i > 0 && start[i] <= start[i - 1] + count[i - 1]))
+            bad = i;
+        cnt += count[i];
+    }
+    if (bad >= 0 || n_runs < 0 || owner == NULL || n_hosts < 0 || n_topics < 0)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cs_graph_build_index_runs: run %lld of %lld is empty, outside [0, %lld), "
+                       "not after the previous one with a gap, or no owner function",
+                       (long long)bad, (long long)n_runs, (long long)n_pages);
+    if (cnt >= INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT, "rank %d owns %lld pages: at most %d are supported",
+                       ctx->rank, (long long)cnt, INT32_MAX - 1);
+    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "graph"));
+    g->n_pages = n_pages;
+    g->n_hosts = n_hosts;
+    g->n_topics = n_topics;
+    g->k = ctx->size;
+    g->rank = ctx->rank;
+    g->owner_fn = owner;
+    g->owner_arg = arg;
+    g->n_local = cnt;
+    g->id_lo = cnt > 0 ? start[0] : 0;
+    g->id_hi = cnt > 0 ? start[n_runs - 1] + count[n_runs - 1] - 1 : -1;
+    g->contiguous = n_runs <= 1;
+    if (!g->contiguous) {
+        CS_TRY(ctx, local_runs_alloc(ctx, g, n_runs));
+        for (int64_t i = 0, base = 0; i < n_runs; base += count[i++]) {
+            g->lrun.start[i] = start[i];
+            g->lbase[i] = (int32_t)base;
+        }
+        CS_TRY(ctx, local_runs_index(ctx, g, n_runs, g->id_hi + 1));
+    }
     *out = g;
     return CS_OK;
 fail:

@@ -66,6 +66,8 @@ struct cs_graph {
     uint8_t *owner8;
     uint16_t *owner16;
     int32_t *owner32;
+    cs_graph_owner_fn owner_fn; /* else, computed: owner_fn(owner_arg, page) */
+    const void *owner_arg;
 };
 
 /*

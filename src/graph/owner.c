@@ -132,9 +132,34 @@ int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
     return g->below[page >> 6] + popcount64(w & (bit - 1));
 }
 
+int64_t cs_graph_n_local_runs(const cs_graph *g)
+{
+    if (g->ids != NULL)
+        return -1;
+    if (g->contiguous)
+        return g->n_local > 0;
+    return g->lbase != NULL ? g->lrun.n : -1;
+}
+
+void cs_graph_local_run(const cs_graph *g, int64_t i, int64_t *first, int64_t *count, int64_t *base)
+{
+    CS_ASSERT(i >= 0 && i < cs_graph_n_local_runs(g));
+    if (g->contiguous) {
+        *first = g->id_lo;
+        *count = g->n_local;
+        *base = 0;
+        return;
+    }
+    *first = g->lrun.start[i];
+    *base = g->lbase[i];
+    *count = g->lbase[i + 1] - g->lbase[i];
+}
+
 int cs_graph_owner(const cs_graph *g, int64_t page)
 {
     CS_ASSERT(page >= 0 && page < g->n_pages);
+    if (g->owner_fn != NULL)
+        return g->owner_fn(g->owner_arg, page);
     if (g->orun.start != NULL) {
         const int64_t r = runs_find(&g->orun, page);
         return g->orun8 != NULL ? g->orun8[r] : g->orun16 != NULL ? g->orun16[r] : g->orun32[r];

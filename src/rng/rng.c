@@ -250,22 +250,37 @@ double cs_rng_pareto(cs_rng *r, double xmin, double alpha)
  * both tend to the log-uniform xmin * exp(u L) as a -> 0 without cancellation, and a == 0
  * takes that limit directly. x increases with u in every branch (common random numbers).
  */
-double cs_rng_power_bounded(cs_rng *r, double xmin, double xmax, double alpha)
+void cs_powlaw_init(cs_powlaw *p, double xmin, double xmax, double alpha)
+{
+    p->xmin = xmin;
+    p->xmax = xmax;
+    p->a = 1.0 - alpha;
+    p->span = log(xmax / xmin);
+    p->e = p->a < 0.0 ? expm1(p->a * p->span) : p->a > 0.0 ? expm1(-p->a * p->span) : 0.0;
+}
+
+double cs_powlaw_draw(const cs_powlaw *p, cs_rng *r)
 {
     double u = cs_rng_uniform(r);
-    double a = 1.0 - alpha;
-    double span = log(xmax / xmin);
+    const double xmin = p->xmin, xmax = p->xmax, a = p->a;
     double x;
     if (a < 0.0)
-        x = xmin * exp(log1p(u * expm1(a * span)) / a);
+        x = xmin * exp(log1p(u * p->e) / a);
     else if (a > 0.0)
-        x = xmax * exp(log1p((1.0 - u) * expm1(-a * span)) / a);
+        x = xmax * exp(log1p((1.0 - u) * p->e) / a);
     else
-        x = xmin * exp(u * span);
+        x = xmin * exp(u * p->span);
     /* Rounding in exp() can land on xmax itself (or below xmin); keep [xmin, xmax). */
     if (x < xmin)
         return xmin;
     return x < xmax ? x : nextafter(xmax, xmin);
+}
+
+double cs_rng_power_bounded(cs_rng *r, double xmin, double xmax, double alpha)
+{
+    cs_powlaw p;
+    cs_powlaw_init(&p, xmin, xmax, alpha);
+    return cs_powlaw_draw(&p, r);
 }
 
 /* ---- Zipf by rejection-inversion (Hormann & Derflinger 1996) ----

@@ -73,8 +73,8 @@ static cs_err run_task(sim *s, loop_state *ls, int64_t task)
     sim_visited_clear(s);
     memset(s->h.rel_host, 0, (size_t)s->h.host_words * 8);
     cs_outbox_clear(&s->r.out);
-    memset(s->h.host_fetched, 0, (size_t)cs_graph_n_hosts(s->g) * 4);
-    memset(s->h.host_rel, 0, (size_t)cs_graph_n_hosts(s->g) * 4);
+    memset(s->h.host_fetched, 0, (size_t)s->h.n_slots * 4);
+    memset(s->h.host_rel, 0, (size_t)s->h.n_slots * 4);
     s->h.cap_now = cap_at(s, 0);
     if (s->ops->begin_task != NULL)
         CS_TRY_AGREE(ctx, s->ops->begin_task(s->pol, ctx, task));
@@ -281,6 +281,8 @@ static void sim_free(sim *s)
     free(s->h.host_mark);
     free(s->h.host_fetched);
     free(s->h.host_rel);
+    free(s->h.slot_bits);
+    free(s->h.slot_below);
     free(s->f.tx);
     free(s->sl.taken);
     free(s->sl.cands);
@@ -327,6 +329,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     memset(&ls, 0, sizeof ls);
     ls.resumed_tick = -1;
     cs_sim_summary sum;
+    int64_t peak_once = 0;
     memset(&sum, 0, sizeof sum);
     s->ctx = ctx;
     s->cfg = cfg;
@@ -519,9 +522,12 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
         cs_bcast(ctx, &sum.seconds, 1, CS_T_F64, 0);
     }
     {
-        const int64_t rss = sim_peak_rss();
+        /* the node-shared model's pages count in the peak of every rank that touched them:
+         * once instead (sim_node_memory) */
+        const int64_t rss = sim_peak_rss(), once = sim_node_memory(s, rss);
         cs_allreduce(ctx, &rss, &sum.peak_rss_max, 1, CS_T_I64, CS_OP_MAX);
         cs_allreduce(ctx, &rss, &sum.peak_rss_sum, 1, CS_T_I64, CS_OP_SUM);
+        cs_allreduce(ctx, &once, &peak_once, 1, CS_T_I64, CS_OP_SUM);
     }
     CS_TRY(ctx, sim_write_results(s, &ls, output, &sum));
     /* The summary is the run's result on stdout, not a log line: -q (errors only) keeps it. */
@@ -533,9 +539,13 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
                (long long)sum.relevant_hosts);
         printf("  %.3g fetches/s (second half of the run), politeness violations %lld\n",
                sum.fetch_rate, (long long)sum.politeness_violations);
-        printf("  peak memory %.1f MiB on the largest rank, %.1f MiB over %d ranks\n",
+        printf("  peak memory %.1f MiB on the largest rank, %.1f MiB over %d ranks",
                (double)sum.peak_rss_max / 1048576.0, (double)sum.peak_rss_sum / 1048576.0,
                ctx->size);
+        if (peak_once != sum.peak_rss_sum)
+            printf(" (%.1f MiB with the memory the ranks of a node share counted once)",
+                   (double)peak_once / 1048576.0);
+        printf("\n");
         if (s->rf != NULL)
             cs_simrf_summary(s->rf);
         printf("  results: %s\n", output);

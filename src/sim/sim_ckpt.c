@@ -44,7 +44,7 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
     char *ini = NULL, *box = NULL;
     char name[96];
     double t0 = cs_now();
-    const int64_t H = cs_graph_n_hosts(s->g), T = s->cfg->run.tasks, n = s->m.s.n;
+    const int64_t T = s->cfg->run.tasks, n = s->m.s.n;
     CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
     CS_TRY(ctx, cs_ckpt_create(ctx, s->cfg->run.checkpoint, &ck));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/config", CS_CK_BYTES, (int64_t)strlen(ini) + 1, ini));
@@ -79,8 +79,9 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
     }
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s), s->vis.bits));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->h.host_fetched));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_rel", CS_CK_I32, H, s->h.host_rel));
+    CS_TRY(ctx,
+           cs_ckpt_put(ctx, ck, "run/host_fetched", CS_CK_I32, s->h.n_slots, s->h.host_fetched));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/host_rel", CS_CK_I32, s->h.n_slots, s->h.host_rel));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/trace", CS_CK_I64, (int64_t)s->m.trace_len, s->m.trace));
     /* the outboxes (links waiting for the next exchange when E > 1), one after the other */
     {
@@ -150,7 +151,7 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     int64_t *len = NULL;
     char name[96];
     double t0 = cs_now();
-    const int64_t H = cs_graph_n_hosts(s->g), T = s->cfg->run.tasks;
+    const int64_t T = s->cfg->run.tasks;
     CS_TRY(ctx, cs_ckpt_open(ctx, path, &ck));
     CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
     int64_t n = 0;
@@ -220,8 +221,9 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
            cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s), s->vis.bits));
     CS_TRY(ctx,
            cs_ckpt_get_exact(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_fetched", CS_CK_I32, H, s->h.host_fetched));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_rel", CS_CK_I32, H, s->h.host_rel));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_fetched", CS_CK_I32, s->h.n_slots,
+                                  s->h.host_fetched));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_rel", CS_CK_I32, s->h.n_slots, s->h.host_rel));
     free(s->m.trace);
     s->m.trace = NULL;
     n = 0;

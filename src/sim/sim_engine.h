@@ -113,6 +113,14 @@ typedef struct sim_hosts {
     int any_split;      /* some host has pages on several ranks (host_k > 1) */
     int32_t *sp_before; /* per host, when some host is split: its global count before a
                            selection phase */
+    /* The slots of the host tables host_fetched, host_rel, host_used, host_mark (hslot): a
+     * host's id (slot_bits NULL, n_slots = H), or, in the procedural world under host-hash with
+     * one policy per rank (no rep), where only this rank's hosts are counted, this rank's hosts
+     * numbered in increasing id: bit h of slot_bits says whether it owns host h, slot_below[w]
+     * counts its hosts before word w (0.19 bytes a host instead of 17 for the others). */
+    uint64_t *slot_bits;
+    int32_t *slot_below;
+    int64_t n_slots;
 } sim_hosts;
 
 /* Selection scratch of a tick. */
@@ -247,6 +255,7 @@ struct cs_sim_world {
     char *key;             /* what it was built from (sim_world_check) */
     int proc;              /* the procedural world (gen.materialize = false): g has no pages'
                               links or attributes; gen computes them (sim_pages.c) */
+    cs_gen_owner owner;    /* the procedural world under host-hash: g's owner lookup */
 };
 
 typedef struct sim {
@@ -314,6 +323,16 @@ typedef struct loop_state {
     int64_t *task_v[4]; /* per task: fetched, relevant, relevant hosts, ticks */
 } loop_state;
 
+/* The slot of host h in the host tables (sim_hosts): h, or its rank among this rank's hosts
+ * (the host must be this rank's then). */
+static inline int64_t hslot(const sim *s, int64_t h)
+{
+    if (s->h.slot_bits == NULL)
+        return h;
+    const uint64_t below = (1ULL << (h & 63)) - 1;
+    return s->h.slot_below[h >> 6] + __builtin_popcountll(s->h.slot_bits[h >> 6] & below);
+}
+
 /* The most fetches of host h this rank may make in tick t: the host's rate, split over the
  * ranks owning its pages (the remainder rotating with the tick), so the sum over ranks never
  * exceeds crawl.host_rate. */
@@ -346,7 +365,8 @@ static inline int capped(const sim *s, int64_t h, int with_tick)
         return 0;
     const int64_t k = s->strict || s->h.host_k == NULL ? 1 : s->h.host_k[h]; /* strict: global */
     const int64_t mine = k <= 1 ? cap : cap / k + (s->h.host_idx[h] < cap % k);
-    return s->h.host_fetched[h] + (with_tick ? s->h.host_used[h] : 0) >= mine;
+    const int64_t hs = hslot(s, h);
+    return s->h.host_fetched[hs] + (with_tick ? s->h.host_used[hs] : 0) >= mine;
 }
 
 /* The cap of this tick: the fixed one, or the adaptive 5 -> 2 schedule (5, 4, 3, 2 in the
@@ -368,8 +388,9 @@ static inline int64_t cap_at(const sim *s, int64_t fetched_task)
  * polite_check at a task's seed tick, resets the counts). */
 static inline void touch(sim *s, int64_t h)
 {
-    if (!s->h.host_mark[h]) {
-        s->h.host_mark[h] = 1;
+    const int64_t hs = hslot(s, h);
+    if (!s->h.host_mark[hs]) {
+        s->h.host_mark[hs] = 1;
         s->h.touched[s->h.n_touched++] = (int32_t)h;
     }
 }
@@ -467,6 +488,17 @@ cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base);
 cs_err sim_record_point(sim *s, loop_state *ls, int64_t task);
 /* Local. This process's peak resident memory so far, in bytes (getrusage). */
 int64_t sim_peak_rss(void);
+/* This process's resident pages of memory shared with other processes (RssShmem of
+ * /proc/self/status) in bytes, 0 when unknown. */
+int64_t sim_shared_rss(void);
+/* This rank's part of the node's memory given its peak resident memory: with the generator's
+ * model shared by the node's ranks (cs_gen_create_shared), whose pages count in the peak of
+ * every rank that touched them, the peak less the rank's shared pages at the end of the run
+ * plus the shared bytes it holds (the node's first rank: the whole model, once); else the
+ * peak. Summed over ranks: the memory of the nodes, exact when each rank's peak is at the
+ * end of the run (a procedural crawl's memory grows with it). In the results as
+ * /timing/ranks/shared_rss and shared_held. */
+int64_t sim_node_memory(const sim *s, int64_t peak);
 cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum);
 cs_err sim_save_checkpoint(sim *s, loop_state *ls);
 cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path);

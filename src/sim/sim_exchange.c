@@ -368,8 +368,8 @@ cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick)
         const rep_fetch *f = (const rep_fetch *)(s->r.rep_all + fo[k]);
         const cs_link_msg *recs = (const cs_link_msg *)(s->r.rep_all + ro[k]);
         const int64_t h = host_any(s, f->page);
-        s->h.host_fetched[h]++;
-        s->h.host_rel[h] += f->relevant != 0;
+        s->h.host_fetched[hslot(s, h)]++;
+        s->h.host_rel[hslot(s, h)] += f->relevant != 0;
         for (int64_t l = 0; l < f->n_out; l++)
             s->r.ord[o++] = &recs[l];
         if (f->pick < 0)
@@ -459,7 +459,7 @@ cs_err sim_take_seeds(sim *s, int64_t *n)
         sim_visited_set(s, s->seeds[i]); /* every rank knows every seed, and marks its own bits */
         int64_t li = cs_graph_local_index(s->g, s->seeds[i]);
         if (li < 0 && s->cap_global)
-            s->h.host_fetched[host_any(s, s->seeds[i])]++;
+            s->h.host_fetched[hslot(s, host_any(s, s->seeds[i]))]++;
         if (li < 0)
             continue;
         fetch *f = &s->f.fx[(*n)++];

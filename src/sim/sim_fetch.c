@@ -125,9 +125,10 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     const cs_sarsa_config *sc = &s->cfg->sarsa;
     const double thr = s->threshold;
     int64_t skipped = 0; /* out-links to visited pages */
+    const sim *cs = s;   /* the host slots (hslot) */
 #pragma omp parallel for default(none)                                                             \
     shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, slot, sc, thr, \
-               n, GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp, pat, gen, proc)            \
+               n, GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp, pat, gen, proc, cs)        \
     schedule(dynamic, FETCH_CHUNK) reduction(+ : skipped)
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = fx[i].page, li = fx[i].li, ai = pat[i];
@@ -203,13 +204,13 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
                     int64_t hf = 0, hr = 0;
                     if (rp) { /* rep: every host's counts are global and everywhere */
                         const int64_t h = proc ? cs_gen_host_of(gen, d) : hall[d];
-                        hf = hfetch[h];
-                        hr = hrel[h];
+                        hf = hfetch[hslot(cs, h)];
+                        hr = hrel[hslot(cs, h)];
                     } else if (cs_graph_owner(g, d) == me) {
                         const int64_t h =
                             proc ? cs_gen_host_of(gen, d) : hostv[cs_graph_local_index(g, d)];
-                        hf = hfetch[h];
-                        hr = hrel[h];
+                        hf = hfetch[hslot(cs, h)];
+                        hr = hrel[hslot(cs, h)];
                     }
                     cs_tres_x(HF, m, hf, hr, tx + (base[i] + k) * TD);
                 }
@@ -235,11 +236,11 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++) {
         s->m.c[C_FETCHED]++;
         if (!s->rep) /* rep: rep_share counts every rank's fetches */
-            s->h.host_fetched[host[pat[i]]]++;
+            s->h.host_fetched[hslot(s, host[pat[i]])]++;
         if (pst[i].relevant) {
             s->m.c[C_RELEVANT]++;
             if (!s->rep)
-                s->h.host_rel[host[pat[i]]]++;
+                s->h.host_rel[hslot(s, host[pat[i]])]++;
             BIT_SET(s->h.rel_host, host[pat[i]]);
         }
     }
@@ -426,7 +427,7 @@ static cs_err link_samples(sim *s, const cs_link_msg *const *ptrs, const cs_link
         const cs_link_msg *m = REC(i);
         const int64_t h = host_of_page(cs, m->dst);
         pg[ki[i]] = m->dst;
-        cs_tres_x(HF, m, hf[h], hr[h], x + ki[i] * TD);
+        cs_tres_x(HF, m, hf[hslot(cs, h)], hr[hslot(cs, h)], x + ki[i] * TD);
     }
     CS_TRY(ctx, s->ops->link(s->pol, ctx, pg, x, nk, val));
     *kidx = ki;

@@ -13,6 +13,26 @@ int64_t sim_peak_rss(void)
     return (int64_t)ru.ru_maxrss * 1024; /* Linux: kilobytes */
 }
 
+int64_t sim_shared_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "RssShmem: %lld", &kb) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return (int64_t)kb * 1024;
+}
+
+int64_t sim_node_memory(const sim *s, int64_t peak)
+{
+    int shared = 0;
+    const int64_t held = s->gen != NULL ? cs_gen_shared_held(s->gen, &shared) : 0;
+    return shared ? peak - sim_shared_rss() + held : peak;
+}
+
 const char *const sim_phase_name[NPH] = {"evaluate", "select", "fetch", "learn",    "route",
                                          "exchange", "insert", "wait",  "allreduce"};
 
@@ -276,9 +296,18 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
         snprintf(path, sizeof path, "timing/ranks/%s", sim_phase_name[i]);
         rc = cs_results_gather(ctx, r, path, CS_RES_F64, 1, &s->m.t[i]);
     }
-    int64_t rss = sim_peak_rss();
+    int64_t rss = sim_peak_rss(), shm = 0, held = 0;
+    int shared = 0;
+    if (s->gen != NULL)
+        held = cs_gen_shared_held(s->gen, &shared);
+    if (shared)
+        shm = sim_shared_rss();
     if (rc == CS_OK)
         rc = cs_results_gather(ctx, r, "timing/ranks/peak_rss", CS_RES_I64, 1, &rss);
+    if (rc == CS_OK)
+        rc = cs_results_gather(ctx, r, "timing/ranks/shared_rss", CS_RES_I64, 1, &shm);
+    if (rc == CS_OK)
+        rc = cs_results_gather(ctx, r, "timing/ranks/shared_held", CS_RES_I64, 1, &held);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, write_trace(s, r));
     if (s->rf != NULL)

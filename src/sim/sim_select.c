@@ -11,8 +11,8 @@
 static void reset_hosts(sim *s)
 {
     for (int64_t i = 0; i < s->h.n_touched; i++) {
-        s->h.host_used[s->h.touched[i]] = 0;
-        s->h.host_mark[s->h.touched[i]] = 0;
+        s->h.host_used[hslot(s, s->h.touched[i])] = 0;
+        s->h.host_mark[hslot(s, s->h.touched[i])] = 0;
     }
     s->h.n_touched = 0;
 }
@@ -26,8 +26,8 @@ void sim_polite_check(sim *s, int64_t tick)
         /* strict: a split host's count is global and known to every rank: rank 0 counts it */
         if (s->strict && (s->rep || host_split(s, h)) && s->ctx->rank != 0)
             continue;
-        if (s->h.host_used[h] > q)
-            s->m.c[C_POLITE] += s->h.host_used[h] - q;
+        if (s->h.host_used[hslot(s, h)] > q)
+            s->m.c[C_POLITE] += s->h.host_used[hslot(s, h)] - q;
     }
     reset_hosts(s);
 }
@@ -88,7 +88,7 @@ cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
     for (int64_t i = 0; i < n; i++) {
         const int64_t h = s->proc ? cs_gen_host_of(s->gen, cs_graph_local_id(s->g, cr[i].page))
                                   : cs_graph_host(s->g)[cr[i].page];
-        s->h.host_used[h]++;
+        s->h.host_used[hslot(s, h)]++;
         touch(s, h);
         if (global && (s->rep || host_split(s, h))) {
             s->sl.sp[2 * m] = h;
@@ -102,7 +102,7 @@ cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
         for (int64_t i = 0; i < tot; i++) {
             if (i >= mine0 && i < mine0 + m)
                 continue; /* this rank's own, counted above */
-            s->h.host_used[s->sl.sp_all[2 * i]]++;
+            s->h.host_used[hslot(s, s->sl.sp_all[2 * i])]++;
             touch(s, s->sl.sp_all[2 * i]);
         }
     }
@@ -304,8 +304,8 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                 if (i >= 8) {
                     const int64_t h8 = host_of_key(s, top[i - 8]);
                     ahead[i & 7] = h8; /* (i - 8) & 7 == i & 7, read above already */
-                    __builtin_prefetch(&s->h.host_used[h8]);
-                    __builtin_prefetch(&s->h.host_mark[h8]);
+                    __builtin_prefetch(&s->h.host_used[hslot(s, h8)]);
+                    __builtin_prefetch(&s->h.host_mark[hslot(s, h8)]);
                     if (s->h.host_k != NULL)
                         __builtin_prefetch(&s->h.host_k[h8]);
                 }
@@ -318,11 +318,12 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                     }
                     continue;
                 }
-                if (s->h.host_used[h] >= quota(s, h, tick))
+                const int64_t hs = hslot(s, h);
+                if (s->h.host_used[hs] >= quota(s, h, tick))
                     continue;
-                s->h.host_used[h]++;
-                if (!s->h.host_mark[h]) {
-                    s->h.host_mark[h] = 1;
+                s->h.host_used[hs]++;
+                if (!s->h.host_mark[hs]) {
+                    s->h.host_mark[hs] = 1;
                     s->h.touched[s->h.n_touched++] = (int32_t)h;
                 }
                 s->sl.acc[k++] = top[i];
@@ -341,7 +342,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         }
         /* the keys above the floor ran out: undo this walk's counts and take all keys */
         for (int64_t i = 0; i < k; i++)
-            s->h.host_used[host_of_key(s, s->sl.acc[i])]--;
+            s->h.host_used[hslot(s, host_of_key(s, s->sl.acc[i]))]--;
         m = n > m ? n : m;
     }
 fail:
@@ -364,7 +365,7 @@ static cs_err reserve(sim *s, int64_t nsel, int64_t got)
 static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
 {
     for (int64_t i = take; i < got; i++)
-        s->h.host_used[host_of_key(s, s->sl.cands[i])]--;
+        s->h.host_used[hslot(s, host_of_key(s, s->sl.cands[i]))]--;
     CS_ASSERT((size_t)(*nsel + take) < s->sl.sel_cap || take == 0);
     const cs_frontier *fr = s->fr;
     const uint64_t *cands = s->sl.cands;
@@ -496,7 +497,7 @@ static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64
             CS_TRY_AGREE(ctx, local);
             CS_TRY(ctx, gather_split(s, m, &tot));
             for (int64_t i = 0; i < tot; i++)
-                s->h.sp_before[s->sl.sp_all[2 * i]] = s->h.host_used[s->sl.sp_all[2 * i]];
+                s->h.sp_before[s->sl.sp_all[2 * i]] = s->h.host_used[hslot(s, s->sl.sp_all[2 * i])];
             for (int64_t i = 0; i < m; i++)
                 s->h.sp_before[s->sl.sp[2 * i]]--; /* this walk's own picks */
             /* per split host, its best (rate - count before) keys pass */
@@ -521,7 +522,7 @@ static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64
                 if (pass)
                     s->sl.cands[kept++] = s->sl.cands[i];
                 else
-                    s->h.host_used[h]--;
+                    s->h.host_used[hslot(s, h)]--;
             }
         } else {
             kept = got;
@@ -534,7 +535,8 @@ static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64
             keep(s, kept, 0, nsel); /* give the host quotas back */
             if (split)              /* and the split hosts' counts their values before this walk */
                 for (int64_t i = 0; i < tot; i++)
-                    s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
+                    s->h.host_used[hslot(s, s->sl.sp_all[2 * i])] =
+                        s->h.sp_before[s->sl.sp_all[2 * i]];
             want *= 2;
             continue;
         }
@@ -542,13 +544,13 @@ static cs_err pick_strict(sim *s, cs_err local, int explore, int64_t tick, int64
         if (split) {
             /* the split hosts' global counts: their gathered keys that passed and were taken */
             for (int64_t i = 0; i < tot; i++)
-                s->h.host_used[s->sl.sp_all[2 * i]] = s->h.sp_before[s->sl.sp_all[2 * i]];
+                s->h.host_used[hslot(s, s->sl.sp_all[2 * i])] = s->h.sp_before[s->sl.sp_all[2 * i]];
             for (int64_t i = 0, j; i < tot; i = j) {
                 const int64_t h = s->sl.sp_all[2 * i];
                 for (j = i; j < tot && s->sl.sp_all[2 * j] == h; j++)
                     if (j - i < rate - s->h.sp_before[h] &&
                         (uint64_t)s->sl.sp_all[2 * j + 1] >= cut)
-                        s->h.host_used[h]++;
+                        s->h.host_used[hslot(s, h)]++;
                 touch(s, h);
             }
         }
@@ -585,14 +587,12 @@ static int admit(void *eng, int64_t page)
     const int64_t h = host_of_page(s, page);
     if (capped(s, h, 0))
         return CS_ADMIT_NEVER;
-    if (s->sl.taken[e] || capped(s, h, 1) || s->h.host_used[h] >= quota(s, h, s->sl.sel_tick))
+    const int64_t hs = hslot(s, h);
+    if (s->sl.taken[e] || capped(s, h, 1) || s->h.host_used[hs] >= quota(s, h, s->sl.sel_tick))
         return CS_ADMIT_LATER;
     s->sl.taken[e] = 1;
-    s->h.host_used[h]++;
-    if (!s->h.host_mark[h]) {
-        s->h.host_mark[h] = 1;
-        s->h.touched[s->h.n_touched++] = (int32_t)h;
-    }
+    s->h.host_used[hs]++;
+    touch(s, h);
     return CS_ADMIT_OK;
 }
 

@@ -315,7 +315,7 @@ static cs_err share_all(sim *s, cs_err local, int64_t n, int mark)
     if (s->cap_global)
         for (int64_t i = 0; i < tot; i++)
             if (i < mine || i >= mine + n)
-                s->h.host_fetched[host_any(s, s->r.vis_all[i])]++;
+                s->h.host_fetched[hslot(s, host_any(s, s->r.vis_all[i]))]++;
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
 fail:
     return rc;

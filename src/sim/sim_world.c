@@ -5,6 +5,7 @@
 #include "sim/sim_engine.h"
 
 #include <errno.h>
+#include <omp.h>
 
 /* ---- world --------------------------------------------------------------------------------- */
 
@@ -23,19 +24,40 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
                          "run.partition_method = file needs a graph file (run.graph); a world "
                          "generated in memory takes host-hash or block");
         CS_TRY_AGREE(ctx, rc);
-        CS_TRY_AGREE(ctx, cs_gen_create(ctx, &cfg->gen, &w->gen));
+        double t0 = cs_now();
+        CS_TRY_AGREE(ctx, cs_gen_create_shared(ctx, &cfg->gen, &w->gen));
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the generator's model %.2f s", cs_now() - t0);
         int method =
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
-        CS_TRY_AGREE(ctx,
-                     cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
-        if (cfg->gen.materialize) {
-            CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+        t0 = cs_now();
+        w->proc = !cfg->gen.materialize;
+        w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size};
+        if (w->proc && method == CS_PART_HOST_HASH) {
+            /* the procedural world under host-hash: this rank's runs of pages straight from
+             * the hosts' hashes and the owner of a page from its host, no partition object
+             * (a part per host, every rank's runs) */
+            int64_t *st = NULL, *ct = NULL, R = 0;
+            rc = cs_gen_host_hash_runs(ctx, w->gen, cfg->partition.seed, ctx->size, ctx->rank, &st,
+                                       &ct, &R);
+            if (rc == CS_OK)
+                rc = cs_graph_build_index_runs(ctx, cs_gen_n_pages(w->gen), cs_gen_n_hosts(w->gen),
+                                               cs_gen_n_topics(w->gen), st, ct, R,
+                                               cs_gen_host_hash_owner, &w->owner, &w->g);
+            free(st);
+            free(ct);
+            CS_TRY_AGREE(ctx, rc);
         } else {
-            /* the procedural world: the owner lookup and local ids only; pages on demand */
-            w->proc = 1;
-            CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
-                                                   cs_gen_n_topics(w->gen), &w->g));
+            CS_TRY_AGREE(
+                ctx, cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
+            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
+            t0 = cs_now();
+            if (cfg->gen.materialize)
+                CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
+            else /* the procedural world on blocks: the owner lookup and local ids only */
+                CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
+                                                       cs_gen_n_topics(w->gen), &w->g));
         }
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the graph's index %.2f s", cs_now() - t0);
     } else {
         if (!cfg->gen.materialize)
             rc = cs_fail(ctx, CS_ERR_CONFIG,
@@ -155,10 +177,84 @@ cs_err sim_world_check(cs_ctx *ctx, const cs_sim_world *w, const cs_config *cfg)
     return rc;
 }
 
+/*
+ * The procedural world's split hosts, without a pass over the hosts nor a collective: its
+ * partitions give the pages of a range to ranks in increasing order. Host-hash keeps every host
+ * whole; a block partition splits only the hosts that hold a block's first page and begin
+ * before it (at most k - 1), each on o1 - o0 + 1 ranks (every rank between the owners of its
+ * first and last pages has some), this rank's index among them its rank less o0, clamped (the
+ * count of ranks before this one with pages of it, as the exclusive scan of sim_build_hosts
+ * gives). Returns whether some host is split; with host_k and host_idx (zeroed, H entries)
+ * fills those hosts' entries (a whole host's 0 reads as one rank, as its index is not read).
+ */
+static int proc_split_hosts(sim *s)
+{
+    const int k = s->ctx->size, me = s->ctx->rank;
+    const int64_t N = cs_graph_n_pages(s->g);
+    int split = 0;
+    for (int r = 1; r < k && s->cfg->run.partition_method == CS_RUN_PART_BLOCK; r++) {
+        int64_t p = 0, n = 0, f = 0, c = 0;
+        cs_block_range(N, r, k, &p, &n);
+        const int64_t h = cs_gen_host_of(s->gen, p);
+        cs_gen_host_range(s->gen, h, &f, &c);
+        if (n == 0 || f == p)
+            continue;
+        split = 1;
+        if (s->h.host_k == NULL)
+            continue;
+        const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
+        s->h.host_k[h] = o1 - o0 + 1;
+        s->h.host_idx[h] = (me < o0 ? o0 : me > o1 + 1 ? o1 + 1 : me) - o0;
+    }
+    return split;
+}
+
+/*
+ * Local. The host slots of the procedural world under host-hash with one policy per rank
+ * (sim_hosts): only this rank's hosts are counted there (its fetches, its frontier's pages, its
+ * re-crawls are its own pages), so the host tables hold this rank's hosts only, H / P entries
+ * instead of H; a host's slot is its rank among them, from a rank directory over the hosts
+ * (0.19 bytes a host): 0.19 + 17 / P bytes a host instead of 17. The hosts are the
+ * partition's (cs_partition_host_hash, as cs_gen_partition assigns them).
+ */
+static cs_err host_slots(sim *s, int64_t H)
+{
+    cs_ctx *ctx = s->ctx;
+    const int64_t W = (H + 63) / 64, seed = s->cfg->partition.seed;
+    const int32_t k = ctx->size, me = ctx->rank;
+    cs_err rc = cs_calloc(ctx, &s->h.slot_bits, (size_t)W + 1, 8, "host slots");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &s->h.slot_below, (size_t)W + 1, 4, "host slots");
+    if (rc != CS_OK)
+        return rc;
+    uint64_t *bits = s->h.slot_bits;
+#pragma omp parallel for default(none) shared(bits, W, H, seed, k, me) schedule(static)
+    for (int64_t w = 0; w < W; w++) {
+        uint64_t b = 0;
+        for (int64_t h = w * 64; h < H && h < w * 64 + 64; h++)
+            b |= (uint64_t)(cs_partition_host_hash(h, seed, k) == me) << (h & 63);
+        bits[w] = b;
+    }
+    int64_t n = 0;
+    for (int64_t w = 0; w <= W; w++) {
+        s->h.slot_below[w] = (int32_t)n;
+        n += w < W ? __builtin_popcountll(bits[w]) : 0;
+    }
+    s->h.n_slots = n;
+    /* the partition is the one the graph's owner lookup holds */
+    for (int64_t h = 0; h<H; h += H> 1 ? H - 1 : 1) {
+        int64_t f = 0, c = 0;
+        cs_gen_host_range(s->gen, h, &f, &c);
+        CS_ASSERT((cs_graph_owner(s->g, f) == me) == ((bits[h >> 6] >> (h & 63)) & 1));
+    }
+    return CS_OK;
+}
+
 /* Politeness bookkeeping: how many ranks own pages of each host and this rank's index, kept
  * only when some host is split (s->h.any_split; the same on every rank): under a partition
  * that keeps hosts whole every host has one owner. Per host, 17 bytes on every rank (quotas,
- * the tick's list, the task's counts), 8 more with split hosts. */
+ * the tick's list, the task's counts), 8 more with split hosts; in the procedural world under
+ * host-hash 17 per host of this rank (host_slots). */
 cs_err sim_build_hosts(sim *s)
 {
     cs_ctx *ctx = s->ctx;
@@ -167,44 +263,41 @@ cs_err sim_build_hosts(sim *s)
     const int64_t *host = cs_graph_host(s->g);
     int32_t *mine = NULL;
     s->h.host_words = (H + 63) / 64;
-    rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
+    const int split = s->proc ? proc_split_hosts(s) : 1; /* materialized: found below */
+    s->h.n_slots = H;
+    if (s->proc && !split && !s->rep && ctx->size > 1 &&
+        s->cfg->run.partition_method != CS_RUN_PART_BLOCK)
+        rc = host_slots(s, H);
+    const size_t ns = (size_t)s->h.n_slots + 1;
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.rel_host_all, (size_t)s->h.host_words + 1, 8, "relevant hosts");
-    if (rc == CS_OK)
+    if (rc == CS_OK && split)
         rc = cs_calloc(ctx, &s->h.host_k, (size_t)H + 1, 4, "host owners");
-    if (rc == CS_OK)
+    if (rc == CS_OK && split)
         rc = cs_calloc(ctx, &s->h.host_idx, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_used, (size_t)H + 1, 4, "host quotas");
+        rc = cs_calloc(ctx, &s->h.host_used, ns, 4, "host quotas");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &s->h.touched, (size_t)H + 1, 4, "host quotas");
+        rc = cs_alloc(ctx, &s->h.touched, ns, 4, "host quotas");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_mark, (size_t)H + 1, 1, "host quotas");
+        rc = cs_calloc(ctx, &s->h.host_mark, ns, 1, "host quotas");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_fetched, (size_t)H + 1, 4, "host caps");
+        rc = cs_calloc(ctx, &s->h.host_fetched, ns, 4, "host caps");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &s->h.host_rel, (size_t)H + 1, 4, "host caps");
-    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &s->h.host_rel, ns, 4, "host caps");
+    if (rc == CS_OK && !s->proc)
         rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK && H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
     CS_TRY_AGREE(ctx, rc);
     if (s->proc) {
-        /* no page's host is stored: a host's pages are a range of ids, and the partitions of a
-         * generated world (block, host-hash) give the pages of a range to ranks in increasing
-         * order, so this rank has pages of the host exactly when it lies between the owners of
-         * the host's first and last pages */
-        const int me = ctx->rank;
-        for (int64_t h = 0; h < H; h++) {
-            int64_t f = 0, c = 0;
-            cs_gen_host_range(s->gen, h, &f, &c);
-            const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
-            mine[h] = o0 <= me && me <= o1;
-        }
-    } else {
-        for (int64_t i = 0; i < nl; i++)
-            mine[host[i]] = 1;
+        s->h.any_split = proc_split_hosts(s);
+        return CS_OK;
     }
+    for (int64_t i = 0; i < nl; i++)
+        mine[host[i]] = 1;
     cs_allreduce(ctx, mine, s->h.host_k, (int)H, CS_T_I32, CS_OP_SUM);
     cs_exscan_sum(ctx, mine, s->h.host_idx, (int)H, CS_T_I32);
     for (int64_t h = 0; h < H; h++)
@@ -221,9 +314,15 @@ fail:
 
 /* ---- seeds --------------------------------------------------------------------------------- */
 
+/* The order of the seed-page candidates: seed_key(p) = cs_mix64(p ^ seed_salt). */
+static uint64_t seed_salt(const sim *s)
+{
+    return cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES);
+}
+
 static uint64_t seed_key(const sim *s, int64_t p)
 {
-    return cs_mix64((uint64_t)p ^ cs_mix64((uint64_t)s->cfg->run.seed + CS_HASH_SEED_PAGES));
+    return cs_mix64((uint64_t)p ^ seed_salt(s));
 }
 
 /* Local. (k, page) into the sorted list mine[0 .. 2 m) of at most S pairs, the largest dropped
@@ -238,6 +337,89 @@ static void seed_insert(uint64_t *mine, int64_t *m, int64_t S, uint64_t k, int64
     }
     mine[2 * j] = k;
     mine[2 * j + 1] = (uint64_t)page;
+}
+
+/*
+ * Local. The procedural world's candidates of sim_choose_seeds: this rank's S smallest (key,
+ * page) pairs into mine (sorted, *m of them) over its runs of pages, no page stored: each
+ * OpenMP thread a range of the rank's pages and its own list, then the lists merged (keys are
+ * distinct: seed_key is a bijection of the page, so the S smallest pairs are the same whatever
+ * the order they are offered in). A page's relevance is computed only when its key would enter
+ * a list (the same list: a page is kept when relevant and its key small enough, in either
+ * order of the two tests). O(N / P): a key per page.
+ */
+static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
+{
+    cs_ctx *ctx = s->ctx;
+    const int64_t S = s->cfg->run.seeds, R = cs_graph_n_local_runs(s->g);
+    const int64_t n = cs_graph_n_local(s->g);
+    const int relevant = s->cfg->run.seed_pages == CS_SEEDS_RELEVANT;
+    const int T = omp_get_max_threads();
+    uint64_t *lists = NULL;
+    int64_t *counts = NULL;
+    CS_ASSERT(R >= 0); /* the procedural world's index is by ranges (cs_graph_build_index) */
+    cs_err rc = cs_alloc(ctx, &lists, (size_t)T * (size_t)S * 2, 8, "seeds");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &counts, (size_t)T, sizeof *counts, "seeds");
+    if (rc != CS_OK) {
+        free(lists);
+        return rc;
+    }
+    const sim *cs = s;
+    const uint64_t salt = seed_salt(s);
+#pragma omp parallel default(none) shared(cs, lists, counts, S, R, n, relevant, T, salt)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        uint64_t *li = lists + (size_t)t * (size_t)S * 2, thr = 0;
+        int64_t mt = 0;
+        int full = 0; /* the list holds S pairs: a key enters below thr, the largest */
+        /* this thread's local indices [lo, hi): from the run holding lo */
+        const int64_t lo = n / nt * t + (t < n % nt ? t : n % nt);
+        const int64_t hi = lo + n / nt + (t < n % nt);
+        int64_t a = 0, b = R;
+        while (b - a > 1) {
+            const int64_t mid = a + (b - a) / 2;
+            int64_t mf = 0, mc = 0, mb = 0;
+            cs_graph_local_run(cs->g, mid, &mf, &mc, &mb);
+            if (mb <= lo)
+                a = mid;
+            else
+                b = mid;
+        }
+        for (int64_t i = a, li_at = lo; i < R && li_at < hi; i++) {
+            int64_t f = 0, c = 0, base = 0;
+            cs_graph_local_run(cs->g, i, &f, &c, &base);
+            const int64_t from = f + (li_at - base), to = f + (hi - base < c ? hi - base : c);
+            for (int64_t p = from; p < to; p++) {
+                const uint64_t k = cs_mix64((uint64_t)p ^ salt); /* seed_key */
+                if (full && k >= thr)
+                    continue;
+                if (relevant) {
+                    cs_gen_page pa;
+                    cs_gen_page_attrs(cs->gen, p, &pa);
+                    if (pa.relevance < cs->threshold)
+                        continue;
+                }
+                seed_insert(li, &mt, S, k, p);
+                full = mt == S;
+                thr = li[2 * (mt - 1)];
+            }
+            li_at = base + c;
+        }
+        counts[t] = mt;
+    }
+    int64_t mm = 0;
+    for (int t = 0; t < T; t++)
+        for (int64_t j = 0; j < counts[t]; j++) {
+            const uint64_t *e = lists + ((size_t)t * (size_t)S + (size_t)j) * 2;
+            if (mm == S && e[0] >= mine[2 * (mm - 1)])
+                break; /* the thread's list is sorted: the rest are larger */
+            seed_insert(mine, &mm, S, e[0], (int64_t)e[1]);
+        }
+    *m = mm;
+    free(counts);
+    free(lists);
+    return CS_OK;
 }
 
 /* Collective. The in-degree of every page (4 bytes a page on every rank), from each rank's
@@ -355,35 +537,8 @@ cs_err sim_choose_seeds(sim *s)
     /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list, the pages
      * offered in increasing id */
     int64_t m = 0;
-    if (s->proc) {
-        /* no local ids stored: the hosts' ranges, each page of this rank's (block partitions
-         * split hosts); its relevance computed only when its key would enter the list (the
-         * list is the same: a page is kept when relevant and its key small enough, in either
-         * order of the two tests) */
-        const int64_t H = cs_gen_n_hosts(s->gen);
-        const int me = ctx->rank;
-        for (int64_t h = 0; h < H; h++) {
-            int64_t f = 0, c = 0;
-            cs_gen_host_range(s->gen, h, &f, &c);
-            const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
-            if (o0 > me || o1 < me)
-                continue;
-            for (int64_t p = f; p < f + c; p++) {
-                if (o0 != o1 && cs_graph_owner(s->g, p) != me)
-                    continue;
-                const uint64_t k = seed_key(s, p);
-                if (m == S && k >= mine[2 * (m - 1)])
-                    continue;
-                if (mode == CS_SEEDS_RELEVANT) {
-                    cs_gen_page pa;
-                    cs_gen_page_attrs(s->gen, p, &pa);
-                    if (pa.relevance < s->threshold)
-                        continue;
-                }
-                seed_insert(mine, &m, S, k, p);
-            }
-        }
-    }
+    if (s->proc)
+        CS_TRY_AGREE(ctx, proc_seeds(s, mine, &m));
     for (int64_t i = 0; i < nl && !s->proc; i++) {
         if (mode == CS_SEEDS_RELEVANT && rel[i] < s->threshold)
             continue;

@@ -6,7 +6,10 @@
 # (rank 0's log), the fetch rate (/timing/fetch_rate), the peak resident memory of the largest
 # rank and the sum over ranks (/timing/ranks/peak_rss), the bytes per world page over all ranks
 # (the sum less the ranks' baseline, a 1 000-page world, over the pages) and per touched page
-# (the sum's growth from FETCHES to 10 x FETCHES fetches, over the extra fetches). With
+# (the sum's growth from FETCHES to 10 x FETCHES fetches, over the extra fetches). The sum counts
+# the memory the ranks of a node share (the generator's model) once: the sum of peak_rss less
+# the ranks' shared pages (/timing/ranks/shared_rss) plus the shared bytes they hold (shared_held:
+# the model, on the node's first rank); older binaries' results lack both: nothing shared. With
 # MATERIALIZE=true the materialized world instead (every owned page built before the crawl).
 # Usage: tests/bench/procedural.sh BUILD_DIR ["SIZES"] [FETCHES] [NP] [--set ...]
 set -euo pipefail
@@ -24,7 +27,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fig() { # FILE -> "max_rss_MiB sum_rss_MiB fetch_rate"
     /usr/bin/python3 -c "import h5py,sys; f=h5py.File(sys.argv[1],'r'); v=f['/timing/ranks/peak_rss'][:]; \
-print('%.1f %.1f %.0f' % (v.max()/2**20, v.sum()/2**20, f['/timing/fetch_rate'][0]))" "$1"
+r=f['/timing/ranks']; s=r['shared_rss'][:].sum()-r['shared_held'][:].sum() if 'shared_held' in r else 0; \
+print('%.1f %.1f %.0f' % (v.max()/2**20, (v.sum()-s)/2**20, f['/timing/fetch_rate'][0]))" "$1"
 }
 run() { # PAGES FETCHES OUT -> set-up seconds
     mpirun -n "$np" --oversubscribe --bind-to none "$bin" run "$here/jobs/quickstart.ini" \

@@ -8,6 +8,9 @@
 #   evidence, the anchors of their out-links, the change clocks and attributes of the cached
 #   pages, the host of any page (the MAX cap of split hosts counts every rank's fetches) and
 #   the split hosts' quotas;
+# the generator's model shared by the ranks of the node (cs_gen_create_shared, built by the 3
+# ranks together) gives the crawl of a model per rank (CRAWLSIM_SHARED=0), and the ranks that
+# map it report its pages (/timing/ranks/shared_rss);
 # and the options that need the graph before the crawl are refused with an error naming
 # gen.materialize: run.seed_pages = in-degree, crawl.visited = owned, a graph file.
 # With PROCEDURAL_FULL=1 (cli.test_procedural_full, label long) every policy (SARSA in each
@@ -66,6 +69,21 @@ else
     same 2 "sarsa, strict, block partition, MAX 3, refresh lambda-learn" "${strict[@]}" \
         --set run.partition_method=block --set tres.max_per_host=3 "${refresh[@]}"
 fi
+
+# the model shared by the node's 3 ranks (each built a share) = a model per rank
+shared=("${crawl[@]}" --set gen.materialize=false --set run.partition_method=block)
+run 3 run "${shared[@]}" -o shared.h5 > /dev/null 2>&1 || fail "the crawl on the shared model"
+CRAWLSIM_SHARED=0 run 3 run "${shared[@]}" -o private.h5 > /dev/null 2>&1 ||
+    fail "the crawl on a model per rank"
+if compare shared.h5 private.h5; then
+    pass "the model shared by 3 ranks = a model per rank"
+else
+    fail "shared model: $(head -4 <<< "$compared")"
+fi
+shm=$(h5int shared.h5 /timing/ranks/shared_rss 1)
+[ "${shm:-0}" -gt 0 ] && [ "$(h5int private.h5 /timing/ranks/shared_rss 1)" = 0 ] &&
+    pass "rank 1 maps the shared model ($shm bytes resident), not without it" ||
+    fail "shared_rss: ${shm:-none} shared, $(h5int private.h5 /timing/ranks/shared_rss 1) private"
 
 # the refusals, at once
 expect_exit 1 1 'seed_pages = in-degree.*gen.materialize' run "${crawl[@]}" \

@@ -4,6 +4,7 @@
  * configured parameters with tolerances derived from their variance.
  */
 #include "crawlsim/gen.h"
+#include "crawlsim/partition.h"
 
 #include <check.h>
 #include <math.h>
@@ -284,6 +285,34 @@ START_TEST(tiny_worlds)
 }
 END_TEST
 
+START_TEST(host_of_every_page)
+{
+    /* the host index (buckets of pages) answers as the host ranges, for worlds of many small
+     * hosts (buckets of several hosts) and of few large ones (hosts over several buckets) */
+    const double means[3] = {1.5, 20.0, 700.0}, alphas[3] = {4.0, 2.1, 1.6};
+    for (int m = 0; m < 3; m++) {
+        cs_gen_config c = small_config(30011);
+        c.host_size_mean = means[m];
+        c.host_size_alpha = alphas[m];
+        cs_gen *g = NULL;
+        ck_assert_msg(cs_gen_create(&ctx, &c, &g) == CS_OK, "%s", ctx.errmsg);
+        int64_t h = 0, f = 0, n = 0;
+        cs_gen_host_range(g, 0, &f, &n);
+        for (int64_t p = 0; p < c.pages; p++) {
+            while (p >= f + n)
+                cs_gen_host_range(g, ++h, &f, &n);
+            ck_assert_int_eq(cs_gen_host_of(g, p), h);
+        }
+        ck_assert_int_eq(h, cs_gen_n_hosts(g) - 1);
+        cs_gen_owner o = {g, 7, 3};
+        for (int64_t p = 0; p < c.pages; p += 97)
+            ck_assert_int_eq(cs_gen_host_hash_owner(&o, p),
+                             cs_partition_host_hash(cs_gen_host_of(g, p), 7, 3));
+        cs_gen_destroy(&g);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gen");
@@ -296,6 +325,7 @@ static Suite *suite(void)
     tcase_add_test(tc, terms_are_noisy_evidence);
     tcase_add_test(tc, impossible_parameters_are_errors);
     tcase_add_test(tc, tiny_worlds);
+    tcase_add_test(tc, host_of_every_page);
     suite_add_tcase(s, tc);
     return s;
 }
