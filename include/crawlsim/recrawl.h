@@ -131,6 +131,12 @@ CS_API int cs_recrawl_is_slot(const char *policy);
  */
 CS_API cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined);
 
+/* Local; the threads of the calling one share it (OpenMP). cs_recrawl_fetch(r, idx[j], t, NULL)
+ * for j = 0, 1, ..., n - 1 in this order, stopping at the first error (its code): the same
+ * result, bit for bit, for any thread count; the joining pages' first changes are drawn in
+ * parallel. CS_ERR_NOMEM besides cs_recrawl_fetch's errors. */
+CS_API cs_err cs_recrawl_fetch_batch(cs_recrawl *r, const int64_t *idx, int64_t n, double t);
+
 /* Logically collective(comm): R. The bandwidth R (> 0, finite) of the solves from the next
  * cs_recrawl_sync on. CS_ERR_ARG otherwise. */
 CS_API cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R);

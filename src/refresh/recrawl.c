@@ -220,6 +220,8 @@ void cs_recrawl_destroy(cs_recrawl **pr)
     free(r->crate);
     free(r->cprob);
     free(r->ccomp);
+    free(r->ftau);
+    free(r->fk);
     free(r);
     *pr = NULL;
 }
@@ -448,7 +450,10 @@ fail:
 
 /* ---- the refresh-only experiment ------------------------------------------------------------- */
 
-cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
+/* cs_recrawl_fetch of page i; tau, k: its first change after t (cs_cache_first_changes), or
+ * NULL to compute it here. */
+static cs_err fetch_one(cs_recrawl *r, int64_t i, double t, int *joined, const double *tau,
+                        const uint64_t *k)
 {
     if (joined != NULL)
         *joined = 0;
@@ -458,7 +463,9 @@ cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
                        "step %g",
                        (long long)i, t, r->t_step);
     if (!cs_cache_has(r->cache, i)) {
-        if (cs_cache_add(r->cache, i, t) != CS_OK)
+        const cs_err a = tau != NULL ? cs_cache_add_first(r->cache, i, t, *tau, *k)
+                                     : cs_cache_add(r->cache, i, t);
+        if (a != CS_OK)
             return cs_fail(r->ctx, CS_ERR_ARG,
                            "page %lld cannot be cached: its importance mu = %g and change rate "
                            "delta = %g must be finite and > 0",
@@ -479,6 +486,26 @@ cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
         r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
     r->t_last[i] = t;
     return r->err;
+}
+
+cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
+{
+    return fetch_one(r, i, t, joined, NULL, NULL);
+}
+
+cs_err cs_recrawl_fetch_batch(cs_recrawl *r, const int64_t *idx, int64_t n, double t)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(r->ctx, cs_grow(r->ctx, &r->ftau, &r->ftau_cap, (size_t)n + 1, sizeof *r->ftau,
+                           "recrawl scratch"));
+    CS_TRY(r->ctx,
+           cs_grow(r->ctx, &r->fk, &r->fk_cap, (size_t)n + 1, sizeof *r->fk, "recrawl scratch"));
+    /* the joining pages' first changes (the costly part: their streams up to t) in parallel */
+    cs_cache_first_changes(r->cache, idx, n, t, r->ftau, r->fk);
+    for (int64_t j = 0; j < n && rc == CS_OK; j++)
+        rc = fetch_one(r, idx[j], t, NULL, &r->ftau[j], &r->fk[j]);
+fail:
+    return rc;
 }
 
 cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R)

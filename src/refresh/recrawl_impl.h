@@ -63,6 +63,10 @@ struct cs_recrawl {
     int64_t *cidx;
     double *cmu, *cdelta, *crate, *cprob;
     uint8_t *ccomp;
+    /* scratch of cs_recrawl_fetch_batch: the joining pages' first changes */
+    double *ftau;
+    uint64_t *fk;
+    size_t ftau_cap, fk_cap;
 };
 
 /* Local. Crawls cached page i at t now (a slot policy's decision): the cache's staleness, the

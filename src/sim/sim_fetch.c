@@ -547,3 +547,15 @@ fail:
     return rc;
 #undef REC
 }
+
+cs_err sim_refresh_fetched(sim *s, int64_t n, int64_t tick)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(s->ctx,
+           cs_grow(s->ctx, &s->f.li, &s->f.li_cap, (size_t)n + 1, sizeof *s->f.li, "fetches"));
+    for (int64_t i = 0; i < n; i++)
+        s->f.li[i] = s->f.fx[i].li;
+    rc = cs_simrf_fetched(s->rf, s->f.li, n, tick);
+fail:
+    return rc;
+}

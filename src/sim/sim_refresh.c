@@ -275,9 +275,9 @@ fail:
     return rc;
 }
 
-cs_err cs_simrf_fetched(sim_refresh *rf, int64_t li, int64_t tick)
+cs_err cs_simrf_fetched(sim_refresh *rf, const int64_t *li, int64_t n, int64_t tick)
 {
-    return cs_recrawl_fetch(rf->rc, li, cs_simrf_time(rf, tick), NULL);
+    return cs_recrawl_fetch_batch(rf->rc, li, n, cs_simrf_time(rf, tick));
 }
 
 void cs_simrf_excess(sim_refresh *rf, int64_t excess)
