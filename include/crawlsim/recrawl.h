@@ -150,8 +150,9 @@ CS_API cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R);
 CS_API cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb);
 
 /* Collective(ctx->comm). Learners: the mean over the cached pages of all ranks of
- * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. */
-CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err);
+ * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. r: only its
+ * scratch changes. */
+CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err);
 
 /* Local. The schedule in force (per local page): rate (expected crawls per time unit) and prob
  * (crawl probability per notified change, -1 for Poisson or interval pages). Borrowed. */
