@@ -297,6 +297,7 @@ static void sim_free(sim *s)
     free(s->f.nout);
     free(s->r.own);
     free(s->sl.acc);
+    free(s->sl.khost);
     free(s->r.ridx);
     free(s->r.route);
     free(s->r.route_bytes);

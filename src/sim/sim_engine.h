@@ -135,6 +135,8 @@ typedef struct sim_select {
     uint64_t floor;     /* unused (checkpoints keep its place: the greedy floor of old) */
     uint64_t *sort_tmp; /* cs_sort_u64 scratch */
     size_t sort_tmp_cap;
+    int64_t *khost; /* the hosts of a selection walk's keys */
+    size_t khost_cap;
     uint64_t *acc; /* the keys a selection walk accepted */
     size_t acc_cap;
     int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */

@@ -233,17 +233,26 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
             s->m.trace[s->m.trace_len++] = fx[i].page;
         }
     }
+    /* the host counters (reads at random places): integer increments and bit sets, the same
+     * whatever their order */
+    int64_t nrel = 0;
+    int32_t *hfc = s->h.host_fetched, *hrc = s->h.host_rel;
+    uint64_t *relh = s->h.rel_host;
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none)                                   \
+    shared(cs, host, pat, pst, hfc, hrc, relh, rp, n) reduction(+ : nrel) schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        s->m.c[C_FETCHED]++;
-        if (!s->rep) /* rep: rep_share counts every rank's fetches */
-            s->h.host_fetched[hslot(s, host[pat[i]])]++;
+        const int64_t h = host[pat[i]];
+        if (!rp) /* rep: rep_share counts every rank's fetches */
+            __atomic_fetch_add(&hfc[hslot(cs, h)], 1, __ATOMIC_RELAXED);
         if (pst[i].relevant) {
-            s->m.c[C_RELEVANT]++;
-            if (!s->rep)
-                s->h.host_rel[hslot(s, host[pat[i]])]++;
-            BIT_SET(s->h.rel_host, host[pat[i]]);
+            nrel++;
+            if (!rp)
+                __atomic_fetch_add(&hrc[hslot(cs, h)], 1, __ATOMIC_RELAXED);
+            __atomic_fetch_or(&relh[h >> 6], (uint64_t)1 << (h & 63), __ATOMIC_RELAXED);
         }
     }
+    s->m.c[C_FETCHED] += n;
+    s->m.c[C_RELEVANT] += nrel;
     if (s->ops->observe != NULL && !s->rep) {
         CS_TRY(ctx,
                cs_grow(ctx, &s->f.obs, &s->f.obs_cap, (size_t)n + 1, sizeof *s->f.obs, "fetches"));
@@ -278,16 +287,23 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         s->m.t[PH_ROUTE] += cs_now() - t2;
         return CS_OK;
     }
-    CS_TRY(ctx,
-           cs_grow(ctx, &s->r.own, &s->r.own_cap, (size_t)links + 1, sizeof *s->r.own, "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->r.own, &s->r.own_cap, (size_t)(links > n ? links : n) + 1,
+                        sizeof *s->r.own, "links"));
     CS_TRY(ctx,
            cs_grow(ctx, &s->r.ridx, &s->r.ridx_cap, (size_t)links + 1, sizeof *s->r.ridx, "links"));
     CS_TRY(ctx, cs_grow(ctx, &s->r.route, &s->r.route_cap, (size_t)links + 1, sizeof *s->r.route,
                         "links"));
-    int64_t nl = 0;
+    /* the records in page order: page i's at the prefix sum of nout (in s->r.own for now) */
+    int64_t nl = 0, *rat = s->r.own, *rix = s->r.ridx;
+    for (int64_t i = 0; i < n; i++) {
+        rat[i] = nl;
+        nl += nout[i];
+    }
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none) shared(rat, rix, base, nout, n)    \
+    schedule(static)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
-            s->r.ridx[nl++] = base[i] + k;
+            rix[rat[i] + k] = base[i] + k;
     /* a counting sort by owner over fixed blocks of records (route_block: independent of the
      * thread count): the owners and each block's count per rank in parallel, the offsets in
      * (rank, block) order, then each block copies its records to its places in parallel */
@@ -394,6 +410,8 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
 #define INS_BLOCK 64
 /* Fewer records than this are inserted without waking the threads. */
 #define INS_PARALLEL 128
+/* Records per block of the list of new pages (fixed: the list does not depend on the threads). */
+#define INS_LIST_BLOCK 2048
 
 /* Local. A selecting policy's new frontier samples (sim_insert_links between its passes 2 and
  * 3: ent holds every record's entry, or why none): the kept records' pages and TRES vectors in
@@ -487,17 +505,37 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     }
     s->m.c[C_DROPPED] += once ? dropped : 0;
     /* 2. new entries, in record order (a page may come twice: the second finds the first's) */
-    int64_t nn = 0;
-    for (int64_t i = 0; i < n; i++)
-        nn += ent[i] == INS_NEW;
+    /* (their list by fixed blocks of records: counts, prefix sums in block order, then each
+     * block writes its part; the per-block counts live in the third pass's lists) */
+    const int64_t nbk = (n + INS_LIST_BLOCK - 1) / INS_LIST_BLOCK;
+    int64_t nn = 0, *bcnt = list;
+#pragma omp parallel for if (nbk > 1) default(none) shared(ent, bcnt, n, nbk) schedule(static)
+    for (int64_t b = 0; b < nbk; b++) {
+        const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
+        int64_t k = 0;
+        for (int64_t i = b * INS_LIST_BLOCK; i < e; i++)
+            k += ent[i] == INS_NEW;
+        bcnt[b] = k;
+    }
+    for (int64_t b = 0; b < nbk; b++) {
+        const int64_t k = bcnt[b];
+        bcnt[b] = nn;
+        nn += k;
+    }
     if (nn > 0) {
         CS_TRY(ctx, cs_grow(ctx, &s->r.ins_new, &s->r.ins_new_cap, 3 * (size_t)nn + 1,
                             sizeof *s->r.ins_new, "links"));
         int64_t *ni = s->r.ins_new, *nid = ni + nn, *ne = ni + 2 * nn;
-        for (int64_t i = 0, j = 0; i < n; i++) {
-            if (ent[i] == INS_NEW) {
-                ni[j] = i;
-                nid[j++] = REC(i)->dst;
+#pragma omp parallel for if (nbk > 1) default(none)                                                \
+    shared(ptrs, recs, idx, ent, bcnt, ni, nid, n, nbk) schedule(static)
+        for (int64_t b = 0; b < nbk; b++) {
+            const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
+            int64_t j = bcnt[b];
+            for (int64_t i = b * INS_LIST_BLOCK; i < e; i++) {
+                if (ent[i] == INS_NEW) {
+                    ni[j] = i;
+                    nid[j++] = REC(i)->dst;
+                }
             }
         }
         CS_TRY(ctx, cs_frontier_add_new(ctx, s->fr, nid, nn, ne));
