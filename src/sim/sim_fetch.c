@@ -478,8 +478,11 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     const int nthr = omp_get_max_threads();
     CS_TRY(ctx, cs_grow(ctx, &s->r.ins_ent, &s->r.ins_ent_cap, (size_t)n + 1, sizeof *s->r.ins_ent,
                         "links"));
-    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_list, &s->r.ins_list_cap, (size_t)nthr * ((size_t)n + 1),
-                        sizeof *s->r.ins_list, "links"));
+    /* the third pass's lists: T x T of n / T + 1 records for a team of T <= nthr threads, and
+     * their lengths: at most nthr (n + 2 nthr) */
+    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_list, &s->r.ins_list_cap,
+                        (size_t)nthr * ((size_t)n + 2 * (size_t)nthr) + 1, sizeof *s->r.ins_list,
+                        "links"));
     int64_t *ent = s->r.ins_ent, *list = s->r.ins_list;
     const sim *cs = s;
     const int check_cap = s->h.cap_now > 0;
@@ -556,27 +559,40 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
 #pragma omp parallel if (n >= INS_PARALLEL) num_threads(nthr) default(none)                         \
     shared(cs, ptrs, recs, idx, n, ent, list, v, link, kidx, kval) reduction(+ : qevals)
     {
+        /* each thread sorts its share of the records by the thread owning their entry's block
+         * (lists (chunk, owner), record order kept), then works through its own lists in chunk
+         * order: an entry's records in record order, and no thread reads all the records */
         const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
-        int64_t *my = list + me * (n + 1), k = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (ent[i] >= 0 && ((ent[i] & (INS_FIRST - 1)) / INS_BLOCK) % T == me)
-                my[k++] = i;
+        const int64_t cap = n / T + 1, *cnt = list + T * T * cap;
+        int64_t *lens = list + T * T * cap + me * T;
+        for (int64_t o = 0; o < T; o++)
+            lens[o] = 0;
+        for (int64_t i = n * me / T; i < n * (me + 1) / T; i++) {
+            if (ent[i] < 0)
+                continue;
+            const int64_t o = ((ent[i] & (INS_FIRST - 1)) / INS_BLOCK) % T;
+            list[(me * T + o) * cap + lens[o]++] = i;
+        }
+#pragma omp barrier
         cs_frontier_view w = v;
-        for (int64_t j = 0; j < k; j++) {
-            if (j + 8 < k) {
-                const int64_t e8 = ent[my[j + 8]] & (INS_FIRST - 1);
-                __builtin_prefetch(&w.lk[e8]);
-                __builtin_prefetch(w.codes + e8 * w.stride);
-            }
-            const int64_t e = ent[my[j]] & (INS_FIRST - 1);
-            merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
-            if (link) {
-                const float q = kval[kidx[my[j]]];
-                if (q > w.q[e])
-                    w.q[e] = q;
-            } else {
-                cs->ops->value(cs->pol, &w, e, 1);
-                qevals++;
+        for (int64_t c = 0; c < T; c++) {
+            const int64_t *my = list + (c * T + me) * cap, k = cnt[c * T + me];
+            for (int64_t j = 0; j < k; j++) {
+                if (j + 8 < k) {
+                    const int64_t e8 = ent[my[j + 8]] & (INS_FIRST - 1);
+                    __builtin_prefetch(&w.lk[e8]);
+                    __builtin_prefetch(w.codes + e8 * w.stride);
+                }
+                const int64_t e = ent[my[j]] & (INS_FIRST - 1);
+                merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
+                if (link) {
+                    const float q = kval[kidx[my[j]]];
+                    if (q > w.q[e])
+                        w.q[e] = q;
+                } else {
+                    cs->ops->value(cs->pol, &w, e, 1);
+                    qevals++;
+                }
             }
         }
     }
