@@ -375,11 +375,19 @@ static cs_err reserve(sim *s, int64_t nsel, int64_t got)
  * (reserve() made room) and recounts the host quotas for exactly them. */
 static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
 {
-    for (int64_t i = take; i < got; i++)
-        s->h.host_used[hslot(s, host_of_key(s, s->sl.cands[i]))]--;
+    const sim *cs = s;
+    const uint64_t *cands = s->sl.cands;
+    int32_t *used = s->h.host_used;
+    /* the candidates not taken give their hosts' counts back (integer decrements: any order) */
+#pragma omp parallel for if (got - take >= KEEP_PARALLEL) default(none)                            \
+    shared(cs, cands, used, take, got) schedule(static)
+    for (int64_t i = take; i < got; i++) {
+        if (i + 16 < got)
+            prefetch_host(cs, cands[i + 16]);
+        __atomic_fetch_sub(&used[hslot(cs, host_of_key(cs, cands[i]))], 1, __ATOMIC_RELAXED);
+    }
     CS_ASSERT((size_t)(*nsel + take) < s->sl.sel_cap || take == 0);
     const cs_frontier *fr = s->fr;
-    const uint64_t *cands = s->sl.cands;
     uint8_t *taken = s->sl.taken;
     int64_t *sel = s->sl.sel + *nsel;
     /* the candidates are distinct pages: each writes its own slot */
