@@ -131,6 +131,12 @@ CS_API int cs_recrawl_is_slot(const char *policy);
  */
 CS_API cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined);
 
+/* Local; the threads of the calling one share it (OpenMP). cs_recrawl_fetch(r, idx[j], t, NULL)
+ * for j = 0, 1, ..., n - 1 in this order, stopping at the first error (its code): the same
+ * result, bit for bit, for any thread count; the joining pages' first changes are drawn in
+ * parallel. CS_ERR_NOMEM besides cs_recrawl_fetch's errors. */
+CS_API cs_err cs_recrawl_fetch_batch(cs_recrawl *r, const int64_t *idx, int64_t n, double t);
+
 /* Logically collective(comm): R. The bandwidth R (> 0, finite) of the solves from the next
  * cs_recrawl_sync on. CS_ERR_ARG otherwise. */
 CS_API cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R);
@@ -144,8 +150,9 @@ CS_API cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R);
 CS_API cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb);
 
 /* Collective(ctx->comm). Learners: the mean over the cached pages of all ranks of
- * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. */
-CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err);
+ * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. r: only its
+ * scratch changes. */
+CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err);
 
 /* Local. The schedule in force (per local page): rate (expected crawls per time unit) and prob
  * (crawl probability per notified change, -1 for Poisson or interval pages). Borrowed. */

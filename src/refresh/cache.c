@@ -253,28 +253,77 @@ int cs_cache_has(const cs_cache *c, int64_t i)
     return i >= 0 && i < c->pg.n && !isnan(c->tau[i]);
 }
 
-cs_err cs_cache_add(cs_cache *c, int64_t i, double t)
+/* Whether page i may join the cache at t (cs_cache_add's checks). */
+static int add_ok(const cs_cache *c, int64_t i, double t)
 {
     if (c->closed || i < 0 || i >= c->pg.n || !isnan(c->tau[i]) || !(t >= c->t_poll) ||
         !isfinite(t))
-        return CS_ERR_ARG;
+        return 0;
     const double m = c->pg.mu[i], d = c->pg.delta[i];
-    if (!(m > 0.0) || !isfinite(m) || !(d > 0.0) || !isfinite(d))
-        return CS_ERR_ARG;
-    cursor u;
-    u.delta = d;
-    u.seed = c->seed;
-    u.id = page_id(c, i);
-    stream_at(&u, 0);
-    u.k = 0;
-    u.tau = gap(&u); /* tau_0 = gap_0 */
-    while (u.tau <= t)
-        cursor_next(&u);
-    cursor_store(c, i, &u);
+    return m > 0.0 && isfinite(m) && d > 0.0 && isfinite(d);
+}
+
+/* The first change after t of page i's stream (a pure function of seed, page and t). */
+static void first_change(const cs_cache *c, int64_t i, double t, cursor *u)
+{
+    u->delta = c->pg.delta[i];
+    u->seed = c->seed;
+    u->id = page_id(c, i);
+    stream_at(u, 0);
+    u->k = 0;
+    u->tau = gap(u); /* tau_0 = gap_0 */
+    while (u->tau <= t)
+        cursor_next(u);
+}
+
+/* Page i joins with its first change u. */
+static void add_store(cs_cache *c, int64_t i, const cursor *u)
+{
+    cursor_store(c, i, u);
     c->cnt[i] = 0;
     c->cached++;
     if (is_complete(c, i))
         queue_push(c, i);
+}
+
+cs_err cs_cache_add(cs_cache *c, int64_t i, double t)
+{
+    if (!add_ok(c, i, t))
+        return CS_ERR_ARG;
+    cursor u;
+    first_change(c, i, t, &u);
+    add_store(c, i, &u);
+    return CS_OK;
+}
+
+/* Pages per thread below which cs_cache_first_changes does not wake the threads. */
+#define FIRST_PARALLEL 32
+
+void cs_cache_first_changes(const cs_cache *c, const int64_t *idx, int64_t n, double t, double *tau,
+                            uint64_t *k)
+{
+#pragma omp parallel for if (n >= FIRST_PARALLEL) default(none) shared(c, idx, n, t, tau, k)       \
+    schedule(dynamic, 16)
+    for (int64_t j = 0; j < n; j++) {
+        tau[j] = CS_NAN;
+        k[j] = 0;
+        if (add_ok(c, idx[j], t)) {
+            cursor u;
+            first_change(c, idx[j], t, &u);
+            tau[j] = u.tau;
+            k[j] = u.k;
+        }
+    }
+}
+
+cs_err cs_cache_add_first(cs_cache *c, int64_t i, double t, double tau, uint64_t k)
+{
+    if (isnan(tau) || !add_ok(c, i, t))
+        return cs_cache_add(c, i, t);
+    cursor u;
+    u.tau = tau;
+    u.k = k;
+    add_store(c, i, &u);
     return CS_OK;
 }
 

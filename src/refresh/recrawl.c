@@ -141,6 +141,39 @@ static double next_crawl(cs_recrawl *r, int64_t i, double t)
     return t + (-log(u) / r->rate[i]);
 }
 
+/* Pages per block of recrawl_cached: fixed, so that the list does not depend on the threads. */
+#define CACHED_BLOCK 4096
+
+int64_t recrawl_cached(cs_recrawl *r)
+{
+    const int64_t n = r->n, nb = (n + CACHED_BLOCK - 1) / CACHED_BLOCK;
+    int64_t *cnt = r->cblk, *idx = r->cidx;
+    const cs_cache *c = r->cache;
+#pragma omp parallel for if (nb > 1) default(none) shared(c, cnt, n, nb) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * CACHED_BLOCK < n ? (b + 1) * CACHED_BLOCK : n;
+        int64_t k = 0;
+        for (int64_t i = b * CACHED_BLOCK; i < e; i++)
+            k += cs_cache_has(c, i);
+        cnt[b] = k;
+    }
+    int64_t m = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t k = cnt[b];
+        cnt[b] = m;
+        m += k;
+    }
+#pragma omp parallel for if (nb > 1) default(none) shared(c, cnt, idx, n, nb) schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * CACHED_BLOCK < n ? (b + 1) * CACHED_BLOCK : n;
+        int64_t at = cnt[b];
+        for (int64_t i = b * CACHED_BLOCK; i < e; i++)
+            if (cs_cache_has(c, i))
+                idx[at++] = i;
+    }
+    return m;
+}
+
 /* ---- create / destroy ------------------------------------------------------------------------ */
 
 cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cache_pages *pg,
@@ -186,6 +219,7 @@ cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cac
     CS_TRY(ctx, cs_alloc(ctx, &r->crate, m, sizeof *r->crate, "recrawl scratch"));
     CS_TRY(ctx, cs_alloc(ctx, &r->cprob, m, sizeof *r->cprob, "recrawl scratch"));
     CS_TRY(ctx, cs_alloc(ctx, &r->ccomp, m, 1, "recrawl scratch"));
+    CS_TRY(ctx, cs_alloc(ctx, &r->cblk, m / CACHED_BLOCK + 2, sizeof *r->cblk, "recrawl scratch"));
     for (int64_t i = 0; i < r->n; i++) {
         r->prob[i] = -1.0;
         r->t_last[i] = CS_NAN;
@@ -220,6 +254,9 @@ void cs_recrawl_destroy(cs_recrawl **pr)
     free(r->crate);
     free(r->cprob);
     free(r->ccomp);
+    free(r->cblk);
+    free(r->ftau);
+    free(r->fk);
     free(r);
     *pr = NULL;
 }
@@ -251,22 +288,41 @@ int cs_recrawl_is_poisson(const cs_recrawl *r)
 
 /* ---- solves ---------------------------------------------------------------------------------- */
 
+/* Pages below which the per-page loops of a sync do not wake the threads. */
+#define PAGES_PARALLEL 4096
+
+/* The compacted scratch of the m cached pages r->cidx[0..m): mu, delta (from delta[]),
+ * completeness and, with rates, the schedule in force. */
+static void gather_cached(cs_recrawl *r, int64_t m, const double *delta, int rates)
+{
+    const cs_recrawl *cr = r;
+#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(cr, m, delta, rates)        \
+    schedule(static)
+    for (int64_t j = 0; j < m; j++) {
+        const int64_t i = cr->cidx[j];
+        cr->cmu[j] = cr->pg.mu[i];
+        cr->cdelta[j] = delta[i];
+        cr->ccomp[j] = (uint8_t)(cr->pg.complete != NULL && cr->pg.complete[i]);
+        if (rates) {
+            cr->crate[j] = cr->rate[i];
+            cr->cprob[j] = cr->prob[i];
+        }
+    }
+}
+
 cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
                               const double *delta)
 {
     cs_err rc = CS_OK;
-    int64_t m = 0;
-    for (int64_t i = 0; i < r->n; i++) {
-        r->rate[i] = 0.0;
-        r->prob[i] = -1.0;
-        if (!cs_cache_has(r->cache, i))
-            continue;
-        r->cidx[m] = i;
-        r->cmu[m] = r->pg.mu[i];
-        r->cdelta[m] = delta[i];
-        r->ccomp[m] = (uint8_t)(r->pg.complete != NULL && r->pg.complete[i]);
-        m++;
+    const int64_t n = r->n, m = recrawl_cached(r);
+    double *rate = r->rate, *prob = r->prob;
+#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(rate, prob, n)              \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        rate[i] = 0.0;
+        prob[i] = -1.0;
     }
+    gather_cached(r, m, delta, 0);
     int64_t gm = 0;
     cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
     if (gm == 0)
@@ -294,9 +350,13 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
             R = 0.999 * sum;
     }
     CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, R, &o, r->crate, r->cprob, NULL));
+    const int64_t *idx = r->cidx;
+    const double *crate = r->crate, *cprob = r->cprob;
+#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none)                                    \
+    shared(rate, prob, idx, crate, cprob, m) schedule(static)
     for (int64_t j = 0; j < m; j++) {
-        r->rate[r->cidx[j]] = r->crate[j];
-        r->prob[r->cidx[j]] = r->cprob[j];
+        rate[idx[j]] = crate[j];
+        prob[idx[j]] = cprob[j];
     }
     return CS_OK;
 fail:
@@ -309,23 +369,34 @@ cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t)
     if (!isfinite(t) || (r->synced && t < r->t_step))
         return cs_fail(ctx, CS_ERR_ARG, "recrawl: sync at %g before the last step %g", t,
                        r->t_step);
-    for (int64_t i = 0; i < r->n; i++)
-        if (isnan(r->t_last[i]) && cs_cache_has(r->cache, i))
-            r->t_last[i] = t;
+    int64_t m = recrawl_cached(r);
+    const int64_t *idx = r->cidx;
+    double *tl = r->t_last;
+#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(idx, tl, m, t)              \
+    schedule(static)
+    for (int64_t j = 0; j < m; j++)
+        if (isnan(tl[idx[j]]))
+            tl[idx[j]] = t;
     CS_TRY(ctx, r->ops->sync(ctx, r, r->st, t));
-    /* restart the clocks: Poisson ones from t (memoryless), interval ones from the last crawl */
+    /* restart the clocks: Poisson ones from t (memoryless), interval ones from the last crawl;
+     * each page's next crawl is its own (its draws counter), computed in parallel into the
+     * scratch, then the heap's array is filled in page order */
+    m = recrawl_cached(r); /* (the policy's sync does not change the cache: the same list) */
+    double *nx = r->crate;
+#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(r, idx, nx, tl, m, t)       \
+    schedule(static)
+    for (int64_t j = 0; j < m; j++) {
+        const int64_t i = idx[j];
+        const double x =
+            r->ops->next != NULL ? r->ops->next(r, r->st, i, tl[i]) : next_crawl(r, i, t);
+        nx[j] = x < t ? t : x;
+    }
     r->hn = 0;
-    for (int64_t i = 0; i < r->n; i++) {
-        if (!cs_cache_has(r->cache, i))
+    for (int64_t j = 0; j < m; j++) {
+        if (!(nx[j] < CS_INF))
             continue;
-        double nx =
-            r->ops->next != NULL ? r->ops->next(r, r->st, i, r->t_last[i]) : next_crawl(r, i, t);
-        if (nx < t)
-            nx = t;
-        if (!(nx < CS_INF))
-            continue;
-        r->hkey[r->hn] = nx;
-        r->hpage[r->hn] = (uint32_t)i;
+        r->hkey[r->hn] = nx[j];
+        r->hpage[r->hn] = (uint32_t)idx[j];
         r->hn++;
     }
     for (int64_t p = r->hn / 2 - 1; p >= 0; p--)
@@ -448,7 +519,10 @@ fail:
 
 /* ---- the refresh-only experiment ------------------------------------------------------------- */
 
-cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
+/* cs_recrawl_fetch of page i; tau, k: its first change after t (cs_cache_first_changes), or
+ * NULL to compute it here. */
+static cs_err fetch_one(cs_recrawl *r, int64_t i, double t, int *joined, const double *tau,
+                        const uint64_t *k)
 {
     if (joined != NULL)
         *joined = 0;
@@ -458,7 +532,9 @@ cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
                        "step %g",
                        (long long)i, t, r->t_step);
     if (!cs_cache_has(r->cache, i)) {
-        if (cs_cache_add(r->cache, i, t) != CS_OK)
+        const cs_err a = tau != NULL ? cs_cache_add_first(r->cache, i, t, *tau, *k)
+                                     : cs_cache_add(r->cache, i, t);
+        if (a != CS_OK)
             return cs_fail(r->ctx, CS_ERR_ARG,
                            "page %lld cannot be cached: its importance mu = %g and change rate "
                            "delta = %g must be finite and > 0",
@@ -481,6 +557,26 @@ cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
     return r->err;
 }
 
+cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
+{
+    return fetch_one(r, i, t, joined, NULL, NULL);
+}
+
+cs_err cs_recrawl_fetch_batch(cs_recrawl *r, const int64_t *idx, int64_t n, double t)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(r->ctx, cs_grow(r->ctx, &r->ftau, &r->ftau_cap, (size_t)n + 1, sizeof *r->ftau,
+                           "recrawl scratch"));
+    CS_TRY(r->ctx,
+           cs_grow(r->ctx, &r->fk, &r->fk_cap, (size_t)n + 1, sizeof *r->fk, "recrawl scratch"));
+    /* the joining pages' first changes (the costly part: their streams up to t) in parallel */
+    cs_cache_first_changes(r->cache, idx, n, t, r->ftau, r->fk);
+    for (int64_t j = 0; j < n && rc == CS_OK; j++)
+        rc = fetch_one(r, idx[j], t, NULL, &r->ftau[j], &r->fk[j]);
+fail:
+    return rc;
+}
+
 cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R)
 {
     if (!(R > 0.0) || !isfinite(R))
@@ -494,17 +590,8 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
     *jh = *jb = CS_NAN;
     if (!cs_recrawl_is_poisson(r))
         return CS_OK;
-    int64_t m = 0;
-    for (int64_t i = 0; i < r->n; i++) {
-        if (!cs_cache_has(r->cache, i))
-            continue;
-        r->cmu[m] = r->pg.mu[i];
-        r->cdelta[m] = r->pg.delta[i];
-        r->ccomp[m] = (uint8_t)(r->pg.complete != NULL && r->pg.complete[i]);
-        r->crate[m] = r->rate[i];
-        r->cprob[m] = r->prob[i];
-        m++;
-    }
+    int64_t m = recrawl_cached(r);
+    gather_cached(r, m, r->pg.delta, 1);
     int64_t gm = 0;
     cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
     if (gm == 0)
@@ -513,7 +600,7 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
     return cs_refresh_cost(ctx, &cp, r->crate, r->cprob, jh, jb);
 }
 
-cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
+cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
 {
     cs_err rc = CS_OK;
     const double *est = cs_recrawl_estimates(r);
@@ -524,10 +611,14 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, const cs_recrawl *r, double *err)
         return CS_OK;
     double *x = NULL;
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, r->n > 0 ? (size_t)r->n : 1, sizeof *x, "delta error"));
-    int64_t n = 0, gn = 0;
-    for (int64_t i = 0; i < r->n; i++)
-        if (cs_cache_has(r->cache, i))
-            x[n++] = fabs(log(est[i] / r->pg.delta[i]));
+    int64_t gn = 0;
+    const int64_t n = recrawl_cached(r);
+    const int64_t *idx = r->cidx;
+    const double *delta = r->pg.delta;
+#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(x, idx, est, delta, n)      \
+    schedule(static)
+    for (int64_t j = 0; j < n; j++)
+        x[j] = fabs(log(est[idx[j]] / delta[idx[j]]));
     double s = 0.0;
     rc = cs_comm_sum_exact(ctx, x, n, &s);
     free(x);

@@ -63,11 +63,20 @@ struct cs_recrawl {
     int64_t *cidx;
     double *cmu, *cdelta, *crate, *cprob;
     uint8_t *ccomp;
+    int64_t *cblk; /* recrawl_cached's per-block counts */
+    /* scratch of cs_recrawl_fetch_batch: the joining pages' first changes */
+    double *ftau;
+    uint64_t *fk;
+    size_t ftau_cap, fk_cap;
 };
 
 /* Local. Crawls cached page i at t now (a slot policy's decision): the cache's staleness, the
  * crawl's record, on_crawl, t_last. *changes: the changes it found. CS_ERR_ARG if not cached. */
 cs_err recrawl_crawl_now(cs_recrawl *r, int64_t i, double t, uint32_t *changes);
+
+/* Local; the calling thread's team shares it. The cached pages' local indexes, increasing, into
+ * r->cidx; returns their number. */
+int64_t recrawl_cached(cs_recrawl *r);
 
 /* Collective. Solves the rates of the cached pages with `policy` and change rates delta[] (per
  * local page), writes r->rate / r->prob (uncached pages: 0 and -1). */

@@ -164,15 +164,20 @@ static cs_err estimate(cs_ctx *ctx, cs_recrawl *r, learn *l, double t)
         a[q] = l->la[j];
         z[q] = l->lz[j];
     }
+    /* one page's estimate per iteration (its bisection's length varies: dynamic) */
+    const cs_recrawl *cr = r;
+    const learn *cl = l;
+#pragma omp parallel for if (n >= 4096) default(none) shared(cr, cl, off, a, z, n, t, ts)          \
+    schedule(dynamic, 1024)
     for (int64_t i = 0; i < n; i++) {
-        if (!cs_cache_has(r->cache, i) || isnan(l->t_join[i]))
+        if (!cs_cache_has(cr->cache, i) || isnan(cl->t_join[i]))
             continue;
         const int64_t b = off[i], e = off[i + 1];
-        if (r->pg.complete != NULL && r->pg.complete[i]) {
-            const double span = t - fmax(ts, l->t_join[i]);
-            l->est[i] = cs_recrawl_mle_complete(e - b, span);
+        if (cr->pg.complete != NULL && cr->pg.complete[i]) {
+            const double span = t - fmax(ts, cl->t_join[i]);
+            cl->est[i] = cs_recrawl_mle_complete(e - b, span);
         } else {
-            l->est[i] = cs_recrawl_mle_incomplete(a + b, z + b, e - b);
+            cl->est[i] = cs_recrawl_mle_incomplete(a + b, z + b, e - b);
         }
     }
 fail:
@@ -201,9 +206,14 @@ static cs_err learn_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     l->nep++;
     /* a page's observations start when it joined: its first fetch (cs_recrawl_fetch) or, when
      * it was added to the cache directly, this sync (cs_recrawl_sync set its last crawl to t) */
-    for (int64_t i = 0; i < r->n; i++)
-        if (isnan(l->t_join[i]) && cs_cache_has(r->cache, i))
-            l->t_join[i] = isnan(r->t_last[i]) ? t : r->t_last[i];
+    const int64_t m = recrawl_cached(r);
+    const int64_t *idx = r->cidx;
+    const double *tl = r->t_last;
+    double *tj = l->t_join;
+#pragma omp parallel for if (m >= 4096) default(none) shared(idx, tl, tj, m, t) schedule(static)
+    for (int64_t j = 0; j < m; j++)
+        if (isnan(tj[idx[j]]))
+            tj[idx[j]] = isnan(tl[idx[j]]) ? t : tl[idx[j]];
     return cs_recrawl_solve_rates(ctx, r, r->ops->solver, l->est);
 fail:
     return rc;

@@ -6,6 +6,7 @@
 #ifndef CRAWLSIM_REFRESH_IMPL_H
 #define CRAWLSIM_REFRESH_IMPL_H
 
+#include "crawlsim/cache.h"
 #include "crawlsim/comm.h"
 #include "crawlsim/refresh.h"
 
@@ -47,5 +48,18 @@ double cs_xsum_value(const cs_xsum *s);
 /* Collective(ctx->comm). The sum over ranks of the accumulators a[0..n) into out[0..n) (one
  * allreduce of n * 12 int64). */
 void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n);
+
+/*
+ * Local; the threads of the calling one share it (OpenMP). What cs_cache_add(c, idx[j], t)
+ * would store for each of the pages idx[0..n), computed without changing the cache: the first
+ * change after t of the page's stream, tau[j] and its index k[j] (tau[j] = NaN where
+ * cs_cache_add would refuse the page: cached already, closed, bad t, mu or delta). A pure
+ * function of the seed, the page and t, so the threads' results are the serial loop's.
+ */
+void cs_cache_first_changes(const cs_cache *c, const int64_t *idx, int64_t n, double t, double *tau,
+                            uint64_t *k);
+/* Local. cs_cache_add(c, i, t) with the first change (tau, k) from cs_cache_first_changes at
+ * the same t (recomputed when tau is NaN, or the page cannot join: the same result and code). */
+cs_err cs_cache_add_first(cs_cache *c, int64_t i, double t, double tau, uint64_t k);
 
 #endif

@@ -145,8 +145,8 @@ loop:
         } else if (!s->strict && local == CS_OK) { /* strict: inserted with the received ones */
             local = sim_insert_own(s);
         }
-        for (int64_t i = 0; s->rf != NULL && i < nsel && local == CS_OK; i++)
-            local = cs_simrf_fetched(s->rf, s->f.fx[i].li, ls->tick);
+        if (s->rf != NULL && local == CS_OK)
+            local = sim_refresh_fetched(s, nsel, ls->tick);
         if (!s->rep && (t % E == 0 || force))
             local = sim_exchange(s, local);
         /* the tick's counts: fetches, frontier, records waiting in the outboxes and the signals
@@ -256,6 +256,7 @@ static void sim_free(sim *s)
     cs_graph_slice_fini(&s->f.pages);
     free(s->f.pid);
     free(s->f.at);
+    free(s->f.li);
     free(s->r.ord);
     free(s->r.runs);
     free(s->r.ev_keys);
@@ -296,6 +297,7 @@ static void sim_free(sim *s)
     free(s->f.nout);
     free(s->r.own);
     free(s->sl.acc);
+    free(s->sl.khost);
     free(s->r.ridx);
     free(s->r.route);
     free(s->r.route_bytes);

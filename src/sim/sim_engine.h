@@ -135,6 +135,8 @@ typedef struct sim_select {
     uint64_t floor;     /* unused (checkpoints keep its place: the greedy floor of old) */
     uint64_t *sort_tmp; /* cs_sort_u64 scratch */
     size_t sort_tmp_cap;
+    int64_t *khost; /* the hosts of a selection walk's keys */
+    size_t khost_cap;
     uint64_t *acc; /* the keys a selection walk accepted */
     size_t acc_cap;
     int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
@@ -175,6 +177,8 @@ typedef struct sim_fetches {
     cs_graph_slice pages;
     int64_t *pid, *at;
     size_t pid_cap, at_cap;
+    int64_t *li; /* the fetches' local pages, for the re-crawl side (sim_refresh_fetched) */
+    size_t li_cap;
 } sim_fetches;
 
 /* Routing and exchange of a tick: link records, the visited set's share, the strict setting's
@@ -463,6 +467,8 @@ void sim_polite_check(sim *s, int64_t tick);
 cs_err sim_gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64_t *tot,
                          const char *what);
 cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n);
+/* Local. The re-crawl side learns of the tick's fetches s->f.fx[0..n) (cs_simrf_fetched). */
+cs_err sim_refresh_fetched(sim *s, int64_t n, int64_t tick);
 cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel);
 cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick);
 cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,

@@ -437,9 +437,15 @@ cs_err sim_sort_fetches(sim *s, int64_t n)
     }
     memcpy(s->f.fx_tmp, s->f.fx, (size_t)n * sizeof *s->f.fx);
     memcpy(s->f.codes_tmp, s->f.fx_codes, (size_t)n * G);
+    fetch *fx = s->f.fx;
+    const fetch *ft = s->f.fx_tmp;
+    uint8_t *codes = s->f.fx_codes;
+    const uint8_t *ct = s->f.codes_tmp;
+#pragma omp parallel for if (n >= TAKE_PARALLEL) default(none)                                     \
+    shared(fx, ft, codes, ct, idx, n, G) schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        s->f.fx[i] = s->f.fx_tmp[idx[i]];
-        memcpy(s->f.fx_codes + (size_t)i * G, s->f.codes_tmp + (size_t)idx[i] * G, G);
+        fx[i] = ft[idx[i]];
+        memcpy(codes + (size_t)i * G, ct + (size_t)idx[i] * G, G);
     }
 fail:
     return rc;

@@ -233,17 +233,26 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
             s->m.trace[s->m.trace_len++] = fx[i].page;
         }
     }
+    /* the host counters (reads at random places): integer increments and bit sets, the same
+     * whatever their order */
+    int64_t nrel = 0;
+    int32_t *hfc = s->h.host_fetched, *hrc = s->h.host_rel;
+    uint64_t *relh = s->h.rel_host;
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none)                                   \
+    shared(cs, host, pat, pst, hfc, hrc, relh, rp, n) reduction(+ : nrel) schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        s->m.c[C_FETCHED]++;
-        if (!s->rep) /* rep: rep_share counts every rank's fetches */
-            s->h.host_fetched[hslot(s, host[pat[i]])]++;
+        const int64_t h = host[pat[i]];
+        if (!rp) /* rep: rep_share counts every rank's fetches */
+            __atomic_fetch_add(&hfc[hslot(cs, h)], 1, __ATOMIC_RELAXED);
         if (pst[i].relevant) {
-            s->m.c[C_RELEVANT]++;
-            if (!s->rep)
-                s->h.host_rel[hslot(s, host[pat[i]])]++;
-            BIT_SET(s->h.rel_host, host[pat[i]]);
+            nrel++;
+            if (!rp)
+                __atomic_fetch_add(&hrc[hslot(cs, h)], 1, __ATOMIC_RELAXED);
+            __atomic_fetch_or(&relh[h >> 6], (uint64_t)1 << (h & 63), __ATOMIC_RELAXED);
         }
     }
+    s->m.c[C_FETCHED] += n;
+    s->m.c[C_RELEVANT] += nrel;
     if (s->ops->observe != NULL && !s->rep) {
         CS_TRY(ctx,
                cs_grow(ctx, &s->f.obs, &s->f.obs_cap, (size_t)n + 1, sizeof *s->f.obs, "fetches"));
@@ -278,16 +287,23 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         s->m.t[PH_ROUTE] += cs_now() - t2;
         return CS_OK;
     }
-    CS_TRY(ctx,
-           cs_grow(ctx, &s->r.own, &s->r.own_cap, (size_t)links + 1, sizeof *s->r.own, "links"));
+    CS_TRY(ctx, cs_grow(ctx, &s->r.own, &s->r.own_cap, (size_t)(links > n ? links : n) + 1,
+                        sizeof *s->r.own, "links"));
     CS_TRY(ctx,
            cs_grow(ctx, &s->r.ridx, &s->r.ridx_cap, (size_t)links + 1, sizeof *s->r.ridx, "links"));
     CS_TRY(ctx, cs_grow(ctx, &s->r.route, &s->r.route_cap, (size_t)links + 1, sizeof *s->r.route,
                         "links"));
-    int64_t nl = 0;
+    /* the records in page order: page i's at the prefix sum of nout (in s->r.own for now) */
+    int64_t nl = 0, *rat = s->r.own, *rix = s->r.ridx;
+    for (int64_t i = 0; i < n; i++) {
+        rat[i] = nl;
+        nl += nout[i];
+    }
+#pragma omp parallel for if (n >= FETCH_PARALLEL) default(none) shared(rat, rix, base, nout, n)    \
+    schedule(static)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
-            s->r.ridx[nl++] = base[i] + k;
+            rix[rat[i] + k] = base[i] + k;
     /* a counting sort by owner over fixed blocks of records (route_block: independent of the
      * thread count): the owners and each block's count per rank in parallel, the offsets in
      * (rank, block) order, then each block copies its records to its places in parallel */
@@ -394,6 +410,8 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
 #define INS_BLOCK 64
 /* Fewer records than this are inserted without waking the threads. */
 #define INS_PARALLEL 128
+/* Records per block of the list of new pages (fixed: the list does not depend on the threads). */
+#define INS_LIST_BLOCK 2048
 
 /* Local. A selecting policy's new frontier samples (sim_insert_links between its passes 2 and
  * 3: ent holds every record's entry, or why none): the kept records' pages and TRES vectors in
@@ -460,8 +478,11 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     const int nthr = omp_get_max_threads();
     CS_TRY(ctx, cs_grow(ctx, &s->r.ins_ent, &s->r.ins_ent_cap, (size_t)n + 1, sizeof *s->r.ins_ent,
                         "links"));
-    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_list, &s->r.ins_list_cap, (size_t)nthr * ((size_t)n + 1),
-                        sizeof *s->r.ins_list, "links"));
+    /* the third pass's lists: T x T of n / T + 1 records for a team of T <= nthr threads, and
+     * their lengths: at most nthr (n + 2 nthr) */
+    CS_TRY(ctx, cs_grow(ctx, &s->r.ins_list, &s->r.ins_list_cap,
+                        (size_t)nthr * ((size_t)n + 2 * (size_t)nthr) + 1, sizeof *s->r.ins_list,
+                        "links"));
     int64_t *ent = s->r.ins_ent, *list = s->r.ins_list;
     const sim *cs = s;
     const int check_cap = s->h.cap_now > 0;
@@ -487,17 +508,37 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     }
     s->m.c[C_DROPPED] += once ? dropped : 0;
     /* 2. new entries, in record order (a page may come twice: the second finds the first's) */
-    int64_t nn = 0;
-    for (int64_t i = 0; i < n; i++)
-        nn += ent[i] == INS_NEW;
+    /* (their list by fixed blocks of records: counts, prefix sums in block order, then each
+     * block writes its part; the per-block counts live in the third pass's lists) */
+    const int64_t nbk = (n + INS_LIST_BLOCK - 1) / INS_LIST_BLOCK;
+    int64_t nn = 0, *bcnt = list;
+#pragma omp parallel for if (nbk > 1) default(none) shared(ent, bcnt, n, nbk) schedule(static)
+    for (int64_t b = 0; b < nbk; b++) {
+        const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
+        int64_t k = 0;
+        for (int64_t i = b * INS_LIST_BLOCK; i < e; i++)
+            k += ent[i] == INS_NEW;
+        bcnt[b] = k;
+    }
+    for (int64_t b = 0; b < nbk; b++) {
+        const int64_t k = bcnt[b];
+        bcnt[b] = nn;
+        nn += k;
+    }
     if (nn > 0) {
         CS_TRY(ctx, cs_grow(ctx, &s->r.ins_new, &s->r.ins_new_cap, 3 * (size_t)nn + 1,
                             sizeof *s->r.ins_new, "links"));
         int64_t *ni = s->r.ins_new, *nid = ni + nn, *ne = ni + 2 * nn;
-        for (int64_t i = 0, j = 0; i < n; i++) {
-            if (ent[i] == INS_NEW) {
-                ni[j] = i;
-                nid[j++] = REC(i)->dst;
+#pragma omp parallel for if (nbk > 1) default(none)                                                \
+    shared(ptrs, recs, idx, ent, bcnt, ni, nid, n, nbk) schedule(static)
+        for (int64_t b = 0; b < nbk; b++) {
+            const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
+            int64_t j = bcnt[b];
+            for (int64_t i = b * INS_LIST_BLOCK; i < e; i++) {
+                if (ent[i] == INS_NEW) {
+                    ni[j] = i;
+                    nid[j++] = REC(i)->dst;
+                }
             }
         }
         CS_TRY(ctx, cs_frontier_add_new(ctx, s->fr, nid, nn, ne));
@@ -518,27 +559,40 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
 #pragma omp parallel if (n >= INS_PARALLEL) num_threads(nthr) default(none)                         \
     shared(cs, ptrs, recs, idx, n, ent, list, v, link, kidx, kval) reduction(+ : qevals)
     {
+        /* each thread sorts its share of the records by the thread owning their entry's block
+         * (lists (chunk, owner), record order kept), then works through its own lists in chunk
+         * order: an entry's records in record order, and no thread reads all the records */
         const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
-        int64_t *my = list + me * (n + 1), k = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (ent[i] >= 0 && ((ent[i] & (INS_FIRST - 1)) / INS_BLOCK) % T == me)
-                my[k++] = i;
+        const int64_t cap = n / T + 1, *cnt = list + T * T * cap;
+        int64_t *lens = list + T * T * cap + me * T;
+        for (int64_t o = 0; o < T; o++)
+            lens[o] = 0;
+        for (int64_t i = n * me / T; i < n * (me + 1) / T; i++) {
+            if (ent[i] < 0)
+                continue;
+            const int64_t o = ((ent[i] & (INS_FIRST - 1)) / INS_BLOCK) % T;
+            list[(me * T + o) * cap + lens[o]++] = i;
+        }
+#pragma omp barrier
         cs_frontier_view w = v;
-        for (int64_t j = 0; j < k; j++) {
-            if (j + 8 < k) {
-                const int64_t e8 = ent[my[j + 8]] & (INS_FIRST - 1);
-                __builtin_prefetch(&w.lk[e8]);
-                __builtin_prefetch(w.codes + e8 * w.stride);
-            }
-            const int64_t e = ent[my[j]] & (INS_FIRST - 1);
-            merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
-            if (link) {
-                const float q = kval[kidx[my[j]]];
-                if (q > w.q[e])
-                    w.q[e] = q;
-            } else {
-                cs->ops->value(cs->pol, &w, e, 1);
-                qevals++;
+        for (int64_t c = 0; c < T; c++) {
+            const int64_t *my = list + (c * T + me) * cap, k = cnt[c * T + me];
+            for (int64_t j = 0; j < k; j++) {
+                if (j + 8 < k) {
+                    const int64_t e8 = ent[my[j + 8]] & (INS_FIRST - 1);
+                    __builtin_prefetch(&w.lk[e8]);
+                    __builtin_prefetch(w.codes + e8 * w.stride);
+                }
+                const int64_t e = ent[my[j]] & (INS_FIRST - 1);
+                merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
+                if (link) {
+                    const float q = kval[kidx[my[j]]];
+                    if (q > w.q[e])
+                        w.q[e] = q;
+                } else {
+                    cs->ops->value(cs->pol, &w, e, 1);
+                    qevals++;
+                }
             }
         }
     }
@@ -546,4 +600,16 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
 fail:
     return rc;
 #undef REC
+}
+
+cs_err sim_refresh_fetched(sim *s, int64_t n, int64_t tick)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(s->ctx,
+           cs_grow(s->ctx, &s->f.li, &s->f.li_cap, (size_t)n + 1, sizeof *s->f.li, "fetches"));
+    for (int64_t i = 0; i < n; i++)
+        s->f.li[i] = s->f.fx[i].li;
+    rc = cs_simrf_fetched(s->rf, s->f.li, n, tick);
+fail:
+    return rc;
 }

@@ -40,9 +40,10 @@ double cs_simrf_time(const sim_refresh *rf, int64_t tick);
 cs_err cs_simrf_step(cs_ctx *ctx, sim_refresh *rf, int64_t tick, const cs_recrawl_crawl **crawls,
                      int64_t *n, int64_t *n_all);
 
-/* Local. Discovery fetched local page li in tick `tick`: it joins the cache (or, fetched again
- * in a later task, counts as a crawl). */
-cs_err cs_simrf_fetched(sim_refresh *rf, int64_t li, int64_t tick);
+/* Local; the calling thread's team shares it. Discovery fetched the local pages li[0..n), in this
+ * order, in tick `tick`: each joins the cache (or, fetched again in a later task, counts as a
+ * crawl); cs_recrawl_fetch_batch. */
+cs_err cs_simrf_fetched(sim_refresh *rf, const int64_t *li, int64_t n, int64_t tick);
 
 /* Local. The tick's re-crawls beyond the bandwidth B (global count, identical on all ranks). */
 void cs_simrf_excess(sim_refresh *rf, int64_t excess);

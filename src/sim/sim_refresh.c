@@ -275,9 +275,9 @@ fail:
     return rc;
 }
 
-cs_err cs_simrf_fetched(sim_refresh *rf, int64_t li, int64_t tick)
+cs_err cs_simrf_fetched(sim_refresh *rf, const int64_t *li, int64_t n, int64_t tick)
 {
-    return cs_recrawl_fetch(rf->rc, li, cs_simrf_time(rf, tick), NULL);
+    return cs_recrawl_fetch_batch(rf->rc, li, n, cs_simrf_time(rf, tick));
 }
 
 void cs_simrf_excess(sim_refresh *rf, int64_t excess)
@@ -375,8 +375,13 @@ static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
 {
     cs_err rc = CS_OK;
     int64_t inc = 0, ginc = 0;
-    for (int64_t i = 0; i < rf->pg.n; i++)
-        inc += cs_cache_has(rf->cache, i) && !(rf->pg.complete != NULL && rf->pg.complete[i]);
+    const int64_t n = rf->pg.n;
+    const cs_cache *c = rf->cache;
+    const uint8_t *cf = rf->pg.complete;
+#pragma omp parallel for if (n >= 4096) default(none) shared(c, cf, n) reduction(+ : inc)          \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        inc += cs_cache_has(c, i) && !(cf != NULL && cf[i]);
     cs_allreduce(ctx, &inc, &ginc, 1, CS_T_I64, CS_OP_SUM);
     if (ginc > 0)
         return CS_OK;

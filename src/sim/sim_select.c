@@ -116,6 +116,9 @@ static inline uint64_t entry_key(const cs_frontier_view *v, int explore, uint64_
     return explore ? explore_key(th, v->id[i]) : cs_frontier_key(v->q[i], v->id[i]);
 }
 
+/* Keys below which a selection walk finds their hosts without waking the threads. */
+#define WALK_PARALLEL 256
+
 /* Frontier entries per block of fill_keys: the blocks do not depend on the thread count. */
 #define FILL_BLOCK 512
 
@@ -295,15 +298,23 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)r + 1,
                                 sizeof *s->sl.sort_tmp, "selection"));
             cs_sort_u64(top, r, s->sl.sort_tmp);
-            int64_t ahead[8]; /* ahead[i & 7]: the host of top[i], found 8 keys earlier */
+            /* the keys' hosts (reads at random places) on the rank's threads, then the walk,
+             * which depends on the counts before each key, alone */
+            CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1,
+                                sizeof *s->sl.khost, "selection"));
+            int64_t *kh = s->sl.khost;
+            const sim *cs = s;
+#pragma omp parallel for if (r >= WALK_PARALLEL) default(none) shared(cs, top, kh, r)              \
+    schedule(static)
+            for (int64_t i = 0; i < r; i++) {
+                if (i + 16 < r)
+                    prefetch_host(cs, top[i + 16]);
+                kh[i] = host_of_key(cs, top[i]);
+            }
             for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
-                /* two stages: the page's host 16 keys ahead, that host's counters 8 ahead */
-                const int64_t h = i + 8 < r ? ahead[i & 7] : host_of_key(s, top[i]);
-                if (i >= 16)
-                    prefetch_host(s, top[i - 16]);
-                if (i >= 8) {
-                    const int64_t h8 = host_of_key(s, top[i - 8]);
-                    ahead[i & 7] = h8; /* (i - 8) & 7 == i & 7, read above already */
+                const int64_t h = kh[i];
+                if (i >= 8) { /* that host's counters 8 keys ahead */
+                    const int64_t h8 = kh[i - 8];
                     __builtin_prefetch(&s->h.host_used[hslot(s, h8)]);
                     __builtin_prefetch(&s->h.host_mark[hslot(s, h8)]);
                     if (s->h.host_k != NULL)
@@ -364,11 +375,19 @@ static cs_err reserve(sim *s, int64_t nsel, int64_t got)
  * (reserve() made room) and recounts the host quotas for exactly them. */
 static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
 {
-    for (int64_t i = take; i < got; i++)
-        s->h.host_used[hslot(s, host_of_key(s, s->sl.cands[i]))]--;
+    const sim *cs = s;
+    const uint64_t *cands = s->sl.cands;
+    int32_t *used = s->h.host_used;
+    /* the candidates not taken give their hosts' counts back (integer decrements: any order) */
+#pragma omp parallel for if (got - take >= KEEP_PARALLEL) default(none)                            \
+    shared(cs, cands, used, take, got) schedule(static)
+    for (int64_t i = take; i < got; i++) {
+        if (i + 16 < got)
+            prefetch_host(cs, cands[i + 16]);
+        __atomic_fetch_sub(&used[hslot(cs, host_of_key(cs, cands[i]))], 1, __ATOMIC_RELAXED);
+    }
     CS_ASSERT((size_t)(*nsel + take) < s->sl.sel_cap || take == 0);
     const cs_frontier *fr = s->fr;
-    const uint64_t *cands = s->sl.cands;
     uint8_t *taken = s->sl.taken;
     int64_t *sel = s->sl.sel + *nsel;
     /* the candidates are distinct pages: each writes its own slot */

@@ -6,7 +6,8 @@
     perf script -i p.data -F comm,tid,ip,sym,dso > p.txt
     tests/bench/serial_share.py p.txt [N]
 
-Each sample of the crawlsim process is set-up (world generation, loading, results: left out),
+Each sample of the crawlsim process is set-up (world generation, loading, results, tear-down:
+left out),
 libgomp's own (barrier waits, fork and join: left out, counted apart) or the ticks' work: serial
 (the main thread outside OpenMP regions) or parallel (inside a region, any thread). A region that
 runs on one thread (below its size threshold) still shows an OpenMP function in the stack, so the
@@ -21,7 +22,8 @@ TICK = ('sim_', 'cs_sim_run_in', 'tres_', 'sarsa_', 'cs_mlp', 'cs_ddqn', 'cs_tre
         'cs_simrf', 'cs_qlinear')
 SETUP = ('build_world', 'cs_sim_world_load', 'cs_evidence_create', 'gen_pages', 'sim_host_map',
          'cs_gen_', 'check_pages', 'ompi_mpi_init', 'PMPI_Init', 'sim_build', 'sim_world',
-         'cs_sim_results', 'sim_write', 'cs_results')
+         'cs_sim_results', 'sim_write', 'cs_results', 'cs_sim_world_destroy', 'cs_evidence_destroy',
+         'cs_simrf_create', 'cs_simrf_destroy')
 PHASES = [('learn', ('tres_observe', 'sarsa_observe')), ('select', ('sim_select_tick',)),
           ('insert', ('sim_insert_links', 'insert_own', 'insert_merged')),
           ('fetch', ('sim_fetch_pages',)), ('refresh', ('cs_simrf', 'sim_refresh')),

@@ -5,7 +5,8 @@
 # alternating runs (round by round, configuration by configuration, binary by binary) so that
 # the machine's drift hits all alike. Prints per run the fetch rate (second half of the run) and
 # the per-phase seconds of /timing/ranks (the mean over ranks), then per binary and
-# configuration the medians, and each phase's time at 2 threads over 1 thread. The load average
+# configuration the medians, the fetch rate of 1 x 2 over 2 x 1 (the issue's figure), and each
+# phase's time at 2 threads over 1 thread. The load average
 # printed with each run tells whether other jobs shared the machine (OpenMP barriers wait for
 # descheduled threads: on a busy machine threads lose). OMP_WAIT_POLICY etc. pass through.
 # Usage: tests/bench/threads.sh "BIN [BIN...]" [ROUNDS] [PAGES] [B] [--set ...]
@@ -53,6 +54,10 @@ for b in "${!bins[@]}"; do
         done
         echo "$line"
     done
+    # the issue's figure: 1 rank x 2 threads over 2 ranks x 1 thread (fetch rates' medians)
+    a=$(grep "^bin$b 1x2 " "$out/runs" | cut -d' ' -f3 | med)
+    c=$(grep "^bin$b 2x1 " "$out/runs" | cut -d' ' -f3 | med)
+    echo "bin$b rate(1x2)/rate(2x1): $(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.3f", (c > 0 ? a / c : 0) }')"
     # serial fraction per phase: time at 2 threads / time at 1 thread (1 = does not scale)
     line="bin$b t(1x2)/t(1x1):"
     i=4

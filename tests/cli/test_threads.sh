@@ -6,7 +6,9 @@
 # on the shared 2-core machine) runs 1, 2 and 3 threads at 1 and 2 ranks. For SARSA in each mode
 # (synchronous and moderated in the strict setting, asynchronous with weight averaging: the
 # serial learner and the unsorted insertion), TRES (the strict setting's replicated policy), and
-# SARSA with [refresh] (lambda-learn); synchronous SARSA runs in wide ticks on a larger world.
+# SARSA with [refresh] (lambda-learn); synchronous SARSA and the refresh crawl run in wide
+# ticks on a larger world (the joins to the cache in parallel: 32 fetches a rank; a sync's
+# per-page loops: 4 096 cached pages).
 # Every phase of a tick that runs in parallel (evaluation, selection's histogram, key pass,
 # lookups and removal of the picks, fetching, learning, routing, insertion with the new
 # entries' creation) is exercised. And the comparison can fail: two different crawls are told
@@ -29,7 +31,7 @@ declare -A cfg=(
     [async]="--set run.policy=sarsa --set sarsa.mode=asynchronous --set crawl.weight_sync=average"
     [moderated]="--set run.policy=sarsa --set sarsa.mode=moderated"
     [tres]="--set run.policy=tres --set run.pages=300 --set crawl.bandwidth=20"
-    [refresh]="--set run.policy=sarsa --set refresh.policy=lambda-learn --set refresh.fraction=0.3 --set refresh.sync_every=10 --set run.ticks=60"
+    [refresh]="--set run.policy=sarsa --set refresh.policy=lambda-learn --set refresh.fraction=0.3 --set refresh.sync_every=10 --set run.ticks=60 --set run.graph=web50.h5 --set run.pages=0 --set crawl.bandwidth=400 --set crawl.frontier_capacity=40000"
 )
 names=(sync async moderated tres refresh)
 
