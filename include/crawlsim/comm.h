@@ -334,4 +334,35 @@ CS_API void cs_node_sync(cs_node *n);
  * NULL. */
 CS_API void cs_node_destroy(cs_node **n);
 
+/* ==== Modelled computation on a simulated cluster ============================================ */
+
+/*
+ * The SMPI build (docs/guide/simulated-cluster.md, "Modelled computation") can charge each
+ * rank's computation from a cost model instead of measuring it: with SimGrid's
+ * smpi/simulate-computation:no and CRAWLSIM_SMPI_COSTS set (tools/smpi-run --compute model), a
+ * tick's phases charge (units of work) x (flops per unit) to the simulated rank, so the
+ * simulated time depends on the crawl's counts and the platform only, not on the machine that
+ * runs the simulation. The units, one per kind below.
+ */
+typedef enum cs_cost_kind {
+    CS_COST_EVALUATE, /* a Q evaluation of the frontier's re-evaluation */
+    CS_COST_SELECT,   /* a frontier entry at a selection */
+    CS_COST_FETCH,    /* a fetch with its learning step */
+    CS_COST_ROUTE,    /* a link record routed */
+    CS_COST_INSERT,   /* a link record inserted into the frontier */
+    CS_NCOST
+} cs_cost_kind;
+
+/*
+ * Local. Reads CRAWLSIM_SMPI_COSTS: CS_NCOST non-negative numbers separated by commas, flops per
+ * unit of each kind in the order above. Unset or empty: no charge. CS_ERR_CONFIG when malformed,
+ * and when set in a build that is not the SMPI build (real ranks have real computation).
+ */
+CS_API cs_err cs_simcost_init(cs_ctx *ctx);
+/* Local. Whether some cost is non-zero (after cs_simcost_init). */
+CS_API int cs_simcost_on(void);
+/* Local. Charges units of kind k to this simulated rank (SMPI: smpi_execute_flops_benched);
+ * nothing when its cost is 0 or in other builds. Call from the rank's own thread. */
+CS_API void cs_simcost_charge(cs_cost_kind k, double units);
+
 #endif

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "crawlsim/bandit.h"
 #include "crawlsim/config.h"
+#include "crawlsim/comm.h"
 #include "crawlsim/core.h"
 #include "crawlsim/discover.h"
 #include "crawlsim/gen.h"
@@ -368,6 +369,9 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
         return main_usage(ctx, "", "--restart needs a checkpoint file");
     cs_config cfg;
     cs_err rc = cs_config_load(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, &cfg);
+    if (rc ==
+        CS_OK) /* the SMPI build's modelled computation (the same environment on every rank) */
+        rc = cs_simcost_init(ctx);
     if (rc != CS_OK)
         return rc;
     char output[CS_CONF_STR + 64];

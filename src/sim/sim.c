@@ -110,6 +110,7 @@ loop:
                 cs_frontier_view_get(s->fr, &v);
                 s->ops->evaluate_all(s->pol, &v);
                 s->m.c[C_QEVALS] += v.n;
+                cs_simcost_charge(CS_COST_EVALUATE, (double)v.n);
             }
             double t1 = cs_now();
             s->m.t[PH_EVALUATE] += t1 - t0;
@@ -121,6 +122,7 @@ loop:
             if (rn->pages > 0 && rn->pages - fetched_task < Bt)
                 Bt = rn->pages - fetched_task;
             s->h.cap_now = cap_at(s, fetched_task);
+            cs_simcost_charge(CS_COST_SELECT, (double)cs_frontier_size(s->fr));
             CS_TRY(ctx, sim_select_tick(s, ls->tick, ls->total_fetched, Bt, &nsel));
             local = sim_take_selected(s, nsel);
             if (local == CS_OK && s->rep)

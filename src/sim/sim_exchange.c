@@ -13,6 +13,7 @@ cs_err sim_insert_own(sim *s)
     double t0 = cs_now();
     CS_ASSERT(s->r.out.len[me] == 0);
     cs_err rc = sim_insert_links(s, NULL, s->r.msgs, s->r.own, s->r.n_own);
+    cs_simcost_charge(CS_COST_INSERT, (double)s->r.n_own);
     s->r.n_own = 0;
     s->m.t[PH_INSERT] += cs_now() - t0;
     return rc;
@@ -183,6 +184,9 @@ cs_err sim_exchange(sim *s, cs_err local)
     double t1 = cs_now();
     if (local != CS_OK)
         return local;
+    /* the strict setting merges this rank's own records with the received ones */
+    cs_simcost_charge(CS_COST_INSERT,
+                      (double)(len / sizeof(cs_link_msg)) + (s->strict ? (double)s->r.n_own : 0.0));
     if (s->strict)
         rc = insert_merged(s, len);
     else
@@ -388,6 +392,7 @@ cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick)
     double t2 = cs_now();
     s->m.t[PH_LEARN] += t2 - t1;
     rc = sim_insert_links(s, s->r.ord, NULL, NULL, o);
+    cs_simcost_charge(CS_COST_INSERT, (double)o);
     s->m.t[PH_INSERT] += cs_now() - t2;
     CS_TRY_AGREE(ctx, rc);
 fail:

@@ -220,6 +220,7 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         nout[i] = k;
     }
     s->m.c[C_DROPPED] += skipped;
+    cs_simcost_charge(CS_COST_FETCH, (double)n); /* the fetch with its learning step */
     double t1 = cs_now();
     s->m.t[PH_FETCH] += t1 - t0;
 
@@ -282,8 +283,11 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
      * of a host partition are found through their bucket index), then each box
      * grows once and the records are copied in, in the same order as one pass would. */
     if (s->rep) { /* every record goes to every rank (rep_share), none is routed */
+        int64_t nl = 0;
         for (int64_t i = 0; i < n; i++)
-            s->m.c[C_LINKS] += nout[i];
+            nl += nout[i];
+        s->m.c[C_LINKS] += nl;
+        cs_simcost_charge(CS_COST_ROUTE, (double)nl);
         s->m.t[PH_ROUTE] += cs_now() - t2;
         return CS_OK;
     }
@@ -372,6 +376,7 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         if (r != me)
             ob->len[r] += need[r];
     s->m.c[C_LINKS] += nl;
+    cs_simcost_charge(CS_COST_ROUTE, (double)nl);
     s->m.t[PH_ROUTE] += cs_now() - t2;
 fail:
     return rc;

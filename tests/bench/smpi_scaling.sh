@@ -10,6 +10,9 @@
 #   weak:   gen.pages = 2000 x P, B = 20 x P (about 300 links per page's host neighbourhood)
 # Every run: SARSA, the strict setting (jobs/quickstart.ini), crawl.exchange = census,
 # crawl.visited = owned, 6 ticks (run.ticks); results in $TMPDIR, removed at the end.
+# KEEP=DIR keeps each run's results as DIR/MODE-P.h5 (for tests/bench/perf_model.py).
+# SMPI_RUN_OPTS passes options to tools/smpi-run, e.g. SMPI_RUN_OPTS="--ranks-per-node 2" for
+# 1 024 ranks on supermuc-ng.xml's 768 nodes, or "--cfg=smpi/simulate-computation:no".
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 sbuild=${1:?usage: smpi_scaling.sh SMPI_BUILD_DIR strong|weak TIMEOUT P... [-- run args]}
@@ -22,17 +25,19 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do nps+=("$1"); shift; done
 extra=("$@")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP"
 echo "== $mode scaling, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%5s %9s %6s %9s %8s | %9s %9s %9s %9s %9s | %8s %7s %6s\n" P pages B wall_s rc \
     tick_ms compute exchange wait allreduce kB/t msgs/t ar/t
 for np in "${nps[@]}"; do
     if [ "$mode" = strong ]; then pages=20000; B=1000; else pages=$((2000 * np)); B=$((20 * np)); fi
     t0=$(date +%s.%N)
-    timeout "$to" nice -n 5 "$here/tools/smpi-run" -n "$np" --bin "$sbuild/crawlsim" -- -q run \
+    timeout "$to" nice -n 5 "$here/tools/smpi-run" -n "$np" ${SMPI_RUN_OPTS:-} --bin "$sbuild/crawlsim" -- -q run \
         "$here/jobs/quickstart.ini" --set gen.pages=$pages --set crawl.bandwidth=$B \
         --set run.pages=$((B * 6)) --set run.ticks=6 --set crawl.exchange=census \
         --set crawl.visited=owned "${extra[@]}" -o "$out/r$np.h5" > "$out/log$np" 2>&1
     rc=$?
+    [ -n "${KEEP:-}" ] && [ -f "$out/r$np.h5" ] && cp "$out/r$np.h5" "$KEEP/$mode-$np.h5"
     wall=$(echo "$(date +%s.%N) - $t0" | bc)
     if [ $rc -ne 0 ]; then
         printf "%5d %9d %6d %9.1f %8s |\n" "$np" "$pages" "$B" "$wall" "rc=$rc"

@@ -66,6 +66,10 @@ fi
 touch plain
 expect_exit 1 2 "cannot create graph file plain/x.h5: plain is not a directory" gen "$SRC/graphs/tiny.ini" -o plain/x.h5
 
+# the SMPI build's cost model is refused by a build of real ranks (exit 1)
+CRAWLSIM_SMPI_COSTS=1,1,1,1,1 expect_exit 1 2 "read by the SMPI build only" run "$SRC/graphs/tiny.ini" \
+    --set run.pages=100 -o smpicost.h5
+
 # graph files (exit 1)
 expect_exit 1 2 "missing.h5" info missing.h5
 printf 'this is not HDF5\n' > text.h5

@@ -5,7 +5,9 @@
 # tools/smpi/supermuc-ng.xml. In the strict setting the P-rank results are identical to Open MPI's
 # on P ranks (every dataset but the wall-clock /timing) and the 16-rank ones to Open MPI's on
 # 1 rank (but what measures the ranks themselves); the comparison can fail (another seed
-# differs). Skipped (77) without SimGrid's SMPI or serial HDF5 (libsimgrid-dev, libhdf5-dev).
+# differs). With modelled computation (tools/smpi-run --compute model) the results are the same,
+# the simulated time of two runs is identical to the bit and grows with the costs, and a
+# malformed cost list is refused. Skipped (77) without SimGrid's SMPI or serial HDF5 (libsimgrid-dev, libhdf5-dev).
 # Run as bash test_smpi.sh BIN SRC WORK MPIEXEC "MPIFLAGS" (ctest -L smpi).
 source "$(dirname "$0")/../cli/lib.sh"
 for t in smpicc smpirun cmake pkg-config; do
@@ -26,12 +28,18 @@ fi
 
 job=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set run.policy=sarsa --set run.pages=2000
      --set crawl.bandwidth=40 --set crawl.host_rate=2 --set run.trace=true --set run.tasks=2)
-# smpirun NP PLATFORM PER_NODE OUT: a simulated crawl; SimGrid's report in smpiNP.txt
+# simulate NP PLATFORM PER_NODE OUT [smpi-run options]: a simulated crawl; SimGrid's report in
+# smpiNP.txt
 simulate() {
     local np=$1 platform=$2 per_node=$3 out=$4
-    timeout 600 "$SRC/tools/smpi-run" -n "$np" --ranks-per-node "$per_node" \
+    shift 4
+    timeout 600 "$SRC/tools/smpi-run" -n "$np" --ranks-per-node "$per_node" "$@" \
         --bin build-smpi/crawlsim --platform "$SRC/tools/smpi/$platform" -- \
         -q run "${job[@]}" -o "$out" > "smpi$np.txt" 2>&1
+}
+# the simulated seconds of a crawl (its /timing/seconds), at full precision
+simulated() {
+    /usr/bin/python3 -c "import h5py, sys; print(repr(float(h5py.File(sys.argv[1])['timing/seconds'][0])))" "$1"
 }
 run 1 -q run "${job[@]}" --set run.seed=2 -o other.h5 2> err.txt || fail "Open MPI, seed 2: $(cat err.txt)"
 # P Open MPI ranks against P simulated ranks (P = 1, 2 on this machine's platform, 4 on
@@ -62,6 +70,37 @@ if simulate 16 supermuc-ng.xml 1 smpi16.h5; then
     fi
 else
     fail "16 simulated ranks: $(tail -5 smpi16.txt)"
+fi
+# modelled computation: the same crawl, a simulated time that depends on the counts and the
+# platform only (identical in two runs), larger with larger costs; a bad cost list is an error
+awk '!/^#/ && NF { for (i = 1; i <= NF; i++) $i *= 4; print }' "$SRC/tools/smpi/costs.txt" > costs4.txt
+if simulate 4 supermuc-ng.xml 1 model_a.h5 --compute model &&
+    simulate 4 supermuc-ng.xml 1 model_b.h5 --compute model &&
+    simulate 4 supermuc-ng.xml 1 model_4x.h5 --compute model --costs costs4.txt; then
+    compare ompi4.h5 model_a.h5 && pass "modelled computation: 4 simulated ranks == 4 Open MPI ranks" ||
+        fail "modelled computation changed the results: $(head -4 <<< "$compared")"
+    a=$(simulated model_a.h5) b=$(simulated model_b.h5) c=$(simulated model_4x.h5)
+    if [ -n "$a" ] && [ "$a" = "$b" ]; then
+        pass "modelled computation: two runs simulate the same time to the bit ($a s)"
+    else
+        fail "modelled computation: two runs simulated $a s and $b s"
+    fi
+    if awk -v a="${a:-0}" -v c="${c:-0}" 'BEGIN { exit !(a > 0 && c > 2 * a) }'; then
+        pass "four times the costs: $c s against $a s"
+    else
+        fail "four times the costs simulated $c s against $a s"
+    fi
+else
+    fail "modelled computation: $(tail -5 smpi4.txt)"
+fi
+if CRAWLSIM_SMPI_COSTS=1,2,x OMP_NUM_THREADS=1 timeout 120 smpirun -np 1 \
+    -platform "$SRC/tools/smpi/localhost.xml" -hostfile <(echo localhost) \
+    build-smpi/crawlsim -q run "${job[@]}" -o bad.h5 > bad.txt 2>&1; then
+    fail "a malformed CRAWLSIM_SMPI_COSTS was accepted"
+elif grep -q 'CRAWLSIM_SMPI_COSTS=.*expected 5' bad.txt; then
+    pass "a malformed CRAWLSIM_SMPI_COSTS is refused"
+else
+    fail "a malformed CRAWLSIM_SMPI_COSTS: $(tail -3 bad.txt)"
 fi
 # the comparison is not vacuous: another seed gives other results
 compare other.h5 smpi16.h5 "${RANK_DEPENDENT[@]}"
