@@ -8,8 +8,11 @@ Usage: tests/bench/perf_model.py [--network-only] RESULTS.h5...
   --network-only: runs simulated with --cfg=smpi/simulate-computation:no (compute term 0)
 
 Model, per tick, the busiest rank (docs/developer/performance-model.md):
-  compute   = s (c_f f + c_l l + c_s F)      f, l: the busiest rank's fetches and links per tick,
-                                             F: its frontier; s = host speed / platform speed
+  compute   = s (c_f f + (c_r + c_i) l + (c_s + c_e) F)
+                                             f, l: the busiest rank's fetches and links per tick,
+                                             F: its frontier (c_e: the synchronous mode only);
+                                             the constants from tools/smpi/costs.txt;
+                                             s = host speed / platform speed
   collectives = (n_ar + 3) t_c(P)            n_ar: allreduces per tick (counted), + the two
                                              censuses' reduce-scatters and the record point's
                                              allreduce; t_c(P): one small collective on the
@@ -19,32 +22,41 @@ Model, per tick, the busiest rank (docs/developer/performance-model.md):
                                              latency, b the effective bandwidth
 """
 import math
+import os
 import sys
 
 import h5py
 import numpy as np
 
-# measured here at P = 1 (CPU time, SMPI on localhost.xml at 1 Gf: a measured second is a
-# simulated second): jobs/quickstart.ini, 10^6 pages, B = 1000, 102 ticks, 10^5 fetches,
-# 935 105 links (each one Q evaluation), mean frontier 131 883
-C_F = (0.13451 + 0.02715) / 1e5  # fetch + learn, per fetch
-C_L = (0.30186 + 0.01778) / 935105  # insert (with its Q evaluation) + route, per link
-C_S = 0.19520 / (102 * 131883.0)  # select, per frontier entry and tick
+HERE = os.path.dirname(os.path.abspath(__file__))
+COSTS = os.path.join(HERE, "..", "..", "tools", "smpi", "costs.txt")
+
+
+def costs(path=COSTS):
+    """The cost model (tools/smpi/costs.txt, from tests/bench/smpi_costs.py): seconds of this
+    machine's CPU per Q evaluation of a re-evaluation, frontier entry at a selection, fetch
+    (with its learning step), link record routed and link record inserted."""
+    line = [l for l in open(path) if l.strip() and not l.lstrip().startswith("#")][-1]
+    return [float(v) for v in line.split()]
+
+
+C_E, C_S, C_F, C_R, C_I = costs()
 S = 24.0 / 62.9  # tools/smpi-run's host speed over supermuc-ng.xml's
 LAT_FACTOR = 2.01467  # SMPI's default latency factor below 257 bytes
 B_EFF = 0.61 * 12.5e9  # SMPI's bandwidth factor of 1-3 KiB messages x the link
+RANKS_PER_NODE = 2  # as tests/bench/smpi_scaling.sh is run for the tables (one rank per socket)
 
 
 def alpha(P):
     """One message: 2 links of 0.25 us under one edge switch (24 nodes), 4 between."""
-    return LAT_FACTOR * (0.5e-6 if P <= 24 else 1.0e-6)
+    return LAT_FACTOR * (0.5e-6 if P <= 24 * RANKS_PER_NODE else 1.0e-6)
 
 
 # One 128-byte MPI_Allreduce on supermuc-ng.xml as tools/smpi-run simulates it (Open MPI's
-# choices), microseconds, network only (smpi/simulate-computation:no): tools/smpi/collbench.c.
-# An MPI_Reduce_scatter of P ints costs the same or less. Between the measured P: linear in
-# log2 P; beyond them, the last slope.
-T_COLL = {16: 4.09, 64: 9.13, 128: 20.25, 256: 39.35}
+# choices), 2 ranks per node, microseconds, network only (smpi/simulate-computation:no):
+# tools/smpi/collbench.c. An MPI_Reduce_scatter of P ints costs the same or less. Between the
+# measured P: linear in log2 P; beyond them, the last slope.
+T_COLL = {16: 3.73, 64: 7.82, 128: 17.39, 256: 32.67, 512: 52.03}
 
 
 def t_coll(P):
@@ -69,7 +81,9 @@ def model(path):
     T = int(f["final/ticks"][()])
     rk = lambda k: np.asarray(f["ranks/" + k][:], dtype=float)
     fet, lnk, fr = rk("fetched") / T, rk("links") / T, rk("frontier")
-    comp = 0.0 if NET_ONLY else S * np.max(C_F * fet + C_L * lnk + C_S * fr)
+    sync = float(np.sum(f["timing/ranks/evaluate"][:])) > 0  # the frontier re-evaluated each tick
+    per_rank = C_F * fet + (C_R + C_I) * lnk + (C_S + (C_E if sync else 0.0)) * fr
+    comp = 0.0 if NET_ONLY else S * float(np.max(per_rank))
     n_ar = float(np.mean(rk("allreduces"))) / T
     ar = (n_ar + 3) * t_coll(P) if P > 1 else 0.0
     V = float(np.max(rk("bytes_exchanged"))) / T

@@ -75,26 +75,35 @@ fi
 # platform only (identical in two runs), larger with larger costs; a bad cost list is an error
 awk '!/^#/ && NF { for (i = 1; i <= NF; i++) $i *= 4; print }' "$SRC/tools/smpi/costs.txt" > costs4.txt
 if simulate 4 supermuc-ng.xml 1 model_a.h5 --compute model &&
-    simulate 4 supermuc-ng.xml 1 model_b.h5 --compute model &&
-    simulate 4 supermuc-ng.xml 1 model_4x.h5 --compute model --costs costs4.txt; then
+    simulate 4 supermuc-ng.xml 1 model_b.h5 --compute model; then
     compare ompi4.h5 model_a.h5 && pass "modelled computation: 4 simulated ranks == 4 Open MPI ranks" ||
         fail "modelled computation changed the results: $(head -4 <<< "$compared")"
-    a=$(simulated model_a.h5) b=$(simulated model_b.h5) c=$(simulated model_4x.h5)
+    a=$(simulated model_a.h5) b=$(simulated model_b.h5)
     if [ -n "$a" ] && [ "$a" = "$b" ]; then
         pass "modelled computation: two runs simulate the same time to the bit ($a s)"
     else
         fail "modelled computation: two runs simulated $a s and $b s"
     fi
-    if awk -v a="${a:-0}" -v c="${c:-0}" 'BEGIN { exit !(a > 0 && c > 2 * a) }'; then
-        pass "four times the costs: $c s against $a s"
+else
+    fail "modelled computation: $(tail -5 smpi4.txt)"
+fi
+# (the census exchange: the sparse exchange's polling is played as injected sleeps, which would
+# hide the computation; docs/guide/simulated-cluster.md)
+job+=(--set crawl.exchange=census)
+if simulate 4 supermuc-ng.xml 1 model_1x.h5 --compute model &&
+    simulate 4 supermuc-ng.xml 1 model_4x.h5 --compute model --costs costs4.txt; then
+    a=$(simulated model_1x.h5) c=$(simulated model_4x.h5)
+    if awk -v a="${a:-0}" -v c="${c:-0}" 'BEGIN { exit !(a > 0 && c > 1.5 * a) }'; then
+        pass "four times the costs: $c s of simulated time against $a s"
     else
         fail "four times the costs simulated $c s against $a s"
     fi
 else
-    fail "modelled computation: $(tail -5 smpi4.txt)"
+    fail "modelled computation, census exchange: $(tail -5 smpi4.txt)"
 fi
+echo localhost > hosts1.txt
 if CRAWLSIM_SMPI_COSTS=1,2,x OMP_NUM_THREADS=1 timeout 120 smpirun -np 1 \
-    -platform "$SRC/tools/smpi/localhost.xml" -hostfile <(echo localhost) \
+    -platform "$SRC/tools/smpi/localhost.xml" -hostfile hosts1.txt \
     build-smpi/crawlsim -q run "${job[@]}" -o bad.h5 > bad.txt 2>&1; then
     fail "a malformed CRAWLSIM_SMPI_COSTS was accepted"
 elif grep -q 'CRAWLSIM_SMPI_COSTS=.*expected 5' bad.txt; then
