@@ -5,7 +5,11 @@ them with KEEP=DIR), the model's terms from the run's own counts and the platfor
 beside the simulated milliseconds per tick.
 
 Usage: tests/bench/perf_model.py [--network-only] RESULTS.h5...
+       tests/bench/perf_model.py --predict P f l F V n_ar [imbalance]
   --network-only: runs simulated with --cfg=smpi/simulate-computation:no (compute term 0)
+  --predict: the model's tick for a rank of f fetches, l links and frontier F per tick, V bytes
+             of link records sent per tick, n_ar allreduces per tick, and the weak-scaling
+             efficiency T(1) / T(P)
 
 Model, per tick, the busiest rank (docs/developer/performance-model.md):
   compute   = s (c_f f + (c_r + c_i) l + (c_s + c_e) F)
@@ -47,29 +51,20 @@ B_EFF = 0.61 * 12.5e9  # SMPI's bandwidth factor of 1-3 KiB messages x the link
 RANKS_PER_NODE = 2  # as tests/bench/smpi_scaling.sh is run for the tables (one rank per socket)
 
 
-def alpha(P):
+def alpha(P, rpn=RANKS_PER_NODE):
     """One message: 2 links of 0.25 us under one edge switch (24 nodes), 4 between."""
-    return LAT_FACTOR * (0.5e-6 if P <= 24 * RANKS_PER_NODE else 1.0e-6)
+    return LAT_FACTOR * (0.5e-6 if P <= 24 * rpn else 1.0e-6)
 
 
-# One 128-byte MPI_Allreduce on supermuc-ng.xml as tools/smpi-run simulates it (Open MPI's
-# choices), 2 ranks per node, microseconds, network only (smpi/simulate-computation:no):
-# tools/smpi/collbench.c. An MPI_Reduce_scatter of P ints costs the same or less. Between the
-# measured P: linear in log2 P; beyond them, the last slope.
-T_COLL = {16: 3.73, 64: 7.82, 128: 17.39, 256: 32.67, 512: 52.03}
-
-
-def t_coll(P):
-    ks = sorted(T_COLL)
-    if P <= ks[0]:
-        return 1e-6 * T_COLL[ks[0]] * math.log2(max(P, 2)) / math.log2(ks[0])
-    for lo, hi in zip(ks, ks[1:]):
-        if P <= hi:
-            w = (math.log2(P) - math.log2(lo)) / (math.log2(hi) - math.log2(lo))
-            return 1e-6 * (T_COLL[lo] + w * (T_COLL[hi] - T_COLL[lo]))
-    lo, hi = ks[-2], ks[-1]
-    slope = (T_COLL[hi] - T_COLL[lo]) / (math.log2(hi) - math.log2(lo))
-    return 1e-6 * (T_COLL[hi] + slope * (math.log2(P) - math.log2(hi)))
+def t_coll(P, rpn=RANKS_PER_NODE):
+    """One small collective: Open MPI's choice for small payloads is recursive doubling (or its
+    kin for reduce-scatter and barrier), ceil(log2 P) rounds of one message's latency.
+    tools/smpi/collbench.c's back-to-back loops of 50 such collectives cost as much up to 128
+    ranks (2 ranks per node: allreduce 3.73, 7.82, 17.39 us at 16, 64, 128; this formula 4.0,
+    12.1, 14.1) and 2 to 4 times more beyond (32.67, 52.03, 85.45 us at 256, 512, 1 024 against
+    16.1, 18.1, 20.1): a crawl's collectives, spread over a tick, follow the formula
+    (docs/developer/performance-model.md)."""
+    return math.ceil(math.log2(P)) * alpha(P, rpn) if P > 1 else 0.0
 
 
 NET_ONLY = "--network-only" in sys.argv
@@ -94,18 +89,39 @@ def model(path):
           (P, 1e3 * comp, 1e3 * ar, 1e3 * ex, 1e3 * tot, 1e3 * sim, 100 * (tot - sim) / sim))
 
 
+def predict(P, f, l, F, V, n_ar, sync=False, imbalance=1.0):
+    """The model's tick on supermuc-ng.xml for a rank of f fetches, l links and a frontier of F
+    per tick, V bytes of link records sent, n_ar allreduces per tick; the busiest rank's
+    computation imbalance times the mean. Returns (compute, collectives, exchange) seconds."""
+    comp = imbalance * S * (C_F * f + (C_R + C_I) * l + (C_S + (C_E if sync else 0.0)) * F)
+    if P <= 1:
+        return comp, 0.0, 0.0
+    return comp, (n_ar + 3) * t_coll(P), 2 * (alpha(P) + V / B_EFF)
+
+
 def network(P, calls, coll_bytes, msgs, xbytes):
     """The model's network terms for one rank and tick on supermuc-ng.xml, in seconds, from a
     run's counters: calls collectives of coll_bytes payload in all (each a small collective,
     t_c(P), plus its payload twice over the link, as a reduce-scatter and allgather would send
     it), and msgs point-to-point messages of xbytes in all (a and b as for the exchange).
-    tools/lib/sync_report.py prints it beside the synchronisation study's counters."""
+    tools/lib/sync_report.py prints it beside the synchronisation study's counters, for one
+    rank per node."""
     if P <= 1:
         return 0.0
-    return calls * t_coll(P) + 2 * coll_bytes / B_EFF + msgs * alpha(P) + xbytes / B_EFF
+    return calls * t_coll(P, 1) + 2 * coll_bytes / B_EFF + msgs * alpha(P, 1) + xbytes / B_EFF
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--predict"]:
+        # --predict P f l F V n_ar [imbalance]: one tick's terms, and T(P) / T(1)'s efficiency
+        P, fe, li, Fr, V, n_ar = (float(v) for v in sys.argv[2:8])
+        imb = float(sys.argv[8]) if len(sys.argv) > 8 else 1.0
+        c, a, e = predict(int(P), fe, li, Fr, V, n_ar, imbalance=imb)
+        c1 = predict(1, fe, li, Fr, V, n_ar)[0]
+        print("P %d: compute %.3f ms, collectives %.3f ms, exchange %.3f ms, tick %.3f ms; "
+              "T(1) %.3f ms, weak efficiency %.1f %%" %
+              (P, 1e3 * c, 1e3 * a, 1e3 * e, 1e3 * (c + a + e), 1e3 * c1, 100 * c1 / (c + a + e)))
+        sys.exit(0)
     print("%5s %8s %8s %8s %8s | %8s %8s" % ("P", "compute", "collect", "exch", "model", "simul", "error"))
     print("%5s %8s %8s %8s %8s | %8s" % ("", "ms/tick", "", "", "", "ms/tick"))
     for p in sys.argv[1:]:

@@ -7,7 +7,8 @@
 # messages of the record exchange per tick over all ranks, and the allreduces per rank and tick.
 # Usage: tests/bench/smpi_scaling.sh SMPI_BUILD_DIR strong|weak TIMEOUT P... [-- extra run args]
 #   strong: gen.pages = 20000, B = 1000 per tick over all ranks
-#   weak:   gen.pages = 2000 x P, B = 20 x P (about 300 links per page's host neighbourhood)
+#   weak:   gen.pages = 2000 x P, B = 20 x P (about 300 links per page's host neighbourhood);
+#           WEAK_PAGES and WEAK_B set the pages and B per rank
 # Every run: SARSA, the strict setting (jobs/quickstart.ini), crawl.exchange = census,
 # crawl.visited = owned, 6 ticks (run.ticks); results in $TMPDIR, removed at the end.
 # KEEP=DIR keeps each run's results as DIR/MODE-P.h5 (for tests/bench/perf_model.py).
@@ -30,7 +31,7 @@ echo "== $mode scaling, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%5s %9s %6s %9s %8s | %9s %9s %9s %9s %9s | %8s %7s %6s\n" P pages B wall_s rc \
     tick_ms compute exchange wait allreduce kB/t msgs/t ar/t
 for np in "${nps[@]}"; do
-    if [ "$mode" = strong ]; then pages=20000; B=1000; else pages=$((2000 * np)); B=$((20 * np)); fi
+    if [ "$mode" = strong ]; then pages=20000; B=1000; else pages=$((${WEAK_PAGES:-2000} * np)); B=$((${WEAK_B:-20} * np)); fi
     t0=$(date +%s.%N)
     timeout "$to" nice -n 5 "$here/tools/smpi-run" -n "$np" ${SMPI_RUN_OPTS:-} --bin "$sbuild/crawlsim" -- -q run \
         "$here/jobs/quickstart.ini" --set gen.pages=$pages --set crawl.bandwidth=$B \
