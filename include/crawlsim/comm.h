@@ -359,8 +359,6 @@ typedef enum cs_cost_kind {
  * and when set in a build that is not the SMPI build (real ranks have real computation).
  */
 CS_API cs_err cs_simcost_init(cs_ctx *ctx);
-/* Local. Whether some cost is non-zero (after cs_simcost_init). */
-CS_API int cs_simcost_on(void);
 /* Local. Charges units of kind k to this simulated rank (SMPI: smpi_execute_flops_benched);
  * nothing when its cost is 0 or in other builds. Call from the rank's own thread. */
 CS_API void cs_simcost_charge(cs_cost_kind k, double units);

@@ -10,12 +10,10 @@
 /* Flops per unit of work, parsed once per rank (the SMPI build loads a copy of this file's
  * statics per simulated rank); all zero: no charge. */
 static double cost_flops[CS_NCOST];
-static int cost_state; /* 0: not read yet, 1: read */
 
 cs_err cs_simcost_init(cs_ctx *ctx)
 {
     const char *env = getenv("CRAWLSIM_SMPI_COSTS");
-    cost_state = 1;
     memset(cost_flops, 0, sizeof cost_flops);
     if (env == NULL || env[0] == '\0')
         return CS_OK;
@@ -44,14 +42,6 @@ cs_err cs_simcost_init(cs_ctx *ctx)
     }
     return CS_OK;
 #endif
-}
-
-int cs_simcost_on(void)
-{
-    for (int k = 0; k < CS_NCOST; k++)
-        if (cost_flops[k] > 0.0)
-            return 1;
-    return 0;
 }
 
 void cs_simcost_charge(cs_cost_kind k, double units)
