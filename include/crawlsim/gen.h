@@ -154,6 +154,21 @@ CS_API int cs_gen_host_hash_owner(const void *arg, int64_t page);
 CS_API cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen *g, int64_t seed, int32_t k,
                                     int32_t me, int64_t **start, int64_t **count, int64_t *n_runs);
 
+/*
+ * Collective(ctx->comm). Logically collective: the model (identical on every rank), owner's
+ * seed and k == ctx->size. cs_gen_graph under host-hash (cs_gen_partition's CS_PART_HOST_HASH
+ * with owner->seed) without the partition object: this rank's runs of pages from the hosts'
+ * hashes (cs_gen_host_hash_runs), its pages generated, and the graph built with
+ * cs_graph_build_runs, whose owner lookup is cs_gen_host_hash_owner(owner, page). The same
+ * pages, links, attributes, local ids and owners as cs_gen_graph under that partition, without
+ * its arrays of the world's size on every rank (a part per host, every rank's runs, the owner
+ * runs: about 29 bytes per host); owner and its model are borrowed and must outlive the graph.
+ * Memory per rank: the owned pages' graph, transiently 8 bytes per owned page and a bit per
+ * host. On failure *out is untouched and every rank returns the same code: CS_ERR_LIMIT,
+ * CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_gen_graph_host_hash(cs_ctx *ctx, const cs_gen_owner *owner, cs_graph **out);
+
 /* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic. */
 CS_API void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out);
 /* Local. The anchor vector of link src->dst (length term_dim): the target's term vector plus

@@ -122,6 +122,21 @@ CS_API cs_err cs_graph_build_index_runs(cs_ctx *ctx, int64_t n_pages, int64_t n_
                                         const int64_t *count, int64_t n_runs,
                                         cs_graph_owner_fn owner, const void *arg, cs_graph **out);
 
+/*
+ * Local. cs_graph_build without a partition object: the owner lookup and the local index of
+ * cs_graph_build_index_runs (this rank's runs of pages, the owner computed by owner(arg,
+ * page); arg is borrowed and must outlive the graph) with the pages of `pages` taken over as
+ * cs_graph_build takes them (page i the i-th page of the runs) and the local ids kept
+ * (cs_graph_local_ids). For a generated world under host-hash (cs_gen_graph_host_hash), where
+ * the partition's arrays and the owner runs would be of the world's size on every rank. Errors
+ * of both (the slice's checks are cs_graph_build's), CS_ERR_ARG for no slice or negative
+ * n_links_total. Ownership as cs_graph_build: on failure *out and *pages are untouched.
+ */
+CS_API cs_err cs_graph_build_runs(cs_ctx *ctx, int64_t n_pages, int64_t n_links_total,
+                                  int64_t n_hosts, int32_t n_topics, const int64_t *start,
+                                  const int64_t *count, int64_t n_runs, cs_graph_owner_fn owner,
+                                  const void *arg, cs_graph_slice *pages, cs_graph **out);
+
 /* Local. The global id of local page li in [0, n_local) (asserted): cs_graph_local_ids()[li],
  * or without that array (cs_graph_build_index) from the local index: O(1) for contiguous ids,
  * else a binary search over the local runs or the rank directory. */

@@ -85,6 +85,17 @@ fail:
     return rc;
 }
 
+/* Local. The pages ids[0 .. n) into `mine` (empty on entry), OpenMP over all of them. */
+static cs_err gen_ids(cs_ctx *ctx, const cs_gen *g, const int64_t *ids, int64_t n,
+                      cs_graph_slice *mine)
+{
+    cs_progress prog;
+    cs_progress_begin(&prog, ctx, "generating pages", (uint64_t)n);
+    const cs_err rc = gen_slice_ids(ctx, g, ids, n, mine, &prog);
+    cs_progress_end(&prog);
+    return rc;
+}
+
 /*
  * Local. Generates the pages part gives this rank into `mine` (empty on entry), page i being
  * the i-th owned id: a block's range in one cs_gen_slice, any other ownership (host-hash:
@@ -128,9 +139,7 @@ static cs_err gen_owned(cs_ctx *ctx, const cs_gen *g, const cs_partition *part,
             if (pa[p] == me)
                 ids[i++] = p;
     }
-    cs_progress_begin(&prog, ctx, "generating pages", (uint64_t)n);
-    rc = gen_slice_ids(ctx, g, ids, n, mine, &prog);
-    cs_progress_end(&prog);
+    rc = gen_ids(ctx, g, ids, n, mine);
 fail:
     free(ids);
     return rc;
@@ -145,6 +154,15 @@ static int runs_cover(const cs_partition *part)
     for (int64_t j = 0; ok && j < R; j++)
         ok = rf[j] < rf[j + 1];
     return ok;
+}
+
+/* Collective. *total = the links of every rank's slice (an allreduce). */
+static cs_err links_total(cs_ctx *ctx, const cs_graph_slice *mine, int64_t *total)
+{
+    int64_t links = mine->offsets != NULL ? mine->offsets[mine->n] : 0;
+    if (cs_allreduce(ctx, &links, total, 1, CS_T_I64, CS_OP_SUM) != CS_OK)
+        return cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the link counts failed");
+    return CS_OK;
 }
 
 cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_graph **out)
@@ -175,10 +193,8 @@ cs_err cs_gen_graph(cs_ctx *ctx, const cs_gen *g, const cs_partition *part, cs_g
                      (long long)N);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, gen_owned(ctx, g, part, &mine));
-    int64_t links = mine.offsets != NULL ? mine.offsets[mine.n] : 0, total = 0;
-    if (cs_allreduce(ctx, &links, &total, 1, CS_T_I64, CS_OP_SUM) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the link counts failed");
-    CS_TRY_AGREE(ctx, rc);
+    int64_t total = 0;
+    CS_TRY_AGREE(ctx, links_total(ctx, &mine, &total));
     rc = cs_graph_build(ctx, part, total, H, cs_gen_n_topics(g), &mine, &graph);
     CS_TRY_AGREE(ctx, rc);
     *out = graph;
@@ -258,5 +274,35 @@ fail:
     free(ct);
     free(st);
     free(at);
+    return rc;
+}
+
+cs_err cs_gen_graph_host_hash(cs_ctx *ctx, const cs_gen_owner *owner, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    const cs_gen *g = owner->g;
+    cs_graph_slice mine;
+    cs_graph_slice_init(&mine);
+    int64_t *st = NULL, *ct = NULL, *ids = NULL, R = 0, n = 0, total = 0;
+    rc = cs_gen_host_hash_runs(ctx, g, owner->seed, owner->k, ctx->rank, &st, &ct, &R);
+    for (int64_t i = 0; i < R; i++)
+        n += ct[i];
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &ids, (size_t)n + 1, sizeof *ids, "owned page ids");
+    for (int64_t i = 0, j = 0; rc == CS_OK && i < R; i++)
+        for (int64_t p = st[i]; p < st[i] + ct[i]; p++)
+            ids[j++] = p;
+    if (rc == CS_OK)
+        rc = gen_ids(ctx, g, ids, n, &mine);
+    free(ids);
+    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, links_total(ctx, &mine, &total));
+    CS_TRY_AGREE(ctx, cs_graph_build_runs(ctx, cs_gen_n_pages(g), total, cs_gen_n_hosts(g),
+                                          cs_gen_n_topics(g), st, ct, R, cs_gen_host_hash_owner,
+                                          owner, &mine, out));
+fail:
+    cs_graph_slice_fini(&mine);
+    free(ct);
+    free(st);
     return rc;
 }

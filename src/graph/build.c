@@ -69,35 +69,12 @@ static cs_err placeholder(cs_ctx *ctx, void *dst, const void *src, size_t elem)
     return cs_calloc(ctx, dst, 1, elem, "empty graph arrays");
 }
 
-cs_err cs_graph_build(cs_ctx *ctx, const cs_partition *part, int64_t n_links_total, int64_t n_hosts,
-                      int32_t n_topics, cs_graph_slice *pages, cs_graph **out)
+/* Local. g (its owner lookup and local index made) takes the slice's pages after the checks of
+ * check_pages: its arrays change hands (pages is left zeroed, its weights and terms freed); on
+ * failure g and pages are as they were. */
+static cs_err take_pages(cs_ctx *ctx, cs_graph *g, cs_graph_slice *pages)
 {
     cs_err rc = CS_OK;
-    cs_graph *g = NULL;
-    CS_TRY(ctx, graph_check_partition(ctx, NULL, part));
-    if (n_links_total < 0 || n_hosts < 0 || n_topics < 0 || pages == NULL) {
-        rc = cs_fail(ctx, CS_ERR_ARG,
-                     "cs_graph_build: no slice, or negative sizes (%lld links, %lld hosts, %d "
-                     "topics)",
-                     (long long)n_links_total, (long long)n_hosts, (int)n_topics);
-        goto fail;
-    }
-    if (part->n_links != 0 && part->n_links != n_links_total) {
-        rc = cs_fail(ctx, CS_ERR_ARG,
-                     "the partition has %lld links but the graph %lld: it was made for another "
-                     "graph",
-                     (long long)part->n_links, (long long)n_links_total);
-        goto fail;
-    }
-    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "graph"));
-    g->n_pages = part->n_pages;
-    g->n_links = n_links_total;
-    g->n_hosts = n_hosts;
-    g->n_topics = n_topics;
-    g->k = part->k;
-    g->rank = ctx->rank;
-    CS_TRY(ctx, graph_build_owner(ctx, g, part));
-    CS_TRY(ctx, graph_build_local(ctx, g, part));
     CS_TRY(ctx, check_pages(ctx, g, pages));
 
     /* Everything that can fail is done before the slice's arrays change hands. */
@@ -131,6 +108,41 @@ cs_err cs_graph_build(cs_ctx *ctx, const cs_partition *part, int64_t n_links_tot
     pages->relevance = pages->delta = pages->mu = NULL;
     pages->observable = NULL;
     cs_graph_slice_fini(pages); /* weights and terms, if any */
+    return CS_OK;
+fail:
+    return rc;
+}
+
+cs_err cs_graph_build(cs_ctx *ctx, const cs_partition *part, int64_t n_links_total, int64_t n_hosts,
+                      int32_t n_topics, cs_graph_slice *pages, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph *g = NULL;
+    CS_TRY(ctx, graph_check_partition(ctx, NULL, part));
+    if (n_links_total < 0 || n_hosts < 0 || n_topics < 0 || pages == NULL) {
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "cs_graph_build: no slice, or negative sizes (%lld links, %lld hosts, %d "
+                     "topics)",
+                     (long long)n_links_total, (long long)n_hosts, (int)n_topics);
+        goto fail;
+    }
+    if (part->n_links != 0 && part->n_links != n_links_total) {
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "the partition has %lld links but the graph %lld: it was made for another "
+                     "graph",
+                     (long long)part->n_links, (long long)n_links_total);
+        goto fail;
+    }
+    CS_TRY(ctx, cs_calloc(ctx, &g, 1, sizeof *g, "graph"));
+    g->n_pages = part->n_pages;
+    g->n_links = n_links_total;
+    g->n_hosts = n_hosts;
+    g->n_topics = n_topics;
+    g->k = part->k;
+    g->rank = ctx->rank;
+    CS_TRY(ctx, graph_build_owner(ctx, g, part));
+    CS_TRY(ctx, graph_build_local(ctx, g, part));
+    CS_TRY(ctx, take_pages(ctx, g, pages));
     *out = g;
     return CS_OK;
 fail:
@@ -276,6 +288,32 @@ cs_err cs_graph_build_index_runs(cs_ctx *ctx, int64_t n_pages, int64_t n_hosts, 
         }
         CS_TRY(ctx, local_runs_index(ctx, g, n_runs, g->id_hi + 1));
     }
+    *out = g;
+    return CS_OK;
+fail:
+    cs_graph_destroy(&g);
+    return rc;
+}
+
+cs_err cs_graph_build_runs(cs_ctx *ctx, int64_t n_pages, int64_t n_links_total, int64_t n_hosts,
+                           int32_t n_topics, const int64_t *start, const int64_t *count,
+                           int64_t n_runs, cs_graph_owner_fn owner, const void *arg,
+                           cs_graph_slice *pages, cs_graph **out)
+{
+    cs_err rc = CS_OK;
+    cs_graph *g = NULL;
+    if (n_links_total < 0 || pages == NULL)
+        return cs_fail(ctx, CS_ERR_ARG, "cs_graph_build_runs: no slice, or %lld links",
+                       (long long)n_links_total);
+    CS_TRY(ctx, cs_graph_build_index_runs(ctx, n_pages, n_hosts, n_topics, start, count, n_runs,
+                                          owner, arg, &g));
+    g->n_links = n_links_total;
+    /* the local ids, as cs_graph_build keeps them (cs_graph_local_ids) */
+    CS_TRY(ctx, cs_alloc(ctx, &g->ids, (size_t)g->n_local + 1, sizeof *g->ids, "local page ids"));
+    for (int64_t i = 0, li = 0; i < n_runs; i++)
+        for (int64_t p = start[i]; p < start[i] + count[i]; p++)
+            g->ids[li++] = p;
+    CS_TRY(ctx, take_pages(ctx, g, pages));
     *out = g;
     return CS_OK;
 fail:

@@ -382,6 +382,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     s->g = shared->g;
     s->gen = shared->gen;
     s->proc = shared->proc;
+    s->gen_owner = shared->gen_owner;
     s->world.gen = shared->gen_cfg;
     s->threshold = shared->threshold;
     cs_feat_layout_init(&s->L, &cfg->sarsa);
@@ -398,11 +399,12 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
                                            v->slot != NULL ? &rows : NULL, &s->ev));
     }
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: visited set and evidence (%.2f s)", cs_now() - t_setup);
-    if (s->own != NULL && !s->proc) /* the model's host tables (H entries) are not needed
-                                     * further; a world shared by several runs (--seeds) keeps
-                                     * it for their evidence, the procedural world for its pages */
+    /* the model (H entries per node) is not needed further; a world shared by several runs
+     * (--seeds) keeps it for their evidence, the procedural world for its pages, a generated
+     * world under host-hash for its owners */
+    if (s->own != NULL && !s->proc && !s->gen_owner)
         cs_gen_destroy(&s->own->gen);
-    if (!s->proc)
+    if (!s->proc && !s->gen_owner)
         s->gen = NULL;
     CS_TRY(ctx, sim_build_hosts(s));
     CS_TRY(ctx, sim_choose_seeds(s));

@@ -259,7 +259,9 @@ struct cs_sim_world {
     char *key;             /* what it was built from (sim_world_check) */
     int proc;              /* the procedural world (gen.materialize = false): g has no pages'
                               links or attributes; gen computes them (sim_pages.c) */
-    cs_gen_owner owner;    /* the procedural world under host-hash: g's owner lookup */
+    cs_gen_owner owner;    /* a generated world under host-hash: g's owner lookup */
+    int gen_owner;         /* g's owner is computed from gen (a generated world under
+                              host-hash): gen is kept for the crawl, and no host is split */
 };
 
 typedef struct sim {
@@ -271,6 +273,7 @@ typedef struct sim {
     const cs_graph *g;
     const cs_gen *gen; /* generated worlds at set-up; kept for the crawl when proc */
     int proc;          /* the procedural world (gen.materialize = false, sim_pages.c) */
+    int gen_owner;     /* g's owner lookup reads gen (cs_sim_world): gen is kept */
     cs_evidence *ev;
     cs_feat_layout L;
     const cs_discover_ops *ops;

@@ -32,7 +32,13 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
         t0 = cs_now();
         w->proc = !cfg->gen.materialize;
         w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size};
-        if (w->proc && method == CS_PART_HOST_HASH) {
+        w->gen_owner = method == CS_PART_HOST_HASH;
+        if (!w->proc && w->gen_owner) {
+            /* host-hash: this rank's pages from the hosts' hashes and the owner of a page
+             * from its host, as the procedural world below: no part per host, every rank's
+             * runs or owner runs (H entries on every rank) */
+            CS_TRY_AGREE(ctx, cs_gen_graph_host_hash(ctx, &w->owner, &w->g));
+        } else if (w->proc && w->gen_owner) {
             /* the procedural world under host-hash: this rank's runs of pages straight from
              * the hosts' hashes and the owner of a page from its host, no partition object
              * (a part per host, every rank's runs) */
@@ -263,9 +269,10 @@ cs_err sim_build_hosts(sim *s)
     const int64_t *host = cs_graph_host(s->g);
     int32_t *mine = NULL;
     s->h.host_words = (H + 63) / 64;
-    const int split = s->proc ? proc_split_hosts(s) : 1; /* materialized: found below */
+    /* materialized: found below, unless the owner is the host's hash (hosts are whole) */
+    const int split = s->proc ? proc_split_hosts(s) : !s->gen_owner;
     s->h.n_slots = H;
-    if (s->proc && !split && !s->rep && ctx->size > 1 &&
+    if ((s->proc || s->gen_owner) && !split && !s->rep && ctx->size > 1 &&
         s->cfg->run.partition_method != CS_RUN_PART_BLOCK)
         rc = host_slots(s, H);
     const size_t ns = (size_t)s->h.n_slots + 1;
@@ -287,13 +294,13 @@ cs_err sim_build_hosts(sim *s)
         rc = cs_calloc(ctx, &s->h.host_fetched, ns, 4, "host caps");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.host_rel, ns, 4, "host caps");
-    if (rc == CS_OK && !s->proc)
+    if (rc == CS_OK && !s->proc && split)
         rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK && H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
     CS_TRY_AGREE(ctx, rc);
-    if (s->proc) {
-        s->h.any_split = proc_split_hosts(s);
+    if (s->proc || !split) {
+        s->h.any_split = s->proc && proc_split_hosts(s);
         return CS_OK;
     }
     for (int64_t i = 0; i < nl; i++)

@@ -3,7 +3,8 @@
  * cs_gen_partition gives exactly the block and host-hash partitions cs_partition_compute
  * makes on the graph file of the same world, and cs_gen_graph gives, array for array and
  * accessor for accessor, the graph cs_graph_load (and cs_graph_load_with) gives on that file
- * under the same partition, also for scattered and lopsided partitions (ranks owning nothing);
+ * under the same partition, also for scattered and lopsided partitions (ranks owning nothing),
+ * and so does cs_gen_graph_host_hash under host-hash (no partition object);
  * METIS methods, partitions of another rank count or world are clear errors on every rank;
  * cs_graph_build refuses slices that do not match the partition and leaves them to the caller.
  * The world is graphs/tiny.ini (10^4 pages). Run at 1, 2 and 4 ranks.
@@ -168,6 +169,17 @@ static int runs_index_matches(const cs_graph *a, int64_t seed)
     return ok;
 }
 
+/* Collective. Under host-hash, cs_gen_graph_host_hash (no partition object, the owner of a page
+ * from its host in the model) gives b's graph, array for array and accessor for accessor. */
+static int host_hash_graph_matches(const cs_graph *b, int64_t seed)
+{
+    cs_graph *c = NULL;
+    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size};
+    const int ok = cs_gen_graph_host_hash(&ctx, &o, &c) == CS_OK && same_graph(c, b);
+    cs_graph_destroy(&c);
+    return ok;
+}
+
 START_TEST(world_is_written)
 {
     MPI_ASSERT(gen != NULL && cs_gen_n_pages(gen) == 10000);
@@ -217,8 +229,10 @@ static void check_against_file(int method)
     MPI_ASSERT(cs_graph_load(&ctx, gpath, ppath, &b) == CS_OK && b != NULL);
     MPI_ASSERT(same_graph(a, b));
     MPI_ASSERT(index_matches(a, &mem));
-    if (method == CS_PART_HOST_HASH)
+    if (method == CS_PART_HOST_HASH) {
         MPI_ASSERT(runs_index_matches(a, pc.seed));
+        MPI_ASSERT(host_hash_graph_matches(b, pc.seed));
+    }
     /* every page owned once, every link counted once */
     int64_t mine[2] = {cs_graph_n_local(a), cs_graph_n_local_links(a)}, sum[2];
     MPI_Allreduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
