@@ -119,13 +119,15 @@ static inline uint64_t entry_key(const cs_frontier_view *v, int explore, uint64_
 /* Keys below which a selection walk finds their hosts without waking the threads. */
 #define WALK_PARALLEL 256
 
-/* Frontier entries per block of fill_keys: the blocks do not depend on the thread count. */
-#define FILL_BLOCK 512
+/* Frontier entries below which fill_keys runs on one thread. */
+#define FILL_PARALLEL 4096
 
 /* Local. The keys >= floor of the entries not yet taken into s->sl.cands, in entry order;
- * returns how many (0 with *rc set when the scratch could not grow). In parallel over fixed
- * blocks of entries: each block's count, their prefix sums in block order, then each block
- * writes its keys at its offset; the keys and their order are those of one serial pass. */
+ * returns how many (0 with *rc set when the scratch could not grow). One pass in parallel: each
+ * thread takes a contiguous share of the entries and writes its keys from its share's first
+ * index on (a share of e entries has at most e keys, so the threads' writes never meet), then
+ * the shares' keys are moved together in share order; the keys and their order are those of one
+ * serial pass, whatever the thread count. */
 static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_err *rc)
 {
     cs_frontier_view v;
@@ -133,48 +135,31 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
     uint64_t *c = s->sl.cands;
     const uint8_t *taken = s->sl.taken;
     const uint64_t th = explore ? tick_hash(s, tick) : 0;
-    const int64_t nb = (v.n + FILL_BLOCK - 1) / FILL_BLOCK;
+    const int T = v.n >= FILL_PARALLEL ? omp_get_max_threads() : 1;
     *rc =
-        cs_grow(s->ctx, &s->sl.blk, &s->sl.blk_cap, (size_t)nb + 1, sizeof *s->sl.blk, "selection");
+        cs_grow(s->ctx, &s->sl.blk, &s->sl.blk_cap, (size_t)T + 1, sizeof *s->sl.blk, "selection");
     if (*rc != CS_OK)
         return 0;
-    int64_t *blk = s->sl.blk;
-#pragma omp parallel if (nb > 1) default(none) shared(v, c, taken, th, nb, blk, explore, floor)
-    {
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nb; b++) {
-            const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
-            int64_t k = 0;
-            for (int64_t i = b * FILL_BLOCK; i < e; i++)
-                k += !taken[i] & (entry_key(&v, explore, th, i) >= floor);
-            blk[b] = k;
+    int64_t *blk = s->sl.blk; /* per share, its keys */
+#pragma omp parallel for num_threads(T) if (T > 1) default(none)                                   \
+    shared(v, c, taken, th, blk, explore, floor, T) schedule(static)
+    for (int t = 0; t < T; t++) {
+        const int64_t a = v.n * t / T, e = v.n * (t + 1) / T;
+        int64_t k = a;
+        /* branch-free: a key is written, then kept by advancing k (k <= i: inside the share) */
+        for (int64_t i = a; i < e; i++) {
+            const uint64_t key = entry_key(&v, explore, th, i);
+            c[k] = key;
+            k += !taken[i] & (key >= floor);
         }
-#pragma omp single
-        {
-            int64_t at = 0;
-            for (int64_t b = 0; b < nb; b++) {
-                const int64_t k = blk[b];
-                blk[b] = at;
-                at += k;
-            }
-            blk[nb] = at;
-        }
-#pragma omp for schedule(static) nowait
-        for (int64_t b = 0; b < nb; b++) {
-            const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
-            int64_t k = blk[b];
-            const int64_t end = blk[b + 1];
-            /* branch-free: a key is written, then kept by advancing k (the slot past the
-             * block's last kept key is the next block's first, written by its own thread:
-             * so the last writes stay within [k, end)) */
-            for (int64_t i = b * FILL_BLOCK; i < e && k < end; i++) {
-                const uint64_t key = entry_key(&v, explore, th, i);
-                c[k] = key;
-                k += !taken[i] & (key >= floor);
-            }
-        }
+        blk[t] = k - a;
     }
-    return blk[nb];
+    int64_t n = blk[0];
+    for (int t = 1; t < T; t++) { /* each share's keys move down, after those before it */
+        memmove(c + n, c + v.n * t / T, (size_t)blk[t] * sizeof *c);
+        n += blk[t];
+    }
+    return n;
 }
 
 /* The greedy keys' histogram: buckets of 16 bits of the key, two levels (the value's 32 bits). */
@@ -246,17 +231,152 @@ static uint64_t hist_floor(sim *s, int64_t target, cs_err *rc)
     return floor;
 }
 
+/* Buckets of top_sorted: 2^TOP_BITS, evenly over the range of the keys. */
+#define TOP_BITS 11
+#define TOP_NB (1 << TOP_BITS)
+/* Keys from which top_sorted works on the rank's threads. */
+#define TOP_PARALLEL 4096
+
+/*
+ * Local. Rearranges a[0..n) so that its last *r keys are its *r largest, in increasing order, and
+ * the rest (all smaller) come before them; *r >= m (m <= n). The keys are distinct (each holds
+ * its page id), so which keys end where among the last *r and the order of the rest are all that
+ * may depend on the method; the candidates' walk reads only the former. On one thread, or for few
+ * keys: a quickselect of the m largest and a sort of them (*r = m). Otherwise in parallel over T
+ * contiguous shares of the keys (memory: O(n) scratch, so only when n is within a small multiple
+ * of m): the keys' range (min and max), each share's counts in 2^TOP_BITS even buckets of it, the
+ * lowest bucket whose keys and those above it number at least m (they are the *r), each share's
+ * keys of those buckets copied to their bucket's place in a scratch array (bucket, then share
+ * order) while the others are compacted within the share, the shares' rest moved together, and
+ * each bucket copied back above the rest and sorted, buckets shared among the threads. A bucket
+ * of many equal values sorts on one thread: the split is by value, so ties cost parallelism,
+ * never the result.
+ */
+static cs_err top_sorted(sim *s, uint64_t *a, int64_t n, int64_t m, int64_t *r)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int T = omp_get_max_threads();
+    CS_ASSERT(m >= 0 && m <= n);
+    if (T == 1 || n < TOP_PARALLEL || n > 16 * m) {
+        if (m < n)
+            cs_select_u64(a, n, n - m); /* the m largest keys last */
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)m + 1,
+                            sizeof *s->sl.sort_tmp, "selection"));
+        cs_sort_u64(a + (n - m), m, s->sl.sort_tmp);
+        *r = m;
+        return CS_OK;
+    }
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)n + 1,
+                        sizeof *s->sl.sort_tmp, "selection"));
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.tcnt, &s->sl.tcnt_cap, ((size_t)T + 1) * TOP_NB + (size_t)T + 1,
+                        sizeof *s->sl.tcnt, "selection"));
+    uint64_t *tmp = s->sl.sort_tmp;
+    /* cnt[t * TOP_NB + b]: share t's keys in bucket b, then where the next one goes in tmp;
+     * base[b]: where bucket b begins in tmp; rest[t]: share t's keys below the buckets kept */
+    int64_t *cnt = s->sl.tcnt, *base = cnt + (size_t)T * TOP_NB, *rest = base + TOP_NB;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    int shift = 0, bcut = 0;
+    int64_t top = 0;
+#pragma omp parallel num_threads(T) default(none)                                                  \
+    shared(a, n, m, T, tmp, cnt, base, rest, lo, hi, shift, bcut, top)
+    {
+#pragma omp for schedule(static) reduction(min : lo) reduction(max : hi)
+        for (int64_t i = 0; i < n; i++) {
+            lo = a[i] < lo ? a[i] : lo;
+            hi = a[i] > hi ? a[i] : hi;
+        }
+        /* (the loop's end is a barrier: lo and hi are final here) */
+        const int sh = 64 - __builtin_clzll((hi - lo) | 1) > TOP_BITS
+                           ? 64 - __builtin_clzll((hi - lo) | 1) - TOP_BITS
+                           : 0;
+#pragma omp for schedule(static)
+        for (int t = 0; t < T; t++) {
+            int64_t *c = cnt + (size_t)t * TOP_NB;
+            memset(c, 0, TOP_NB * sizeof *c);
+            for (int64_t i = n * t / T; i < n * (t + 1) / T; i++)
+                c[(a[i] - lo) >> sh]++;
+        }
+#pragma omp single
+        {
+            /* the lowest bucket with m keys at or above it */
+            int64_t above = 0;
+            int b = TOP_NB - 1;
+            for (;; b--) {
+                int64_t x = 0;
+                for (int t = 0; t < T; t++)
+                    x += cnt[(size_t)t * TOP_NB + (size_t)b];
+                base[b] = x;
+                above += x;
+                if (above >= m || b == 0)
+                    break;
+            }
+            int64_t at = n - above;
+            for (int c = b; c < TOP_NB; c++) {
+                const int64_t x = base[c];
+                base[c] = at;
+                at += x;
+            }
+            shift = sh;
+            bcut = b;
+            top = above;
+        }
+        /* each share's first place in a bucket: the bucket's, after the shares before it */
+#pragma omp for schedule(static)
+        for (int b = bcut; b < TOP_NB; b++) {
+            int64_t at = base[b];
+            for (int t = 0; t < T; t++) {
+                const int64_t x = cnt[(size_t)t * TOP_NB + (size_t)b];
+                cnt[(size_t)t * TOP_NB + (size_t)b] = at;
+                at += x;
+            }
+        }
+#pragma omp for schedule(static)
+        for (int t = 0; t < T; t++) {
+            int64_t *c = cnt + (size_t)t * TOP_NB;
+            int64_t k = n * t / T;
+            for (int64_t i = n * t / T; i < n * (t + 1) / T; i++) {
+                const uint64_t key = a[i];
+                const int b = (int)((key - lo) >> shift);
+                if (b >= bcut)
+                    tmp[c[b]++] = key;
+                else
+                    a[k++] = key; /* k <= i: within the share */
+            }
+            rest[t] = k - n * t / T;
+        }
+#pragma omp single
+        {
+            int64_t at = rest[0];
+            for (int t = 1; t < T; t++) {
+                memmove(a + at, a + n * t / T, (size_t)rest[t] * sizeof *a);
+                at += rest[t];
+            }
+        }
+#pragma omp for schedule(dynamic, 16)
+        for (int b = bcut; b < TOP_NB; b++) {
+            const int64_t e = b + 1 < TOP_NB ? base[b + 1] : n;
+            memcpy(a + base[b], tmp + base[b], (size_t)(e - base[b]) * sizeof *a);
+            cs_sort_u64(a + base[b], e - base[b], tmp + base[b]);
+        }
+    }
+    *r = top;
+fail:
+    return rc;
+}
+
 /*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
  *
- * The keys are walked in decreasing order, m at a time: the best m of the keys not yet walked
- * are selected (quickselect) and sorted, and the walk accepts them under the quotas until it
- * has `want`. When the quotas skip too many, the walk goes on with the next 2m keys, so the
- * keys and quota decisions already made stand (the walk is one pass over the sorted keys, in
- * rounds).
+ * The keys are walked in decreasing order, about m at a time: the best m (or a few more) of the
+ * keys not yet walked are separated from the rest and sorted (top_sorted), and the walk accepts
+ * them under the quotas until it has `want`. When the quotas skip too many, the walk goes on
+ * with the next 2m keys, so the keys and quota decisions already made stand (the walk is one
+ * pass over the sorted keys, in rounds: how many keys a round holds changes the work, never the
+ * result).
  *
- * A floor spares the quickselect most of the frontier: only keys >= floor are collected, at
+ * A floor spares that separation most of the frontier: only keys >= floor are collected, at
  * least POOL * m of them, and their best m are the frontier's best m; when the walk runs out of
  * them before it has `want`, it is undone and repeated over all keys. So the floor changes the
  * work, never the result. Greedy keys find their floor with a histogram (hist_floor);
@@ -288,16 +408,12 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             n = fill_keys(s, explore, tick, 0, &rc);
         }
         CS_TRY(ctx, rc);
-        if (m < n)
-            cs_select_u64(s->sl.cands, n, n - m); /* the m largest keys last */
         /* the walk in rounds: cands[0..pool) are the keys not walked yet, all below the walked
-         * ones; the round's r keys are the pool's largest, last */
-        int64_t k = 0, pool = n, r = m < n ? m : n;
+         * ones; the round's r keys are the pool's largest, last, sorted (top_sorted) */
+        int64_t k = 0, pool = n, r = 0;
+        CS_TRY(ctx, top_sorted(s, s->sl.cands, n, m < n ? m : n, &r));
         for (;;) {
             uint64_t *top = s->sl.cands + (pool - r);
-            CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)r + 1,
-                                sizeof *s->sl.sort_tmp, "selection"));
-            cs_sort_u64(top, r, s->sl.sort_tmp);
             /* the keys' hosts (reads at random places) on the rank's threads, then the walk,
              * which depends on the counts before each key, alone */
             CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1,
@@ -342,9 +458,8 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             pool -= r;
             if (k == want || pool == 0)
                 break;
-            r = 2 * r < pool ? 2 * r : pool; /* the quotas skipped too many: the next keys */
-            if (r < pool)
-                cs_select_u64(s->sl.cands, pool, pool - r);
+            /* the quotas skipped too many: the next keys */
+            CS_TRY(ctx, top_sorted(s, s->sl.cands, pool, 2 * r < pool ? 2 * r : pool, &r));
         }
         if (k == want || floor == 0) { /* or all of the frontier was walked */
             memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
