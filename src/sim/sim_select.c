@@ -365,6 +365,112 @@ fail:
     return rc;
 }
 
+/* The slot of host h in a walk_round hash table of tb (a power of 2) pairs (h + 1, count). */
+static inline int64_t *walk_slot(int64_t *ht, int64_t tb, int64_t h)
+{
+    uint64_t i = cs_mix64((uint64_t)h) & (uint64_t)(tb - 1);
+    while (ht[2 * i] != 0 && ht[2 * i] != h + 1)
+        i = (i + 1) & (uint64_t)(tb - 1);
+    return ht + 2 * i;
+}
+
+/*
+ * Local. One round of the selection's walk: the keys top[0..r) (increasing) taken in decreasing
+ * order under the host quotas and the MAX cap until s->sl.acc holds `want` keys (*k of them
+ * before, *k after); the taken keys counted in host_used, their hosts touched; MAX-closed hosts'
+ * keys walked demoted (outside the strict setting). The serial walk's result, worked out in
+ * parallel: a key's decision depends only on its host's counts at the round's start (its room,
+ * host_room) and on how many of the round's keys before it have its host: the j-th passes iff
+ * j < room (those before it passed up to the room). Each thread takes contiguous shares of the
+ * keys, looks up their hosts and rooms and numbers each key among its share's keys of the same
+ * host (a hash table per share); a key's number in the round adds its host's counts in the
+ * shares walked before its own (their tables), which gives its decision. Serial: one scan of
+ * the decisions in walk order up to the `want`-th taken key. Then the taken keys' counts are
+ * added on the threads (integer increments; the touched hosts' order may change with the
+ * threads, and nothing depends on it: they are only reset and summed).
+ */
+static cs_err walk_round(sim *s, const uint64_t *top, int64_t r, int64_t tick, int64_t want,
+                         int64_t *k)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int T = r >= WALK_PARALLEL ? omp_get_max_threads() : 1;
+    int64_t tb = 16;
+    while (tb < 2 * ((r + T - 1) / T))
+        tb *= 2;
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1, sizeof *s->sl.khost,
+                        "selection"));
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.walk, &s->sl.walk_cap, 2 * (size_t)r + 2 * (size_t)(T * tb) + 1,
+                        sizeof *s->sl.walk, "selection"));
+    int64_t *kh = s->sl.khost, *dec = s->sl.walk, *occ = dec + r, *ht = occ + r;
+    const sim *cs = s;
+#pragma omp parallel num_threads(T) if (T > 1) default(none)                                       \
+    shared(cs, top, r, tick, T, tb, kh, dec, occ, ht)
+    {
+#pragma omp for schedule(static)
+        for (int t = 0; t < T; t++) {
+            const int64_t lo = r * t / T, hi = r * (t + 1) / T;
+            int64_t *h_t = ht + 2 * tb * t;
+            memset(h_t, 0, 2 * (size_t)tb * sizeof *h_t);
+            for (int64_t i = hi - 1; i >= lo; i--) { /* the keys' hosts: reads at random places */
+                if (i - 16 >= lo)
+                    prefetch_host(cs, top[i - 16]);
+                kh[i] = host_of_key(cs, top[i]);
+            }
+            for (int64_t i = hi - 1; i >= lo; i--) { /* in walk order: decreasing keys */
+                if (i - 8 >= lo) {                   /* that host's counters 8 keys ahead */
+                    const int64_t hs8 = hslot(cs, kh[i - 8]);
+                    __builtin_prefetch(&cs->h.host_used[hs8]);
+                    if (cs->h.cap_now > 0)
+                        __builtin_prefetch(&cs->h.host_fetched[hs8]);
+                }
+                dec[i] = host_room(cs, kh[i], tick);
+                int64_t *p = walk_slot(h_t, tb, kh[i]);
+                p[0] = kh[i] + 1;
+                occ[i] = p[1]++;
+            }
+        }
+#pragma omp for schedule(static)
+        for (int t = 0; t < T; t++) {
+            for (int64_t i = r * t / T; i < r * (t + 1) / T; i++) {
+                int64_t j = occ[i];
+                for (int u = t + 1; u < T; u++) { /* the shares walked before this one */
+                    const int64_t *p = walk_slot(ht + 2 * tb * u, tb, kh[i]);
+                    j += p[1]; /* (0 in an empty slot) */
+                }
+                dec[i] = dec[i] < 0 ? 2 : j < dec[i]; /* 2: closed (MAX), 1: taken, 0: skipped */
+            }
+        }
+    }
+    int64_t i = r - 1;
+    for (; i >= 0 && *k < want; i--) {
+        if (dec[i] == 1) {
+            s->sl.acc[(*k)++] = top[i];
+        } else if (dec[i] == 2 && !s->strict) {
+            /* MAX: never again; demoted so that later ticks do not walk it first */
+            cs_frontier_view v;
+            cs_frontier_view_get(s->fr, &v);
+            v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+        }
+    }
+    const int64_t walked = i + 1; /* keys [walked, r) were walked */
+    int32_t *used = s->h.host_used, *touched = s->h.touched;
+    uint8_t *mark = s->h.host_mark;
+    int64_t *nt = &s->h.n_touched;
+#pragma omp parallel for num_threads(T) if (T > 1) default(none)                                   \
+    shared(cs, kh, dec, walked, r, used, touched, mark, nt) schedule(static)
+    for (int64_t j = walked; j < r; j++) {
+        if (dec[j] != 1)
+            continue;
+        const int64_t hs = hslot(cs, kh[j]);
+        __atomic_fetch_add(&used[hs], 1, __ATOMIC_RELAXED);
+        if (!__atomic_exchange_n(&mark[hs], 1, __ATOMIC_RELAXED))
+            touched[__atomic_fetch_add(nt, 1, __ATOMIC_RELAXED)] = (int32_t)kh[j];
+    }
+fail:
+    return rc;
+}
+
 /*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
@@ -414,47 +520,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         CS_TRY(ctx, top_sorted(s, s->sl.cands, n, m < n ? m : n, &r));
         for (;;) {
             uint64_t *top = s->sl.cands + (pool - r);
-            /* the keys' hosts (reads at random places) on the rank's threads, then the walk,
-             * which depends on the counts before each key, alone */
-            CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1,
-                                sizeof *s->sl.khost, "selection"));
-            int64_t *kh = s->sl.khost;
-            const sim *cs = s;
-#pragma omp parallel for if (r >= WALK_PARALLEL) default(none) shared(cs, top, kh, r)              \
-    schedule(static)
-            for (int64_t i = 0; i < r; i++) {
-                if (i + 16 < r)
-                    prefetch_host(cs, top[i + 16]);
-                kh[i] = host_of_key(cs, top[i]);
-            }
-            for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
-                const int64_t h = kh[i];
-                if (i >= 8) { /* that host's counters 8 keys ahead */
-                    const int64_t h8 = kh[i - 8];
-                    __builtin_prefetch(&s->h.host_used[hslot(s, h8)]);
-                    __builtin_prefetch(&s->h.host_mark[hslot(s, h8)]);
-                    if (s->h.host_k != NULL)
-                        __builtin_prefetch(&s->h.host_k[h8]);
-                }
-                if (capped(s, h, 1)) {
-                    if (capped(s, h, 0) && !s->strict) {
-                        /* MAX: never again; demoted so that later ticks do not walk it first */
-                        cs_frontier_view v;
-                        cs_frontier_view_get(s->fr, &v);
-                        v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
-                    }
-                    continue;
-                }
-                const int64_t hs = hslot(s, h);
-                if (s->h.host_used[hs] >= quota(s, h, tick))
-                    continue;
-                s->h.host_used[hs]++;
-                if (!s->h.host_mark[hs]) {
-                    s->h.host_mark[hs] = 1;
-                    s->h.touched[s->h.n_touched++] = (int32_t)h;
-                }
-                s->sl.acc[k++] = top[i];
-            }
+            CS_TRY(ctx, walk_round(s, top, r, tick, want, &k));
             pool -= r;
             if (k == want || pool == 0)
                 break;
