@@ -268,8 +268,6 @@ static void sim_free(sim *s)
     free(s->r.ins_k);
     free(s->r.ins_x);
     free(s->sl.hist);
-    free(s->sl.tcnt);
-    free(s->sl.walk);
     free(s->sl.sp);
     free(s->sl.sp_all);
     free(s->sl.sp_counts);

@@ -144,14 +144,8 @@ typedef struct sim_select {
     int *sp_counts, *sp_displs; /* P each */
     int64_t *blk;               /* fill_keys: per share of the entries, its keys */
     size_t blk_cap;
-    int64_t *walk; /* walk_round: per key its host's room, then its decision; per key its
-                    * number among its host's keys; per share a hash table of hosts */
-    size_t walk_cap;
     uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
     size_t hist_cap;
-    int64_t *tcnt; /* top_sorted: per thread and bucket a count, then an offset; per bucket
-                    * its offset; per thread its keys below the buckets kept */
-    size_t tcnt_cap;
 } sim_select;
 
 /* The fetches of a tick and what the learner observes of them. */
@@ -368,40 +362,15 @@ static inline int64_t quota(const sim *s, int64_t h, int64_t t)
  * and, with with_tick, the picks already made in this tick (host_used; the global budget may
  * still give some back, so only the fetches make a page's rejection final).
  */
-static inline int64_t cap_mine(const sim *s, int64_t h)
+static inline int capped(const sim *s, int64_t h, int with_tick)
 {
     const int64_t cap = s->h.cap_now;
     if (cap <= 0)
-        return INT64_MAX;
-    const int64_t k = s->strict || s->h.host_k == NULL ? 1 : s->h.host_k[h]; /* strict: global */
-    return k <= 1 ? cap : cap / k + (s->h.host_idx[h] < cap % k);
-}
-
-static inline int capped(const sim *s, int64_t h, int with_tick)
-{
-    const int64_t mine = cap_mine(s, h);
-    if (mine == INT64_MAX)
         return 0;
+    const int64_t k = s->strict || s->h.host_k == NULL ? 1 : s->h.host_k[h]; /* strict: global */
+    const int64_t mine = k <= 1 ? cap : cap / k + (s->h.host_idx[h] < cap % k);
     const int64_t hs = hslot(s, h);
     return s->h.host_fetched[hs] + (with_tick ? s->h.host_used[hs] : 0) >= mine;
-}
-
-/* How many more picks of host h tick t's selection may make now: -1 when the MAX cap has closed
- * the host for the task (capped(s, h, 0)), else the room left under its quota and under the MAX
- * cap with the tick's picks so far (0: none; capped(s, h, 1) or the quota used up). */
-static inline int64_t host_room(const sim *s, int64_t h, int64_t t)
-{
-    const int64_t mine = cap_mine(s, h), hs = hslot(s, h), used = s->h.host_used[hs];
-    int64_t room = INT64_MAX;
-    if (mine != INT64_MAX) {
-        if (s->h.host_fetched[hs] >= mine)
-            return -1;
-        room = mine - s->h.host_fetched[hs] - used;
-    }
-    const int64_t q = quota(s, h, t);
-    if (q != INT64_MAX && q - used < room)
-        room = q - used;
-    return room > 0 ? room : 0;
 }
 
 /* The cap of this tick: the fixed one, or the adaptive 5 -> 2 schedule (5, 4, 3, 2 in the

@@ -231,258 +231,17 @@ static uint64_t hist_floor(sim *s, int64_t target, cs_err *rc)
     return floor;
 }
 
-/* Buckets of top_sorted: 2^TOP_BITS, evenly over the range of the keys. */
-#define TOP_BITS 11
-#define TOP_NB (1 << TOP_BITS)
-/* Keys from which top_sorted works on the rank's threads. */
-#define TOP_PARALLEL 4096
-
-/*
- * Local. Rearranges a[0..n) so that its last *r keys are its *r largest, in increasing order, and
- * the rest (all smaller) come before them; *r >= m (m <= n). The keys are distinct (each holds
- * its page id), so which keys end where among the last *r and the order of the rest are all that
- * may depend on the method; the candidates' walk reads only the former. On one thread, or for few
- * keys: a quickselect of the m largest and a sort of them (*r = m). Otherwise in parallel over T
- * contiguous shares of the keys (memory: O(n) scratch, so only when n is within a small multiple
- * of m): the keys' range (min and max), each share's counts in 2^TOP_BITS even buckets of it, the
- * lowest bucket whose keys and those above it number at least m (they are the *r), each share's
- * keys of those buckets copied to their bucket's place in a scratch array (bucket, then share
- * order) while the others are compacted within the share, the shares' rest moved together, and
- * each bucket copied back above the rest and sorted, buckets shared among the threads. A bucket
- * of many equal values sorts on one thread: the split is by value, so ties cost parallelism,
- * never the result.
- */
-static cs_err top_sorted(sim *s, uint64_t *a, int64_t n, int64_t m, int64_t *r)
-{
-    cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
-    const int T = omp_get_max_threads();
-    CS_ASSERT(m >= 0 && m <= n);
-    if (T == 1 || n < TOP_PARALLEL || n > 16 * m) {
-        if (m < n)
-            cs_select_u64(a, n, n - m); /* the m largest keys last */
-        CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)m + 1,
-                            sizeof *s->sl.sort_tmp, "selection"));
-        cs_sort_u64(a + (n - m), m, s->sl.sort_tmp);
-        *r = m;
-        return CS_OK;
-    }
-    CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)n + 1,
-                        sizeof *s->sl.sort_tmp, "selection"));
-    CS_TRY(ctx, cs_grow(ctx, &s->sl.tcnt, &s->sl.tcnt_cap, ((size_t)T + 1) * TOP_NB + (size_t)T + 1,
-                        sizeof *s->sl.tcnt, "selection"));
-    uint64_t *tmp = s->sl.sort_tmp;
-    /* cnt[t * TOP_NB + b]: share t's keys in bucket b, then where the next one goes in tmp;
-     * base[b]: where bucket b begins in tmp; rest[t]: share t's keys below the buckets kept */
-    int64_t *cnt = s->sl.tcnt, *base = cnt + (size_t)T * TOP_NB, *rest = base + TOP_NB;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    int shift = 0, bcut = 0;
-    int64_t top = 0;
-#pragma omp parallel num_threads(T) default(none)                                                  \
-    shared(a, n, m, T, tmp, cnt, base, rest, lo, hi, shift, bcut, top)
-    {
-#pragma omp for schedule(static) reduction(min : lo) reduction(max : hi)
-        for (int64_t i = 0; i < n; i++) {
-            lo = a[i] < lo ? a[i] : lo;
-            hi = a[i] > hi ? a[i] : hi;
-        }
-        /* (the loop's end is a barrier: lo and hi are final here) */
-        const int sh = 64 - __builtin_clzll((hi - lo) | 1) > TOP_BITS
-                           ? 64 - __builtin_clzll((hi - lo) | 1) - TOP_BITS
-                           : 0;
-#pragma omp for schedule(static)
-        for (int t = 0; t < T; t++) {
-            int64_t *c = cnt + (size_t)t * TOP_NB;
-            memset(c, 0, TOP_NB * sizeof *c);
-            for (int64_t i = n * t / T; i < n * (t + 1) / T; i++)
-                c[(a[i] - lo) >> sh]++;
-        }
-#pragma omp single
-        {
-            /* the lowest bucket with m keys at or above it */
-            int64_t above = 0;
-            int b = TOP_NB - 1;
-            for (;; b--) {
-                int64_t x = 0;
-                for (int t = 0; t < T; t++)
-                    x += cnt[(size_t)t * TOP_NB + (size_t)b];
-                base[b] = x;
-                above += x;
-                if (above >= m || b == 0)
-                    break;
-            }
-            int64_t at = n - above;
-            for (int c = b; c < TOP_NB; c++) {
-                const int64_t x = base[c];
-                base[c] = at;
-                at += x;
-            }
-            shift = sh;
-            bcut = b;
-            top = above;
-        }
-        /* each share's first place in a bucket: the bucket's, after the shares before it */
-#pragma omp for schedule(static)
-        for (int b = bcut; b < TOP_NB; b++) {
-            int64_t at = base[b];
-            for (int t = 0; t < T; t++) {
-                const int64_t x = cnt[(size_t)t * TOP_NB + (size_t)b];
-                cnt[(size_t)t * TOP_NB + (size_t)b] = at;
-                at += x;
-            }
-        }
-#pragma omp for schedule(static)
-        for (int t = 0; t < T; t++) {
-            int64_t *c = cnt + (size_t)t * TOP_NB;
-            int64_t k = n * t / T;
-            for (int64_t i = n * t / T; i < n * (t + 1) / T; i++) {
-                const uint64_t key = a[i];
-                const int b = (int)((key - lo) >> shift);
-                if (b >= bcut)
-                    tmp[c[b]++] = key;
-                else
-                    a[k++] = key; /* k <= i: within the share */
-            }
-            rest[t] = k - n * t / T;
-        }
-#pragma omp single
-        {
-            int64_t at = rest[0];
-            for (int t = 1; t < T; t++) {
-                memmove(a + at, a + n * t / T, (size_t)rest[t] * sizeof *a);
-                at += rest[t];
-            }
-        }
-#pragma omp for schedule(dynamic, 16)
-        for (int b = bcut; b < TOP_NB; b++) {
-            const int64_t e = b + 1 < TOP_NB ? base[b + 1] : n;
-            memcpy(a + base[b], tmp + base[b], (size_t)(e - base[b]) * sizeof *a);
-            cs_sort_u64(a + base[b], e - base[b], tmp + base[b]);
-        }
-    }
-    *r = top;
-fail:
-    return rc;
-}
-
-/* The slot of host h in a walk_round hash table of tb (a power of 2) pairs (h + 1, count). */
-static inline int64_t *walk_slot(int64_t *ht, int64_t tb, int64_t h)
-{
-    uint64_t i = cs_mix64((uint64_t)h) & (uint64_t)(tb - 1);
-    while (ht[2 * i] != 0 && ht[2 * i] != h + 1)
-        i = (i + 1) & (uint64_t)(tb - 1);
-    return ht + 2 * i;
-}
-
-/*
- * Local. One round of the selection's walk: the keys top[0..r) (increasing) taken in decreasing
- * order under the host quotas and the MAX cap until s->sl.acc holds `want` keys (*k of them
- * before, *k after); the taken keys counted in host_used, their hosts touched; MAX-closed hosts'
- * keys walked demoted (outside the strict setting). The serial walk's result, worked out in
- * parallel: a key's decision depends only on its host's counts at the round's start (its room,
- * host_room) and on how many of the round's keys before it have its host: the j-th passes iff
- * j < room (those before it passed up to the room). Each thread takes contiguous shares of the
- * keys, looks up their hosts and rooms and numbers each key among its share's keys of the same
- * host (a hash table per share); a key's number in the round adds its host's counts in the
- * shares walked before its own (their tables), which gives its decision. Serial: one scan of
- * the decisions in walk order up to the `want`-th taken key. Then the taken keys' counts are
- * added on the threads (integer increments; the touched hosts' order may change with the
- * threads, and nothing depends on it: they are only reset and summed).
- */
-static cs_err walk_round(sim *s, const uint64_t *top, int64_t r, int64_t tick, int64_t want,
-                         int64_t *k)
-{
-    cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
-    const int T = r >= WALK_PARALLEL ? omp_get_max_threads() : 1;
-    int64_t tb = 16;
-    while (tb < 2 * ((r + T - 1) / T))
-        tb *= 2;
-    CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1, sizeof *s->sl.khost,
-                        "selection"));
-    CS_TRY(ctx, cs_grow(ctx, &s->sl.walk, &s->sl.walk_cap, 2 * (size_t)r + 2 * (size_t)(T * tb) + 1,
-                        sizeof *s->sl.walk, "selection"));
-    int64_t *kh = s->sl.khost, *dec = s->sl.walk, *occ = dec + r, *ht = occ + r;
-    const sim *cs = s;
-#pragma omp parallel num_threads(T) if (T > 1) default(none)                                       \
-    shared(cs, top, r, tick, T, tb, kh, dec, occ, ht)
-    {
-#pragma omp for schedule(static)
-        for (int t = 0; t < T; t++) {
-            const int64_t lo = r * t / T, hi = r * (t + 1) / T;
-            int64_t *h_t = ht + 2 * tb * t;
-            memset(h_t, 0, 2 * (size_t)tb * sizeof *h_t);
-            for (int64_t i = hi - 1; i >= lo; i--) { /* the keys' hosts: reads at random places */
-                if (i - 16 >= lo)
-                    prefetch_host(cs, top[i - 16]);
-                kh[i] = host_of_key(cs, top[i]);
-            }
-            for (int64_t i = hi - 1; i >= lo; i--) { /* in walk order: decreasing keys */
-                if (i - 8 >= lo) {                   /* that host's counters 8 keys ahead */
-                    const int64_t hs8 = hslot(cs, kh[i - 8]);
-                    __builtin_prefetch(&cs->h.host_used[hs8]);
-                    if (cs->h.cap_now > 0)
-                        __builtin_prefetch(&cs->h.host_fetched[hs8]);
-                }
-                dec[i] = host_room(cs, kh[i], tick);
-                int64_t *p = walk_slot(h_t, tb, kh[i]);
-                p[0] = kh[i] + 1;
-                occ[i] = p[1]++;
-            }
-        }
-#pragma omp for schedule(static)
-        for (int t = 0; t < T; t++) {
-            for (int64_t i = r * t / T; i < r * (t + 1) / T; i++) {
-                int64_t j = occ[i];
-                for (int u = t + 1; u < T; u++) { /* the shares walked before this one */
-                    const int64_t *p = walk_slot(ht + 2 * tb * u, tb, kh[i]);
-                    j += p[1]; /* (0 in an empty slot) */
-                }
-                dec[i] = dec[i] < 0 ? 2 : j < dec[i]; /* 2: closed (MAX), 1: taken, 0: skipped */
-            }
-        }
-    }
-    int64_t i = r - 1;
-    for (; i >= 0 && *k < want; i--) {
-        if (dec[i] == 1) {
-            s->sl.acc[(*k)++] = top[i];
-        } else if (dec[i] == 2 && !s->strict) {
-            /* MAX: never again; demoted so that later ticks do not walk it first */
-            cs_frontier_view v;
-            cs_frontier_view_get(s->fr, &v);
-            v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
-        }
-    }
-    const int64_t walked = i + 1; /* keys [walked, r) were walked */
-    int32_t *used = s->h.host_used, *touched = s->h.touched;
-    uint8_t *mark = s->h.host_mark;
-    int64_t *nt = &s->h.n_touched;
-#pragma omp parallel for num_threads(T) if (T > 1) default(none)                                   \
-    shared(cs, kh, dec, walked, r, used, touched, mark, nt) schedule(static)
-    for (int64_t j = walked; j < r; j++) {
-        if (dec[j] != 1)
-            continue;
-        const int64_t hs = hslot(cs, kh[j]);
-        __atomic_fetch_add(&used[hs], 1, __ATOMIC_RELAXED);
-        if (!__atomic_exchange_n(&mark[hs], 1, __ATOMIC_RELAXED))
-            touched[__atomic_fetch_add(nt, 1, __ATOMIC_RELAXED)] = (int32_t)kh[j];
-    }
-fail:
-    return rc;
-}
-
 /*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
  *
- * The keys are walked in decreasing order, about m at a time: the best m (or a few more) of the
- * keys not yet walked are separated from the rest and sorted (top_sorted), and the walk accepts
- * them under the quotas until it has `want`. When the quotas skip too many, the walk goes on
- * with the next 2m keys, so the keys and quota decisions already made stand (the walk is one
- * pass over the sorted keys, in rounds: how many keys a round holds changes the work, never the
- * result).
+ * The keys are walked in decreasing order, m at a time: the best m of the keys not yet walked
+ * are selected (quickselect) and sorted, and the walk accepts them under the quotas until it
+ * has `want`. When the quotas skip too many, the walk goes on with the next 2m keys, so the
+ * keys and quota decisions already made stand (the walk is one pass over the sorted keys, in
+ * rounds).
  *
- * A floor spares that separation most of the frontier: only keys >= floor are collected, at
+ * A floor spares the quickselect most of the frontier: only keys >= floor are collected, at
  * least POOL * m of them, and their best m are the frontier's best m; when the walk runs out of
  * them before it has `want`, it is undone and repeated over all keys. So the floor changes the
  * work, never the result. Greedy keys find their floor with a histogram (hist_floor);
@@ -514,18 +273,63 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             n = fill_keys(s, explore, tick, 0, &rc);
         }
         CS_TRY(ctx, rc);
+        if (m < n)
+            cs_select_u64(s->sl.cands, n, n - m); /* the m largest keys last */
         /* the walk in rounds: cands[0..pool) are the keys not walked yet, all below the walked
-         * ones; the round's r keys are the pool's largest, last, sorted (top_sorted) */
-        int64_t k = 0, pool = n, r = 0;
-        CS_TRY(ctx, top_sorted(s, s->sl.cands, n, m < n ? m : n, &r));
+         * ones; the round's r keys are the pool's largest, last */
+        int64_t k = 0, pool = n, r = m < n ? m : n;
         for (;;) {
             uint64_t *top = s->sl.cands + (pool - r);
-            CS_TRY(ctx, walk_round(s, top, r, tick, want, &k));
+            CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)r + 1,
+                                sizeof *s->sl.sort_tmp, "selection"));
+            cs_sort_u64(top, r, s->sl.sort_tmp);
+            /* the keys' hosts (reads at random places) on the rank's threads, then the walk,
+             * which depends on the counts before each key, alone */
+            CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1,
+                                sizeof *s->sl.khost, "selection"));
+            int64_t *kh = s->sl.khost;
+            const sim *cs = s;
+#pragma omp parallel for if (r >= WALK_PARALLEL) default(none) shared(cs, top, kh, r)              \
+    schedule(static)
+            for (int64_t i = 0; i < r; i++) {
+                if (i + 16 < r)
+                    prefetch_host(cs, top[i + 16]);
+                kh[i] = host_of_key(cs, top[i]);
+            }
+            for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
+                const int64_t h = kh[i];
+                if (i >= 8) { /* that host's counters 8 keys ahead */
+                    const int64_t h8 = kh[i - 8];
+                    __builtin_prefetch(&s->h.host_used[hslot(s, h8)]);
+                    __builtin_prefetch(&s->h.host_mark[hslot(s, h8)]);
+                    if (s->h.host_k != NULL)
+                        __builtin_prefetch(&s->h.host_k[h8]);
+                }
+                if (capped(s, h, 1)) {
+                    if (capped(s, h, 0) && !s->strict) {
+                        /* MAX: never again; demoted so that later ticks do not walk it first */
+                        cs_frontier_view v;
+                        cs_frontier_view_get(s->fr, &v);
+                        v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+                    }
+                    continue;
+                }
+                const int64_t hs = hslot(s, h);
+                if (s->h.host_used[hs] >= quota(s, h, tick))
+                    continue;
+                s->h.host_used[hs]++;
+                if (!s->h.host_mark[hs]) {
+                    s->h.host_mark[hs] = 1;
+                    s->h.touched[s->h.n_touched++] = (int32_t)h;
+                }
+                s->sl.acc[k++] = top[i];
+            }
             pool -= r;
             if (k == want || pool == 0)
                 break;
-            /* the quotas skipped too many: the next keys */
-            CS_TRY(ctx, top_sorted(s, s->sl.cands, pool, 2 * r < pool ? 2 * r : pool, &r));
+            r = 2 * r < pool ? 2 * r : pool; /* the quotas skipped too many: the next keys */
+            if (r < pool)
+                cs_select_u64(s->sl.cands, pool, pool - r);
         }
         if (k == want || floor == 0) { /* or all of the frontier was walked */
             memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
