@@ -142,7 +142,7 @@ typedef struct sim_select {
     int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
     size_t sp_cap, sp_all_cap;
     int *sp_counts, *sp_displs; /* P each */
-    int64_t *blk;               /* fill_keys: per block of entries, its offset */
+    int64_t *blk;               /* fill_keys: per share of the entries, its keys */
     size_t blk_cap;
     uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
     size_t hist_cap;

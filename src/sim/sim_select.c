@@ -119,13 +119,15 @@ static inline uint64_t entry_key(const cs_frontier_view *v, int explore, uint64_
 /* Keys below which a selection walk finds their hosts without waking the threads. */
 #define WALK_PARALLEL 256
 
-/* Frontier entries per block of fill_keys: the blocks do not depend on the thread count. */
-#define FILL_BLOCK 512
+/* Frontier entries below which fill_keys runs on one thread. */
+#define FILL_PARALLEL 4096
 
 /* Local. The keys >= floor of the entries not yet taken into s->sl.cands, in entry order;
- * returns how many (0 with *rc set when the scratch could not grow). In parallel over fixed
- * blocks of entries: each block's count, their prefix sums in block order, then each block
- * writes its keys at its offset; the keys and their order are those of one serial pass. */
+ * returns how many (0 with *rc set when the scratch could not grow). One pass in parallel: each
+ * thread takes a contiguous share of the entries and writes its keys from its share's first
+ * index on (a share of e entries has at most e keys, so the threads' writes never meet), then
+ * the shares' keys are moved together in share order; the keys and their order are those of one
+ * serial pass, whatever the thread count. */
 static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_err *rc)
 {
     cs_frontier_view v;
@@ -133,48 +135,31 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
     uint64_t *c = s->sl.cands;
     const uint8_t *taken = s->sl.taken;
     const uint64_t th = explore ? tick_hash(s, tick) : 0;
-    const int64_t nb = (v.n + FILL_BLOCK - 1) / FILL_BLOCK;
+    const int T = v.n >= FILL_PARALLEL ? omp_get_max_threads() : 1;
     *rc =
-        cs_grow(s->ctx, &s->sl.blk, &s->sl.blk_cap, (size_t)nb + 1, sizeof *s->sl.blk, "selection");
+        cs_grow(s->ctx, &s->sl.blk, &s->sl.blk_cap, (size_t)T + 1, sizeof *s->sl.blk, "selection");
     if (*rc != CS_OK)
         return 0;
-    int64_t *blk = s->sl.blk;
-#pragma omp parallel if (nb > 1) default(none) shared(v, c, taken, th, nb, blk, explore, floor)
-    {
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nb; b++) {
-            const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
-            int64_t k = 0;
-            for (int64_t i = b * FILL_BLOCK; i < e; i++)
-                k += !taken[i] & (entry_key(&v, explore, th, i) >= floor);
-            blk[b] = k;
+    int64_t *blk = s->sl.blk; /* per share, its keys */
+#pragma omp parallel for num_threads(T) if (T > 1) default(none)                                   \
+    shared(v, c, taken, th, blk, explore, floor, T) schedule(static)
+    for (int t = 0; t < T; t++) {
+        const int64_t a = v.n * t / T, e = v.n * (t + 1) / T;
+        int64_t k = a;
+        /* branch-free: a key is written, then kept by advancing k (k <= i: inside the share) */
+        for (int64_t i = a; i < e; i++) {
+            const uint64_t key = entry_key(&v, explore, th, i);
+            c[k] = key;
+            k += !taken[i] & (key >= floor);
         }
-#pragma omp single
-        {
-            int64_t at = 0;
-            for (int64_t b = 0; b < nb; b++) {
-                const int64_t k = blk[b];
-                blk[b] = at;
-                at += k;
-            }
-            blk[nb] = at;
-        }
-#pragma omp for schedule(static) nowait
-        for (int64_t b = 0; b < nb; b++) {
-            const int64_t e = (b + 1) * FILL_BLOCK < v.n ? (b + 1) * FILL_BLOCK : v.n;
-            int64_t k = blk[b];
-            const int64_t end = blk[b + 1];
-            /* branch-free: a key is written, then kept by advancing k (the slot past the
-             * block's last kept key is the next block's first, written by its own thread:
-             * so the last writes stay within [k, end)) */
-            for (int64_t i = b * FILL_BLOCK; i < e && k < end; i++) {
-                const uint64_t key = entry_key(&v, explore, th, i);
-                c[k] = key;
-                k += !taken[i] & (key >= floor);
-            }
-        }
+        blk[t] = k - a;
     }
-    return blk[nb];
+    int64_t n = blk[0];
+    for (int t = 1; t < T; t++) { /* each share's keys move down, after those before it */
+        memmove(c + n, c + v.n * t / T, (size_t)blk[t] * sizeof *c);
+        n += blk[t];
+    }
+    return n;
 }
 
 /* The greedy keys' histogram: buckets of 16 bits of the key, two levels (the value's 32 bits). */
