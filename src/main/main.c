@@ -9,8 +9,8 @@
 /* sched_getaffinity and the CPU_* macros (the placement check) are GNU extensions of glibc */
 #define _GNU_SOURCE
 #include "crawlsim/bandit.h"
-#include "crawlsim/config.h"
 #include "crawlsim/comm.h"
+#include "crawlsim/config.h"
 #include "crawlsim/core.h"
 #include "crawlsim/discover.h"
 #include "crawlsim/gen.h"
