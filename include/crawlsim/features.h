@@ -191,7 +191,8 @@ CS_API float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, 
 CS_API void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst,
                                 const int64_t *drow, int64_t n, float *rl, float *cats);
 /* Local. A hint that the row follows soon (rows of the targets of a page are scattered over the
- * whole table, a cache miss each). */
+ * whole table, a cache miss each; rows made on demand: the first stage of their page's host,
+ * cs_gen_prefetch_host, and cs_evidence_anchors makes the second). */
 CS_API void cs_evidence_prefetch(const cs_evidence *e, int64_t row);
 /* Local. The categories' anchor buckets packed 4 bits each, (q5, q6) per category. */
 static inline uint32_t cs_feat_pack_anchor_cats(const cs_feat_layout *L, const float *cats)

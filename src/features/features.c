@@ -483,6 +483,9 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     CS_ASSERT(n >= 0 && n <= CS_EVIDENCE_BATCH);
     const int m = 1 + e->cats;
     double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
+    if (e->table == NULL) /* the hosts' records arrive while the noise is drawn */
+        for (int64_t i = 0; i < n; i++)
+            cs_gen_prefetch_host(e->gen, drow[i], 2);
     cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
     for (int64_t i = 0; i < n; i++) {
         float on[2 + CS_FEAT_MAX_CATEGORIES];
@@ -502,6 +505,8 @@ void cs_evidence_prefetch(const cs_evidence *e, int64_t row)
 {
     if (e->table != NULL)
         __builtin_prefetch(e->table + row * e->stride);
+    else
+        cs_gen_prefetch_host(e->gen, row, 1);
 }
 
 float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow, float *cats)
