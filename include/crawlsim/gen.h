@@ -42,6 +42,11 @@ CS_API int64_t cs_gen_n_hosts(const cs_gen *g);
 CS_API int32_t cs_gen_n_topics(const cs_gen *g);
 /* Local. Host of a page, O(log hosts). */
 CS_API int64_t cs_gen_host_of(const cs_gen *g, int64_t page);
+/* Local. A hint that cs_gen_host_of(g, page) and the page's topic follow soon: each is a cache
+ * miss at a random place in tables of the world's size, the second depending on the first, so
+ * in two stages: 1, the page's bucket of the host index; 2 (once stage 1's line has come), the
+ * host records the bucket points to and the host's topic. */
+CS_API void cs_gen_prefetch_host(const cs_gen *g, int64_t page, int stage);
 /* Local. First page and page count of a host. */
 CS_API void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count);
 

@@ -8,6 +8,7 @@
 #include "crawlsim/rng.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,7 +233,21 @@ struct cs_evidence {
     uint64_t seed;                                  /* world seed: the anchor noise stream */
     double sigma;  /* anchor noise per projection: anchor_noise / sqrt(term_dim) */
     double noise2; /* anchor_noise^2: expected squared norm of the anchor noise */
+    /* on demand: per OpenMP thread a direct-mapped cache of the rows made (rcache_n entries, a
+     * power of two; popular pages are the targets of many links) */
+    struct row_entry *rcache;
+    int64_t rcache_n;
+    int rcache_threads;
 };
+
+/* An entry of the on-demand rows' cache: the page + 1 (0: empty) and its row. */
+typedef struct row_entry {
+    int64_t key;
+    float row[2 + CS_FEAT_MAX_CATEGORIES];
+} row_entry;
+
+/* Entries per thread: a 16th of the world's pages, at most ROW_CACHE_MAX (8 MiB). */
+#define ROW_CACHE_MAX (1 << 18)
 
 /* The topics whose prototypes are projected on: target, then the related categories. */
 static int32_t related_topic(int32_t target, int32_t k, int j)
@@ -386,8 +401,16 @@ cs_err cs_evidence_create_on_demand(cs_ctx *ctx, const struct cs_gen *gen, const
     e->stride = 2 + a;
     evidence_noise_init(e, cfg);
     evidence_gen_init(e, gen, cfg);
+    e->rcache_threads = omp_get_max_threads();
+    e->rcache_n = 1024;
+    while (e->rcache_n < ROW_CACHE_MAX && e->rcache_n < cfg->gen.pages / 16)
+        e->rcache_n *= 2;
+    CS_TRY(ctx, cs_calloc(ctx, &e->rcache, (size_t)e->rcache_threads * (size_t)e->rcache_n,
+                          sizeof *e->rcache, "evidence rows' cache"));
     *out = e;
+    return CS_OK;
 fail:
+    cs_evidence_destroy(&e);
     return rc;
 }
 
@@ -456,8 +479,35 @@ void cs_evidence_destroy(cs_evidence **pe)
     if (pe == NULL || *pe == NULL)
         return;
     free((*pe)->table);
+    free((*pe)->rcache);
     free(*pe);
     *pe = NULL;
+}
+
+/* Local. The calling thread's cache entry for the row of page `page` made on demand (NULL: no
+ * cache for this thread, e.g. in a nested parallel region). */
+static inline row_entry *cached_row(const cs_evidence *e, int64_t page)
+{
+    const int t = omp_get_thread_num();
+    if (e->rcache == NULL || t >= e->rcache_threads || omp_get_active_level() > 1)
+        return NULL;
+    const uint64_t mask = (uint64_t)e->rcache_n - 1;
+    return &e->rcache[(size_t)t * (size_t)e->rcache_n + (cs_mix64((uint64_t)page) & mask)];
+}
+
+/* Local. The row of page `page` made on demand: the thread's cached copy (the same bits: a row
+ * is a pure function of the page), else made into on (gen_row) and cached. */
+static const float *demand_row(const cs_evidence *e, int64_t page, float *on)
+{
+    row_entry *c = cached_row(e, page);
+    if (c != NULL && c->key == page + 1)
+        return c->row;
+    gen_row(e, page, on);
+    if (c != NULL) {
+        c->key = page + 1;
+        memcpy(c->row, on, (size_t)e->stride * sizeof *on);
+    }
+    return on;
 }
 
 static inline float clamp01(double v)
@@ -468,9 +518,7 @@ static inline float clamp01(double v)
 float cs_evidence_page(const cs_evidence *e, int64_t row, float *cats)
 {
     float on[2 + CS_FEAT_MAX_CATEGORIES];
-    const float *o = e->table != NULL ? e->table + row * e->stride : on;
-    if (e->table == NULL)
-        gen_row(e, row, on);
+    const float *o = e->table != NULL ? e->table + row * e->stride : demand_row(e, row, on);
     const double norm = o[e->cats + 1] > 0.0f ? (double)o[e->cats + 1] : 1.0;
     for (int j = 0; j < e->cats; j++)
         cats[j] = clamp01((double)o[1 + j] / norm);
@@ -483,12 +531,18 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     CS_ASSERT(n >= 0 && n <= CS_EVIDENCE_BATCH);
     const int m = 1 + e->cats;
     double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
+    if (e->table ==
+        NULL) /* the hosts' records of the rows to make arrive while the noise is drawn */
+        for (int64_t i = 0; i < n; i++) {
+            const row_entry *c = cached_row(e, drow[i]);
+            if (c == NULL || c->key != drow[i] + 1)
+                cs_gen_prefetch_host(e->gen, drow[i], 2);
+        }
     cs_rng_normals_zig_batch(e->seed, CS_RNG_ANCHOR, (uint64_t)src, dst, n, m, z);
     for (int64_t i = 0; i < n; i++) {
         float on[2 + CS_FEAT_MAX_CATEGORIES];
-        const float *o = e->table != NULL ? e->table + drow[i] * e->stride : on;
-        if (e->table == NULL)
-            gen_row(e, drow[i], on);
+        const float *o =
+            e->table != NULL ? e->table + drow[i] * e->stride : demand_row(e, drow[i], on);
         const double nt = (double)o[e->cats + 1];
         const double inv = 1.0 / sqrt(nt * nt + e->noise2);
         const double *zi = z + i * m;
@@ -500,8 +554,12 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
 
 void cs_evidence_prefetch(const cs_evidence *e, int64_t row)
 {
-    if (e->table != NULL)
+    if (e->table != NULL) {
         __builtin_prefetch(e->table + row * e->stride);
+    } else {
+        __builtin_prefetch(cached_row(e, row));
+        cs_gen_prefetch_host(e->gen, row, 1);
+    }
 }
 
 float cs_evidence_anchor(const cs_evidence *e, int64_t src, int64_t dst, int64_t drow, float *cats)

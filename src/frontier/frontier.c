@@ -55,6 +55,35 @@ static uint64_t claim_slot(const cs_frontier *f, int64_t id, int32_t v)
     }
 }
 
+#define REHASH_AHEAD 64 /* entries between a home slot's prefetch and its use (a power of 2) */
+
+/* The hash rebuilt by one thread (every tick of a full frontier, after its eviction): plain
+ * stores, and each entry's home slot (a miss at a random place once the table outgrows the
+ * caches) computed and prefetched REHASH_AHEAD entries before the entry is placed, so that the
+ * misses overlap. (Sorting the entries by home slot first, so that the table is filled range
+ * by range, was slower: bench_evict.) */
+static void rehash_serial(cs_frontier *f)
+{
+    const int64_t n = f->n;
+    const uint64_t ns = f->nslots;
+    int32_t *slots = f->slots;
+    uint64_t home[REHASH_AHEAD];
+    memset(slots, 0xff, (size_t)ns * sizeof *slots); /* -1 */
+    for (int64_t i = 0; i < n + REHASH_AHEAD; i++) {
+        const int r = (int)(i & (REHASH_AHEAD - 1));
+        if (i >= REHASH_AHEAD) {
+            uint64_t s = home[r];
+            while (slots[s] >= 0)
+                s = s + 1 == ns ? 0 : s + 1;
+            slots[s] = (int32_t)(i - REHASH_AHEAD);
+        }
+        if (i < n) {
+            home[r] = slot_of(f, f->id[i]);
+            __builtin_prefetch(&slots[home[r]], 1);
+        }
+    }
+}
+
 /* The hash rebuilt from the entries. Which slot holds an entry depends on the order of the
  * inserts (in parallel: on the threads' timing), never which entry a page finds: no result
  * reads the slots' layout. */
@@ -62,9 +91,13 @@ static void rehash(cs_frontier *f)
 {
     const int64_t n = f->n;
     const uint64_t ns = f->nslots;
+    if (n < PAR_MIN || omp_get_max_threads() == 1) {
+        rehash_serial(f);
+        return;
+    }
     int32_t *slots = f->slots;
     const cs_frontier *cf = f;
-#pragma omp parallel if (n >= PAR_MIN) default(none) shared(cf, slots, n, ns)
+#pragma omp parallel default(none) shared(cf, slots, n, ns)
     {
 #pragma omp for schedule(static)
         for (uint64_t s = 0; s < ns; s++)
@@ -539,7 +572,11 @@ int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
 {
     const int64_t n0 = f->n;
     int64_t w = 0;
-    for (int64_t i = 0; i < f->n; i++) {
+    while (w < n0 && cs_frontier_key(f->q[w], f->id[w]) >= cut)
+        w++; /* the entries before the first dropped one stay where they are */
+    if (w == n0)
+        return 0;
+    for (int64_t i = w; i < n0; i++) {
         if (cs_frontier_key(f->q[i], f->id[i]) < cut)
             continue;
         if (w != i) {
@@ -550,8 +587,6 @@ int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
         }
         w++;
     }
-    if (w == n0)
-        return 0;
     f->n = w;
     rehash(f);
     return n0 - w;

@@ -78,6 +78,19 @@ int64_t cs_gen_host_of(const cs_gen *g, int64_t page)
     return lo;
 }
 
+void cs_gen_prefetch_host(const cs_gen *g, int64_t page, int stage)
+{
+    const int64_t b = page >> g->host_shift;
+    if (stage == 1) {
+        __builtin_prefetch(&g->host_at[b]);
+        return;
+    }
+    const int64_t h = g->host_at[b];
+    __builtin_prefetch(&g->hosts[h]);
+    __builtin_prefetch(&g->hosts[h + 1]); /* (a hint: never faults, even past the end) */
+    __builtin_prefetch(&g->host_topic[h]);
+}
+
 int cs_gen_host_hash_owner(const void *arg, int64_t page)
 {
     const cs_gen_owner *o = arg;

@@ -48,6 +48,17 @@ static inline void prefetch_targets(const cs_evidence *ev, const uint64_t *visit
     }
 }
 
+/* A hint that the visited bits of the targets tg[j0..j1) follow soon (at random places in a
+ * bit per page of the world). */
+static inline void prefetch_visited(const uint64_t *visited, const int32_t *slot, const int64_t *tg,
+                                    int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; j++) {
+        const int64_t row = slot != NULL ? (int64_t)slot[j] : tg[j];
+        __builtin_prefetch(&visited[row >> 6]);
+    }
+}
+
 cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
 {
     cs_ctx *ctx = s->ctx;
@@ -139,13 +150,16 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
         reward[i] = reward_of(sc, relevant, (double)rl);
         /* Software pipeline over the pages (each of these is a cache miss at a random place):
-         * the offsets of page i + 3, the targets of page i + 2, the evidence rows of page i + 1
-         * and of its targets not visited yet (and of page i's when a thread's chunk starts
-         * here: the chunks of a dynamic schedule start at multiples of the chunk size). */
+         * the offsets of page i + 4, the targets of page i + 3, the visited bits of page i + 2's
+         * targets, the evidence rows of page i + 1 and of its targets not visited yet (and of
+         * page i's when a thread's chunk starts here: the chunks of a dynamic schedule start at
+         * multiples of the chunk size). */
+        if (i + 4 < n)
+            __builtin_prefetch(&off[pat[i + 4]]);
         if (i + 3 < n)
-            __builtin_prefetch(&off[pat[i + 3]]);
+            __builtin_prefetch(&tg[off[pat[i + 3]]]);
         if (i + 2 < n)
-            __builtin_prefetch(&tg[off[pat[i + 2]]]);
+            prefetch_visited(visited, slot, tg, off[pat[i + 2]], off[pat[i + 2] + 1]);
         if (i % FETCH_CHUNK == 0)
             prefetch_targets(ev, visited, slot, tg, off[ai], off[ai + 1]);
         if (i + 1 < n) {
