@@ -80,8 +80,17 @@ typedef enum cs_exchange_method {
      * many heads come to it, it receives them from any source, then the rests. Messages only
      * where there are records, as the sparse method, and no polling: every wait is a blocking
      * one (what a simulator plays cheaply; docs/guide/simulated-cluster.md). */
-    CS_EXCHANGE_CENSUS = 2
+    CS_EXCHANGE_CENSUS = 2,
+    /* Two levels (node-aware aggregation): the ranks of a node (MPI_Comm_split_type shared)
+     * gather their boxes for other ranks at the node's first rank, its leader; the leaders
+     * exchange one message per destination node (a census among the leaders), and each leader
+     * scatters what came for its node to its ranks. Inter-node messages per exchange: at most
+     * nodes x (nodes - 1), whatever the ranks per node (comm/hier.c). */
+    CS_EXCHANGE_NODE = 3
 } cs_exchange_method;
+
+/* The node method's communicators and scratch (comm/hier.c), made at its first exchange. */
+struct cs_hier;
 
 /* Growable byte buffers, one per destination rank, and the exchange's own scratch. */
 typedef struct cs_outbox {
@@ -101,7 +110,8 @@ typedef struct cs_outbox {
     size_t head_max; /* census: the box bytes a head message carries (the rest follows it) */
     char *head;      /* census: the head messages sent */
     size_t head_cap;
-    int *census; /* census: 2 x nranks: a flag per destination, then ones (the counts) */
+    int *census;          /* census: 2 x nranks: a flag per destination, then ones (the counts) */
+    struct cs_hier *hier; /* node: NULL until its first exchange */
 } cs_outbox;
 
 CS_API cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);

@@ -2,7 +2,7 @@
  * comm: outbox exchange, fixed-order weight averaging, the exact distributed top-k and budget
  * splits (see comm.h).
  */
-#include "crawlsim/comm.h"
+#include "comm_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,7 @@ fail:
 
 void cs_outbox_fini(cs_outbox *o)
 {
+    cs_hier_destroy(o);
     if (o->buf != NULL)
         for (int r = 0; r < o->nranks; r++)
             free(o->buf[r]);
@@ -422,6 +423,8 @@ cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
         rc = exchange_dense(ctx, o, recv, recv_cap, recv_len, st);
     } else if (o->method == CS_EXCHANGE_CENSUS) {
         exchange_census(ctx, o, recv, recv_cap, recv_len, st);
+    } else if (o->method == CS_EXCHANGE_NODE) {
+        rc = cs_hier_exchange(ctx, o, recv, recv_cap, recv_len, st);
     } else {
         exchange_sparse(ctx, o, recv, recv_cap, recv_len, st);
     }
