@@ -98,6 +98,30 @@ ev=$(h5dump -d /series/evictions np1/s_sarsa-asynchronous_host-hash.h5 | grep -o
     --set crawl.frontier_capacity=600 -o thr.h5 2> err.txt) || fail "run 2 threads: $(cat np2/err.txt)"
 same np1/s_sarsa-asynchronous_block.h5 np2/thr.h5 "sarsa, block: 2 ranks x 2 threads == 1 rank x 1 thread"
 
+# 2b. the two-level exchange (crawl.exchange = node): the records and the visited notes (the
+# owned visited set) through the nodes' first ranks; nodes made by CRAWLSIM_NODE_RANKS (K ranks a
+# node, or cK: dealt in turn, so that a node's ranks are not consecutive) or this machine's one
+# node; SARSA on host-hash with a binding frontier capacity, and best-first on block with host
+# quotas split across ranks
+for case in 1:2:sarsa 2:3:sarsa c2:4:sarsa shared:4:best; do
+    nodes=${case%%:*} np=${case#*:} np=${np%%:*}
+    pol=sarsa-asynchronous part=host-hash
+    [ "${case##*:}" = best ] && pol=best-first part=block
+    for n in 1 "$np"; do
+        [ -f "np$n/node_${pol}_$part.h5" ] && [ "$n" = 1 ] && continue
+        if [ "$nodes" = shared ]; then
+            crawl "$n" "$pol" "$part" "node_${pol}_$part.h5" --set crawl.frontier_capacity=600 \
+                --set crawl.exchange=node --set crawl.visited=owned
+        else
+            CRAWLSIM_NODE_RANKS=$nodes crawl "$n" "$pol" "$part" "node_${pol}_$part.h5" \
+                --set crawl.frontier_capacity=600 --set crawl.exchange=node --set crawl.visited=owned
+        fi
+    done
+    same "np1/node_${pol}_$part.h5" "np$np/node_${pol}_$part.h5" \
+        "$pol, $part, node exchange, nodes $nodes: $np ranks == 1 rank"
+    mv "np$np/node_${pol}_$part.h5" "np$np/node_${pol}_${part}_$nodes.h5"
+done
+
 # 3. the comparison can fail: averaging (SARSA learns at alpha / P) is not rank-invariant
 crawl 2 sarsa-asynchronous block avg.h5 --set crawl.frontier_capacity=600 --set crawl.weight_sync=average
 if "$BIN" compare -q np1/s_sarsa-asynchronous_block.h5 np2/avg.h5 "${RANK_DEPENDENT[@]}" \

@@ -7,7 +7,8 @@
 # 1 rank (but what measures the ranks themselves); the comparison can fail (another seed
 # differs). With modelled computation (tools/smpi-run --compute model) the results are the same,
 # the simulated time of two runs is identical to the bit and grows with the costs, and a
-# malformed cost list is refused. Skipped (77) without SimGrid's SMPI or serial HDF5 (libsimgrid-dev, libhdf5-dev).
+# malformed cost list is refused. The two-level exchange (crawl.exchange = node) on 16 simulated
+# ranks, 4 per host, gives the 1-rank results with fewer record messages than the census. Skipped (77) without SimGrid's SMPI or serial HDF5 (libsimgrid-dev, libhdf5-dev).
 # Run as bash test_smpi.sh BIN SRC WORK MPIEXEC "MPIFLAGS" (ctest -L smpi).
 source "$(dirname "$0")/../cli/lib.sh"
 for t in smpicc smpirun cmake pkg-config; do
@@ -28,14 +29,17 @@ fi
 
 job=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set run.policy=sarsa --set run.pages=2000
      --set crawl.bandwidth=40 --set crawl.host_rate=2 --set run.trace=true --set run.tasks=2)
-# simulate NP PLATFORM PER_NODE OUT [smpi-run options]: a simulated crawl; SimGrid's report in
-# smpiNP.txt
+# simulate NP PLATFORM PER_NODE OUT [smpi-run options] [-- crawl options]: a simulated crawl;
+# SimGrid's report in smpiNP.txt
 simulate() {
-    local np=$1 platform=$2 per_node=$3 out=$4
+    local np=$1 platform=$2 per_node=$3 out=$4 opts=() more=()
     shift 4
-    timeout 600 "$SRC/tools/smpi-run" -n "$np" --ranks-per-node "$per_node" "$@" \
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    more=("$@")
+    timeout 600 "$SRC/tools/smpi-run" -n "$np" --ranks-per-node "$per_node" "${opts[@]}" \
         --bin build-smpi/crawlsim --platform "$SRC/tools/smpi/$platform" -- \
-        -q run "${job[@]}" -o "$out" > "smpi$np.txt" 2>&1
+        -q run "${job[@]}" "${more[@]}" -o "$out" > "smpi$np.txt" 2>&1
 }
 # the simulated seconds of a crawl (its /timing/seconds), at full precision
 simulated() {
@@ -100,6 +104,23 @@ if simulate 4 supermuc-ng.xml 1 model_1x.h5 --compute model &&
     fi
 else
     fail "modelled computation, census exchange: $(tail -5 smpi4.txt)"
+fi
+# the two-level exchange (crawl.exchange = node): 16 simulated ranks, 4 per host (SMPI's shared
+# communicator is the ranks of one host), the records and the visited notes through the hosts'
+# first ranks: the 1-rank results; the records' messages fewer than the census's
+if simulate 16 supermuc-ng.xml 4 node16.h5 --compute model -- --set crawl.exchange=node \
+    --set crawl.visited=owned && simulate 16 supermuc-ng.xml 4 census16.h5 --compute model -- \
+    --set crawl.visited=owned; then
+    same_as_one_rank ompi1.h5 node16.h5 "node exchange, 16 simulated ranks on 4 hosts == 1 Open MPI rank"
+    msgs() { h5dump -d /series/messages "$1" | grep -oE '[0-9]+' | tail -1; }
+    mn=$(msgs node16.h5) mc=$(msgs census16.h5)
+    if [ -n "$mn" ] && [ -n "$mc" ] && [ "$mn" -lt "$mc" ]; then
+        pass "node exchange: $mn record messages against the census's $mc"
+    else
+        fail "node exchange: $mn record messages against the census's $mc"
+    fi
+else
+    fail "node exchange, 16 simulated ranks: $(tail -5 smpi16.txt)"
 fi
 echo localhost > hosts1.txt
 if CRAWLSIM_SMPI_COSTS=1,2,x OMP_NUM_THREADS=1 timeout 120 smpirun -np 1 \
