@@ -4,9 +4,11 @@ simulated cluster: for each results file of a simulated run (tests/bench/smpi_sc
 them with KEEP=DIR), the model's terms from the run's own counts and the platform's figures,
 beside the simulated milliseconds per tick.
 
-Usage: tests/bench/perf_model.py [--network-only] RESULTS.h5...
+Usage: tests/bench/perf_model.py [--network-only] [--ranks-per-node K] RESULTS.h5...
        tests/bench/perf_model.py --predict P f l F V n_ar [imbalance]
   --network-only: runs simulated with --cfg=smpi/simulate-computation:no (compute term 0)
+  --ranks-per-node K: as the runs were simulated (default 2); the exchange's term follows each
+             run's crawl.exchange (census, or node: the two-level exchange)
   --predict: the model's tick for a rank of f fetches, l links and frontier F per tick, V bytes
              of link records sent per tick, n_ar allreduces per tick, and the weak-scaling
              efficiency T(1) / T(P)
@@ -24,6 +26,11 @@ Model, per tick, the busiest rank (docs/developer/performance-model.md):
   exchange  = 2 (a + V / b)                  the heads of two censuses (visited notes, records):
                                              V the busiest rank's bytes per tick, a one message's
                                              latency, b the effective bandwidth
+  node exchange (crawl.exchange = node, L ranks per node, N = P / L nodes), per exchange:
+              4 ceil(log2 L) a_l + 2 L V / b_l   the gather and scatter of counts and records on
+                                             the node (a_l, b_l: the node's loopback)
+            + a + L V / b                    the leader's messages to the other nodes
+            and the census's reduce-scatter among N leaders: t_c(N) instead of t_c(P)
 """
 import math
 import os
@@ -49,6 +56,12 @@ S = 24.0 / 62.9  # tools/smpi-run's host speed over supermuc-ng.xml's
 LAT_FACTOR = 2.01467  # SMPI's default latency factor below 257 bytes
 B_EFF = 0.61 * 12.5e9  # SMPI's bandwidth factor of 1-3 KiB messages x the link
 RANKS_PER_NODE = 2  # as tests/bench/smpi_scaling.sh is run for the tables (one rank per socket)
+if "--ranks-per-node" in sys.argv:
+    _i = sys.argv.index("--ranks-per-node")
+    RANKS_PER_NODE = int(sys.argv[_i + 1])
+    del sys.argv[_i:_i + 2]
+A_LOOP = LAT_FACTOR * 0.3e-6  # supermuc-ng.xml's loopback: 0.3 us, 10 GB/s
+B_LOOP = 0.61 * 10e9
 
 
 def alpha(P, rpn=RANKS_PER_NODE):
@@ -70,6 +83,25 @@ def t_coll(P, rpn=RANKS_PER_NODE):
 NET_ONLY = "--network-only" in sys.argv
 
 
+def node_exchange(P, V, rpn=RANKS_PER_NODE):
+    """One two-level exchange (crawl.exchange = node) of V bytes from the busiest rank: the
+    node's four collectives of binomial depth over its loopback, the node's L V bytes through the
+    leader twice, then the leader's messages to the other nodes (latency a(P), L V bytes)."""
+    L = min(rpn, P)
+    depth = math.ceil(math.log2(L)) if L > 1 else 0
+    inter = alpha(P, rpn) + L * V / B_EFF if P > L else 0.0
+    return 4 * depth * A_LOOP + (2 * L * V / B_LOOP if L > 1 else 0.0) + inter
+
+
+def exchange_method(f):
+    """crawl.exchange of a results file (its /config)."""
+    for line in f["config"][()].decode().splitlines():
+        k, _, v = line.partition("=")
+        if k.strip() == "exchange":
+            return v.strip()
+    return "sparse"
+
+
 def model(path):
     f = h5py.File(path, "r")
     P = len(f["ranks/pages"][:])
@@ -80,9 +112,14 @@ def model(path):
     per_rank = C_F * fet + (C_R + C_I) * lnk + (C_S + (C_E if sync else 0.0)) * fr
     comp = 0.0 if NET_ONLY else S * float(np.max(per_rank))
     n_ar = float(np.mean(rk("allreduces"))) / T
-    ar = (n_ar + 3) * t_coll(P) if P > 1 else 0.0
     V = float(np.max(rk("bytes_exchanged"))) / T
-    ex = 2 * (alpha(P) + V / B_EFF) if P > 1 else 0.0
+    if exchange_method(f) == "node" and P > 1:
+        N = math.ceil(P / RANKS_PER_NODE)  # the censuses' reduce-scatters among the leaders
+        ar = (n_ar + 1) * t_coll(P) + 2 * t_coll(N, 1)  # one leader per node
+        ex = 2 * node_exchange(P, V)
+    else:
+        ar = (n_ar + 3) * t_coll(P) if P > 1 else 0.0
+        ex = 2 * (alpha(P) + V / B_EFF) if P > 1 else 0.0
     sim = float(f["timing/seconds"][0]) / T
     tot = comp + ar + ex
     print("%5d %8.3f %8.3f %8.3f %8.3f | %8.3f %+7.0f %%" %

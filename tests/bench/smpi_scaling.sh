@@ -13,7 +13,9 @@
 # crawl.visited = owned, 6 ticks (run.ticks); results in $TMPDIR, removed at the end.
 # KEEP=DIR keeps each run's results as DIR/MODE-P.h5 (for tests/bench/perf_model.py).
 # SMPI_RUN_OPTS passes options to tools/smpi-run, e.g. SMPI_RUN_OPTS="--ranks-per-node 2" for
-# 1 024 ranks on supermuc-ng.xml's 768 nodes, or "--cfg=smpi/simulate-computation:no".
+# 1 024 ranks on supermuc-ng.xml's 768 nodes, or "--cfg=smpi/simulate-computation:no". The run
+# args after -- come last and win: "-- --set crawl.exchange=node" for the two-level exchange
+# (its msgs/t: the messages it sends, to and from the nodes' first ranks included).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 sbuild=${1:?usage: smpi_scaling.sh SMPI_BUILD_DIR strong|weak TIMEOUT P... [-- run args]}
