@@ -111,7 +111,9 @@ fi
 if simulate 16 supermuc-ng.xml 4 node16.h5 --compute model -- --set crawl.exchange=node \
     --set crawl.visited=owned && simulate 16 supermuc-ng.xml 4 census16.h5 --compute model -- \
     --set crawl.visited=owned; then
-    same_as_one_rank ompi1.h5 node16.h5 "node exchange, 16 simulated ranks on 4 hosts == 1 Open MPI rank"
+    run 1 -q run "${job[@]}" --set crawl.exchange=node --set crawl.visited=owned -o ompi1_node.h5 \
+        2> err.txt || fail "Open MPI, 1 rank, node exchange: $(cat err.txt)"
+    same_as_one_rank ompi1_node.h5 node16.h5 "node exchange, 16 simulated ranks on 4 hosts == 1 Open MPI rank"
     msgs() { h5dump -d /series/messages "$1" | grep -oE '[0-9]+' | tail -1; }
     mn=$(msgs node16.h5) mc=$(msgs census16.h5)
     if [ -n "$mn" ] && [ -n "$mc" ] && [ "$mn" -lt "$mc" ]; then
