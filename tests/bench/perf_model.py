@@ -5,7 +5,8 @@ them with KEEP=DIR), the model's terms from the run's own counts and the platfor
 beside the simulated milliseconds per tick.
 
 Usage: tests/bench/perf_model.py [--network-only] [--ranks-per-node K] RESULTS.h5...
-       tests/bench/perf_model.py --predict P f l F V n_ar [imbalance]
+       tests/bench/perf_model.py [--node] [--ranks-per-node K] --predict P f l F V n_ar [imbalance]
+  --node: --predict for crawl.exchange = node
   --network-only: runs simulated with --cfg=smpi/simulate-computation:no (compute term 0)
   --ranks-per-node K: as the runs were simulated (default 2); the exchange's term follows each
              run's crawl.exchange (census, or node: the two-level exchange)
@@ -26,10 +27,11 @@ Model, per tick, the busiest rank (docs/developer/performance-model.md):
   exchange  = 2 (a + V / b)                  the heads of two censuses (visited notes, records):
                                              V the busiest rank's bytes per tick, a one message's
                                              latency, b the effective bandwidth
-  node exchange (crawl.exchange = node, L ranks per node, N = P / L nodes), per exchange:
-              4 ceil(log2 L) a_l + 2 L V / b_l   the gather and scatter of counts and records on
-                                             the node (a_l, b_l: the node's loopback)
-            + a + L V / b                    the leader's messages to the other nodes
+  node exchange (crawl.exchange = node, L ranks per node, N = P / L nodes), per tick:
+              8 ceil(log2 L) a_l + 2 L v / b_l   the gathers and scatters of counts and records on
+                                             the node (a_l, b_l: the node's loopback; v the mean
+                                             rank's bytes of records per tick)
+            + 2 a + L v (P - L) / (P - 1) / b   the leader's messages to the other nodes
             and the census's reduce-scatter among N leaders: t_c(N) instead of t_c(P)
 """
 import math
@@ -61,7 +63,7 @@ if "--ranks-per-node" in sys.argv:
     RANKS_PER_NODE = int(sys.argv[_i + 1])
     del sys.argv[_i:_i + 2]
 A_LOOP = LAT_FACTOR * 0.3e-6  # supermuc-ng.xml's loopback: 0.3 us, 10 GB/s
-B_LOOP = 0.61 * 10e9
+B_LOOP = 10e9  # the node's messages are tens of kB: SMPI's bandwidth factor near 1
 
 
 def alpha(P, rpn=RANKS_PER_NODE):
@@ -81,16 +83,21 @@ def t_coll(P, rpn=RANKS_PER_NODE):
 
 
 NET_ONLY = "--network-only" in sys.argv
+NODE = "--node" in sys.argv  # --predict: the two-level exchange
+if NODE:
+    sys.argv.remove("--node")
 
 
 def node_exchange(P, V, rpn=RANKS_PER_NODE):
-    """One two-level exchange (crawl.exchange = node) of V bytes from the busiest rank: the
-    node's four collectives of binomial depth over its loopback, the node's L V bytes through the
-    leader twice, then the leader's messages to the other nodes (latency a(P), L V bytes)."""
+    """The two two-level exchanges of a tick (crawl.exchange = node; the visited notes' bytes
+    neglected), V the mean rank's bytes of records per tick: on the node, four collectives of
+    binomial depth each way over the loopback (a fat pipe: a flow does not share it) and the
+    node's L V bytes through the leader twice; between nodes, the leader's messages: latency
+    a(P) and the node's bytes for the other nodes, L V (P - L) / (P - 1)."""
     L = min(rpn, P)
     depth = math.ceil(math.log2(L)) if L > 1 else 0
-    inter = alpha(P, rpn) + L * V / B_EFF if P > L else 0.0
-    return 4 * depth * A_LOOP + (2 * L * V / B_LOOP if L > 1 else 0.0) + inter
+    inter = 2 * alpha(P, rpn) + L * V * (P - L) / (P - 1) / B_EFF if P > L else 0.0
+    return 2 * 4 * depth * A_LOOP + (2 * L * V / B_LOOP if L > 1 else 0.0) + inter
 
 
 def exchange_method(f):
@@ -116,7 +123,7 @@ def model(path):
     if exchange_method(f) == "node" and P > 1:
         N = math.ceil(P / RANKS_PER_NODE)  # the censuses' reduce-scatters among the leaders
         ar = (n_ar + 1) * t_coll(P) + 2 * t_coll(N, 1)  # one leader per node
-        ex = 2 * node_exchange(P, V)
+        ex = node_exchange(P, float(np.mean(rk("bytes_exchanged"))) / T)
     else:
         ar = (n_ar + 3) * t_coll(P) if P > 1 else 0.0
         ex = 2 * (alpha(P) + V / B_EFF) if P > 1 else 0.0
@@ -126,13 +133,17 @@ def model(path):
           (P, 1e3 * comp, 1e3 * ar, 1e3 * ex, 1e3 * tot, 1e3 * sim, 100 * (tot - sim) / sim))
 
 
-def predict(P, f, l, F, V, n_ar, sync=False, imbalance=1.0):
+def predict(P, f, l, F, V, n_ar, sync=False, imbalance=1.0, node=False):
     """The model's tick on supermuc-ng.xml for a rank of f fetches, l links and a frontier of F
     per tick, V bytes of link records sent, n_ar allreduces per tick; the busiest rank's
-    computation imbalance times the mean. Returns (compute, collectives, exchange) seconds."""
+    computation imbalance times the mean; node: the two-level exchange (RANKS_PER_NODE).
+    Returns (compute, collectives, exchange) seconds."""
     comp = imbalance * S * (C_F * f + (C_R + C_I) * l + (C_S + (C_E if sync else 0.0)) * F)
     if P <= 1:
         return comp, 0.0, 0.0
+    if node:
+        N = math.ceil(P / RANKS_PER_NODE)
+        return comp, (n_ar + 1) * t_coll(P) + 2 * t_coll(N, 1), node_exchange(P, V)
     return comp, (n_ar + 3) * t_coll(P), 2 * (alpha(P) + V / B_EFF)
 
 
@@ -153,7 +164,7 @@ if __name__ == "__main__":
         # --predict P f l F V n_ar [imbalance]: one tick's terms, and T(P) / T(1)'s efficiency
         P, fe, li, Fr, V, n_ar = (float(v) for v in sys.argv[2:8])
         imb = float(sys.argv[8]) if len(sys.argv) > 8 else 1.0
-        c, a, e = predict(int(P), fe, li, Fr, V, n_ar, imbalance=imb)
+        c, a, e = predict(int(P), fe, li, Fr, V, n_ar, imbalance=imb, node=NODE)
         c1 = predict(1, fe, li, Fr, V, n_ar)[0]
         print("P %d: compute %.3f ms, collectives %.3f ms, exchange %.3f ms, tick %.3f ms; "
               "T(1) %.3f ms, weak efficiency %.1f %%" %
