@@ -322,10 +322,25 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
             rix[rat[i] + k] = base[i] + k;
+    const int P = ctx->size;
+    if (P == 1) {
+        /* one rank owns every page: the records in page order are its own, as the counting
+         * sort below would leave them (the two scratch arrays change places) */
+        int64_t *t = s->r.own;
+        const size_t tc = s->r.own_cap;
+        s->r.own = s->r.ridx;
+        s->r.own_cap = s->r.ridx_cap;
+        s->r.ridx = t;
+        s->r.ridx_cap = tc;
+        s->r.n_own = nl;
+        s->m.c[C_LINKS] += nl;
+        cs_simcost_charge(CS_COST_ROUTE, (double)nl);
+        s->m.t[PH_ROUTE] += cs_now() - t2;
+        return CS_OK;
+    }
     /* a counting sort by owner over fixed blocks of records (route_block: independent of the
      * thread count): the owners and each block's count per rank in parallel, the offsets in
      * (rank, block) order, then each block copies its records to its places in parallel */
-    const int P = ctx->size;
     const int64_t RB = route_block(P), nb = (nl + RB - 1) / RB;
     CS_TRY(ctx, cs_grow(ctx, &s->r.rblk, &s->r.rblk_cap, (size_t)(nb + 1) * (size_t)P,
                         sizeof *s->r.rblk, "links"));
