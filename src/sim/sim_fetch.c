@@ -322,10 +322,25 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
             rix[rat[i] + k] = base[i] + k;
+    const int P = ctx->size;
+    if (P == 1) {
+        /* one rank owns every page: the records in page order are its own, as the counting
+         * sort below would leave them (the two scratch arrays change places) */
+        int64_t *t = s->r.own;
+        const size_t tc = s->r.own_cap;
+        s->r.own = s->r.ridx;
+        s->r.own_cap = s->r.ridx_cap;
+        s->r.ridx = t;
+        s->r.ridx_cap = tc;
+        s->r.n_own = nl;
+        s->m.c[C_LINKS] += nl;
+        cs_simcost_charge(CS_COST_ROUTE, (double)nl);
+        s->m.t[PH_ROUTE] += cs_now() - t2;
+        return CS_OK;
+    }
     /* a counting sort by owner over fixed blocks of records (route_block: independent of the
      * thread count): the owners and each block's count per rank in parallel, the offsets in
      * (rank, block) order, then each block copies its records to its places in parallel */
-    const int P = ctx->size;
     const int64_t RB = route_block(P), nb = (nl + RB - 1) / RB;
     CS_TRY(ctx, cs_grow(ctx, &s->r.rblk, &s->r.rblk_cap, (size_t)(nb + 1) * (size_t)P,
                         sizeof *s->r.rblk, "links"));
@@ -429,8 +444,9 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
 #define INS_BLOCK 64
 /* Fewer records than this are inserted without waking the threads. */
 #define INS_PARALLEL 128
-/* Records per block of the list of new pages (fixed: the list does not depend on the threads). */
-#define INS_LIST_BLOCK 2048
+/* Records per block of the lookups and of the list of new pages (fixed: the work of a block does
+ * not depend on the threads; the list is in record order for any blocks). */
+#define INS_LIST_BLOCK 256
 
 /* Local. A selecting policy's new frontier samples (sim_insert_links between its passes 2 and
  * 3: ent holds every record's entry, or why none): the kept records' pages and TRES vectors in
@@ -506,39 +522,40 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     const sim *cs = s;
     const int check_cap = s->h.cap_now > 0;
     int64_t dropped = 0;
-    /* 1. lookups */
-#pragma omp parallel for if (n >= INS_PARALLEL) num_threads(nthr) default(none)                     \
-    shared(cs, ptrs, recs, idx, n, ent, check_cap) reduction(+ : dropped) schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        if (i + 16 < n)
-            cs_frontier_prefetch(cs->fr, REC(i + 16)->dst, 1);
-        if (i + 8 < n)
-            cs_frontier_prefetch(cs->fr, REC(i + 8)->dst, 2);
-        const cs_link_msg *m = REC(i);
-        if (sim_visited_get(cs, m->dst)) {
-            dropped++;
-            ent[i] = INS_VISITED;
-        } else if (check_cap && capped(cs, host_of_page(cs, m->dst), 0)) {
-            ent[i] = INS_CAPPED; /* MAX reached: the link can never be fetched in this task */
-        } else {
-            const int64_t e = cs_frontier_find(cs->fr, m->dst);
-            ent[i] = e >= 0 ? e : INS_NEW;
-        }
-    }
-    s->m.c[C_DROPPED] += once ? dropped : 0;
-    /* 2. new entries, in record order (a page may come twice: the second finds the first's) */
-    /* (their list by fixed blocks of records: counts, prefix sums in block order, then each
-     * block writes its part; the per-block counts live in the third pass's lists) */
+    /* 1. lookups, by fixed blocks of records, each block counting its records of pages not in
+     * the frontier (the list of new pages below is made from these counts: block order, one
+     * serial pass's; the counts live in the third pass's lists) */
     const int64_t nbk = (n + INS_LIST_BLOCK - 1) / INS_LIST_BLOCK;
     int64_t nn = 0, *bcnt = list;
-#pragma omp parallel for if (nbk > 1) default(none) shared(ent, bcnt, n, nbk) schedule(static)
+#pragma omp parallel for if (n >= INS_PARALLEL) num_threads(nthr) default(none)                     \
+    shared(cs, ptrs, recs, idx, n, ent, check_cap, bcnt, nbk) reduction(+ : dropped)              \
+    schedule(static)
     for (int64_t b = 0; b < nbk; b++) {
         const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
         int64_t k = 0;
-        for (int64_t i = b * INS_LIST_BLOCK; i < e; i++)
-            k += ent[i] == INS_NEW;
+        for (int64_t i = b * INS_LIST_BLOCK; i < e; i++) {
+            if (i + 16 < n)
+                cs_frontier_prefetch(cs->fr, REC(i + 16)->dst, 1);
+            if (i + 8 < n)
+                cs_frontier_prefetch(cs->fr, REC(i + 8)->dst, 2);
+            const cs_link_msg *m = REC(i);
+            if (sim_visited_get(cs, m->dst)) {
+                dropped++;
+                ent[i] = INS_VISITED;
+            } else if (check_cap && capped(cs, host_of_page(cs, m->dst), 0)) {
+                ent[i] = INS_CAPPED; /* MAX reached: the link can never be fetched in this task */
+            } else {
+                const int64_t f = cs_frontier_find(cs->fr, m->dst);
+                ent[i] = f >= 0 ? f : INS_NEW;
+                k += f < 0;
+            }
+        }
         bcnt[b] = k;
     }
+    s->m.c[C_DROPPED] += once ? dropped : 0;
+    /* 2. new entries, in record order (a page may come twice: the second finds the first's):
+     * their list from the blocks' counts (prefix sums in block order, then each block writes
+     * its part) */
     for (int64_t b = 0; b < nbk; b++) {
         const int64_t k = bcnt[b];
         bcnt[b] = nn;
@@ -548,7 +565,7 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
         CS_TRY(ctx, cs_grow(ctx, &s->r.ins_new, &s->r.ins_new_cap, 3 * (size_t)nn + 1,
                             sizeof *s->r.ins_new, "links"));
         int64_t *ni = s->r.ins_new, *nid = ni + nn, *ne = ni + 2 * nn;
-#pragma omp parallel for if (nbk > 1) default(none)                                                \
+#pragma omp parallel for if (nbk > 1 && nn >= INS_PARALLEL) default(none)                          \
     shared(ptrs, recs, idx, ent, bcnt, ni, nid, n, nbk) schedule(static)
         for (int64_t b = 0; b < nbk; b++) {
             const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
