@@ -162,6 +162,16 @@ CS_API cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const 
                                     int64_t n_vertices, int vertex_weight, const char *what,
                                     cs_part_csr *out);
 
+/*
+ * Local. METIS k-way on c into vpart[c->n] (c->vwgt required), as cs_partition_compute runs it
+ * (pc's ufactor, seed and objective; recursive bisection too when k-way misses the feasible
+ * balance; each vertex its own part when c->n <= k); k = 1 puts every vertex in part 0.
+ * Deterministic for a given pc->seed. `what` names the graph in messages. Errors: CS_ERR_ARG
+ * (k < 1), CS_ERR_NOMEM, CS_ERR_INTERNAL (METIS failed).
+ */
+CS_API cs_err cs_partition_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *pc,
+                                 int32_t k, int32_t *vpart, const char *what);
+
 /* Local. The host-hash part of host h (what Nutch, Frontera and StormCrawler do). */
 CS_API int32_t cs_partition_host_hash(int64_t host, int64_t seed, int32_t k);
 

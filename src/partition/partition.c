@@ -294,6 +294,18 @@ fail:
     return rc;
 }
 
+cs_err cs_partition_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *pc, int32_t k,
+                          int32_t *vpart, const char *what)
+{
+    if (k < 1)
+        return cs_fail(ctx, CS_ERR_ARG, "%s: k = %d parts", what, (int)k);
+    if (k == 1) {
+        memset(vpart, 0, (size_t)c->n * sizeof *vpart);
+        return CS_OK;
+    }
+    return run_metis(ctx, c, pc, k, vpart, what);
+}
+
 /* Rank 0. The whole graph g into out->part (and host_part for metis-host). Frees all of g but
  * g->host on the way (the caller still finalises g). */
 static cs_err metis_rank0(cs_ctx *ctx, cs_graph_slice *g, const cs_partition_config *pc, int32_t k,

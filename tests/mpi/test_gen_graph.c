@@ -149,9 +149,8 @@ static int runs_index_matches(const cs_graph *a, int64_t seed)
 {
     cs_graph *c = NULL;
     int64_t *st = NULL, *ct = NULL, R = 0;
-    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size};
-    int ok = cs_gen_host_hash_runs(&ctx, gen, seed, (int32_t)ctx.size, (int32_t)ctx.rank, &st, &ct,
-                                   &R) == CS_OK &&
+    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size, NULL};
+    int ok = cs_gen_host_hash_runs(&ctx, &o, (int32_t)ctx.rank, &st, &ct, &R) == CS_OK &&
              cs_graph_build_index_runs(&ctx, cs_graph_n_pages(a), cs_graph_n_hosts(a),
                                        cs_graph_n_topics(a), st, ct, R, cs_gen_host_hash_owner, &o,
                                        &c) == CS_OK;
@@ -174,7 +173,7 @@ static int runs_index_matches(const cs_graph *a, int64_t seed)
 static int host_hash_graph_matches(const cs_graph *b, int64_t seed)
 {
     cs_graph *c = NULL;
-    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size};
+    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size, NULL};
     const int ok = cs_gen_graph_host_hash(&ctx, &o, &c) == CS_OK && same_graph(c, b);
     cs_graph_destroy(&c);
     return ok;

@@ -304,7 +304,7 @@ START_TEST(host_of_every_page)
             ck_assert_int_eq(cs_gen_host_of(g, p), h);
         }
         ck_assert_int_eq(h, cs_gen_n_hosts(g) - 1);
-        cs_gen_owner o = {g, 7, 3};
+        cs_gen_owner o = {g, 7, 3, NULL};
         for (int64_t p = 0; p < c.pages; p += 97)
             ck_assert_int_eq(cs_gen_host_hash_owner(&o, p),
                              cs_partition_host_hash(cs_gen_host_of(g, p), 7, 3));
