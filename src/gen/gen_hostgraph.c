@@ -307,6 +307,11 @@ cs_err cs_gen_host_parts(cs_ctx *ctx, const cs_gen *g, const cs_partition_config
                        "run.partition_method = metis-sampled: k = %d parts (ranks) must lie in "
                        "[1, %lld] (a part per host is kept in 16 bits)",
                        (int)k, (long long)(g->n_pages < UINT16_MAX ? g->n_pages : UINT16_MAX));
+    if (pc->sample < 0) /* refused at any k (cs_gen_host_graph checks it too) */
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "partition.sample = %lld: the pages sampled per host must be at least "
+                       "1, or 0 for every page",
+                       (long long)pc->sample);
     if (k == 1) {
         memset(host_part, 0, (size_t)H * sizeof *host_part);
         return CS_OK;
