@@ -131,7 +131,8 @@ typedef struct cs_partition_config {
     int64_t seed;
     int objective;
     int vertex_weight;
-    int64_t sample; /* run.partition_method = metis-sampled: pages per host (0: all) */
+    int64_t sample;       /* run.partition_method = metis-sampled: pages per host (0: all) */
+    int balance_relevant; /* metis-sampled: balance the relevant pages too (METIS ncon = 2) */
 } cs_partition_config;
 
 /* run.seed_pages: where a crawl starts; run.relevance: what counts as relevant. */

@@ -456,8 +456,10 @@ static const cs_conf_entry schema[] = {
      "what METIS minimises: links cut, or total communication volume"},
     {"partition", "vertex_weight", CS_CONF_ENUM, "pages", 0, 0, "pages|links", P(vertex_weight), 0,
      "what METIS balances: pages per part, or out-links per part"},
-    {"partition", "sample", CS_CONF_INT, "4", 0, 2147483647.0, NULL, P(sample), 0,
+    {"partition", "sample", CS_CONF_INT, "1", 0, 2147483647.0, NULL, P(sample), 0,
      "run.partition_method = metis-sampled: the out-links of this many pages per host (evenly spaced in the host; all of a smaller host) estimate the host graph, each host's links scaled by its pages over those sampled; 0: every page (the exact host graph)"},
+    {"partition", "balance_relevant", CS_CONF_BOOL, "true", 0, 0, NULL, P(balance_relevant), 0,
+     "run.partition_method = metis-sampled: METIS balances the parts' relevant pages (estimated from the sample) as well as their pages, as a focused crawl's fetches follow the relevant pages (false: pages only)"},
 };
 /* clang-format on */
 

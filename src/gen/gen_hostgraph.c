@@ -68,7 +68,7 @@ static cs_err grow(cs_ctx *ctx, int32_t **dst, int32_t **w, int64_t *cap, int64_
  * chunk's links), then appended in host order: the result does not depend on the threads.
  */
 static cs_err directed(cs_ctx *ctx, const cs_gen *g, int64_t s, int64_t *oo, int32_t **od,
-                       int32_t **ow, cs_gen_host_graph_info *info)
+                       int32_t **ow, int32_t *rel, cs_gen_host_graph_info *info)
 {
     cs_err rc = CS_OK;
     const int64_t H = g->n_hosts;
@@ -122,14 +122,19 @@ static cs_err directed(cs_ctx *ctx, const cs_gen *g, int64_t s, int64_t *oo, int
             CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)tmp_cap, sizeof *cnt, "host sample"));
         }
         const int64_t nh = h1 - h0, *off = sl.offsets, *tg = sl.targets;
+        const double *rv = sl.relevance, th = g->cfg.relevance_threshold;
         int64_t in_host = 0;
-#pragma omp parallel for default(none) shared(g, ps, off, tg, tmp, cnt, nd, nh, h0, s)           \
+#pragma omp parallel for default(none) shared(g, ps, off, tg, tmp, cnt, nd, nh, h0, s, rv, th, rel) \
     reduction(+ : in_host) reduction(max : big) schedule(dynamic, 64)
         for (int64_t i = 0; i < nh; i++) {
             const int64_t a = h0 + i, lo = off[ps[i]], hi = off[ps[i + 1]];
             const host_rec *hr = &g->hosts[a];
             const int64_t m = sampled_count(hr->count, s);
-            int64_t e = lo;
+            int64_t e = lo, nr = 0;
+            for (int64_t p = ps[i]; p < ps[i + 1]; p++)
+                nr += rv[p] >= th;
+            /* the host's relevant pages, estimated as its links are */
+            rel[a] = (int32_t)((2 * nr * (int64_t)hr->count + m) / (2 * m));
             for (int64_t j = lo; j < hi; j++) {
                 const int64_t b = cs_gen_host_of(g, tg[j]);
                 if (b != a)
@@ -178,13 +183,13 @@ fail:
     return rc;
 }
 
-cs_err cs_gen_host_graph(cs_ctx *ctx, const cs_gen *g, int64_t sample, cs_part_csr *out,
-                         cs_gen_host_graph_info *info)
+cs_err cs_gen_host_graph(cs_ctx *ctx, const cs_gen *g, int64_t sample, int relevant,
+                         cs_part_csr *out, cs_gen_host_graph_info *info)
 {
     cs_err rc = CS_OK;
     const int64_t H = g->n_hosts;
     int64_t *oo = NULL, *io = NULL, *fill = NULL, *mo = NULL;
-    int32_t *od = NULL, *id = NULL, *ow = NULL, *iw = NULL;
+    int32_t *od = NULL, *id = NULL, *ow = NULL, *iw = NULL, *rel = NULL;
     memset(out, 0, sizeof *out);
     memset(info, 0, sizeof *info);
     if (sample < 0)
@@ -198,7 +203,14 @@ cs_err cs_gen_host_graph(cs_ctx *ctx, const cs_gen *g, int64_t sample, cs_part_c
                        (long long)H, INT32_MAX);
     const double t0 = cs_now();
     CS_TRY(ctx, cs_alloc(ctx, &oo, (size_t)H + 1, sizeof *oo, "sampled host graph"));
-    CS_TRY(ctx, directed(ctx, g, sample, oo, &od, &ow, info));
+    CS_TRY(ctx, cs_alloc(ctx, &rel, (size_t)H + 1, sizeof *rel, "sampled host graph"));
+    CS_TRY(ctx, directed(ctx, g, sample, oo, &od, &ow, rel, info));
+    int64_t n_rel = 0;
+    for (int64_t h = 0; h < H; h++)
+        n_rel += rel[h];
+    info->relevant = n_rel;
+    /* a second constraint only when it has weight (METIS divides by each total) */
+    const int ncon = relevant && n_rel > 0 ? 2 : 1;
     const int64_t D = oo[H];
 
     /* the reverse lists (a counting sort over the sources in order: each sorted) */
@@ -249,7 +261,8 @@ cs_err cs_gen_host_graph(cs_ctx *ctx, const cs_gen *g, int64_t sample, cs_part_c
     CS_TRY(ctx, cs_alloc(ctx, &out->xadj, (size_t)H + 1, sizeof *out->xadj, "host graph"));
     CS_TRY(ctx, cs_alloc(ctx, &out->adjncy, (size_t)A + 1, sizeof *out->adjncy, "host graph"));
     CS_TRY(ctx, cs_alloc(ctx, &out->adjwgt, (size_t)A + 1, sizeof *out->adjwgt, "host graph"));
-    CS_TRY(ctx, cs_alloc(ctx, &out->vwgt, (size_t)H + 1, sizeof *out->vwgt, "host graph"));
+    CS_TRY(ctx, cs_alloc(ctx, &out->vwgt, (size_t)(H * ncon + 1), sizeof *out->vwgt, "host graph"));
+    out->ncon = ncon;
     /* the divisor that keeps the sum of the weights below 2^30 (METIS sums them in idx_t) */
     int64_t total = 0;
     int32_t *xadj = out->xadj, *adj = out->adjncy, *wgt = out->adjwgt, *vw = out->vwgt;
@@ -257,11 +270,13 @@ cs_err cs_gen_host_graph(cs_ctx *ctx, const cs_gen *g, int64_t sample, cs_part_c
         total += 2 * (int64_t)ow[e];
     const int64_t div = total / ((int64_t)1 << 30) + 1;
 #pragma omp parallel for default(none)                                                             \
-    shared(g, oo, od, ow, io, id, iw, mo, xadj, adj, wgt, vw, H, div) schedule(static)
+    shared(g, oo, od, ow, io, id, iw, mo, xadj, adj, wgt, vw, rel, ncon, H, div) schedule(static)
     for (int64_t v = 0; v < H; v++) {
         int64_t i = oo[v], j = io[v], o = mo[v];
         xadj[v] = (int32_t)o;
-        vw[v] = g->hosts[v].count;
+        vw[v * ncon] = g->hosts[v].count;
+        if (ncon > 1)
+            vw[v * ncon + 1] = rel[v];
         while (i < oo[v + 1] || j < io[v + 1]) {
             const int32_t x = i < oo[v + 1] ? od[i] : INT32_MAX;
             const int32_t y = j < io[v + 1] ? id[j] : INT32_MAX;
@@ -282,6 +297,7 @@ cs_err cs_gen_host_graph(cs_ctx *ctx, const cs_gen *g, int64_t sample, cs_part_c
 fail:
     if (rc != CS_OK)
         cs_part_csr_fini(out);
+    free(rel);
     free(mo);
     free(fill);
     free(iw);
@@ -316,7 +332,7 @@ cs_err cs_gen_host_parts(cs_ctx *ctx, const cs_gen *g, const cs_partition_config
         memset(host_part, 0, (size_t)H * sizeof *host_part);
         return CS_OK;
     }
-    CS_TRY(ctx, cs_gen_host_graph(ctx, g, pc->sample, &c, info));
+    CS_TRY(ctx, cs_gen_host_graph(ctx, g, pc->sample, pc->balance_relevant, &c, info));
     CS_TRY(ctx, cs_alloc(ctx, &vpart, (size_t)H + 1, sizeof *vpart, "host parts"));
     const double t0 = cs_now();
     CS_TRY(ctx, cs_partition_metis(ctx, &c, pc, k, vpart, "the sampled host graph"));

@@ -345,7 +345,7 @@ START_TEST(sampled_host_graph)
     cs_gen_host_graph_info info;
     ck_assert(cs_partition_contract(&ctx, &all, all.host, H, CS_PART_VW_PAGES, "ref", &ref) ==
               CS_OK);
-    ck_assert_msg(cs_gen_host_graph(&ctx, g, 0, &est, &info) == CS_OK, "%s", ctx.errmsg);
+    ck_assert_msg(cs_gen_host_graph(&ctx, g, 0, 0, &est, &info) == CS_OK, "%s", ctx.errmsg);
     ck_assert_int_eq(info.sampled_pages, N);
     ck_assert_int_eq(info.sampled_links, all.offsets[N]);
     ck_assert_int_eq(info.weight_divisor, 1);
@@ -360,7 +360,7 @@ START_TEST(sampled_host_graph)
         ck_assert_int_eq(est.adjwgt[e], ref.adjwgt[e]);
     }
     cs_part_csr_fini(&est);
-    ck_assert(cs_gen_host_graph(&ctx, g, 2, &est, &info) == CS_OK);
+    ck_assert(cs_gen_host_graph(&ctx, g, 2, 1, &est, &info) == CS_OK);
     int64_t want = 0;
     for (int64_t h = 0; h < H; h++) {
         int64_t f = 0, n = 0;
@@ -368,6 +368,12 @@ START_TEST(sampled_host_graph)
         want += n < 2 ? n : 2;
     }
     ck_assert_int_eq(info.sampled_pages, want);
+    ck_assert(est.ncon == 2 && info.relevant > 0);
+    for (int32_t v = 0; v < H; v++) {
+        int64_t f = 0, n = 0;
+        cs_gen_host_range(g, v, &f, &n);
+        ck_assert(est.vwgt[2 * v] == n && est.vwgt[2 * v + 1] >= 0 && est.vwgt[2 * v + 1] <= n);
+    }
     for (int32_t v = 0; v < H; v++)
         for (int32_t e = est.xadj[v]; e < est.xadj[v + 1]; e++) {
             const int32_t u = est.adjncy[e];
@@ -377,7 +383,7 @@ START_TEST(sampled_host_graph)
                 found += est.adjncy[f] == v && est.adjwgt[f] == est.adjwgt[e];
             ck_assert_int_eq(found, 1);
         }
-    ck_assert(cs_gen_host_graph(&ctx, g, -1, &est, &info) == CS_ERR_ARG && est.xadj == NULL);
+    ck_assert(cs_gen_host_graph(&ctx, g, -1, 0, &est, &info) == CS_ERR_ARG && est.xadj == NULL);
     cs_part_csr_fini(&est);
     cs_part_csr_fini(&ref);
     cs_graph_slice_fini(&all);
