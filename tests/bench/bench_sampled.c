@@ -8,6 +8,8 @@
  *   KLIST   comma-separated part counts, e.g. 2,4,16
  *   EVAL    0 (default): the cut over every page's links (exact); else over the links of EVAL
  *           pages drawn uniformly (with replacement), with its 95 % half-width
+ * With BALANCE_RELEVANT=0 in the environment METIS balances the pages only
+ * (partition.balance_relevant = false; default: the pages and the relevant pages).
  * Prints per k: the set-up (host graph, METIS) in seconds, the cut fraction of links between
  * parts (metis-sampled and host-hash, the same pages), the page balance (largest part / mean),
  * and the peak RSS of the process so far.
@@ -100,6 +102,8 @@ int main(int argc, char **argv)
     cs_config_defaults(&cfg);
     cfg.gen.pages = atoll(argv[1]);
     cfg.partition.sample = atoll(argv[2]);
+    const char *br = getenv("BALANCE_RELEVANT");
+    cfg.partition.balance_relevant = br == NULL || atoi(br) != 0;
     const int64_t eval = argc > 4 ? atoll(argv[4]) : 0;
     double t0 = cs_now();
     cs_gen *g = NULL;
@@ -109,9 +113,10 @@ int main(int argc, char **argv)
     }
     const int64_t N = cs_gen_n_pages(g), H = cs_gen_n_hosts(g), n = eval > 0 ? eval : N;
     printf("world %lld pages, %lld hosts, model %.2f s, %d thread(s); sample %lld pages per "
-           "host; cut over %s\n",
+           "host, balance_relevant %d; cut over %s\n",
            (long long)N, (long long)H, cs_now() - t0, omp_get_max_threads(),
-           (long long)cfg.partition.sample, eval > 0 ? "a uniform page sample" : "every page");
+           (long long)cfg.partition.sample, cfg.partition.balance_relevant,
+           eval > 0 ? "a uniform page sample" : "every page");
     uint16_t *hp = malloc((size_t)H * sizeof *hp);
     for (char *tok = strtok(argv[3], ","); tok != NULL; tok = strtok(NULL, ",")) {
         const int32_t k = atoi(tok);
