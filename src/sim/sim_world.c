@@ -27,6 +27,8 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
         double t0 = cs_now();
         CS_TRY_AGREE(ctx, cs_gen_create_shared(ctx, &cfg->gen, &w->gen));
         CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the generator's model %.2f s", cs_now() - t0);
+        /* metis-sampled takes host-hash's path: hosts whole, the owner from the host (its
+         * entry of the table instead of its hash, cs_gen_host_owner) */
         int method =
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
         t0 = cs_now();
