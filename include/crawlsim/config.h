@@ -131,6 +131,8 @@ typedef struct cs_partition_config {
     int64_t seed;
     int objective;
     int vertex_weight;
+    int64_t sample;       /* run.partition_method = metis-sampled: pages per host (0: all) */
+    int balance_relevant; /* metis-sampled: balance the relevant pages too (METIS ncon = 2) */
 } cs_partition_config;
 
 /* run.seed_pages: where a crawl starts; run.relevance: what counts as relevant. */
@@ -141,7 +143,12 @@ enum cs_seed_pages {
     CS_SEEDS_FILE = 3
 };
 enum cs_run_relevance { CS_RELEVANCE_GRAPH = 0, CS_RELEVANCE_NONE = 1 };
-enum cs_run_partition { CS_RUN_PART_HOST_HASH = 0, CS_RUN_PART_BLOCK = 1, CS_RUN_PART_FILE = 2 };
+enum cs_run_partition {
+    CS_RUN_PART_HOST_HASH = 0,
+    CS_RUN_PART_BLOCK = 1,
+    CS_RUN_PART_FILE = 2,
+    CS_RUN_PART_METIS_SAMPLED = 3
+};
 
 /* [run]: what `crawlsim run` crawls and for how long (docs in schema.c). policy is a
  * cs_run_policy (the discover registry, discover.h), partition_method a cs_run_partition. */

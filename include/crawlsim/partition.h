@@ -136,14 +136,16 @@ CS_API cs_err cs_partition_quality_serial(cs_ctx *ctx, const cs_graph_slice *g, 
 /*
  * A symmetrised, aggregated graph in METIS's CSR form (32-bit idx_t): vertex v's neighbours
  * are adjncy[xadj[v] .. xadj[v+1]) with weights adjwgt, no self edges, each neighbour once.
- * vwgt may be NULL. Freed by cs_part_csr_fini.
+ * vwgt may be NULL; with ncon > 1 it holds ncon weights per vertex (v's at vwgt[v * ncon]),
+ * each balanced by METIS (multi-constraint). Freed by cs_part_csr_fini.
  */
 typedef struct cs_part_csr {
     int32_t n;
     int32_t *xadj;   /* n + 1 */
     int32_t *adjncy; /* xadj[n] */
     int32_t *adjwgt; /* xadj[n] */
-    int32_t *vwgt;   /* n, or NULL */
+    int32_t *vwgt;   /* n x max(ncon, 1), or NULL */
+    int32_t ncon;    /* weights per vertex; 0 reads as 1 */
 } cs_part_csr;
 
 CS_API void cs_part_csr_fini(cs_part_csr *c);
@@ -161,6 +163,17 @@ CS_API void cs_part_csr_fini(cs_part_csr *c);
 CS_API cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t *vmap,
                                     int64_t n_vertices, int vertex_weight, const char *what,
                                     cs_part_csr *out);
+
+/*
+ * Local. METIS k-way on c into vpart[c->n] (c->vwgt required), as cs_partition_compute runs it
+ * (pc's ufactor, seed and objective; recursive bisection too when k-way misses the feasible
+ * balance; each vertex its own part when c->n <= k); k = 1 puts every vertex in part 0. With
+ * c->ncon > 1 weights per vertex, k-way only, each constraint held to the ufactor.
+ * Deterministic for a given pc->seed. `what` names the graph in messages. Errors: CS_ERR_ARG
+ * (k < 1), CS_ERR_NOMEM, CS_ERR_INTERNAL (METIS failed).
+ */
+CS_API cs_err cs_partition_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *pc,
+                                 int32_t k, int32_t *vpart, const char *what);
 
 /* Local. The host-hash part of host h (what Nutch, Frontera and StormCrawler do). */
 CS_API int32_t cs_partition_host_hash(int64_t host, int64_t seed, int32_t k);

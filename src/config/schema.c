@@ -72,8 +72,8 @@ static const cs_conf_entry schema[] = {
      "graph file to crawl (relative to the job file); empty: generate the [gen] world in memory, each rank only its own pages"},
     {"run", "partition", CS_CONF_STRING, "", 0, 0, NULL, R(partition), RSZ(partition),
      "partition file for the graph (crawlsim partition -o); used when partition_method = file"},
-    {"run", "partition_method", CS_CONF_ENUM, "host-hash", 0, 0, "host-hash|block|file", R(partition_method), 0,
-     "host-hash or block: computed in memory at start-up; file: the partition file, or the graph file's own /partition group when partition is empty"},
+    {"run", "partition_method", CS_CONF_ENUM, "host-hash", 0, 0, "host-hash|block|file|metis-sampled", R(partition_method), 0,
+     "host-hash or block: computed in memory at start-up; file: the partition file, or the graph file's own /partition group when partition is empty; metis-sampled: a generated world only (run.graph empty), METIS k-way on the host graph estimated from partition.sample pages per host, hosts kept whole"},
     {"run", "output", CS_CONF_STRING, "", 0, 0, NULL, R(output), RSZ(output),
      "results file (HDF5); empty: results/<job name>.h5 in the current directory; -o overrides"},
     {"run", "policy", CS_CONF_ENUM, "sarsa", 0, 0, discover_choices + 1, R(policy), 0, discover_doc},
@@ -456,6 +456,10 @@ static const cs_conf_entry schema[] = {
      "what METIS minimises: links cut, or total communication volume"},
     {"partition", "vertex_weight", CS_CONF_ENUM, "pages", 0, 0, "pages|links", P(vertex_weight), 0,
      "what METIS balances: pages per part, or out-links per part"},
+    {"partition", "sample", CS_CONF_INT, "1", 0, 2147483647.0, NULL, P(sample), 0,
+     "run.partition_method = metis-sampled: the out-links of this many pages per host (evenly spaced in the host; all of a smaller host) estimate the host graph, each host's links scaled by its pages over those sampled; 0: every page (the exact host graph)"},
+    {"partition", "balance_relevant", CS_CONF_BOOL, "true", 0, 0, NULL, P(balance_relevant), 0,
+     "run.partition_method = metis-sampled: METIS balances the parts' relevant pages (estimated from the sample) as well as their pages, as a focused crawl's fetches follow the relevant pages (false: pages only)"},
 };
 /* clang-format on */
 

@@ -91,10 +91,16 @@ void cs_gen_prefetch_host(const cs_gen *g, int64_t page, int stage)
     __builtin_prefetch(&g->host_topic[h]);
 }
 
+int32_t cs_gen_host_owner(const cs_gen_owner *o, int64_t h)
+{
+    return o->host_part != NULL ? (int32_t)o->host_part[h]
+                                : cs_partition_host_hash(h, o->seed, o->k);
+}
+
 int cs_gen_host_hash_owner(const void *arg, int64_t page)
 {
     const cs_gen_owner *o = arg;
-    return cs_partition_host_hash(cs_gen_host_of(o->g, page), o->seed, o->k);
+    return cs_gen_host_owner(o, cs_gen_host_of(o->g, page));
 }
 
 void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count)

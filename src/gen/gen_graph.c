@@ -213,10 +213,11 @@ static int run_begins(const uint64_t *bits, int64_t h)
     return in && (h == 0 || !((bits[(h - 1) >> 6] >> ((h - 1) & 63)) & 1));
 }
 
-cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen *g, int64_t seed, int32_t k, int32_t me,
-                             int64_t **start, int64_t **count, int64_t *n_runs)
+cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen_owner *o, int32_t me, int64_t **start,
+                             int64_t **count, int64_t *n_runs)
 {
     cs_err rc = CS_OK;
+    const cs_gen *g = o->g;
     const int64_t H = cs_gen_n_hosts(g), W = (H + 63) / 64;
     const int T = omp_get_max_threads();
     int64_t *at = NULL, *st = NULL, *ct = NULL;
@@ -227,13 +228,13 @@ cs_err cs_gen_host_hash_runs(cs_ctx *ctx, const cs_gen *g, int64_t seed, int32_t
     CS_TRY(ctx, cs_alloc(ctx, &bits, (size_t)W + 1, sizeof *bits, "host runs"));
     /* this rank's hosts (one hash per host), then the runs beginning in each thread's hosts,
      * then each thread's from its offset */
-#pragma omp parallel default(none) shared(bits, at, H, W, seed, k, me, T)
+#pragma omp parallel default(none) shared(o, bits, at, H, W, me, T)
     {
 #pragma omp for schedule(static)
         for (int64_t w = 0; w < W; w++) {
             uint64_t b = 0;
             for (int64_t h = w * 64; h < H && h < w * 64 + 64; h++)
-                b |= (uint64_t)(cs_partition_host_hash(h, seed, k) == me) << (h & 63);
+                b |= (uint64_t)(cs_gen_host_owner(o, h) == me) << (h & 63);
             bits[w] = b;
         }
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -284,7 +285,7 @@ cs_err cs_gen_graph_host_hash(cs_ctx *ctx, const cs_gen_owner *owner, cs_graph *
     cs_graph_slice mine;
     cs_graph_slice_init(&mine);
     int64_t *st = NULL, *ct = NULL, *ids = NULL, R = 0, n = 0, total = 0;
-    rc = cs_gen_host_hash_runs(ctx, g, owner->seed, owner->k, ctx->rank, &st, &ct, &R);
+    rc = cs_gen_host_hash_runs(ctx, owner, ctx->rank, &st, &ct, &R);
     for (int64_t i = 0; i < R; i++)
         n += ct[i];
     if (rc == CS_OK)

@@ -227,7 +227,7 @@ static cs_err metis_call(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config 
         options[METIS_OPTION_OBJTYPE] =
             pc->objective == CS_PART_OBJ_VOLUME ? METIS_OBJTYPE_VOL : METIS_OBJTYPE_CUT;
     options[METIS_OPTION_NUMBERING] = 0;
-    idx_t nv = c->n, ncon = 1, nparts = k, objval = 0;
+    idx_t nv = c->n, ncon = c->ncon > 1 ? c->ncon : 1, nparts = k, objval = 0;
     int st = recursive
                  ? METIS_PartGraphRecursive(&nv, &ncon, c->xadj, c->adjncy, c->vwgt, NULL,
                                             c->adjwgt, &nparts, NULL, NULL, options, &objval, vpart)
@@ -292,6 +292,20 @@ fail:
     free(alt);
     free(wsum);
     return rc;
+}
+
+cs_err cs_partition_metis(cs_ctx *ctx, cs_part_csr *c, const cs_partition_config *pc, int32_t k,
+                          int32_t *vpart, const char *what)
+{
+    if (k < 1)
+        return cs_fail(ctx, CS_ERR_ARG, "%s: k = %d parts", what, (int)k);
+    if (k == 1) {
+        memset(vpart, 0, (size_t)c->n * sizeof *vpart);
+        return CS_OK;
+    }
+    if (c->ncon > 1 && c->n > k) /* the fallback below weighs one constraint */
+        return metis_call(ctx, c, pc, k, 0, vpart, what);
+    return run_metis(ctx, c, pc, k, vpart, what);
 }
 
 /* Rank 0. The whole graph g into out->part (and host_part for metis-host). Frees all of g but

@@ -383,6 +383,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     s->gen = shared->gen;
     s->proc = shared->proc;
     s->gen_owner = shared->gen_owner;
+    s->owner = &shared->owner;
     s->world.gen = shared->gen_cfg;
     s->threshold = shared->threshold;
     cs_feat_layout_init(&s->L, &cfg->sarsa);

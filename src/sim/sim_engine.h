@@ -261,7 +261,9 @@ struct cs_sim_world {
                               links or attributes; gen computes them (sim_pages.c) */
     cs_gen_owner owner;    /* a generated world under host-hash: g's owner lookup */
     int gen_owner;         /* g's owner is computed from gen (a generated world under
-                              host-hash): gen is kept for the crawl, and no host is split */
+                              host-hash or metis-sampled): gen is kept for the crawl, and no
+                              host is split */
+    uint16_t *host_part;   /* metis-sampled: the part of each host (owner.host_part), else NULL */
 };
 
 typedef struct sim {
@@ -271,9 +273,10 @@ typedef struct sim {
     double threshold;
     cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
     const cs_graph *g;
-    const cs_gen *gen; /* generated worlds at set-up; kept for the crawl when proc */
-    int proc;          /* the procedural world (gen.materialize = false, sim_pages.c) */
-    int gen_owner;     /* g's owner lookup reads gen (cs_sim_world): gen is kept */
+    const cs_gen *gen;         /* generated worlds at set-up; kept for the crawl when proc */
+    int proc;                  /* the procedural world (gen.materialize = false, sim_pages.c) */
+    int gen_owner;             /* g's owner lookup reads gen (cs_sim_world): gen is kept */
+    const cs_gen_owner *owner; /* the world's owner of a host, when gen_owner */
     cs_evidence *ev;
     cs_feat_layout L;
     const cs_discover_ops *ops;

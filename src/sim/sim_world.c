@@ -27,11 +27,26 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
         double t0 = cs_now();
         CS_TRY_AGREE(ctx, cs_gen_create_shared(ctx, &cfg->gen, &w->gen));
         CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the generator's model %.2f s", cs_now() - t0);
+        /* metis-sampled takes host-hash's path: hosts whole, the owner from the host (its
+         * entry of the table instead of its hash, cs_gen_host_owner) */
         int method =
             cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
         t0 = cs_now();
+        if (cfg->run.partition_method == CS_RUN_PART_METIS_SAMPLED) {
+            /* METIS on the host graph estimated from partition.sample pages per host (rank
+             * 0, broadcast): owners from the host's entry, as host-hash from its hash */
+            cs_gen_host_graph_info info;
+            CS_TRY_AGREE(
+                ctx, cs_gen_partition_sampled(ctx, w->gen, &cfg->partition, &w->host_part, &info));
+            CS_LOG(ctx, CS_LOG_VERBOSE,
+                   "set-up: metis-sampled partition %.2f s (host graph of %lld sampled pages, "
+                   "%lld links, %lld adjacency entries: %.2f s; METIS %.2f s)",
+                   cs_now() - t0, (long long)info.sampled_pages, (long long)info.sampled_links,
+                   (long long)info.adjacency, info.seconds, info.metis_seconds);
+            t0 = cs_now();
+        }
         w->proc = !cfg->gen.materialize;
-        w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size};
+        w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size, w->host_part};
         w->gen_owner = method == CS_PART_HOST_HASH;
         if (!w->proc && w->gen_owner) {
             /* host-hash: this rank's pages from the hosts' hashes and the owner of a page
@@ -43,8 +58,7 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
              * the hosts' hashes and the owner of a page from its host, no partition object
              * (a part per host, every rank's runs) */
             int64_t *st = NULL, *ct = NULL, R = 0;
-            rc = cs_gen_host_hash_runs(ctx, w->gen, cfg->partition.seed, ctx->size, ctx->rank, &st,
-                                       &ct, &R);
+            rc = cs_gen_host_hash_runs(ctx, &w->owner, ctx->rank, &st, &ct, &R);
             if (rc == CS_OK)
                 rc = cs_graph_build_index_runs(ctx, cs_gen_n_pages(w->gen), cs_gen_n_hosts(w->gen),
                                                cs_gen_n_topics(w->gen), st, ct, R,
@@ -71,6 +85,13 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
                          "crawl needs them: it needs run.graph empty (a world generated in "
                          "memory), not the graph file %s",
                          cfg->run.graph);
+        else if (cfg->run.partition_method == CS_RUN_PART_METIS_SAMPLED)
+            rc =
+                cs_fail(ctx, CS_ERR_CONFIG,
+                        "run.partition_method = metis-sampled samples a generated world (run.graph "
+                        "empty); for the graph file %s run crawlsim partition --method "
+                        "metis-host and set run.partition_method = file",
+                        cfg->run.graph);
         CS_TRY_AGREE(ctx, rc);
         char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
         cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
@@ -166,6 +187,7 @@ void cs_sim_world_destroy(cs_sim_world **w)
         return;
     cs_graph_destroy(&(*w)->g);
     cs_gen_destroy(&(*w)->gen);
+    free((*w)->host_part);
     free((*w)->key);
     free(*w);
     *w = NULL;
@@ -221,24 +243,26 @@ static int proc_split_hosts(sim *s)
  * re-crawls are its own pages), so the host tables hold this rank's hosts only, H / P entries
  * instead of H; a host's slot is its rank among them, from a rank directory over the hosts
  * (0.19 bytes a host): 0.19 + 17 / P bytes a host instead of 17. The hosts are the
- * partition's (cs_partition_host_hash, as cs_gen_partition assigns them).
+ * partition's (cs_gen_host_owner: the host's hash, as cs_gen_partition assigns them, or its
+ * metis-sampled part).
  */
 static cs_err host_slots(sim *s, int64_t H)
 {
     cs_ctx *ctx = s->ctx;
-    const int64_t W = (H + 63) / 64, seed = s->cfg->partition.seed;
-    const int32_t k = ctx->size, me = ctx->rank;
+    const int64_t W = (H + 63) / 64;
+    const int32_t me = ctx->rank;
+    const cs_gen_owner *o = s->owner;
     cs_err rc = cs_calloc(ctx, &s->h.slot_bits, (size_t)W + 1, 8, "host slots");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &s->h.slot_below, (size_t)W + 1, 4, "host slots");
     if (rc != CS_OK)
         return rc;
     uint64_t *bits = s->h.slot_bits;
-#pragma omp parallel for default(none) shared(bits, W, H, seed, k, me) schedule(static)
+#pragma omp parallel for default(none) shared(o, bits, W, H, me) schedule(static)
     for (int64_t w = 0; w < W; w++) {
         uint64_t b = 0;
         for (int64_t h = w * 64; h < H && h < w * 64 + 64; h++)
-            b |= (uint64_t)(cs_partition_host_hash(h, seed, k) == me) << (h & 63);
+            b |= (uint64_t)(cs_gen_host_owner(o, h) == me) << (h & 63);
         bits[w] = b;
     }
     int64_t n = 0;

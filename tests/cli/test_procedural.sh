@@ -11,8 +11,11 @@
 # the generator's model shared by the ranks of the node (cs_gen_create_shared, built by the 3
 # ranks together) gives the crawl of a model per rank (CRAWLSIM_SHARED=0), and the ranks that
 # map it report its pages (/timing/ranks/shared_rss);
-# and the options that need the graph before the crawl are refused with an error naming
-# gen.materialize: run.seed_pages = in-degree, crawl.visited = owned, a graph file.
+# run.partition_method = metis-sampled gives the same crawl on the procedural and the
+# materialized world at 1, 2 and 3 ranks, owners other than host-hash's and fewer bytes
+# exchanged; and the options that need the graph before the crawl are refused with an error
+# naming gen.materialize: run.seed_pages = in-degree, crawl.visited = owned, a graph file; and
+# metis-sampled's bad sample sizes (negative, not a number) and a graph file.
 # With PROCEDURAL_FULL=1 (cli.test_procedural_full, label long) every policy (SARSA in each
 # mode, best-first, random, tres, tres-async, tree-random), [refresh] off and on, at 1, 2 and 4
 # ranks.
@@ -85,6 +88,34 @@ shm=$(h5int shared.h5 /timing/ranks/shared_rss 1)
     pass "rank 1 maps the shared model ($shm bytes resident), not without it" ||
     fail "shared_rss: ${shm:-none} shared, $(h5int private.h5 /timing/ranks/shared_rss 1) private"
 
+# run.partition_method = metis-sampled (METIS on the host graph estimated from 2 pages a host,
+# on rank 0, broadcast; owners from the host's entry): the procedural crawl = the materialized
+# one at 1, 2 and 3 ranks (the strict setting, [refresh], a MAX cap); its owners are not
+# host-hash's and it sends fewer bytes between the 2 ranks
+ms=("${crawl[@]}" "${strict[@]}" "${refresh[@]}" --set tres.max_per_host=3
+    --set run.partition_method=metis-sampled --set partition.sample=2)
+for np in 1 2 3; do
+    run "$np" run "${ms[@]}" --set gen.materialize=true -o "msm$np.h5" > /dev/null 2>&1 &
+    f=$!
+    run "$np" run "${ms[@]}" --set gen.materialize=false -o "msp$np.h5" > /dev/null 2>&1 ||
+        fail "metis-sampled (np $np): the procedural crawl"
+    wait "$f" || fail "metis-sampled (np $np): the materialized crawl"
+    if compare "msm$np.h5" "msp$np.h5" --ignore /config; then
+        pass "metis-sampled (np $np): procedural = materialized"
+    else
+        fail "metis-sampled (np $np): $(head -4 <<< "$compared")"
+    fi
+done
+run 2 run "${ms[@]}" --set run.partition_method=host-hash -o hh2.h5 > /dev/null 2>&1 ||
+    fail "the host-hash crawl"
+pm=$(h5int msm2.h5 /ranks/pages 0)
+ph=$(h5int hh2.h5 /ranks/pages 0)
+bm=$(($(h5int msm2.h5 /ranks/bytes_exchanged 0) + $(h5int msm2.h5 /ranks/bytes_exchanged 1)))
+bh=$(($(h5int hh2.h5 /ranks/bytes_exchanged 0) + $(h5int hh2.h5 /ranks/bytes_exchanged 1)))
+[ "$pm" != "$ph" ] && [ "$bm" -lt "$bh" ] &&
+    pass "metis-sampled: rank 0 owns $pm pages (host-hash $ph), $bm bytes exchanged (host-hash $bh)" ||
+    fail "metis-sampled: rank 0 owns $pm pages (host-hash $ph), $bm bytes exchanged (host-hash $bh)"
+
 # the refusals, at once
 expect_exit 1 1 'seed_pages = in-degree.*gen.materialize' run "${crawl[@]}" \
     --set gen.materialize=false --set run.seed_pages=in-degree -o bad1.h5 > e1.txt &
@@ -93,7 +124,12 @@ expect_exit 1 1 'crawl.visited = owned.*gen.materialize' run "${crawl[@]}" \
 expect_exit 1 1 'gen.materialize = false.*run.graph' run "${crawl[@]}" \
     --set gen.materialize=false --set run.graph="$PWD/web.h5" -o bad3.h5 > e3.txt
 wait
-for i in 1 2 3; do
+expect_exit 1 2 'partition.sample' run "${ms[@]}" --set partition.sample=-1 -o bad4.h5 > e4.txt &
+expect_exit 1 2 'partition.sample' run "${ms[@]}" --set partition.sample=two -o bad5.h5 > e5.txt &
+expect_exit 1 2 'metis-sampled.*graph file' run "${ms[@]}" --set run.graph="$PWD/web.h5" \
+    -o bad6.h5 > e6.txt
+wait
+for i in 1 2 3 4 5 6; do
     cat "e$i.txt"
     grep -q '^FAIL' "e$i.txt" && failures=$((failures + 1))
 done

@@ -149,9 +149,8 @@ static int runs_index_matches(const cs_graph *a, int64_t seed)
 {
     cs_graph *c = NULL;
     int64_t *st = NULL, *ct = NULL, R = 0;
-    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size};
-    int ok = cs_gen_host_hash_runs(&ctx, gen, seed, (int32_t)ctx.size, (int32_t)ctx.rank, &st, &ct,
-                                   &R) == CS_OK &&
+    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size, NULL};
+    int ok = cs_gen_host_hash_runs(&ctx, &o, (int32_t)ctx.rank, &st, &ct, &R) == CS_OK &&
              cs_graph_build_index_runs(&ctx, cs_graph_n_pages(a), cs_graph_n_hosts(a),
                                        cs_graph_n_topics(a), st, ct, R, cs_gen_host_hash_owner, &o,
                                        &c) == CS_OK;
@@ -174,7 +173,7 @@ static int runs_index_matches(const cs_graph *a, int64_t seed)
 static int host_hash_graph_matches(const cs_graph *b, int64_t seed)
 {
     cs_graph *c = NULL;
-    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size};
+    const cs_gen_owner o = {gen, seed, (int32_t)ctx.size, NULL};
     const int ok = cs_gen_graph_host_hash(&ctx, &o, &c) == CS_OK && same_graph(c, b);
     cs_graph_destroy(&c);
     return ok;
@@ -350,6 +349,49 @@ START_TEST(foreign_partitions_are_clear_errors)
 }
 END_TEST
 
+/* run.partition_method = metis-sampled: cs_gen_partition_sampled gives every rank the table
+ * rank 0 computed, which is the one each rank computes alone (cs_gen_host_parts); the graph
+ * whose owners come from it (cs_gen_graph_host_hash with the table) gives each rank the pages
+ * of its hosts, every page once; a bad sample is the same error on every rank. */
+START_TEST(sampled_partition_is_the_same_on_every_rank)
+{
+    cs_partition_config pc = part_config(CS_PART_METIS_HOST);
+    pc.sample = 2;
+    const int64_t H = cs_gen_n_hosts(gen), N = cs_gen_n_pages(gen);
+    uint16_t *hp = NULL, *loc = malloc((size_t)H * sizeof *loc);
+    cs_gen_host_graph_info info;
+    MPI_ASSERT(cs_gen_partition_sampled(&ctx, gen, &pc, &hp, &info) == CS_OK);
+    MPI_ASSERT(cs_gen_host_parts(&ctx, gen, &pc, (int32_t)ctx.size, loc, &info) == CS_OK);
+    MPI_ASSERT(memcmp(hp, loc, (size_t)H * sizeof *hp) == 0);
+    uint64_t h = 1469598103934665603ULL, lo = 0, hi = 0;
+    for (int64_t i = 0; i < H; i++)
+        h = (h ^ hp[i]) * 1099511628211ULL;
+    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_ASSERT(lo == hi);
+    const cs_gen_owner o = {gen, 0, (int32_t)ctx.size, hp};
+    cs_graph *g = NULL;
+    MPI_ASSERT(cs_gen_graph_host_hash(&ctx, &o, &g) == CS_OK);
+    int ok = 1;
+    const int64_t n = cs_graph_n_local(g), *host = cs_graph_host(g);
+    for (int64_t i = 0; i < n; i++)
+        ok &= hp[host[i]] == ctx.rank && cs_graph_owner(g, cs_graph_local_id(g, i)) == ctx.rank;
+    for (int64_t p = 0; p < N; p += 7)
+        ok &= cs_graph_owner(g, p) == hp[cs_gen_host_of(gen, p)];
+    int64_t total = 0;
+    MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_ASSERT(ok && total == N);
+    cs_graph_destroy(&g);
+    free(hp);
+    hp = NULL;
+    pc.sample = -1;
+    cs_ctx_clear_error(&ctx);
+    MPI_ASSERT(cs_gen_partition_sampled(&ctx, gen, &pc, &hp, &info) == CS_ERR_ARG && hp == NULL &&
+               strstr(ctx.errmsg, "partition.sample") != NULL && same_message());
+    free(loc);
+}
+END_TEST
+
 /* cs_graph_build: a slice that does not match the partition stays the caller's; a matching
  * one is taken over and the slice zeroed. */
 START_TEST(build_checks_and_takes_the_slice)
@@ -415,6 +457,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, metis_needs_a_graph_file);
         tcase_add_test(tc, foreign_partitions_are_clear_errors);
         tcase_add_test(tc, build_checks_and_takes_the_slice);
+        tcase_add_test(tc, sampled_partition_is_the_same_on_every_rank);
     }
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);

@@ -304,12 +304,136 @@ START_TEST(host_of_every_page)
             ck_assert_int_eq(cs_gen_host_of(g, p), h);
         }
         ck_assert_int_eq(h, cs_gen_n_hosts(g) - 1);
-        cs_gen_owner o = {g, 7, 3};
+        cs_gen_owner o = {g, 7, 3, NULL};
         for (int64_t p = 0; p < c.pages; p += 97)
             ck_assert_int_eq(cs_gen_host_hash_owner(&o, p),
                              cs_partition_host_hash(cs_gen_host_of(g, p), 7, 3));
         cs_gen_destroy(&g);
     }
+}
+END_TEST
+
+/* Local. Sorts each vertex's (neighbour, weight) pairs of c by neighbour (in place). */
+static void sort_adjacency(cs_part_csr *c)
+{
+    for (int32_t v = 0; v < c->n; v++)
+        for (int32_t i = c->xadj[v] + 1; i < c->xadj[v + 1]; i++)
+            for (int32_t j = i; j > c->xadj[v] && c->adjncy[j - 1] > c->adjncy[j]; j--) {
+                int32_t t = c->adjncy[j];
+                c->adjncy[j] = c->adjncy[j - 1];
+                c->adjncy[j - 1] = t;
+                t = c->adjwgt[j];
+                c->adjwgt[j] = c->adjwgt[j - 1];
+                c->adjwgt[j - 1] = t;
+            }
+}
+
+/* metis-sampled's host graph: with every page sampled (sample 0) it is the host graph that
+ * crawlsim partition contracts from the world's links (cs_partition_contract), vertex for
+ * vertex and weight for weight; with 2 pages a host it is symmetric, every edge weighs at
+ * least 1 and it reads min(2, pages) pages of each host. */
+START_TEST(sampled_host_graph)
+{
+    cs_gen_config c = small_config(20000);
+    cs_gen *g = NULL;
+    ck_assert(cs_gen_create(&ctx, &c, &g) == CS_OK);
+    const int64_t N = cs_gen_n_pages(g), H = cs_gen_n_hosts(g);
+    cs_graph_slice all;
+    cs_graph_slice_init(&all);
+    ck_assert(cs_gen_slice(&ctx, g, 0, N, &all, NULL) == CS_OK);
+    cs_part_csr ref, est;
+    cs_gen_host_graph_info info;
+    ck_assert(cs_partition_contract(&ctx, &all, all.host, H, CS_PART_VW_PAGES, "ref", &ref) ==
+              CS_OK);
+    ck_assert_msg(cs_gen_host_graph(&ctx, g, 0, 0, &est, &info) == CS_OK, "%s", ctx.errmsg);
+    ck_assert_int_eq(info.sampled_pages, N);
+    ck_assert_int_eq(info.sampled_links, all.offsets[N]);
+    ck_assert_int_eq(info.weight_divisor, 1);
+    sort_adjacency(&ref);
+    ck_assert_int_eq(est.n, ref.n);
+    for (int32_t v = 0; v <= H; v++)
+        ck_assert_int_eq(est.xadj[v], ref.xadj[v]);
+    for (int32_t v = 0; v < H; v++)
+        ck_assert_int_eq(est.vwgt[v], ref.vwgt[v]);
+    for (int32_t e = 0; e < est.xadj[H]; e++) {
+        ck_assert_int_eq(est.adjncy[e], ref.adjncy[e]);
+        ck_assert_int_eq(est.adjwgt[e], ref.adjwgt[e]);
+    }
+    cs_part_csr_fini(&est);
+    ck_assert(cs_gen_host_graph(&ctx, g, 2, 1, &est, &info) == CS_OK);
+    int64_t want = 0;
+    for (int64_t h = 0; h < H; h++) {
+        int64_t f = 0, n = 0;
+        cs_gen_host_range(g, h, &f, &n);
+        want += n < 2 ? n : 2;
+    }
+    ck_assert_int_eq(info.sampled_pages, want);
+    ck_assert(est.ncon == 2 && info.relevant > 0);
+    for (int32_t v = 0; v < H; v++) {
+        int64_t f = 0, n = 0;
+        cs_gen_host_range(g, v, &f, &n);
+        ck_assert(est.vwgt[2 * v] == n && est.vwgt[2 * v + 1] >= 0 && est.vwgt[2 * v + 1] <= n);
+    }
+    for (int32_t v = 0; v < H; v++)
+        for (int32_t e = est.xadj[v]; e < est.xadj[v + 1]; e++) {
+            const int32_t u = est.adjncy[e];
+            ck_assert(u != v && est.adjwgt[e] >= 1);
+            int found = 0;
+            for (int32_t f = est.xadj[u]; f < est.xadj[u + 1]; f++)
+                found += est.adjncy[f] == v && est.adjwgt[f] == est.adjwgt[e];
+            ck_assert_int_eq(found, 1);
+        }
+    ck_assert(cs_gen_host_graph(&ctx, g, -1, 0, &est, &info) == CS_ERR_ARG && est.xadj == NULL);
+    cs_part_csr_fini(&est);
+    cs_part_csr_fini(&ref);
+    cs_graph_slice_fini(&all);
+    cs_gen_destroy(&g);
+}
+END_TEST
+
+/* metis-sampled's host parts: the same at 1, 2 and 3 threads, in [0, k), every part used and
+ * within METIS's balance; k outside [1, 65535] refused. */
+START_TEST(sampled_parts_are_thread_invariant)
+{
+    cs_gen_config c = small_config(30000);
+    cs_gen *g = NULL;
+    ck_assert(cs_gen_create(&ctx, &c, &g) == CS_OK);
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    const int64_t H = cs_gen_n_hosts(g);
+    uint16_t *a = malloc((size_t)H * sizeof *a), *b = malloc((size_t)H * sizeof *b);
+    cs_gen_host_graph_info info;
+    const int threads = omp_get_max_threads();
+    for (int64_t sample = 0; sample <= 3; sample += 3) {
+        cfg.partition.sample = sample;
+        omp_set_num_threads(1);
+        ck_assert_msg(cs_gen_host_parts(&ctx, g, &cfg.partition, 4, a, &info) == CS_OK, "%s",
+                      ctx.errmsg);
+        for (int t = 2; t <= 3; t++) {
+            omp_set_num_threads(t);
+            ck_assert(cs_gen_host_parts(&ctx, g, &cfg.partition, 4, b, &info) == CS_OK);
+            ck_assert_msg(memcmp(a, b, (size_t)H * sizeof *a) == 0, "sample %d: %d threads",
+                          (int)sample, t);
+        }
+        int64_t w[4] = {0, 0, 0, 0};
+        for (int64_t h = 0; h < H; h++) {
+            int64_t f = 0, n = 0;
+            cs_gen_host_range(g, h, &f, &n);
+            ck_assert_int_lt(a[h], 4);
+            w[a[h]] += n;
+        }
+        for (int p = 0; p < 4; p++)
+            ck_assert_msg(w[p] > 0 && (double)w[p] < 1.2 * 30000 / 4, "part %d: %lld pages", p,
+                          (long long)w[p]);
+    }
+    omp_set_num_threads(threads);
+    ck_assert(cs_gen_host_parts(&ctx, g, &cfg.partition, 0, a, &info) == CS_ERR_ARG);
+    ck_assert(cs_gen_host_parts(&ctx, g, &cfg.partition, 70000, a, &info) == CS_ERR_ARG);
+    cfg.partition.sample = -2;
+    ck_assert(cs_gen_host_parts(&ctx, g, &cfg.partition, 2, a, &info) == CS_ERR_ARG);
+    free(a);
+    free(b);
+    cs_gen_destroy(&g);
 }
 END_TEST
 
@@ -326,6 +450,8 @@ static Suite *suite(void)
     tcase_add_test(tc, impossible_parameters_are_errors);
     tcase_add_test(tc, tiny_worlds);
     tcase_add_test(tc, host_of_every_page);
+    tcase_add_test(tc, sampled_host_graph);
+    tcase_add_test(tc, sampled_parts_are_thread_invariant);
     suite_add_tcase(s, tc);
     return s;
 }
