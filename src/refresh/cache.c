@@ -145,6 +145,8 @@ int64_t cs_cache_change_times(uint64_t seed, int64_t id, double delta, double t_
 
 /* ---- create / destroy ------------------------------------------------------------------------ */
 
+static cs_err reserve_slots(cs_cache *c, int64_t need);
+
 /* The complete pages among pg's pages: counted in the arrays, or given with attr. */
 static int64_t count_complete(const cs_cache_pages *pg)
 {
@@ -196,6 +198,8 @@ cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opt
     c->mask = 63;
     CS_TRY(ctx, cs_alloc(ctx, &c->map, (size_t)c->mask + 1, sizeof *c->map, "cache map"));
     memset(c->map, 0xff, ((size_t)c->mask + 1) * sizeof *c->map);
+    if (reserve_slots(c, 1) != CS_OK) /* the arrays are never NULL */
+        CS_TRY(ctx, cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the cache"));
     cs_xsum_zero(&c->ih);
     cs_xsum_zero(&c->ib);
     *out = c;

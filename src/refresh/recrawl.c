@@ -164,9 +164,9 @@ static cs_err recrawl_fit(cs_recrawl *r)
     cs_err rc = CS_OK;
     cs_cache_slots(r->cache, &r->pg);
     const int64_t n0 = r->n, n1 = r->pg.n;
-    if (n1 == n0)
+    if (n1 == n0 && r->cap > 0)
         return CS_OK;
-    if (n1 > r->cap) {
+    if (n1 > r->cap || r->cap == 0) { /* never NULL: the solvers see arrays even when empty */
         int64_t cap = r->cap > 0 ? r->cap : 1024;
         while (cap < n1)
             cap *= 2;

@@ -241,7 +241,7 @@ fail:
 static cs_err bandit_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     bandit *b = st;
-    if (n1 > b->grp_cap) {
+    if (n1 > b->grp_cap || b->grp_cap == 0) {
         int64_t cap = b->grp_cap > 0 ? b->grp_cap : 1024;
         while (cap < n1)
             cap *= 2;

@@ -89,7 +89,7 @@ fail:
 static cs_err learn_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     learn *l = st;
-    if (n1 > l->cap) {
+    if (n1 > l->cap || l->cap == 0) { /* never NULL: cs_recrawl_estimates */
         int64_t cap = l->cap > 0 ? l->cap : 1024;
         while (cap < n1)
             cap *= 2;

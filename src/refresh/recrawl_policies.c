@@ -52,7 +52,7 @@ static cs_err adaptive_create(cs_ctx *ctx, cs_recrawl *r, void **st)
 static cs_err adaptive_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     adaptive *a = st;
-    if (n1 > a->cap) {
+    if (n1 > a->cap || a->cap == 0) {
         int64_t cap = a->cap > 0 ? a->cap : 1024;
         while (cap < n1)
             cap *= 2;
