@@ -297,32 +297,39 @@ static cs_err reserve_slots(cs_cache *c, int64_t need)
         c->map = map;
         c->mask = m - 1;
     }
-    if (need <= c->cap)
+    const int64_t cap = cs_slots_cap(c->cap, need);
+    if (cap == c->cap)
         return CS_OK;
-    int64_t cap = c->cap > 0 ? c->cap : 1024;
-    while (cap < need)
-        cap *= 2;
-    const size_t m = (size_t)cap;
-#define GROW(a)                                                                                    \
-    do {                                                                                           \
-        void *p_ = realloc(c->a, m * sizeof *c->a);                                                \
-        if (p_ == NULL)                                                                            \
-            return CS_ERR_NOMEM;                                                                   \
-        c->a = p_;                                                                                 \
-    } while (0)
-    GROW(id);
-    GROW(mu);
-    GROW(dl);
-    GROW(cf);
-    GROW(local);
-    GROW(tau);
-    GROW(k);
-    GROW(cnt);
-    GROW(next);
-    GROW(ord);
-    GROW(ord2);
-#undef GROW
+    void *const pp[] = {&c->id, &c->mu,  &c->dl,   &c->cf,  &c->local, &c->tau,
+                        &c->k,  &c->cnt, &c->next, &c->ord, &c->ord2};
+    const size_t sz[] = {sizeof *c->id,    sizeof *c->mu,  sizeof *c->dl,  sizeof *c->cf,
+                         sizeof *c->local, sizeof *c->tau, sizeof *c->k,   sizeof *c->cnt,
+                         sizeof *c->next,  sizeof *c->ord, sizeof *c->ord2};
+    if (cs_slots_resize(pp, sz, (int)(sizeof sz / sizeof sz[0]), cap) != CS_OK)
+        return CS_ERR_NOMEM;
     c->cap = cap;
+    return CS_OK;
+}
+
+int64_t cs_slots_cap(int64_t cap, int64_t need)
+{
+    if (need <= cap && cap > 0)
+        return cap;
+    int64_t c = cap > 0 ? cap : 1024;
+    while (c < need)
+        c *= 2;
+    return c;
+}
+
+cs_err cs_slots_resize(void *const *pp, const size_t *sz, int n, int64_t cap)
+{
+    for (int j = 0; j < n; j++) {
+        void **p = (void **)pp[j];
+        void *q = realloc(*p, (size_t)cap * sz[j]);
+        if (q == NULL)
+            return CS_ERR_NOMEM;
+        *p = q;
+    }
     return CS_OK;
 }
 

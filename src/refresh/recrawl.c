@@ -166,31 +166,17 @@ static cs_err recrawl_fit(cs_recrawl *r)
     const int64_t n0 = r->n, n1 = r->pg.n;
     if (n1 == n0 && r->cap > 0)
         return CS_OK;
-    if (n1 > r->cap || r->cap == 0) { /* never NULL: the solvers see arrays even when empty */
-        int64_t cap = r->cap > 0 ? r->cap : 1024;
-        while (cap < n1)
-            cap *= 2;
-        const size_t m = (size_t)cap;
-#define GROW(a)                                                                                    \
-    do {                                                                                           \
-        void *p_ = realloc(r->a, m * sizeof *r->a);                                                \
-        if (p_ == NULL)                                                                            \
-            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the re-crawl of %lld pages",   \
-                           (long long)n1);                                                         \
-        r->a = p_;                                                                                 \
-    } while (0)
-        GROW(rate);
-        GROW(prob);
-        GROW(t_last);
-        GROW(draws);
-        GROW(hkey);
-        GROW(hpage);
-        GROW(cmu);
-        GROW(cdelta);
-        GROW(crate);
-        GROW(cprob);
-        GROW(ccomp);
-#undef GROW
+    const int64_t cap = cs_slots_cap(r->cap, n1); /* never NULL: the solvers see arrays */
+    if (cap != r->cap) {
+        void *const pp[] = {&r->rate, &r->prob,   &r->t_last, &r->draws, &r->hkey, &r->hpage,
+                            &r->cmu,  &r->cdelta, &r->crate,  &r->cprob, &r->ccomp};
+        const size_t sz[] = {sizeof *r->rate,  sizeof *r->prob,   sizeof *r->t_last,
+                             sizeof *r->draws, sizeof *r->hkey,   sizeof *r->hpage,
+                             sizeof *r->cmu,   sizeof *r->cdelta, sizeof *r->crate,
+                             sizeof *r->cprob, sizeof *r->ccomp};
+        if (cs_slots_resize(pp, sz, (int)(sizeof sz / sizeof sz[0]), cap) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the re-crawl of %lld pages",
+                           (long long)n1);
         r->cap = cap;
     }
     for (int64_t i = n0; i < n1; i++) {

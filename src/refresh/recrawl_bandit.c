@@ -241,14 +241,12 @@ fail:
 static cs_err bandit_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     bandit *b = st;
-    if (n1 > b->grp_cap || b->grp_cap == 0) {
-        int64_t cap = b->grp_cap > 0 ? b->grp_cap : 1024;
-        while (cap < n1)
-            cap *= 2;
-        int32_t *g = realloc(b->grp, (size_t)cap * sizeof *g);
-        if (g == NULL)
+    const int64_t cap = cs_slots_cap(b->grp_cap, n1);
+    if (cap != b->grp_cap) {
+        void *const pp[] = {&b->grp};
+        const size_t sz[] = {sizeof *b->grp};
+        if (cs_slots_resize(pp, sz, 1, cap) != CS_OK)
             return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the groups");
-        b->grp = g;
         b->grp_cap = cap;
     }
     for (int64_t i = n0; i < n1; i++) {

@@ -89,18 +89,12 @@ fail:
 static cs_err learn_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     learn *l = st;
-    if (n1 > l->cap || l->cap == 0) { /* never NULL: cs_recrawl_estimates */
-        int64_t cap = l->cap > 0 ? l->cap : 1024;
-        while (cap < n1)
-            cap *= 2;
-        double *e = realloc(l->est, (size_t)cap * sizeof *e);
-        if (e == NULL)
+    const int64_t cap = cs_slots_cap(l->cap, n1); /* never NULL: cs_recrawl_estimates */
+    if (cap != l->cap) {
+        void *const pp[] = {&l->est, &l->t_join};
+        const size_t sz[] = {sizeof *l->est, sizeof *l->t_join};
+        if (cs_slots_resize(pp, sz, 2, cap) != CS_OK)
             return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the estimates");
-        l->est = e;
-        double *j = realloc(l->t_join, (size_t)cap * sizeof *j);
-        if (j == NULL)
-            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the estimates");
-        l->t_join = j;
         l->cap = cap;
     }
     for (int64_t i = n0; i < n1; i++) {

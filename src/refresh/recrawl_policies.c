@@ -52,14 +52,12 @@ static cs_err adaptive_create(cs_ctx *ctx, cs_recrawl *r, void **st)
 static cs_err adaptive_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     adaptive *a = st;
-    if (n1 > a->cap || a->cap == 0) {
-        int64_t cap = a->cap > 0 ? a->cap : 1024;
-        while (cap < n1)
-            cap *= 2;
-        double *iv = realloc(a->iv, (size_t)cap * sizeof *iv);
-        if (iv == NULL)
+    const int64_t cap = cs_slots_cap(a->cap, n1);
+    if (cap != a->cap) {
+        void *const pp[] = {&a->iv};
+        const size_t sz[] = {sizeof *a->iv};
+        if (cs_slots_resize(pp, sz, 1, cap) != CS_OK)
             return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the intervals");
-        a->iv = iv;
         a->cap = cap;
     }
     for (int64_t i = n0; i < n1; i++)

@@ -49,6 +49,16 @@ double cs_xsum_value(const cs_xsum *s);
  * allreduce of n * 12 int64). */
 void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n);
 
+/* ---- arrays over slots (the cache's and the re-crawl policy's) --------------------------------
+ */
+
+/* Local. The capacity to allocate for `need` slots: cap doubled (from 1024) until it holds need;
+ * cap itself when it holds need and is not 0 (arrays are never NULL). */
+int64_t cs_slots_cap(int64_t cap, int64_t need);
+/* Local. Reallocates the n arrays *pp[j] (pointers to pointers) to cap elements of sz[j] bytes;
+ * CS_ERR_NOMEM when one cannot grow (each keeps its old contents, the larger ones included). */
+cs_err cs_slots_resize(void *const *pp, const size_t *sz, int n, int64_t cap);
+
 /* ---- the cache's slots (cache.h: the cached pages numbered in the order they joined) ------- */
 
 /* Local. The slot of local page li, -1 when it is not cached. */
