@@ -25,16 +25,22 @@
  * changes is kept and the integral is split exactly: -mu tau_i / i when the i-th change is
  * delivered, + mu H(n) t2 at the crawl (both exact in the fixed-point sum).
  *
- * Memory (measured by cs_cache_bytes, checked by check_cache): the cache keeps structure-of-array
- * bookkeeping over the rank's n local pages, 20 bytes per page:
- *   double   tau[i]   the page's next change not yet accounted (NaN: not cached)
- *   uint32_t k[i]     its index in the change stream (at most 2^32 - 1 changes per page)
- *   uint32_t cnt[i]   changes delivered since the last crawl (complete pages)
- *   uint32_t next[i]  calendar-queue link (complete pages)
- * plus 4 bytes per queue bucket (by default between n_complete / 2 and n_complete buckets, at
- * least 64): at most 24 bytes per page with every page cached. The page attributes
- * (mu, delta, complete, id) are the caller's arrays, borrowed. The arrays are sized for every
- * local page, so the figure is per cached page when every local page is cached.
+ * Memory (measured by cs_cache_bytes, checked by check_cache). The cache numbers the pages it
+ * holds densely, in the order they join (slots), and keeps per slot, structure of arrays:
+ *   int64_t  id          the page's global id (the key of its change stream)
+ *   double   mu, delta   its importance and change rate
+ *   uint8_t  complete    whether it notifies its changes
+ *   uint32_t local       its local index
+ *   double   tau         its next change not yet accounted
+ *   uint32_t k           its index in the change stream (at most 2^32 - 1 changes per page)
+ *   uint32_t cnt         changes delivered since the last crawl (complete pages)
+ *   uint32_t next        calendar-queue link (complete pages)
+ *   uint32_t ord[2]      the slots in local order and the merge's scratch
+ * 57 bytes, plus a map from local index to slot (4 bytes an entry, at most half full: 8 to 16
+ * bytes a slot) and 4 bytes per queue bucket (by default between n_complete / 2 and n_complete
+ * buckets, at least 64, over the n local pages: the only part of the rank's size). So the cache
+ * is O(pages cached), whatever the number of local pages; the attributes are copied from the
+ * caller's arrays or computed (cs_cache_pages.attr) when a page joins.
  *
  * Times: crawls and polls of one page must come in non-decreasing time; poll times never go
  * back; all times >= the cache's start time.
@@ -49,13 +55,29 @@
 
 typedef struct cs_cache cs_cache;
 
-/* A rank's pages, borrowed for the cache's lifetime (the graph's arrays). complete may be NULL. */
+/* The attributes of a page that joins the cache. */
+typedef struct cs_cache_attr {
+    int64_t id; /* global page id */
+    double mu, delta;
+    uint8_t complete;
+} cs_cache_attr;
+
+/* Local, pure (called by several threads at once). The attributes of local page li. */
+typedef void (*cs_cache_attr_fn)(const void *arg, int64_t li, cs_cache_attr *a);
+
+/* A rank's pages, borrowed for the cache's lifetime: arrays over the n local pages (the graph's;
+ * complete may be NULL), or, with mu = NULL, attr computing a page's attributes when it joins
+ * (then every page has an observability, and n_complete, the complete pages among the n, sizes
+ * the queue as the array's count would). */
 typedef struct cs_cache_pages {
     int64_t n;
     const int64_t *id; /* global page ids (keys of the change streams); NULL: id = local index */
     const double *mu;
     const double *delta;
     const uint8_t *complete;
+    cs_cache_attr_fn attr;
+    const void *attr_arg;
+    int64_t n_complete;
 } cs_cache_pages;
 
 typedef struct cs_cache_opts {
@@ -77,7 +99,8 @@ CS_API void cs_cache_opts_default(cs_cache_opts *o);
 typedef int (*cs_cache_change_fn)(void *arg, int64_t page, double tau, uint64_t k);
 
 /* Local. A cache over pg (borrowed; mu, delta finite > 0 for pages that will be cached). Empty:
- * no page cached. Errors: CS_ERR_ARG (bad opts), CS_ERR_LIMIT (n >= 2^32 - 1), CS_ERR_NOMEM. */
+ * no page cached. O(1) memory but the queue's buckets. Errors: CS_ERR_ARG (bad opts), CS_ERR_LIMIT
+ * (n >= 2^32 - 1), CS_ERR_NOMEM. */
 CS_API cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opts *opts,
                               cs_cache **out);
 /* Local. Frees the cache; accepts NULL and sets *c = NULL. */
@@ -85,7 +108,7 @@ CS_API void cs_cache_destroy(cs_cache **c);
 
 /* Local. Page i (local index) joins the cache, fresh at time t (its first fetch): its changes at
  * or before t are skipped. CS_ERR_ARG if already cached, closed, t before the last poll, or the
- * page's mu or delta is not finite and > 0. */
+ * page's mu or delta is not finite and > 0; CS_ERR_NOMEM. */
 CS_API cs_err cs_cache_add(cs_cache *c, int64_t i, double t);
 
 /* Local. Whether page i is cached. */
@@ -109,6 +132,18 @@ CS_API cs_err cs_cache_crawl(cs_cache *c, int64_t i, double t, cs_cache_change_f
 CS_API cs_err cs_cache_poll(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg,
                             int64_t *notified, int64_t *crawled);
 
+/* The cached pages (slots, numbered in the order they joined) and their attributes, borrowed
+ * until the next page joins. */
+typedef struct cs_cache_slot_view {
+    int64_t n;
+    const int64_t *id;
+    const double *mu, *delta;
+    const uint8_t *complete; /* NULL when the pages have no observability */
+    const uint32_t *local;   /* local indexes */
+} cs_cache_slot_view;
+/* Local. */
+CS_API void cs_cache_slots(const cs_cache *c, cs_cache_slot_view *v);
+
 /* Per-rank figures. */
 typedef struct cs_cache_stats {
     int64_t cached;   /* pages in the cache */
@@ -121,7 +156,7 @@ typedef struct cs_cache_stats {
 
 /* Local. */
 CS_API void cs_cache_get_stats(const cs_cache *c, cs_cache_stats *s);
-/* Local. Bookkeeping bytes: the per-page arrays and the queue (not the borrowed attributes). */
+/* Local. Bookkeeping bytes: the slots' arrays (attributes included), the map and the queue. */
 CS_API int64_t cs_cache_bytes(const cs_cache *c);
 
 /*

@@ -25,6 +25,14 @@
  *
  * Rates are solved over the cached pages of all ranks (collective); pages that join between
  * syncs are crawled from the next sync on.
+ *
+ * Memory: O(pages cached). The policy's per-page arrays (schedule, clocks, heap, the solves'
+ * scratch: 81 bytes a page; lambda-learn* 16 more and its observation log, 13 bytes an
+ * observation; adaptive 8; bandit-* 4) are indexed by the cache's slots (cache.h: the cached
+ * pages in the order they joined) and grow as pages join; the sums over pages run in the order
+ * of their local indexes (cs_cache_sorted), as over arrays of every local page, so the results
+ * do not depend on the numbering. Pages join the cache through cs_recrawl_fetch (or before the
+ * policy is created).
  */
 #ifndef CRAWLSIM_RECRAWL_H
 #define CRAWLSIM_RECRAWL_H
@@ -56,7 +64,9 @@ typedef struct cs_recrawl_config {
     double learn_guess; /* initial change-rate estimate of every page (1) */
     int learn_suffix;   /* epochs of history the estimators use; 0: all (Prop. 8) (0) */
     /* slot (bandit) policies, recrawl_bandit.c: the arms are groups of pages */
-    const int32_t *group; /* per local page, in [0, n_groups); borrowed */
+    const int32_t *group; /* per local page, in [0, n_groups); borrowed; or NULL and: */
+    int32_t (*group_of)(const void *arg, int64_t li); /* the group of local page li (pure) */
+    const void *group_arg;
     int64_t n_groups;
     double slot;           /* time units per slot (one step of cs_recrawl_step_all) */
     double whittle_decay;  /* bandit-whittle: interest decay c per time unit (1) */
@@ -154,11 +164,13 @@ CS_API cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb
  * scratch changes. */
 CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err);
 
-/* Local. The schedule in force (per local page): rate (expected crawls per time unit) and prob
- * (crawl probability per notified change, -1 for Poisson or interval pages). Borrowed. */
+/* Local. The schedule in force (per cached page, in the cache's slots: the order pages joined,
+ * local page i's slot when the pages were cached in order 0, 1, ...): rate (expected crawls per
+ * time unit) and prob (crawl probability per notified change, -1 for Poisson or interval
+ * pages). Borrowed until the next page joins. */
 CS_API const double *cs_recrawl_rates(const cs_recrawl *r);
 CS_API const double *cs_recrawl_probs(const cs_recrawl *r);
-/* Local. The change-rate estimates of a learning policy (per local page), else NULL. */
+/* Local. The change-rate estimates of a learning policy (per slot, as the rates), else NULL. */
 CS_API const double *cs_recrawl_estimates(const cs_recrawl *r);
 /* Collective(ctx->comm) (ckpt.h). The policy's state at a tick boundary (schedule, clocks,
  * heap, learners' observations) as items under "refresh/recrawl/", and its restoration into a

@@ -24,18 +24,30 @@
 #define NIL UINT32_MAX
 
 struct cs_cache {
-    cs_cache_pages pg;
+    cs_cache_pages pg; /* the source of a joining page's attributes */
+    int has_complete;  /* pg has observability (arrays or attr) */
     uint64_t seed;
     double t0, t_poll, t_end;
     int closed;
     double qw;   /* bucket width */
     uint64_t nb; /* buckets, a power of two */
     uint32_t *head;
-    double *tau;   /* next change not yet accounted; NaN: not cached */
-    uint32_t *k;   /* its index in the stream */
-    uint32_t *cnt; /* changes delivered since the last crawl */
-    uint32_t *next;
-    int64_t cached, crawls, changes, notified;
+    /* per slot: the cached pages numbered in the order they joined */
+    int64_t ns, cap; /* slots in use, allocated */
+    int64_t *id;     /* global page id */
+    double *mu, *dl; /* importance, change rate */
+    uint8_t *cf;     /* complete */
+    uint32_t *local; /* local index */
+    double *tau;     /* next change not yet accounted */
+    uint32_t *k;     /* its index in the stream */
+    uint32_t *cnt;   /* changes delivered since the last crawl */
+    uint32_t *next;  /* calendar-queue link */
+    uint32_t *ord;   /* the slots by increasing local index: [0, nsorted) sorted, then joins */
+    uint32_t *ord2;  /* scratch of the merge */
+    int64_t nsorted;
+    uint32_t *map; /* local index -> slot: open addressing, NIL empty, mask + 1 entries */
+    uint64_t mask;
+    int64_t crawls, changes, notified;
     cs_xsum ih, ib; /* closed parts of the integrals */
 };
 
@@ -62,11 +74,6 @@ double cs_cache_harmonic(uint64_t n)
 }
 
 /* ---- the change streams ---------------------------------------------------------------------- */
-
-static inline uint64_t page_id(const cs_cache *c, int64_t i)
-{
-    return c->pg.id != NULL ? (uint64_t)c->pg.id[i] : (uint64_t)i;
-}
 
 /* A cursor over one page's changes: (tau, k) and the stream positioned for gap k + 1. */
 typedef struct cursor {
@@ -96,10 +103,10 @@ static inline void cursor_load(const cs_cache *c, int64_t i, cursor *u)
 {
     u->tau = c->tau[i];
     u->k = c->k[i];
-    u->delta = c->pg.delta[i];
+    u->delta = c->dl[i];
     u->open = 0;
     u->seed = c->seed;
-    u->id = page_id(c, i);
+    u->id = (uint64_t)c->id[i];
 }
 
 /* The next change: tau_{k+1} = tau_k + gap_{k+1}, always in this order. */
@@ -138,6 +145,19 @@ int64_t cs_cache_change_times(uint64_t seed, int64_t id, double delta, double t_
 
 /* ---- create / destroy ------------------------------------------------------------------------ */
 
+static cs_err reserve_slots(cs_cache *c, int64_t need);
+
+/* The complete pages among pg's pages: counted in the arrays, or given with attr. */
+static int64_t count_complete(const cs_cache_pages *pg)
+{
+    if (pg->mu == NULL)
+        return pg->n_complete > 0 ? pg->n_complete : 0;
+    int64_t nc = 0;
+    for (int64_t i = 0; i < pg->n && pg->complete != NULL; i++)
+        nc += pg->complete[i] != 0;
+    return nc;
+}
+
 cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opts *opts,
                        cs_cache **out)
 {
@@ -147,7 +167,8 @@ cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opt
         o = *opts;
     else
         cs_cache_opts_default(&o);
-    if (pg == NULL || pg->n < 0 || (pg->n > 0 && (pg->mu == NULL || pg->delta == NULL)))
+    if (pg == NULL || pg->n < 0 ||
+        (pg->n > 0 && (pg->mu == NULL || pg->delta == NULL) && pg->attr == NULL))
         return cs_fail(ctx, CS_ERR_ARG, "cache: bad page slice");
     if (pg->n >= (int64_t)UINT32_MAX)
         return cs_fail(ctx, CS_ERR_LIMIT, "cache: %lld local pages, at most 2^32 - 2",
@@ -155,10 +176,7 @@ cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opt
     if (!(o.queue_width > 0.0) || !isfinite(o.queue_width) || o.queue_slots < 0 ||
         o.queue_slots > ((int64_t)1 << 40) || !isfinite(o.t0))
         return cs_fail(ctx, CS_ERR_ARG, "cache: queue_width must be finite > 0, t0 finite");
-    const int64_t n = pg->n;
-    int64_t nc = 0;
-    for (int64_t i = 0; i < n && pg->complete != NULL; i++)
-        nc += pg->complete[i] != 0;
+    const int64_t nc = count_complete(pg);
     /* default: a power of two in [nc/2, nc), so the queue costs at most 4 bytes per page */
     uint64_t want =
         o.queue_slots > 0 ? (uint64_t)o.queue_slots : (uint64_t)(nc / 2 > 64 ? nc / 2 : 64);
@@ -169,22 +187,19 @@ cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opt
     cs_cache *c = NULL;
     CS_TRY(ctx, cs_calloc(ctx, &c, 1, sizeof *c, "cache"));
     c->pg = *pg;
+    c->has_complete = pg->mu != NULL ? pg->complete != NULL : 1;
     c->seed = o.seed;
     c->t0 = c->t_poll = o.t0;
     c->qw = o.queue_width;
     c->nb = nb;
-    const size_t m = n > 0 ? (size_t)n : 1;
     CS_TRY(ctx, cs_alloc(ctx, &c->head, (size_t)nb, sizeof *c->head, "cache queue"));
-    CS_TRY(ctx, cs_alloc(ctx, &c->tau, m, sizeof *c->tau, "cache"));
-    CS_TRY(ctx, cs_calloc(ctx, &c->k, m, sizeof *c->k, "cache"));
-    CS_TRY(ctx, cs_calloc(ctx, &c->cnt, m, sizeof *c->cnt, "cache"));
-    CS_TRY(ctx, cs_alloc(ctx, &c->next, m, sizeof *c->next, "cache"));
     for (uint64_t b = 0; b < nb; b++)
         c->head[b] = NIL;
-    for (int64_t i = 0; i < n; i++) {
-        c->tau[i] = CS_NAN;
-        c->next[i] = NIL;
-    }
+    c->mask = 63;
+    CS_TRY(ctx, cs_alloc(ctx, &c->map, (size_t)c->mask + 1, sizeof *c->map, "cache map"));
+    memset(c->map, 0xff, ((size_t)c->mask + 1) * sizeof *c->map);
+    if (reserve_slots(c, 1) != CS_OK) /* the arrays are never NULL */
+        CS_TRY(ctx, cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the cache"));
     cs_xsum_zero(&c->ih);
     cs_xsum_zero(&c->ib);
     *out = c;
@@ -200,28 +215,185 @@ void cs_cache_destroy(cs_cache **pc)
         return;
     cs_cache *c = *pc;
     free(c->head);
+    free(c->id);
+    free(c->mu);
+    free(c->dl);
+    free(c->cf);
+    free(c->local);
     free(c->tau);
     free(c->k);
     free(c->cnt);
     free(c->next);
+    free(c->ord);
+    free(c->ord2);
+    free(c->map);
     free(c);
     *pc = NULL;
 }
 
+/* Bytes of one slot's arrays. */
+#define SLOT_BYTES (sizeof(int64_t) + 3 * sizeof(double) + 1 + 6 * sizeof(uint32_t))
+
 int64_t cs_cache_bytes(const cs_cache *c)
 {
-    return c->pg.n * (int64_t)(sizeof *c->tau + sizeof *c->k + sizeof *c->cnt + sizeof *c->next) +
+    return c->ns * (int64_t)SLOT_BYTES + (int64_t)(c->mask + 1) * (int64_t)sizeof *c->map +
            (int64_t)c->nb * (int64_t)sizeof *c->head;
 }
 
 void cs_cache_get_stats(const cs_cache *c, cs_cache_stats *s)
 {
-    s->cached = c->cached;
+    s->cached = c->ns;
     s->crawls = c->crawls;
     s->changes = c->changes;
     s->notified = c->notified;
     s->bytes = cs_cache_bytes(c);
     s->t_poll = c->t_poll;
+}
+
+/* ---- slots ----------------------------------------------------------------------------------- */
+
+static inline uint64_t map_hash(uint64_t li)
+{
+    li *= 0x9e3779b97f4a7c15ULL;
+    return li ^ (li >> 29);
+}
+
+int64_t cs_cache_slot(const cs_cache *c, int64_t li)
+{
+    if (li < 0 || li >= c->pg.n)
+        return -1;
+    for (uint64_t h = map_hash((uint64_t)li) & c->mask;; h = (h + 1) & c->mask) {
+        const uint32_t s = c->map[h];
+        if (s == NIL)
+            return -1;
+        if (c->local[s] == (uint32_t)li)
+            return s;
+    }
+}
+
+static void map_put(uint32_t *map, uint64_t mask, uint32_t li, uint32_t s)
+{
+    uint64_t h = map_hash(li) & mask;
+    while (map[h] != NIL)
+        h = (h + 1) & mask;
+    map[h] = s;
+}
+
+/* Room for `need` slots (arrays and a map at most half full). CS_ERR_NOMEM, nothing changed
+ * that matters: each array keeps its old contents when a later one cannot grow. */
+static cs_err reserve_slots(cs_cache *c, int64_t need)
+{
+    if (2 * (uint64_t)need > c->mask + 1) {
+        uint64_t m = c->mask + 1;
+        while (2 * (uint64_t)need > m)
+            m *= 2;
+        uint32_t *map = malloc((size_t)m * sizeof *map);
+        if (map == NULL)
+            return CS_ERR_NOMEM;
+        memset(map, 0xff, (size_t)m * sizeof *map);
+        for (int64_t s = 0; s < c->ns; s++)
+            map_put(map, m - 1, c->local[s], (uint32_t)s);
+        free(c->map);
+        c->map = map;
+        c->mask = m - 1;
+    }
+    const int64_t cap = cs_slots_cap(c->cap, need);
+    if (cap == c->cap)
+        return CS_OK;
+    void *const pp[] = {&c->id, &c->mu,  &c->dl,   &c->cf,  &c->local, &c->tau,
+                        &c->k,  &c->cnt, &c->next, &c->ord, &c->ord2};
+    const size_t sz[] = {sizeof *c->id,    sizeof *c->mu,  sizeof *c->dl,  sizeof *c->cf,
+                         sizeof *c->local, sizeof *c->tau, sizeof *c->k,   sizeof *c->cnt,
+                         sizeof *c->next,  sizeof *c->ord, sizeof *c->ord2};
+    if (cs_slots_resize(pp, sz, (int)(sizeof sz / sizeof sz[0]), cap) != CS_OK)
+        return CS_ERR_NOMEM;
+    c->cap = cap;
+    return CS_OK;
+}
+
+int64_t cs_slots_cap(int64_t cap, int64_t need)
+{
+    if (need <= cap && cap > 0)
+        return cap;
+    int64_t c = cap > 0 ? cap : 1024;
+    while (c < need)
+        c *= 2;
+    return c;
+}
+
+cs_err cs_slots_resize(void *const *pp, const size_t *sz, int n, int64_t cap)
+{
+    for (int j = 0; j < n; j++) {
+        void **p = (void **)pp[j];
+        void *q = realloc(*p, (size_t)cap * sz[j]);
+        if (q == NULL)
+            return CS_ERR_NOMEM;
+        *p = q;
+    }
+    return CS_OK;
+}
+
+/* Sorts ord[a, b) by local index (heapsort: no scratch). */
+static void sift_ord(const cs_cache *c, uint32_t *o, int64_t n, int64_t p)
+{
+    const uint32_t x = o[p];
+    for (;;) {
+        int64_t q = 2 * p + 1;
+        if (q >= n)
+            break;
+        if (q + 1 < n && c->local[o[q + 1]] > c->local[o[q]])
+            q++;
+        if (!(c->local[o[q]] > c->local[x]))
+            break;
+        o[p] = o[q];
+        p = q;
+    }
+    o[p] = x;
+}
+
+const uint32_t *cs_cache_sorted(cs_cache *c, int64_t *m)
+{
+    const int64_t a = c->nsorted, n = c->ns, k = n - a;
+    *m = n;
+    if (k == 0)
+        return c->ord;
+    uint32_t *t = c->ord + a;
+    for (int64_t p = k / 2 - 1; p >= 0; p--)
+        sift_ord(c, t, k, p);
+    for (int64_t e = k - 1; e > 0; e--) {
+        const uint32_t x = t[0];
+        t[0] = t[e];
+        t[e] = x;
+        sift_ord(c, t, e, 0);
+    }
+    /* merge the sorted joins into the sorted prefix (distinct local indexes) */
+    int64_t i = 0, j = a, o = 0;
+    while (i < a && j < n)
+        c->ord2[o++] = c->local[c->ord[i]] < c->local[c->ord[j]] ? c->ord[i++] : c->ord[j++];
+    while (i < a)
+        c->ord2[o++] = c->ord[i++];
+    while (j < n)
+        c->ord2[o++] = c->ord[j++];
+    uint32_t *x = c->ord;
+    c->ord = c->ord2;
+    c->ord2 = x;
+    c->nsorted = n;
+    return c->ord;
+}
+
+int64_t cs_cache_n_slots(const cs_cache *c)
+{
+    return c->ns;
+}
+
+void cs_cache_slots(const cs_cache *c, cs_cache_slot_view *v)
+{
+    v->n = c->ns;
+    v->id = c->id;
+    v->mu = c->mu;
+    v->delta = c->dl;
+    v->complete = c->has_complete ? c->cf : NULL;
+    v->local = c->local;
 }
 
 /* ---- the queue ------------------------------------------------------------------------------- */
@@ -241,34 +413,41 @@ static inline void queue_push(cs_cache *c, int64_t i)
     c->head[b] = (uint32_t)i;
 }
 
-static inline int is_complete(const cs_cache *c, int64_t i)
-{
-    return c->pg.complete != NULL && c->pg.complete[i];
-}
-
 /* ---- accounting ------------------------------------------------------------------------------ */
 
 int cs_cache_has(const cs_cache *c, int64_t i)
 {
-    return i >= 0 && i < c->pg.n && !isnan(c->tau[i]);
+    return cs_cache_slot(c, i) >= 0;
 }
 
-/* Whether page i may join the cache at t (cs_cache_add's checks). */
-static int add_ok(const cs_cache *c, int64_t i, double t)
+void cs_cache_attrs(const cs_cache *c, int64_t li, cs_cache_attr *a)
 {
-    if (c->closed || i < 0 || i >= c->pg.n || !isnan(c->tau[i]) || !(t >= c->t_poll) ||
-        !isfinite(t))
+    if (c->pg.mu != NULL) {
+        a->id = c->pg.id != NULL ? c->pg.id[li] : li;
+        a->mu = c->pg.mu[li];
+        a->delta = c->pg.delta[li];
+        a->complete = (uint8_t)(c->pg.complete != NULL && c->pg.complete[li]);
+    } else {
+        c->pg.attr(c->pg.attr_arg, li, a);
+    }
+}
+
+/* Whether local page i with attributes a may join the cache at t (cs_cache_add's checks). */
+static int add_ok(const cs_cache *c, int64_t i, const cs_cache_attr *a, double t)
+{
+    if (c->closed || !(t >= c->t_poll) || !isfinite(t))
         return 0;
-    const double m = c->pg.mu[i], d = c->pg.delta[i];
-    return m > 0.0 && isfinite(m) && d > 0.0 && isfinite(d);
+    const double m = a->mu, d = a->delta;
+    return m > 0.0 && isfinite(m) && d > 0.0 && isfinite(d) && cs_cache_slot(c, i) < 0;
 }
 
-/* The first change after t of page i's stream (a pure function of seed, page and t). */
-static void first_change(const cs_cache *c, int64_t i, double t, cursor *u)
+/* The first change after t of the stream of a page of rate delta (a pure function of seed,
+ * page and t). */
+static void first_change(const cs_cache *c, const cs_cache_attr *a, double t, cursor *u)
 {
-    u->delta = c->pg.delta[i];
+    u->delta = a->delta;
     u->seed = c->seed;
-    u->id = page_id(c, i);
+    u->id = (uint64_t)a->id;
     stream_at(u, 0);
     u->k = 0;
     u->tau = gap(u); /* tau_0 = gap_0 */
@@ -276,65 +455,91 @@ static void first_change(const cs_cache *c, int64_t i, double t, cursor *u)
         cursor_next(u);
 }
 
-/* Page i joins with its first change u. */
-static void add_store(cs_cache *c, int64_t i, const cursor *u)
+/* Local page i joins in the next slot with its attributes and first change u. */
+static cs_err add_store(cs_cache *c, int64_t i, const cs_cache_attr *a, const cursor *u,
+                        int64_t *slot)
 {
-    cursor_store(c, i, u);
-    c->cnt[i] = 0;
-    c->cached++;
-    if (is_complete(c, i))
-        queue_push(c, i);
+    if (reserve_slots(c, c->ns + 1) != CS_OK)
+        return CS_ERR_NOMEM;
+    const int64_t s = c->ns++;
+    c->id[s] = a->id;
+    c->mu[s] = a->mu;
+    c->dl[s] = a->delta;
+    c->cf[s] = a->complete;
+    c->local[s] = (uint32_t)i;
+    c->ord[s] = (uint32_t)s;
+    map_put(c->map, c->mask, (uint32_t)i, (uint32_t)s);
+    cursor_store(c, s, u);
+    c->cnt[s] = 0;
+    c->next[s] = NIL;
+    if (c->has_complete && a->complete)
+        queue_push(c, s);
+    if (slot != NULL)
+        *slot = s;
+    return CS_OK;
+}
+
+cs_err cs_cache_add_slot(cs_cache *c, int64_t i, double t, int64_t *slot)
+{
+    if (i < 0 || i >= c->pg.n)
+        return CS_ERR_ARG;
+    cs_cache_attr a;
+    cs_cache_attrs(c, i, &a);
+    if (!add_ok(c, i, &a, t))
+        return CS_ERR_ARG;
+    cursor u;
+    first_change(c, &a, t, &u);
+    return add_store(c, i, &a, &u, slot);
 }
 
 cs_err cs_cache_add(cs_cache *c, int64_t i, double t)
 {
-    if (!add_ok(c, i, t))
-        return CS_ERR_ARG;
-    cursor u;
-    first_change(c, i, t, &u);
-    add_store(c, i, &u);
-    return CS_OK;
+    return cs_cache_add_slot(c, i, t, NULL);
 }
 
 /* Pages per thread below which cs_cache_first_changes does not wake the threads. */
 #define FIRST_PARALLEL 32
 
-void cs_cache_first_changes(const cs_cache *c, const int64_t *idx, int64_t n, double t, double *tau,
-                            uint64_t *k)
+void cs_cache_first_changes(const cs_cache *c, const int64_t *idx, int64_t n, double t,
+                            cs_cache_join *jn)
 {
-#pragma omp parallel for if (n >= FIRST_PARALLEL) default(none) shared(c, idx, n, t, tau, k)       \
+#pragma omp parallel for if (n >= FIRST_PARALLEL) default(none) shared(c, idx, n, t, jn)           \
     schedule(dynamic, 16)
     for (int64_t j = 0; j < n; j++) {
-        tau[j] = CS_NAN;
-        k[j] = 0;
-        if (add_ok(c, idx[j], t)) {
+        cs_cache_join *x = &jn[j];
+        x->tau = CS_NAN;
+        x->k = 0;
+        x->slot = idx[j] >= 0 && idx[j] < c->pg.n ? cs_cache_slot(c, idx[j]) : -1;
+        if (x->slot >= 0 || idx[j] < 0 || idx[j] >= c->pg.n)
+            continue;
+        cs_cache_attrs(c, idx[j], &x->a);
+        if (add_ok(c, idx[j], &x->a, t)) {
             cursor u;
-            first_change(c, idx[j], t, &u);
-            tau[j] = u.tau;
-            k[j] = u.k;
+            first_change(c, &x->a, t, &u);
+            x->tau = u.tau;
+            x->k = u.k;
         }
     }
 }
 
-cs_err cs_cache_add_first(cs_cache *c, int64_t i, double t, double tau, uint64_t k)
+cs_err cs_cache_add_first(cs_cache *c, int64_t i, double t, const cs_cache_join *jn, int64_t *slot)
 {
-    if (isnan(tau) || !add_ok(c, i, t))
-        return cs_cache_add(c, i, t);
+    if (isnan(jn->tau) || i < 0 || i >= c->pg.n || !add_ok(c, i, &jn->a, t))
+        return cs_cache_add_slot(c, i, t, slot);
     cursor u;
-    u.tau = tau;
-    u.k = k;
-    add_store(c, i, &u);
-    return CS_OK;
+    u.tau = jn->tau;
+    u.k = jn->k;
+    return add_store(c, i, &jn->a, &u, slot);
 }
 
-/* The open interval of page i at time t: mu H(n) t and mu t for the n delivered changes (their
+/* The open interval of slot i at time t: mu H(n) t and mu t for the n delivered changes (their
  * -mu tau / i terms are already in the sums), plus the direct terms of the changes in
  * (cursor, t]. Advances u past t; returns the changes since the last crawl. */
 static uint64_t open_part(const cs_cache *c, int64_t i, double t, cursor *u, double *h_big,
                           double *b_big, double *h, double *b)
 {
     const uint64_t n = c->cnt[i];
-    const double m = c->pg.mu[i];
+    const double m = c->mu[i];
     *h_big = n > 0 ? m * cs_cache_harmonic(n) * t : 0.0;
     *b_big = n > 0 ? m * t : 0.0;
     double hs = 0.0, bs = 0.0;
@@ -370,11 +575,13 @@ static uint64_t close_at(cs_cache *c, int64_t i, double t)
     return j;
 }
 
-/* Delivers the changes of complete page i at or before t to fn (each may crawl it). */
-static void deliver(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, void *arg,
+/* Delivers the changes of complete slot i at or before t to fn (each may crawl it), which
+ * sees the slot (by_slot) or the local index. */
+static void deliver(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, void *arg, int by_slot,
                     int64_t *notified, int64_t *crawled)
 {
-    const double m = c->pg.mu[i];
+    const double m = c->mu[i];
+    const int64_t page = by_slot ? i : (int64_t)c->local[i];
     while (c->tau[i] <= t) {
         cursor u;
         cursor_load(c, i, &u);
@@ -390,29 +597,41 @@ static void deliver(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, voi
         (*notified)++;
         cursor_next(&u);
         cursor_store(c, i, &u);
-        if (fn(arg, i, tau, k)) {
+        if (fn(arg, page, tau, k)) {
             (void)close_at(c, i, tau);
             (*crawled)++;
         }
     }
 }
 
-cs_err cs_cache_crawl(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, void *arg,
-                      uint32_t *changes)
+static cs_err crawl_slot(cs_cache *c, int64_t s, double t, cs_cache_change_fn fn, void *arg,
+                         int by_slot, uint32_t *changes)
 {
-    if (c->closed || !cs_cache_has(c, i) || !isfinite(t))
+    if (c->closed || s < 0 || s >= c->ns || !isfinite(t))
         return CS_ERR_ARG;
     int64_t nn = 0, nc = 0;
-    if (fn != NULL && is_complete(c, i))
-        deliver(c, i, t, fn, arg, &nn, &nc);
-    const uint64_t j = close_at(c, i, t);
+    if (fn != NULL && c->has_complete && c->cf[s])
+        deliver(c, s, t, fn, arg, by_slot, &nn, &nc);
+    const uint64_t j = close_at(c, s, t);
     if (changes != NULL)
         *changes = j < UINT32_MAX ? (uint32_t)j : UINT32_MAX;
     return CS_OK;
 }
 
-cs_err cs_cache_poll(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg, int64_t *notified,
-                     int64_t *crawled)
+cs_err cs_cache_crawl(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, void *arg,
+                      uint32_t *changes)
+{
+    return crawl_slot(c, cs_cache_slot(c, i), t, fn, arg, 0, changes);
+}
+
+cs_err cs_cache_crawl_slot(cs_cache *c, int64_t s, double t, cs_cache_change_fn fn, void *arg,
+                           uint32_t *changes)
+{
+    return crawl_slot(c, s, t, fn, arg, 1, changes);
+}
+
+static cs_err poll(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg, int by_slot,
+                   int64_t *notified, int64_t *crawled)
 {
     int64_t nn = 0, nc = 0;
     if (c->closed || !(t_hi >= c->t_poll) || !isfinite(t_hi) || fn == NULL)
@@ -428,7 +647,7 @@ cs_err cs_cache_poll(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg,
         while (e != NIL) {
             const uint32_t nx = c->next[e];
             if (c->tau[e] <= t_hi)
-                deliver(c, e, t_hi, fn, arg, &nn, &nc);
+                deliver(c, e, t_hi, fn, arg, by_slot, &nn, &nc);
             queue_push(c, e);
             e = nx;
         }
@@ -441,6 +660,18 @@ cs_err cs_cache_poll(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg,
     return CS_OK;
 }
 
+cs_err cs_cache_poll(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg, int64_t *notified,
+                     int64_t *crawled)
+{
+    return poll(c, t_hi, fn, arg, 0, notified, crawled);
+}
+
+cs_err cs_cache_poll_slot(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg,
+                          int64_t *notified, int64_t *crawled)
+{
+    return poll(c, t_hi, fn, arg, 1, notified, crawled);
+}
+
 /* ---- integrals ------------------------------------------------------------------------------- */
 
 /* This rank's integrals at t as exact sums (closed parts plus open intervals). */
@@ -450,7 +681,7 @@ static void integrals_sums(const cs_cache *c, double t, cs_xsum *ih, cs_xsum *ib
     *ib = c->ib;
     if (c->closed)
         return;
-    const int64_t n = c->pg.n;
+    const int64_t n = c->ns;
     cs_xsum th, tb;
     cs_xsum_zero(&th);
     cs_xsum_zero(&tb);
@@ -461,8 +692,6 @@ static void integrals_sums(const cs_cache *c, double t, cs_xsum *ih, cs_xsum *ib
         cs_xsum_zero(&lb);
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < n; i++) {
-            if (isnan(c->tau[i]))
-                continue;
             cursor u;
             cursor_load(c, i, &u);
             double hb, bb, h, b;
@@ -521,8 +750,8 @@ enum { CD_T0, CD_POLL, CD_END, CD_QW, CD_ND };
 cs_err cs_cache_save(cs_ctx *ctx, const cs_cache *c, cs_ckpt *ck)
 {
     cs_err rc = CS_OK;
-    const int64_t n = c->pg.n;
-    const int64_t si[CC_NI] = {n,         (int64_t)c->nb, c->closed,  c->cached,
+    const int64_t ns = c->ns;
+    const int64_t si[CC_NI] = {c->pg.n,   (int64_t)c->nb, c->closed,  ns,
                                c->crawls, c->changes,     c->notified};
     const double sd[CD_ND] = {c->t0, c->t_poll, c->t_end, c->qw};
     const cs_xsum sums[2] = {c->ih, c->ib};
@@ -531,10 +760,15 @@ cs_err cs_cache_save(cs_ctx *ctx, const cs_cache *c, cs_ckpt *ck)
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/integrals", CS_CK_BYTES, (int64_t)sizeof sums,
                             sums));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/head", CS_CK_I32, (int64_t)c->nb, c->head));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/tau", CS_CK_F64, n, c->tau));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/k", CS_CK_I32, n, c->k));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/cnt", CS_CK_I32, n, c->cnt));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/next", CS_CK_I32, n, c->next));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/local", CS_CK_I32, ns, c->local));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/id", CS_CK_I64, ns, c->id));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/mu", CS_CK_F64, ns, c->mu));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/delta", CS_CK_F64, ns, c->dl));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/complete", CS_CK_BYTES, ns, c->cf));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/tau", CS_CK_F64, ns, c->tau));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/k", CS_CK_I32, ns, c->k));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/cnt", CS_CK_I32, ns, c->cnt));
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/cache/next", CS_CK_I32, ns, c->next));
 fail:
     return rc;
 }
@@ -542,25 +776,45 @@ fail:
 cs_err cs_cache_load(cs_ctx *ctx, cs_cache *c, cs_ckpt *ck)
 {
     cs_err rc = CS_OK;
-    const int64_t n = c->pg.n;
     int64_t si[CC_NI];
     double sd[CD_ND];
     cs_xsum sums[2];
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/state", CS_CK_I64, CC_NI, si));
-    if (si[CC_N] != n || si[CC_NB] != (int64_t)c->nb)
+    if (si[CC_N] != c->pg.n || si[CC_NB] != (int64_t)c->nb || c->ns != 0 || si[CC_CACHED] < 0 ||
+        si[CC_CACHED] > c->pg.n)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a cache of other pages", cs_ckpt_path(ck));
+    else if (reserve_slots(c, si[CC_CACHED]) != CS_OK)
+        rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the cache of %lld pages",
+                     (long long)si[CC_CACHED]);
     CS_TRY_AGREE(ctx, rc);
+    const int64_t ns = si[CC_CACHED];
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/times", CS_CK_F64, CD_ND, sd));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/integrals", CS_CK_BYTES,
                                   (int64_t)sizeof sums, sums));
     CS_TRY(ctx,
            cs_ckpt_get_exact(ctx, ck, "refresh/cache/head", CS_CK_I32, (int64_t)c->nb, c->head));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/tau", CS_CK_F64, n, c->tau));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/k", CS_CK_I32, n, c->k));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/cnt", CS_CK_I32, n, c->cnt));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/next", CS_CK_I32, n, c->next));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/local", CS_CK_I32, ns, c->local));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/id", CS_CK_I64, ns, c->id));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/mu", CS_CK_F64, ns, c->mu));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/delta", CS_CK_F64, ns, c->dl));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/complete", CS_CK_BYTES, ns, c->cf));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/tau", CS_CK_F64, ns, c->tau));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/k", CS_CK_I32, ns, c->k));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/cnt", CS_CK_I32, ns, c->cnt));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/cache/next", CS_CK_I32, ns, c->next));
+    /* the slots' map and order are functions of their local indexes */
+    for (int64_t s = 0; s < ns && rc == CS_OK; s++) {
+        if (c->local[s] >= (uint64_t)c->pg.n || cs_cache_slot(c, c->local[s]) >= 0) {
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a malformed cache", cs_ckpt_path(ck));
+            break;
+        }
+        map_put(c->map, c->mask, c->local[s], (uint32_t)s);
+        c->ord[s] = (uint32_t)s;
+    }
+    CS_TRY_AGREE(ctx, rc);
+    c->ns = ns;
+    c->nsorted = 0;
     c->closed = (int)si[CC_CLOSED];
-    c->cached = si[CC_CACHED];
     c->crawls = si[CC_CRAWLS];
     c->changes = si[CC_CHANGES];
     c->notified = si[CC_NOTIFIED];

@@ -127,7 +127,7 @@ static double word_uniform_pos(uint64_t seed, uint64_t id, uint64_t sub, uint64_
 
 static inline uint64_t pid(const cs_recrawl *r, int64_t i)
 {
-    return r->pg.id != NULL ? (uint64_t)r->pg.id[i] : (uint64_t)i;
+    return (uint64_t)r->pg.id[i];
 }
 
 /* The next crawl of page i after t: Poisson at rate[i] or the policy's interval; INF: none. */
@@ -141,37 +141,55 @@ static double next_crawl(cs_recrawl *r, int64_t i, double t)
     return t + (-log(u) / r->rate[i]);
 }
 
-/* Pages per block of recrawl_cached: fixed, so that the list does not depend on the threads. */
-#define CACHED_BLOCK 4096
-
 int64_t recrawl_cached(cs_recrawl *r)
 {
-    const int64_t n = r->n, nb = (n + CACHED_BLOCK - 1) / CACHED_BLOCK;
-    int64_t *cnt = r->cblk, *idx = r->cidx;
-    const cs_cache *c = r->cache;
-#pragma omp parallel for if (nb > 1) default(none) shared(c, cnt, n, nb) schedule(static)
-    for (int64_t b = 0; b < nb; b++) {
-        const int64_t e = (b + 1) * CACHED_BLOCK < n ? (b + 1) * CACHED_BLOCK : n;
-        int64_t k = 0;
-        for (int64_t i = b * CACHED_BLOCK; i < e; i++)
-            k += cs_cache_has(c, i);
-        cnt[b] = k;
-    }
     int64_t m = 0;
-    for (int64_t b = 0; b < nb; b++) {
-        const int64_t k = cnt[b];
-        cnt[b] = m;
-        m += k;
-    }
-#pragma omp parallel for if (nb > 1) default(none) shared(c, cnt, idx, n, nb) schedule(static)
-    for (int64_t b = 0; b < nb; b++) {
-        const int64_t e = (b + 1) * CACHED_BLOCK < n ? (b + 1) * CACHED_BLOCK : n;
-        int64_t at = cnt[b];
-        for (int64_t i = b * CACHED_BLOCK; i < e; i++)
-            if (cs_cache_has(c, i))
-                idx[at++] = i;
-    }
+    r->cidx = cs_cache_sorted(r->cache, &m);
+    CS_ASSERT(m == r->n);
     return m;
+}
+
+/* The view of the cache's slots, fresh (their arrays move when pages join). Pages join through
+ * cs_recrawl_fetch, or before the policy is created (recrawl_fit covers them). */
+static void recrawl_view(cs_recrawl *r)
+{
+    cs_cache_slots(r->cache, &r->pg);
+    CS_ASSERT(r->pg.n == r->n);
+}
+
+/* Local. The per-slot arrays cover the cache's slots: new slots unscheduled (rate 0, prob -1,
+ * no last crawl, no draws), then the policy's (ops->grow). CS_ERR_NOMEM (message recorded). */
+static cs_err recrawl_fit(cs_recrawl *r)
+{
+    cs_err rc = CS_OK;
+    cs_cache_slots(r->cache, &r->pg);
+    const int64_t n0 = r->n, n1 = r->pg.n;
+    if (n1 == n0 && r->cap > 0)
+        return CS_OK;
+    const int64_t cap = cs_slots_cap(r->cap, n1); /* never NULL: the solvers see arrays */
+    if (cap != r->cap) {
+        void *const pp[] = {&r->rate, &r->prob,   &r->t_last, &r->draws, &r->hkey, &r->hpage,
+                            &r->cmu,  &r->cdelta, &r->crate,  &r->cprob, &r->ccomp};
+        const size_t sz[] = {sizeof *r->rate,  sizeof *r->prob,   sizeof *r->t_last,
+                             sizeof *r->draws, sizeof *r->hkey,   sizeof *r->hpage,
+                             sizeof *r->cmu,   sizeof *r->cdelta, sizeof *r->crate,
+                             sizeof *r->cprob, sizeof *r->ccomp};
+        if (cs_slots_resize(pp, sz, (int)(sizeof sz / sizeof sz[0]), cap) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the re-crawl of %lld pages",
+                           (long long)n1);
+        r->cap = cap;
+    }
+    for (int64_t i = n0; i < n1; i++) {
+        r->rate[i] = 0.0;
+        r->prob[i] = -1.0;
+        r->t_last[i] = CS_NAN;
+        r->draws[i] = 0;
+    }
+    if (r->ops->grow != NULL)
+        CS_TRY(r->ctx, r->ops->grow(r, r->st, n0, n1));
+    r->n = n1;
+fail:
+    return rc;
 }
 
 /* ---- create / destroy ------------------------------------------------------------------------ */
@@ -204,29 +222,11 @@ cs_err cs_recrawl_create(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cac
     r->cfg = *cfg;
     r->ops = ops;
     r->cache = cache;
-    r->pg = *pg;
-    r->n = pg->n;
-    const size_t m = r->n > 0 ? (size_t)r->n : 1;
-    CS_TRY(ctx, cs_calloc(ctx, &r->rate, m, sizeof *r->rate, "recrawl rates"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->prob, m, sizeof *r->prob, "recrawl rates"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->t_last, m, sizeof *r->t_last, "recrawl"));
-    CS_TRY(ctx, cs_calloc(ctx, &r->draws, m, sizeof *r->draws, "recrawl"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->hkey, m, sizeof *r->hkey, "recrawl heap"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->hpage, m, sizeof *r->hpage, "recrawl heap"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->cidx, m, sizeof *r->cidx, "recrawl scratch"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->cmu, m, sizeof *r->cmu, "recrawl scratch"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->cdelta, m, sizeof *r->cdelta, "recrawl scratch"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->crate, m, sizeof *r->crate, "recrawl scratch"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->cprob, m, sizeof *r->cprob, "recrawl scratch"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->ccomp, m, 1, "recrawl scratch"));
-    CS_TRY(ctx, cs_alloc(ctx, &r->cblk, m / CACHED_BLOCK + 2, sizeof *r->cblk, "recrawl scratch"));
-    for (int64_t i = 0; i < r->n; i++) {
-        r->prob[i] = -1.0;
-        r->t_last[i] = CS_NAN;
-    }
+    r->npages = pg->n;
     r->t_step = -CS_INF;
     if (ops->create != NULL)
         CS_TRY(ctx, ops->create(ctx, r, &r->st));
+    CS_TRY(ctx, recrawl_fit(r)); /* the pages already cached */
     *out = r;
     return CS_OK;
 fail:
@@ -248,15 +248,12 @@ void cs_recrawl_destroy(cs_recrawl **pr)
     free(r->hkey);
     free(r->hpage);
     free(r->out);
-    free(r->cidx);
     free(r->cmu);
     free(r->cdelta);
     free(r->crate);
     free(r->cprob);
     free(r->ccomp);
-    free(r->cblk);
-    free(r->ftau);
-    free(r->fk);
+    free(r->fj);
     free(r);
     *pr = NULL;
 }
@@ -314,6 +311,7 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
                               const double *delta)
 {
     cs_err rc = CS_OK;
+    recrawl_view(r);
     const int64_t n = r->n, m = recrawl_cached(r);
     double *rate = r->rate, *prob = r->prob;
 #pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(rate, prob, n)              \
@@ -350,7 +348,7 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
             R = 0.999 * sum;
     }
     CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, R, &o, r->crate, r->cprob, NULL));
-    const int64_t *idx = r->cidx;
+    const uint32_t *idx = r->cidx;
     const double *crate = r->crate, *cprob = r->cprob;
 #pragma omp parallel for if (m >= PAGES_PARALLEL) default(none)                                    \
     shared(rate, prob, idx, crate, cprob, m) schedule(static)
@@ -369,8 +367,9 @@ cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t)
     if (!isfinite(t) || (r->synced && t < r->t_step))
         return cs_fail(ctx, CS_ERR_ARG, "recrawl: sync at %g before the last step %g", t,
                        r->t_step);
+    recrawl_view(r);
     int64_t m = recrawl_cached(r);
-    const int64_t *idx = r->cidx;
+    const uint32_t *idx = r->cidx;
     double *tl = r->t_last;
 #pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(idx, tl, m, t)              \
     schedule(static)
@@ -396,7 +395,7 @@ cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t)
         if (!(nx[j] < CS_INF))
             continue;
         r->hkey[r->hn] = nx[j];
-        r->hpage[r->hn] = (uint32_t)idx[j];
+        r->hpage[r->hn] = idx[j];
         r->hn++;
     }
     for (int64_t p = r->hn / 2 - 1; p >= 0; p--)
@@ -417,7 +416,7 @@ static void record(cs_recrawl *r, int64_t i, double t, uint32_t changes)
         r->err = CS_ERR_NOMEM;
         return;
     }
-    r->out[r->out_n].page = i;
+    r->out[r->out_n].page = r->pg.local[i];
     r->out[r->out_n].t = t;
     r->out[r->out_n].changes = changes;
     r->out_n++;
@@ -449,13 +448,14 @@ cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **craw
     if (!r->synced || !(t_hi >= r->t_step) || !isfinite(t_hi))
         return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: step to %g (last %g, synced %d)", t_hi,
                        r->t_step, r->synced);
+    recrawl_view(r);
     while (r->hn > 0 && r->hkey[0] <= t_hi && r->err == CS_OK) {
         const int64_t i = r->hpage[0];
         const double t = r->hkey[0];
         uint32_t ch = 0;
-        if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
+        if (cs_cache_crawl_slot(r->cache, i, t, on_note, r, &ch) != CS_OK)
             return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: page %lld is not in the cache",
-                           (long long)i);
+                           (long long)r->pg.local[i]);
         record(r, i, t, ch);
         if (r->ops->on_crawl != NULL)
             r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
@@ -471,7 +471,7 @@ cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **craw
         if (r->hn > 0)
             sift_down(r, 0);
     }
-    if (r->err == CS_OK && cs_cache_poll(r->cache, t_hi, on_note, r, NULL, NULL) != CS_OK)
+    if (r->err == CS_OK && cs_cache_poll_slot(r->cache, t_hi, on_note, r, NULL, NULL) != CS_OK)
         return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: cache poll to %g refused", t_hi);
     r->t_step = t_hi;
     *crawls = r->out;
@@ -482,8 +482,9 @@ cs_err cs_recrawl_step(cs_recrawl *r, double t_hi, const cs_recrawl_crawl **craw
 cs_err recrawl_crawl_now(cs_recrawl *r, int64_t i, double t, uint32_t *changes)
 {
     uint32_t ch = 0;
-    if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
-        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: page %lld is not in the cache", (long long)i);
+    if (cs_cache_crawl_slot(r->cache, i, t, on_note, r, &ch) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: page %lld is not in the cache",
+                       (long long)(i >= 0 && i < r->n ? r->pg.local[i] : i));
     record(r, i, t, ch);
     if (r->ops->on_crawl != NULL)
         r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
@@ -504,8 +505,9 @@ cs_err cs_recrawl_step_all(cs_ctx *ctx, cs_recrawl *r, double t_hi, const cs_rec
         rc = cs_fail(ctx, CS_ERR_ARG, "recrawl: step to %g (last %g, synced %d)", t_hi, r->t_step,
                      r->synced);
     CS_TRY_AGREE(ctx, rc);
+    recrawl_view(r);
     CS_TRY(ctx, r->ops->slot(ctx, r, r->st, t_hi));
-    if (r->err == CS_OK && cs_cache_poll(r->cache, t_hi, on_note, r, NULL, NULL) != CS_OK)
+    if (r->err == CS_OK && cs_cache_poll_slot(r->cache, t_hi, on_note, r, NULL, NULL) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_ARG, "recrawl: cache poll to %g refused", t_hi);
     if (rc == CS_OK)
         rc = r->err;
@@ -519,26 +521,37 @@ fail:
 
 /* ---- the refresh-only experiment ------------------------------------------------------------- */
 
-/* cs_recrawl_fetch of page i; tau, k: its first change after t (cs_cache_first_changes), or
- * NULL to compute it here. */
-static cs_err fetch_one(cs_recrawl *r, int64_t i, double t, int *joined, const double *tau,
-                        const uint64_t *k)
+/* cs_recrawl_fetch of local page li; jn: what cs_cache_first_changes found for it, or NULL to
+ * compute it here. */
+static cs_err fetch_one(cs_recrawl *r, int64_t li, double t, int *joined, const cs_cache_join *jn)
 {
     if (joined != NULL)
         *joined = 0;
-    if (!(t >= r->t_step) || !isfinite(t) || i < 0 || i >= r->n)
+    if (!(t >= r->t_step) || !isfinite(t) || li < 0 || li >= r->npages)
         return cs_fail(r->ctx, CS_ERR_ARG,
                        "recrawl: fetch of page %lld at %g before the last "
                        "step %g",
-                       (long long)i, t, r->t_step);
-    if (!cs_cache_has(r->cache, i)) {
-        const cs_err a = tau != NULL ? cs_cache_add_first(r->cache, i, t, *tau, *k)
-                                     : cs_cache_add(r->cache, i, t);
-        if (a != CS_OK)
+                       (long long)li, t, r->t_step);
+    int64_t i = jn != NULL ? jn->slot : cs_cache_slot(r->cache, li);
+    if (i < 0) {
+        const cs_err a = jn != NULL ? cs_cache_add_first(r->cache, li, t, jn, &i)
+                                    : cs_cache_add_slot(r->cache, li, t, &i);
+        if (a == CS_ERR_NOMEM)
+            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the cache");
+        if (a != CS_OK) {
+            cs_cache_attr at = {li, CS_NAN, CS_NAN, 0};
+            if (jn != NULL)
+                at = jn->a;
+            else
+                cs_cache_attrs(r->cache, li, &at);
             return cs_fail(r->ctx, CS_ERR_ARG,
                            "page %lld cannot be cached: its importance mu = %g and change rate "
                            "delta = %g must be finite and > 0",
-                           (long long)pid(r, i), r->pg.mu[i], r->pg.delta[i]);
+                           (long long)at.id, at.mu, at.delta);
+        }
+        const cs_err g = recrawl_fit(r);
+        if (g != CS_OK)
+            return g;
         r->t_last[i] = t;
         if (joined != NULL)
             *joined = 1;
@@ -548,9 +561,9 @@ static cs_err fetch_one(cs_recrawl *r, int64_t i, double t, int *joined, const d
     }
     r->err = CS_OK;
     uint32_t ch = 0;
-    if (cs_cache_crawl(r->cache, i, t, on_note, r, &ch) != CS_OK)
+    if (cs_cache_crawl_slot(r->cache, i, t, on_note, r, &ch) != CS_OK)
         return cs_fail(r->ctx, CS_ERR_ARG, "recrawl: fetch of page %lld at %g refused",
-                       (long long)i, t);
+                       (long long)li, t);
     if (r->ops->on_crawl != NULL && !isnan(r->t_last[i]))
         r->ops->on_crawl(r, r->st, i, t, r->t_last[i], ch);
     r->t_last[i] = t;
@@ -559,20 +572,24 @@ static cs_err fetch_one(cs_recrawl *r, int64_t i, double t, int *joined, const d
 
 cs_err cs_recrawl_fetch(cs_recrawl *r, int64_t i, double t, int *joined)
 {
-    return fetch_one(r, i, t, joined, NULL, NULL);
+    recrawl_view(r);
+    return fetch_one(r, i, t, joined, NULL);
 }
 
 cs_err cs_recrawl_fetch_batch(cs_recrawl *r, const int64_t *idx, int64_t n, double t)
 {
     cs_err rc = CS_OK;
-    CS_TRY(r->ctx, cs_grow(r->ctx, &r->ftau, &r->ftau_cap, (size_t)n + 1, sizeof *r->ftau,
-                           "recrawl scratch"));
+    recrawl_view(r);
     CS_TRY(r->ctx,
-           cs_grow(r->ctx, &r->fk, &r->fk_cap, (size_t)n + 1, sizeof *r->fk, "recrawl scratch"));
-    /* the joining pages' first changes (the costly part: their streams up to t) in parallel */
-    cs_cache_first_changes(r->cache, idx, n, t, r->ftau, r->fk);
-    for (int64_t j = 0; j < n && rc == CS_OK; j++)
-        rc = fetch_one(r, idx[j], t, NULL, &r->ftau[j], &r->fk[j]);
+           cs_grow(r->ctx, &r->fj, &r->fj_cap, (size_t)n + 1, sizeof *r->fj, "recrawl scratch"));
+    /* the joining pages' attributes and first changes (the costly part: their streams up to t)
+     * in parallel; a page twice in the batch is looked up again at its second fetch */
+    cs_cache_first_changes(r->cache, idx, n, t, r->fj);
+    for (int64_t j = 0; j < n && rc == CS_OK; j++) {
+        if (r->fj[j].slot < 0 && cs_cache_slot(r->cache, idx[j]) >= 0)
+            r->fj[j].slot = cs_cache_slot(r->cache, idx[j]);
+        rc = fetch_one(r, idx[j], t, NULL, &r->fj[j]);
+    }
 fail:
     return rc;
 }
@@ -590,6 +607,7 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
     *jh = *jb = CS_NAN;
     if (!cs_recrawl_is_poisson(r))
         return CS_OK;
+    recrawl_view(r);
     int64_t m = recrawl_cached(r);
     gather_cached(r, m, r->pg.delta, 1);
     int64_t gm = 0;
@@ -612,8 +630,9 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
     double *x = NULL;
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, r->n > 0 ? (size_t)r->n : 1, sizeof *x, "delta error"));
     int64_t gn = 0;
+    recrawl_view(r);
     const int64_t n = recrawl_cached(r);
-    const int64_t *idx = r->cidx;
+    const uint32_t *idx = r->cidx;
     const double *delta = r->pg.delta;
 #pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(x, idx, est, delta, n)      \
     schedule(static)
@@ -740,6 +759,7 @@ cs_err cs_recrawl_save(cs_ctx *ctx, const cs_recrawl *r, cs_ckpt *ck)
     cs_err rc = CS_OK;
     const int64_t si[RS_NI] = {r->n, r->hn, r->crawls, r->synced};
     CS_ASSERT(r->err == CS_OK);
+    CS_ASSERT(cs_cache_n_slots(r->cache) == r->n);
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/state", CS_CK_I64, RS_NI, si));
     const double tb[2] = {r->t_step, r->cfg.bandwidth};
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/times", CS_CK_F64, 2, tb));
@@ -760,7 +780,8 @@ cs_err cs_recrawl_load(cs_ctx *ctx, cs_recrawl *r, cs_ckpt *ck)
     cs_err rc = CS_OK;
     int64_t si[RS_NI];
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/state", CS_CK_I64, RS_NI, si));
-    if (si[RS_N] != r->n || si[RS_HN] < 0 || si[RS_HN] > r->n)
+    rc = recrawl_fit(r); /* the pages of the cache restored before */
+    if (rc == CS_OK && (si[RS_N] != r->n || si[RS_HN] < 0 || si[RS_HN] > r->n))
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a re-crawl policy over other pages",
                      cs_ckpt_path(ck));
     CS_TRY_AGREE(ctx, rc);

@@ -57,7 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A group member: last crawl time, global id, local index. */
+/* A group member: last crawl time, global id, slot. */
 typedef struct qent {
     double t;
     uint32_t id, li;
@@ -89,6 +89,8 @@ typedef struct bandit {
     pend *pd;
     size_t npd, pd_cap;
     int64_t *members; /* local cached pages per group */
+    int32_t *grp;     /* the group of each slot */
+    int64_t grp_cap;
     /* replicated */
     int64_t *cnt; /* cached pages per group over all ranks, at the last sync */
     double carry;
@@ -168,6 +170,7 @@ static void bandit_destroy(void *st)
     free(b->q);
     free(b->pd);
     free(b->members);
+    free(b->grp);
     free(b->cnt);
     cs_bandit_destroy(&b->pol);
     free(b->elig);
@@ -190,7 +193,8 @@ static cs_err bandit_create(cs_ctx *ctx, cs_recrawl *r, void **st)
     bandit *b = NULL;
     const cs_bandit_ops *ops = cs_bandit_find_recrawl(r->cfg.policy);
     const int64_t K = r->cfg.n_groups;
-    if (ops == NULL || r->cfg.group == NULL || K < 1 || K > INT32_MAX || !(r->cfg.slot > 0.0))
+    if (ops == NULL || (r->cfg.group == NULL && r->cfg.group_of == NULL) || K < 1 ||
+        K > INT32_MAX || !(r->cfg.slot > 0.0))
         return cs_fail(ctx, CS_ERR_ARG, "%s: needs groups of pages and a slot length",
                        r->cfg.policy);
     if (ops->max_groups > 0 && K > ops->max_groups)
@@ -200,7 +204,7 @@ static cs_err bandit_create(cs_ctx *ctx, cs_recrawl *r, void **st)
                        r->cfg.policy, ops->max_why, (long long)ops->max_groups, (long long)K);
     if (ops->input == CS_BANDIT_IN_INDEX && !(r->cfg.whittle_decay > 0.0))
         return cs_fail(ctx, CS_ERR_CONFIG, "refresh.whittle_decay must be > 0");
-    for (int64_t i = 0; i < r->n; i++)
+    for (int64_t i = 0; r->cfg.group != NULL && i < r->npages; i++)
         if (r->cfg.group[i] < 0 || r->cfg.group[i] >= K)
             return cs_fail(ctx, CS_ERR_ARG, "%s: page %lld in group %d of %lld", r->cfg.policy,
                            (long long)i, (int)r->cfg.group[i], (long long)K);
@@ -233,6 +237,30 @@ fail:
     return rc;
 }
 
+/* Slots [n0, n1) joined: their groups (cfg.group of their local pages, or cfg.group_of). */
+static cs_err bandit_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
+{
+    bandit *b = st;
+    const int64_t cap = cs_slots_cap(b->grp_cap, n1);
+    if (cap != b->grp_cap) {
+        void *const pp[] = {&b->grp};
+        const size_t sz[] = {sizeof *b->grp};
+        if (cs_slots_resize(pp, sz, 1, cap) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the groups");
+        b->grp_cap = cap;
+    }
+    for (int64_t i = n0; i < n1; i++) {
+        const int64_t li = r->pg.local[i];
+        const int32_t k =
+            r->cfg.group != NULL ? r->cfg.group[li] : r->cfg.group_of(r->cfg.group_arg, li);
+        if (k < 0 || k >= b->K)
+            return cs_fail(r->ctx, CS_ERR_ARG, "%s: page %lld in group %d of %lld", r->cfg.policy,
+                           (long long)li, (int)k, (long long)b->K);
+        b->grp[i] = k;
+    }
+    return CS_OK;
+}
+
 /* A member (re)enters its group's FIFO at the next slot (sorted there by (time, id)). */
 static void enqueue(cs_recrawl *r, bandit *b, int64_t i, double t)
 {
@@ -242,16 +270,16 @@ static void enqueue(cs_recrawl *r, bandit *b, int64_t i, double t)
         return;
     }
     pend *p = &b->pd[b->npd++];
-    p->k = r->cfg.group[i];
+    p->k = b->grp[i];
     p->q.t = t;
-    p->q.id = (uint32_t)(r->pg.id != NULL ? r->pg.id[i] : i);
+    p->q.id = (uint32_t)r->pg.id[i];
     p->q.li = (uint32_t)i;
 }
 
 static void bandit_on_join(cs_recrawl *r, void *st, int64_t i, double t)
 {
     bandit *b = st;
-    b->members[r->cfg.group[i]]++;
+    b->members[b->grp[i]]++;
     enqueue(r, b, i, t);
 }
 
@@ -283,9 +311,8 @@ static cs_err index_inputs(cs_ctx *ctx, cs_recrawl *r, bandit *b, double *alpha)
     cs_err rc = cs_calloc(ctx, &xs, (size_t)b->K, sizeof *xs, "whittle rates");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &tot, (size_t)b->K, sizeof *tot, "whittle rates");
-    for (int64_t i = 0; rc == CS_OK && i < r->n; i++)
-        if (cs_cache_has(r->cache, i))
-            cs_xsum_add(&xs[r->cfg.group[i]], r->pg.mu[i] * r->pg.delta[i]);
+    for (int64_t i = 0; rc == CS_OK && i < r->n; i++) /* exact sums: any order */
+        cs_xsum_add(&xs[b->grp[i]], r->pg.mu[i] * r->pg.delta[i]);
     rc = cs_agree(ctx, rc);
     if (rc == CS_OK) {
         cs_xsum_allreduce(ctx, xs, tot, (int)b->K);
@@ -323,23 +350,23 @@ static cs_err static_opt_inputs(cs_ctx *ctx, cs_recrawl *r, bandit *b)
     if (rc == CS_OK) {
         D = mu + nz;
         p = D + nz;
-        for (int64_t i = 0; i < r->n; i++)
-            if (cs_cache_has(r->cache, i)) {
-                mu[m] = r->pg.mu[i];
-                D[m] = cs_static_opt_change_prob(r->pg.delta[i], b->slot);
-                if (!(D[m] > 0.0))
-                    D[m] = 1e-300; /* a page that (numerically) never changes */
-                m++;
-            }
+        const int64_t nc = recrawl_cached(r); /* in page order: the solve's sums */
+        for (int64_t j = 0; j < nc; j++) {
+            const int64_t i = r->cidx[j];
+            mu[m] = r->pg.mu[i];
+            D[m] = cs_static_opt_change_prob(r->pg.delta[i], b->slot);
+            if (!(D[m] > 0.0))
+                D[m] = 1e-300; /* a page that (numerically) never changes */
+            m++;
+        }
         double R = r->cfg.bandwidth * b->slot;
         if (R > (double)total)
             R = (double)total;
         rc = cs_static_opt_solve(ctx, m, mu, D, R, p, NULL);
     }
     if (rc == CS_OK) {
-        for (int64_t i = 0, j = 0; i < r->n; i++)
-            if (cs_cache_has(r->cache, i))
-                cs_xsum_add(&loc[r->cfg.group[i]], p[j++]);
+        for (int64_t j = 0; j < m; j++)
+            cs_xsum_add(&loc[b->grp[r->cidx[j]]], p[j]);
         cs_xsum_allreduce(ctx, loc, sum, (int)b->K);
         for (int64_t k = 0; k < b->K; k++)
             b->w[k] = cs_xsum_value(&sum[k]);
@@ -494,7 +521,7 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     int64_t nb = 0;
     for (int64_t j = 0; j < m; j++)
         if (!slot_of[j]) {
-            b->back[nb].k = r->cfg.group[b->mine_q[j].li];
+            b->back[nb].k = b->grp[b->mine_q[j].li];
             b->back[nb++].q = b->mine_q[j];
         }
     qsort(b->back, (size_t)nb, sizeof *b->back, pend_cmp);
@@ -633,4 +660,5 @@ const recrawl_ops cs_recrawl_bandit_ops = {.name = "bandit-*",
                                            .slot = bandit_slot,
                                            .on_join = bandit_on_join,
                                            .save = bandit_save,
-                                           .load = bandit_load};
+                                           .load = bandit_load,
+                                           .grow = bandit_grow};

@@ -8,6 +8,7 @@
 
 #include "crawlsim/ckpt.h"
 #include "crawlsim/recrawl.h"
+#include "refresh/refresh_impl.h"
 
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ typedef struct recrawl_ops {
     void (*on_join)(cs_recrawl *r, void *st, int64_t i, double t);
     cs_err (*save)(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ckpt *ck);
     cs_err (*load)(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck);
+    /* Local, may be NULL. Slots [n_old, n_new) joined the cache (r->pg holds their attributes):
+     * the policy's per-slot arrays grow to cover them. CS_ERR_NOMEM (message recorded). */
+    cs_err (*grow)(cs_recrawl *r, void *st, int64_t n_old, int64_t n_new);
 } recrawl_ops;
 
 struct cs_recrawl {
@@ -45,12 +49,13 @@ struct cs_recrawl {
     const recrawl_ops *ops;
     void *st;
     cs_cache *cache;
-    cs_cache_pages pg;
-    int64_t n;
-    double *rate, *prob; /* the schedule in force */
-    double *t_last;      /* last crawl (or the sync that first saw the page cached); NaN */
-    uint32_t *draws;     /* crawl-time draws per page */
-    double *hkey;        /* heap of next crawl times */
+    cs_cache_slot_view pg; /* the cache's slots: what "page i" means below (recrawl_view) */
+    int64_t n, cap;        /* slots covered by the arrays, allocated */
+    int64_t npages;        /* the rank's pages (local indexes) */
+    double *rate, *prob;   /* the schedule in force */
+    double *t_last;        /* last crawl (or the sync that first saw the page cached); NaN */
+    uint32_t *draws;       /* crawl-time draws per page */
+    double *hkey;          /* heap of next crawl times */
     uint32_t *hpage;
     int64_t hn;
     cs_recrawl_crawl *out;
@@ -59,27 +64,25 @@ struct cs_recrawl {
     double t_step; /* steps are done up to here */
     int synced;
     cs_err err; /* a failure inside a cache callback */
-    /* scratch of the solves: the cached pages, compacted */
-    int64_t *cidx;
+    /* scratch of the solves: the cached pages in page order (the cache's), compacted */
+    const uint32_t *cidx;
     double *cmu, *cdelta, *crate, *cprob;
     uint8_t *ccomp;
-    int64_t *cblk; /* recrawl_cached's per-block counts */
-    /* scratch of cs_recrawl_fetch_batch: the joining pages' first changes */
-    double *ftau;
-    uint64_t *fk;
-    size_t ftau_cap, fk_cap;
+    /* scratch of cs_recrawl_fetch_batch: the joining pages' attributes and first changes */
+    cs_cache_join *fj;
+    size_t fj_cap;
 };
 
 /* Local. Crawls cached page i at t now (a slot policy's decision): the cache's staleness, the
  * crawl's record, on_crawl, t_last. *changes: the changes it found. CS_ERR_ARG if not cached. */
 cs_err recrawl_crawl_now(cs_recrawl *r, int64_t i, double t, uint32_t *changes);
 
-/* Local; the calling thread's team shares it. The cached pages' local indexes, increasing, into
- * r->cidx; returns their number. */
+/* Local. The cached pages (slots) in increasing local index, into r->cidx; returns their
+ * number (every slot: a page is cached from its join on). */
 int64_t recrawl_cached(cs_recrawl *r);
 
 /* Collective. Solves the rates of the cached pages with `policy` and change rates delta[] (per
- * local page), writes r->rate / r->prob (uncached pages: 0 and -1). */
+ * slot), writes r->rate / r->prob. */
 cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
                               const double *delta);
 

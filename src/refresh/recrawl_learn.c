@@ -61,8 +61,9 @@ double cs_recrawl_mle_incomplete(const double *a, const uint8_t *z, int64_t n)
 }
 
 typedef struct learn {
-    double *est;
-    double *t_join;
+    double *est;    /* per slot */
+    double *t_join; /* per slot */
+    int64_t cap;
     /* the observation log: page, interval (or change time), z (0, 1; 2 = a notified change) */
     uint32_t *lp;
     double *la;
@@ -77,23 +78,30 @@ static cs_err learn_create(cs_ctx *ctx, cs_recrawl *r, void **st)
 {
     cs_err rc = CS_OK;
     learn *l = NULL;
+    (void)r;
     CS_TRY(ctx, cs_calloc(ctx, &l, 1, sizeof *l, "lambda-learn"));
-    const size_t m = r->n > 0 ? (size_t)r->n : 1;
-    CS_TRY(ctx, cs_alloc(ctx, &l->est, m, sizeof *l->est, "lambda-learn"));
-    CS_TRY(ctx, cs_alloc(ctx, &l->t_join, m, sizeof *l->t_join, "lambda-learn"));
-    for (int64_t i = 0; i < r->n; i++) {
+    *st = l;
+fail:
+    return rc;
+}
+
+/* Slots [n0, n1) joined: the initial guess, no join time yet. */
+static cs_err learn_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
+{
+    learn *l = st;
+    const int64_t cap = cs_slots_cap(l->cap, n1); /* never NULL: cs_recrawl_estimates */
+    if (cap != l->cap) {
+        void *const pp[] = {&l->est, &l->t_join};
+        const size_t sz[] = {sizeof *l->est, sizeof *l->t_join};
+        if (cs_slots_resize(pp, sz, 2, cap) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the estimates");
+        l->cap = cap;
+    }
+    for (int64_t i = n0; i < n1; i++) {
         l->est[i] = r->cfg.learn_guess;
         l->t_join[i] = CS_NAN;
     }
-    *st = l;
     return CS_OK;
-fail:
-    if (l != NULL) {
-        free(l->est);
-        free(l->t_join);
-        free(l);
-    }
-    return rc;
 }
 
 static void learn_destroy(void *st)
@@ -170,7 +178,7 @@ static cs_err estimate(cs_ctx *ctx, cs_recrawl *r, learn *l, double t)
 #pragma omp parallel for if (n >= 4096) default(none) shared(cr, cl, off, a, z, n, t, ts)          \
     schedule(dynamic, 1024)
     for (int64_t i = 0; i < n; i++) {
-        if (!cs_cache_has(cr->cache, i) || isnan(cl->t_join[i]))
+        if (isnan(cl->t_join[i]))
             continue;
         const int64_t b = off[i], e = off[i + 1];
         if (cr->pg.complete != NULL && cr->pg.complete[i]) {
@@ -207,7 +215,7 @@ static cs_err learn_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     /* a page's observations start when it joined: its first fetch (cs_recrawl_fetch) or, when
      * it was added to the cache directly, this sync (cs_recrawl_sync set its last crawl to t) */
     const int64_t m = recrawl_cached(r);
-    const int64_t *idx = r->cidx;
+    const uint32_t *idx = r->cidx;
     const double *tl = r->t_last;
     double *tj = l->t_join;
 #pragma omp parallel for if (m >= 4096) default(none) shared(idx, tl, tj, m, t) schedule(static)
@@ -291,7 +299,8 @@ fail:
                              .on_change = learn_on_change,                                         \
                              .estimates = learn_estimates,                                         \
                              .save = learn_save,                                                   \
-                             .load = learn_load}
+                             .load = learn_load,                                                   \
+                             .grow = learn_grow}
 
 LEARN(cs_recrawl_learn_ops, "lambda-learn", CS_REFRESH_LAMBDACRAWL);
 LEARN(cs_recrawl_learn_lca_ops, "lambda-learn-lca", CS_REFRESH_LCA);

@@ -31,24 +31,37 @@ KNOWN(cs_recrawl_blc_floor_ops, "binary-lambdacrawl-floor", CS_REFRESH_BLC_FLOOR
 
 /* ---- adaptive -------------------------------------------------------------------------------- */
 
-/* Per page interval; 0 until the first sync sets the initial one. */
+/* Per page (slot) interval; 0 until the first sync sets the initial one. */
 typedef struct adaptive {
     double *iv;
+    int64_t cap;
     double init, lo, hi;
 } adaptive;
 
 static cs_err adaptive_create(cs_ctx *ctx, cs_recrawl *r, void **st)
 {
+    (void)r;
     adaptive *a = NULL;
     cs_err rc = cs_calloc(ctx, &a, 1, sizeof *a, "adaptive");
     if (rc != CS_OK)
         return rc;
-    rc = cs_calloc(ctx, &a->iv, r->n > 0 ? (size_t)r->n : 1, sizeof *a->iv, "adaptive");
-    if (rc != CS_OK) {
-        free(a);
-        return rc;
-    }
     *st = a;
+    return CS_OK;
+}
+
+static cs_err adaptive_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
+{
+    adaptive *a = st;
+    const int64_t cap = cs_slots_cap(a->cap, n1);
+    if (cap != a->cap) {
+        void *const pp[] = {&a->iv};
+        const size_t sz[] = {sizeof *a->iv};
+        if (cs_slots_resize(pp, sz, 1, cap) != CS_OK)
+            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the intervals");
+        a->cap = cap;
+    }
+    for (int64_t i = n0; i < n1; i++)
+        a->iv[i] = 0.0;
     return CS_OK;
 }
 
@@ -65,9 +78,7 @@ static cs_err adaptive_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     adaptive *a = st;
     if (a->init == 0.0) {
         /* the uniform interval N / R over the pages cached at the first sync (an exact count) */
-        int64_t m = 0, gm = 0;
-        for (int64_t i = 0; i < r->n; i++)
-            m += cs_cache_has(r->cache, i);
+        int64_t m = r->n, gm = 0; /* every slot is cached */
         cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
         a->init = r->cfg.adapt_init > 0.0 ? r->cfg.adapt_init
                                           : (double)(gm > 0 ? gm : 1) / r->cfg.bandwidth;
@@ -76,10 +87,6 @@ static cs_err adaptive_sync(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
     }
     for (int64_t i = 0; i < r->n; i++) {
         r->prob[i] = -1.0;
-        if (!cs_cache_has(r->cache, i)) {
-            r->rate[i] = 0.0;
-            continue;
-        }
         if (a->iv[i] == 0.0)
             a->iv[i] = fmin(a->hi, fmax(a->lo, a->init));
         r->rate[i] = 1.0 / a->iv[i];
@@ -141,4 +148,5 @@ const recrawl_ops cs_recrawl_adaptive_ops = {
     .next = adaptive_next,
     .save = adaptive_save,
     .load = adaptive_load,
+    .grow = adaptive_grow,
 };

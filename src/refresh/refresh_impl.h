@@ -49,17 +49,59 @@ double cs_xsum_value(const cs_xsum *s);
  * allreduce of n * 12 int64). */
 void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n);
 
+/* ---- arrays over slots (the cache's and the re-crawl policy's) --------------------------------
+ */
+
+/* Local. The capacity to allocate for `need` slots: cap doubled (from 1024) until it holds need;
+ * cap itself when it holds need and is not 0 (arrays are never NULL). */
+int64_t cs_slots_cap(int64_t cap, int64_t need);
+/* Local. Reallocates the n arrays *pp[j] (pointers to pointers) to cap elements of sz[j] bytes;
+ * CS_ERR_NOMEM when one cannot grow (each keeps its old contents, the larger ones included). */
+cs_err cs_slots_resize(void *const *pp, const size_t *sz, int n, int64_t cap);
+
+/* ---- the cache's slots (cache.h: the cached pages numbered in the order they joined) ------- */
+
+/* Local. The slot of local page li, -1 when it is not cached. */
+int64_t cs_cache_slot(const cs_cache *c, int64_t li);
+/* Local. Slots in use (pages cached). */
+int64_t cs_cache_n_slots(const cs_cache *c);
+
+/* Local. The slots in increasing local index (the page order of the solves' sums), *m of them;
+ * borrowed until the next page joins. Sorts the slots that joined since the last call and
+ * merges them in: O(joins log joins + slots). */
+const uint32_t *cs_cache_sorted(cs_cache *c, int64_t *m);
+
+/* Local. The attributes of local page li in [0, n) (the caller's arrays or pg.attr). */
+void cs_cache_attrs(const cs_cache *c, int64_t li, cs_cache_attr *a);
+
+/* Local. cs_cache_add, giving the new slot in *slot (may be NULL). */
+cs_err cs_cache_add_slot(cs_cache *c, int64_t i, double t, int64_t *slot);
+/* Local. cs_cache_crawl and cs_cache_poll of slots: s and the callback's page are slots. */
+cs_err cs_cache_crawl_slot(cs_cache *c, int64_t s, double t, cs_cache_change_fn fn, void *arg,
+                           uint32_t *changes);
+cs_err cs_cache_poll_slot(cs_cache *c, double t_hi, cs_cache_change_fn fn, void *arg,
+                          int64_t *notified, int64_t *crawled);
+
+/* What cs_cache_first_changes found for one page. */
+typedef struct cs_cache_join {
+    int64_t slot;    /* the page's slot when cached already, else -1 */
+    cs_cache_attr a; /* otherwise its attributes */
+    double tau;      /* and its first change after t (NaN: it cannot join) */
+    uint64_t k;
+} cs_cache_join;
+
 /*
  * Local; the threads of the calling one share it (OpenMP). What cs_cache_add(c, idx[j], t)
- * would store for each of the pages idx[0..n), computed without changing the cache: the first
- * change after t of the page's stream, tau[j] and its index k[j] (tau[j] = NaN where
- * cs_cache_add would refuse the page: cached already, closed, bad t, mu or delta). A pure
- * function of the seed, the page and t, so the threads' results are the serial loop's.
+ * would store for each of the pages idx[0..n) not cached, computed without changing the cache:
+ * the page's attributes and the first change after t of its stream, jn[j].tau and its index
+ * jn[j].k (tau = NaN where cs_cache_add would refuse the page: cached already, closed, bad t,
+ * mu or delta). A pure function of the seed, the page and t, so the threads' results are the
+ * serial loop's.
  */
-void cs_cache_first_changes(const cs_cache *c, const int64_t *idx, int64_t n, double t, double *tau,
-                            uint64_t *k);
-/* Local. cs_cache_add(c, i, t) with the first change (tau, k) from cs_cache_first_changes at
+void cs_cache_first_changes(const cs_cache *c, const int64_t *idx, int64_t n, double t,
+                            cs_cache_join *jn);
+/* Local. cs_cache_add_slot(c, i, t, slot) with what cs_cache_first_changes found for page i at
  * the same t (recomputed when tau is NaN, or the page cannot join: the same result and code). */
-cs_err cs_cache_add_first(cs_cache *c, int64_t i, double t, double tau, uint64_t k);
+cs_err cs_cache_add_first(cs_cache *c, int64_t i, double t, const cs_cache_join *jn, int64_t *slot);
 
 #endif

@@ -41,13 +41,20 @@ static const char *const rd_name[NRD] = {"t0",        "t1",        "share", "fra
                                          "bandwidth", "jh",        "jb",    "jh_closed",
                                          "jb_closed", "delta_err", "ih",    "ib"};
 
+/* The procedural world's pages, computed when they join the cache (proc_attr, proc_group). */
+typedef struct proc_pages {
+    const cs_gen *gen;
+    const cs_gen_config *c;
+    const cs_graph *g;
+    int by_host;   /* bandit groups by host, else by class of change rate: */
+    int64_t K;     /* classes, */
+    double lo, hi; /* the smallest and largest change rate over all pages */
+} proc_pages;
+
 struct sim_refresh {
     const cs_config *cfg;
-    int32_t *group;     /* bandit-* policies: the group of each local page */
-    double *mu, *delta; /* the procedural world: the local pages' attributes (else g's) */
-    int64_t *id;        /* and their ids */
-    uint8_t *complete;
-    int32_t *host; /* and their hosts, for group_by = host */
+    int32_t *group; /* bandit-* policies on a materialized world: the group of each local page */
+    proc_pages pp;  /* the procedural world */
     char policy[64];
     cs_cache_pages pg;
     cs_cache *cache;
@@ -95,79 +102,116 @@ static int choice_name(const char *section, const char *key, int idx, char *out,
     return 0;
 }
 
-/* Collective. The group of every local page for the bandit-* policies: its host, or its class of
- * change rate (refresh.groups classes log-spaced between the smallest and largest delta over all
- * pages; all in class 0 when they are equal). */
-static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh *rf,
-                          int64_t *n_groups)
+/* The class of change rate delta among K log-spaced between lo and hi (all 0 when equal). */
+static int32_t rate_class(double delta, double lo, double hi, int64_t K)
 {
-    const int64_t n = cs_graph_n_local(g);
-    cs_err rc = cs_alloc(ctx, &rf->group, n > 0 ? (size_t)n : 1, sizeof *rf->group, "groups");
-    if (cs_agree(ctx, rc) != CS_OK)
-        return CS_ERR_NOMEM;
-    if (cfg->refresh.group_by == CS_GROUP_HOST) {
-        const int64_t *host = cs_graph_host(g);
-        for (int64_t i = 0; i < n; i++)
-            rf->group[i] = rf->host != NULL ? rf->host[i] : (int32_t)host[i];
-        *n_groups = cs_graph_n_hosts(g);
-        return CS_OK;
-    }
-    const double *delta = rf->pg.delta;
-    double lo = (double)INFINITY, hi = -(double)INFINITY;
-    for (int64_t i = 0; i < n; i++) {
-        lo = delta[i] < lo ? delta[i] : lo;
-        hi = delta[i] > hi ? delta[i] : hi;
-    }
-    cs_allreduce(ctx, NULL, &lo, 1, CS_T_F64, CS_OP_MIN);
-    cs_allreduce(ctx, NULL, &hi, 1, CS_T_F64, CS_OP_MAX);
-    const int64_t K = cfg->refresh.groups;
     const double span = log(hi) - log(lo);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t c = span > 0.0 ? (int64_t)floor((double)K * (log(delta[i]) - log(lo)) / span) : 0;
-        rf->group[i] = (int32_t)(c < 0 ? 0 : c >= K ? K - 1 : c);
-    }
-    *n_groups = K;
-    return CS_OK;
+    int64_t c = span > 0.0 ? (int64_t)floor((double)K * (log(delta) - log(lo)) / span) : 0;
+    return (int32_t)(c < 0 ? 0 : c >= K ? K - 1 : c);
 }
 
-/* Local. The procedural world's attributes of the rank's pages (cs_simrf_create): those of
- * cs_gen_slice, bit for bit; consecutive pages of one host share its lookup. */
-static cs_err proc_attrs(cs_ctx *ctx, const cs_gen *gen, const cs_gen_config *c, const cs_graph *g,
-                         sim_refresh *rf)
+/* Local. The procedural world's attributes of local page li: those of cs_gen_slice, bit for
+ * bit (cs_cache_attr_fn). */
+static void proc_attr(const void *arg, int64_t li, cs_cache_attr *a)
 {
-    cs_err rc = CS_OK;
-    const int64_t n = cs_graph_n_local(g);
-    const size_t m = (size_t)n + 1;
-    rc = cs_alloc(ctx, &rf->id, m, sizeof *rf->id, "page ids");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &rf->mu, m, sizeof *rf->mu, "page importance");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &rf->delta, m, sizeof *rf->delta, "page change rates");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &rf->complete, m, 1, "page observability");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &rf->host, m, sizeof *rf->host, "page hosts");
-    if (rc != CS_OK)
-        return rc;
-    double *mu = rf->mu, *delta = rf->delta;
-    uint8_t *cf = rf->complete;
-    int32_t *hv = rf->host;
-    int64_t *ids = rf->id;
-#pragma omp parallel default(none) shared(gen, g, c, ids, n, mu, delta, cf, hv)
+    const proc_pages *pp = arg;
+    const int64_t p = cs_graph_local_id(pp->g, li);
+    a->id = p;
+    cs_gen_page_dynamics(pp->c, cs_gen_host_of(pp->gen, p), p, CS_RNG_PAGE, &a->delta, &a->mu,
+                         &a->complete);
+}
+
+/* Local. The bandit group of the procedural world's local page li: its host, or its class of
+ * change rate. */
+static int32_t proc_group(const void *arg, int64_t li)
+{
+    const proc_pages *pp = arg;
+    const int64_t p = cs_graph_local_id(pp->g, li);
+    const int64_t h = cs_gen_host_of(pp->gen, p);
+    if (pp->by_host)
+        return (int32_t)h;
+    double delta = 0.0, mu = 0.0;
+    uint8_t cf = 0;
+    cs_gen_page_dynamics(pp->c, h, p, CS_RNG_PAGE, &delta, &mu, &cf);
+    return rate_class(delta, pp->lo, pp->hi, pp->K);
+}
+
+/* Local. One pass over the procedural world's local pages (nothing stored): the complete ones
+ * (the cache's queue is sized by them) and the smallest and largest change rate; consecutive
+ * pages of one host share its lookup. */
+static void proc_scan(const proc_pages *pp, int64_t *n_complete, double *lo, double *hi)
+{
+    const int64_t n = cs_graph_n_local(pp->g);
+    int64_t nc = 0;
+    double dlo = (double)INFINITY, dhi = -(double)INFINITY;
+#pragma omp parallel default(none) shared(pp, n) reduction(+ : nc) reduction(min : dlo)           \
+    reduction(max : dhi)
     {
         int64_t h = -1, f = 0, cnt = 0;
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < n; i++) {
-            const int64_t p = cs_graph_local_id(g, i);
-            ids[i] = p;
+            const int64_t p = cs_graph_local_id(pp->g, i);
             if (h < 0 || p < f || p >= f + cnt) {
-                h = cs_gen_host_of(gen, p);
-                cs_gen_host_range(gen, h, &f, &cnt);
+                h = cs_gen_host_of(pp->gen, p);
+                cs_gen_host_range(pp->gen, h, &f, &cnt);
             }
-            hv[i] = (int32_t)h;
-            cs_gen_page_dynamics(c, h, p, CS_RNG_PAGE, &delta[i], &mu[i], &cf[i]);
+            double delta = 0.0, mu = 0.0;
+            uint8_t cf = 0;
+            cs_gen_page_dynamics(pp->c, h, p, CS_RNG_PAGE, &delta, &mu, &cf);
+            nc += cf != 0;
+            dlo = delta < dlo ? delta : dlo;
+            dhi = delta > dhi ? delta : dhi;
         }
     }
+    *n_complete = nc;
+    *lo = dlo;
+    *hi = dhi;
+}
+
+/* Collective. The groups of the bandit-* policies: a local page's host, or its class of change
+ * rate (refresh.groups classes log-spaced between the smallest and largest delta over all
+ * pages; all in class 0 when they are equal). On a materialized world an array over the local
+ * pages, on the procedural world computed when a page joins (proc_group). */
+static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, sim_refresh *rf,
+                          cs_recrawl_config *rcfg)
+{
+    const int64_t n = cs_graph_n_local(g);
+    const int proc = rf->pp.gen != NULL;
+    rf->pp.by_host = cfg->refresh.group_by == CS_GROUP_HOST;
+    rf->pp.K = cfg->refresh.groups;
+    if (proc) {
+        rcfg->group_of = proc_group;
+        rcfg->group_arg = &rf->pp;
+    } else {
+        cs_err rc = cs_alloc(ctx, &rf->group, n > 0 ? (size_t)n : 1, sizeof *rf->group, "groups");
+        if (cs_agree(ctx, rc) != CS_OK)
+            return CS_ERR_NOMEM;
+        rcfg->group = rf->group;
+    }
+    if (rf->pp.by_host) {
+        const int64_t *host = cs_graph_host(g);
+        for (int64_t i = 0; !proc && i < n; i++)
+            rf->group[i] = (int32_t)host[i];
+        rcfg->n_groups = cs_graph_n_hosts(g);
+        return CS_OK;
+    }
+    double lo = rf->pp.lo, hi = rf->pp.hi; /* the procedural world's, from proc_scan */
+    if (!proc) {
+        const double *delta = rf->pg.delta;
+        lo = (double)INFINITY;
+        hi = -(double)INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            lo = delta[i] < lo ? delta[i] : lo;
+            hi = delta[i] > hi ? delta[i] : hi;
+        }
+    }
+    cs_allreduce(ctx, NULL, &lo, 1, CS_T_F64, CS_OP_MIN);
+    cs_allreduce(ctx, NULL, &hi, 1, CS_T_F64, CS_OP_MAX);
+    rf->pp.lo = lo;
+    rf->pp.hi = hi;
+    for (int64_t i = 0; !proc && i < n; i++)
+        rf->group[i] = rate_class(rf->pg.delta[i], lo, hi, rf->pp.K);
+    rcfg->n_groups = rf->pp.K;
     return CS_OK;
 }
 
@@ -190,13 +234,20 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, con
     rf->tau = fc->tick_time;
     rf->R = rf->frac * (double)cfg->crawl.bandwidth / rf->tau;
     rf->jh_closed = rf->jb_closed = rf->derr = (double)NAN;
-    if (gen != NULL)
-        CS_TRY_AGREE(ctx, proc_attrs(ctx, gen, &cfg->gen, g, rf));
     rf->pg.n = cs_graph_n_local(g);
-    rf->pg.id = gen != NULL ? rf->id : cs_graph_local_ids(g);
-    rf->pg.mu = gen != NULL ? rf->mu : cs_graph_mu(g);
-    rf->pg.delta = gen != NULL ? rf->delta : cs_graph_delta(g);
-    rf->pg.complete = gen != NULL ? rf->complete : cs_graph_observable(g);
+    if (gen != NULL) { /* the procedural world: a page's attributes when it joins */
+        rf->pp.gen = gen;
+        rf->pp.c = &cfg->gen;
+        rf->pp.g = g;
+        proc_scan(&rf->pp, &rf->pg.n_complete, &rf->pp.lo, &rf->pp.hi);
+        rf->pg.attr = proc_attr;
+        rf->pg.attr_arg = &rf->pp;
+    } else {
+        rf->pg.id = cs_graph_local_ids(g);
+        rf->pg.mu = cs_graph_mu(g);
+        rf->pg.delta = cs_graph_delta(g);
+        rf->pg.complete = cs_graph_observable(g);
+    }
     cs_cache_opts co;
     cs_cache_opts_default(&co);
     co.seed = (uint64_t)cfg->gen.seed; /* the world's change streams */
@@ -217,14 +268,11 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, con
     rcfg.learn_guess = fc->learn_guess;
     rcfg.learn_suffix = (int)fc->learn_suffix;
     if (cs_recrawl_is_slot(rf->policy)) {
-        CS_TRY_AGREE(ctx, make_groups(ctx, cfg, g, rf, &rcfg.n_groups));
-        rcfg.group = rf->group;
+        CS_TRY_AGREE(ctx, make_groups(ctx, cfg, g, rf, &rcfg));
         rcfg.slot = rf->tau;
         rcfg.whittle_decay = fc->whittle_decay;
         cs_bandit_settings(&cfg->bandit, &rcfg.fgdqn, &rcfg.lspe); /* as crawlsim bandit */
     }
-    free(rf->host); /* the groups are made */
-    rf->host = NULL;
     CS_TRY_AGREE(ctx, cs_recrawl_create(ctx, &rcfg, &rf->pg, rf->cache, &rf->rc));
     *out = rf;
     return CS_OK;
@@ -241,11 +289,6 @@ void cs_simrf_destroy(sim_refresh **prf)
     cs_recrawl_destroy(&rf->rc);
     cs_cache_destroy(&rf->cache);
     free(rf->group);
-    free(rf->id);
-    free(rf->mu);
-    free(rf->delta);
-    free(rf->complete);
-    free(rf->host);
     for (int i = 0; i < NRI; i++)
         free(rf->vi[i]);
     for (int i = 0; i < NRD; i++)
@@ -375,23 +418,21 @@ static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
 {
     cs_err rc = CS_OK;
     int64_t inc = 0, ginc = 0;
-    const int64_t n = rf->pg.n;
-    const cs_cache *c = rf->cache;
-    const uint8_t *cf = rf->pg.complete;
-#pragma omp parallel for if (n >= 4096) default(none) shared(c, cf, n) reduction(+ : inc)          \
+    cs_cache_slot_view v;
+    cs_cache_slots(rf->cache, &v);
+    const int64_t n = v.n;
+    const uint8_t *cf = v.complete;
+#pragma omp parallel for if (n >= 4096) default(none) shared(cf, n) reduction(+ : inc)             \
     schedule(static)
     for (int64_t i = 0; i < n; i++)
-        inc += cs_cache_has(c, i) && !(cf != NULL && cf[i]);
+        inc += !(cf != NULL && cf[i]);
     cs_allreduce(ctx, &inc, &ginc, 1, CS_T_I64, CS_OP_SUM);
     if (ginc > 0)
         return CS_OK;
     double *x = NULL, sum = 0.0;
-    int64_t m = 0;
-    CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, (size_t)rf->pg.n + 1, sizeof *x, "refresh"));
-    for (int64_t i = 0; i < rf->pg.n; i++)
-        if (cs_cache_has(rf->cache, i))
-            x[m++] = rf->pg.delta[i];
-    rc = cs_comm_sum_exact(ctx, x, m, &sum);
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, (size_t)n + 1, sizeof *x, "refresh"));
+    memcpy(x, v.delta, (size_t)n * sizeof *x); /* an exact sum: any order */
+    rc = cs_comm_sum_exact(ctx, x, n, &sum);
     free(x);
     if (rc == CS_OK && sum > 0.0 && *R > 0.999 * sum)
         *R = 0.999 * sum;

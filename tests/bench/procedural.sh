@@ -11,6 +11,8 @@
 # the ranks' shared pages (/timing/ranks/shared_rss) plus the shared bytes they hold (shared_held:
 # the model, on the node's first rank); older binaries' results lack both: nothing shared. With
 # MATERIALIZE=true the materialized world instead (every owned page built before the crawl).
+# With --set refresh.policy=... (e.g. lambda-learn) the crawl runs [refresh] too; the bytes per
+# touched page then include the re-crawl side's per cached page (docs/guide/refresh.md).
 # Usage: tests/bench/procedural.sh BUILD_DIR ["SIZES"] [FETCHES] [NP] [--set ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,7 +39,9 @@ run() { # PAGES FETCHES OUT -> set-up seconds
         sed -n 's/.*(set-up \([0-9.]*\) s).*/\1/p'
 }
 echo "== SARSA, $np ranks, gen.materialize = $mat, $fetches and $((10 * fetches)) fetches, $*"
-run 1000 "$fetches" "$out/base.h5" "$@" > /dev/null
+# the baseline without [refresh]: its 1 000 pages are fetched at once, after which the re-crawls
+# alone would run to run.ticks
+run 1000 "$fetches" "$out/base.h5" "$@" --set refresh.policy=none > /dev/null
 read -r _ base _ <<< "$(fig "$out/base.h5")"
 printf "baseline (1000 pages): %.1f MiB over %d ranks\n" "$base" "$np"
 printf "%12s %9s %12s %10s %10s %12s %14s\n" pages "set-up s" "fetches/s" "max MiB" "sum MiB" \
