@@ -593,14 +593,18 @@ int64_t cs_frontier_evict(cs_frontier *f)
  * eviction take sets of unique keys) and a checkpoint saves that order, so a restart goes on as
  * the crawl would have.
  */
-int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
+/* The dropped entries' key: keys[i] when given, else computed. */
+static inline int below(const cs_frontier *f, const uint64_t *keys, int64_t i, uint64_t cut)
+{
+    return (keys != NULL ? keys[i] : cs_frontier_key(f->q[i], f->id[i])) < cut;
+}
+
+static int64_t evict_below(cs_frontier *f, const uint64_t *keys, uint64_t cut)
 {
     const int64_t n0 = f->n;
-    const float *q = f->q;
-    const int64_t *id = f->id;
     int64_t k = 0;
     for (int64_t i = 0; i < n0; i++)
-        k += cs_frontier_key(q[i], id[i]) < cut;
+        k += below(f, keys, i, cut);
     if (k == 0)
         return 0;
     if (f->drop_cap < k) {
@@ -614,10 +618,20 @@ int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
     int64_t *drop = f->drop;
     for (int64_t i = 0, j = 0; j < k; i++) {
         drop[j] = i; /* branch-free: written, kept by advancing j */
-        j += cs_frontier_key(q[i], id[i]) < cut;
+        j += below(f, keys, i, cut);
     }
     remove_sorted(f, drop, k);
     return k;
+}
+
+int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
+{
+    return evict_below(f, NULL, cut);
+}
+
+int64_t cs_frontier_evict_below_keys(cs_frontier *f, const uint64_t *keys, uint64_t cut)
+{
+    return evict_below(f, keys, cut);
 }
 
 void cs_frontier_clear(cs_frontier *f)
