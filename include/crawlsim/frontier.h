@@ -12,7 +12,9 @@
  *
  * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
  * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection
- * searches on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys.
+ * searches on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys. The
+ * entries' order is not part of the contract: removals and evictions fill the holes they leave
+ * from the tail (what stays the same is the set of entries, and a checkpoint restores the order).
  */
 #ifndef CRAWLSIM_FRONTIER_H
 #define CRAWLSIM_FRONTIER_H
@@ -90,6 +92,9 @@ CS_API int64_t cs_frontier_evict(cs_frontier *f);
  * (the strict setting's global capacity: the cut comes from cs_comm_kth_largest); returns how
  * many. */
 CS_API int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut);
+/* Local. cs_frontier_evict_below with the entries' keys given: keys[i] = cs_frontier_key of entry
+ * i, for i < cs_frontier_size (one pass over the values and ids fewer). */
+CS_API int64_t cs_frontier_evict_below_keys(cs_frontier *f, const uint64_t *keys, uint64_t cut);
 /* Local. Removes every entry. */
 CS_API void cs_frontier_clear(cs_frontier *f);
 /* Collective(ctx->comm) (ckpt.h). The entries in slot order as items "frontier/..." (id, value,

@@ -18,8 +18,10 @@ struct cs_frontier {
     cs_frontier_link *lk;
     int32_t *slots; /* nslots slots, -1 empty */
     uint64_t nslots;
-    uint64_t *scratch; /* eviction keys */
+    uint64_t *scratch; /* eviction keys, removals' work arrays */
     int64_t scratch_cap;
+    int64_t *drop; /* the entries an eviction drops, increasing */
+    int64_t drop_cap;
 };
 
 static inline uint64_t slot_of(const cs_frontier *f, int64_t id)
@@ -139,6 +141,7 @@ void cs_frontier_destroy(cs_frontier **pf)
     free(f->lk);
     free(f->slots);
     free(f->scratch);
+    free(f->drop);
     free(f);
     *pf = NULL;
 }
@@ -491,16 +494,21 @@ static int scratch_for(cs_frontier *f, int64_t n)
  */
 #define REMOVE_PAR_MIN 128 /* fewer removals run serially */
 
-cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl, int64_t k)
+/* Local. Whether the removal of k entries runs on the threads (and needs 3k words of scratch). */
+static int remove_parallel(int64_t k)
 {
-    if (k < REMOVE_PAR_MIN || omp_get_max_threads() == 1) {
+    return k >= REMOVE_PAR_MIN && omp_get_max_threads() > 1;
+}
+
+/* The removals of sl[0..k) (distinct, increasing); the parallel way needs f->scratch of 3k
+ * words (scratch_for). */
+static void remove_sorted(cs_frontier *f, const int64_t *sl, int64_t k)
+{
+    if (!remove_parallel(k)) {
         for (int64_t i = k - 1; i >= 0; i--)
             cs_frontier_remove(f, sl[i]);
-        return CS_OK;
+        return;
     }
-    if (!scratch_for(f, 3 * k))
-        return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld removals",
-                       (long long)k);
     int64_t *src = (int64_t *)f->scratch;
     uint64_t *cl = f->scratch + k, *at = f->scratch + 2 * k;
     const int64_t n = f->n, m = n - k;
@@ -545,6 +553,14 @@ cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl,
         }
     }
     f->n = m;
+}
+
+cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl, int64_t k)
+{
+    if (remove_parallel(k) && !scratch_for(f, 3 * k))
+        return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for %lld removals",
+                       (long long)k);
+    remove_sorted(f, sl, k);
     return CS_OK;
 }
 
@@ -568,28 +584,54 @@ int64_t cs_frontier_evict(cs_frontier *f)
     return drop;
 }
 
-int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
+/*
+ * The dropped entries are deleted from the hash (backward shift) and their places filled from
+ * the tail, as the selection's removals do: O(dropped) random accesses besides one sequential
+ * pass over the values and ids for the keys, instead of a compaction and a rebuild of the whole
+ * hash (O(capacity) random accesses, every tick of a full frontier). The entries kept are the
+ * same, in another order; no result depends on the entries' order (the selection and the
+ * eviction take sets of unique keys) and a checkpoint saves that order, so a restart goes on as
+ * the crawl would have.
+ */
+/* The dropped entries' key: keys[i] when given, else computed. */
+static inline int below(const cs_frontier *f, const uint64_t *keys, int64_t i, uint64_t cut)
+{
+    return (keys != NULL ? keys[i] : cs_frontier_key(f->q[i], f->id[i])) < cut;
+}
+
+static int64_t evict_below(cs_frontier *f, const uint64_t *keys, uint64_t cut)
 {
     const int64_t n0 = f->n;
-    int64_t w = 0;
-    while (w < n0 && cs_frontier_key(f->q[w], f->id[w]) >= cut)
-        w++; /* the entries before the first dropped one stay where they are */
-    if (w == n0)
+    int64_t k = 0;
+    for (int64_t i = 0; i < n0; i++)
+        k += below(f, keys, i, cut);
+    if (k == 0)
         return 0;
-    for (int64_t i = w; i < n0; i++) {
-        if (cs_frontier_key(f->q[i], f->id[i]) < cut)
-            continue;
-        if (w != i) {
-            f->id[w] = f->id[i];
-            f->q[w] = f->q[i];
-            memcpy(f->codes + w * f->stride, f->codes + i * f->stride, (size_t)f->stride);
-            f->lk[w] = f->lk[i];
-        }
-        w++;
+    if (f->drop_cap < k) {
+        free(f->drop);
+        f->drop = malloc((size_t)k * sizeof *f->drop);
+        CS_ASSERT(f->drop != NULL);
+        f->drop_cap = k;
     }
-    f->n = w;
-    rehash(f);
-    return n0 - w;
+    const int room = !remove_parallel(k) || scratch_for(f, 3 * k);
+    CS_ASSERT(room);
+    int64_t *drop = f->drop;
+    for (int64_t i = 0, j = 0; j < k; i++) {
+        drop[j] = i; /* branch-free: written, kept by advancing j */
+        j += below(f, keys, i, cut);
+    }
+    remove_sorted(f, drop, k);
+    return k;
+}
+
+int64_t cs_frontier_evict_below(cs_frontier *f, uint64_t cut)
+{
+    return evict_below(f, NULL, cut);
+}
+
+int64_t cs_frontier_evict_below_keys(cs_frontier *f, const uint64_t *keys, uint64_t cut)
+{
+    return evict_below(f, keys, cut);
 }
 
 void cs_frontier_clear(cs_frontier *f)

@@ -136,7 +136,7 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
     }
     uint64_t cut = 0;
     CS_TRY(ctx, cs_comm_kth_largest(ctx, local, s->r.ev_keys, n, C, &cut));
-    s->m.c[C_EVICTIONS] += cs_frontier_evict_below(s->fr, cut);
+    s->m.c[C_EVICTIONS] += cs_frontier_evict_below_keys(s->fr, s->r.ev_keys, cut);
 fail:
     return rc;
 }

@@ -1,13 +1,13 @@
 /*
  * bench_evict: the frontier's eviction at capacity, as a crawl's tick makes it once the frontier
  * is full: cs_frontier_add_new of the tick's new pages, then cs_frontier_evict_below of the cut
- * that leaves the capacity (the compaction and the hash's rebuild; the cut itself, which the
- * crawl finds over all ranks, is not timed). One thread
- * (OMP_NUM_THREADS decides). Built, never run by ctest.
+ * that leaves the capacity (the keys' pass, the dropped entries' deletion from the hash and the
+ * moves that fill their places; the cut itself, which the crawl finds over all ranks, is not
+ * timed). One thread (OMP_NUM_THREADS decides). Built, never run by ctest.
  * Usage: bench_evict [capacity, default 1e6] [new entries per round, default 8000] [rounds, 200]
  * Prints the mean CPU time (of the calling thread) of a round and per entry of the frontier, and a
- * checksum of the entries left (FNV-1a of the ids in entry order), which must not depend on the
- * implementation.
+ * checksum of the set of entries left (the sum of their ids' hashes: the entries' order is not
+ * part of a frontier's contract), which must not depend on the implementation.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
@@ -48,7 +48,8 @@ int main(int argc, char **argv)
         return 1;
     uint64_t next = 1;
     /* the pages' ids: a counter times an odd number modulo 2^31 (distinct, scattered); their
-     * values: hashes in [0, 1) */
+     * values: hashes in [0, 1), of another hash than the one that places ids in the frontier's
+     * table (the same one would leave the entries kept, the high values, in one end of it) */
     for (int64_t j = 0; j < cap; j++)
         ids[j] = page_id(next++);
     if (cs_frontier_add_new(&ctx, f, ids, cap, ent) != CS_OK)
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
             return 1;
         cs_frontier_view_get(f, &v);
         for (int64_t i = 0; i < v.n; i++)
-            v.q[i] = (float)(cs_mix64((uint64_t)v.id[i]) >> 40) * 0x1.0p-24f;
+            v.q[i] = (float)(cs_mix64((uint64_t)v.id[i] ^ 0x5bd1e995u) >> 40) * 0x1.0p-24f;
         /* the cut (as the crawl's k-th largest key over the ranks), not timed */
         for (int64_t i = 0; i < v.n; i++)
             keys[i] = cs_frontier_key(v.q[i], v.id[i]);
@@ -73,9 +74,9 @@ int main(int argc, char **argv)
             t += cpu_now() - t0;
     }
     cs_frontier_view_get(f, &v);
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = 0;
     for (int64_t i = 0; i < v.n; i++)
-        h = (h ^ (uint64_t)v.id[i]) * 1099511628211ULL;
+        h += cs_mix64((uint64_t)v.id[i]);
     printf("capacity %lld, %lld new per round, %d rounds, %d threads: %.3f ms a round, %.2f ns "
            "an entry; checksum %016llx\n",
            (long long)cap, (long long)k, rounds, omp_get_max_threads(), 1e3 * t / rounds,

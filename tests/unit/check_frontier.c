@@ -7,7 +7,8 @@
  * the order of cs_frontier_key, the memory per entry of a large frontier, and the batched
  * addition of new pages (cs_frontier_add_new, on 3 OpenMP threads) against one
  * cs_frontier_find_or_add per page, and the removal of many entries at once on 3 threads
- * against one removal at a time.
+ * against one removal at a time, and rounds of additions and evictions at capacity (one thread
+ * and 3, the keys computed or given) that must leave the same entries and a hash that finds them.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
@@ -483,6 +484,71 @@ START_TEST(test_evict_after_churn)
 }
 END_TEST
 
+/* A crawl's ticks at capacity: each round adds new pages and evicts below the cut that leaves
+ * the capacity, by cs_frontier_evict_below on one thread and by cs_frontier_evict_below_keys
+ * (the keys given) on 3 threads (the removals in parallel) on a twin frontier. Both leave the
+ * same entries in the same order, every kept key >= the cut, every entry found where it is
+ * and every dropped page gone from the hash, round after round (the holes are filled from the
+ * tail and the hash is never rebuilt). */
+START_TEST(test_evict_rounds)
+{
+    const int64_t cap = 3000, k = 700;
+    cs_frontier *f[2] = {make(cap, 3), make(cap, 3)};
+    int64_t *ids = malloc((size_t)k * sizeof *ids), *ent = malloc((size_t)k * sizeof *ent);
+    uint64_t *keys = malloc((size_t)(cap + k) * sizeof *keys);
+    uint64_t *sel = malloc((size_t)(cap + k) * sizeof *sel);
+    ck_assert(ids != NULL && ent != NULL && keys != NULL && sel != NULL);
+    cs_rng r;
+    cs_rng_init(&r, 41, CS_RNG_TEST, 0, 0);
+    int64_t next = 0, bad = 0;
+    for (int round = 0; round < 40; round++) {
+        for (int64_t j = 0; j < k; j++)
+            ids[j] = next++ * 7919 % 1000003;
+        const float qr = (float)cs_rng_uniform(&r);
+        for (int w = 0; w < 2; w++) {
+            ck_assert_int_eq(cs_frontier_add_new(&ctx, f[w], ids, k, ent), CS_OK);
+            cs_frontier_view v;
+            cs_frontier_view_get(f[w], &v);
+            for (int64_t i = 0; i < v.n; i++)
+                if (v.q[i] == 0.0f) /* the new entries: values of the round's level and id */
+                    v.q[i] = qr + (float)(cs_mix64((uint64_t)v.id[i]) >> 44) * 0x1.0p-20f;
+        }
+        cs_frontier_view v0, v1;
+        cs_frontier_view_get(f[0], &v0);
+        const int64_t n = v0.n;
+        if (n <= cap)
+            continue;
+        for (int64_t i = 0; i < n; i++)
+            keys[i] = sel[i] = cs_frontier_key(v0.q[i], v0.id[i]);
+        const uint64_t cut = cs_select_u64(sel, n, n - cap);
+        ck_assert_int_eq(cs_frontier_evict_below(f[0], cut), n - cap);
+        omp_set_num_threads(3);
+        ck_assert_int_eq(cs_frontier_evict_below_keys(f[1], keys, cut), n - cap);
+        omp_set_num_threads(1);
+        cs_frontier_view_get(f[0], &v0);
+        cs_frontier_view_get(f[1], &v1);
+        ck_assert_int_eq(v0.n, cap);
+        ck_assert_int_eq(v1.n, cap);
+        for (int64_t i = 0; i < cap; i++) {
+            bad += v0.id[i] != v1.id[i] || v0.q[i] != v1.q[i];
+            bad += cs_frontier_key(v0.q[i], v0.id[i]) < cut;
+            bad += cs_frontier_find(f[0], v0.id[i]) != i || cs_frontier_find(f[1], v1.id[i]) != i;
+        }
+        for (int64_t i = 0; i < n; i++) /* the dropped: gone from both hashes */
+            if (keys[i] < cut)
+                bad += cs_frontier_find(f[0], cs_frontier_key_id(keys[i])) != -1 ||
+                       cs_frontier_find(f[1], cs_frontier_key_id(keys[i])) != -1;
+        ck_assert_msg(bad == 0, "round %d: %lld mismatches", round, (long long)bad);
+    }
+    free(ids);
+    free(ent);
+    free(keys);
+    free(sel);
+    cs_frontier_destroy(&f[0]);
+    cs_frontier_destroy(&f[1]);
+}
+END_TEST
+
 /* The header's budget: 46.7 + G bytes per entry at capacity, at most 64 with G <= 16 (the layout
  * of a = 4 categories has 16 groups): full frontiers of G = 16 at capacities on and off powers
  * of two (the hash is sized for the capacity, not rounded to a power of two). */
@@ -520,6 +586,7 @@ static Suite *frontier_suite(void)
     tcase_add_test(tc, test_key_order);
     tcase_add_test(tc, test_evict_against_sorted_reference);
     tcase_add_test(tc, test_evict_after_churn);
+    tcase_add_test(tc, test_evict_rounds);
     tcase_add_test(tc, test_bytes_per_entry);
     tcase_set_timeout(tc, 120); /* full frontiers of 10^5 entries: slow under the sanitizers */
     suite_add_tcase(s, tc);
