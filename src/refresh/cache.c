@@ -297,39 +297,29 @@ static cs_err reserve_slots(cs_cache *c, int64_t need)
         c->map = map;
         c->mask = m - 1;
     }
-    const int64_t cap = cs_slots_cap(c->cap, need);
-    if (cap == c->cap)
-        return CS_OK;
     void *const pp[] = {&c->id, &c->mu,  &c->dl,   &c->cf,  &c->local, &c->tau,
                         &c->k,  &c->cnt, &c->next, &c->ord, &c->ord2};
     const size_t sz[] = {sizeof *c->id,    sizeof *c->mu,  sizeof *c->dl,  sizeof *c->cf,
                          sizeof *c->local, sizeof *c->tau, sizeof *c->k,   sizeof *c->cnt,
                          sizeof *c->next,  sizeof *c->ord, sizeof *c->ord2};
-    if (cs_slots_resize(pp, sz, (int)(sizeof sz / sizeof sz[0]), cap) != CS_OK)
-        return CS_ERR_NOMEM;
-    c->cap = cap;
-    return CS_OK;
+    return cs_slots_reserve(pp, sz, (int)(sizeof sz / sizeof sz[0]), &c->cap, need);
 }
 
-int64_t cs_slots_cap(int64_t cap, int64_t need)
+cs_err cs_slots_reserve(void *const *pp, const size_t *sz, int n, int64_t *cap, int64_t need)
 {
-    if (need <= cap && cap > 0)
-        return cap;
-    int64_t c = cap > 0 ? cap : 1024;
+    if (need <= *cap && *cap > 0)
+        return CS_OK;
+    int64_t c = *cap > 0 ? *cap : 1024;
     while (c < need)
         c *= 2;
-    return c;
-}
-
-cs_err cs_slots_resize(void *const *pp, const size_t *sz, int n, int64_t cap)
-{
     for (int j = 0; j < n; j++) {
         void **p = (void **)pp[j];
-        void *q = realloc(*p, (size_t)cap * sz[j]);
+        void *q = realloc(*p, (size_t)c * sz[j]);
         if (q == NULL)
             return CS_ERR_NOMEM;
         *p = q;
     }
+    *cap = c;
     return CS_OK;
 }
 

@@ -166,19 +166,15 @@ static cs_err recrawl_fit(cs_recrawl *r)
     const int64_t n0 = r->n, n1 = r->pg.n;
     if (n1 == n0 && r->cap > 0)
         return CS_OK;
-    const int64_t cap = cs_slots_cap(r->cap, n1); /* never NULL: the solvers see arrays */
-    if (cap != r->cap) {
-        void *const pp[] = {&r->rate, &r->prob,   &r->t_last, &r->draws, &r->hkey, &r->hpage,
-                            &r->cmu,  &r->cdelta, &r->crate,  &r->cprob, &r->ccomp};
-        const size_t sz[] = {sizeof *r->rate,  sizeof *r->prob,   sizeof *r->t_last,
-                             sizeof *r->draws, sizeof *r->hkey,   sizeof *r->hpage,
-                             sizeof *r->cmu,   sizeof *r->cdelta, sizeof *r->crate,
-                             sizeof *r->cprob, sizeof *r->ccomp};
-        if (cs_slots_resize(pp, sz, (int)(sizeof sz / sizeof sz[0]), cap) != CS_OK)
-            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the re-crawl of %lld pages",
-                           (long long)n1);
-        r->cap = cap;
-    }
+    /* never NULL: the solvers see arrays */
+    void *const pp[] = {&r->rate, &r->prob,   &r->t_last, &r->draws, &r->hkey, &r->hpage,
+                        &r->cmu,  &r->cdelta, &r->crate,  &r->cprob, &r->ccomp};
+    const size_t sz[] = {sizeof *r->rate,  sizeof *r->prob,  sizeof *r->t_last, sizeof *r->draws,
+                         sizeof *r->hkey,  sizeof *r->hpage, sizeof *r->cmu,    sizeof *r->cdelta,
+                         sizeof *r->crate, sizeof *r->cprob, sizeof *r->ccomp};
+    if (cs_slots_reserve(pp, sz, (int)(sizeof sz / sizeof sz[0]), &r->cap, n1) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the re-crawl of %lld pages",
+                       (long long)n1);
     for (int64_t i = n0; i < n1; i++) {
         r->rate[i] = 0.0;
         r->prob[i] = -1.0;

@@ -241,14 +241,10 @@ fail:
 static cs_err bandit_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     bandit *b = st;
-    const int64_t cap = cs_slots_cap(b->grp_cap, n1);
-    if (cap != b->grp_cap) {
-        void *const pp[] = {&b->grp};
-        const size_t sz[] = {sizeof *b->grp};
-        if (cs_slots_resize(pp, sz, 1, cap) != CS_OK)
-            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the groups");
-        b->grp_cap = cap;
-    }
+    void *const pp[] = {&b->grp};
+    const size_t sz[] = {sizeof *b->grp};
+    if (cs_slots_reserve(pp, sz, 1, &b->grp_cap, n1) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the groups");
     for (int64_t i = n0; i < n1; i++) {
         const int64_t li = r->pg.local[i];
         const int32_t k =

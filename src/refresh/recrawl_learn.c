@@ -89,14 +89,10 @@ fail:
 static cs_err learn_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     learn *l = st;
-    const int64_t cap = cs_slots_cap(l->cap, n1); /* never NULL: cs_recrawl_estimates */
-    if (cap != l->cap) {
-        void *const pp[] = {&l->est, &l->t_join};
-        const size_t sz[] = {sizeof *l->est, sizeof *l->t_join};
-        if (cs_slots_resize(pp, sz, 2, cap) != CS_OK)
-            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the estimates");
-        l->cap = cap;
-    }
+    void *const pp[] = {&l->est, &l->t_join}; /* never NULL: cs_recrawl_estimates */
+    const size_t sz[] = {sizeof *l->est, sizeof *l->t_join};
+    if (cs_slots_reserve(pp, sz, 2, &l->cap, n1) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the estimates");
     for (int64_t i = n0; i < n1; i++) {
         l->est[i] = r->cfg.learn_guess;
         l->t_join[i] = CS_NAN;

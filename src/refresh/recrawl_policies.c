@@ -52,14 +52,10 @@ static cs_err adaptive_create(cs_ctx *ctx, cs_recrawl *r, void **st)
 static cs_err adaptive_grow(cs_recrawl *r, void *st, int64_t n0, int64_t n1)
 {
     adaptive *a = st;
-    const int64_t cap = cs_slots_cap(a->cap, n1);
-    if (cap != a->cap) {
-        void *const pp[] = {&a->iv};
-        const size_t sz[] = {sizeof *a->iv};
-        if (cs_slots_resize(pp, sz, 1, cap) != CS_OK)
-            return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the intervals");
-        a->cap = cap;
-    }
+    void *const pp[] = {&a->iv};
+    const size_t sz[] = {sizeof *a->iv};
+    if (cs_slots_reserve(pp, sz, 1, &a->cap, n1) != CS_OK)
+        return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the intervals");
     for (int64_t i = n0; i < n1; i++)
         a->iv[i] = 0.0;
     return CS_OK;

@@ -52,12 +52,11 @@ void cs_xsum_allreduce(cs_ctx *ctx, const cs_xsum *a, cs_xsum *out, int n);
 /* ---- arrays over slots (the cache's and the re-crawl policy's) --------------------------------
  */
 
-/* Local. The capacity to allocate for `need` slots: cap doubled (from 1024) until it holds need;
- * cap itself when it holds need and is not 0 (arrays are never NULL). */
-int64_t cs_slots_cap(int64_t cap, int64_t need);
-/* Local. Reallocates the n arrays *pp[j] (pointers to pointers) to cap elements of sz[j] bytes;
- * CS_ERR_NOMEM when one cannot grow (each keeps its old contents, the larger ones included). */
-cs_err cs_slots_resize(void *const *pp, const size_t *sz, int n, int64_t cap);
+/* Local. Makes the n arrays *pp[j] (pointers to pointers, elements of sz[j] bytes), *cap
+ * elements each, hold `need`: their capacity doubled (from 1024) until it does, and set on the
+ * first call even for need 0 (the arrays are then never NULL); *cap the new capacity.
+ * CS_ERR_NOMEM when one cannot grow (*cap unchanged; each keeps its old contents). */
+cs_err cs_slots_reserve(void *const *pp, const size_t *sz, int n, int64_t *cap, int64_t need);
 
 /* ---- the cache's slots (cache.h: the cached pages numbered in the order they joined) ------- */
 
