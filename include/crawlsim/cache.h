@@ -38,9 +38,11 @@
  *   uint32_t ord[2]      the slots in local order and the merge's scratch
  * 57 bytes, plus a map from local index to slot (4 bytes an entry, at most half full: 8 to 16
  * bytes a slot) and 4 bytes per queue bucket (by default between n_complete / 2 and n_complete
- * buckets, at least 64, over the n local pages: the only part of the rank's size). So the cache
+ * buckets, at least 64 and at most 2^22, 16 MiB: the only part of the rank's size). So the cache
  * is O(pages cached), whatever the number of local pages; the attributes are copied from the
- * caller's arrays or computed (cs_cache_pages.attr) when a page joins.
+ * caller's arrays or computed (cs_cache_pages.attr) when a page joins. The bucket count changes
+ * no result (the order in which one poll delivers the changes of different pages is not
+ * observable), only the queue's memory and speed.
  *
  * Times: crawls and polls of one page must come in non-decreasing time; poll times never go
  * back; all times >= the cache's start time.
@@ -67,8 +69,8 @@ typedef void (*cs_cache_attr_fn)(const void *arg, int64_t li, cs_cache_attr *a);
 
 /* A rank's pages, borrowed for the cache's lifetime: arrays over the n local pages (the graph's;
  * complete may be NULL), or, with mu = NULL, attr computing a page's attributes when it joins
- * (then every page has an observability, and n_complete, the complete pages among the n, sizes
- * the queue as the array's count would). */
+ * (then every page has an observability, and n_complete, the complete pages among the n or an
+ * estimate of them, sizes the queue as the array's count would: it costs no pass over the n). */
 typedef struct cs_cache_pages {
     int64_t n;
     const int64_t *id; /* global page ids (keys of the change streams); NULL: id = local index */

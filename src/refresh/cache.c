@@ -147,7 +147,13 @@ int64_t cs_cache_change_times(uint64_t seed, int64_t id, double delta, double t_
 
 static cs_err reserve_slots(cs_cache *c, int64_t need);
 
-/* The complete pages among pg's pages: counted in the arrays, or given with attr. */
+/* The queue's default bucket count is at most this (16 MiB a rank): a poll visits the buckets its
+ * time span covers (in crawlsim run one a tick, a bucket being a tick wide), so buckets beyond
+ * the span of the cached pages' next changes only cost memory. */
+#define QUEUE_MAX_BUCKETS ((uint64_t)1 << 22)
+
+/* The complete pages among pg's pages: counted in the arrays, or as given with attr (an
+ * estimate will do: the bucket count changes no result, only the queue's memory and speed). */
 static int64_t count_complete(const cs_cache_pages *pg)
 {
     if (pg->mu == NULL)
@@ -177,9 +183,12 @@ cs_err cs_cache_create(cs_ctx *ctx, const cs_cache_pages *pg, const cs_cache_opt
         o.queue_slots > ((int64_t)1 << 40) || !isfinite(o.t0))
         return cs_fail(ctx, CS_ERR_ARG, "cache: queue_width must be finite > 0, t0 finite");
     const int64_t nc = count_complete(pg);
-    /* default: a power of two in [nc/2, nc), so the queue costs at most 4 bytes per page */
-    uint64_t want =
-        o.queue_slots > 0 ? (uint64_t)o.queue_slots : (uint64_t)(nc / 2 > 64 ? nc / 2 : 64);
+    /* default: a power of two in [nc/2, nc), at least 64 and at most QUEUE_MAX_BUCKETS, so the
+     * queue costs at most 4 bytes per complete page and 16 MiB */
+    uint64_t want = (uint64_t)(nc / 2 > 64 ? nc / 2 : 64);
+    want = want < QUEUE_MAX_BUCKETS ? want : QUEUE_MAX_BUCKETS;
+    if (o.queue_slots > 0)
+        want = (uint64_t)o.queue_slots;
     uint64_t nb = 1;
     while (nb < want)
         nb <<= 1;

@@ -136,16 +136,16 @@ static int32_t proc_group(const void *arg, int64_t li)
     return rate_class(delta, pp->lo, pp->hi, pp->K);
 }
 
-/* Local. One pass over the procedural world's local pages (nothing stored): the complete ones
- * (the cache's queue is sized by them) and the smallest and largest change rate; consecutive
- * pages of one host share its lookup. */
-static void proc_scan(const proc_pages *pp, int64_t *n_complete, double *lo, double *hi)
+/* Local. The smallest and largest change rate over the procedural world's local pages: one
+ * pass over them (nothing stored; consecutive pages of one host share its lookup), O(N / P), run
+ * only for the bandit-* policies' rate classes. The change rates are log-normal: the world's
+ * parameters bound them by no finite value, so only the pass gives the range the materialized
+ * world's arrays give. */
+static void proc_range(const proc_pages *pp, double *lo, double *hi)
 {
     const int64_t n = cs_graph_n_local(pp->g);
-    int64_t nc = 0;
     double dlo = (double)INFINITY, dhi = -(double)INFINITY;
-#pragma omp parallel default(none) shared(pp, n) reduction(+ : nc) reduction(min : dlo)           \
-    reduction(max : dhi)
+#pragma omp parallel default(none) shared(pp, n) reduction(min : dlo) reduction(max : dhi)
     {
         int64_t h = -1, f = 0, cnt = 0;
 #pragma omp for schedule(static)
@@ -158,12 +158,10 @@ static void proc_scan(const proc_pages *pp, int64_t *n_complete, double *lo, dou
             double delta = 0.0, mu = 0.0;
             uint8_t cf = 0;
             cs_gen_page_dynamics(pp->c, h, p, CS_RNG_PAGE, &delta, &mu, &cf);
-            nc += cf != 0;
             dlo = delta < dlo ? delta : dlo;
             dhi = delta > dhi ? delta : dhi;
         }
     }
-    *n_complete = nc;
     *lo = dlo;
     *hi = dhi;
 }
@@ -195,11 +193,11 @@ static cs_err make_groups(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, 
         rcfg->n_groups = cs_graph_n_hosts(g);
         return CS_OK;
     }
-    double lo = rf->pp.lo, hi = rf->pp.hi; /* the procedural world's, from proc_scan */
-    if (!proc) {
+    double lo = (double)INFINITY, hi = -(double)INFINITY;
+    if (proc) {
+        proc_range(&rf->pp, &lo, &hi);
+    } else {
         const double *delta = rf->pg.delta;
-        lo = (double)INFINITY;
-        hi = -(double)INFINITY;
         for (int64_t i = 0; i < n; i++) {
             lo = delta[i] < lo ? delta[i] : lo;
             hi = delta[i] > hi ? delta[i] : hi;
@@ -239,7 +237,9 @@ cs_err cs_simrf_create(cs_ctx *ctx, const cs_config *cfg, const cs_graph *g, con
         rf->pp.gen = gen;
         rf->pp.c = &cfg->gen;
         rf->pp.g = g;
-        proc_scan(&rf->pp, &rf->pg.n_complete, &rf->pp.lo, &rf->pp.hi);
+        /* the queue sized by the expected complete pages, not counted: set-up stays O(1) in
+         * the rank's pages (the bucket count changes no result) */
+        rf->pg.n_complete = (int64_t)(cfg->gen.observable_fraction * (double)rf->pg.n);
         rf->pg.attr = proc_attr;
         rf->pg.attr_arg = &rf->pp;
     } else {

@@ -7,7 +7,9 @@
 # compare, shapes included; /config aside) to the crawl on the world generated in memory, at
 # 1, 2 and 3 ranks: lambda-learn (the solves' sums in page order, the learners' log, the heap
 # built in page order) at each, and at 3 ranks bandit-static-opt grouped by host (its groups
-# computed per page; the static optimum's sums in page order) and adaptive (ties in the heap).
+# computed per page; the static optimum's sums in page order) and adaptive (ties in the heap);
+# at 2 ranks bandit-whittle grouped by rate class (the change rates' range from one pass over
+# the procedural world's pages against the materialized world's arrays).
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
     OMPI_MCA_btl=self,vader
@@ -44,4 +46,6 @@ done
 same 3 "bandit-static-opt by host" --set refresh.policy=bandit-static-opt \
     --set refresh.group_by=host
 same 3 "adaptive" --set refresh.policy=adaptive
+same 2 "bandit-whittle by rate class" --set refresh.policy=bandit-whittle \
+    --set refresh.group_by=rate-class
 finish
