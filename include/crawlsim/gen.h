@@ -244,6 +244,11 @@ CS_API const float *cs_gen_topic_prototype(const cs_gen *g, int32_t topic);
  */
 CS_API void cs_gen_page_dynamics(const cs_gen_config *cfg, int64_t host, int64_t page, int domain,
                                  double *delta, double *mu, uint8_t *observable);
+/* Local, pure. The parts of cs_gen_page_dynamics's delta, the same bits: the host's base rate,
+ * and the page's change rate given it (rate = cs_gen_host_rate of the page's host). A pass over
+ * many pages of few hosts draws each host's rate once and nothing of a page but its rate. */
+CS_API double cs_gen_host_rate(const cs_gen_config *cfg, int64_t host);
+CS_API double cs_gen_page_rate(const cs_gen_config *cfg, double rate, int64_t page, int domain);
 
 /* An estimate and its 95 % half-width. */
 typedef struct cs_gen_est {

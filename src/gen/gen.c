@@ -165,13 +165,19 @@ static double host_rate(const cs_gen_config *c, int64_t host)
            (news ? c->news_factor : 1.0);
 }
 
+/* The page's change rate: its host's base rate jittered by the first draw of its stream r. */
+static inline double page_rate(const cs_gen_config *c, double rate, cs_rng *r)
+{
+    return rate * exp(c->delta_page_sigma * cs_rng_normal(r));
+}
+
 /* The page's part of cs_gen_page_dynamics, given its host's base rate. */
 static void page_dynamics(const cs_gen_config *c, double rate, int64_t page, int domain,
                           double *delta, double *mu, uint8_t *observable)
 {
     cs_rng r;
     cs_rng_init(&r, (uint64_t)c->seed, (cs_rng_domain)domain, (uint64_t)page, 1);
-    *delta = rate * exp(c->delta_page_sigma * cs_rng_normal(&r));
+    *delta = page_rate(c, rate, &r);
     *mu = cs_rng_pareto(&r, 1.0, c->mu_alpha);
     *observable = (uint8_t)(cs_rng_uniform(&r) < c->observable_fraction);
 }
@@ -180,6 +186,18 @@ void cs_gen_page_dynamics(const cs_gen_config *c, int64_t host, int64_t page, in
                           double *delta, double *mu, uint8_t *observable)
 {
     page_dynamics(c, host_rate(c, host), page, domain, delta, mu, observable);
+}
+
+double cs_gen_host_rate(const cs_gen_config *c, int64_t host)
+{
+    return host_rate(c, host);
+}
+
+double cs_gen_page_rate(const cs_gen_config *c, double rate, int64_t page, int domain)
+{
+    cs_rng r;
+    cs_rng_init(&r, (uint64_t)c->seed, (cs_rng_domain)domain, (uint64_t)page, 1);
+    return page_rate(c, rate, &r);
 }
 
 /*

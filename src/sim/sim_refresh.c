@@ -137,10 +137,10 @@ static int32_t proc_group(const void *arg, int64_t li)
 }
 
 /* Local. The smallest and largest change rate over the procedural world's local pages: one
- * pass over them (nothing stored; consecutive pages of one host share its lookup), O(N / P), run
- * only for the bandit-* policies' rate classes. The change rates are log-normal: the world's
- * parameters bound them by no finite value, so only the pass gives the range the materialized
- * world's arrays give. */
+ * pass over them (nothing stored; consecutive pages of one host share its lookup and base rate,
+ * and a page draws only its rate), O(N / P), run only for the bandit-* policies' rate classes. The
+ * change rates are log-normal: the world's parameters bound them by no finite value, so only the
+ * pass gives the range the materialized world's arrays give. */
 static void proc_range(const proc_pages *pp, double *lo, double *hi)
 {
     const int64_t n = cs_graph_n_local(pp->g);
@@ -148,16 +148,16 @@ static void proc_range(const proc_pages *pp, double *lo, double *hi)
 #pragma omp parallel default(none) shared(pp, n) reduction(min : dlo) reduction(max : dhi)
     {
         int64_t h = -1, f = 0, cnt = 0;
+        double rate = 0.0;
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             const int64_t p = cs_graph_local_id(pp->g, i);
             if (h < 0 || p < f || p >= f + cnt) {
                 h = cs_gen_host_of(pp->gen, p);
                 cs_gen_host_range(pp->gen, h, &f, &cnt);
+                rate = cs_gen_host_rate(pp->c, h);
             }
-            double delta = 0.0, mu = 0.0;
-            uint8_t cf = 0;
-            cs_gen_page_dynamics(pp->c, h, p, CS_RNG_PAGE, &delta, &mu, &cf);
+            const double delta = cs_gen_page_rate(pp->c, rate, p, CS_RNG_PAGE);
             dlo = delta < dlo ? delta : dlo;
             dhi = delta > dhi ? delta : dhi;
         }

@@ -5,6 +5,7 @@
  */
 #include "crawlsim/gen.h"
 #include "crawlsim/partition.h"
+#include "crawlsim/rng.h"
 
 #include <check.h>
 #include <math.h>
@@ -67,6 +68,13 @@ START_TEST(pure_function_of_page_id)
     ck_assert_int_eq(cs_gen_slice(&ctx, g, 7777, 20000 - 7777, &b, NULL), CS_OK);
     ck_assert(slices_equal_at(&whole, &a));
     ck_assert(slices_equal_at(&whole, &b));
+    /* a page's rate from its host's base rate: the slice's delta, the same bits for every page */
+    int64_t same = 0;
+    for (int64_t i = 0; i < whole.n; i++) {
+        const double d = cs_gen_page_rate(&c, cs_gen_host_rate(&c, whole.host[i]), i, CS_RNG_PAGE);
+        same += memcmp(&d, &whole.delta[i], sizeof d) == 0;
+    }
+    ck_assert_int_eq(same, whole.n);
     /* a second model built from the same config is the same model */
     cs_gen *g2 = NULL;
     ck_assert_int_eq(cs_gen_create(&ctx, &c, &g2), CS_OK);
