@@ -85,6 +85,7 @@ typedef struct learn {
     double *ep_time;
     size_t nep, ecap, ecap2;
     /* the incremental state (none of it checkpointed: full rebuilds it from the log) */
+    double est0;    /* Eq. 10 without observations (pages that joined without being crawled) */
     int full;       /* re-estimate every joined page, recount cnt (at the start, after a load) */
     int64_t wj0;    /* cnt counts from here */
     int64_t joined; /* slots [0, joined) have a join time */
@@ -103,6 +104,7 @@ static cs_err learn_create(cs_ctx *ctx, cs_recrawl *r, void **st)
     (void)r;
     CS_TRY(ctx, cs_calloc(ctx, &l, 1, sizeof *l, "lambda-learn"));
     l->full = 1;
+    l->est0 = cs_recrawl_mle_incomplete(NULL, NULL, 0);
     *st = l;
 fail:
     return rc;
@@ -267,7 +269,9 @@ static cs_err estimate(cs_ctx *ctx, cs_recrawl *r, learn *l, double t)
             cl->da[q] = cl->la[j];
             cl->dz[q] = cl->lz[j];
         }
-        cl->est[i] = cs_recrawl_mle_incomplete(cl->da + b, cl->dz + b, cl->doff[k + 1] - b);
+        cl->est[i] = b < cl->doff[k + 1]
+                         ? cs_recrawl_mle_incomplete(cl->da + b, cl->dz + b, cl->doff[k + 1] - b)
+                         : cl->est0;
     }
     if (r->pg.complete != NULL) {
         const uint8_t *comp = r->pg.complete;
