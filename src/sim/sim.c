@@ -98,6 +98,9 @@ loop:
             CS_TRY(ctx, cs_simrf_step(ctx, s->rf, ls->tick, &cr, &ncr, &n_refresh));
             CS_TRY(ctx, sim_refresh_quota(s, cr, ncr));
             cs_simrf_excess(s->rf, n_refresh > cc->bandwidth ? n_refresh - cc->bandwidth : 0);
+            const double t_rf = cs_now();
+            s->m.t[PH_REFRESH] += t_rf - t0;
+            t0 = t_rf;
         }
         if (t == 0) {
             CS_TRY(ctx, sim_take_seeds(s, &nsel));
@@ -147,8 +150,11 @@ loop:
         } else if (!s->strict && local == CS_OK) { /* strict: inserted with the received ones */
             local = sim_insert_own(s);
         }
-        if (s->rf != NULL && local == CS_OK)
+        if (s->rf != NULL && local == CS_OK) {
+            const double t_rf = cs_now();
             local = sim_refresh_fetched(s, nsel, ls->tick);
+            s->m.t[PH_REFRESH] += cs_now() - t_rf;
+        }
         if (!s->rep && (t % E == 0 || force))
             local = sim_exchange(s, local);
         /* the tick's counts: fetches, frontier, records waiting in the outboxes and the signals
@@ -193,9 +199,11 @@ loop:
         if (s->rf != NULL) {
             /* the discovery counts of the adaptive split: over the run, identical everywhere */
             int64_t tot[NC] = {0}, hosts = 0;
+            const double t_rf = cs_now();
             if (ls->tick % s->cfg->refresh.sync_every == 0)
                 sim_global_counts(s, tot, &hosts);
             CS_TRY(ctx, cs_simrf_sync(ctx, s->rf, ls->tick, tot[C_FETCHED], tot[C_RELEVANT]));
+            s->m.t[PH_REFRESH] += cs_now() - t_rf;
         }
         /* with refresh on, an empty frontier does not end a task: the cache still needs it */
         const int done = (rn->pages > 0 && fetched_task >= rn->pages) ||

@@ -44,7 +44,8 @@
  * rank's stay in place, the others' are copied into the outboxes); exchange: the fetched pages'
  * allgather and the outboxes' alltoall(v); insert: merging link records into the frontier (with
  * their values); wait: blocked in the count exchange (load imbalance); allreduce: weights, the
- * tick's integer allreduce and metrics. */
+ * tick's integer allreduce and metrics; refresh: the tick's [refresh] work (the re-crawls due,
+ * their quota, noting the fetched pages, the re-solve with its collectives). */
 enum phase {
     PH_EVALUATE,
     PH_SELECT,
@@ -55,6 +56,7 @@ enum phase {
     PH_INSERT,
     PH_WAIT,
     PH_ALLREDUCE,
+    PH_REFRESH,
     NPH
 };
 

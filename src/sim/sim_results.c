@@ -33,8 +33,8 @@ int64_t sim_node_memory(const sim *s, int64_t peak)
     return shared ? peak - sim_shared_rss() + held : peak;
 }
 
-const char *const sim_phase_name[NPH] = {"evaluate", "select", "fetch", "learn",    "route",
-                                         "exchange", "insert", "wait",  "allreduce"};
+const char *const sim_phase_name[NPH] = {"evaluate", "select", "fetch", "learn",     "route",
+                                         "exchange", "insert", "wait",  "allreduce", "refresh"};
 
 const char *const sim_series_name[NS] = {"fetched",
                                          "relevant",

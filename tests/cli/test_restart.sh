@@ -143,6 +143,12 @@ for pol in lambdacrawl:0.3 lambda-learn:adaptive adaptive:0.3; do
         --set run.ticks=450 --set crawl.bandwidth=60 --set refresh.policy="${pol%%:*}" \
         --set refresh.fraction="${pol#*:}" --set refresh.sync_every=50
 done
+# (lambda-learn over a suffix of 2 epochs, with complete pages: the incremental estimates' state,
+# rebuilt from the checkpoint's log, must give what the uninterrupted run's gives)
+restart_case refresh-lambda-learn-suffix 450 265 --set run.policy=best-first --set run.pages=0 \
+    --set run.ticks=450 --set crawl.bandwidth=60 --set refresh.policy=lambda-learn \
+    --set refresh.fraction=0.3 --set refresh.sync_every=50 --set refresh.learn_suffix=2 \
+    --set gen.observable_fraction=0.2
 
 # (the bandit re-crawl policies: replicated state, FIFOs of group members, FG-DQN with replay)
 for pol in bandit-thompson bandit-fgdqn bandit-static-opt bandit-whittle-learn; do
