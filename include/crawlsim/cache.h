@@ -35,8 +35,9 @@
  *   uint32_t k           its index in the change stream (at most 2^32 - 1 changes per page)
  *   uint32_t cnt         changes delivered since the last crawl (complete pages)
  *   uint32_t next        calendar-queue link (complete pages)
- *   uint32_t ord[2]      the slots in local order and the merge's scratch
- * 57 bytes, plus a map from local index to slot (4 bytes an entry, at most half full: 8 to 16
+ *   uint32_t ord         the slots in local order
+ * 53 bytes, plus the sort's scratch (4 bytes per page joined since the last cs_cache_sorted,
+ * at most: it grows with the joins between two sorts, not with the slots), a map from local index to slot (4 bytes an entry, at most half full: 8 to 16
  * bytes a slot) and 4 bytes per queue bucket (by default between n_complete / 2 and n_complete
  * buckets, at least 64, over the n local pages: the only part of the rank's size). So the cache
  * is O(pages cached), whatever the number of local pages; the attributes are copied from the
