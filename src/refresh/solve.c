@@ -247,19 +247,28 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
             CS_FX_ADD(y / (2.0 * (q + d)), sf, f0, f1, f2);
             CS_FX_ADD(m * d / q, sd, g0, g1, g2);
         }
-    } else if (cf != NULL && (inc || comp)) {
-        /* one pass over both classes: each page adds its own class's terms, or 0 (which adds
-         * nothing to a fixed-point sum) when its class is not in the sum */
-#pragma omp parallel for simd default(none) shared(n, mu, delta, cf, inc, comp, x, sf, sd)         \
+    } else if (inc) {
+#pragma omp parallel for simd default(none) shared(n, mu, delta, cf, x, sf, sd)                    \
     reduction(+ : f0, f1, f2, g0, g1, g2) schedule(static)
         for (int64_t i = 0; i < n; i++) {
+            const double m = mu[i], d = delta[i], w = cf[i] ? 0.0 : 1.0;
+            const double y = 4.0 * m * d * x, q = sqrt(d * d + y);
+            CS_FX_ADD(w * (y / (2.0 * (q + d))), sf, f0, f1, f2);
+            CS_FX_ADD(w * (m * d / q), sd, g0, g1, g2);
+        }
+    }
+    if (kind == EV_LC && comp) {
+        /* the complete pages, a few of the slots: found by their flag (a byte a page), not
+         * computed for every page */
+#pragma omp parallel for default(none) shared(n, mu, delta, cf, x, sf, sd)                         \
+    reduction(+ : f0, f1, f2, g0, g1, g2) schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            if (!cf[i])
+                continue;
             const double m = mu[i], d = delta[i];
-            const double y = 4.0 * m * d * x, q = sqrt(d * d + y), p = co_p(m, d, x);
-            const int c = cf[i] != 0, on = c ? comp : inc;
-            const double fv = c ? p * d : y / (2.0 * (q + d));
-            const double gv = c ? (p < 1.0 ? m : 0.0) : m * d / q;
-            CS_FX_ADD(on ? fv : 0.0, sf, f0, f1, f2);
-            CS_FX_ADD(on ? gv : 0.0, sd, g0, g1, g2);
+            const double p = co_p(m, d, x);
+            CS_FX_ADD(p * d, sf, f0, f1, f2);
+            CS_FX_ADD(p < 1.0 ? m : 0.0, sd, g0, g1, g2);
         }
     }
     int64_t a[6] = {f0, f1, f2, g0, g1, g2}, g[6];
