@@ -35,14 +35,16 @@
  *   uint32_t k           its index in the change stream (at most 2^32 - 1 changes per page)
  *   uint32_t cnt         changes delivered since the last crawl (complete pages)
  *   uint32_t next        calendar-queue link (complete pages)
- *   uint32_t ord[2]      the slots in local order and the merge's scratch
- * 57 bytes, plus a map from local index to slot (4 bytes an entry, at most half full: 8 to 16
- * bytes a slot) and 4 bytes per queue bucket (by default between n_complete / 2 and n_complete
- * buckets, at least 64 and at most 2^22, 16 MiB: the only part of the rank's size). So the cache
- * is O(pages cached), whatever the number of local pages; the attributes are copied from the
- * caller's arrays or computed (cs_cache_pages.attr) when a page joins. The bucket count changes
- * no result (the order in which one poll delivers the changes of different pages is not
- * observable), only the queue's memory and speed.
+ *   uint32_t ord         the slots in local order
+ * 53 bytes, plus the sort's scratch (4 bytes per page joined since the last cs_cache_sorted,
+ * at most: it grows with the joins between two sorts, not with the slots), a map from local index
+ * to slot (4 bytes an entry, at most half full: 8 to 16 bytes a slot) and 4 bytes per queue bucket
+ * (by default between n_complete / 2 and n_complete buckets, at least 64 and at most 2^22,
+ * 16 MiB: the only part of the rank's size). So the cache is O(pages cached), whatever the number
+ * of local pages; the attributes are copied from the caller's arrays or computed
+ * (cs_cache_pages.attr) when a page joins. The bucket count changes no result (the order in which
+ * one poll delivers the changes of different pages is not observable), only the queue's memory
+ * and speed.
  *
  * Times: crawls and polls of one page must come in non-decreasing time; poll times never go
  * back; all times >= the cache's start time.

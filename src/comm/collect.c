@@ -61,13 +61,15 @@ double cs_comm_fx_value(const int64_t *a, double scale)
 
 cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum)
 {
-    double mx[2] = {0.0, 0.0}, gmx[2]; /* max, any bad value */
+    double m0 = 0.0, m1 = 0.0, gmx[2]; /* max, any bad value */
+#pragma omp parallel for default(none) shared(x, n) reduction(max : m0, m1) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         if (!(x[i] >= 0.0) || !isfinite(x[i]))
-            mx[1] = 1.0;
-        else if (x[i] > mx[0])
-            mx[0] = x[i];
+            m1 = 1.0;
+        else if (x[i] > m0)
+            m0 = x[i];
     }
+    double mx[2] = {m0, m1};
     cs_allreduce(ctx, mx, gmx, 2, CS_T_F64, CS_OP_MAX);
     if (gmx[1] != 0.0)
         return cs_agree(ctx, cs_fail(ctx, CS_ERR_ARG,

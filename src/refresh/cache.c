@@ -43,8 +43,9 @@ struct cs_cache {
     uint32_t *cnt;   /* changes delivered since the last crawl */
     uint32_t *next;  /* calendar-queue link */
     uint32_t *ord;   /* the slots by increasing local index: [0, nsorted) sorted, then joins */
-    uint32_t *ord2;  /* scratch of the merge */
     int64_t nsorted;
+    uint32_t *pend; /* the merge's scratch: room for the joins since the last sort, pcap */
+    int64_t pcap;
     uint32_t *map; /* local index -> slot: open addressing, NIL empty, mask + 1 entries */
     uint64_t mask;
     int64_t crawls, changes, notified;
@@ -234,19 +235,19 @@ void cs_cache_destroy(cs_cache **pc)
     free(c->cnt);
     free(c->next);
     free(c->ord);
-    free(c->ord2);
+    free(c->pend);
     free(c->map);
     free(c);
     *pc = NULL;
 }
 
 /* Bytes of one slot's arrays. */
-#define SLOT_BYTES (sizeof(int64_t) + 3 * sizeof(double) + 1 + 6 * sizeof(uint32_t))
+#define SLOT_BYTES (sizeof(int64_t) + 3 * sizeof(double) + 1 + 5 * sizeof(uint32_t))
 
 int64_t cs_cache_bytes(const cs_cache *c)
 {
     return c->ns * (int64_t)SLOT_BYTES + (int64_t)(c->mask + 1) * (int64_t)sizeof *c->map +
-           (int64_t)c->nb * (int64_t)sizeof *c->head;
+           (int64_t)c->nb * (int64_t)sizeof *c->head + c->pcap * (int64_t)sizeof *c->pend;
 }
 
 void cs_cache_get_stats(const cs_cache *c, cs_cache_stats *s)
@@ -306,12 +307,21 @@ static cs_err reserve_slots(cs_cache *c, int64_t need)
         c->map = map;
         c->mask = m - 1;
     }
-    void *const pp[] = {&c->id, &c->mu,  &c->dl,   &c->cf,  &c->local, &c->tau,
-                        &c->k,  &c->cnt, &c->next, &c->ord, &c->ord2};
-    const size_t sz[] = {sizeof *c->id,    sizeof *c->mu,  sizeof *c->dl,  sizeof *c->cf,
-                         sizeof *c->local, sizeof *c->tau, sizeof *c->k,   sizeof *c->cnt,
-                         sizeof *c->next,  sizeof *c->ord, sizeof *c->ord2};
+    void *const pp[] = {&c->id,  &c->mu, &c->dl,  &c->cf,   &c->local,
+                        &c->tau, &c->k,  &c->cnt, &c->next, &c->ord};
+    const size_t sz[] = {sizeof *c->id,    sizeof *c->mu,  sizeof *c->dl, sizeof *c->cf,
+                         sizeof *c->local, sizeof *c->tau, sizeof *c->k,  sizeof *c->cnt,
+                         sizeof *c->next,  sizeof *c->ord};
     return cs_slots_reserve(pp, sz, (int)(sizeof sz / sizeof sz[0]), &c->cap, need);
+}
+
+/* Room in the merge's scratch for `need` joins since the last sort (it grows with the joins
+ * between two sorts, not with the slots). CS_ERR_NOMEM, nothing changed. */
+static cs_err reserve_pending(cs_cache *c, int64_t need)
+{
+    void *const pp[] = {&c->pend};
+    const size_t sz[] = {sizeof *c->pend};
+    return cs_slots_reserve(pp, sz, 1, &c->pcap, need);
 }
 
 cs_err cs_slots_reserve(void *const *pp, const size_t *sz, int n, int64_t *cap, int64_t need)
@@ -365,17 +375,26 @@ const uint32_t *cs_cache_sorted(cs_cache *c, int64_t *m)
         t[e] = x;
         sift_ord(c, t, e, 0);
     }
-    /* merge the sorted joins into the sorted prefix (distinct local indexes) */
-    int64_t i = 0, j = a, o = 0;
-    while (i < a && j < n)
-        c->ord2[o++] = c->local[c->ord[i]] < c->local[c->ord[j]] ? c->ord[i++] : c->ord[j++];
-    while (i < a)
-        c->ord2[o++] = c->ord[i++];
-    while (j < n)
-        c->ord2[o++] = c->ord[j++];
-    uint32_t *x = c->ord;
-    c->ord = c->ord2;
-    c->ord2 = x;
+    /* merge the sorted joins into the sorted prefix (distinct local indexes) from the back:
+     * each join's place in the prefix by binary search, the prefix's entries above it moved up
+     * as one block, so the prefix is read in order and only the joins' places are searched */
+    CS_ASSERT(k <= c->pcap);
+    memcpy(c->pend, t, (size_t)k * sizeof *c->pend);
+    int64_t hi = a; /* the prefix's entries [0, hi) are not yet placed */
+    for (int64_t j = k - 1; j >= 0; j--) {
+        const uint32_t x = c->pend[j], key = c->local[x];
+        int64_t lo = 0, up = hi; /* the first prefix entry above key */
+        while (lo < up) {
+            const int64_t mid = lo + (up - lo) / 2;
+            if (c->local[c->ord[mid]] < key)
+                lo = mid + 1;
+            else
+                up = mid;
+        }
+        memmove(c->ord + lo + j + 1, c->ord + lo, (size_t)(hi - lo) * sizeof *c->ord);
+        c->ord[lo + j] = x;
+        hi = lo;
+    }
     c->nsorted = n;
     return c->ord;
 }
@@ -458,7 +477,7 @@ static void first_change(const cs_cache *c, const cs_cache_attr *a, double t, cu
 static cs_err add_store(cs_cache *c, int64_t i, const cs_cache_attr *a, const cursor *u,
                         int64_t *slot)
 {
-    if (reserve_slots(c, c->ns + 1) != CS_OK)
+    if (reserve_slots(c, c->ns + 1) != CS_OK || reserve_pending(c, c->ns + 1 - c->nsorted) != CS_OK)
         return CS_ERR_NOMEM;
     const int64_t s = c->ns++;
     c->id[s] = a->id;
@@ -782,7 +801,7 @@ cs_err cs_cache_load(cs_ctx *ctx, cs_cache *c, cs_ckpt *ck)
     if (si[CC_N] != c->pg.n || si[CC_NB] != (int64_t)c->nb || c->ns != 0 || si[CC_CACHED] < 0 ||
         si[CC_CACHED] > c->pg.n)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: a cache of other pages", cs_ckpt_path(ck));
-    else if (reserve_slots(c, si[CC_CACHED]) != CS_OK)
+    else if (reserve_slots(c, si[CC_CACHED]) != CS_OK || reserve_pending(c, si[CC_CACHED]) != CS_OK)
         rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the cache of %lld pages",
                      (long long)si[CC_CACHED]);
     CS_TRY_AGREE(ctx, rc);

@@ -167,11 +167,9 @@ static cs_err recrawl_fit(cs_recrawl *r)
     if (n1 == n0 && r->cap > 0)
         return CS_OK;
     /* never NULL: the solvers see arrays */
-    void *const pp[] = {&r->rate, &r->prob,   &r->t_last, &r->draws, &r->hkey, &r->hpage,
-                        &r->cmu,  &r->cdelta, &r->crate,  &r->cprob, &r->ccomp};
-    const size_t sz[] = {sizeof *r->rate,  sizeof *r->prob,  sizeof *r->t_last, sizeof *r->draws,
-                         sizeof *r->hkey,  sizeof *r->hpage, sizeof *r->cmu,    sizeof *r->cdelta,
-                         sizeof *r->crate, sizeof *r->cprob, sizeof *r->ccomp};
+    void *const pp[] = {&r->rate, &r->prob, &r->t_last, &r->draws, &r->hkey, &r->hpage};
+    const size_t sz[] = {sizeof *r->rate,  sizeof *r->prob, sizeof *r->t_last,
+                         sizeof *r->draws, sizeof *r->hkey, sizeof *r->hpage};
     if (cs_slots_reserve(pp, sz, (int)(sizeof sz / sizeof sz[0]), &r->cap, n1) != CS_OK)
         return cs_fail(r->ctx, CS_ERR_NOMEM, "out of memory for the re-crawl of %lld pages",
                        (long long)n1);
@@ -244,11 +242,6 @@ void cs_recrawl_destroy(cs_recrawl **pr)
     free(r->hkey);
     free(r->hpage);
     free(r->out);
-    free(r->cmu);
-    free(r->cdelta);
-    free(r->crate);
-    free(r->cprob);
-    free(r->ccomp);
     free(r->fj);
     free(r);
     *pr = NULL;
@@ -284,44 +277,21 @@ int cs_recrawl_is_poisson(const cs_recrawl *r)
 /* Pages below which the per-page loops of a sync do not wake the threads. */
 #define PAGES_PARALLEL 4096
 
-/* The compacted scratch of the m cached pages r->cidx[0..m): mu, delta (from delta[]),
- * completeness and, with rates, the schedule in force. */
-static void gather_cached(cs_recrawl *r, int64_t m, const double *delta, int rates)
-{
-    const cs_recrawl *cr = r;
-#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(cr, m, delta, rates)        \
-    schedule(static)
-    for (int64_t j = 0; j < m; j++) {
-        const int64_t i = cr->cidx[j];
-        cr->cmu[j] = cr->pg.mu[i];
-        cr->cdelta[j] = delta[i];
-        cr->ccomp[j] = (uint8_t)(cr->pg.complete != NULL && cr->pg.complete[i]);
-        if (rates) {
-            cr->crate[j] = cr->rate[i];
-            cr->cprob[j] = cr->prob[i];
-        }
-    }
-}
-
+/* The solves run on the cache's slots as they are (every slot is a cached page): their sums are
+ * exact and their maxima maxima, so the slots' order gives the bits of the local order, and the
+ * rates are written in place. */
 cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy policy,
                               const double *delta)
 {
     cs_err rc = CS_OK;
     recrawl_view(r);
-    const int64_t n = r->n, m = recrawl_cached(r);
-    double *rate = r->rate, *prob = r->prob;
-#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(rate, prob, n)              \
-    schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        rate[i] = 0.0;
-        prob[i] = -1.0;
-    }
-    gather_cached(r, m, delta, 0);
+    const int64_t m = r->n;
     int64_t gm = 0;
     cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
     if (gm == 0)
         return CS_OK; /* nothing cached anywhere: nothing to crawl */
-    cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
+    const uint8_t *cf = r->pg.complete;
+    cs_refresh_pages cp = {m, r->pg.mu, delta, cf};
     cs_refresh_opts o;
     cs_refresh_opts_default(&o);
     o.epsilon = r->cfg.epsilon;
@@ -334,24 +304,18 @@ cs_err cs_recrawl_solve_rates(cs_ctx *ctx, cs_recrawl *r, cs_refresh_policy poli
     double R = r->cfg.bandwidth;
     if ((policy == CS_REFRESH_LAMBDACRAWL || policy == CS_REFRESH_LCA) && r->pg.complete != NULL) {
         int64_t inc = 0, ginc = 0;
-        for (int64_t j = 0; j < m; j++)
-            inc += !r->ccomp[j];
+#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(cf, m) reduction(+ : inc)   \
+    schedule(static)
+        for (int64_t i = 0; i < m; i++)
+            inc += !cf[i];
         cs_allreduce(ctx, &inc, &ginc, 1, CS_T_I64, CS_OP_SUM);
         double sum = 0.0;
         if (ginc == 0)
-            CS_TRY(ctx, cs_comm_sum_exact(ctx, r->cdelta, m, &sum));
+            CS_TRY(ctx, cs_comm_sum_exact(ctx, delta, m, &sum));
         if (sum > 0.0 && R > 0.999 * sum)
             R = 0.999 * sum;
     }
-    CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, R, &o, r->crate, r->cprob, NULL));
-    const uint32_t *idx = r->cidx;
-    const double *crate = r->crate, *cprob = r->cprob;
-#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none)                                    \
-    shared(rate, prob, idx, crate, cprob, m) schedule(static)
-    for (int64_t j = 0; j < m; j++) {
-        rate[idx[j]] = crate[j];
-        prob[idx[j]] = cprob[j];
-    }
+    CS_TRY(ctx, cs_refresh_solve(ctx, policy, &cp, R, &o, r->rate, r->prob, NULL));
     return CS_OK;
 fail:
     return rc;
@@ -364,34 +328,36 @@ cs_err cs_recrawl_sync(cs_ctx *ctx, cs_recrawl *r, double t)
         return cs_fail(ctx, CS_ERR_ARG, "recrawl: sync at %g before the last step %g", t,
                        r->t_step);
     recrawl_view(r);
-    int64_t m = recrawl_cached(r);
-    const uint32_t *idx = r->cidx;
+    const int64_t n = r->n;
     double *tl = r->t_last;
-#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(idx, tl, m, t)              \
-    schedule(static)
-    for (int64_t j = 0; j < m; j++)
-        if (isnan(tl[idx[j]]))
-            tl[idx[j]] = t;
+#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(tl, n, t) schedule(static)
+    for (int64_t i = 0; i < n; i++) /* every slot is a cached page */
+        if (isnan(tl[i]))
+            tl[i] = t;
     CS_TRY(ctx, r->ops->sync(ctx, r, r->st, t));
     /* restart the clocks: Poisson ones from t (memoryless), interval ones from the last crawl;
      * each page's next crawl is its own (its draws counter), computed in parallel into the
-     * scratch, then the heap's array is filled in page order */
-    m = recrawl_cached(r); /* (the policy's sync does not change the cache: the same list) */
-    double *nx = r->crate;
-#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(r, idx, nx, tl, m, t)       \
+     * heap's arrays in page order (the order of its ties), then the pages with a next crawl
+     * moved to the front */
+    const int64_t m = recrawl_cached(r); /* (the policy's sync does not change the cache) */
+    const uint32_t *idx = r->cidx;
+    double *hk = r->hkey;
+    uint32_t *hp = r->hpage;
+#pragma omp parallel for if (m >= PAGES_PARALLEL) default(none) shared(r, idx, hk, hp, tl, m, t)   \
     schedule(static)
     for (int64_t j = 0; j < m; j++) {
         const int64_t i = idx[j];
         const double x =
             r->ops->next != NULL ? r->ops->next(r, r->st, i, tl[i]) : next_crawl(r, i, t);
-        nx[j] = x < t ? t : x;
+        hk[j] = x < t ? t : x;
+        hp[j] = idx[j];
     }
     r->hn = 0;
     for (int64_t j = 0; j < m; j++) {
-        if (!(nx[j] < CS_INF))
+        if (!(hk[j] < CS_INF))
             continue;
-        r->hkey[r->hn] = nx[j];
-        r->hpage[r->hn] = idx[j];
+        hk[r->hn] = hk[j];
+        hp[r->hn] = hp[j];
         r->hn++;
     }
     for (int64_t p = r->hn / 2 - 1; p >= 0; p--)
@@ -604,14 +570,13 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
     if (!cs_recrawl_is_poisson(r))
         return CS_OK;
     recrawl_view(r);
-    int64_t m = recrawl_cached(r);
-    gather_cached(r, m, r->pg.delta, 1);
+    const int64_t m = r->n; /* the slots, in place: the costs are exact sums */
     int64_t gm = 0;
     cs_allreduce(ctx, &m, &gm, 1, CS_T_I64, CS_OP_SUM);
     if (gm == 0)
         return CS_OK;
-    cs_refresh_pages cp = {m, r->cmu, r->cdelta, r->pg.complete != NULL ? r->ccomp : NULL};
-    return cs_refresh_cost(ctx, &cp, r->crate, r->cprob, jh, jb);
+    cs_refresh_pages cp = {m, r->pg.mu, r->pg.delta, r->pg.complete};
+    return cs_refresh_cost(ctx, &cp, r->rate, r->prob, jh, jb);
 }
 
 cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
@@ -627,13 +592,12 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
     CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, r->n > 0 ? (size_t)r->n : 1, sizeof *x, "delta error"));
     int64_t gn = 0;
     recrawl_view(r);
-    const int64_t n = recrawl_cached(r);
-    const uint32_t *idx = r->cidx;
+    const int64_t n = r->n; /* the slots, in place: an exact sum */
     const double *delta = r->pg.delta;
-#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(x, idx, est, delta, n)      \
+#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(x, est, delta, n)           \
     schedule(static)
-    for (int64_t j = 0; j < n; j++)
-        x[j] = fabs(log(est[idx[j]] / delta[idx[j]]));
+    for (int64_t i = 0; i < n; i++)
+        x[i] = fabs(log(est[i] / delta[i]));
     double s = 0.0;
     rc = cs_comm_sum_exact(ctx, x, n, &s);
     free(x);

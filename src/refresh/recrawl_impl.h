@@ -64,10 +64,8 @@ struct cs_recrawl {
     double t_step; /* steps are done up to here */
     int synced;
     cs_err err; /* a failure inside a cache callback */
-    /* scratch of the solves: the cached pages in page order (the cache's), compacted */
+    /* the cached pages (slots) in page order (the cache's, recrawl_cached): the heap's order */
     const uint32_t *cidx;
-    double *cmu, *cdelta, *crate, *cprob;
-    uint8_t *ccomp;
     /* scratch of cs_recrawl_fetch_batch: the joining pages' attributes and first changes */
     cs_cache_join *fj;
     size_t fj_cap;

@@ -67,14 +67,12 @@ typedef struct solver {
     const cs_refresh_pages *pg;
     cs_refresh_opts o;
     double R;
-    int split;            /* complete pages are crawled on observations */
-    int64_t nc;           /* this rank's complete pages (split), compacted: */
-    double *cmu, *cdelta; /*   their mu and delta */
-    int64_t *cidx;        /*   and their index in pg */
-    int64_t N, Ni, Nc;    /* global pages, incomplete-class and complete-class pages */
+    int split;         /* complete pages are crawled on observations */
+    int64_t N, Ni, Nc; /* global pages, incomplete-class and complete-class pages */
     double mu_max_i, md_max_i, mu_max_c, d_max_c, d_max, a_max; /* maxima (a = sqrt(mu d)) */
     double mu_sum_i, mu_sum_c, d_sum_c, d_sum, a_sum;           /* exact sums */
     double floor_rate;                                          /* BLC floor */
+    double w_max; /* the largest rate the last write_rates wrote on this rank */
     int iters;
 } solver;
 
@@ -98,8 +96,10 @@ static inline double blc_rho(double m, double d, double u, double fl)
     return r > fl ? r : fl;
 }
 
-/* Collective. Validates the pages, computes the global maxima and exact sums, and compacts this
- * rank's complete pages when split. need_a: the sqrt(mu delta) figures (BLC). */
+/* Collective. Validates the pages and computes the global maxima and exact sums. need_a: the
+ * sqrt(mu delta) figures (BLC). Every figure is a maximum or an exact sum, so nothing here or in
+ * the passes below depends on the order of the pages: the caller may pass them in any order
+ * (the re-crawl policies pass the cache's slots) and gets the same bits, page for page. */
 static cs_err solver_setup(solver *s, int need_a)
 {
     cs_ctx *ctx = s->ctx;
@@ -108,24 +108,19 @@ static cs_err solver_setup(solver *s, int need_a)
     const double *mu = pg->mu, *delta = pg->delta;
     const uint8_t *cf = s->split ? pg->complete : NULL;
     cs_err rc = CS_OK;
-    /* validation: the first bad page of the lowest failing rank is named */
-    cs_err local = CS_OK;
-    if (n < 0 || (n > 0 && (mu == NULL || delta == NULL)))
-        local = cs_fail(ctx, CS_ERR_ARG, "refresh: bad page slice (n = %lld)", (long long)n);
-    for (int64_t i = 0; local == CS_OK && i < n; i++)
-        if (!(mu[i] > 0.0) || !isfinite(mu[i]) || !(delta[i] > 0.0) || !isfinite(delta[i]))
-            local = cs_fail(ctx, CS_ERR_ARG,
-                            "refresh: page %lld of rank %d has mu = %g, delta = %g (both must be "
-                            "finite and > 0)",
-                            (long long)i, ctx->rank, mu[i], delta[i]);
-    CS_TRY_AGREE(ctx, local);
-
+    /* the maxima, and the validation in the same pass: the first bad page (lowest index) of
+     * the lowest failing rank is named */
+    const int slice_ok = n >= 0 && (n == 0 || (mu != NULL && delta != NULL));
+    const int64_t nv = slice_ok ? n : 0;
     double mxi = 0.0, mdi = 0.0, mxc = 0.0, dxc = 0.0, dx = 0.0, ax = 0.0;
-    int64_t nc = 0;
-#pragma omp parallel for default(none) shared(n, mu, delta, cf, need_a)                            \
-    reduction(max : mxi, mdi, mxc, dxc, dx, ax) reduction(+ : nc) schedule(static)
-    for (int64_t i = 0; i < n; i++) {
+    int64_t nc = 0, bad = nv;
+#pragma omp parallel for default(none) shared(nv, mu, delta, cf, need_a)                           \
+    reduction(max : mxi, mdi, mxc, dxc, dx, ax) reduction(+ : nc) reduction(min : bad)            \
+    schedule(static)
+    for (int64_t i = 0; i < nv; i++) {
         const double m = mu[i], d = delta[i];
+        if (!(m > 0.0) || !isfinite(m) || !(d > 0.0) || !isfinite(d))
+            bad = i < bad ? i : bad;
         if (cf != NULL && cf[i]) {
             nc++;
             mxc = m > mxc ? m : mxc;
@@ -140,6 +135,15 @@ static cs_err solver_setup(solver *s, int need_a)
             ax = a > ax ? a : ax;
         }
     }
+    cs_err local = CS_OK;
+    if (!slice_ok)
+        local = cs_fail(ctx, CS_ERR_ARG, "refresh: bad page slice (n = %lld)", (long long)n);
+    else if (bad < n)
+        local = cs_fail(ctx, CS_ERR_ARG,
+                        "refresh: page %lld of rank %d has mu = %g, delta = %g (both must be "
+                        "finite and > 0)",
+                        (long long)bad, ctx->rank, mu[bad], delta[bad]);
+    CS_TRY_AGREE(ctx, local);
     double mx[6] = {mxi, mdi, mxc, dxc, dx, ax}, g[6];
     cs_allreduce(ctx, mx, g, 6, CS_T_F64, CS_OP_MAX);
     s->mu_max_i = g[0];
@@ -184,36 +188,9 @@ static cs_err solver_setup(solver *s, int need_a)
             ctx, cs_fail(ctx, CS_ERR_LIMIT, "refresh: %lld pages, at most 2^32", (long long)s->N));
     if (s->N == 0)
         CS_TRY_AGREE(ctx, cs_fail(ctx, CS_ERR_ARG, "refresh: no pages to schedule"));
-
-    /* this rank's complete pages, compacted */
-    s->nc = nc;
-    local = CS_OK;
-    if (nc > 0) {
-        local = cs_alloc(ctx, &s->cmu, (size_t)nc, sizeof *s->cmu, "complete pages");
-        if (local == CS_OK)
-            local = cs_alloc(ctx, &s->cdelta, (size_t)nc, sizeof *s->cdelta, "complete pages");
-        if (local == CS_OK)
-            local = cs_alloc(ctx, &s->cidx, (size_t)nc, sizeof *s->cidx, "complete pages");
-    }
-    CS_TRY_AGREE(ctx, local);
-    for (int64_t i = 0, j = 0; i < n && cf != NULL; i++)
-        if (cf[i]) {
-            s->cmu[j] = mu[i];
-            s->cdelta[j] = delta[i];
-            s->cidx[j++] = i;
-        }
     return CS_OK;
 fail:
     return rc;
-}
-
-static void solver_fini(solver *s)
-{
-    free(s->cmu);
-    free(s->cdelta);
-    free(s->cidx);
-    s->cmu = s->cdelta = NULL;
-    s->cidx = NULL;
 }
 
 /* ---- one root-find pass ---------------------------------------------------------------------- */
@@ -228,8 +205,8 @@ typedef enum ev_kind {
 static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f, double *df)
 {
     const cs_refresh_pages *pg = s->pg;
-    const int64_t n = pg->n, nc = s->nc;
-    const double *mu = pg->mu, *delta = pg->delta, *cmu = s->cmu, *cdelta = s->cdelta;
+    const int64_t n = pg->n;
+    const double *mu = pg->mu, *delta = pg->delta;
     const uint8_t *cf = s->split ? pg->complete : NULL;
     /* bounds on one page's value and derivative (x2 margin): rho <= min(mu t, sqrt(mu d t)),
      * rho' <= min(mu, sqrt(mu d / 4t)); p d <= min(d, mu t), (p d)' <= mu; BLC <= max(floor,
@@ -281,10 +258,14 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
         }
     }
     if (kind == EV_LC && comp) {
-#pragma omp parallel for simd default(none) shared(nc, cmu, cdelta, x, sf, sd)                     \
+        /* the complete pages, a few of the slots: found by their flag (a byte a page), not
+         * computed for every page */
+#pragma omp parallel for default(none) shared(n, mu, delta, cf, x, sf, sd)                         \
     reduction(+ : f0, f1, f2, g0, g1, g2) schedule(static)
-        for (int64_t j = 0; j < nc; j++) {
-            const double m = cmu[j], d = cdelta[j];
+        for (int64_t i = 0; i < n; i++) {
+            if (!cf[i])
+                continue;
+            const double m = mu[i], d = delta[i];
             const double p = co_p(m, d, x);
             CS_FX_ADD(p * d, sf, f0, f1, f2);
             CS_FX_ADD(p < 1.0 ? m : 0.0, sd, g0, g1, g2);
@@ -346,44 +327,46 @@ typedef enum inc_rule {
 } inc_rule;
 
 /* Local. Writes the rates of the inc class by `rule` with parameter x and, when split, the
- * complete pages' p at t_comp. */
-static void write_rates(const solver *s, inc_rule rule, double x, double t_comp, double *rate,
+ * complete pages' p at t_comp; s->w_max the largest rate written (tally's bound). */
+static void write_rates(solver *s, inc_rule rule, double x, double t_comp, double *rate,
                         double *prob)
 {
     const cs_refresh_pages *pg = s->pg;
-    const int64_t n = pg->n, nc = s->nc;
-    const double *mu = pg->mu, *delta = pg->delta, *cmu = s->cmu, *cdelta = s->cdelta;
-    const int64_t *cidx = s->cidx;
+    const int64_t n = pg->n;
+    const double *mu = pg->mu, *delta = pg->delta;
+    const uint8_t *cf = s->split ? pg->complete : NULL;
     const double fl = s->floor_rate;
-#pragma omp parallel for default(none) shared(n, mu, delta, rule, x, fl, rate, prob)               \
-    schedule(static)
+    double mx = 0.0;
+#pragma omp parallel for default(none) shared(n, mu, delta, cf, rule, x, t_comp, fl, rate, prob)   \
+    reduction(max                                                                                  \
+              : mx) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         const double m = mu[i], d = delta[i];
-        rate[i] = rule == INC_LC      ? lc_rho(m, d, x)
-                  : rule == INC_MU    ? m * x
-                  : rule == INC_BLC   ? blc_rho(m, d, x, fl)
-                  : rule == INC_CONST ? x
-                                      : d * x;
-        prob[i] = -1.0;
+        double r, p = -1.0;
+        if (cf != NULL && cf[i]) {
+            p = co_p(m, d, t_comp);
+            r = p * d;
+        } else {
+            r = rule == INC_LC      ? lc_rho(m, d, x)
+                : rule == INC_MU    ? m * x
+                : rule == INC_BLC   ? blc_rho(m, d, x, fl)
+                : rule == INC_CONST ? x
+                                    : d * x;
+        }
+        rate[i] = r;
+        prob[i] = p;
+        mx = r > mx ? r : mx;
     }
-#pragma omp parallel for default(none) shared(nc, cmu, cdelta, cidx, t_comp, rate, prob)           \
-    schedule(static)
-    for (int64_t j = 0; j < nc; j++) {
-        const double p = co_p(cmu[j], cdelta[j], t_comp);
-        rate[cidx[j]] = p * cdelta[j];
-        prob[cidx[j]] = p;
-    }
+    s->w_max = mx;
 }
 
-/* Collective. The result's exact rate sums and counts; the costs if asked. */
+/* Collective. The result's exact rate sums and counts; the costs if asked. rate and prob are
+ * what the last write_rates wrote (s->w_max their largest rate). */
 static cs_err tally(solver *s, const double *rate, const double *prob, cs_refresh_result *res)
 {
     cs_ctx *ctx = s->ctx;
     const int64_t n = s->pg->n;
-    double mx = 0.0, gmx = 0.0;
-#pragma omp parallel for default(none) shared(n, rate) reduction(max : mx) schedule(static)
-    for (int64_t i = 0; i < n; i++)
-        mx = rate[i] > mx ? rate[i] : mx;
+    double mx = s->w_max, gmx = 0.0;
     cs_allreduce(ctx, &mx, &gmx, 1, CS_T_F64, CS_OP_MAX);
     const double sc = cs_comm_fx_scale(gmx);
     int64_t i0 = 0, i1 = 0, i2 = 0, c0 = 0, c1 = 0, c2 = 0, ntrig = 0, nstarved = 0, nsat = 0;
@@ -429,9 +412,14 @@ static cs_err solve_complete(solver *s, double Ro, double *t)
 {
     if (Ro >= s->d_sum_c) {
         /* any t >= max(d / mu) saturates every page */
+        const int64_t n = s->pg->n;
+        const double *mu = s->pg->mu, *delta = s->pg->delta;
+        const uint8_t *cf = s->pg->complete;
         double tt = 0.0;
-        for (int64_t j = 0; j < s->nc; j++)
-            tt = fmax(tt, s->cdelta[j] / s->cmu[j]);
+#pragma omp parallel for default(none) shared(n, mu, delta, cf) reduction(max : tt) schedule(static)
+        for (int64_t i = 0; i < n; i++)
+            if (cf[i])
+                tt = fmax(tt, delta[i] / mu[i]);
         double gt = 0.0;
         cs_allreduce(s->ctx, &tt, &gt, 1, CS_T_F64, CS_OP_MAX);
         *t = gt;
@@ -590,9 +578,7 @@ cs_err cs_refresh_solve(cs_ctx *ctx, cs_refresh_policy policy, const cs_refresh_
                                   cs_refresh_policy_name(policy), res.residual));
     if (res_out != NULL)
         *res_out = res;
-    solver_fini(&s);
     return CS_OK;
 fail:
-    solver_fini(&s);
     return rc;
 }

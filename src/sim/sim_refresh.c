@@ -429,12 +429,9 @@ static cs_err cap_complete(cs_ctx *ctx, sim_refresh *rf, double *R)
     cs_allreduce(ctx, &inc, &ginc, 1, CS_T_I64, CS_OP_SUM);
     if (ginc > 0)
         return CS_OK;
-    double *x = NULL, sum = 0.0;
-    CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, (size_t)n + 1, sizeof *x, "refresh"));
-    memcpy(x, v.delta, (size_t)n * sizeof *x); /* an exact sum: any order */
-    rc = cs_comm_sum_exact(ctx, x, n, &sum);
-    free(x);
-    if (rc == CS_OK && sum > 0.0 && *R > 0.999 * sum)
+    double sum = 0.0;
+    CS_TRY(ctx, cs_comm_sum_exact(ctx, v.delta, n, &sum)); /* the slots: an exact sum */
+    if (sum > 0.0 && *R > 0.999 * sum)
         *R = 0.999 * sum;
 fail:
     return rc;

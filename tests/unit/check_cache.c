@@ -441,8 +441,9 @@ END_TEST
 
 START_TEST(test_bytes_per_page)
 {
-    /* 10^5 pages, 4 % and 100 % complete, all cached: 57 bytes a slot, the map (8 to 16) and
-     * the queue (at most 4 bytes a complete page) */
+    /* 10^5 pages, 4 % and 100 % complete, all cached: 53 bytes a slot, the sort's scratch (4
+     * bytes a join: none sorted yet), the map (8 to 16) and the queue (at most 4 bytes a complete
+     * page) */
     const int64_t n = 100000;
     world w = make_world(n, 0);
     for (int pass = 0; pass < 2; pass++) {

@@ -431,6 +431,48 @@ START_TEST(test_threads_same_lambda)
 }
 END_TEST
 
+/* The solves' figures are maxima and exact sums: the pages in another order (the re-crawl
+ * policies pass the cache's slots, in join order) give every page the same bits, for every
+ * policy, the golden-section mixed solve, and any thread count. */
+START_TEST(test_page_order)
+{
+    const int64_t n = 30011; /* prime: i -> 7919 i mod n is a permutation */
+    pages p = make(n, 0.04, 21), q = make(n, 0.0, 21);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t j = (i * 7919) % n;
+        q.mu[j] = p.mu[i];
+        q.delta[j] = p.delta[i];
+        q.complete[j] = p.complete[i];
+    }
+    cs_refresh_opts golden;
+    cs_refresh_opts_default(&golden);
+    golden.mixed = CS_REFRESH_MIXED_GOLDEN;
+    for (int k = 0; k <= CS_REFRESH_POLICY_COUNT_; k++) {
+        const int g = k == CS_REFRESH_POLICY_COUNT_; /* the last round: golden mixed */
+        const cs_refresh_policy pol = g ? CS_REFRESH_LAMBDACRAWL : (cs_refresh_policy)k;
+        omp_set_num_threads(1);
+        const cs_refresh_result a = solve(&p, pol, 2000.0, g ? &golden : NULL);
+        omp_set_num_threads(3);
+        const cs_refresh_result b = solve(&q, pol, 2000.0, g ? &golden : NULL);
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t j = (i * 7919) % n;
+            ck_assert_msg(memcmp(&p.rate[i], &q.rate[j], sizeof p.rate[i]) == 0 &&
+                              memcmp(&p.prob[i], &q.prob[j], sizeof p.prob[i]) == 0,
+                          "%s: page %lld", cs_refresh_policy_name(pol), (long long)i);
+        }
+        ck_assert(memcmp(&a.lambda, &b.lambda, sizeof a.lambda) == 0);
+        ck_assert(memcmp(&a.r_incomplete, &b.r_incomplete, sizeof a.r_incomplete) == 0);
+        ck_assert(memcmp(&a.r_complete, &b.r_complete, sizeof a.r_complete) == 0);
+        ck_assert(memcmp(&a.j_h, &b.j_h, sizeof a.j_h) == 0);
+        ck_assert(memcmp(&a.j_b, &b.j_b, sizeof a.j_b) == 0);
+        ck_assert(a.iterations == b.iterations && a.n_saturated == b.n_saturated);
+    }
+    omp_set_num_threads(1);
+    drop(&p);
+    drop(&q);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     pages p = make(10, 0.0, 19);
@@ -447,10 +489,13 @@ START_TEST(test_errors)
         cs_refresh_solve(&ctx, CS_REFRESH_BLC_FLOOR, &p.pg, 1.0, &o, p.rate, p.prob, NULL),
         CS_ERR_ARG);
     p.delta[3] = 0.0;
+    p.mu[8] = NAN;
     cs_ctx_clear_error(&ctx);
+    omp_set_num_threads(3); /* the first bad page is named, whichever thread finds it */
     ck_assert_int_eq(
         cs_refresh_solve(&ctx, CS_REFRESH_LAMBDACRAWL, &p.pg, 1.0, NULL, p.rate, p.prob, NULL),
         CS_ERR_ARG);
+    omp_set_num_threads(1);
     ck_assert(strstr(ctx.errmsg, "page 3") != NULL);
     cs_refresh_policy pol;
     ck_assert_int_eq(cs_refresh_policy_parse("binary-lambdacrawl-floor", &pol), CS_OK);
@@ -488,6 +533,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_exact_sum_order_and_threads);
     tcase_add_test(tc, test_threads_same_lambda);
+    tcase_add_test(tc, test_page_order);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
     return s;
