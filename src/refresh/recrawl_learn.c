@@ -198,9 +198,22 @@ static void learn_on_crawl(cs_recrawl *r, void *st, int64_t i, double t, double 
     log_obs(r, st, i, t - t_prev, changes > 0);
 }
 
+/* With learn_suffix = 0 a complete page's estimate reads only its count of notified changes
+ * from the first epoch on (Eq. 11): the count is kept, nothing logged (a complete page changes
+ * far more often than it is re-crawled, so its log entries were most of the log). */
 static void learn_on_change(cs_recrawl *r, void *st, int64_t i, double tau)
 {
-    log_obs(r, st, i, tau, 2);
+    learn *l = st;
+    if (r->cfg.learn_suffix > 0)
+        log_obs(r, l, i, tau, 2);
+    else if (l->nep > 0) /* before the first epoch: outside the suffix */
+        l->cnt[i]++;
+}
+
+/* Whether page i's count is kept by learn_on_change rather than counted from the log. */
+static inline int counted_directly(const cs_recrawl *r, int64_t i)
+{
+    return r->cfg.learn_suffix == 0 && r->pg.complete != NULL && r->pg.complete[i];
 }
 
 /* Local. The suffix now starts at log entry j0: the pages whose observations left it are dirty
@@ -209,7 +222,8 @@ static cs_err move_suffix(cs_ctx *ctx, cs_recrawl *r, learn *l, int64_t j0)
 {
     if (l->full) {
         for (int64_t i = 0; i < r->n; i++)
-            l->cnt[i] &= CNT_DIRTY;
+            if (!counted_directly(r, i))
+                l->cnt[i] &= CNT_DIRTY;
         for (int64_t j = j0; j < (int64_t)l->ln; j++)
             l->cnt[l->lp[j]]++;
         for (int64_t i = 0; i < l->joined; i++)
@@ -336,6 +350,8 @@ static cs_err learn_save(cs_ctx *ctx, const cs_recrawl *r, const void *st, cs_ck
     CS_TRY(ctx,
            cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/ep_start", CS_CK_I64, nep, l->ep_start));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/ep_time", CS_CK_F64, nep, l->ep_time));
+    if (r->cfg.learn_suffix == 0) /* the complete pages' counts (learn_on_change) */
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "refresh/recrawl/learn/count", CS_CK_I32, r->n, l->cnt));
 fail:
     return rc;
 }
@@ -382,6 +398,12 @@ static cs_err learn_load(cs_ctx *ctx, cs_recrawl *r, void *st, cs_ckpt *ck)
     for (int64_t i = 0; i < r->n; i++) {
         l->head[i] = NO_OBS;
         l->cnt[i] = 0;
+    }
+    if (r->cfg.learn_suffix == 0) {
+        CS_TRY(ctx,
+               cs_ckpt_get_exact(ctx, ck, "refresh/recrawl/learn/count", CS_CK_I32, r->n, l->cnt));
+        for (int64_t i = 0; i < r->n; i++)
+            l->cnt[i] = counted_directly(r, i) ? l->cnt[i] & ~CNT_DIRTY : 0;
     }
     for (int64_t j = 0; j < ln; j++) {
         l->lprev[j] = l->head[l->lp[j]];

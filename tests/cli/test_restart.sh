@@ -149,6 +149,10 @@ restart_case refresh-lambda-learn-suffix 450 265 --set run.policy=best-first --s
     --set run.ticks=450 --set crawl.bandwidth=60 --set refresh.policy=lambda-learn \
     --set refresh.fraction=0.3 --set refresh.sync_every=50 --set refresh.learn_suffix=2 \
     --set gen.observable_fraction=0.2
+# (learn_suffix = 0: the complete pages' counts are kept, not logged, and checkpointed)
+restart_case refresh-lambda-learn-counts 450 265 --set run.policy=best-first --set run.pages=0 \
+    --set run.ticks=450 --set crawl.bandwidth=60 --set refresh.policy=lambda-learn \
+    --set refresh.fraction=0.3 --set refresh.sync_every=50 --set gen.observable_fraction=0.2
 
 # (the bandit re-crawl policies: replicated state, FIFOs of group members, FG-DQN with replay)
 for pol in bandit-thompson bandit-fgdqn bandit-static-opt bandit-whittle-learn; do
