@@ -249,6 +249,13 @@ CS_API void cs_gen_page_dynamics(const cs_gen_config *cfg, int64_t host, int64_t
  * many pages of few hosts draws each host's rate once and nothing of a page but its rate. */
 CS_API double cs_gen_host_rate(const cs_gen_config *cfg, int64_t host);
 CS_API double cs_gen_page_rate(const cs_gen_config *cfg, double rate, int64_t page, int domain);
+/* Local, pure. Widens [*lo, *hi] to the smallest and largest change rate (cs_gen_page_dynamics's
+ * delta in stream domain `domain`, the same bits) over pages [first, first + count) of g's world
+ * (cfg: its gen configuration); start from lo = +inf, hi = -inf. The exhaustive pass's result,
+ * faster: each host's base rate is drawn once, and a page whose jitter's bound (from the first
+ * uniform of its stream) cannot leave the range found so far is not drawn in full. */
+CS_API void cs_gen_rate_range(const cs_gen *g, const cs_gen_config *cfg, int64_t first,
+                              int64_t count, int domain, double *lo, double *hi);
 
 /* An estimate and its 95 % half-width. */
 typedef struct cs_gen_est {

@@ -201,6 +201,53 @@ double cs_gen_page_rate(const cs_gen_config *c, double rate, int64_t page, int d
 }
 
 /*
+ * The page jitter's normal draw is Box-Muller's (cs_rng_normal): z = sqrt(-2 log u1) cos(2 pi u2)
+ * with u1 the first uniform of the page's stream, so |log(delta / rate)| <= sigma sqrt(-2 log u1).
+ * A page whose bound stays inside [lo, hi] cannot move the range, and the bound needs only u1:
+ * the page is skipped when u1 >= theta = exp(-(s / sigma)^2 / 2), s = min(log(hi / rate),
+ * log(rate / lo)) less a margin of 1e-9 (1 + s) that covers the rounding of every step by far
+ * (the draws' values are good to about 1e-15 relative). The pages not skipped are drawn in full,
+ * so the range is the exhaustive pass's, bit for bit. Returns theta (2: draw every page).
+ */
+static double range_theta(const cs_gen_config *c, double rate, double lo, double hi)
+{
+    const double sigma = c->delta_page_sigma;
+    if (!(lo <= hi) || !(sigma > 0.0))
+        return 2.0;
+    const double a = log(hi / rate), b = log(rate / lo), s0 = a < b ? a : b;
+    const double s = s0 - 1e-9 * (1.0 + fabs(s0));
+    if (!(s > 0.0))
+        return 2.0;
+    const double t = s / sigma;
+    return exp(-0.5 * t * t);
+}
+
+void cs_gen_rate_range(const cs_gen *g, const cs_gen_config *c, int64_t first, int64_t count,
+                       int domain, double *lo, double *hi)
+{
+    const int64_t end = first + count;
+    for (int64_t p = first; p < end;) {
+        const int64_t h = cs_gen_host_of(g, p);
+        const int64_t he = g->hosts[h].first + g->hosts[h].count, stop = he < end ? he : end;
+        const double rate = host_rate(c, h);
+        double theta = range_theta(c, rate, *lo, *hi);
+        for (; p < stop; p++) {
+            cs_rng r;
+            cs_rng_init(&r, (uint64_t)c->seed, (cs_rng_domain)domain, (uint64_t)p, 1);
+            if (cs_rng_uniform_pos(&r) >= theta)
+                continue;
+            cs_rng_init(&r, (uint64_t)c->seed, (cs_rng_domain)domain, (uint64_t)p, 1);
+            const double d = page_rate(c, rate, &r);
+            if (d < *lo || d > *hi) {
+                *lo = d < *lo ? d : *lo;
+                *hi = d > *hi ? d : *hi;
+                theta = range_theta(c, rate, *lo, *hi);
+            }
+        }
+    }
+}
+
+/*
  * t^e for the in-host rank, t in (0, 1] (skew > 1) or t >= 1 (skew < 1). Two paths, chosen once
  * per model: an integral exponent (the default skew 1.2 gives e = -5) by repeated squaring;
  * otherwise log2 and exp2 by bit manipulation and short series, accurate to about 3e-6

@@ -14,6 +14,7 @@
 #include "sim/sim_impl.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,30 +137,39 @@ static int32_t proc_group(const void *arg, int64_t li)
     return rate_class(delta, pp->lo, pp->hi, pp->K);
 }
 
-/* Local. The smallest and largest change rate over the procedural world's local pages: one
- * pass over them (nothing stored; consecutive pages of one host share its lookup and base rate,
- * and a page draws only its rate), O(N / P), run only for the bandit-* policies' rate classes. The
- * change rates are log-normal: the world's parameters bound them by no finite value, so only the
- * pass gives the range the materialized world's arrays give. */
+/* Local. The smallest and largest change rate over the procedural world's local pages, O(N / P),
+ * run only for the bandit-* policies' rate classes: nothing stored, each host's base rate drawn
+ * once, and a page drawn in full only when the bound on its jitter lets it leave the range found
+ * so far (cs_gen_rate_range). The change rates are log-normal: the world's parameters bound them
+ * by no finite value, so only a pass gives the range the materialized world's arrays give. The
+ * rank's pages are runs of consecutive ids (one for host-preserving ranges, a host's pages for
+ * host hashing): the threads share the runs, or each run's pages when there are few runs. */
 static void proc_range(const proc_pages *pp, double *lo, double *hi)
 {
-    const int64_t n = cs_graph_n_local(pp->g);
+    const int64_t nr = cs_graph_n_local_runs(pp->g);
     double dlo = (double)INFINITY, dhi = -(double)INFINITY;
-#pragma omp parallel default(none) shared(pp, n) reduction(min : dlo) reduction(max : dhi)
-    {
-        int64_t h = -1, f = 0, cnt = 0;
-        double rate = 0.0;
-#pragma omp for schedule(static)
+    if (nr < 0) { /* no runs (a part array): page by page */
+        const int64_t n = cs_graph_n_local(pp->g);
+#pragma omp parallel for default(none) shared(pp, n) reduction(min                                 \
+                                                               : dlo) reduction(max                \
+                                                                                : dhi)             \
+    schedule(static)
         for (int64_t i = 0; i < n; i++) {
             const int64_t p = cs_graph_local_id(pp->g, i);
-            if (h < 0 || p < f || p >= f + cnt) {
-                h = cs_gen_host_of(pp->gen, p);
-                cs_gen_host_range(pp->gen, h, &f, &cnt);
-                rate = cs_gen_host_rate(pp->c, h);
+            cs_gen_rate_range(pp->gen, pp->c, p, 1, CS_RNG_PAGE, &dlo, &dhi);
+        }
+    } else {
+#pragma omp parallel default(none) shared(pp, nr) reduction(min : dlo) reduction(max : dhi)
+        {
+            const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
+            const int split = nr < 4 * T; /* few runs: each thread takes a part of every run */
+            for (int64_t i = split ? 0 : me; i < nr; i += split ? 1 : T) {
+                int64_t first = 0, count = 0, base = 0;
+                cs_graph_local_run(pp->g, i, &first, &count, &base);
+                const int64_t a = split ? count * me / T : 0,
+                              b = split ? count * (me + 1) / T : count;
+                cs_gen_rate_range(pp->gen, pp->c, first + a, b - a, CS_RNG_PAGE, &dlo, &dhi);
             }
-            const double delta = cs_gen_page_rate(pp->c, rate, p, CS_RNG_PAGE);
-            dlo = delta < dlo ? delta : dlo;
-            dhi = delta > dhi ? delta : dhi;
         }
     }
     *lo = dlo;

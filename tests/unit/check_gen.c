@@ -340,6 +340,46 @@ static void sort_adjacency(cs_part_csr *c)
  * crawlsim partition contracts from the world's links (cs_partition_contract), vertex for
  * vertex and weight for weight; with 2 pages a host it is symmetric, every edge weighs at
  * least 1 and it reads min(2, pages) pages of each host. */
+/* The range of the change rates that skips pages by a bound is the exhaustive pass's, bit for
+ * bit: whole and in pieces that cut hosts, with the page jitter at the default, off, wide and
+ * nearly off (every page but the extreme hosts' skipped), and with wide host rates (hosts whose
+ * base rate lies outside the range found so far). */
+START_TEST(rate_range_is_the_exhaustive_ones)
+{
+    const double page_sigma[] = {0.5, 0.0, 3.0, 0.5, 1e-12};
+    const double host_sigma[] = {-1, -1, -1, 4.0, -1};
+    for (size_t k = 0; k < sizeof page_sigma / sizeof *page_sigma; k++) {
+        cs_gen_config c = small_config(50000);
+        c.delta_page_sigma = page_sigma[k];
+        if (host_sigma[k] >= 0)
+            c.delta_host_sigma = host_sigma[k];
+        cs_gen *g = NULL;
+        ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+        const int64_t n = cs_gen_n_pages(g);
+        double elo = (double)INFINITY, ehi = -(double)INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            double d = 0.0, mu = 0.0;
+            uint8_t o = 0;
+            cs_gen_page_dynamics(&c, cs_gen_host_of(g, p), p, CS_RNG_PAGE, &d, &mu, &o);
+            elo = d < elo ? d : elo;
+            ehi = d > ehi ? d : ehi;
+        }
+        double lo = (double)INFINITY, hi = -(double)INFINITY;
+        cs_gen_rate_range(g, &c, 0, n, CS_RNG_PAGE, &lo, &hi);
+        ck_assert_msg(memcmp(&lo, &elo, sizeof lo) == 0 && memcmp(&hi, &ehi, sizeof hi) == 0,
+                      "sigma %g: [%.17g, %.17g] against [%.17g, %.17g]", page_sigma[k], lo, hi, elo,
+                      ehi);
+        /* in pieces that cut hosts, in reverse order */
+        double plo = (double)INFINITY, phi = -(double)INFINITY;
+        for (int64_t e = n; e > 0; e -= 777)
+            cs_gen_rate_range(g, &c, e > 777 ? e - 777 : 0, e > 777 ? 777 : e, CS_RNG_PAGE, &plo,
+                              &phi);
+        ck_assert(memcmp(&plo, &elo, sizeof lo) == 0 && memcmp(&phi, &ehi, sizeof hi) == 0);
+        cs_gen_destroy(&g);
+    }
+}
+END_TEST
+
 START_TEST(sampled_host_graph)
 {
     cs_gen_config c = small_config(20000);
@@ -458,6 +498,7 @@ static Suite *suite(void)
     tcase_add_test(tc, impossible_parameters_are_errors);
     tcase_add_test(tc, tiny_worlds);
     tcase_add_test(tc, host_of_every_page);
+    tcase_add_test(tc, rate_range_is_the_exhaustive_ones);
     tcase_add_test(tc, sampled_host_graph);
     tcase_add_test(tc, sampled_parts_are_thread_invariant);
     suite_add_tcase(s, tc);
