@@ -148,15 +148,20 @@ static void proc_range(const proc_pages *pp, double *lo, double *hi)
 {
     const int64_t nr = cs_graph_n_local_runs(pp->g);
     double dlo = (double)INFINITY, dhi = -(double)INFINITY;
-    if (nr < 0) { /* no runs (a part array): page by page */
+    if (nr < 0) { /* the local ids one by one (a directory): runs of consecutive ids found here */
         const int64_t n = cs_graph_n_local(pp->g);
-#pragma omp parallel for default(none) shared(pp, n) reduction(min                                 \
-                                                               : dlo) reduction(max                \
-                                                                                : dhi)             \
-    schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t p = cs_graph_local_id(pp->g, i);
-            cs_gen_rate_range(pp->gen, pp->c, p, 1, CS_RNG_PAGE, &dlo, &dhi);
+#pragma omp parallel default(none) shared(pp, n) reduction(min : dlo) reduction(max : dhi)
+        {
+            const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
+            const int64_t e = n * (me + 1) / T;
+            for (int64_t i = n * me / T; i < e;) {
+                const int64_t first = cs_graph_local_id(pp->g, i);
+                int64_t k = 1;
+                while (i + k < e && cs_graph_local_id(pp->g, i + k) == first + k)
+                    k++;
+                cs_gen_rate_range(pp->gen, pp->c, first, k, CS_RNG_PAGE, &dlo, &dhi);
+                i += k;
+            }
         }
     } else {
 #pragma omp parallel default(none) shared(pp, nr) reduction(min : dlo) reduction(max : dhi)

@@ -9,8 +9,8 @@
 # built in page order) at each, and at 3 ranks bandit-static-opt grouped by host (its groups
 # computed per page; the static optimum's sums in page order) and adaptive (ties in the heap);
 # at 2 ranks bandit-whittle grouped by rate class (the change rates' range from one pass over
-# the procedural world's pages against the materialized world's arrays), and at 3 ranks under
-# host hashing with 2 threads.
+# the procedural world's pages against the materialized world's arrays), and at 3 ranks with
+# a block partition and 2 threads.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
     OMPI_MCA_btl=self,vader
@@ -49,9 +49,9 @@ same 3 "bandit-static-opt by host" --set refresh.policy=bandit-static-opt \
 same 3 "adaptive" --set refresh.policy=adaptive
 same 2 "bandit-whittle by rate class" --set refresh.policy=bandit-whittle \
     --set refresh.group_by=rate-class
-# the range's pass over a rank's runs of pages: one run shared by the threads above, here the
-# runs of host hashing (a host's pages each) shared among 2 threads
-OMP_NUM_THREADS=2 same 3 "bandit-whittle by rate class, host hashing, 2 threads" \
+# the range's pass over a rank's runs of pages: above, host hashing's runs (a host's pages
+# each) taken whole by one thread; here a block partition's one run split among 2 threads
+OMP_NUM_THREADS=2 same 3 "bandit-whittle by rate class, block partition, 2 threads" \
     --set refresh.policy=bandit-whittle --set refresh.group_by=rate-class \
-    --set partition.method=host-hash
+    --set run.partition_method=block
 finish
