@@ -174,6 +174,15 @@ CS_API cs_err cs_cache_integrals(cs_ctx *ctx, const cs_cache *c, double t, doubl
 /* Local. The same for this rank's pages alone. */
 CS_API void cs_cache_integrals_local(const cs_cache *c, double t, double *ih, double *ib);
 
+/* Local. Moves the changes at or before t of the pages that are not complete into the closed
+ * sums, as a poll does for complete pages' changes but notifying nobody: their terms -mu tau / n
+ * (and -mu tau for the first) join the exact sums and the count n of the open interval, and the
+ * page's change cursor moves past t. The integrals at any time >= t are the same numbers (their
+ * last bits may differ: the terms are grouped differently), but cost O(changes since t) instead
+ * of O(changes since the page's last crawl) a page. t must be >= every crawl and poll time so
+ * far, and no crawl may come before t after it. Used at each re-solve (the simulator's sync). */
+CS_API void cs_cache_settle(cs_cache *c, double t);
+
 /* Local. Ends the run at t_end: closes every open interval into the sums (integrals at t_end
  * are unchanged) and refuses further crawls, polls and additions. CS_ERR_ARG if closed or t_end
  * before the last poll. */

@@ -692,6 +692,51 @@ cs_err cs_cache_poll_slot(cs_cache *c, double t_hi, cs_cache_change_fn fn, void 
 
 /* ---- integrals ------------------------------------------------------------------------------- */
 
+void cs_cache_settle(cs_cache *c, double t)
+{
+    if (c->closed || !isfinite(t))
+        return;
+    const int64_t n = c->ns;
+    int64_t changes = 0;
+    cs_xsum th, tb;
+    cs_xsum_zero(&th);
+    cs_xsum_zero(&tb);
+#pragma omp parallel default(none) shared(c, n, t, th, tb) reduction(+ : changes)
+    {
+        cs_xsum lh, lb;
+        cs_xsum_zero(&lh);
+        cs_xsum_zero(&lb);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            if ((c->has_complete && c->cf[i]) || !(c->tau[i] <= t))
+                continue; /* complete pages' changes are delivered (notified) by the polls */
+            const double m = c->mu[i];
+            cursor u;
+            cursor_load(c, i, &u);
+            uint64_t j = c->cnt[i];
+            while (u.tau <= t) {
+                j++;
+                cs_xsum_add(&lh, -m * u.tau / (double)j);
+                if (j == 1)
+                    cs_xsum_add(&lb, -m * u.tau);
+                changes++;
+                cursor_next(&u);
+            }
+            CS_ASSERT(j < UINT32_MAX);
+            c->cnt[i] = (uint32_t)j;
+            cursor_store(c, i, &u);
+        }
+#pragma omp critical(cs_cache_settle)
+        {
+            cs_xsum_merge(&th, &lh);
+            cs_xsum_merge(&tb, &lb);
+        }
+    }
+    cs_xsum_merge(&c->ih, &th);
+    cs_xsum_merge(&c->ib, &tb);
+    c->changes += changes;
+}
+
 /* This rank's integrals at t as exact sums (closed parts plus open intervals). */
 static void integrals_sums(const cs_cache *c, double t, cs_xsum *ih, cs_xsum *ib)
 {
