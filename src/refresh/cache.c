@@ -593,6 +593,16 @@ static uint64_t close_at(cs_cache *c, int64_t i, double t)
     return j;
 }
 
+/* The closed sums' terms of the n-th change (at tau) of an open interval of a page of
+ * importance m: -m tau / n, and -m tau for the first; the interval's open part adds m H(n) t
+ * and m t (open_part). */
+static inline void close_change(cs_xsum *h, cs_xsum *b, double m, double tau, uint64_t n)
+{
+    cs_xsum_add(h, -m * tau / (double)n);
+    if (n == 1)
+        cs_xsum_add(b, -m * tau);
+}
+
 /* Delivers the changes of complete slot i at or before t to fn (each may crawl it), which
  * sees the slot (by_slot) or the local index. */
 static void deliver(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, void *arg, int by_slot,
@@ -607,9 +617,7 @@ static void deliver(cs_cache *c, int64_t i, double t, cs_cache_change_fn fn, voi
         const uint64_t k = u.k;
         const uint32_t n = ++c->cnt[i];
         CS_ASSERT(n < UINT32_MAX);
-        cs_xsum_add(&c->ih, -m * tau / (double)n);
-        if (n == 1)
-            cs_xsum_add(&c->ib, -m * tau);
+        close_change(&c->ih, &c->ib, m, tau, n);
         c->changes++;
         c->notified++;
         (*notified)++;
@@ -715,10 +723,7 @@ void cs_cache_settle(cs_cache *c, double t)
             cursor_load(c, i, &u);
             uint64_t j = c->cnt[i];
             while (u.tau <= t) {
-                j++;
-                cs_xsum_add(&lh, -m * u.tau / (double)j);
-                if (j == 1)
-                    cs_xsum_add(&lb, -m * u.tau);
+                close_change(&lh, &lb, m, u.tau, ++j);
                 changes++;
                 cursor_next(&u);
             }

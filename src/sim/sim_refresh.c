@@ -458,8 +458,8 @@ cs_err cs_simrf_sync(cs_ctx *ctx, sim_refresh *rf, int64_t tick, int64_t fetched
     if (tick % rf->cfg->refresh.sync_every != 0)
         return CS_OK;
     const double t = cs_simrf_time(rf, tick);
-    cs_cache_settle(rf->cache,
-                    t); /* the integrals below walk only the changes since the last sync */
+    /* the integrals below then walk only the changes since the last sync */
+    cs_cache_settle(rf->cache, t);
     int64_t loc[2] = {rf->crawls, rf->changed}, g[4];
     cs_allreduce(ctx, loc, g, 2, CS_T_I64, CS_OP_SUM);
     g[2] = fetched;

@@ -336,10 +336,6 @@ static void sort_adjacency(cs_part_csr *c)
             }
 }
 
-/* metis-sampled's host graph: with every page sampled (sample 0) it is the host graph that
- * crawlsim partition contracts from the world's links (cs_partition_contract), vertex for
- * vertex and weight for weight; with 2 pages a host it is symmetric, every edge weighs at
- * least 1 and it reads min(2, pages) pages of each host. */
 /* The range of the change rates that skips pages by a bound is the exhaustive pass's, bit for
  * bit: whole and in pieces that cut hosts, with the page jitter at the default, off, wide and
  * nearly off (every page but the extreme hosts' skipped), and with wide host rates (hosts whose
@@ -380,6 +376,10 @@ START_TEST(rate_range_is_the_exhaustive_ones)
 }
 END_TEST
 
+/* metis-sampled's host graph: with every page sampled (sample 0) it is the host graph that
+ * crawlsim partition contracts from the world's links (cs_partition_contract), vertex for
+ * vertex and weight for weight; with 2 pages a host it is symmetric, every edge weighs at
+ * least 1 and it reads min(2, pages) pages of each host. */
 START_TEST(sampled_host_graph)
 {
     cs_gen_config c = small_config(20000);
