@@ -160,8 +160,8 @@ CS_API cs_err cs_recrawl_set_bandwidth(cs_recrawl *r, double R);
 CS_API cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb);
 
 /* Collective(ctx->comm). Learners: the mean over the cached pages of all ranks of
- * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. r: only its
- * scratch changes. */
+ * |ln(estimate / delta)| (exact sums); NaN for other policies or an empty cache. No memory
+ * beyond r's own: the terms are computed twice (the sum's scale, then the sum). */
 CS_API cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err);
 
 /* Local. The schedule in force (per cached page, in the cache's slots: the order pages joined,

@@ -579,35 +579,56 @@ cs_err cs_recrawl_cost(cs_ctx *ctx, cs_recrawl *r, double *jh, double *jb)
     return cs_refresh_cost(ctx, &cp, r->rate, r->prob, jh, jb);
 }
 
+/* |ln(estimate / delta)| of slot i: a term of the estimates' error. */
+static inline double delta_error_term(const double *est, const double *delta, int64_t i)
+{
+    return fabs(log(est[i] / delta[i]));
+}
+
 cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
 {
-    cs_err rc = CS_OK;
     const double *est = cs_recrawl_estimates(r);
     int64_t has = est != NULL, all = 0;
     cs_allreduce(ctx, &has, &all, 1, CS_T_I64, CS_OP_MIN);
     *err = CS_NAN;
     if (!all)
         return CS_OK;
-    double *x = NULL;
-    CS_TRY_AGREE(ctx, cs_alloc(ctx, &x, r->n > 0 ? (size_t)r->n : 1, sizeof *x, "delta error"));
-    int64_t gn = 0;
     recrawl_view(r);
-    const int64_t n = r->n; /* the slots, in place: an exact sum */
+    const int64_t n = r->n; /* the slots, in place */
     const double *delta = r->pg.delta;
-#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(x, est, delta, n)           \
-    schedule(static)
+    /* cs_comm_sum_exact's two passes (the largest term, which sets the scale, then the exact
+     * sum: the same bits), each computing the terms rather than reading them from an array of
+     * the slots (8 bytes a cached page, held at the peak of a long run) */
+    double m0 = 0.0, m1 = 0.0, gm[2]; /* largest term, any that is not finite */
+#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(est, delta, n)              \
+    reduction(max                                                                                  \
+              : m0, m1) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        const double x = delta_error_term(est, delta, i);
+        if (!isfinite(x))
+            m1 = 1.0;
+        else if (x > m0)
+            m0 = x;
+    }
+    cs_allreduce(ctx, (double[2]){m0, m1}, gm, 2, CS_T_F64, CS_OP_MAX);
+    if (gm[1] != 0.0)
+        return cs_agree(ctx, cs_fail(ctx, CS_ERR_ARG,
+                                     "lambda-learn: an estimate of a change rate is not finite "
+                                     "and > 0"));
+    const double scale = cs_comm_fx_scale(gm[0]);
+    int64_t a0 = 0, a1 = 0, a2 = 0, g[4];
+#pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(est, delta, n, scale)      \
+    reduction(+ : a0, a1, a2) schedule(static)
     for (int64_t i = 0; i < n; i++)
-        x[i] = fabs(log(est[i] / delta[i]));
-    double s = 0.0;
-    rc = cs_comm_sum_exact(ctx, x, n, &s);
-    free(x);
-    if (rc != CS_OK)
-        return rc;
-    cs_allreduce(ctx, &n, &gn, 1, CS_T_I64, CS_OP_SUM);
-    *err = gn > 0 ? s / (double)gn : CS_NAN;
+        CS_FX_ADD(delta_error_term(est, delta, i), scale, a0, a1, a2);
+    cs_allreduce(ctx, (int64_t[4]){a0, a1, a2, n}, g, 4, CS_T_I64, CS_OP_SUM);
+    if (g[3] > CS_FX_MAX_TERMS)
+        return cs_agree(ctx, cs_fail(ctx, CS_ERR_LIMIT,
+                                     "%lld cached pages: exact sums take at "
+                                     "most 2^32",
+                                     (long long)g[3]));
+    *err = g[3] > 0 ? cs_comm_fx_value(g, scale) / (double)g[3] : CS_NAN;
     return CS_OK;
-fail:
-    return rc;
 }
 
 cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cache_pages *pg,

@@ -437,6 +437,47 @@ START_TEST(test_fig3_learning)
 }
 END_TEST
 
+START_TEST(test_delta_error)
+{
+    /* cs_recrawl_delta_error against the plain mean of |ln(estimate / delta)| over the slots
+     * (joined in page order here), after a few epochs of lambda-learn; NaN without learners */
+    world w = make(3000, 0.04, -1.0, 1.5, 11, 0);
+    cs_recrawl_config c = config("lambda-learn", 0.2 * (double)w.n, 2);
+    cs_cache *cache = NULL;
+    cs_recrawl *r = NULL;
+    ck_assert(cs_cache_create(&ctx, &w.pg, NULL, &cache) == CS_OK);
+    for (int64_t i = 0; i < w.n; i++)
+        ck_assert(cs_cache_add(cache, i, 0.0) == CS_OK);
+    ck_assert(cs_recrawl_create(&ctx, &c, &w.pg, cache, &r) == CS_OK);
+    for (int e = 0; e < 4; e++) {
+        ck_assert(cs_recrawl_sync(&ctx, r, (double)e) == CS_OK);
+        const cs_recrawl_crawl *cr = NULL;
+        int64_t ncr = 0;
+        ck_assert(cs_recrawl_step(r, e + 1.0, &cr, &ncr) == CS_OK);
+    }
+    ck_assert(cs_recrawl_sync(&ctx, r, 4.0) == CS_OK);
+    const double *est = cs_recrawl_estimates(r);
+    ck_assert(est != NULL);
+    double sum = 0.0, err = 0.0;
+    int moved = 0;
+    for (int64_t i = 0; i < w.n; i++) {
+        sum += fabs(log(est[i] / w.delta[i]));
+        moved += est[i] != 1.0; /* the estimates left their start */
+    }
+    ck_assert(moved > w.n / 2);
+    ck_assert(cs_recrawl_delta_error(&ctx, r, &err) == CS_OK);
+    ck_assert_msg(fabs(err - sum / (double)w.n) <= 1e-12 * err, "error %.17g, mean %.17g", err,
+                  sum / (double)w.n);
+    cs_recrawl_destroy(&r);
+    c.policy = "lambdacrawl";
+    ck_assert(cs_recrawl_create(&ctx, &c, &w.pg, cache, &r) == CS_OK);
+    ck_assert(cs_recrawl_delta_error(&ctx, r, &err) == CS_OK && isnan(err));
+    cs_recrawl_destroy(&r);
+    cs_cache_destroy(&cache);
+    drop(&w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("recrawl");
@@ -444,6 +485,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_estimators);
     tcase_add_test(tc, test_registry_errors);
+    tcase_add_test(tc, test_delta_error);
     suite_add_tcase(s, tc);
     tc = tcase_create("fidelity");
     tcase_add_checked_fixture(tc, setup, NULL);
