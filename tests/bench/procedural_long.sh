@@ -11,7 +11,8 @@
 # and at the end crawlsim's summary (fetch rate, peak memory of the largest rank and over the
 # ranks with the shared memory counted once) and the wall time. With LIMIT minutes (0: none),
 # SIGTERM goes to mpirun after that time (the run stops at a tick boundary with exit status 3
-# and no results file) and the last progress line is what was done.
+# and no results file) and the last progress line is what was done. With KEEP=FILE the results
+# file (its /timing/ranks holds each phase's seconds) is copied to FILE.
 # Usage: tests/bench/procedural_long.sh BUILD_DIR [PAGES] [FETCHES] [NP] [--set ...]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,4 +65,7 @@ echo "exit status $rc, wall $((t1 - t0)) s; largest RSS sum seen $((peak / 1024)
 grep -a 'set-up' "$out/stderr" | head -1
 grep -a 'crawl (fetches)' "$out/stderr" | tail -1
 cat "$out/stdout"
+if [ -n "${KEEP:-}" ] && [ -f "$out/long.h5" ]; then
+    cp "$out/long.h5" "$KEEP" && echo "results kept: $KEEP"
+fi
 echo "load after: $(uptime)"
