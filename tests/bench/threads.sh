@@ -13,6 +13,10 @@
 # share the machine's state), and over the rounds their median, quartiles, interquartile range
 # and range, next to the ratio of the medians; with the load averages' range over the runs.
 # CONFIGS (default "1x1 1x2 2x1") chooses the configurations (the figure needs 1x2 and 2x1).
+# With PINGPONG=BUILD_DIR/tests/bench_pingpong, each run's line also gives the round trip of a
+# cache line between CPUs 0 and 1 measured just before it: the cost the threads of one rank pay
+# for what they share, which on a virtual machine can change for minutes at a time
+# (docs/performance.md).
 # Usage: tests/bench/threads.sh "BIN [BIN...]" [ROUNDS] [PAGES] [B] [--set ...]
 #   e.g. tests/bench/threads.sh "/work/base/crawlsim build/crawlsim" 2 200000 2000 \
 #            --set sarsa.mode=synchronous
@@ -37,6 +41,10 @@ for r in $(seq 1 "$rounds"); do
         np=${cfg%x*}
         th=${cfg#*x}
         for b in "${!bins[@]}"; do
+            pp=""
+            if [ -n "${PINGPONG:-}" ]; then
+                pp=" pingpong $("$PINGPONG" 100000 | grep -oE '[0-9.]+ ns' | cut -d' ' -f1) ns"
+            fi
             OMP_NUM_THREADS=$th mpirun -n "$np" --oversubscribe --bind-to none -x OMP_NUM_THREADS \
                 "${bins[$b]}" run "$here/jobs/quickstart.ini" --set run.pages="$pages" \
                 --set crawl.bandwidth="$bw" "$@" -o "$out/r.h5" > "$out/r.txt" 2> /dev/null
@@ -46,7 +54,7 @@ for r in $(seq 1 "$rounds"); do
             echo "$line" >> "$out/runs"
             load=$(cut -d' ' -f1 /proc/loadavg)
             echo "$load" >> "$out/loads"
-            echo "round $r: $line (load average $load)"
+            echo "round $r: $line (load average $load)$pp"
         done
     done
     for b in "${!bins[@]}"; do
