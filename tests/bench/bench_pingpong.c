@@ -2,8 +2,9 @@
  * bench_pingpong: the round trip of one cache line between two threads pinned to two CPUs (0
  * and 1 by default): what a rank's threads pay for every frontier entry, hash slot or record
  * that one thread writes and the other then reads (docs/performance.md, issue 21). On this
- * project's 2-vCPU test machine it is 80-140 ns most of the time and 360-790 ns for minutes at a
- * time (the host's placement of the vCPUs): tests/bench/threads.sh prints it before each run.
+ * project's 2-vCPU test machine it is 80-140 ns at some times and 360-790 ns at others, for
+ * seconds to minutes (the host's doing, which the guest cannot see); tests/bench/threads.sh can
+ * print it before each run.
  * Usage: bench_pingpong [ROUND_TRIPS (200000)] [CPU_A (0)] [CPU_B (1)]
  */
 #define _GNU_SOURCE

@@ -15,7 +15,8 @@
 # CONFIGS (default "1x1 1x2 2x1") chooses the configurations (the figure needs 1x2 and 2x1).
 # With PINGPONG=BUILD_DIR/tests/bench_pingpong, each run's line also gives the round trip of a
 # cache line between CPUs 0 and 1 measured just before it: the cost the threads of one rank pay
-# for what they share, which on a virtual machine can change for minutes at a time
+# for what they share, which on a virtual machine can change for minutes at a time. It can
+# change within seconds too: the figure before a run does not always tell the run's state
 # (docs/performance.md).
 # Usage: tests/bench/threads.sh "BIN [BIN...]" [ROUNDS] [PAGES] [B] [--set ...]
 #   e.g. tests/bench/threads.sh "/work/base/crawlsim build/crawlsim" 2 200000 2000 \
