@@ -308,6 +308,18 @@ CS_API double cs_comm_fx_value(const int64_t *a, double scale);
  */
 CS_API cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum);
 
+/* The two collective halves of cs_comm_sum_exact, for sums whose terms the caller computes in
+ * its own loops rather than holding them in an array:
+ *   cs_comm_fx_begin: Collective(ctx->comm). From each rank's largest term mx and whether it saw
+ *     a term that is negative or not finite (bad), the scale every rank adds with (CS_FX_ADD).
+ *     CS_ERR_ARG (agreed, naming `what`) when some rank saw a bad term.
+ *   cs_comm_fx_end: Collective(ctx->comm). The ranks' accumulators a[0..3) and their term
+ *     counts n summed: *sum the total, *count (may be NULL) the terms. CS_ERR_LIMIT (agreed)
+ *     beyond CS_FX_MAX_TERMS terms. */
+CS_API cs_err cs_comm_fx_begin(cs_ctx *ctx, double mx, int bad, const char *what, double *scale);
+CS_API cs_err cs_comm_fx_end(cs_ctx *ctx, const int64_t *a, int64_t n, double scale, double *sum,
+                             int64_t *count);
+
 /* ---- memory shared by the ranks of a node (node.c) ------------------------------------------ */
 
 /* The ranks of ctx->comm on one shared-memory node, and memory they share (MPI-3 windows:

@@ -59,9 +59,34 @@ double cs_comm_fx_value(const int64_t *a, double scale)
     return units / scale;
 }
 
+cs_err cs_comm_fx_begin(cs_ctx *ctx, double mx, int bad, const char *what, double *scale)
+{
+    double loc[2] = {mx, bad ? 1.0 : 0.0}, g[2];
+    cs_allreduce(ctx, loc, g, 2, CS_T_F64, CS_OP_MAX);
+    if (g[1] != 0.0)
+        return cs_agree(ctx,
+                        cs_fail(ctx, CS_ERR_ARG, "%s: a value is negative or not finite", what));
+    *scale = cs_comm_fx_scale(g[0]);
+    return CS_OK;
+}
+
+cs_err cs_comm_fx_end(cs_ctx *ctx, const int64_t *a, int64_t n, double scale, double *sum,
+                      int64_t *count)
+{
+    int64_t loc[4] = {a[0], a[1], a[2], n}, g[4];
+    cs_allreduce(ctx, loc, g, 4, CS_T_I64, CS_OP_SUM);
+    if (g[3] > CS_FX_MAX_TERMS)
+        return cs_agree(ctx, cs_fail(ctx, CS_ERR_LIMIT, "%lld values: exact sums take at most 2^32",
+                                     (long long)g[3]));
+    *sum = cs_comm_fx_value(g, scale);
+    if (count != NULL)
+        *count = g[3];
+    return CS_OK;
+}
+
 cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum)
 {
-    double m0 = 0.0, m1 = 0.0, gmx[2]; /* max, any bad value */
+    double m0 = 0.0, m1 = 0.0, scale = 1.0; /* max, any bad value */
 #pragma omp parallel for default(none) shared(x, n) reduction(max : m0, m1) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         if (!(x[i] >= 0.0) || !isfinite(x[i]))
@@ -69,15 +94,10 @@ cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum)
         else if (x[i] > m0)
             m0 = x[i];
     }
-    double mx[2] = {m0, m1};
-    cs_allreduce(ctx, mx, gmx, 2, CS_T_F64, CS_OP_MAX);
-    if (gmx[1] != 0.0)
-        return cs_agree(ctx, cs_fail(ctx, CS_ERR_ARG,
-                                     "cs_comm_sum_exact: a value is negative or not "
-                                     "finite"));
-    const double scale = cs_comm_fx_scale(gmx[0]);
-    int64_t a[4] = {0, 0, 0, n}, g[4];
-    int64_t a0 = 0, a1 = 0, a2 = 0;
+    cs_err rc = cs_comm_fx_begin(ctx, m0, m1 != 0.0, "cs_comm_sum_exact", &scale);
+    if (rc != CS_OK)
+        return rc;
+    int64_t a[3] = {0, 0, 0}, a0 = 0, a1 = 0, a2 = 0;
 #pragma omp parallel for simd default(none) shared(x, n, scale) reduction(+ : a0, a1, a2)          \
     schedule(static)
     for (int64_t i = 0; i < n; i++)
@@ -85,10 +105,5 @@ cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum)
     a[0] = a0;
     a[1] = a1;
     a[2] = a2;
-    cs_allreduce(ctx, a, g, 4, CS_T_I64, CS_OP_SUM);
-    if (g[3] > CS_FX_MAX_TERMS)
-        return cs_agree(ctx, cs_fail(ctx, CS_ERR_LIMIT, "%lld values: exact sums take at most 2^32",
-                                     (long long)g[3]));
-    *sum = cs_comm_fx_value(g, scale);
-    return CS_OK;
+    return cs_comm_fx_end(ctx, a, n, scale, sum, NULL);
 }

@@ -599,7 +599,7 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
     /* cs_comm_sum_exact's two passes (the largest term, which sets the scale, then the exact
      * sum: the same bits), each computing the terms rather than reading them from an array of
      * the slots (8 bytes a cached page, held at the peak of a long run) */
-    double m0 = 0.0, m1 = 0.0, gm[2]; /* largest term, any that is not finite */
+    double m0 = 0.0, m1 = 0.0, scale = 1.0, sum = 0.0; /* largest term, any not finite */
 #pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(est, delta, n)              \
     reduction(max                                                                                  \
               : m0, m1) schedule(static)
@@ -610,25 +610,21 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
         else if (x > m0)
             m0 = x;
     }
-    cs_allreduce(ctx, (double[2]){m0, m1}, gm, 2, CS_T_F64, CS_OP_MAX);
-    if (gm[1] != 0.0)
-        return cs_agree(ctx, cs_fail(ctx, CS_ERR_ARG,
-                                     "lambda-learn: an estimate of a change rate is not finite "
-                                     "and > 0"));
-    const double scale = cs_comm_fx_scale(gm[0]);
-    int64_t a0 = 0, a1 = 0, a2 = 0, g[4];
+    cs_err rc = cs_comm_fx_begin(ctx, m0, m1 != 0.0, "lambda-learn's estimates' error", &scale);
+    if (rc != CS_OK)
+        return rc;
+    int64_t a[3] = {0, 0, 0}, a0 = 0, a1 = 0, a2 = 0, gn = 0;
 #pragma omp parallel for if (n >= PAGES_PARALLEL) default(none) shared(est, delta, n, scale)      \
     reduction(+ : a0, a1, a2) schedule(static)
     for (int64_t i = 0; i < n; i++)
         CS_FX_ADD(delta_error_term(est, delta, i), scale, a0, a1, a2);
-    cs_allreduce(ctx, (int64_t[4]){a0, a1, a2, n}, g, 4, CS_T_I64, CS_OP_SUM);
-    if (g[3] > CS_FX_MAX_TERMS)
-        return cs_agree(ctx, cs_fail(ctx, CS_ERR_LIMIT,
-                                     "%lld cached pages: exact sums take at "
-                                     "most 2^32",
-                                     (long long)g[3]));
-    *err = g[3] > 0 ? cs_comm_fx_value(g, scale) / (double)g[3] : CS_NAN;
-    return CS_OK;
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    rc = cs_comm_fx_end(ctx, a, n, scale, &sum, &gn);
+    if (rc == CS_OK)
+        *err = gn > 0 ? sum / (double)gn : CS_NAN;
+    return rc;
 }
 
 cs_err cs_recrawl_experiment(cs_ctx *ctx, const cs_recrawl_config *cfg, const cs_cache_pages *pg,

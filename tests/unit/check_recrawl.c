@@ -71,6 +71,16 @@ static void drop(world *w)
     free(w->c);
 }
 
+/* A cache holding every page of w, each joined at time 0. */
+static cs_cache *cache_all(const world *w)
+{
+    cs_cache *cache = NULL;
+    ck_assert(cs_cache_create(&ctx, &w->pg, NULL, &cache) == CS_OK);
+    for (int64_t i = 0; i < w->n; i++)
+        ck_assert(cs_cache_add(cache, i, 0.0) == CS_OK);
+    return cache;
+}
+
 static cs_recrawl_config config(const char *policy, double R, uint64_t seed)
 {
     cs_recrawl_config c;
@@ -216,11 +226,8 @@ START_TEST(test_closed_forms_3se)
     for (int p = 0; p < 6; p++) {
         /* the slowest rate: one epoch to read it */
         cs_recrawl_config c = config(pols[p], R, 1);
-        cs_cache *cache = NULL;
+        cs_cache *cache = cache_all(&w);
         cs_recrawl *r = NULL;
-        ck_assert(cs_cache_create(&ctx, &w.pg, NULL, &cache) == CS_OK);
-        for (int64_t i = 0; i < w.n; i++)
-            ck_assert(cs_cache_add(cache, i, 0.0) == CS_OK);
         ck_assert(cs_recrawl_create(&ctx, &c, &w.pg, cache, &r) == CS_OK);
         ck_assert(cs_recrawl_sync(&ctx, r, 0.0) == CS_OK);
         double rmin = INFINITY;
@@ -443,11 +450,8 @@ START_TEST(test_delta_error)
      * (joined in page order here), after a few epochs of lambda-learn; NaN without learners */
     world w = make(3000, 0.04, -1.0, 1.5, 11, 0);
     cs_recrawl_config c = config("lambda-learn", 0.2 * (double)w.n, 2);
-    cs_cache *cache = NULL;
+    cs_cache *cache = cache_all(&w);
     cs_recrawl *r = NULL;
-    ck_assert(cs_cache_create(&ctx, &w.pg, NULL, &cache) == CS_OK);
-    for (int64_t i = 0; i < w.n; i++)
-        ck_assert(cs_cache_add(cache, i, 0.0) == CS_OK);
     ck_assert(cs_recrawl_create(&ctx, &c, &w.pg, cache, &r) == CS_OK);
     for (int e = 0; e < 4; e++) {
         ck_assert(cs_recrawl_sync(&ctx, r, (double)e) == CS_OK);
