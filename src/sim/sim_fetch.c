@@ -614,10 +614,20 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
         for (int64_t c = 0; c < T; c++) {
             const int64_t *my = list + (c * T + me) * cap, k = cnt[c * T + me];
             for (int64_t j = 0; j < k; j++) {
+                /* 16 records and 8 entries ahead: the records were written by whichever
+                 * thread fetched their page, an entry's lines by whichever thread last wrote
+                 * it; a line in the other CPU's cache costs a round trip between caches, which
+                 * on some machines is 4 times a miss to memory. The entry's lines are fetched
+                 * for writing (PREFETCHW where the build has it: owned, not shared, so the
+                 * stores need no second trip) */
+                if (j + 16 < k)
+                    __builtin_prefetch(REC(my[j + 16]));
                 if (j + 8 < k) {
                     const int64_t e8 = ent[my[j + 8]] & (INS_FIRST - 1);
-                    __builtin_prefetch(&w.lk[e8]);
-                    __builtin_prefetch(w.codes + e8 * w.stride);
+                    __builtin_prefetch(&w.lk[e8], 1);
+                    __builtin_prefetch((const char *)&w.lk[e8 + 1] - 1, 1);
+                    __builtin_prefetch(w.codes + e8 * w.stride, 1);
+                    __builtin_prefetch(&w.q[e8], 1);
                 }
                 const int64_t e = ent[my[j]] & (INS_FIRST - 1);
                 merge_record(cs, &w, e, (ent[my[j]] & INS_FIRST) != 0, REC(my[j]));
