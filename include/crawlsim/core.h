@@ -186,6 +186,10 @@ CS_API CS_NORETURN void cs_assert_fail(const char *file, int line, const char *e
 CS_API cs_err cs_open_regular(cs_ctx *ctx, const char *path, const char *kind, int *fd,
                               int *missing);
 
+/* Local. How many sockets (distinct physical_package_id under SYS_CPU/cpuN/topology; SYS_CPU
+ * is /sys/devices/system/cpu on Linux) the CPUs cpus[0..n) belong to: 0 when any is unknown. */
+CS_API int cs_cpu_packages(const char *sys_cpu, const int *cpus, int n);
+
 /* Local. malloc/calloc that record CS_ERR_NOMEM with the size and what it was for. */
 CS_API cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
 CS_API cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);

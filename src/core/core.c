@@ -375,6 +375,30 @@ void cs_progress_end(cs_progress *p)
     fflush(stderr);
 }
 
+int cs_cpu_packages(const char *sys_cpu, const int *cpus, int n)
+{
+    enum { MAX_SEEN = 64 };
+    long seen[MAX_SEEN];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        long id = -1;
+        snprintf(path, sizeof path, "%s/cpu%d/topology/physical_package_id", sys_cpu, cpus[i]);
+        FILE *f = fopen(path, "r");
+        const int got = f != NULL && fscanf(f, "%ld", &id) == 1 && id >= 0;
+        if (f != NULL)
+            fclose(f);
+        if (!got)
+            return 0;
+        int j = 0;
+        while (j < k && seen[j] != id)
+            j++;
+        if (j == k && k < MAX_SEEN)
+            seen[k++] = id;
+    }
+    return k;
+}
+
 cs_err cs_open_regular(cs_ctx *ctx, const char *path, const char *kind, int *fd, int *missing)
 {
     *fd = -1;

@@ -821,28 +821,42 @@ static void check_placement(cs_ctx *ctx)
     MPI_Comm_size(node, &nranks);
     MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, node);
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    int v[7] = {omp_get_max_threads(),
+    /* CRAWLSIM_SYS_CPU: another tree laid out as /sys/devices/system/cpu (the tests' sockets) */
+    const char *sys_cpu = getenv("CRAWLSIM_SYS_CPU");
+    if (sys_cpu == NULL || sys_cpu[0] == '\0')
+        sys_cpu = "/sys/devices/system/cpu";
+    int cpus[CPU_SETSIZE], ncpu = 0;
+    for (int c = 0; c < CPU_SETSIZE && known; c++)
+        if (CPU_ISSET((size_t)c, &mine))
+            cpus[ncpu++] = c;
+    int v[8] = {omp_get_max_threads(),
                 CPU_COUNT(&mine),
                 0,
                 CPU_COUNT(&all),
                 nranks,
                 0,
-                omp_get_proc_bind() != omp_proc_bind_false};
+                omp_get_proc_bind() != omp_proc_bind_false,
+                cs_cpu_packages(sys_cpu, cpus, ncpu)};
     MPI_Allreduce(&v[0], &v[2], 1, MPI_INT, MPI_SUM, node);
     MPI_Allreduce(&v[1], &v[5], 1, MPI_INT, MPI_SUM, node);
     MPI_Comm_free(&node);
     /* per rank: its threads, its cores, its node's threads, cores and ranks, the sum of the node's
-     * ranks' cores (above the node's cores when their masks overlap), OMP_PROC_BIND in force */
+     * ranks' cores (above the node's cores when their masks overlap), OMP_PROC_BIND in force,
+     * the sockets of its cores (0: unknown) */
     int *g = malloc((size_t)ctx->size * sizeof v);
     const int have = g != NULL;
     int agreed = 0;
     MPI_Allreduce(&have, &agreed, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (agreed && all_ok)
-        MPI_Gather(v, 7, MPI_INT, g, 7, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Gather(v, 8, MPI_INT, g, 8, MPI_INT, 0, MPI_COMM_WORLD);
     if (agreed && all_ok && ctx->rank == 0) {
-        int r_rank = -1, r_node = -1, r_pin = -1;
+        int r_rank = -1, r_node = -1, r_pin = -1, r_sock = -1;
         for (int r = 0; r < ctx->size; r++) {
-            const int *x = g + 7 * r;
+            const int *x = g + 8 * r;
+            /* threads of one rank on cores of several sockets: every line they share crosses
+             * between sockets */
+            if (r_sock < 0 && x[0] > 1 && x[7] > 1)
+                r_sock = r;
             /* pinned threads of ranks whose masks overlap (unbound ranks) land on the same
              * cores: each rank places its thread i on the i-th core of its mask */
             if (r_pin < 0 && x[6] && x[4] > 1 && x[5] > x[3])
@@ -859,21 +873,28 @@ static void check_placement(cs_ctx *ctx)
                    "%d OpenMP threads per rank but only %d core(s) available to rank %d: its "
                    "threads share cores; run with mpirun --bind-to none (or --map-by slot:PE=%d), "
                    "or srun --cpus-per-task=%d",
-                   g[7 * r_rank], g[7 * r_rank + 1], r_rank, g[7 * r_rank], g[7 * r_rank]);
+                   g[8 * r_rank], g[8 * r_rank + 1], r_rank, g[8 * r_rank], g[8 * r_rank]);
         else if (r_node >= 0)
             CS_LOG(
                 ctx, CS_LOG_WARN,
                 "the %d ranks on the node of rank %d run %d OpenMP threads in all on %d core(s): "
                 "threads share cores; use fewer ranks per node or fewer threads per rank "
                 "(OMP_NUM_THREADS), so that ranks x threads per node <= cores",
-                g[7 * r_node + 4], r_node, g[7 * r_node + 2], g[7 * r_node + 3]);
+                g[8 * r_node + 4], r_node, g[8 * r_node + 2], g[8 * r_node + 3]);
         else if (r_pin >= 0)
             CS_LOG(ctx, CS_LOG_WARN,
                    "OMP_PROC_BIND pins the threads of the %d ranks on the node of rank %d, whose "
                    "affinity masks overlap: threads of different ranks share cores; bind the "
                    "ranks (srun --cpu-bind=cores, mpirun --map-by slot:PE=%d --bind-to core) or "
                    "unset OMP_PROC_BIND and OMP_PLACES",
-                   g[7 * r_pin + 4], r_pin, g[7 * r_pin]);
+                   g[8 * r_pin + 4], r_pin, g[8 * r_pin]);
+        if (r_sock >= 0)
+            CS_LOG(ctx, CS_LOG_INFO,
+                   "note: the %d OpenMP threads of rank %d run on cores of %d sockets; the lines "
+                   "its threads share cross between the sockets, and one rank per socket is "
+                   "faster (srun --ntasks-per-socket=1 -c CORES_PER_SOCKET --cpu-bind=cores, or "
+                   "mpirun --map-by socket:PE=CORES_PER_SOCKET --bind-to core)",
+                   g[8 * r_sock], r_sock, g[8 * r_sock + 7]);
     }
     free(g);
 #endif

@@ -12,7 +12,8 @@
 # Every phase of a tick that runs in parallel (evaluation, selection's histogram, key pass,
 # lookups and removal of the picks, fetching, learning, routing, insertion with the new
 # entries' creation) is exercised. And the comparison can fail: two different crawls are told
-# apart. Also crawlsim's warning when threads share cores by accident.
+# apart. Also crawlsim's warning when threads share cores by accident, and its note when a
+# rank's threads span sockets.
 source "$(dirname "$0")/lib.sh"
 # idle OpenMP threads yield (3 threads x 2 ranks on 2 cores); shared memory only
 export OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
@@ -80,4 +81,27 @@ grep -q "threads share cores" <<< "$out" && pass "$many threads on $((many - 1))
     fail "$many threads on $((many - 1)) cores: no warning: $out"
 out=$(OMP_NUM_THREADS=1 run 1 info web.h5 2>&1 > /dev/null)
 grep -q "share cores" <<< "$out" && fail "1 thread: warned: $out" || pass "1 rank x 1 thread: no warning"
+# a rank's threads on cores of two sockets: noted (a fake sysfs, CRAWLSIM_SYS_CPU, puts every
+# even CPU on socket 0 and every odd one on socket 1; the rank unbound, so that its mask holds
+# every CPU); one thread, or one socket: no note
+cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # (nproc obeys OMP_NUM_THREADS)
+for c in $(seq 0 $(($(nproc --all) - 1))); do
+    mkdir -p "sys2/cpu$c/topology" "sys1/cpu$c/topology"
+    echo $((c % 2)) > "sys2/cpu$c/topology/physical_package_id"
+    echo 0 > "sys1/cpu$c/topology/physical_package_id"
+done
+saved=("${MPIFLAGS[@]}")
+MPIFLAGS+=(--bind-to none)
+if [ "$cpus" -ge 2 ]; then
+    out=$(CRAWLSIM_SYS_CPU=$PWD/sys2 OMP_NUM_THREADS=2 run 1 info web.h5 2>&1 > /dev/null)
+    grep -q "threads of rank 0 run on cores of 2 sockets" <<< "$out" &&
+        pass "2 threads on 2 sockets: noted" || fail "2 threads on 2 sockets: no note: $out"
+else
+    echo "skipped: 2 threads on 2 sockets (only $cpus CPU here)"
+fi
+out=$(CRAWLSIM_SYS_CPU=$PWD/sys2 OMP_NUM_THREADS=1 run 1 info web.h5 2>&1 > /dev/null)
+grep -q "sockets" <<< "$out" && fail "1 thread on 2 sockets: noted: $out" || pass "1 thread: no note"
+out=$(CRAWLSIM_SYS_CPU=$PWD/sys1 OMP_NUM_THREADS=2 run 1 info web.h5 2>&1 > /dev/null)
+grep -q "sockets" <<< "$out" && fail "2 threads on 1 socket: noted: $out" || pass "1 socket: no note"
+MPIFLAGS=("${saved[@]}")
 finish

@@ -1,15 +1,18 @@
 /*
  * check_core: unit tests of the core helpers used on the crawl's hot paths (serial, forked, no
  * MPI_Init): cs_sort_u64 (radix sort) and cs_select_u64 (quickselect) against qsort on random,
- * sorted, reversed, constant and few-distinct inputs, at sizes around the insertion-sort cut.
+ * sorted, reversed, constant and few-distinct inputs, at sizes around the insertion-sort cut;
+ * cs_cpu_packages (the placement check's sockets) on a fake sysfs tree.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/rng.h"
 
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -101,12 +104,51 @@ START_TEST(test_select)
 }
 END_TEST
 
+/* A fake sysfs: cpu0 and cpu1 on socket 0, cpu2 on socket 1, cpu3 with no topology. */
+static void write_id(const char *root, int cpu, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cpu%d", root, cpu);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/cpu%d/topology", root, cpu);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    if (text == NULL)
+        return;
+    snprintf(path, sizeof path, "%s/cpu%d/topology/physical_package_id", root, cpu);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+START_TEST(test_cpu_packages)
+{
+    char root[] = "/tmp/check_core_sysXXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    write_id(root, 0, "0\n");
+    write_id(root, 1, "0\n");
+    write_id(root, 2, "1\n");
+    write_id(root, 3, NULL);
+    const int one[] = {0, 1}, two[] = {0, 2}, all[] = {2, 0, 1}, gap[] = {0, 3}, none[] = {7};
+    ck_assert_int_eq(cs_cpu_packages(root, one, 2), 1);
+    ck_assert_int_eq(cs_cpu_packages(root, two, 2), 2);
+    ck_assert_int_eq(cs_cpu_packages(root, all, 3), 2);
+    ck_assert_int_eq(cs_cpu_packages(root, gap, 2), 0);  /* no package id: unknown */
+    ck_assert_int_eq(cs_cpu_packages(root, none, 1), 0); /* no such CPU */
+    ck_assert_int_eq(cs_cpu_packages(root, one, 0), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
     Suite *s = suite_create("core");
     TCase *tc = tcase_create("sort");
     tcase_add_test(tc, test_sort);
     tcase_add_test(tc, test_select);
+    tcase_add_test(tc, test_cpu_packages);
     suite_add_tcase(s, tc);
     return s;
 }
