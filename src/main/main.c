@@ -825,18 +825,20 @@ static void check_placement(cs_ctx *ctx)
     const char *sys_cpu = getenv("CRAWLSIM_SYS_CPU");
     if (sys_cpu == NULL || sys_cpu[0] == '\0')
         sys_cpu = "/sys/devices/system/cpu";
+    /* the sockets matter to a rank with threads only: the others read no file */
+    const int threads = omp_get_max_threads();
     int cpus[CPU_SETSIZE], ncpu = 0;
-    for (int c = 0; c < CPU_SETSIZE && known; c++)
+    for (int c = 0; c < CPU_SETSIZE && known && threads > 1; c++)
         if (CPU_ISSET((size_t)c, &mine))
             cpus[ncpu++] = c;
-    int v[8] = {omp_get_max_threads(),
+    int v[8] = {threads,
                 CPU_COUNT(&mine),
                 0,
                 CPU_COUNT(&all),
                 nranks,
                 0,
                 omp_get_proc_bind() != omp_proc_bind_false,
-                cs_cpu_packages(sys_cpu, cpus, ncpu)};
+                ncpu > 0 ? cs_cpu_packages(sys_cpu, cpus, ncpu) : 0};
     MPI_Allreduce(&v[0], &v[2], 1, MPI_INT, MPI_SUM, node);
     MPI_Allreduce(&v[1], &v[5], 1, MPI_INT, MPI_SUM, node);
     MPI_Comm_free(&node);
