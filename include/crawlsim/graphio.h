@@ -179,6 +179,14 @@ typedef struct cs_graph_info {
 CS_API cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_threshold,
                                     cs_graph_info *info);
 
+/*
+ * Local. The summary (min, median, p90, p99, max, mean, zeros) and power-law fit of a histogram
+ * h[0..kmax] (h[k]: items of value k), as cs_graph_info_compute gives them for degrees: the
+ * same estimator, cut-off candidates and KS criterion. CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_graphio_hist_stats(cs_ctx *ctx, const int64_t *h, int64_t kmax,
+                                    cs_degree_stats *st);
+
 /* Local. Prints the statistics as a readable report, one item per line. */
 CS_API void cs_graph_info_print(FILE *out, const cs_graph_info *info);
 

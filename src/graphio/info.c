@@ -158,8 +158,7 @@ fail:
     return rc;
 }
 
-/* Local. Summary and fit of a global histogram h[0..kmax]. */
-static cs_err stats_from_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_degree_stats *st)
+cs_err cs_graphio_hist_stats(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_degree_stats *st)
 {
     memset(st, 0, sizeof *st);
     int64_t total = 0, sum = 0;
@@ -214,7 +213,7 @@ static cs_err degree_stats(cs_ctx *ctx, const int32_t *v, int64_t nloc, cs_degre
     for (int64_t i = 0; i < nloc; i++)
         h[v[i]]++;
     CS_TRY_AGREE(ctx, allreduce_sum_i64(ctx, h, kmax + 1));
-    CS_TRY_AGREE(ctx, stats_from_hist(ctx, h, kmax, st));
+    CS_TRY_AGREE(ctx, cs_graphio_hist_stats(ctx, h, kmax, st));
 fail:
     free(h);
     return rc;

@@ -6,8 +6,6 @@
  * Exit codes: 0 success, 1 error in data, files or configuration, 2 bad command line; compare
  * (like cmp and diff): 0 the same, 1 different, 2 any error.
  */
-/* sched_getaffinity and the CPU_* macros (the placement check) are GNU extensions of glibc */
-#define _GNU_SOURCE
 #include "crawlsim/bandit.h"
 #include "crawlsim/comm.h"
 #include "crawlsim/config.h"
@@ -23,12 +21,12 @@
 #include "main/cmd_bandit.h"
 #include "main/cmd_compare.h"
 #include "main/cmd_schedule.h"
+#include "main/cmd_stats.h"
 #include "main/main_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <omp.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +59,9 @@ typedef struct cli {
     int nignore;
     const char *only[MAX_PATHS]; /* compare: --only PATH ... */
     int nonly;
-    int no_default_ignore;   /* compare: --no-default-ignore */
+    int no_default_ignore;                    /* compare: --no-default-ignore */
+    const char *stats_opt[2 * CS_STATS_OPTS]; /* stats: its options and their values */
+    int nstats_opt;
     const char *compare_opt; /* the first option of compare seen (refused by other commands) */
     int *status;             /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
 } cli;
@@ -432,6 +432,22 @@ static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
     return cs_cmd_bandit(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, c->output);
 }
 
+/* ---- stats (cmd_stats.c) ------------------------------------------------------------------ */
+
+static cs_err cmd_stats(cs_ctx *ctx, const cli *c)
+{
+    const cs_stats_args a = {c->npos == 1 ? c->pos[0] : NULL,
+                             c->npos,
+                             c->output,
+                             c->sets,
+                             c->nsets,
+                             c->sample,
+                             c->threshold_set ? c->threshold : 0.5,
+                             c->stats_opt,
+                             c->nstats_opt};
+    return cs_cmd_stats(ctx, &a);
+}
+
 /* ---- compare (cmd_compare.c) ---------------------------------------------------------------- */
 
 static cs_err cmd_compare(cs_ctx *ctx, const cli *c)
@@ -503,6 +519,7 @@ static const command commands[] = {
      "exactly from the host model; the rest from a uniform sample of N pages (default 10^5)\n"
      "and one out-link of each, with 95 % intervals. In-degree distributions need the graph.\n",
      cmd_info, 1, NULL},
+    {"stats", CS_STATS_SYNOPSIS, CS_STATS_HELP, cmd_stats, 1, NULL},
     {"import", "crawlsim import SPEC.ini -o WEB.h5 [--set import.KEY=VALUE ...]",
      "Imports a real graph (edge list, plain or gzip, plus an optional page table) described by\n"
      "the [import] section of SPEC.ini into the graph schema. Change rates, importance and\n"
@@ -744,6 +761,14 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
             c->no_default_ignore = 1;
             if (c->compare_opt == NULL)
                 c->compare_opt = a;
+        } else if (cs_cmd_stats_option(a) != 0) {
+            /* stats' options: their values are checked by the command */
+            if (c->nstats_opt + 2 > 2 * CS_STATS_OPTS)
+                return main_usage(ctx, "", "too many stats options");
+            c->stats_opt[c->nstats_opt++] = a;
+            if (cs_cmd_stats_option(a) == 2 && ++i >= argc)
+                return main_usage(ctx, "", "%s needs a value", a);
+            c->stats_opt[c->nstats_opt++] = cs_cmd_stats_option(a) == 2 ? argv[i] : "";
         } else if (strcmp(a, "--restart") == 0) {
             if (++i >= argc)
                 return main_usage(ctx, "", "%s needs a checkpoint file", a);
@@ -775,131 +800,6 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
         }
     }
     return CS_OK;
-}
-
-/*
- * Collective(MPI_COMM_WORLD). Warns (from rank 0) when OpenMP threads share cores by accident: a
- * rank with more threads than cores in its affinity mask (mpirun binds each rank to one core by
- * default), or a node whose ranks run more threads in all than the union of their affinity masks
- * holds cores (e.g. mpirun --bind-to none with ranks x threads above the node's cores). The
- * ranks of a node are those sharing memory (MPI_COMM_TYPE_SHARED).
- */
-#ifndef CRAWLSIM_SMPI
-/* The cores this process may run on: the union of the OpenMP places when there are places
- * (OMP_PLACES: the runtime has already pinned this thread to the first place, so the thread's
- * own mask would show one core), else this thread's affinity mask. 0 when unknown. */
-static int own_cpus(cpu_set_t *m)
-{
-    CPU_ZERO(m);
-    const int np = omp_get_num_places();
-    if (np <= 0)
-        return sched_getaffinity(0, sizeof *m, m) == 0;
-    for (int p = 0; p < np; p++) {
-        int ids[CPU_SETSIZE];
-        const int n = omp_get_place_num_procs(p);
-        if (n < 0 || n > CPU_SETSIZE)
-            return 0;
-        omp_get_place_proc_ids(p, ids);
-        for (int i = 0; i < n; i++)
-            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE)
-                CPU_SET((size_t)ids[i], m);
-    }
-    return 1;
-}
-#endif
-
-static void check_placement(cs_ctx *ctx)
-{
-#ifdef CRAWLSIM_SMPI
-    (void)ctx; /* simulated ranks are threads of one process: no placement to check */
-#else
-    cpu_set_t mine, all;
-    const int known = own_cpus(&mine);
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int nranks = 1, ok = known, all_ok = 0;
-    MPI_Comm_size(node, &nranks);
-    MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, node);
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    /* CRAWLSIM_SYS_CPU: another tree laid out as /sys/devices/system/cpu (the tests' sockets) */
-    const char *sys_cpu = getenv("CRAWLSIM_SYS_CPU");
-    if (sys_cpu == NULL || sys_cpu[0] == '\0')
-        sys_cpu = "/sys/devices/system/cpu";
-    /* the sockets matter to a rank with threads only: the others read no file */
-    const int threads = omp_get_max_threads();
-    int cpus[CPU_SETSIZE], ncpu = 0;
-    for (int c = 0; c < CPU_SETSIZE && known && threads > 1; c++)
-        if (CPU_ISSET((size_t)c, &mine))
-            cpus[ncpu++] = c;
-    int v[8] = {threads,
-                CPU_COUNT(&mine),
-                0,
-                CPU_COUNT(&all),
-                nranks,
-                0,
-                omp_get_proc_bind() != omp_proc_bind_false,
-                ncpu > 0 ? cs_cpu_packages(sys_cpu, cpus, ncpu) : 0};
-    MPI_Allreduce(&v[0], &v[2], 1, MPI_INT, MPI_SUM, node);
-    MPI_Allreduce(&v[1], &v[5], 1, MPI_INT, MPI_SUM, node);
-    MPI_Comm_free(&node);
-    /* per rank: its threads, its cores, its node's threads, cores and ranks, the sum of the node's
-     * ranks' cores (above the node's cores when their masks overlap), OMP_PROC_BIND in force,
-     * the sockets of its cores (0: unknown) */
-    int *g = malloc((size_t)ctx->size * sizeof v);
-    const int have = g != NULL;
-    int agreed = 0;
-    MPI_Allreduce(&have, &agreed, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (agreed && all_ok)
-        MPI_Gather(v, 8, MPI_INT, g, 8, MPI_INT, 0, MPI_COMM_WORLD);
-    if (agreed && all_ok && ctx->rank == 0) {
-        int r_rank = -1, r_node = -1, r_pin = -1, r_sock = -1;
-        for (int r = 0; r < ctx->size; r++) {
-            const int *x = g + 8 * r;
-            /* threads of one rank on cores of several sockets: every line they share crosses
-             * between sockets */
-            if (r_sock < 0 && x[0] > 1 && x[7] > 1)
-                r_sock = r;
-            /* pinned threads of ranks whose masks overlap (unbound ranks) land on the same
-             * cores: each rank places its thread i on the i-th core of its mask */
-            if (r_pin < 0 && x[6] && x[4] > 1 && x[5] > x[3])
-                r_pin = r;
-            if (r_rank < 0 && x[0] > x[1])
-                r_rank = r;
-            /* ranks beyond the cores (mpirun --oversubscribe) are a choice; threads beyond
-             * one per rank on a full node are not */
-            if (r_node < 0 && x[2] > x[3] && x[2] > x[4])
-                r_node = r;
-        }
-        if (r_rank >= 0)
-            CS_LOG(ctx, CS_LOG_WARN,
-                   "%d OpenMP threads per rank but only %d core(s) available to rank %d: its "
-                   "threads share cores; run with mpirun --bind-to none (or --map-by slot:PE=%d), "
-                   "or srun --cpus-per-task=%d",
-                   g[8 * r_rank], g[8 * r_rank + 1], r_rank, g[8 * r_rank], g[8 * r_rank]);
-        else if (r_node >= 0)
-            CS_LOG(
-                ctx, CS_LOG_WARN,
-                "the %d ranks on the node of rank %d run %d OpenMP threads in all on %d core(s): "
-                "threads share cores; use fewer ranks per node or fewer threads per rank "
-                "(OMP_NUM_THREADS), so that ranks x threads per node <= cores",
-                g[8 * r_node + 4], r_node, g[8 * r_node + 2], g[8 * r_node + 3]);
-        else if (r_pin >= 0)
-            CS_LOG(ctx, CS_LOG_WARN,
-                   "OMP_PROC_BIND pins the threads of the %d ranks on the node of rank %d, whose "
-                   "affinity masks overlap: threads of different ranks share cores; bind the "
-                   "ranks (srun --cpu-bind=cores, mpirun --map-by slot:PE=%d --bind-to core) or "
-                   "unset OMP_PROC_BIND and OMP_PLACES",
-                   g[8 * r_pin + 4], r_pin, g[8 * r_pin]);
-        if (r_sock >= 0)
-            CS_LOG(ctx, CS_LOG_INFO,
-                   "note: the %d OpenMP threads of rank %d run on cores of %d sockets; the lines "
-                   "its threads share cross between the sockets, and one rank per socket is "
-                   "faster (srun --ntasks-per-socket=1 -c CORES_PER_SOCKET --cpu-bind=cores, or "
-                   "mpirun --map-by socket:PE=CORES_PER_SOCKET --bind-to core)",
-                   g[8 * r_sock], r_sock, g[8 * r_sock + 7]);
-    }
-    free(g);
-#endif
 }
 
 int main(int argc, char **argv)
@@ -940,6 +840,8 @@ int main(int argc, char **argv)
         rc = main_usage(&ctx, "", "--restart applies to crawlsim run only");
     if (rc == CS_OK && c.seeds != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
         rc = main_usage(&ctx, "", "--seeds applies to crawlsim run only");
+    if (rc == CS_OK && c.nstats_opt > 0 && (c.cmd == NULL || strcmp(c.cmd, "stats") != 0))
+        rc = main_usage(&ctx, "", "%s applies to crawlsim stats only", c.stats_opt[0]);
     if (rc == CS_OK && c.compare_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "compare") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim compare only", c.compare_opt);
     if (rc != CS_OK)
@@ -977,7 +879,7 @@ int main(int argc, char **argv)
     }
     CS_LOG(&ctx, CS_LOG_VERBOSE, "crawlsim %s: %s on %d rank(s), %d OpenMP thread(s) per rank",
            CRAWLSIM_VERSION, cmd->name, ctx.size, omp_get_max_threads());
-    check_placement(&ctx);
+    main_check_placement(&ctx);
     rc = cmd->run(&ctx, &c);
 done:
     /* Every path above is taken by all ranks alike; agree once more so that a local failure

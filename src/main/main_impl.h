@@ -10,4 +10,10 @@
  * or " <command>". */
 cs_err main_usage(cs_ctx *ctx, const char *cmd, const char *fmt, ...) CS_PRINTF(3, 4);
 
+/*
+ * Collective(MPI_COMM_WORLD). Warns (from rank 0) when OpenMP threads share cores by accident,
+ * and notes a rank whose threads run on cores of several sockets (placement.c).
+ */
+void main_check_placement(cs_ctx *ctx);
+
 #endif

@@ -1,0 +1,170 @@
+/*
+ * stats: the web-likeness statistics of a world (`crawlsim stats`), the same figures for a graph
+ * file (generated or imported), for a graph held in memory, and for a generator spec of any size.
+ *
+ * Design. One plain struct, cs_stats, holds every figure as a cs_stats_est: a value, its 95 %
+ * interval and the sample size behind it (0 when the figure is exact, computed on every page and
+ * link); a figure that is not available (no hosts, no labels, or a row that needs the whole graph
+ * when only a sample of a spec is drawn) has value NaN. Three entry points fill it:
+ *
+ *   cs_stats_compute  the core: each rank passes its block of pages (cs_block_range order, as
+ *                     cs_gen_slice or cs_graphio_read_slice give them), so a caller that generates
+ *                     a world in memory (fitting a twin) needs no file;
+ *   cs_stats_file     reads a graph file's blocks and calls cs_stats_compute;
+ *   cs_stats_spec     a [gen] spec: up to CS_STATS_MAX_PAGES pages generated in memory and
+ *                     measured whole (the same figures as `crawlsim gen` then cs_stats_file);
+ *                     beyond, or when asked, estimated from a uniform sample of pages and their
+ *                     out-links (the rows that need in-links or the whole graph are NaN).
+ *
+ * The whole-graph figures (in-degrees, clustering, bow-tie, distances, BFS discovery) gather the
+ * graph on every rank (4 bytes a link twice, out and in, plus about 30 bytes a page), which bounds
+ * the size to about 10^7 pages on a node; larger graphs are refused with CS_ERR_LIMIT. The work
+ * is split over the ranks and their threads by page block (counts over links) or by sampled item
+ * (distance sources, clustering pages, BFS seeds); every item is a pure function of the gathered
+ * graph and (seed, item index), and every combination is an integer sum or a sum of per-item
+ * values in item order, so the result does not depend on the rank or thread count.
+ *
+ * Definitions (docs/guide/statistics.md says more):
+ *   degrees        out-links and in-links per page as stored (self links count once);
+ *   tail exponent  the in-degree's discrete power law, Clauset, Shalizi & Newman 2009 Eq. 3.7,
+ *                  x_min by their KS criterion (as `crawlsim info`); alpha20 at x_min = 20;
+ *   gap profile    share of links with |target - source| < 2^4, 2^8, 2^12 (self links are gap
+ *                  0); forward8: of the links with 0 < |gap| < 2^8, the share with target > source;
+ *   within host    share of links whose two pages share a host (when 1 < hosts < pages);
+ *   reciprocity    share of links u->v, u != v, with v->u present;
+ *   clustering     mean over uniformly drawn pages of the local clustering coefficient of the
+ *                  undirected simple graph (0 for pages of fewer than two neighbours, as
+ *                  networkx's average_clustering);
+ *   bow-tie        shares of pages in the largest strongly connected component, reaching it
+ *                  (IN), reached from it (OUT), and the rest (tendrils, tubes, other components);
+ *   distances      directed shortest paths from uniformly drawn sources to the pages they reach:
+ *                  the mean, and the 90 % effective diameter (the distance within which 90 % of
+ *                  the reachable pairs lie, linearly interpolated between integer distances);
+ *   topics         P(same topic | link) over links whose two pages have a known topic, the base
+ *                  rate sum_k p_k^2 over pages with a known topic, and their ratio (lift);
+ *   relevance      P(target relevant | link from a relevant page) and the share of relevant
+ *                  pages (relevance >= the threshold; when the graph has a target topic);
+ *   BFS discovery  a breadth-first crawl from a seed drawn in the largest SCC: pages known
+ *                  (fetched or seen in a fetched page's links) after fetching 1 % and 10 % of the
+ *                  pages, and the share of the first 10 % fetches that find no new page; value
+ *                  = mean over seeds, lo/hi = their range.
+ *
+ * Ownership: cs_stats is plain data; nothing to free.
+ */
+#ifndef CRAWLSIM_STATS_H
+#define CRAWLSIM_STATS_H
+
+#include "crawlsim/config.h"
+#include "crawlsim/core.h"
+#include "crawlsim/slice.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define CS_STATS_MAX_SEEDS 16       /* BFS discovery seeds */
+#define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
+#define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
+
+/* A figure: value, 95 % interval [lo, hi], sample size n (0: exact). value NaN: not available. */
+typedef struct cs_stats_est {
+    double value, lo, hi;
+    int64_t n;
+} cs_stats_est;
+
+/* What to sample. cs_stats_opts_default gives the defaults in brackets. */
+typedef struct cs_stats_opts {
+    uint64_t seed;              /* sampling seed [1] */
+    int64_t sources;            /* distance sources [64] */
+    int64_t cluster_pages;      /* clustering sample [10000] */
+    int bfs_seeds;              /* BFS discovery seeds [5], at most CS_STATS_MAX_SEEDS */
+    int64_t pages;              /* spec sampling: pages drawn [100000] */
+    double relevance_threshold; /* relevant pages: relevance >= this [0.5] */
+} cs_stats_opts;
+
+/* A degree (or host-size) distribution. */
+typedef struct cs_stats_dist {
+    cs_stats_est mean, median, max, zero; /* zero: share of pages with none */
+    cs_stats_est alpha;                   /* power-law exponent, x_min by KS */
+    int64_t xmin, tail;                   /* its x_min and the pages at or above it */
+    cs_stats_est alpha20;                 /* exponent at x_min = 20 */
+} cs_stats_dist;
+
+typedef struct cs_stats_links {
+    cs_stats_est gap4, gap8, gap12, forward8;
+    cs_stats_est within_host, reciprocity;
+    cs_stats_est same_topic, topic_base, topic_lift;
+    cs_stats_est rel_link, rel_base; /* P(relevant | link from relevant), P(relevant) */
+} cs_stats_links;
+
+typedef struct cs_stats_shape {
+    cs_stats_est clustering;
+    cs_stats_est scc, in, out, rest; /* bow-tie shares of the pages */
+    cs_stats_est dist_mean, dist_eff90;
+    cs_stats_est reach; /* share of the pages a source reaches, mean over sources */
+} cs_stats_shape;
+
+typedef struct cs_stats_bfs {
+    int seeds;
+    int64_t seed_page[CS_STATS_MAX_SEEDS];
+    cs_stats_est known1, known10, empty10;            /* mean over seeds, [min, max] */
+    double curve[CS_STATS_MAX_SEEDS][CS_STATS_CURVE]; /* known share at fetched share x_k */
+    int64_t fetched[CS_STATS_MAX_SEEDS];              /* fetches until the frontier emptied */
+} cs_stats_bfs;
+
+typedef struct cs_stats {
+    int64_t n_pages, n_links, n_hosts;
+    int32_t n_topics, topics_used; /* topics with at least one page */
+    int sampled;                   /* 1: a spec's sample; whole-graph rows are NaN */
+    int has_hosts, has_topics, has_relevance;
+    cs_stats_dist out, in, host;
+    cs_stats_links links;
+    cs_stats_shape shape;
+    cs_stats_bfs bfs;
+    int n_ranks;
+    double seconds; /* wall time, maximum over ranks */
+} cs_stats;
+
+/* Local. The defaults of cs_stats_opts. */
+CS_API void cs_stats_opts_default(cs_stats_opts *o);
+
+/*
+ * Collective(ctx->comm). Logically collective: o, meta's n_hosts, n_topics and target_topic.
+ * The statistics of the graph whose block of pages this rank holds in `block` (pages
+ * [first, first + n) of n_pages_total, the blocks of the ranks in rank order tiling the graph,
+ * with targets, host, topic and relevance), filled identically on every rank. The block is
+ * borrowed. Errors, the same on every rank: CS_ERR_LIMIT (more than CS_STATS_MAX_PAGES pages or
+ * 2^31 - 1 links), CS_ERR_ARG (blocks that do not tile the graph, bad options), CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph_meta *meta,
+                               const cs_stats_opts *o, cs_stats *out);
+
+/*
+ * Collective(ctx->comm). Logically collective: path, o. cs_stats_compute on a graph file, each
+ * rank reading its block (cs_block_range). Errors of cs_graphio_read_slice and cs_stats_compute.
+ */
+CS_API cs_err cs_stats_file(cs_ctx *ctx, const char *path, const cs_stats_opts *o, cs_stats *out);
+
+/*
+ * Collective(ctx->comm). Logically collective: cfg, o, sampled. The statistics of the [gen]
+ * world of cfg: with sampled = 0 and at most CS_STATS_MAX_PAGES pages, each rank generates its
+ * block (cs_gen_slice) and cs_stats_compute measures the whole world; otherwise o->pages pages
+ * are drawn uniformly (with replacement, from o->seed), generated with their out-links, and the
+ * rows that need only a page and its out-links are estimated with their intervals (one out-link
+ * of each page drawn for reciprocity); the rest are NaN and out->sampled = 1. Host sizes come
+ * exactly from the host model. Errors: those of cs_gen_create and cs_stats_compute.
+ */
+CS_API cs_err cs_stats_spec(cs_ctx *ctx, const cs_gen_config *cfg, const cs_stats_opts *o,
+                            int sampled, cs_stats *out);
+
+/* Local. The statistics as a readable report (what `crawlsim stats` prints). */
+CS_API void cs_stats_print(FILE *f, const cs_stats *s);
+
+/*
+ * Local. The statistics as a table, one row per figure (docs/reference/formats.md "Statistics
+ * table"): a header line, then `statistic value lo hi n` separated by tabs (NaN written as "nan";
+ * n 0 = exact), then the BFS curve rows `curve.<seed index>.<k> fetched_share known_share`.
+ * Returns 0, or -1 when writing failed.
+ */
+CS_API int cs_stats_write_tsv(FILE *f, const cs_stats *s);
+
+#endif

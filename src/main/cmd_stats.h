@@ -1,0 +1,60 @@
+/*
+ * crawlsim stats: the web-likeness statistics of a graph file or a spec (stats.h), printed and
+ * written as a table.
+ */
+#ifndef CRAWLSIM_MAIN_CMD_STATS_H
+#define CRAWLSIM_MAIN_CMD_STATS_H
+
+#include "crawlsim/core.h"
+
+#include <stdint.h>
+
+#define CS_STATS_OPTS 8 /* distinct stats options */
+
+#define CS_STATS_SYNOPSIS                                                                          \
+    "crawlsim stats WEB.h5|SPEC.ini [-o TABLE.tsv] [--set gen.KEY=VALUE ...] [--sampled] "         \
+    "[--sample N] [--sources N] [--cluster-pages N] [--bfs-seeds N] [--stats-seed S] "             \
+    "[--relevance-threshold X]"
+
+#define CS_STATS_HELP                                                                              \
+    "Prints how web-like a world is (docs/guide/statistics.md): out- and in-degree mean, "         \
+    "median,\n"                                                                                    \
+    "max and zero shares, the in-degree tail exponent (discrete MLE, x_min by KS distance), the\n" \
+    "link id-gap and direction profile, links within host and host sizes, reciprocity, average\n"  \
+    "clustering, the bow-tie, directed distances, topical lift and P(relevant | link from a\n"     \
+    "relevant page) where labels exist, and a breadth-first discovery curve from --bfs-seeds\n"    \
+    "seeds (default 5). Sampled figures come with their sample size and 95 % interval.\n"          \
+    "With a graph file (generated or imported) every rank holds the whole graph (up to 2x10^7\n"   \
+    "pages); with a spec (a file ending in .ini) its world is generated in memory and measured\n"  \
+    "whole up to that size, and beyond it, or with --sampled, estimated from --sample N pages\n"   \
+    "(default 10^5) and their out-links (rows needing in-links or the whole graph: '-').\n"        \
+    "--sources N: distance sources (64); --cluster-pages N: clustering sample (10^4);\n"           \
+    "--stats-seed S: the sampling seed (1). -o writes the table (TSV: statistic, value, lo, hi,\n" \
+    "n; n = 0 exact) and the discovery curves. Runs under mpirun; the figures do not depend on\n"  \
+    "the rank or thread count.\n"
+
+/* The command's arguments as given (borrowed). */
+typedef struct cs_stats_args {
+    const char *path; /* the graph file or spec */
+    int npos;         /* positional arguments given */
+    const char *output;
+    const char *const *sets;
+    int nsets;
+    int64_t sample; /* --sample (0: not given) */
+    double threshold;
+    const char *const *opt; /* name, value pairs of the options of cs_cmd_stats_option */
+    int nopt;
+} cs_stats_args;
+
+/* Local. 0 when a is not an option of stats, 1 for a flag (--sampled), 2 for one with a value. */
+int cs_cmd_stats_option(const char *a);
+
+/*
+ * Collective(ctx->comm). Logically collective: a. Computes the statistics (cs_stats_file or
+ * cs_stats_spec), prints them from rank 0 and writes the table to a->output (rank 0, under a
+ * temporary name renamed when complete). Errors, agreed: CS_ERR_USAGE (arguments), those of the
+ * computation, CS_ERR_IO (the table).
+ */
+cs_err cs_cmd_stats(cs_ctx *ctx, const cs_stats_args *a);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * stats: the entry points (a graph in memory, a graph file, a spec), gathering the graph on
+ * every rank, and the figures counted over links and pages: degrees (Clauset, Shalizi & Newman
+ * 2009 Eq. 3.7 for the tail, through cs_graphio_hist_stats), the gap and direction profile,
+ * within-host links, reciprocity and the topical and relevance locality. Counts are integers
+ * summed over ranks and threads, so they do not depend on either.
+ */
+#include "stats_impl.h"
+
+#include "crawlsim/comm.h"
+#include "crawlsim/gen.h"
+#include "crawlsim/graphio.h"
+#include "crawlsim/rng.h"
+
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- figures ---------------------------------------------------------------------------- */
+
+cs_stats_est st_exact(double v)
+{
+    cs_stats_est e = {v, v, v, 0};
+    return e;
+}
+
+cs_stats_est st_none(void)
+{
+    cs_stats_est e = {(double)NAN, (double)NAN, (double)NAN, 0};
+    return e;
+}
+
+cs_stats_est st_mean(const double *x, int64_t n)
+{
+    if (n < 1)
+        return st_none();
+    double s = 0.0, ss = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        s += x[i];
+    const double m = s / (double)n;
+    for (int64_t i = 0; i < n; i++)
+        ss += (x[i] - m) * (x[i] - m);
+    const double h = n > 1 ? 1.96 * sqrt(ss / (double)(n - 1) / (double)n) : (double)NAN;
+    cs_stats_est e = {m, m - h, m + h, n};
+    return e;
+}
+
+cs_stats_est st_ratio(const double *a, const double *d, int64_t n)
+{
+    double sa = 0.0, sd = 0.0, ss = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        sa += a[i];
+        sd += d[i];
+    }
+    if (n < 1 || sd <= 0.0)
+        return st_none();
+    const double r = sa / sd;
+    for (int64_t i = 0; i < n; i++)
+        ss += (a[i] - r * d[i]) * (a[i] - r * d[i]);
+    const double h =
+        n > 1 ? 1.96 * sqrt(ss / (double)(n - 1) / (double)n) / (sd / (double)n) : (double)NAN;
+    cs_stats_est e = {r, r - h, r + h, n};
+    return e;
+}
+
+int64_t st_draw(uint64_t seed, int id, int64_t k, int64_t N)
+{
+    cs_rng r;
+    cs_rng_init(&r, seed, CS_RNG_SAMPLE, (uint64_t)id, (uint64_t)k);
+    return (int64_t)cs_rng_below(&r, (uint64_t)N);
+}
+
+cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *out)
+{
+    cs_degree_stats d;
+    cs_err rc = cs_graphio_hist_stats(ctx, h, kmax, &d);
+    if (rc != CS_OK)
+        return rc;
+    int64_t total = 0, n20 = 0;
+    double l20 = 0.0;
+    for (int64_t k = 0; k <= kmax; k++) {
+        total += h[k];
+        if (k >= 20 && h[k] > 0) {
+            n20 += h[k];
+            l20 += (double)h[k] * log((double)k / 19.5);
+        }
+    }
+    out->mean = st_exact(d.mean);
+    out->median = st_exact((double)d.median);
+    out->max = st_exact((double)d.max);
+    out->zero = st_exact(total > 0 ? (double)d.zeros / (double)total : (double)NAN);
+    out->alpha = d.tail > 0 ? st_exact(d.alpha) : st_none();
+    out->xmin = d.xmin;
+    out->tail = d.tail;
+    out->alpha20 = n20 >= 2 && l20 > 0.0 ? st_exact(1.0 + (double)n20 / l20) : st_none();
+    return CS_OK;
+}
+
+static void dist_clear(cs_stats_dist *d)
+{
+    d->mean = d->median = d->max = d->zero = d->alpha = d->alpha20 = st_none();
+    d->xmin = d->tail = 0;
+}
+
+void st_clear(cs_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    dist_clear(&s->out);
+    dist_clear(&s->in);
+    dist_clear(&s->host);
+    cs_stats_est *l[] = {
+        &s->links.gap4,        &s->links.gap8,        &s->links.gap12,      &s->links.forward8,
+        &s->links.within_host, &s->links.reciprocity, &s->links.same_topic, &s->links.topic_base,
+        &s->links.topic_lift,  &s->links.rel_link,    &s->links.rel_base,   &s->shape.clustering,
+        &s->shape.scc,         &s->shape.in,          &s->shape.out,        &s->shape.rest,
+        &s->shape.dist_mean,   &s->shape.dist_eff90,  &s->shape.reach,      &s->bfs.known1,
+        &s->bfs.known10,       &s->bfs.empty10};
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
+        *l[i] = st_none();
+}
+
+void cs_stats_opts_default(cs_stats_opts *o)
+{
+    o->seed = 1;
+    o->sources = 64;
+    o->cluster_pages = 10000;
+    o->bfs_seeds = 5;
+    o->pages = 100000;
+    o->relevance_threshold = 0.5;
+}
+
+static cs_err check_opts(cs_ctx *ctx, const cs_stats_opts *o)
+{
+    if (o->sources < 1 || o->cluster_pages < 1 || o->pages < 2 || o->bfs_seeds < 1 ||
+        o->bfs_seeds > CS_STATS_MAX_SEEDS)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "stats: sources (%lld) and clustering pages (%lld) must be at least 1, "
+                       "sampled pages (%lld) at least 2, BFS seeds (%d) in [1, %d]",
+                       (long long)o->sources, (long long)o->cluster_pages, (long long)o->pages,
+                       o->bfs_seeds, CS_STATS_MAX_SEEDS);
+    return CS_OK;
+}
+
+/* ---- gathering ---------------------------------------------------------------------------- */
+
+static void graph_free(st_graph *g)
+{
+    free(g->off);
+    free(g->ioff);
+    free(g->tg);
+    free(g->isrc);
+    free(g->host);
+    free(g->topic);
+    free(g->rel);
+    memset(g, 0, sizeof *g);
+}
+
+/* Collective. Every rank's block, in rank order, into counts and displacements of int
+ * elements (per page: mult elements); CS_ERR_ARG unless the blocks tile [0, N). */
+static cs_err block_layout(cs_ctx *ctx, const cs_graph_slice *b, int64_t N, int *cnt, int *dsp)
+{
+    const int P = ctx->size;
+    int64_t mine[2] = {b->first, b->n}, *all = NULL;
+    cs_err rc = cs_alloc(ctx, &all, 2 * (size_t)P, sizeof *all, "block layout");
+    if (cs_agree(ctx, rc) != CS_OK) {
+        free(all);
+        return cs_agree(ctx, rc);
+    }
+    cs_allgather(ctx, mine, 2, all, CS_T_I64);
+    int64_t at = 0;
+    for (int r = 0; r < P; r++) {
+        if (all[2 * r + 1] > 0 && all[2 * r] != at)
+            rc = CS_ERR_ARG;
+        cnt[r] = (int)all[2 * r + 1];
+        dsp[r] = (int)at;
+        at += all[2 * r + 1];
+    }
+    free(all);
+    if (rc == CS_OK && at != N)
+        rc = CS_ERR_ARG;
+    if (rc != CS_OK)
+        return cs_fail(ctx, rc, "stats: the ranks' blocks of pages do not tile the %lld pages",
+                       (long long)N);
+    return CS_OK;
+}
+
+/* Collective. The in-links: in-lists sorted by source (a counting pass over the sources in
+ * order). */
+static cs_err transpose(cs_ctx *ctx, st_graph *g)
+{
+    cs_err rc = CS_OK;
+    int64_t *pos = NULL;
+    rc = cs_calloc(ctx, &g->ioff, (size_t)g->N + 1, sizeof *g->ioff, "in-link offsets");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->isrc, (size_t)g->M + 1, sizeof *g->isrc, "in-links");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &pos, (size_t)g->N + 1, sizeof *pos, "in-link offsets");
+    if (rc != CS_OK) {
+        free(pos);
+        return rc;
+    }
+    for (int64_t e = 0; e < g->M; e++)
+        g->ioff[g->tg[e] + 1]++;
+    for (int64_t v = 0; v < g->N; v++)
+        g->ioff[v + 1] += g->ioff[v];
+    memcpy(pos, g->ioff, (size_t)(g->N + 1) * sizeof *pos);
+    for (int64_t u = 0; u < g->N; u++)
+        for (int64_t e = g->off[u]; e < g->off[u + 1]; e++)
+            g->isrc[pos[g->tg[e]]++] = (int32_t)u;
+    free(pos);
+    return CS_OK;
+}
+
+/* Collective. The whole graph of the blocks on every rank. */
+static cs_err gather(cs_ctx *ctx, const cs_graph_slice *b, int has_hosts, double threshold,
+                     st_graph *g)
+{
+    cs_err rc = CS_OK;
+    const int P = ctx->size;
+    const int64_t N = b->n_pages_total, n = b->n, m = n > 0 ? b->offsets[n] : 0;
+    int *cnt = NULL, *dsp = NULL, *lcnt = NULL, *ldsp = NULL;
+    int32_t *deg = NULL, *buf = NULL;
+    uint8_t *rbuf = NULL;
+    memset(g, 0, sizeof *g);
+    g->N = N;
+    int64_t M = 0;
+    cs_allreduce(ctx, &m, &M, 1, CS_T_I64, CS_OP_SUM);
+    g->M = M;
+    if (N > CS_STATS_MAX_PAGES || M > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT,
+                       "stats: the whole-graph statistics gather the graph on every rank and "
+                       "handle up to %d pages and 2^31 - 1 links (this graph has %lld and %lld); "
+                       "a spec's world can be sampled instead (crawlsim stats SPEC.ini --sampled)",
+                       CS_STATS_MAX_PAGES, (long long)N, (long long)M);
+    rc = cs_alloc(ctx, &cnt, 4 * (size_t)P, sizeof *cnt, "block layout");
+    CS_TRY_AGREE(ctx, rc);
+    dsp = cnt + P;
+    lcnt = cnt + 2 * P;
+    ldsp = cnt + 3 * P;
+    CS_TRY_AGREE(ctx, block_layout(ctx, b, N, cnt, dsp));
+    {
+        int64_t mine = m, *all = NULL;
+        rc = cs_alloc(ctx, &all, (size_t)P, sizeof *all, "link counts");
+        CS_TRY_AGREE(ctx, rc);
+        cs_allgather(ctx, &mine, 1, all, CS_T_I64);
+        int64_t at = 0;
+        for (int r = 0; r < P; r++) {
+            lcnt[r] = (int)all[r];
+            ldsp[r] = (int)at;
+            at += all[r];
+        }
+        free(all);
+    }
+    rc = cs_alloc(ctx, &g->off, (size_t)N + 1, sizeof *g->off, "offsets");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->tg, (size_t)M + 1, sizeof *g->tg, "links");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->topic, (size_t)N + 1, sizeof *g->topic, "topics");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &g->rel, (size_t)N + 1, sizeof *g->rel, "relevance");
+    if (rc == CS_OK && has_hosts)
+        rc = cs_alloc(ctx, &g->host, (size_t)N + 1, sizeof *g->host, "hosts");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &deg, (size_t)N + 1, sizeof *deg, "degrees");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &buf, (size_t)(m > n ? m : n) + 1, sizeof *buf, "gather buffer");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &rbuf, (size_t)n + 1, sizeof *rbuf, "gather buffer");
+    CS_TRY_AGREE(ctx, rc);
+
+    for (int64_t i = 0; i < n; i++)
+        buf[i] = (int32_t)(b->offsets[i + 1] - b->offsets[i]);
+    cs_allgatherv(ctx, buf, (int)n, deg, cnt, dsp, CS_T_I32);
+    g->off[0] = 0;
+    for (int64_t u = 0; u < N; u++)
+        g->off[u + 1] = g->off[u] + deg[u];
+    for (int64_t i = 0; i < n; i++)
+        buf[i] = b->topic[i];
+    cs_allgatherv(ctx, buf, (int)n, g->topic, cnt, dsp, CS_T_I32);
+    if (has_hosts) {
+        for (int64_t i = 0; i < n; i++)
+            buf[i] = (int32_t)b->host[i];
+        cs_allgatherv(ctx, buf, (int)n, g->host, cnt, dsp, CS_T_I32);
+    }
+    for (int64_t i = 0; i < n; i++)
+        rbuf[i] = b->relevance != NULL && b->relevance[i] >= threshold;
+    cs_allgatherv(ctx, rbuf, (int)n, g->rel, cnt, dsp, CS_T_U8);
+    for (int64_t e = 0; e < m; e++)
+        buf[e] = (int32_t)b->targets[e];
+    cs_allgatherv(ctx, buf, (int)m, g->tg, lcnt, ldsp, CS_T_I32);
+    CS_TRY_AGREE(ctx, transpose(ctx, g));
+fail:
+    free(rbuf);
+    free(buf);
+    free(deg);
+    free(cnt);
+    if (rc != CS_OK)
+        graph_free(g);
+    return rc;
+}
+
+/* ---- links ---------------------------------------------------------------------------------- */
+
+/* Local. Whether the sorted a[0..n) holds x. */
+static int holds32(const int32_t *a, int64_t n, int32_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && a[lo] == x;
+}
+
+enum {
+    C_GAP4,
+    C_GAP8,
+    C_GAP12,
+    C_FWD8,
+    C_NEAR8,
+    C_HOST,
+    C_SELF,
+    C_RECIP,
+    C_TKNOWN,
+    C_TSAME,
+    C_RLINKS,
+    C_RREL,
+    C_RPAGES,
+    C_COUNT
+};
+
+/* Local. The link counts of pages [a, b) of g. Threads over pages; integer sums. */
+static void link_counts(const st_graph *g, int64_t a, int64_t b, int64_t *c)
+{
+    int64_t gap4 = 0, gap8 = 0, gap12 = 0, fwd8 = 0, near8 = 0, host = 0, self = 0, recip = 0;
+    int64_t tknown = 0, tsame = 0, rlinks = 0, rrel = 0, rpages = 0;
+    const int64_t *off = g->off;
+    const int32_t *tg = g->tg, *hs = g->host, *tp = g->topic;
+    const uint8_t *rel = g->rel;
+#pragma omp parallel for schedule(dynamic, 1024) default(none) shared(off, tg, hs, tp, rel)      \
+    firstprivate(a, b) reduction(+ : gap4, gap8, gap12, fwd8, near8, host, self, recip, tknown,    \
+                                     tsame, rlinks, rrel, rpages)
+    for (int64_t u = a; u < b; u++) {
+        rpages += rel[u];
+        for (int64_t e = off[u]; e < off[u + 1]; e++) {
+            const int32_t v = tg[e];
+            const int64_t gap = (int64_t)v - u, ag = gap < 0 ? -gap : gap;
+            gap4 += ag < 16;
+            gap8 += ag < 256;
+            gap12 += ag < 4096;
+            if (ag > 0 && ag < 256) {
+                near8++;
+                fwd8 += gap > 0;
+            }
+            if (hs != NULL)
+                host += hs[u] == hs[v];
+            if (tp[u] >= 0 && tp[v] >= 0) {
+                tknown++;
+                tsame += tp[u] == tp[v];
+            }
+            if (rel[u]) {
+                rlinks++;
+                rrel += rel[v];
+            }
+            if (v == u)
+                self++;
+            else
+                recip += holds32(tg + off[v], off[v + 1] - off[v], (int32_t)u);
+        }
+    }
+    int64_t v[C_COUNT] = {gap4,  gap8,   gap12, fwd8,   near8, host,  self,
+                          recip, tknown, tsame, rlinks, rrel,  rpages};
+    memcpy(c, v, sizeof v);
+}
+
+/* Local. share = a / b as an exact figure, NaN when b = 0. */
+static cs_stats_est share(int64_t a, int64_t b)
+{
+    return b > 0 ? st_exact((double)a / (double)b) : st_none();
+}
+
+/* Collective. The link figures of g (each rank its block of pages). */
+static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
+{
+    int64_t first = 0, n = 0, c[C_COUNT];
+    cs_block_range(g->N, ctx->rank, ctx->size, &first, &n);
+    link_counts(g, first, first + n, c);
+    cs_allreduce(ctx, NULL, c, C_COUNT, CS_T_I64, CS_OP_SUM);
+    const int64_t M = g->M;
+    s->links.gap4 = share(c[C_GAP4], M);
+    s->links.gap8 = share(c[C_GAP8], M);
+    s->links.gap12 = share(c[C_GAP12], M);
+    s->links.forward8 = share(c[C_FWD8], c[C_NEAR8]);
+    if (s->has_hosts)
+        s->links.within_host = share(c[C_HOST], M);
+    s->links.reciprocity = share(c[C_RECIP], M - c[C_SELF]);
+    if (s->has_topics)
+        s->links.same_topic = share(c[C_TSAME], c[C_TKNOWN]);
+    if (s->has_relevance) {
+        s->links.rel_link = share(c[C_RREL], c[C_RLINKS]);
+        s->links.rel_base = share(c[C_RPAGES], g->N);
+    }
+}
+
+/* Local. The topic base rate sum_k p_k^2 over pages of known topic, and the topics used. */
+static cs_err topic_base(cs_ctx *ctx, const st_graph *g, int32_t K, cs_stats *s)
+{
+    if (!s->has_topics)
+        return CS_OK;
+    int64_t *cnt = NULL, known = 0;
+    cs_err rc = cs_calloc(ctx, &cnt, (size_t)K + 1, sizeof *cnt, "topic counts");
+    if (rc != CS_OK)
+        return rc;
+    for (int64_t u = 0; u < g->N; u++)
+        if (g->topic[u] >= 0 && g->topic[u] < K) {
+            cnt[g->topic[u]]++;
+            known++;
+        }
+    double base = 0.0;
+    for (int32_t k = 0; k < K; k++) {
+        const double p = known > 0 ? (double)cnt[k] / (double)known : 0.0;
+        base += p * p;
+        s->topics_used += cnt[k] > 0;
+    }
+    free(cnt);
+    if (known > 0 && base > 0.0) {
+        s->links.topic_base = st_exact(base);
+        if (!isnan(s->links.same_topic.value))
+            s->links.topic_lift = st_exact(s->links.same_topic.value / base);
+    }
+    return CS_OK;
+}
+
+/* Local. Histograms of out-degrees, in-degrees and host sizes into s. */
+static cs_err degrees(cs_ctx *ctx, const st_graph *g, int64_t H, cs_stats *s)
+{
+    cs_err rc = CS_OK;
+    int64_t *h = NULL, *hsz = NULL;
+    int64_t kmax = 0;
+    for (int64_t u = 0; u < g->N; u++) {
+        const int64_t o = g->off[u + 1] - g->off[u], i = g->ioff[u + 1] - g->ioff[u];
+        kmax = o > kmax ? o : kmax;
+        kmax = i > kmax ? i : kmax;
+    }
+    CS_TRY(ctx, cs_calloc(ctx, &h, (size_t)kmax + 1, sizeof *h, "degree histogram"));
+    for (int64_t u = 0; u < g->N; u++)
+        h[g->off[u + 1] - g->off[u]]++;
+    CS_TRY(ctx, st_dist_hist(ctx, h, kmax, &s->out));
+    memset(h, 0, ((size_t)kmax + 1) * sizeof *h);
+    for (int64_t u = 0; u < g->N; u++)
+        h[g->ioff[u + 1] - g->ioff[u]]++;
+    CS_TRY(ctx, st_dist_hist(ctx, h, kmax, &s->in));
+    if (s->has_hosts) {
+        CS_TRY(ctx, cs_calloc(ctx, &hsz, (size_t)H + 1, sizeof *hsz, "host sizes"));
+        for (int64_t u = 0; u < g->N; u++)
+            hsz[g->host[u]]++;
+        int64_t smax = 0;
+        for (int64_t x = 0; x < H; x++)
+            smax = hsz[x] > smax ? hsz[x] : smax;
+        free(h);
+        h = NULL;
+        CS_TRY(ctx, cs_calloc(ctx, &h, (size_t)smax + 1, sizeof *h, "host-size histogram"));
+        for (int64_t x = 0; x < H; x++)
+            h[hsz[x]]++;
+        CS_TRY(ctx, st_dist_hist(ctx, h, smax, &s->host));
+    }
+fail:
+    free(hsz);
+    free(h);
+    return rc;
+}
+
+/* ---- entry points --------------------------------------------------------------------------- */
+
+cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph_meta *meta,
+                        const cs_stats_opts *o, cs_stats *out)
+{
+    const double t0 = cs_now();
+    cs_err rc = CS_OK;
+    st_graph g;
+    memset(&g, 0, sizeof g);
+    st_clear(out);
+    CS_TRY_AGREE(ctx, check_opts(ctx, o));
+    const int64_t N = block->n_pages_total, H = meta->n_hosts;
+    out->n_pages = N;
+    out->n_hosts = H;
+    out->n_topics = meta->n_topics;
+    out->has_hosts = H > 1 && H < N;
+    out->has_topics = meta->n_topics > 1;
+    out->has_relevance = meta->target_topic >= 0;
+    CS_TRY_AGREE(ctx, gather(ctx, block, out->has_hosts, o->relevance_threshold, &g));
+    const double t1 = cs_now();
+    out->n_links = g.M;
+    links_whole(ctx, &g, out);
+    CS_TRY_AGREE(ctx, degrees(ctx, &g, H, out));
+    CS_TRY_AGREE(ctx, topic_base(ctx, &g, meta->n_topics, out));
+    const double t2 = cs_now();
+    CS_TRY_AGREE(ctx, st_shape(ctx, &g, o, out));
+    CS_LOG(ctx, CS_LOG_VERBOSE,
+           "stats (rank 0): gather %.2f s, links and degrees %.2f s, bow-tie, distances, "
+           "clustering and discovery %.2f s",
+           t1 - t0, t2 - t1, cs_now() - t2);
+fail:
+    graph_free(&g);
+    out->n_ranks = ctx->size;
+    double dt = cs_now() - t0;
+    cs_allreduce(ctx, &dt, &out->seconds, 1, CS_T_F64, CS_OP_MAX);
+    return rc;
+}
+
+cs_err cs_stats_file(cs_ctx *ctx, const char *path, const cs_stats_opts *o, cs_stats *out)
+{
+    cs_err rc = CS_OK;
+    cs_graph_header hdr;
+    cs_graph_slice b;
+    cs_graph_meta meta;
+    cs_graph_slice_init(&b);
+    cs_graph_meta_init(&meta);
+    st_clear(out);
+    CS_TRY_AGREE(ctx, cs_graphio_read_header(ctx, path, &hdr));
+    if (hdr.n_pages > CS_STATS_MAX_PAGES)
+        rc = cs_fail(ctx, CS_ERR_LIMIT,
+                     "stats: graph file %s has %lld pages; the whole-graph statistics gather "
+                     "the graph on every rank and handle up to %d",
+                     path, (long long)hdr.n_pages, CS_STATS_MAX_PAGES);
+    CS_TRY_AGREE(ctx, rc);
+    int64_t first = 0, n = 0;
+    cs_block_range(hdr.n_pages, ctx->rank, ctx->size, &first, &n);
+    CS_TRY_AGREE(ctx, cs_graphio_read_slice(ctx, path, first, n, &b, &meta));
+    rc = cs_stats_compute(ctx, &b, &meta, o, out);
+fail:
+    cs_graph_meta_fini(&meta);
+    cs_graph_slice_fini(&b);
+    return rc;
+}
+
+cs_err cs_stats_spec(cs_ctx *ctx, const cs_gen_config *cfg, const cs_stats_opts *o, int sampled,
+                     cs_stats *out)
+{
+    cs_err rc = CS_OK;
+    cs_gen *gen = NULL;
+    cs_graph_slice b;
+    cs_graph_meta meta;
+    cs_graph_slice_init(&b);
+    cs_graph_meta_init(&meta);
+    st_clear(out);
+    CS_TRY_AGREE(ctx, check_opts(ctx, o));
+    if (sampled || cfg->pages > CS_STATS_MAX_PAGES) {
+        rc = st_sample_spec(ctx, cfg, o, out);
+        goto fail;
+    }
+    CS_TRY_AGREE(ctx, cs_gen_create(ctx, cfg, &gen));
+    int64_t first = 0, n = 0;
+    cs_block_range(cs_gen_n_pages(gen), ctx->rank, ctx->size, &first, &n);
+    CS_TRY_AGREE(ctx, cs_gen_slice(ctx, gen, first, n, &b, NULL));
+    meta.n_hosts = cs_gen_n_hosts(gen);
+    meta.n_topics = cs_gen_n_topics(gen);
+    meta.target_topic = (int32_t)cfg->target_topic;
+    cs_gen_destroy(&gen);
+    rc = cs_stats_compute(ctx, &b, &meta, o, out);
+fail:
+    cs_gen_destroy(&gen);
+    cs_graph_meta_fini(&meta);
+    cs_graph_slice_fini(&b);
+    return rc;
+}

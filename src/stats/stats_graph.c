@@ -1,0 +1,545 @@
+/*
+ * stats_graph: the figures of the whole graph's structure, on the graph gathered on every rank
+ * (st_graph): the bow-tie of Broder et al. 2000 around the largest strongly connected component
+ * (Kosaraju's two depth-first passes, iterative), directed distances from sampled sources (the
+ * 90 % effective diameter as in Leskovec et al. 2005, interpolated; its interval by a bootstrap
+ * over the sources), the average clustering coefficient of sampled pages (Watts & Strogatz 1998,
+ * on the undirected simple graph) and breadth-first discovery from seeds in the largest SCC.
+ *
+ * Sampled items (sources, pages, seeds) are dealt to the ranks by index (item i to rank i mod
+ * P) and to a rank's threads dynamically; each item's result lands in its own row of an array
+ * that is zero elsewhere, so the sum over ranks (an allreduce) is exact and every figure is then
+ * computed from the rows in item order: the same on any rank and thread count.
+ */
+#include "stats_impl.h"
+
+#include "crawlsim/comm.h"
+#include "crawlsim/rng.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- strongly connected components -------------------------------------------------------- */
+
+/*
+ * Local. comp[u] = the component of u (numbered in Kosaraju's second pass); *big = the largest
+ * component (the first numbered among equals), *big_size its pages. Pass 1: depth-first over
+ * the out-links, pages in finishing order; pass 2: over the in-links from the pages in reverse
+ * finishing order, each tree a component.
+ */
+static cs_err scc(cs_ctx *ctx, const st_graph *g, int32_t *comp, int32_t *big, int64_t *big_size)
+{
+    cs_err rc = CS_OK;
+    const int64_t N = g->N;
+    int32_t *order = NULL, *stack = NULL;
+    int64_t *edge = NULL;
+    rc = cs_alloc(ctx, &order, (size_t)N + 1, sizeof *order, "finishing order");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &stack, (size_t)N + 1, sizeof *stack, "search stack");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &edge, (size_t)N + 1, sizeof *edge, "search stack");
+    if (rc != CS_OK)
+        goto fail;
+    for (int64_t u = 0; u < N; u++)
+        comp[u] = -1; /* -1 unvisited, -2 visited by pass 1 */
+    int64_t nord = 0;
+    for (int64_t r = 0; r < N; r++) {
+        if (comp[r] != -1)
+            continue;
+        int64_t sp = 0;
+        stack[sp] = (int32_t)r;
+        edge[sp++] = g->off[r];
+        comp[r] = -2;
+        while (sp > 0) {
+            const int32_t u = stack[sp - 1];
+            if (edge[sp - 1] < g->off[u + 1]) {
+                const int32_t v = g->tg[edge[sp - 1]++];
+                if (comp[v] == -1) {
+                    comp[v] = -2;
+                    stack[sp] = v;
+                    edge[sp++] = g->off[v];
+                }
+            } else {
+                order[nord++] = u;
+                sp--;
+            }
+        }
+    }
+    int32_t nc = 0;
+    *big = -1;
+    *big_size = 0;
+    for (int64_t k = N - 1; k >= 0; k--) {
+        const int32_t r = order[k];
+        if (comp[r] >= 0)
+            continue;
+        int64_t sp = 0, size = 0;
+        stack[sp++] = r;
+        comp[r] = nc;
+        while (sp > 0) {
+            const int32_t u = stack[--sp];
+            size++;
+            for (int64_t e = g->ioff[u]; e < g->ioff[u + 1]; e++) {
+                const int32_t v = g->isrc[e];
+                if (comp[v] < 0) {
+                    comp[v] = nc;
+                    stack[sp++] = v;
+                }
+            }
+        }
+        if (size > *big_size) {
+            *big_size = size;
+            *big = nc;
+        }
+        nc++;
+    }
+fail:
+    free(edge);
+    free(stack);
+    free(order);
+    return rc;
+}
+
+/* Local. Marks with bit `bit` of mark every page reachable from the pages marked `from` in comp
+ * (comp[u] == c) along off/tg (out-links, or in-links when given the transpose). */
+static void reach_from(int64_t N, const int64_t *off, const int32_t *tg, const int32_t *comp,
+                       int32_t c, uint8_t *mark, uint8_t bit, int32_t *queue)
+{
+    int64_t head = 0, tail = 0;
+    for (int64_t u = 0; u < N; u++)
+        if (comp[u] == c) {
+            mark[u] |= bit;
+            queue[tail++] = (int32_t)u;
+        }
+    while (head < tail) {
+        const int32_t u = queue[head++];
+        for (int64_t e = off[u]; e < off[u + 1]; e++) {
+            const int32_t v = tg[e];
+            if (!(mark[v] & bit)) {
+                mark[v] |= bit;
+                queue[tail++] = v;
+            }
+        }
+    }
+}
+
+/* Local. The bow-tie shares into s; comp and big from scc(). */
+static cs_err bowtie(cs_ctx *ctx, const st_graph *g, const int32_t *comp, int32_t big, cs_stats *s)
+{
+    const int64_t N = g->N;
+    uint8_t *mark = NULL;
+    int32_t *queue = NULL;
+    cs_err rc = cs_calloc(ctx, &mark, (size_t)N + 1, sizeof *mark, "bow-tie marks");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &queue, (size_t)N + 1, sizeof *queue, "bow-tie queue");
+    if (rc == CS_OK) {
+        reach_from(N, g->off, g->tg, comp, big, mark, 1, queue);
+        reach_from(N, g->ioff, g->isrc, comp, big, mark, 2, queue);
+        int64_t c[4] = {0, 0, 0, 0}; /* scc, in, out, rest */
+        for (int64_t u = 0; u < N; u++)
+            c[comp[u] == big ? 0 : mark[u] == 2 ? 1 : mark[u] == 1 ? 2 : 3]++;
+        s->shape.scc = st_exact((double)c[0] / (double)N);
+        s->shape.in = st_exact((double)c[1] / (double)N);
+        s->shape.out = st_exact((double)c[2] / (double)N);
+        s->shape.rest = st_exact((double)c[3] / (double)N);
+    }
+    free(queue);
+    free(mark);
+    return rc;
+}
+
+/* ---- distances ------------------------------------------------------------------------------ */
+
+/* Local. Breadth-first distances from src: hist[d] += pages at distance d (d >= 1, capped at
+ * ST_DMAX). dist (all -1 on entry and on return) and queue: N entries of scratch. */
+static void bfs_hist(const st_graph *g, int32_t src, int32_t *dist, int32_t *queue, int64_t *hist)
+{
+    int64_t head = 0, tail = 0;
+    dist[src] = 0;
+    queue[tail++] = src;
+    while (head < tail) {
+        const int32_t u = queue[head++];
+        const int32_t du = dist[u];
+        for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
+            const int32_t v = g->tg[e];
+            if (dist[v] < 0) {
+                dist[v] = du + 1;
+                queue[tail++] = v;
+                hist[du + 1 < ST_DMAX ? du + 1 : ST_DMAX]++;
+            }
+        }
+    }
+    for (int64_t k = 0; k < tail; k++)
+        dist[queue[k]] = -1;
+}
+
+/* Local. The distance within which share q of the pairs of the pooled histogram h[1..dmax]
+ * lie, interpolated linearly between integer distances (NaN without pairs). */
+static double effective(const int64_t *h, int64_t dmax, double q)
+{
+    int64_t total = 0;
+    for (int64_t d = 1; d <= dmax; d++)
+        total += h[d];
+    if (total == 0)
+        return (double)NAN;
+    const double want = q * (double)total;
+    int64_t cum = 0;
+    for (int64_t d = 1; d <= dmax; d++) {
+        if ((double)(cum + h[d]) >= want)
+            return (double)(d - 1) + (want - (double)cum) / (double)h[d];
+        cum += h[d];
+    }
+    return (double)dmax;
+}
+
+static int cmp_f64(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define BOOT 200 /* bootstrap resamples of the effective diameter */
+
+/* Local. Mean distance (ratio over sources, delta method), reach and the effective diameter with
+ * its bootstrap interval, from the per-source histograms hist[S][ST_DMAX + 1]. */
+static cs_err distance_figures(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o,
+                               const int64_t *hist, cs_stats *s)
+{
+    const int64_t S = o->sources, W = ST_DMAX + 1;
+    double *D = NULL, *R = NULL, *boot = NULL;
+    int64_t *pool = NULL, dmax = 0;
+    cs_err rc = cs_alloc(ctx, &D, (size_t)S, sizeof *D, "distance sums");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &R, (size_t)S, sizeof *R, "reached pages");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &boot, BOOT, sizeof *boot, "bootstrap");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &pool, (size_t)W, sizeof *pool, "distance histogram");
+    if (rc != CS_OK)
+        goto fail;
+    for (int64_t i = 0; i < S; i++) {
+        const int64_t *h = hist + i * W;
+        D[i] = R[i] = 0.0;
+        for (int64_t d = 1; d < W; d++) {
+            D[i] += (double)d * (double)h[d];
+            R[i] += (double)h[d];
+            pool[d] += h[d];
+            dmax = h[d] > 0 && d > dmax ? d : dmax;
+        }
+    }
+    s->shape.dist_mean = st_ratio(D, R, S);
+    for (int64_t i = 0; i < S; i++)
+        R[i] /= (double)(g->N > 1 ? g->N - 1 : 1);
+    s->shape.reach = st_mean(R, S);
+    const double eff = effective(pool, dmax, 0.9);
+    if (!isnan(eff)) {
+        for (int b = 0; b < BOOT; b++) {
+            memset(pool, 0, (size_t)W * sizeof *pool);
+            cs_rng r;
+            cs_rng_init(&r, o->seed, CS_RNG_SAMPLE, ST_RNG_BOOT, (uint64_t)b);
+            for (int64_t k = 0; k < S; k++) {
+                const int64_t *h = hist + (int64_t)cs_rng_below(&r, (uint64_t)S) * W;
+                for (int64_t d = 1; d <= dmax; d++)
+                    pool[d] += h[d];
+            }
+            boot[b] = effective(pool, dmax, 0.9);
+        }
+        int nb = 0;
+        for (int b = 0; b < BOOT; b++)
+            if (!isnan(boot[b]))
+                boot[nb++] = boot[b];
+        qsort(boot, (size_t)nb, sizeof *boot, cmp_f64);
+        cs_stats_est e = {eff, boot[nb * 25 / 1000], boot[(nb * 975 - 1) / 1000], S};
+        s->shape.dist_eff90 = e;
+    }
+fail:
+    free(pool);
+    free(boot);
+    free(R);
+    free(D);
+    return rc;
+}
+
+/* ---- clustering ----------------------------------------------------------------------------- */
+
+/* The undirected neighbours of a page: the union of its out- and in-lists (both sorted),
+ * without the page, each once; visited through a merge. */
+typedef struct nb_iter {
+    const st_graph *g;
+    int64_t a, ae, b, be;
+    int32_t self;
+} nb_iter;
+
+static void nb_begin(nb_iter *it, const st_graph *g, int32_t u)
+{
+    it->g = g;
+    it->a = g->off[u];
+    it->ae = g->off[u + 1];
+    it->b = g->ioff[u];
+    it->be = g->ioff[u + 1];
+    it->self = u;
+}
+
+/* Local. The next neighbour into *w; 0 when there is none left. */
+static int nb_next(nb_iter *it, int32_t *w)
+{
+    const int32_t *tg = it->g->tg, *is = it->g->isrc;
+    while (it->a < it->ae || it->b < it->be) {
+        int32_t x;
+        if (it->b >= it->be || (it->a < it->ae && tg[it->a] < is[it->b]))
+            x = tg[it->a++];
+        else if (it->a >= it->ae || is[it->b] < tg[it->a])
+            x = is[it->b++];
+        else {
+            x = tg[it->a++];
+            it->b++;
+        }
+        if (x != it->self) {
+            *w = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Local. The local clustering coefficient of u: links among its neighbours over d (d - 1) / 2
+ * (0 below two neighbours). mark: N entries of scratch, stamp: a value no entry holds yet. */
+static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t stamp)
+{
+    int64_t d = 0, links = 0;
+    nb_iter iu, iv;
+    int32_t v, w;
+    nb_begin(&iu, g, u);
+    while (nb_next(&iu, &v)) {
+        mark[v] = stamp;
+        d++;
+    }
+    if (d < 2)
+        return 0.0;
+    nb_begin(&iu, g, u);
+    while (nb_next(&iu, &v)) {
+        nb_begin(&iv, g, v);
+        while (nb_next(&iv, &w))
+            links += mark[w] == stamp;
+    }
+    /* each link among the neighbours is seen from both of its ends */
+    return (double)links / ((double)d * (double)(d - 1));
+}
+
+/* ---- BFS discovery -------------------------------------------------------------------------- */
+
+/* Per seed: known1, known10, empty10, fetched, then the curve. */
+#define SEED_ROW (4 + CS_STATS_CURVE)
+
+/* Local. The fetch count of curve point k: the fetched share 10^(-4 + k / 10) of N, at least 1. */
+static int64_t curve_fetches(int64_t N, int k)
+{
+    const double x = pow(10.0, -4.0 + (double)k / 10.0) * (double)N;
+    const int64_t f = (int64_t)llround(x);
+    return f < 1 ? 1 : f;
+}
+
+/* Local. A breadth-first crawl from seed: row as SEED_ROW. known: N bytes zeroed on entry (and
+ * on return), queue: N entries. */
+static void discovery(const st_graph *g, int32_t seed, uint8_t *known, int32_t *queue, double *row)
+{
+    const int64_t N = g->N;
+    const int64_t f1 = llround(0.01 * (double)N) > 0 ? llround(0.01 * (double)N) : 1;
+    const int64_t f10 = llround(0.1 * (double)N) > 0 ? llround(0.1 * (double)N) : 1;
+    int64_t head = 0, tail = 0, nknown = 1, empty = 0;
+    int k = 0;
+    known[seed] = 1;
+    queue[tail++] = seed;
+    while (head < tail) {
+        const int32_t u = queue[head++];
+        int64_t fresh = 0;
+        for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
+            const int32_t v = g->tg[e];
+            if (!known[v]) {
+                known[v] = 1;
+                queue[tail++] = v;
+                fresh++;
+            }
+        }
+        nknown += fresh;
+        if (head <= f10)
+            empty += fresh == 0;
+        if (head == f1)
+            row[0] = (double)nknown / (double)N;
+        if (head == f10)
+            row[1] = (double)nknown / (double)N;
+        while (k < CS_STATS_CURVE && curve_fetches(N, k) == head)
+            row[4 + k++] = (double)nknown / (double)N;
+    }
+    /* the frontier emptied: what is known stays */
+    if (head < f1)
+        row[0] = (double)nknown / (double)N;
+    if (head < f10)
+        row[1] = (double)nknown / (double)N;
+    for (; k < CS_STATS_CURVE; k++)
+        row[4 + k] = (double)nknown / (double)N;
+    row[2] = (double)empty / (double)(head < f10 ? head : f10);
+    row[3] = (double)head;
+    for (int64_t i = 0; i < tail; i++)
+        known[queue[i]] = 0;
+}
+
+/* Local. Seed s of the discovery: the first page drawn in its stream that lies in the largest
+ * component (any page drawn when none does within 10^6 draws, or the component is one page). */
+static int32_t discovery_seed(const st_graph *g, const cs_stats_opts *o, const int32_t *comp,
+                              int32_t big, int64_t big_size, int s)
+{
+    cs_rng r;
+    cs_rng_init(&r, o->seed, CS_RNG_SAMPLE, ST_RNG_SEED, (uint64_t)s);
+    int64_t u = (int64_t)cs_rng_below(&r, (uint64_t)g->N);
+    for (int t = 0; t < 1000000 && big_size > 1 && comp[u] != big; t++)
+        u = (int64_t)cs_rng_below(&r, (uint64_t)g->N);
+    return (int32_t)u;
+}
+
+/* ---- the sampled items, in parallel --------------------------------------------------------- */
+
+/* Item kinds of one pass: distance sources, clustering pages, discovery seeds. */
+typedef struct items {
+    int64_t ns, nc, nb;
+    int32_t *src, *cpage, *seed;
+    int64_t *hist; /* ns rows of ST_DMAX + 1 */
+    double *cval;  /* nc */
+    double *brow;  /* nb rows of SEED_ROW */
+} items;
+
+/* Local. This rank's items (item i of the concatenated kinds for i mod P == rank), its threads
+ * taking them dynamically; per-thread scratch of N entries. */
+static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
+{
+    const int64_t N = g->N, total = it->ns + it->nc + it->nb;
+    const int P = ctx->size, me = ctx->rank;
+    int rc = CS_OK;
+#pragma omp parallel default(none) shared(g, it, rc) firstprivate(N, total, P, me)
+    {
+        int32_t *dist = malloc((size_t)(N + 1) * sizeof *dist);
+        int32_t *queue = malloc((size_t)(N + 1) * sizeof *queue);
+        int64_t *mark = malloc((size_t)(N + 1) * sizeof *mark);
+        uint8_t *known = calloc((size_t)N + 1, sizeof *known);
+        if (dist == NULL || queue == NULL || mark == NULL || known == NULL) {
+#pragma omp atomic write
+            rc = CS_ERR_NOMEM;
+        } else {
+            for (int64_t u = 0; u < N; u++) {
+                dist[u] = -1;
+                mark[u] = -1;
+            }
+        }
+        /* every thread reaches the loop; none works when one lacks its scratch */
+#pragma omp barrier
+        int go;
+#pragma omp atomic read
+        go = rc;
+        go = go == CS_OK;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t i = me; i < total; i += P) {
+            if (!go)
+                continue;
+            if (i < it->ns)
+                bfs_hist(g, it->src[i], dist, queue, it->hist + i * (ST_DMAX + 1));
+            else if (i < it->ns + it->nc)
+                it->cval[i - it->ns] = clustering_of(g, it->cpage[i - it->ns], mark, i - it->ns);
+            else
+                discovery(g, it->seed[i - it->ns - it->nc], known, queue,
+                          it->brow + (i - it->ns - it->nc) * SEED_ROW);
+        }
+        free(known);
+        free(mark);
+        free(queue);
+        free(dist);
+    }
+    if (rc != CS_OK)
+        return cs_fail(ctx, CS_ERR_NOMEM,
+                       "stats: out of memory for the threads' scratch (%lld "
+                       "pages, 17 bytes a page a thread)",
+                       (long long)N);
+    return CS_OK;
+}
+
+/* Local. The discovery figures from the seeds' rows. */
+static void discovery_figures(const items *it, cs_stats *s)
+{
+    cs_stats_est *f[3] = {&s->bfs.known1, &s->bfs.known10, &s->bfs.empty10};
+    for (int j = 0; j < 3; j++) {
+        double sum = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (int64_t b = 0; b < it->nb; b++) {
+            const double x = it->brow[b * SEED_ROW + j];
+            sum += x;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        cs_stats_est e = {sum / (double)it->nb, lo, hi, it->nb};
+        *f[j] = e;
+    }
+    s->bfs.seeds = (int)it->nb;
+    for (int64_t b = 0; b < it->nb; b++) {
+        s->bfs.seed_page[b] = it->seed[b];
+        s->bfs.fetched[b] = (int64_t)it->brow[b * SEED_ROW + 3];
+        for (int k = 0; k < CS_STATS_CURVE; k++)
+            s->bfs.curve[b][k] = it->brow[b * SEED_ROW + 4 + k];
+    }
+}
+
+cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats *s)
+{
+    cs_err rc = CS_OK;
+    int32_t *comp = NULL, big = -1;
+    int64_t big_size = 0;
+    items it;
+    memset(&it, 0, sizeof it);
+    if (g->N == 0)
+        return CS_OK;
+    it.ns = o->sources;
+    it.nc = o->cluster_pages;
+    it.nb = o->bfs_seeds;
+    rc = cs_alloc(ctx, &comp, (size_t)g->N, sizeof *comp, "components");
+    if (rc == CS_OK)
+        rc = scc(ctx, g, comp, &big, &big_size);
+    if (rc == CS_OK)
+        rc = bowtie(ctx, g, comp, big, s);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &it.src, (size_t)it.ns, sizeof *it.src, "sources");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &it.cpage, (size_t)it.nc, sizeof *it.cpage, "clustering pages");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &it.seed, (size_t)it.nb, sizeof *it.seed, "seeds");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &it.hist, (size_t)(it.ns * (ST_DMAX + 1)), sizeof *it.hist,
+                       "distance histograms");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &it.cval, (size_t)it.nc, sizeof *it.cval, "clustering");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &it.brow, (size_t)(it.nb * SEED_ROW), sizeof *it.brow, "discovery");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < it.ns; i++)
+        it.src[i] = (int32_t)st_draw(o->seed, ST_RNG_SOURCE, i, g->N);
+    for (int64_t i = 0; i < it.nc; i++)
+        it.cpage[i] = (int32_t)st_draw(o->seed, ST_RNG_CLUSTER, i, g->N);
+    for (int b = 0; b < it.nb; b++)
+        it.seed[b] = discovery_seed(g, o, comp, big, big_size, b);
+    free(comp);
+    comp = NULL;
+    CS_TRY_AGREE(ctx, run_items(ctx, g, &it));
+    /* every row was filled by one rank and is zero on the others: exact sums */
+    cs_allreduce(ctx, NULL, it.hist, it.ns * (ST_DMAX + 1), CS_T_I64, CS_OP_SUM);
+    cs_allreduce(ctx, NULL, it.cval, it.nc, CS_T_F64, CS_OP_SUM);
+    cs_allreduce(ctx, NULL, it.brow, it.nb * SEED_ROW, CS_T_F64, CS_OP_SUM);
+    s->shape.clustering = st_mean(it.cval, it.nc);
+    CS_TRY_AGREE(ctx, distance_figures(ctx, g, o, it.hist, s));
+    discovery_figures(&it, s);
+fail:
+    free(it.brow);
+    free(it.cval);
+    free(it.hist);
+    free(it.seed);
+    free(it.cpage);
+    free(it.src);
+    free(comp);
+    return rc;
+}

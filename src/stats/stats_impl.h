@@ -1,0 +1,61 @@
+/*
+ * stats internals shared by stats.c (gathering, link counts, degrees, the entry points),
+ * stats_graph.c (the whole-graph figures: bow-tie, distances, clustering, BFS discovery),
+ * stats_sample.c (a spec's sampled figures) and stats_report.c (the report and the table).
+ */
+#ifndef CRAWLSIM_STATS_IMPL_H
+#define CRAWLSIM_STATS_IMPL_H
+
+#include "crawlsim/graphio.h"
+#include "crawlsim/stats.h"
+
+#include <stdint.h>
+
+/* Sub-stream ids of the sampling draws (rng domain CS_RNG_SAMPLE; ids 0 and 1 are
+ * crawlsim info's): item k of a kind is drawn from stream (seed, CS_RNG_SAMPLE, id, k). */
+enum {
+    ST_RNG_SOURCE = 16,  /* distance sources */
+    ST_RNG_CLUSTER = 17, /* clustering pages */
+    ST_RNG_SEED = 18,    /* BFS seeds */
+    ST_RNG_BOOT = 19,    /* bootstrap of the effective diameter */
+    ST_RNG_PAGE = 20,    /* a spec's sampled pages */
+    ST_RNG_LINK = 21     /* the out-link drawn of each sampled page */
+};
+
+#define ST_DMAX 4095 /* distances above count as ST_DMAX */
+
+/* The whole graph, gathered on every rank: out-links and in-links in CSR (32-bit ids, each list
+ * sorted), and the page classes. */
+typedef struct st_graph {
+    int64_t N, M;
+    int64_t *off, *ioff; /* N + 1 each */
+    int32_t *tg, *isrc;  /* M each */
+    int32_t *host;       /* N, or NULL without hosts */
+    int32_t *topic;      /* N, -1 unknown */
+    uint8_t *rel;        /* N: relevance >= threshold */
+} st_graph;
+
+/* Local. An exact figure. */
+cs_stats_est st_exact(double v);
+/* Local. A figure that is not available. */
+cs_stats_est st_none(void);
+/* Local. Mean of x[0..n) and its normal 95 % interval. */
+cs_stats_est st_mean(const double *x, int64_t n);
+/* Local. sum(a) / sum(d) over n items and its 95 % interval (delta method). */
+cs_stats_est st_ratio(const double *a, const double *d, int64_t n);
+/* Local. The uniform draw of item k of kind id: a page in [0, N). */
+int64_t st_draw(uint64_t seed, int id, int64_t k, int64_t N);
+/* Local. The exact figures of the histogram h[0..kmax] (items of value k): summary, power law
+ * (cs_graphio_hist_stats) and the exponent at x_min = 20. CS_ERR_NOMEM. */
+cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *out);
+
+/* Collective. The bow-tie, distances, clustering and BFS discovery of g into s. */
+cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats *s);
+
+/* Collective. A spec's sampled figures (cs_stats_spec with sampling). */
+cs_err st_sample_spec(cs_ctx *ctx, const cs_gen_config *cfg, const cs_stats_opts *o, cs_stats *s);
+
+/* Local. All figures of s set to "not available". */
+void st_clear(cs_stats *s);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * stats_report: the statistics as a readable report and as a table (TSV), one row per figure,
+ * in one list of rows so that both say the same.
+ */
+#include "stats_impl.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+/* One row of the table: its key, its label in the report, whether it is a share (printed in %). */
+typedef struct row {
+    const char *key, *label;
+    int pct;
+    cs_stats_est e;
+} row;
+
+/* Local. The rows of s into r (at most cap); returns their number. */
+static int rows_of(const cs_stats *s, row *r, int cap)
+{
+    const row all[] = {
+        {"out.mean", "out-degree mean", 0, s->out.mean},
+        {"out.median", "out-degree median", 0, s->out.median},
+        {"out.max", "out-degree max", 0, s->out.max},
+        {"out.zero", "pages without out-links", 1, s->out.zero},
+        {"in.mean", "in-degree mean", 0, s->in.mean},
+        {"in.median", "in-degree median", 0, s->in.median},
+        {"in.max", "in-degree max", 0, s->in.max},
+        {"in.zero", "pages without in-links", 1, s->in.zero},
+        {"in.alpha", "in-degree tail exponent (x_min by KS)", 0, s->in.alpha},
+        {"in.xmin", "in-degree tail x_min", 0,
+         s->in.tail > 0 ? st_exact((double)s->in.xmin) : st_none()},
+        {"in.alpha20", "in-degree tail exponent (x_min = 20)", 0, s->in.alpha20},
+        {"host.mean", "host size mean", 0, s->host.mean},
+        {"host.median", "host size median", 0, s->host.median},
+        {"host.max", "host size max", 0, s->host.max},
+        {"gap4", "links with |id gap| < 2^4", 1, s->links.gap4},
+        {"gap8", "links with |id gap| < 2^8", 1, s->links.gap8},
+        {"gap12", "links with |id gap| < 2^12", 1, s->links.gap12},
+        {"forward8", "forward links among 0 < |gap| < 2^8", 1, s->links.forward8},
+        {"within_host", "links within host", 1, s->links.within_host},
+        {"reciprocity", "reciprocity", 0, s->links.reciprocity},
+        {"clustering", "average clustering (undirected)", 0, s->shape.clustering},
+        {"bowtie.scc", "bow-tie: largest SCC", 1, s->shape.scc},
+        {"bowtie.in", "bow-tie: IN", 1, s->shape.in},
+        {"bowtie.out", "bow-tie: OUT", 1, s->shape.out},
+        {"bowtie.rest", "bow-tie: tendrils and the rest", 1, s->shape.rest},
+        {"dist.mean", "directed distance mean", 0, s->shape.dist_mean},
+        {"dist.eff90", "90 % effective diameter", 0, s->shape.dist_eff90},
+        {"dist.reach", "pages a source reaches", 1, s->shape.reach},
+        {"topic.same", "P(same topic | link)", 0, s->links.same_topic},
+        {"topic.base", "topic base rate", 0, s->links.topic_base},
+        {"topic.lift", "topical lift", 0, s->links.topic_lift},
+        {"rel.link", "P(relevant | link from relevant)", 0, s->links.rel_link},
+        {"rel.base", "relevant pages", 0, s->links.rel_base},
+        {"bfs.known1", "BFS: pages known after fetching 1 %", 1, s->bfs.known1},
+        {"bfs.known10", "BFS: pages known after fetching 10 %", 1, s->bfs.known10},
+        {"bfs.empty10", "BFS: first 10 % fetches finding nothing new", 1, s->bfs.empty10},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < cap; i++)
+        r[n++] = all[i];
+    return n;
+}
+
+#define MAX_ROWS 64
+
+void cs_stats_print(FILE *f, const cs_stats *s)
+{
+    row r[MAX_ROWS];
+    const int n = rows_of(s, r, MAX_ROWS);
+    fprintf(f, "pages %lld, links ", (long long)s->n_pages);
+    if (s->n_links >= 0)
+        fprintf(f, "%lld", (long long)s->n_links);
+    else
+        fprintf(f, "unknown (sampled)");
+    fprintf(f, ", hosts %lld, topics %d (%d with pages)\n", (long long)s->n_hosts, (int)s->n_topics,
+            (int)s->topics_used);
+    if (s->sampled)
+        fprintf(f, "estimated from a uniform sample of the spec's pages; rows that need "
+                   "in-links or the whole graph are not available by sampling\n");
+    for (int i = 0; i < n; i++) {
+        const cs_stats_est *e = &r[i].e;
+        const double k = r[i].pct ? 100.0 : 1.0;
+        fprintf(f, "%-46s ", r[i].label);
+        if (isnan(e->value)) {
+            fprintf(f, "-\n");
+            continue;
+        }
+        fprintf(f, "%.4g%s", k * e->value, r[i].pct ? " %" : "");
+        if (e->n == 0) {
+            fprintf(f, " (exact)\n");
+            continue;
+        }
+        if (isnan(e->hi))
+            fprintf(f, " (at least; sample of %lld)\n", (long long)e->n);
+        else
+            fprintf(f, " [%.4g, %.4g] (%s %lld)\n", k * e->lo, k * e->hi,
+                    strncmp(r[i].key, "bfs.", 4) == 0 ? "range over seeds" : "95 %, sample",
+                    (long long)e->n);
+    }
+    if (s->bfs.seeds > 0) {
+        fprintf(f, "BFS seeds (pages in the largest SCC):");
+        for (int b = 0; b < s->bfs.seeds; b++)
+            fprintf(f, " %lld (%lld fetches)", (long long)s->bfs.seed_page[b],
+                    (long long)s->bfs.fetched[b]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "computed in %.2f s on %d rank%s\n", s->seconds, s->n_ranks,
+            s->n_ranks == 1 ? "" : "s");
+}
+
+/* Local. A value for the table: %.17g, or "nan". */
+static void num(FILE *f, double x)
+{
+    if (isnan(x))
+        fprintf(f, "\tnan");
+    else
+        fprintf(f, "\t%.17g", x);
+}
+
+int cs_stats_write_tsv(FILE *f, const cs_stats *s)
+{
+    row r[MAX_ROWS];
+    const int n = rows_of(s, r, MAX_ROWS);
+    fprintf(f, "statistic\tvalue\tlo\thi\tn\n");
+    const char *head[5] = {"pages", "links", "hosts", "topics", "topics_used"};
+    const double hv[5] = {(double)s->n_pages, s->n_links >= 0 ? (double)s->n_links : (double)NAN,
+                          (double)s->n_hosts, (double)s->n_topics, (double)s->topics_used};
+    for (int i = 0; i < 5; i++) {
+        fprintf(f, "%s", head[i]);
+        num(f, hv[i]);
+        num(f, hv[i]);
+        num(f, hv[i]);
+        fprintf(f, "\t0\n");
+    }
+    fprintf(f, "sampled\t%d\t%d\t%d\t0\n", s->sampled, s->sampled, s->sampled);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s", r[i].key);
+        num(f, r[i].e.value);
+        num(f, r[i].e.lo);
+        num(f, r[i].e.hi);
+        fprintf(f, "\t%lld\n", (long long)r[i].e.n);
+    }
+    for (int b = 0; b < s->bfs.seeds; b++)
+        for (int k = 0; k < CS_STATS_CURVE; k++) {
+            const double x = pow(10.0, -4.0 + (double)k / 10.0);
+            fprintf(f, "curve.%d.%d\t%.17g\t%.17g\t%.17g\t%lld\n", b, k, s->bfs.curve[b][k], x, x,
+                    (long long)s->bfs.seed_page[b]);
+        }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# crawlsim stats: the table of a graph file is the same on 1 and 2 ranks and 1 or 2 threads; a
+# spec measured in memory gives the table of its generated file; the sampled figures of a spec
+# are rank-invariant; bad arguments and a graph too large are clear errors. The figures
+# themselves are checked against an independent computation (stats_oracle.py).
+source "$(dirname "$0")/lib.sh"
+
+spec="$SRC/graphs/tiny.ini"
+run 1 gen "$spec" --set gen.pages=2000 -o w.h5 -q || fail "gen"
+OMP_NUM_THREADS=1 run 1 stats w.h5 -o one.tsv > one.out || fail "stats on 1 rank"
+OMP_NUM_THREADS=2 run 2 stats w.h5 -o two.tsv > /dev/null || fail "stats on 2 ranks x 2 threads"
+OMP_NUM_THREADS=1 run 3 stats w.h5 -o three.tsv > /dev/null || fail "stats on 3 ranks"
+[ -s one.tsv ] && cmp -s one.tsv two.tsv && cmp -s one.tsv three.tsv &&
+    pass "table identical on 1, 2 (2 threads) and 3 ranks" || fail "tables differ: $(diff one.tsv two.tsv | head)"
+grep -q "^bowtie.scc	" one.tsv && grep -q "^curve.4.40	" one.tsv && pass "table rows" ||
+    fail "table rows missing: $(head -3 one.tsv)"
+# the spec measured in memory: the same table as its generated file
+OMP_NUM_THREADS=1 run 2 stats "$spec" --set gen.pages=2000 -o spec.tsv > /dev/null || fail "stats of the spec"
+cmp -s one.tsv spec.tsv && pass "spec in memory == its graph file" || fail "spec differs: $(diff one.tsv spec.tsv | head)"
+# another sampling seed changes the sampled figures, not the exact ones
+run 1 stats w.h5 --stats-seed 2 -o seed2.tsv > /dev/null || fail "stats --stats-seed 2"
+a=$(grep "^clustering	" one.tsv) b=$(grep "^clustering	" seed2.tsv)
+[ -n "$a" ] && [ "$a" != "$b" ] && [ "$(grep '^reciprocity	' one.tsv)" = "$(grep '^reciprocity	' seed2.tsv)" ] &&
+    pass "sampling seed moves sampled figures only" || fail "sampling seed: $a / $b"
+# sampled spec: rank invariant, whole-graph rows not available
+OMP_NUM_THREADS=1 run 1 stats "$spec" --sampled --sample 3000 -o s1.tsv > s1.out || fail "sampled on 1 rank"
+OMP_NUM_THREADS=2 run 2 stats "$spec" --sampled --sample 3000 -o s2.tsv > /dev/null || fail "sampled on 2 ranks"
+cmp -s s1.tsv s2.tsv && pass "sampled table identical on 1 and 2 ranks" || fail "sampled differs: $(diff s1.tsv s2.tsv | head)"
+grep -q "^bowtie.scc	nan	" s1.tsv && grep -q "^sampled	1	" s1.tsv && grep -qE "^gap8	0\.[0-9]+	" s1.tsv &&
+    pass "sampled: whole-graph rows nan, link rows present" || fail "sampled rows: $(cat s1.tsv | head -40)"
+# errors
+run 1 stats w.h5 --set gen.pages=5 > /dev/null 2> err.txt
+[ $? -eq 2 ] && grep -q "apply to a spec" err.txt && pass "--set on a graph file refused" || fail "--set on a graph: $(cat err.txt)"
+run 1 stats w.h5 --bfs-seeds 99 > /dev/null 2> err.txt
+[ $? -eq 2 ] && grep -q "bfs-seeds" err.txt && pass "--bfs-seeds 99 refused" || fail "--bfs-seeds 99: $(cat err.txt)"
+run 1 info w.h5 --sources 3 > /dev/null 2> err.txt
+[ $? -eq 2 ] && grep -q "applies to crawlsim stats only" err.txt && pass "stats option on info refused" ||
+    fail "--sources on info: $(cat err.txt)"
+# beyond the whole-graph limit a spec is sampled
+run 1 stats "$spec" --set gen.pages=30000000 --sample 1000 -o big.tsv > big.out 2> err.txt || fail "30M pages: $(cat err.txt)"
+grep -q "^sampled	1	" big.tsv && grep -q "not available by sampling" big.out && pass "a world beyond the limit is sampled" ||
+    fail "30M pages: $(cat big.out)"
+finish
