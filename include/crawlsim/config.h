@@ -51,7 +51,16 @@ typedef struct cs_gen_config {
     double news_factor;
     double mu_alpha;
     double observable_fraction;
-    int materialize; /* a run builds the owned pages before the crawl (else: on demand) */
+    /* web-like structure (docs/guide/web-like.md); the defaults leave the links as above */
+    double dangling;        /* share of pages without out-links */
+    double unlinked;        /* share of pages no link points to (never a host's first page) */
+    int64_t tree_branching; /* directory tree per host, base b of host-local indices; 0: none */
+    double tree_up;         /* probability that a page links to its directory (parent) */
+    double tree_down;       /* probability that a directory links to a given child */
+    double tree_siblings;   /* probability that a page and its next sibling link both ways */
+    int64_t template_links; /* links of a host's template (navigation) to its popular pages */
+    double template_share;  /* probability that a page carries its host's template */
+    int materialize;        /* a run builds the owned pages before the crawl (else: on demand) */
 } cs_gen_config;
 
 enum cs_edge_format {

@@ -48,6 +48,13 @@ typedef enum cs_rng_domain {
 #define CS_HASH_TRES_EXPLORE 0x7e5u        /* tres: exploration picks of the Tree-Frontier */
 #define CS_HASH_SEED_PAGES 0x5eedu /* sim: the order of seed-page candidates (seed + salt) */
 #define CS_HASH_REFRESH 0x7265667265736801u /* sim: the re-crawl policy's seed (seed ^ salt) */
+/* gen: the flags of a page's web-like structure, keyed by gen.seed (gen.c page_flag) */
+#define CS_HASH_DANGLING 0x64616e676c650001u /* a page without out-links */
+#define CS_HASH_UNLINKED 0x756e6c696e6b0002u /* a page no link points to */
+#define CS_HASH_TREE_UP 0x747265657570003u   /* a page's link to its directory */
+#define CS_HASH_TREE_DOWN 0x74726565646f004u /* its directory's link to it */
+#define CS_HASH_SIBLING 0x7369626c696e005u   /* the pair of a page and its next sibling */
+#define CS_HASH_TEMPLATE 0x74656d706c61006u  /* a page that carries its host's template */
 
 typedef struct cs_rng {
     uint64_t key[2];

@@ -405,6 +405,103 @@ static void sort_i64(int64_t *a, int64_t n)
     }
 }
 
+/* ---- web-like structure: flags and links computed from ids alone ----------------------------- */
+
+/* A uniform in [0, 1) from the page's hash under salt (rng.h's CS_HASH_*): each flag of a page's
+ * structure is a pure function of (gen.seed, salt, page), one hash and no stream. */
+static inline double page_flag(const cs_gen *g, int64_t page, uint64_t salt)
+{
+    const uint64_t key = cs_mix64((uint64_t)g->cfg.seed ^ salt);
+    return (double)(cs_mix64((uint64_t)page + key) >> 11) * 0x1.0p-53;
+}
+
+/* A page without out-links (gen.dangling). */
+static inline int is_dangling(const cs_gen *g, int64_t page)
+{
+    return g->cfg.dangling > 0.0 && page_flag(g, page, CS_HASH_DANGLING) < g->cfg.dangling;
+}
+
+/* A page no link points to (gen.unlinked); a host's first page never is. */
+static inline int is_unlinked(const cs_gen *g, int64_t page, int64_t host_first)
+{
+    return g->cfg.unlinked > 0.0 && page != host_first &&
+           page_flag(g, page, CS_HASH_UNLINKED) < g->cfg.unlinked;
+}
+
+/* Where a drawn link to page t of host h lands: t, or when no link may point to t, the next
+ * page of the host that is not so (wrapping to the host's first page, which never is). */
+static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
+{
+    const int64_t first = g->hosts[h].first, end = first + g->hosts[h].count;
+    while (is_unlinked(g, t, first))
+        t = t + 1 < end ? t + 1 : first;
+    return t;
+}
+
+/*
+ * The structural links of `page` (local index i in host `host` of m pages) written to out
+ * unfiltered (the caller drops self links, pages no link points to and repeats), their count
+ * returned; with out NULL only the count of candidates, a bound the flags do not change.
+ *
+ * Directory tree (gen.tree_branching = b): the directory of i > 0 is i with its lowest nonzero
+ * base-b digit d_k cleared, i - d_k b^k, so a directory's subtree is the range of ids after it
+ * (as URLs sorted by path) and a page's depth is its count of nonzero digits. A page links to
+ * its directory (tree_up, flag of the page), a directory to each child (tree_down, flag of the
+ * child: both flags make a reciprocal pair), and a page and its next sibling i + b^k link to each
+ * other (tree_siblings, flag of the pair's first page). The root (i = 0, the host's first page)
+ * has b - 1 children per digit: directory pages whose fetch reveals many pages at once.
+ * Template (gen.template_links = T): T targets of the host drawn by in-host popularity from the
+ * host's stream (HOST, host, sub 2), linked from every page that carries it (template_share):
+ * pages that share a template and link among themselves close triangles.
+ */
+static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t *out)
+{
+    const cs_gen_config *c = &g->cfg;
+    const int64_t first = g->hosts[host].first, m = g->hosts[host].count, i = page - first;
+    int64_t n = 0;
+    if (m <= 1)
+        return 0;
+    const int64_t b = c->tree_branching;
+    if (b >= 2) {
+        int64_t pk = 1; /* b^k of the lowest nonzero digit (i > 0) */
+        if (i > 0) {
+            while ((i / pk) % b == 0)
+                pk *= b;
+            const int64_t dk = (i / pk) % b;
+            if (out == NULL)
+                n += 3;
+            else {
+                if (page_flag(g, page, CS_HASH_TREE_UP) < c->tree_up)
+                    out[n++] = page - dk * pk;
+                if (dk > 1 && page_flag(g, page - pk, CS_HASH_SIBLING) < c->tree_siblings)
+                    out[n++] = page - pk;
+                if (dk + 1 < b && i + pk < m &&
+                    page_flag(g, page, CS_HASH_SIBLING) < c->tree_siblings)
+                    out[n++] = page + pk;
+            }
+        }
+        for (int64_t q = 1; q < (i == 0 ? m : pk); q *= b) /* children: digits below k */
+            for (int64_t d = 1; d < b && i + d * q < m; d++) {
+                if (out == NULL)
+                    n++;
+                else if (page_flag(g, page + d * q, CS_HASH_TREE_DOWN) < c->tree_down)
+                    out[n++] = page + d * q;
+            }
+    }
+    const int64_t T = c->template_links;
+    if (T > 0) {
+        if (out == NULL)
+            return n + T;
+        if (page_flag(g, page, CS_HASH_TEMPLATE) < c->template_share) {
+            cs_rng r;
+            cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)host, 2);
+            for (int64_t j = 0; j < T; j++)
+                out[n++] = page_in_host_u(g, host, cs_rng_uniform(&r));
+        }
+    }
+    return n;
+}
+
 /*
  * Writes up to d distinct targets of `page` to out and returns how many.
  *
@@ -428,19 +525,32 @@ typedef struct cand {
 } cand;
 
 static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page_draw *pd,
-                         cs_rng *r, int64_t d, int64_t *out, idset *set)
+                         cs_rng *r, int64_t d, int with_struct, int64_t *out, idset *set)
 {
     const cs_gen_config *c = &g->cfg;
     int own_ok = g->hosts[host].count > 1;
-    int use_set = d > 32;
+    /* the structural links first (none in a world without them), then d drawn ones */
+    const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, out) : 0;
+    int use_set = ns + d > 32;
     if (use_set) {
         size_t cap = 1;
-        while (cap < (size_t)d * 2)
+        while (cap < (size_t)(ns + d) * 2)
             cap <<= 1;
         set->mask = cap - 1;
         for (size_t i = 0; i < cap; i++)
             set->slot[i] = -1;
     }
+    int64_t n = 0;
+    const int64_t host_first = g->hosts[host].first;
+    for (int64_t j = 0; j < ns; j++) { /* in place: n <= j */
+        const int64_t t = out[j];
+        if (t == page || is_unlinked(g, t, host_first))
+            continue;
+        if (use_set ? !idset_insert(set, t) : contains(out, n, t))
+            continue;
+        out[n++] = t;
+    }
+    const int64_t want = n + d;
     const host_pick *topic_tab = g->topic_picks + g->topic_off[pd->topic];
     int64_t topic_n = g->topic_off[pd->topic + 1] - g->topic_off[pd->topic];
     const host_pick *hub_tab = g->topic_picks + g->topic_off[pd->hub_topic];
@@ -448,9 +558,9 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
     double p_topic_end = c->p_host + c->p_topic;
 
     cand b[GEN_BATCH];
-    int64_t n = 0, left = d * GEN_ATTEMPTS_PER_LINK;
-    while (n < d && left > 0) {
-        int64_t k = d - n;
+    int64_t left = d * GEN_ATTEMPTS_PER_LINK;
+    while (n < want && left > 0) {
+        int64_t k = want - n;
         if (k > GEN_BATCH)
             k = GEN_BATCH;
         if (k > left)
@@ -506,6 +616,8 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             if (b[j].host < 0)
                 continue;
             int64_t t = page_in_host_u(g, b[j].host, b[j].u_in);
+            if (c->unlinked > 0.0)
+                t = redirect_unlinked(g, t, b[j].host);
             if (t == page)
                 continue;
             if (use_set ? !idset_insert(set, t) : contains(out, n, t))
@@ -528,16 +640,23 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
     const cs_gen_config *c = &g->cfg;
 
     double t0 = cs_now();
-    /* Pass 1: drawn degrees -> upper bounds of each page's link range. */
+    /* Pass 1: drawn degrees (kept in cnt) and the structural links' bound -> upper bounds of
+     * each page's link range. */
     CS_TRY(ctx, cs_alloc(ctx, &ub, (size_t)n + 1, sizeof *ub, "link bounds"));
     CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)n + 1, sizeof *cnt, "link counts"));
     ub[0] = 0;
-#pragma omp parallel for default(none) shared(g, c, ub, first, ids, n) schedule(static)
+#pragma omp parallel for default(none) shared(g, c, ub, cnt, first, ids, n) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         int64_t p = ids != NULL ? ids[i] : first + i;
+        if (is_dangling(g, p)) {
+            ub[i + 1] = cnt[i] = 0;
+            continue;
+        }
         cs_rng dr;
         cs_rng_init(&dr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 1);
-        ub[i + 1] = draw_degree(g, &dr, page_is_hub(g, p));
+        const int64_t d = draw_degree(g, &dr, page_is_hub(g, p));
+        cnt[i] = (uint32_t)d;
+        ub[i + 1] = d + (g->struct_max > 0 ? struct_links(g, p, cs_gen_host_of(g, p), NULL) : 0);
     }
     for (int64_t i = 0; i < n; i++)
         ub[i + 1] += ub[i];
@@ -553,7 +672,7 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
     int64_t done = 0;
     int nomem = 0;
     size_t set_cap = 1;
-    while (set_cap < (size_t)c->degree_max * 2)
+    while (set_cap < (size_t)(c->degree_max + g->struct_max) * 2)
         set_cap <<= 1;
 #pragma omp parallel default(none)                                                                 \
     shared(g, c, out, ub, cnt, first, ids, n, done, nomem, progress) firstprivate(set_cap)
@@ -582,11 +701,13 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
             out->relevance[i] = pd.relevance;
             page_dynamics(c, rate, p, CS_RNG_PAGE, &out->delta[i], &out->mu[i],
                           &out->observable[i]);
-            /* the degree drawn in pass 1 (stream sub 1); targets from sub 0 */
-            int64_t d = ub[i + 1] - ub[i];
+            /* the degree drawn in pass 1 (stream sub 1); targets from sub 0; a page without
+             * out-links has an empty range */
+            int64_t d = cnt[i];
             cs_rng lr;
             cs_rng_init(&lr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 0);
-            cnt[i] = (uint32_t)gen_links(g, p, host, &pd, &lr, d, out->targets + ub[i], &set);
+            cnt[i] = (uint32_t)gen_links(g, p, host, &pd, &lr, d, ub[i + 1] > ub[i],
+                                         out->targets + ub[i], &set);
             if ((i & 4095) == 4095) {
                 int64_t now;
 #pragma omp atomic capture

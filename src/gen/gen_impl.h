@@ -51,6 +51,7 @@ struct cs_gen {
     cs_powlaw deg_law;      /* the out-degrees' law */
     double page_inv;        /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
     int page_int_exp;       /* page_inv when it is a small nonzero integer, else 0 */
+    int64_t struct_max;     /* most structural links of a page (directory tree, template) */
 };
 
 /* A host from a pick table of n entries for the random word w: its high half chooses the entry

@@ -559,6 +559,13 @@ static cs_err gen_create(cs_ctx *ctx, const cs_gen_config *cfg, int share, cs_ge
                            "out-degree", &g->deg_xmin);
     if (rc == CS_OK)
         cs_powlaw_init(&g->deg_law, g->deg_xmin, (double)cfg->degree_max + 1.0, cfg->degree_alpha);
+    if (rc == CS_OK) { /* the root of the largest host: b - 1 children per base-b digit */
+        const int64_t b = cfg->tree_branching;
+        int64_t kids = 0;
+        for (int64_t q = 1; b >= 2 && q < cfg->host_size_max; q *= b)
+            kids += b - 1;
+        g->struct_max = (b >= 2 ? 3 + kids : 0) + cfg->template_links;
+    }
     if (share)
         rc = cs_agree(ctx, rc);
     if (rc != CS_OK) {

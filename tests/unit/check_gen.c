@@ -485,6 +485,251 @@ START_TEST(sampled_parts_are_thread_invariant)
 }
 END_TEST
 
+/* ---- the web-like mechanisms --------------------------------------------------------------- */
+
+/* The statistics each mechanism moves, measured on the whole world's slice s. */
+typedef struct web_stats {
+    double zero_out, zero_in; /* shares of pages */
+    double reciprocity;       /* share of links u -> v with v -> u */
+    double gap16;             /* share of links with |u - v| < 16 */
+    double same_topic;        /* share of links between pages of one topic */
+    double clustering;        /* mean local clustering of the undirected graph (degree >= 2) */
+} web_stats;
+
+static int has_link(const cs_graph_slice *s, int64_t u, int64_t v)
+{
+    int64_t lo = s->offsets[u], hi = s->offsets[u + 1];
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (s->targets[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->offsets[u + 1] && s->targets[lo] == v;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The undirected neighbours of every page (sorted, unique) as CSR: *off (N + 1), *adj. */
+static void undirected(const cs_graph_slice *s, int64_t **off, int64_t **adj)
+{
+    const int64_t N = s->n, L = s->offsets[N];
+    int64_t *o = calloc((size_t)N + 1, sizeof *o), *a = malloc((size_t)(2 * L + 1) * sizeof *a);
+    int64_t *fill = malloc((size_t)N * sizeof *fill);
+    ck_assert(o != NULL && a != NULL && fill != NULL);
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s->offsets[u]; e < s->offsets[u + 1]; e++) {
+            o[u + 1]++;
+            o[s->targets[e] + 1]++;
+        }
+    for (int64_t u = 0; u < N; u++)
+        o[u + 1] += o[u];
+    memcpy(fill, o, (size_t)N * sizeof *fill);
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s->offsets[u]; e < s->offsets[u + 1]; e++) {
+            a[fill[u]++] = s->targets[e];
+            a[fill[s->targets[e]]++] = u;
+        }
+    int64_t w = 0; /* sort and deduplicate each list, compacting */
+    for (int64_t u = 0; u < N; u++) {
+        const int64_t b = o[u], e = o[u + 1];
+        qsort(a + b, (size_t)(e - b), sizeof *a, cmp_id);
+        o[u] = w;
+        for (int64_t i = b; i < e; i++)
+            if (i == b || a[i] != a[i - 1])
+                a[w++] = a[i];
+    }
+    o[N] = w;
+    free(fill);
+    *off = o;
+    *adj = a;
+}
+
+static int in_sorted(const int64_t *a, int64_t n, int64_t v)
+{
+    return bsearch(&v, a, (size_t)n, sizeof *a, cmp_id) != NULL;
+}
+
+static web_stats measure(const cs_graph_slice *s)
+{
+    const int64_t N = s->n, L = s->offsets[N];
+    web_stats w = {0};
+    int32_t *indeg = calloc((size_t)N, sizeof *indeg);
+    ck_assert_ptr_nonnull(indeg);
+    int64_t recip = 0, gap = 0, topic = 0, zo = 0, zi = 0;
+    for (int64_t u = 0; u < N; u++) {
+        zo += s->offsets[u + 1] == s->offsets[u];
+        for (int64_t e = s->offsets[u]; e < s->offsets[u + 1]; e++) {
+            const int64_t v = s->targets[e];
+            indeg[v]++;
+            recip += has_link(s, v, u);
+            gap += llabs(v - u) < 16;
+            topic += s->topic[v] == s->topic[u];
+        }
+    }
+    for (int64_t u = 0; u < N; u++)
+        zi += indeg[u] == 0;
+    free(indeg);
+    w.zero_out = (double)zo / (double)N;
+    w.zero_in = (double)zi / (double)N;
+    w.reciprocity = (double)recip / (double)L;
+    w.gap16 = (double)gap / (double)L;
+    w.same_topic = (double)topic / (double)L;
+    /* clustering of every 16th page with two neighbours or more */
+    int64_t *off = NULL, *adj = NULL, counted = 0;
+    undirected(s, &off, &adj);
+    double sum = 0.0;
+    for (int64_t v = 0; v < N; v += 16) {
+        const int64_t *nb = adj + off[v], k = off[v + 1] - off[v];
+        if (k < 2)
+            continue;
+        int64_t closed = 0;
+        for (int64_t i = 0; i < k; i++)
+            for (int64_t e = off[nb[i]]; e < off[nb[i] + 1]; e++)
+                closed += adj[e] > nb[i] && in_sorted(nb, k, adj[e]);
+        sum += (double)closed / ((double)k * (double)(k - 1) / 2.0);
+        counted++;
+    }
+    w.clustering = sum / (double)counted;
+    free(off);
+    free(adj);
+    return w;
+}
+
+static web_stats world_stats(const cs_gen_config *c)
+{
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    omp_set_num_threads(2);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    omp_set_num_threads(1);
+    const web_stats w = measure(&s);
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+    return w;
+}
+
+/* A world with every mechanism on. */
+static cs_gen_config web_like_config(int64_t pages)
+{
+    cs_gen_config c = small_config(pages);
+    c.dangling = 0.1;
+    c.unlinked = 0.2;
+    c.tree_branching = 6;
+    c.tree_up = 0.9;
+    c.tree_down = 0.8;
+    c.tree_siblings = 0.7;
+    c.template_links = 6;
+    c.template_share = 0.8;
+    return c;
+}
+
+START_TEST(mechanisms_move_their_statistics)
+{
+    const int64_t N = 40000;
+    const cs_gen_config base = small_config(N);
+    const web_stats w0 = world_stats(&base);
+    /* dangling: a binomial share, sd sqrt(0.15 0.85 / N) = 0.0018; 5 sd */
+    cs_gen_config c = base;
+    c.dangling = 0.15;
+    web_stats w = world_stats(&c);
+    ck_assert_msg(w0.zero_out == 0.0, "no dangling pages by default: %g", w0.zero_out);
+    ck_assert_msg(fabs(w.zero_out - 0.15) < 0.009, "dangling share %g", w.zero_out);
+    /* unlinked: the flagged pages (a host's first page never) plus those the skew leaves out */
+    c = base;
+    c.unlinked = 0.25;
+    w = world_stats(&c);
+    ck_assert_msg(w.zero_in > w0.zero_in + 0.15 && w.zero_in > 0.22, "no in-links: %g, off %g",
+                  w.zero_in, w0.zero_in);
+    /* the directory tree: reciprocal parent/child pairs, short gaps */
+    c = base;
+    c.tree_branching = 8;
+    web_stats wt = world_stats(&c);
+    ck_assert_msg(wt.reciprocity > w0.reciprocity + 0.05, "reciprocity %g, off %g", wt.reciprocity,
+                  w0.reciprocity);
+    ck_assert_msg(wt.gap16 > w0.gap16 + 0.03, "gaps < 16: %g, off %g", wt.gap16, w0.gap16);
+    /* siblings: reciprocal pairs that close triangles with their directory (seen where few
+     * drawn links dilute them: a mean of 3) */
+    c.degree_mean = 3.0;
+    wt = world_stats(&c);
+    c.tree_siblings = 1.0;
+    w = world_stats(&c);
+    ck_assert_msg(w.reciprocity > wt.reciprocity + 0.03, "siblings: reciprocity %g, tree %g",
+                  w.reciprocity, wt.reciprocity);
+    ck_assert_msg(w.clustering > wt.clustering + 0.03, "siblings: clustering %g, tree %g",
+                  w.clustering, wt.clustering);
+    /* the host's template: every page links to the same popular pages */
+    c = base;
+    c.template_links = 8;
+    w = world_stats(&c);
+    ck_assert_msg(w.clustering > w0.clustering + 0.1, "template: clustering %g, off %g",
+                  w.clustering, w0.clustering);
+    /* weak topical locality from the existing keys: the real web's P(same topic | link) */
+    c = base;
+    c.host_topic_purity = 0.45;
+    c.p_topic = 0.0;
+    w = world_stats(&c);
+    ck_assert_msg(w0.same_topic > 0.6 && w.same_topic < 0.4, "same topic %g, default %g",
+                  w.same_topic, w0.same_topic);
+}
+END_TEST
+
+START_TEST(mechanisms_are_pure)
+{
+    const int64_t N = 30011;
+    cs_gen_config c = web_like_config(N);
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+    cs_graph_slice whole, a, b;
+    cs_graph_slice_init(&whole);
+    cs_graph_slice_init(&a);
+    cs_graph_slice_init(&b);
+    omp_set_num_threads(1);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, N, &whole, NULL), CS_OK);
+    omp_set_num_threads(3);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, 9999, &a, NULL), CS_OK);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 9999, N - 9999, &b, NULL), CS_OK);
+    ck_assert(slices_equal_at(&whole, &a));
+    ck_assert(slices_equal_at(&whole, &b));
+    /* pages asked one by one in a scattered order, as the procedural world asks */
+    const int64_t n = 5000;
+    int64_t *ids = malloc((size_t)n * sizeof *ids);
+    ck_assert_ptr_nonnull(ids);
+    for (int64_t i = 0; i < n; i++)
+        ids[i] = (int64_t)(cs_mix64((uint64_t)i) % (uint64_t)N);
+    cs_graph_slice_fini(&a);
+    ck_assert_int_eq(cs_gen_pages(&ctx, g, ids, n, &a), CS_OK);
+    int64_t same = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t p = ids[i], d = whole.offsets[p + 1] - whole.offsets[p];
+        same += a.offsets[i + 1] - a.offsets[i] == d &&
+                memcmp(a.targets + a.offsets[i], whole.targets + whole.offsets[p],
+                       (size_t)d * sizeof(int64_t)) == 0;
+    }
+    ck_assert_int_eq(same, n);
+    /* the invariants of every world: sorted, unique, no self links */
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t e = whole.offsets[i]; e < whole.offsets[i + 1]; e++) {
+            ck_assert_int_ne(whole.targets[e], i);
+            if (e > whole.offsets[i])
+                ck_assert_int_gt(whole.targets[e], whole.targets[e - 1]);
+        }
+    free(ids);
+    omp_set_num_threads(1);
+    cs_graph_slice_fini(&whole);
+    cs_graph_slice_fini(&a);
+    cs_graph_slice_fini(&b);
+    cs_gen_destroy(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gen");
@@ -501,6 +746,8 @@ static Suite *suite(void)
     tcase_add_test(tc, rate_range_is_the_exhaustive_ones);
     tcase_add_test(tc, sampled_host_graph);
     tcase_add_test(tc, sampled_parts_are_thread_invariant);
+    tcase_add_test(tc, mechanisms_move_their_statistics);
+    tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The web-like mechanisms of the generator (gen.dangling, unlinked, tree_*, template_*;
+# docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
+# the graph file `crawlsim gen` writes is the same on 1 rank (1 thread) and 3 ranks (2 threads),
+# and a crawl of the procedural world (gen.materialize = false) is bit-identical to the crawl of
+# that file at 1, 2 (2 threads) and 3 ranks (crawlsim compare; /config aside). Each mechanism
+# shows in `crawlsim info` of the file: pages without out-links and more reciprocal links.
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
+    OMPI_MCA_btl=self,vader
+
+spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1
+    --set gen.dangling=0.1 --set gen.unlinked=0.2 --set gen.tree_branching=6
+    --set gen.tree_up=0.9 --set gen.tree_down=0.8 --set gen.tree_siblings=0.6
+    --set gen.template_links=5 --set gen.template_share=0.8)
+run 1 -q gen "${spec[@]}" -o web1.h5 > /dev/null 2>&1 || fail "gen at 1 rank"
+OMP_NUM_THREADS=2 run 3 -q gen "${spec[@]}" -o web3.h5 > /dev/null 2>&1 || fail "gen at 3 ranks"
+if compare web1.h5 web3.h5; then
+    pass "the world written by 1 rank = by 3 ranks of 2 threads"
+else
+    fail "gen 1 vs 3 ranks: $(head -4 <<< "$compared")"
+fi
+run 1 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 -o plain.h5 > /dev/null 2>&1 ||
+    fail "gen of the plain world"
+info=$(run 1 info web1.h5 2> /dev/null)
+plain=$(run 1 info plain.h5 2> /dev/null)
+dang=$(sed -n 's/^out-degree.*(\([0-9]*\) pages without out-links).*/\1/p' <<< "$info")
+rec=$(sed -n 's/^reciprocity \([0-9.]*\).*/\1/p' <<< "$info")
+rec0=$(sed -n 's/^reciprocity \([0-9.]*\).*/\1/p' <<< "$plain")
+# 10 % of 20000 pages without out-links: binomial sd 42; 5 sd
+if [ -n "$dang" ] && [ "$dang" -gt 1790 ] && [ "$dang" -lt 2210 ] &&
+    awk -v a="$rec" -v b="$rec0" 'BEGIN { exit !(a > b + 0.03) }'; then
+    pass "info: $dang pages without out-links, reciprocity $rec (plain world $rec0)"
+else
+    fail "info: ${dang:-?} pages without out-links, reciprocity ${rec:-?} (plain ${rec0:-?})"
+fi
+
+crawl=(-q "${spec[@]}" --set run.pages=1500 --set crawl.bandwidth=30 --set run.ticks=60
+    --set refresh.policy=lambda-learn --set refresh.fraction=0.3)
+for np in 1 2 3; do
+    t=1
+    [ "$np" != 2 ] || t=2
+    OMP_NUM_THREADS=$t run "$np" run "${crawl[@]}" --set run.graph="$PWD/web1.h5" \
+        -o "f$np.h5" > /dev/null 2>&1 || fail "np $np: the crawl of the file"
+    OMP_NUM_THREADS=$t run "$np" run "${crawl[@]}" --set gen.materialize=false \
+        -o "p$np.h5" > /dev/null 2>&1 || fail "np $np: the procedural crawl"
+    if compare "f$np.h5" "p$np.h5" --ignore /config; then
+        pass "np $np, $t thread(s): procedural = file"
+    else
+        fail "np $np: $(head -4 <<< "$compared")"
+    fi
+done
+finish
