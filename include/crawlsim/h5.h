@@ -75,13 +75,43 @@ CS_API cs_err cs_h5_create_write_1d(cs_ctx *ctx, hid_t loc, const char *leaf, hi
  * an HDF5 file"). kind names the file's role, e.g. "graph file". */
 CS_API cs_err cs_h5_probe(cs_ctx *ctx, const char *path, const char *kind);
 
-/* Local. Scalar attribute `name` of obj of class cls (H5T_INTEGER or H5T_FLOAT) read as mtype;
- * missing or not a single value of that class: CS_ERR_FORMAT "<what>: attribute ...". */
+/*
+ * The reader contract (docs/reference/formats.md, "Reading"): every attribute and dataset a
+ * reader uses is checked before it is read: its type class, for integers that the values fit
+ * the memory type unchanged (HDF5 would clamp them), its dataspace's rank and extent, and for a
+ * dataset that its storage is all there. A damaged object is CS_ERR_FORMAT naming `what` (the
+ * file, e.g. "graph file X") and the object, never a read past a buffer.
+ */
+
+/* Longest fixed-length string attribute read (bytes). */
+#define CS_H5_STRING_MAX (1 << 20)
+
+/* Local. Attribute `name` of obj holding exactly n values (a scalar when n is 1, or a 1-D
+ * array of n) of class cls (H5T_INTEGER or H5T_FLOAT), read as mtype into out[n]; an integer
+ * outside mtype's range is refused, not clamped. Missing or another class, shape or count:
+ * CS_ERR_FORMAT "<what>: attribute ...". */
+CS_API cs_err cs_h5_attr_read_n(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls,
+                                hid_t mtype, int64_t n, void *out, const char *what);
+/* Local. cs_h5_attr_read_n with n = 1. */
 CS_API cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls,
                               hid_t mtype, void *out, const char *what);
-/* Local. String attribute (fixed or variable length) into out[cap]. */
+/* Local. One string (fixed length up to CS_H5_STRING_MAX bytes, or variable length), a scalar
+ * or a 1-D array of one, into out[cap] (cut to cap - 1 bytes). */
 CS_API cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out,
                                      size_t cap, const char *what);
+/* Local. Whether HDF5 converts every value of the integer file type ft to the integer memory
+ * type mt unchanged (by size and sign). */
+CS_API int cs_h5_int_fits(hid_t ft, hid_t mt);
+/*
+ * Local. Checks the open dataset d (called `name` in messages) before it is read: a 1-D
+ * array of class cls (H5T_INTEGER or H5T_FLOAT), whose integer type fits the memory type mt
+ * (when mt >= 0), of `expect` elements unless expect < 0 (expect_what explains the
+ * expectation), with all its storage allocated (a chunked dataset with chunks never written is
+ * refused: it would read as fill values of any claimed size). *len receives its length.
+ */
+CS_API cs_err cs_h5_dset_check(cs_ctx *ctx, hid_t d, const char *name, H5T_class_t cls, hid_t mt,
+                               int64_t expect, const char *expect_what, int64_t *len,
+                               const char *what);
 /* Local, but HDF5 metadata: every rank calls it with the same values. Scalar attribute. */
 CS_API cs_err cs_h5_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                                const void *val, const char *what);

@@ -319,19 +319,15 @@ fail:
     return rc;
 }
 
-/* Local. Reads attribute name of obj, of exactly n elements, into buf: 1 on success. */
-static int attr_read(hid_t obj, const char *name, hid_t mtype, int n, void *buf)
+/* Local. Reads integer attribute name of obj, of exactly n elements, into buf through the
+ * reader contract (cs_h5_attr_read_n): 1 on success, 0 (the message cleared: the caller names
+ * the item) on any damage. */
+static int attr_read(cs_ctx *ctx, hid_t obj, const char *name, hid_t mtype, int n, void *buf)
 {
-    int ok = 0;
-    hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : H5I_INVALID_HID;
-    hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
-    if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_npoints(sp) == n)
-        ok = H5Aread(a, mtype, buf) >= 0;
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (a >= 0)
-        H5Aclose(a);
-    return ok;
+    if (cs_h5_attr_read_n(ctx, obj, name, H5T_INTEGER, mtype, n, buf, name) == CS_OK)
+        return 1;
+    cs_ctx_clear_error(ctx);
+    return 0;
 }
 
 /* Collective. Opens item name and checks what can be checked before its data is read, the same
@@ -368,8 +364,8 @@ static cs_err item_open(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type
                      name);
         goto fail;
     }
-    if (!attr_read(*d, "counts", H5T_NATIVE_INT64, ctx->size, ck->counts) ||
-        !attr_read(*d, "checksums", H5T_NATIVE_UINT64, ctx->size, ck->sums)) {
+    if (!attr_read(ctx, *d, "counts", H5T_NATIVE_INT64, ctx->size, ck->counts) ||
+        !attr_read(ctx, *d, "checksums", H5T_NATIVE_UINT64, ctx->size, ck->sums)) {
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has no valid counts or checksums",
                      ck->path, name);
         goto fail;
@@ -390,6 +386,15 @@ static cs_err item_open(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type
                      ck->path, name, (unsigned long long)dim, (long long)total);
     if (rc != CS_OK)
         goto fail;
+    H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+    if (dim > 0 && (H5Dget_space_status(*d, &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED)) {
+        /* chunks never written read as fill values of any claimed length */
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "checkpoint %s: item %s has %llu elements but not all of them are stored "
+                     "(a sparse or damaged item)",
+                     ck->path, name, (unsigned long long)dim);
+        goto fail;
+    }
     *n = ck->counts[ctx->rank];
     *sum = ck->sums[ctx->rank];
 fail:

@@ -47,26 +47,10 @@ static int dataset_exists(hid_t file, const char *name)
 }
 
 /*
- * Local. Whether HDF5 converts every value of the integer file type ft to the integer memory
- * type mt unchanged: HDF5 clamps values out of the memory type's range (-1 read as uint8 would
- * be 0, 300 would be 255), which no range check after the read could see.
- */
-static int int_fits(hid_t ft, hid_t mt)
-{
-    const size_t fs = H5Tget_size(ft), ms = H5Tget_size(mt);
-    const int fsigned = H5Tget_sign(ft) == H5T_SGN_2, msigned = H5Tget_sign(mt) == H5T_SGN_2;
-    if (fs == 0 || ms == 0)
-        return 0;
-    if (fsigned == msigned)
-        return fs <= ms;
-    return !fsigned && fs < ms;
-}
-
-/*
- * Local. Checks dataset `name`: 1-D, of type class cls (an integer class whose values fit the
- * memory type mt the readers use, when mt >= 0), and with `expect` elements unless expect < 0
- * (`what` explains the expectation). *len receives its length; *present whether it exists (when
- * present is NULL the dataset is required).
+ * Local. Checks dataset `name` (the reader contract, cs_h5_dset_check): 1-D, of type class cls
+ * (an integer class whose values fit the memory type mt the readers use, when mt >= 0), all
+ * stored, and with `expect` elements unless expect < 0 (`what` explains the expectation). *len
+ * receives its length; *present whether it exists (when present is NULL it is required).
  */
 static cs_err check_dataset(cs_ctx *ctx, hid_t file, const char *path, const char *name,
                             H5T_class_t cls, hid_t mt, int64_t expect, const char *what,
@@ -82,36 +66,10 @@ static cs_err check_dataset(cs_ctx *ctx, hid_t file, const char *path, const cha
     }
     if (present != NULL)
         *present = 1;
-    cs_err rc = CS_OK;
+    char file_what[CS_ERRMSG_MAX];
+    snprintf(file_what, sizeof file_what, "graph file %s", path);
     hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t t = d >= 0 ? H5Dget_type(d) : -1;
-    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
-    hsize_t dim = 0;
-    if (t < 0 || sp < 0) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: %s is not a readable dataset", path, name);
-    } else if (H5Sget_simple_extent_ndims(sp) != 1 || H5Tget_class(t) != cls) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s is not a 1-D array of %s", path,
-                     name, cls == H5T_INTEGER ? "integers" : "floating-point numbers");
-    } else if (mt >= 0 && !int_fits(t, mt)) {
-        rc =
-            cs_fail(ctx, CS_ERR_FORMAT,
-                    "graph file %s: dataset %s holds %zu-byte %s integers, which do not fit "
-                    "the %zu-byte %s integers it must hold",
-                    path, name, H5Tget_size(t), H5Tget_sign(t) == H5T_SGN_2 ? "signed" : "unsigned",
-                    H5Tget_size(mt), H5Tget_sign(mt) == H5T_SGN_2 ? "signed" : "unsigned");
-    } else {
-        H5Sget_simple_extent_dims(sp, &dim, NULL);
-        *len = (int64_t)dim;
-        if (expect >= 0 && *len != expect)
-            rc = cs_fail(ctx, CS_ERR_FORMAT,
-                         "graph file %s: dataset %s has %lld elements, "
-                         "expected %lld (%s): truncated or corrupt file",
-                         path, name, (long long)*len, (long long)expect, what);
-    }
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
+    cs_err rc = cs_h5_dset_check(ctx, d, name, cls, mt, expect, what, len, file_what);
     if (d >= 0)
         H5Dclose(d);
     return rc;

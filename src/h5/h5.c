@@ -265,50 +265,136 @@ cs_err cs_h5_create_write_1d(cs_ctx *ctx, hid_t loc, const char *leaf, hid_t fty
     return cs_agree(ctx, rc);
 }
 
-/* ---- attributes (shared with the partition and later file formats) ---- */
+/* ---- the reader contract: attributes and datasets checked before they are read ---- */
+
+int cs_h5_int_fits(hid_t ft, hid_t mt)
+{
+    const size_t fs = H5Tget_size(ft), ms = H5Tget_size(mt);
+    const int fsigned = H5Tget_sign(ft) == H5T_SGN_2, msigned = H5Tget_sign(mt) == H5T_SGN_2;
+    if (fs == 0 || ms == 0)
+        return 0;
+    if (fsigned == msigned)
+        return fs <= ms;
+    return !fsigned && fs < ms;
+}
+
+/* Local. Whether every value of v[0..n) (read as 64-bit integers of the file's sign, fsigned)
+ * lies in the range of the integer memory type mt. */
+static int int_values_fit(const void *v, hssize_t n, int fsigned, hid_t mt)
+{
+    const size_t ms = H5Tget_size(mt);
+    const int msigned = H5Tget_sign(mt) == H5T_SGN_2;
+    if (ms == 0 || ms > 8)
+        return 0;
+    const unsigned bits = (unsigned)(8 * ms);
+    for (hssize_t i = 0; i < n; i++) {
+        if (fsigned) {
+            const int64_t x = ((const int64_t *)v)[i];
+            if (msigned ? bits < 64 && (x < -((int64_t)1 << (bits - 1)) ||
+                                        x > ((int64_t)1 << (bits - 1)) - 1)
+                        : x < 0 || (bits < 64 && (uint64_t)x > ((uint64_t)1 << bits) - 1))
+                return 0;
+        } else {
+            const uint64_t x = ((const uint64_t *)v)[i];
+            if (msigned ? x > ((uint64_t)1 << (bits - 1)) - 1
+                        : bits < 64 && x > ((uint64_t)1 << bits) - 1)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Local. Opens attribute name of obj and checks that it holds n elements (a scalar, or a 1-D
+ * array of n; n == 1 takes either) of type class cls: *a and *t open on success. */
+static cs_err attr_open(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hssize_t n,
+                        hid_t *a, hid_t *t, const char *what)
+{
+    static const char *const kinds[] = {
+        [H5T_INTEGER] = "integer", [H5T_FLOAT] = "number", [H5T_STRING] = "string"};
+    const char *kind =
+        cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_STRING ? kinds[cls] : "value";
+    *a = *t = H5I_INVALID_HID;
+    if (H5Aexists(obj, name) <= 0)
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
+    cs_err rc = CS_OK;
+    *a = H5Aopen(obj, name, H5P_DEFAULT);
+    *t = *a >= 0 ? H5Aget_type(*a) : H5I_INVALID_HID;
+    hid_t sp = *a >= 0 ? H5Aget_space(*a) : H5I_INVALID_HID;
+    const H5S_class_t sc = sp >= 0 ? H5Sget_simple_extent_type(sp) : H5S_NO_CLASS;
+    const int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    const hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (*t < 0 || sp < 0 || sc == H5S_NO_CLASS)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
+    else if (H5Tget_class(*t) != cls)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a%s %s", what, name,
+                     cls == H5T_INTEGER ? "n" : "", kind);
+    else if (!((sc == H5S_SCALAR && n == 1) || (sc == H5S_SIMPLE && nd == 1 && np == n)))
+        rc = n == 1 ? cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a single %s", what, name,
+                              kind)
+                    : cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not an array of %lld %ss",
+                              what, name, (long long)n, kind);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (rc != CS_OK) {
+        if (*t >= 0)
+            H5Tclose(*t);
+        if (*a >= 0)
+            H5Aclose(*a);
+        *a = *t = H5I_INVALID_HID;
+    }
+    return rc;
+}
+
+cs_err cs_h5_attr_read_n(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
+                         int64_t n, void *out, const char *what)
+{
+    CS_ASSERT((cls == H5T_INTEGER || cls == H5T_FLOAT) && n >= 1);
+    hid_t a, t;
+    cs_err rc = attr_open(ctx, obj, name, cls, (hssize_t)n, &a, &t, what);
+    if (rc != CS_OK)
+        return rc;
+    int64_t *wide = NULL;
+    if (cls == H5T_INTEGER) {
+        /* HDF5 clamps an integer out of the memory type's range: read every value at 64 bits
+         * of the file's sign first and refuse one that does not fit. */
+        const int fsigned = H5Tget_sign(t) == H5T_SGN_2;
+        if (H5Tget_size(t) > 8)
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is a %zu-byte integer", what, name,
+                         H5Tget_size(t));
+        else
+            rc = cs_alloc(ctx, &wide, (size_t)n, sizeof *wide, "attribute values");
+        if (rc == CS_OK && H5Aread(a, fsigned ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, wide) < 0)
+            rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+        if (rc == CS_OK && !int_values_fit(wide, (hssize_t)n, fsigned, mtype))
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: attribute %s holds a value outside the range of a %zu-byte %s "
+                         "integer",
+                         what, name, H5Tget_size(mtype),
+                         H5Tget_sign(mtype) == H5T_SGN_2 ? "signed" : "unsigned");
+    }
+    if (rc == CS_OK && H5Aread(a, mtype, out) < 0)
+        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
+    free(wide);
+    H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
 
 cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls, hid_t mtype,
                        void *out, const char *what)
 {
-    htri_t ex = H5Aexists(obj, name);
-    if (ex <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
-    cs_err rc = CS_OK;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-    if (t < 0 || sp < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
-    else if (H5Tget_class(t) != cls || H5Sget_simple_extent_npoints(sp) != 1)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a single %s", what, name,
-                     cls == H5T_INTEGER ? "integer" : "number");
-    else if (H5Aread(a, mtype, out) < 0)
-        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
+    return cs_h5_attr_read_n(ctx, obj, name, cls, mtype, 1, out, what);
 }
 
 cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
                               const char *what)
 {
     out[0] = '\0';
-    htri_t ex = H5Aexists(obj, name);
-    if (ex <= 0)
-        return cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is missing", what, name);
-    cs_err rc = CS_OK;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    hid_t mt = -1;
-    if (t < 0) {
-        rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open attribute %s", what, name);
-    } else if (H5Tget_class(t) != H5T_STRING) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: attribute %s is not a string", what, name);
-    } else if (H5Tis_variable_str(t) > 0) {
+    hid_t a, t, mt = H5I_INVALID_HID;
+    cs_err rc = attr_open(ctx, obj, name, H5T_STRING, 1, &a, &t, what);
+    if (rc != CS_OK)
+        return rc;
+    if (H5Tis_variable_str(t) > 0) {
         char *s = NULL;
         mt = H5Tcopy(H5T_C_S1);
         if (mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0)
@@ -318,9 +404,14 @@ cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *ou
         if (s != NULL)
             H5free_memory(s);
     } else {
-        size_t sz = H5Tget_size(t);
+        const size_t sz = H5Tget_size(t);
         char *buf = NULL;
-        rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
+        if (sz == 0 || sz > CS_H5_STRING_MAX)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: attribute %s is a string of %zu bytes (at most %d)", what, name, sz,
+                         CS_H5_STRING_MAX);
+        else
+            rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
         if (rc == CS_OK) {
             mt = H5Tcopy(H5T_C_S1);
             if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0)
@@ -332,10 +423,56 @@ cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *ou
     }
     if (mt >= 0)
         H5Tclose(mt);
+    H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
+cs_err cs_h5_dset_check(cs_ctx *ctx, hid_t d, const char *name, H5T_class_t cls, hid_t mt,
+                        int64_t expect, const char *expect_what, int64_t *len, const char *what)
+{
+    *len = 0;
+    cs_err rc = CS_OK;
+    hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t dim = 0;
+    H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+    if (t < 0 || sp < 0) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: %s is not a readable dataset", what, name);
+    } else if (H5Sget_simple_extent_type(sp) != H5S_SIMPLE || H5Sget_simple_extent_ndims(sp) != 1 ||
+               H5Tget_class(t) != cls || (cls == H5T_FLOAT && H5Tget_size(t) > 16)) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset %s is not a 1-D array of %s", what, name,
+                     cls == H5T_INTEGER ? "integers" : "floating-point numbers");
+    } else if (cls == H5T_INTEGER && mt >= 0 && !cs_h5_int_fits(t, mt)) {
+        rc =
+            cs_fail(ctx, CS_ERR_FORMAT,
+                    "%s: dataset %s holds %zu-byte %s integers, which do not fit "
+                    "the %zu-byte %s integers it must hold",
+                    what, name, H5Tget_size(t), H5Tget_sign(t) == H5T_SGN_2 ? "signed" : "unsigned",
+                    H5Tget_size(mt), H5Tget_sign(mt) == H5T_SGN_2 ? "signed" : "unsigned");
+    } else if (H5Sget_simple_extent_dims(sp, &dim, NULL) != 1 || dim > (hsize_t)INT64_MAX) {
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset %s has an unreadable extent", what, name);
+    } else {
+        *len = (int64_t)dim;
+        if (expect >= 0 && *len != expect)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: dataset %s has %lld elements, "
+                         "expected %lld (%s): truncated or corrupt file",
+                         what, name, (long long)*len, (long long)expect, expect_what);
+        /* A dataset whose storage is not all allocated (a chunked dataset with chunks never
+         * written) reads as fill values: a file of a megabyte could claim billions of elements
+         * and make its reader allocate them. */
+        else if (*len > 0 &&
+                 (H5Dget_space_status(d, &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED))
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "%s: dataset %s has %lld elements but not all of them are stored "
+                         "(a sparse or damaged dataset)",
+                         what, name, (long long)*len);
+    }
+    if (sp >= 0)
+        H5Sclose(sp);
     if (t >= 0)
         H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
     return rc;
 }
 

@@ -327,8 +327,9 @@ static cs_err check_attrs(cs_ctx *ctx, const cs_partition *p, const char *what)
     return CS_OK;
 }
 
-/* Local. Length of 1-D dataset `name` in g, or -1 when absent (-2 when not 1-D). */
-static int64_t dataset_len(hid_t g, const char *name)
+/* Local. Length of 1-D dataset `name` in g, or -1 when absent (-2 when not a 1-D array of
+ * integers that fit the memory type mt, or not all stored: the reader contract of h5.h). */
+static int64_t dataset_len(hid_t g, const char *name, hid_t mt)
 {
     if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
         return -1;
@@ -336,11 +337,18 @@ static int64_t dataset_len(hid_t g, const char *name)
     if (d < 0)
         return -2;
     hid_t sp = H5Dget_space(d);
+    hid_t t = H5Dget_type(d);
     int64_t n = -2;
     hsize_t dim = 0;
-    if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
-        H5Sget_simple_extent_dims(sp, &dim, NULL) == 1)
-        n = (int64_t)dim;
+    H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+    if (sp >= 0 && t >= 0 && H5Tget_class(t) == H5T_INTEGER && cs_h5_int_fits(t, mt) &&
+        H5Sget_simple_extent_type(sp) == H5S_SIMPLE && H5Sget_simple_extent_ndims(sp) == 1 &&
+        H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 &&
+        (dim == 0 ||
+         (H5Dget_space_status(d, &status) >= 0 && status == H5D_SPACE_STATUS_ALLOCATED)))
+        n = (int64_t)dim; /* else not 1-D, or not all stored (chunks never written) */
+    if (t >= 0)
+        H5Tclose(t);
     if (sp >= 0)
         H5Sclose(sp);
     H5Dclose(d);
@@ -427,22 +435,24 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
     else if (out->k < 1 || out->k > hdr.n_pages)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: k = %d is outside [1, %lld]", what, (int)out->k,
                      (long long)hdr.n_pages);
-    else if (dataset_len(g, "part") != hdr.n_pages)
+    else if (dataset_len(g, "part", H5T_NATIVE_INT32) != hdr.n_pages)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset part is missing or not of %lld elements",
                      what, (long long)hdr.n_pages);
-    else if (dataset_len(g, "host_part") >= 0 && dataset_len(g, "host_part") != hdr.n_hosts)
+    else if (dataset_len(g, "host_part", H5T_NATIVE_INT32) != -1 &&
+             dataset_len(g, "host_part", H5T_NATIVE_INT32) != hdr.n_hosts)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset host_part does not have %lld elements", what,
                      (long long)hdr.n_hosts);
-    else if (dataset_len(g, "part_first") >= 0 && dataset_len(g, "part_first") != out->k + 1)
+    else if (dataset_len(g, "part_first", H5T_NATIVE_INT64) != -1 &&
+             dataset_len(g, "part_first", H5T_NATIVE_INT64) != out->k + 1)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: dataset part_first does not have k + 1 elements",
                      what);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, read_full(ctx, g, "part", H5T_NATIVE_INT32, sizeof(int32_t), hdr.n_pages,
                           &out->part, fpath));
-    if (dataset_len(g, "host_part") >= 0)
+    if (dataset_len(g, "host_part", H5T_NATIVE_INT32) >= 0)
         CS_TRY(ctx, read_full(ctx, g, "host_part", H5T_NATIVE_INT32, sizeof(int32_t), hdr.n_hosts,
                               &out->host_part, fpath));
-    if (dataset_len(g, "part_first") >= 0)
+    if (dataset_len(g, "part_first", H5T_NATIVE_INT64) >= 0)
         CS_TRY(ctx, read_full(ctx, g, "part_first", H5T_NATIVE_INT64, sizeof(int64_t),
                               (int64_t)out->k + 1, &out->part_first, fpath));
     /* Every rank read the same values: checking them locally gives the same answer. */

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Hostile files, second round: damage at the level of HDF5 objects that the first round's
+# tests (test_corrupt_*.sh) do not make. Every case must end in one clean error on every rank
+# within a time limit (lib.sh `fault`): no crash, no hang, no result.
+#   attribute arrays  a string or integer attribute stored as an array of several elements, as
+#                     a variable-length array, or with a type of another class (the reader
+#                     contract of src/h5/h5.c): a graph's format and source, a checkpoint's
+#                     format and crawlsim_version, a partition file's format and method, at 1,
+#                     2 and 3 ranks (before the contract, H5Aread wrote N strings into a buffer
+#                     for one: a heap overflow)
+# Each case's outcome is recorded (CRAWLSIM_OUTCOMES, tools/robustness).
+source "$(dirname "$0")/lib.sh"
+export OMP_NUM_THREADS=1
+PY=/usr/bin/python3
+"$PY" -c "import h5py, numpy" 2> /dev/null || skip "python3-h5py is not installed"
+
+run 1 -q gen "$SRC/graphs/tiny.ini" -o web.h5 > gen.log 2>&1 || fail "gen: $(cat gen.log)"
+run 2 -q partition web.h5 -k 2 -o part.h5 > part.log 2>&1 || fail "partition: $(cat part.log)"
+crawl=(--set run.graph=web.h5 --set run.seeds=3 --set run.pages=300)
+run 2 -q run "${crawl[@]}" --set run.checkpoint=ck.h5 --set run.checkpoint_every=1 \
+    -o ref.h5 > ck.log 2>&1 || fail "the run that writes the checkpoint: $(tail -3 ck.log)"
+
+# attr FILE GROUP NAME KIND: attribute NAME of GROUP in FILE replaced by a hostile one
+#   strings2  two fixed-length strings       vlen2   two variable-length strings
+#   strings1e5  10^5 fixed-length strings    strings4000  4000 of them
+#   ints2     two integers
+#   float     a floating-point number        huge    2^63 as an unsigned integer
+attr() {
+    "$PY" - "$@" << 'EOF'
+import sys, h5py, numpy as np
+fn, grp, name, kind = sys.argv[1:5]
+with h5py.File(fn, "r+") as f:
+    g = f[grp]
+    old = g.attrs[name] if name in g.attrs else b"x"
+    if isinstance(old, bytes) or isinstance(old, str):
+        s = old if isinstance(old, bytes) else old.encode()
+    else:
+        s = b"1"
+    del g.attrs[name]
+    if kind == "strings2":
+        g.attrs.create(name, np.array([s, b"second"]))
+    elif kind == "vlen2":
+        g.attrs.create(name, [s.decode(), "second"], dtype=h5py.string_dtype())
+    elif kind == "strings1e5":
+        g.attrs.create(name, np.array([s] * 100000))
+    elif kind == "strings4000":  # a checkpoint's object headers hold at most 64 KiB
+        g.attrs.create(name, np.array([s] * 4000))
+    elif kind == "ints2":
+        g.attrs.create(name, np.array([int(old), int(old)], dtype=np.int64))
+    elif kind == "float":
+        g.attrs.create(name, float(old) + 0.5)
+    elif kind == "huge":
+        g.attrs.create(name, np.uint64(2**63))
+EOF
+}
+
+# hostile NP NAME FILE GROUP ATTR KIND ARGS...: the damaged copy of FILE is bad.h5; ARGS name it
+hostile() {
+    local np=$1 name=$2 file=$3 grp=$4 at=$5 kind=$6
+    shift 6
+    cp "$file" bad.h5
+    attr bad.h5 "$grp" "$at" "$kind" || { fail "$name: could not damage $file"; return; }
+    FAULT_OUT=out.h5 fault attribute "$name-np$np" "$np" "$@"
+}
+
+graph_run=(run --set run.graph=bad.h5 --set run.seeds=3 --set run.pages=300 -o out.h5)
+for np in 1 2 3; do
+    hostile "$np" graph-format-strings2-info web.h5 / format strings2 info bad.h5
+    hostile "$np" graph-format-strings2-run web.h5 / format strings2 "${graph_run[@]}"
+    hostile "$np" graph-format-vlen2-run web.h5 / format vlen2 "${graph_run[@]}"
+    hostile "$np" graph-source-strings1e5-run web.h5 / source strings1e5 "${graph_run[@]}"
+    hostile "$np" graph-n_hosts-ints2-info web.h5 / n_hosts ints2 info bad.h5
+    hostile "$np" graph-n_pages-huge-run web.h5 / n_pages huge "${graph_run[@]}"
+    hostile "$np" graph-schema_version-float-info web.h5 / schema_version float info bad.h5
+    part_run=(run "${crawl[@]}" --set run.partition_method=file --set run.partition=bad.h5
+        -o out.h5)
+    hostile "$np" partition-format-strings2-run part.h5 / format strings2 "${part_run[@]}"
+    hostile "$np" partition-method-vlen2-run part.h5 / method vlen2 "${part_run[@]}"
+    hostile "$np" partition-method-strings2-run part.h5 / method strings2 "${part_run[@]}"
+done
+# a checkpoint written on 2 ranks: its format is read before its rank count
+for np in 2 3; do
+    hostile "$np" checkpoint-format-strings2 ck.h5 / format strings2 run "${crawl[@]}" \
+        --restart bad.h5 -o out.h5
+    hostile "$np" checkpoint-crawlsim_version-vlen2 ck.h5 / crawlsim_version vlen2 run \
+        "${crawl[@]}" --restart bad.h5 -o out.h5
+done
+hostile 2 checkpoint-crawlsim_version-strings4000 ck.h5 / crawlsim_version strings4000 run \
+    "${crawl[@]}" --restart bad.h5 -o out.h5
+
+finish
