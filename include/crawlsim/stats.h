@@ -37,9 +37,9 @@
  *                  networkx's average_clustering);
  *   bow-tie        shares of pages in the largest strongly connected component, reaching it
  *                  (IN), reached from it (OUT), and the rest (tendrils, tubes, other components);
- *   distances      directed shortest paths from uniformly drawn sources to the pages they reach:
- *                  the mean, and the 90 % effective diameter (the distance within which 90 % of
- *                  the reachable pairs lie, linearly interpolated between integer distances);
+ *   distances      directed shortest paths from sources drawn uniformly in the largest SCC to
+ *                  the pages they reach: the mean, and the 90 % effective diameter (the distance
+ * within which 90 % of the reachable pairs lie, linearly interpolated between integer distances);
  *   topics         P(same topic | link) over links whose two pages have a known topic, the base
  *                  rate sum_k p_k^2 over pages with a known topic, and their ratio (lift);
  *   relevance      P(target relevant | link from a relevant page) and the share of relevant
@@ -74,7 +74,7 @@ typedef struct cs_stats_est {
 /* What to sample. cs_stats_opts_default gives the defaults in brackets. */
 typedef struct cs_stats_opts {
     uint64_t seed;              /* sampling seed [1] */
-    int64_t sources;            /* distance sources [64] */
+    int64_t sources;            /* distance sources, in the largest SCC [64] */
     int64_t cluster_pages;      /* clustering sample [10000] */
     int bfs_seeds;              /* BFS discovery seeds [5], at most CS_STATS_MAX_SEEDS */
     int64_t pages;              /* spec sampling: pages drawn [100000] */
@@ -100,7 +100,7 @@ typedef struct cs_stats_shape {
     cs_stats_est clustering;
     cs_stats_est scc, in, out, rest; /* bow-tie shares of the pages */
     cs_stats_est dist_mean, dist_eff90;
-    cs_stats_est reach; /* share of the pages a source reaches, mean over sources */
+    cs_stats_est reach; /* share of the pages a source reaches (the SCC and OUT), mean */
 } cs_stats_shape;
 
 typedef struct cs_stats_bfs {

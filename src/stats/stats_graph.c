@@ -1,10 +1,11 @@
 /*
  * stats_graph: the figures of the whole graph's structure, on the graph gathered on every rank
  * (st_graph): the bow-tie of Broder et al. 2000 around the largest strongly connected component
- * (Kosaraju's two depth-first passes, iterative), directed distances from sampled sources (the
- * 90 % effective diameter as in Leskovec et al. 2005, interpolated; its interval by a bootstrap
- * over the sources), the average clustering coefficient of sampled pages (Watts & Strogatz 1998,
- * on the undirected simple graph) and breadth-first discovery from seeds in the largest SCC.
+ * (Kosaraju's two depth-first passes, iterative), directed distances from sources drawn in the
+ * largest SCC (the 90 % effective diameter as in Leskovec et al. 2005, interpolated; its interval
+ * by a bootstrap over the sources), the average clustering coefficient of sampled pages (Watts &
+ * Strogatz 1998, on the undirected simple graph) and breadth-first discovery from seeds in the
+ * largest SCC.
  *
  * Sampled items (sources, pages, seeds) are dealt to the ranks by index (item i to rank i mod
  * P) and to a rank's threads dynamically; each item's result lands in its own row of an array
@@ -303,9 +304,28 @@ static int nb_next(nb_iter *it, int32_t *w)
     return 0;
 }
 
+/* Local. Whether the sorted a[0..n) holds x. */
+static int has32(const int32_t *a, int64_t n, int32_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && a[lo] == x;
+}
+
+/* A neighbour whose lists are this many times longer than u's neighbourhood is searched by
+ * bisection for each of u's neighbours instead of being scanned (hubs of 10^4-10^5 links). */
+#define SCAN_RATIO 8
+
 /* Local. The local clustering coefficient of u: links among its neighbours over d (d - 1) / 2
- * (0 below two neighbours). mark: N entries of scratch, stamp: a value no entry holds yet. */
-static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t stamp)
+ * (0 below two neighbours). mark: N entries of scratch, stamp: a value no entry holds yet;
+ * nb: N entries of scratch (u's neighbours). */
+static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t stamp, int32_t *nb)
 {
     int64_t d = 0, links = 0;
     nb_iter iu, iv;
@@ -313,15 +333,22 @@ static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t
     nb_begin(&iu, g, u);
     while (nb_next(&iu, &v)) {
         mark[v] = stamp;
-        d++;
+        nb[d++] = v;
     }
     if (d < 2)
         return 0.0;
-    nb_begin(&iu, g, u);
-    while (nb_next(&iu, &v)) {
-        nb_begin(&iv, g, v);
-        while (nb_next(&iv, &w))
-            links += mark[w] == stamp;
+    for (int64_t i = 0; i < d; i++) {
+        v = nb[i];
+        const int64_t no = g->off[v + 1] - g->off[v], ni = g->ioff[v + 1] - g->ioff[v];
+        if (no + ni <= SCAN_RATIO * d) {
+            nb_begin(&iv, g, v);
+            while (nb_next(&iv, &w))
+                links += mark[w] == stamp;
+        } else {
+            for (int64_t j = 0; j < d; j++)
+                links += nb[j] != v && (has32(g->tg + g->off[v], no, nb[j]) ||
+                                        has32(g->isrc + g->ioff[v], ni, nb[j]));
+        }
     }
     /* each link among the neighbours is seen from both of its ends */
     return (double)links / ((double)d * (double)(d - 1));
@@ -385,13 +412,14 @@ static void discovery(const st_graph *g, int32_t seed, uint8_t *known, int32_t *
         known[queue[i]] = 0;
 }
 
-/* Local. Seed s of the discovery: the first page drawn in its stream that lies in the largest
- * component (any page drawn when none does within 10^6 draws, or the component is one page). */
-static int32_t discovery_seed(const st_graph *g, const cs_stats_opts *o, const int32_t *comp,
-                              int32_t big, int64_t big_size, int s)
+/* Local. Item k of kind id (a distance source or a discovery seed): the first page drawn in its
+ * stream (seed, CS_RNG_SAMPLE, id, k) that lies in the largest component (any page drawn when
+ * none does within 10^6 draws, or the component is one page). */
+static int32_t core_page(const st_graph *g, uint64_t seed, int id, int64_t k, const int32_t *comp,
+                         int32_t big, int64_t big_size)
 {
     cs_rng r;
-    cs_rng_init(&r, o->seed, CS_RNG_SAMPLE, ST_RNG_SEED, (uint64_t)s);
+    cs_rng_init(&r, seed, CS_RNG_SAMPLE, (uint64_t)id, (uint64_t)k);
     int64_t u = (int64_t)cs_rng_below(&r, (uint64_t)g->N);
     for (int t = 0; t < 1000000 && big_size > 1 && comp[u] != big; t++)
         u = (int64_t)cs_rng_below(&r, (uint64_t)g->N);
@@ -444,7 +472,8 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
             if (i < it->ns)
                 bfs_hist(g, it->src[i], dist, queue, it->hist + i * (ST_DMAX + 1));
             else if (i < it->ns + it->nc)
-                it->cval[i - it->ns] = clustering_of(g, it->cpage[i - it->ns], mark, i - it->ns);
+                it->cval[i - it->ns] =
+                    clustering_of(g, it->cpage[i - it->ns], mark, i - it->ns, queue);
             else
                 discovery(g, it->seed[i - it->ns - it->nc], known, queue,
                           it->brow + (i - it->ns - it->nc) * SEED_ROW);
@@ -518,11 +547,11 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
         rc = cs_calloc(ctx, &it.brow, (size_t)(it.nb * SEED_ROW), sizeof *it.brow, "discovery");
     CS_TRY_AGREE(ctx, rc);
     for (int64_t i = 0; i < it.ns; i++)
-        it.src[i] = (int32_t)st_draw(o->seed, ST_RNG_SOURCE, i, g->N);
+        it.src[i] = core_page(g, o->seed, ST_RNG_SOURCE, i, comp, big, big_size);
     for (int64_t i = 0; i < it.nc; i++)
         it.cpage[i] = (int32_t)st_draw(o->seed, ST_RNG_CLUSTER, i, g->N);
     for (int b = 0; b < it.nb; b++)
-        it.seed[b] = discovery_seed(g, o, comp, big, big_size, b);
+        it.seed[b] = core_page(g, o->seed, ST_RNG_SEED, b, comp, big, big_size);
     free(comp);
     comp = NULL;
     CS_TRY_AGREE(ctx, run_items(ctx, g, &it));

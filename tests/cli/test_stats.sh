@@ -14,6 +14,18 @@ OMP_NUM_THREADS=1 run 3 stats w.h5 -o three.tsv > /dev/null || fail "stats on 3 
     pass "table identical on 1, 2 (2 threads) and 3 ranks" || fail "tables differ: $(diff one.tsv two.tsv | head)"
 grep -q "^bowtie.scc	" one.tsv && grep -q "^curve.4.40	" one.tsv && pass "table rows" ||
     fail "table rows missing: $(head -3 one.tsv)"
+# the figures against an independent computation (tolerances: stats_oracle.py's header)
+PY=/usr/bin/python3
+if "$PY" -c "import h5py, numpy" 2> /dev/null; then
+    "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 one.tsv > oracle.out 2>&1 && pass "oracle agrees ($(grep -c '^ok:' oracle.out) figures)" ||
+        fail "oracle: $(grep -v '^ok:' oracle.out)"
+    # the oracle can fail: a table with one exact figure moved in its 6th digit
+    sed 's/^reciprocity\t\([0-9.]*\)/reciprocity\t0.1234567/' one.tsv > bad.tsv
+    ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1 && grep -q "FAIL: reciprocity" bad.out &&
+        pass "oracle rejects a wrong reciprocity" || fail "oracle accepted a wrong table: $(tail -3 bad.out)"
+else
+    fail "needs /usr/bin/python3 with h5py and numpy (tools/install-deps)"
+fi
 # the spec measured in memory: the same table as its generated file
 OMP_NUM_THREADS=1 run 2 stats "$spec" --set gen.pages=2000 -o spec.tsv > /dev/null || fail "stats of the spec"
 cmp -s one.tsv spec.tsv && pass "spec in memory == its graph file" || fail "spec differs: $(diff one.tsv spec.tsv | head)"
