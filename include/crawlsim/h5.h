@@ -99,6 +99,12 @@ CS_API cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_clas
  * or a 1-D array of one, into out[cap] (cut to cap - 1 bytes). */
 CS_API cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out,
                                      size_t cap, const char *what);
+/* Local. CS_ERR_NOMEM "<path>: dataset <name>: N elements of E bytes need X GiB, more than
+ * this node's memory (Y GiB)" when count elements of elem bytes exceed the node's physical
+ * memory (a count read from a file, checked before the allocation it would size; overcommitted
+ * memory would accept it and fail only when touched). */
+CS_API cs_err cs_h5_check_memory(cs_ctx *ctx, int64_t count, size_t elem, const char *path,
+                                 const char *name);
 /* Local. Whether HDF5 converts every value of the integer file type ft to the integer memory
  * type mt unchanged (by size and sign). */
 CS_API int cs_h5_int_fits(hid_t ft, hid_t mt);

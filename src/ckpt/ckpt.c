@@ -426,7 +426,7 @@ static cs_err get(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type type,
     if (rc == CS_OK) {
         if (exact >= 0)
             dst = buf;
-        else
+        else if ((rc = cs_h5_check_memory(ctx, cnt, elem_size(type), ck->path, name)) == CS_OK)
             rc = cs_alloc(ctx, &dst, (size_t)cnt + 1, elem_size(type), name);
     }
     CS_TRY_AGREE(ctx, rc);

@@ -14,6 +14,10 @@
 
 #include <hdf5.h>
 
+/* The most topics a graph file may declare beyond its page count (the generator's gen.topics
+ * limit): n_topics sizes per-topic tables before any page is read. */
+#define CS_GRAPHIO_TOPICS_MAX 65536
+
 /* What gio_read_pages reads besides offsets and targets. */
 enum {
     GIO_READ_PAGES = 1,   /* host, topic, relevance, delta, mu, observable */

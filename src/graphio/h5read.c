@@ -117,6 +117,19 @@ static cs_err read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_he
                        "n_links %lld, n_hosts %lld, n_topics %d, target_topic %d)",
                        path, (long long)h->n_pages, (long long)h->n_links, (long long)h->n_hosts,
                        (int)h->n_topics, (int)h->target_topic);
+    /* Counts bounded by what the file holds, before anything is sized by them: every host
+     * holds a page (hosts are numbered by their pages; an empty graph has at most one), and
+     * there are no more topics than pages or the generator's limit. */
+    if (h->n_hosts > (h->n_pages > 1 ? h->n_pages : 1))
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "graph file %s: n_hosts %lld exceeds the number of pages (%lld): every host "
+                       "holds at least one page",
+                       path, (long long)h->n_hosts, (long long)h->n_pages);
+    if (h->n_topics > (h->n_pages > CS_GRAPHIO_TOPICS_MAX ? h->n_pages : CS_GRAPHIO_TOPICS_MAX))
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "graph file %s: n_topics %d exceeds both the number of pages (%lld) and "
+                       "%d",
+                       path, (int)h->n_topics, (long long)h->n_pages, CS_GRAPHIO_TOPICS_MAX);
 
     const int64_t N = h->n_pages, M = h->n_links;
     int64_t len = 0, t_len = 0;
@@ -232,7 +245,9 @@ cs_err gio_read_range(cs_ctx *ctx, hid_t file, const char *path, const char *nam
     void **pout = (void **)out;
     hid_t d = -1;
     *pout = NULL;
-    rc = cs_alloc(ctx, pout, (size_t)count, elem, name);
+    rc = cs_h5_check_memory(ctx, count, elem, path, name);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, pout, (size_t)count, elem, name);
     if (rc == CS_OK) {
         d = H5Dopen2(file, name, H5P_DEFAULT);
         if (d < 0)

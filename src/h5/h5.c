@@ -428,6 +428,21 @@ cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *ou
     return rc;
 }
 
+cs_err cs_h5_check_memory(cs_ctx *ctx, int64_t count, size_t elem, const char *path,
+                          const char *name)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (count <= 0 || elem == 0 || pages <= 0 || psize <= 0)
+        return CS_OK;
+    const double need = (double)count * (double)elem, have = (double)pages * (double)psize;
+    if (need <= have)
+        return CS_OK;
+    return cs_fail(ctx, CS_ERR_NOMEM,
+                   "%s: dataset %s: %lld elements of %zu bytes need %.1f GiB, more than this "
+                   "node's memory (%.1f GiB)",
+                   path, name, (long long)count, elem, need / 1073741824.0, have / 1073741824.0);
+}
+
 cs_err cs_h5_dset_check(cs_ctx *ctx, hid_t d, const char *name, H5T_class_t cls, hid_t mt,
                         int64_t expect, const char *expect_what, int64_t *len, const char *what)
 {

@@ -8,6 +8,11 @@
 #                     format and crawlsim_version, a partition file's format and method, at 1,
 #                     2 and 3 ranks (before the contract, H5Aread wrote N strings into a buffer
 #                     for one: a heap overflow)
+#   counts            counts read from a file and trusted: n_hosts 10^9 in a graph whose host
+#                     ids stay below 350 (run, info, partition), n_topics 2^30, offsets that
+#                     give one page 2^31 links in a sparse chunked /links/targets (a 1 MB file),
+#                     a checkpoint item of 2^33 elements never written: an error at once, on
+#                     every rank, before any allocation or loop sized by the count
 # Each case's outcome is recorded (CRAWLSIM_OUTCOMES, tools/robustness).
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
@@ -86,6 +91,67 @@ for np in 2 3; do
         "${crawl[@]}" --restart bad.h5 -o out.h5
 done
 hostile 2 checkpoint-crawlsim_version-strings4000 ck.h5 / crawlsim_version strings4000 run \
+    "${crawl[@]}" --restart bad.h5 -o out.h5
+
+# count FILE KIND: a count of FILE made impossible (see the header)
+count() {
+    "$PY" - "$@" << 'EOF'
+import sys, h5py, numpy as np
+fn, kind = sys.argv[1:3]
+with h5py.File(fn, "r+") as f:
+    if kind == "n_hosts":
+        f.attrs["n_hosts"] = np.int64(10**9)
+    elif kind == "n_topics":
+        f.attrs["n_topics"] = np.int32(2**30)
+    elif kind == "sparse-targets":
+        n = int(f.attrs["n_pages"])
+        M = 2**31
+        del f["links/targets"]
+        if "links/weights" in f:
+            del f["links/weights"]
+        t = f.create_dataset("links/targets", shape=(M,), dtype="int32", chunks=(1 << 16,))
+        t[:1 << 16] = np.arange(1 << 16, dtype="int32") % n
+        off = np.full(n + 1, M, dtype="int64")
+        off[0] = 0
+        f["links/offsets"][...] = off
+        f.attrs["n_links"] = np.int64(M)
+    elif kind == "sparse-item":
+        names = []
+        f.visititems(lambda k, o: names.append(k) if isinstance(o, h5py.Dataset) else None)
+        item = sorted(names)[0]
+        d = f[item]
+        attrs = dict(d.attrs)
+        ranks = len(attrs["counts"])
+        del f[item]
+        nd = f.create_dataset(item, shape=(2**33,), dtype=d.dtype, chunks=(1 << 16,))
+        nd.attrs["counts"] = np.full(ranks, 2**33 // ranks, dtype="int64")
+        nd.attrs["checksums"] = attrs["checksums"]
+EOF
+}
+
+# impossible NP NAME FILE KIND PATTERN ARGS...: the damaged copy of FILE is bad.h5; the error
+# must match PATTERN (the count named, not a failed allocation)
+impossible() {
+    local np=$1 name=$2 file=$3 kind=$4 pattern=$5
+    shift 5
+    cp "$file" bad.h5
+    count bad.h5 "$kind" || { fail "$name: could not damage $file"; return; }
+    rm -f out.h5
+    RUN_TIMEOUT=${FAULT_TIMEOUT:-60} FAULT_CLASS=counts expect_exit 1 "$np" "$pattern" "$@"
+    [ ! -e out.h5 ] || fail "$name: a result was written"
+}
+
+hosts=(n_hosts "n_hosts 1000000000 exceeds the number of pages")
+sparse=(sparse-targets "targets has 2147483648 elements but not all of them are stored")
+for np in 1 2 3; do
+    impossible "$np" n_hosts-run web.h5 "${hosts[@]}" "${graph_run[@]}"
+    impossible "$np" sparse-targets-run web.h5 "${sparse[@]}" "${graph_run[@]}"
+done
+impossible 1 n_hosts-info web.h5 "${hosts[@]}" info bad.h5
+impossible 2 n_hosts-partition web.h5 "${hosts[@]}" partition bad.h5 -k 2 -o out.h5
+impossible 1 n_topics-info web.h5 n_topics "n_topics 1073741824 exceeds" info bad.h5
+impossible 2 sparse-targets-info web.h5 "${sparse[@]}" info bad.h5
+impossible 2 sparse-item-restart ck.h5 sparse-item "not all of them are stored" run \
     "${crawl[@]}" --restart bad.h5 -o out.h5
 
 finish
