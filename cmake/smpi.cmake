@@ -2,8 +2,10 @@
 # of one `crawlsim run` on a platform file (docs/guide/simulated-cluster.md). Included by the
 # top-level CMakeLists.txt in place of find_package(MPI); it sets
 #   CRAWLSIM_MPI_TARGET   crawlsim::smpi: SMPI's mpi.h, smpi_helpers.h forced into every file, libsimgrid
-#   CRAWLSIM_HDF5_MODULE  hdf5-serial: Debian's parallel HDF5 is built for Open MPI and cannot be
-#                         loaded beside SMPI; results are written by rank 0 alone (sec2) anyway
+#   CRAWLSIM_HDF5_MODULE  the serial HDF5's pkg-config module, CRAWLSIM_SMPI_HDF5_PKGCONFIG
+#                         (Debian's hdf5-serial by default; hdf5 for Spack's hdf5~mpi): Debian's
+#                         parallel HDF5 is built for Open MPI and cannot be loaded beside SMPI;
+#                         results are written by rank 0 alone (sec2) anyway
 #
 # What smpicc does, done here with the normal compiler so that the warning flags and -Werror
 # stay ours: every file is compiled position-independent with smpi_helpers.h included first
@@ -27,7 +29,8 @@ set_target_properties(crawlsim::smpi PROPERTIES
   INTERFACE_COMPILE_OPTIONS "-include;${CRAWLSIM_SMPI_INCLUDE_DIR}/smpi/smpi_helpers.h"
   INTERFACE_LINK_LIBRARIES PkgConfig::SIMGRID)
 set(CRAWLSIM_MPI_TARGET crawlsim::smpi)
-set(CRAWLSIM_HDF5_MODULE hdf5-serial)
+set(CRAWLSIM_SMPI_HDF5_PKGCONFIG hdf5-serial CACHE STRING "pkg-config module of the serial HDF5 of the SMPI build")
+set(CRAWLSIM_HDF5_MODULE ${CRAWLSIM_SMPI_HDF5_PKGCONFIG})
 # the Check tests start Open MPI ranks with mpiexec; the SMPI build's test is tests/smpi, run
 # from a normal build
 if(CRAWLSIM_TESTS)

@@ -17,7 +17,7 @@
  */
 #include "bandit/bandit_impl.h"
 
-#include <cblas.h>
+#include "core/blas.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +127,7 @@ cs_err cs_fgdqn_create(cs_ctx *ctx, const cs_fgdqn_config *c, int64_t K, uint64_
         cs_fgdqn_destroy(&f);
         return rc;
     }
-    openblas_set_num_threads(1);
+    cs_blas_single_thread();
     cs_rng_init(&f->rng, seed, CS_RNG_BANDIT, CS_BANDIT_ID_FGDQN, run);
     /* He-uniform weights for ReLU, biases zero */
     const int64_t fan[3] = {f->d, f->h1, f->h2};

@@ -321,6 +321,7 @@ static int parse_inih(const char *text, parse_state *st)
     ini_initial_alloc = initial;
     return r;
 #else
+    (void)text; /* (the reader takes it from st) */
     return ini_parse_stream(string_reader, st, on_ini_entry, st);
 #endif
 }

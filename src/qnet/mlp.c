@@ -5,7 +5,7 @@
  */
 #include "crawlsim/mlp.h"
 
-#include <cblas.h>
+#include "core/blas.h"
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -76,7 +76,7 @@ cs_err cs_mlp_create(cs_ctx *ctx, const cs_mlp_config *c, cs_mlp **out)
     m->av = m->buf + 3 * m->L.n;
     /* Our own OpenMP chunks call sgemm concurrently; OpenBLAS threads on top would
      * oversubscribe the cores (see mlp.h). */
-    openblas_set_num_threads(1);
+    cs_blas_single_thread();
     *out = m;
     return CS_OK;
 fail:
@@ -168,8 +168,8 @@ static void affine(const float *X, int64_t ldx, int64_t n, int64_t k, const floa
     for (int64_t i = 0; i < n; i++) /* a loop, not a memcpy call per (short) row */
         for (int64_t j = 0; j < h; j++)
             Z[i * h + j] = b[j];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)n, (blasint)h, (blasint)k, 1.0f,
-                X, (blasint)ldx, W, (blasint)h, 1.0f, Z, (blasint)h);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (cs_blasint)n, (cs_blasint)h,
+                (cs_blasint)k, 1.0f, X, (cs_blasint)ldx, W, (cs_blasint)h, 1.0f, Z, (cs_blasint)h);
 }
 
 static void leaky(const float *Z, float *A, int64_t count, float leak)
@@ -304,8 +304,8 @@ void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const fl
     for (int64_t i = 0; i < n; i++)
         db3 += dq[i];
     g[L->b3] = db3;
-    cblas_sgemv(CblasRowMajor, CblasTrans, (blasint)n, (blasint)h2, 1.0f, A2, (blasint)h2, dq, 1,
-                0.0f, g + L->w3, 1);
+    cblas_sgemv(CblasRowMajor, CblasTrans, (cs_blasint)n, (cs_blasint)h2, 1.0f, A2, (cs_blasint)h2,
+                dq, 1, 0.0f, g + L->w3, 1);
     /* dZ2 = (dq w3^T) .* f'(Z2), in place of A2 (A2 no longer needed) */
     float *dZ2 = A2;
     for (int64_t i = 0; i < n; i++)
@@ -314,8 +314,9 @@ void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const fl
             dZ2[i * h2 + j] = dq[i] * w3[j] * (z > 0.0f ? 1.0f : leak);
         }
     /* dW2 = A1^T dZ2, db2 = column sums of dZ2 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)h1, (blasint)h2, (blasint)n, 1.0f,
-                A1, (blasint)h1, dZ2, (blasint)h2, 0.0f, g + L->w2, (blasint)h2);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (cs_blasint)h1, (cs_blasint)h2,
+                (cs_blasint)n, 1.0f, A1, (cs_blasint)h1, dZ2, (cs_blasint)h2, 0.0f, g + L->w2,
+                (cs_blasint)h2);
     for (int64_t j = 0; j < h2; j++)
         g[L->b2 + j] = 0.0f;
     for (int64_t i = 0; i < n; i++)
@@ -323,13 +324,15 @@ void cs_mlp_backward(cs_mlp *m, const float *x, int64_t ldx, int64_t n, const fl
             g[L->b2 + j] += dZ2[i * h2 + j];
     /* dA1 = dZ2 W2^T into A1's storage (A1 was used above), then dZ1 = dA1 .* f'(Z1) */
     float *dZ1 = A1;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)n, (blasint)h1, (blasint)h2, 1.0f,
-                dZ2, (blasint)h2, W2, (blasint)h2, 0.0f, dZ1, (blasint)h1);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (cs_blasint)n, (cs_blasint)h1,
+                (cs_blasint)h2, 1.0f, dZ2, (cs_blasint)h2, W2, (cs_blasint)h2, 0.0f, dZ1,
+                (cs_blasint)h1);
     for (int64_t i = 0; i < n * h1; i++)
         dZ1[i] *= Z1[i] > 0.0f ? 1.0f : leak;
     /* dW1 = X^T dZ1, db1 = column sums of dZ1 */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)d, (blasint)h1, (blasint)n, 1.0f,
-                x, (blasint)ldx, dZ1, (blasint)h1, 0.0f, g + L->w1, (blasint)h1);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (cs_blasint)d, (cs_blasint)h1,
+                (cs_blasint)n, 1.0f, x, (cs_blasint)ldx, dZ1, (cs_blasint)h1, 0.0f, g + L->w1,
+                (cs_blasint)h1);
     for (int64_t j = 0; j < h1; j++)
         g[L->b1 + j] = 0.0f;
     for (int64_t i = 0; i < n; i++)
