@@ -71,7 +71,8 @@ typedef struct cs_stats_est {
     int64_t n;
 } cs_stats_est;
 
-/* What to sample. cs_stats_opts_default gives the defaults in brackets. */
+/* What to sample. cs_stats_opts_default gives the defaults in brackets. 0 sources, clustering
+ * pages or BFS seeds leaves those figures out (NaN), to save their time. */
 typedef struct cs_stats_opts {
     uint64_t seed;              /* sampling seed [1] */
     int64_t sources;            /* distance sources, in the largest SCC [64] */

@@ -42,7 +42,7 @@ static cs_err parse_opts(cs_ctx *ctx, const cs_stats_args *a, cs_stats_opts *o, 
         char *end = NULL;
         errno = 0;
         const long long v = strtoll(val, &end, 10);
-        const long long lo = strcmp(name, "--stats-seed") == 0 ? 0 : 1;
+        const long long lo = 0;
         const long long hi = strcmp(name, "--bfs-seeds") == 0 ? CS_STATS_MAX_SEEDS : 1000000000LL;
         if (end == val || *end != '\0' || errno != 0 || v < lo || v > hi)
             return main_usage(ctx, " stats", "%s '%s' is not a whole number in [%lld, %lld]", name,

@@ -133,11 +133,11 @@ void cs_stats_opts_default(cs_stats_opts *o)
 
 static cs_err check_opts(cs_ctx *ctx, const cs_stats_opts *o)
 {
-    if (o->sources < 1 || o->cluster_pages < 1 || o->pages < 2 || o->bfs_seeds < 1 ||
+    if (o->sources < 0 || o->cluster_pages < 0 || o->pages < 2 || o->bfs_seeds < 0 ||
         o->bfs_seeds > CS_STATS_MAX_SEEDS)
         return cs_fail(ctx, CS_ERR_ARG,
-                       "stats: sources (%lld) and clustering pages (%lld) must be at least 1, "
-                       "sampled pages (%lld) at least 2, BFS seeds (%d) in [1, %d]",
+                       "stats: sources (%lld) and clustering pages (%lld) must be at least 0, "
+                       "sampled pages (%lld) at least 2, BFS seeds (%d) in [0, %d]",
                        (long long)o->sources, (long long)o->cluster_pages, (long long)o->pages,
                        o->bfs_seeds, CS_STATS_MAX_SEEDS);
     return CS_OK;

@@ -497,6 +497,8 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
 /* Local. The discovery figures from the seeds' rows. */
 static void discovery_figures(const items *it, cs_stats *s)
 {
+    if (it->nb == 0)
+        return;
     cs_stats_est *f[3] = {&s->bfs.known1, &s->bfs.known10, &s->bfs.empty10};
     for (int j = 0; j < 3; j++) {
         double sum = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
@@ -536,18 +538,18 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
     if (rc == CS_OK)
         rc = bowtie(ctx, g, comp, big, s);
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &it.src, (size_t)it.ns, sizeof *it.src, "sources");
+        rc = cs_alloc(ctx, &it.src, (size_t)it.ns + 1, sizeof *it.src, "sources");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &it.cpage, (size_t)it.nc, sizeof *it.cpage, "clustering pages");
+        rc = cs_alloc(ctx, &it.cpage, (size_t)it.nc + 1, sizeof *it.cpage, "clustering pages");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &it.seed, (size_t)it.nb, sizeof *it.seed, "seeds");
+        rc = cs_alloc(ctx, &it.seed, (size_t)it.nb + 1, sizeof *it.seed, "seeds");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &it.hist, (size_t)(it.ns * (ST_DMAX + 1)), sizeof *it.hist,
+        rc = cs_calloc(ctx, &it.hist, (size_t)(it.ns * (ST_DMAX + 1)) + 1, sizeof *it.hist,
                        "distance histograms");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &it.cval, (size_t)it.nc, sizeof *it.cval, "clustering");
+        rc = cs_calloc(ctx, &it.cval, (size_t)it.nc + 1, sizeof *it.cval, "clustering");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &it.brow, (size_t)(it.nb * SEED_ROW), sizeof *it.brow, "discovery");
+        rc = cs_calloc(ctx, &it.brow, (size_t)(it.nb * SEED_ROW) + 1, sizeof *it.brow, "discovery");
     CS_TRY_AGREE(ctx, rc);
     for (int64_t i = 0; i < it.ns; i++)
         it.src[i] = core_page(g, o->seed, ST_RNG_SOURCE, i, comp, big, big_size);

@@ -34,6 +34,11 @@ run 1 stats w.h5 --stats-seed 2 -o seed2.tsv > /dev/null || fail "stats --stats-
 a=$(grep "^clustering	" one.tsv) b=$(grep "^clustering	" seed2.tsv)
 [ -n "$a" ] && [ "$a" != "$b" ] && [ "$(grep '^reciprocity	' one.tsv)" = "$(grep '^reciprocity	' seed2.tsv)" ] &&
     pass "sampling seed moves sampled figures only" || fail "sampling seed: $a / $b"
+# 0 sources, clustering pages and seeds: those rows left out, the others unchanged
+run 2 stats w.h5 --sources 0 --cluster-pages 0 --bfs-seeds 0 -o none.tsv > /dev/null || fail "stats without sampled items"
+grep -q "^dist.mean	nan	" none.tsv && grep -q "^clustering	nan	" none.tsv && grep -q "^bfs.known1	nan	" none.tsv &&
+    ! grep -q "^curve" none.tsv && [ "$(grep '^bowtie.in	' none.tsv)" = "$(grep '^bowtie.in	' one.tsv)" ] &&
+    pass "--sources/--cluster-pages/--bfs-seeds 0 leave their rows out" || fail "zero items: $(grep -E '^(dist|clust|bfs)' none.tsv)"
 # sampled spec: rank invariant, whole-graph rows not available
 OMP_NUM_THREADS=1 run 1 stats "$spec" --sampled --sample 3000 -o s1.tsv > s1.out || fail "sampled on 1 rank"
 OMP_NUM_THREADS=2 run 2 stats "$spec" --sampled --sample 3000 -o s2.tsv > /dev/null || fail "sampled on 2 ranks"
