@@ -117,10 +117,12 @@ static cs_err assign(cs_ctx *ctx, cs_config *cfg, const cs_conf_entry *e, const 
         /* Decimal only: 010 is ten (leading zeros are not octal), 0x10 is refused. */
         long long v = strtoll(value, &end, 10);
         if (end == value || *end != '\0' || errno != 0) {
-            /* Accept integral floating forms such as 1e6 (but not hexadecimal ones). */
+            /* Accept integral floating forms such as 1e6 (but not hexadecimal ones, nor ones
+             * out of a double's range: 1e-400 reads as 0 with ERANGE). */
+            errno = 0;
             double d = strtod(value, &end);
-            if (end == value || *end != '\0' || strpbrk(value, "xX") != NULL || d != floor(d) ||
-                fabs(d) > 9.2e18)
+            if (end == value || *end != '\0' || errno == ERANGE || strpbrk(value, "xX") != NULL ||
+                d != floor(d) || fabs(d) > 9.2e18)
                 return cs_fail(ctx, CS_ERR_CONFIG,
                                "%s: %s.%s = '%s' is not an integer (decimal digits, or a "
                                "form such as 1e6)",
@@ -249,13 +251,30 @@ static char *string_reader(char *buf, int size, void *stream)
     if (*c == '\0' || size < 2 || st->rc != CS_OK)
         return NULL;
     st->line++;
-    size_t len = strcspn(c, "\n"), skip = len + (c[len] == '\n');
-    size_t lead = strspn(c, " \t\r\f\v");
+    /* A line ends at LF, CRLF or a lone CR (old Mac files): inih itself knows only LF, and
+     * would read a CR-only file as one line, dropping every key after the first. */
+    size_t len = strcspn(c, "\r\n");
+    size_t skip = len + (c[len] == '\r' && c[len + 1] == '\n' ? 2 : c[len] != '\0');
+    size_t lead = strspn(c, " \t\f\v");
     st->cursor = c + skip;
     if (lead < len && (c[lead] == ';' || c[lead] == '#')) {
         buf[0] = '\n';
         buf[1] = '\0';
         return buf;
+    }
+    if (lead < len && c[lead] == '[') {
+        /* inih ignores what follows a section header's ']': a key written there would be lost */
+        const char *close = memchr(c + lead, ']', len - lead);
+        size_t after = close != NULL ? (size_t)(close - c) + 1 : len;
+        after += strspn(c + after, " \t\f\v");
+        if (close != NULL && after < len && c[after] != ';' && c[after] != '#') {
+            st->rc =
+                cs_fail(st->ctx, CS_ERR_CONFIG,
+                        "%s:%d: text after the section header: '%.*s' (a key goes on a line "
+                        "of its own)",
+                        st->name, st->line, (int)(len - after < 60 ? len - after : 60), c + after);
+            return NULL;
+        }
     }
     size_t cap = (size_t)size - 2; /* room for the newline and the terminator */
     if (len > cap)
@@ -264,7 +283,7 @@ static char *string_reader(char *buf, int size, void *stream)
         st->rc = cs_fail(st->ctx, CS_ERR_CONFIG,
                          "%s:%d: line of %zu characters; this build's INI reader (inih) holds "
                          "at most %zu",
-                         st->name, st->line, strcspn(c, "\n"), cap);
+                         st->name, st->line, strcspn(c, "\r\n"), cap);
         return NULL;
     }
     memcpy(buf, c, len);

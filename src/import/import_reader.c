@@ -159,6 +159,14 @@ cs_err cs_imp_reader_next(cs_imp_reader *r, char **line, size_t *len)
                        (long long)r->line, CS_IMP_LINE_MAX >> 20);
     if (l > 0 && s[l - 1] == '\r')
         l--;
+    const char *cr = memchr(s, '\r', l);
+    if (cr != NULL)
+        /* lines end at LF or CRLF; a CR inside a line is a file with CR-only line endings,
+         * which read as one line would make "0 1\r1 2\r2 0" one link */
+        return cs_fail(r->ctx, CS_ERR_FORMAT,
+                       "%s:%lld: carriage return inside a line (column %zu): a file with CR-only "
+                       "line endings (convert them: tr '\\r' '\\n')",
+                       r->path, (long long)r->line, (size_t)(cr - s) + 1);
     for (size_t i = 0; i < l; i++) {
         /* Control bytes other than tab, vertical tab, form feed and carriage return are no text:
          * the message names the byte, never quotes it (a binary file would print garbage). */

@@ -138,12 +138,14 @@ cs_err cs_schedule_table_parse(cs_ctx *ctx, const char *path, char *text, size_t
     char *p = t->buf;
     int have_header = 0;
     while (*p != '\0') {
-        char *nl = strchr(p, '\n');
+        /* lines end at LF, CRLF or a lone CR */
+        char *nl = strpbrk(p, "\r\n");
+        const size_t skip = nl == NULL ? 0 : nl[0] == '\r' && nl[1] == '\n' ? 2 : 1;
         if (nl != NULL)
             *nl = '\0';
         lineno++;
         char *line = p;
-        p = nl != NULL ? nl + 1 : p + strlen(p);
+        p = nl != NULL ? nl + skip : p + strlen(p);
         if (is_blank(line))
             continue;
         if (strchr(line, '"') != NULL)

@@ -481,6 +481,26 @@ fail:
     return rc;
 }
 
+/* Local. The next line of f into line[cap]: a line ends at LF, CRLF or a lone CR. 0 at the
+ * end of the file, 2 when the line was longer than cap - 1 bytes (cut), else 1. */
+static int read_line(FILE *f, char *line, size_t cap)
+{
+    size_t n = 0;
+    int c = getc(f), cut = 0;
+    if (c == EOF)
+        return 0;
+    for (; c != EOF && c != '\n' && c != '\r'; c = getc(f)) {
+        if (n + 1 < cap)
+            line[n++] = (char)c;
+        else
+            cut = 1;
+    }
+    if (c == '\r' && (c = getc(f)) != '\n' && c != EOF)
+        ungetc(c, f);
+    line[n] = '\0';
+    return cut ? 2 : 1;
+}
+
 /* Local (the same on every rank). The page ids of run.seed_file into s->seeds. */
 static cs_err seeds_from_file(sim *s)
 {
@@ -497,8 +517,14 @@ static cs_err seeds_from_file(sim *s)
     if (f == NULL)
         return cs_fail(ctx, CS_ERR_IO, "run.seed_file %s: cannot open: %s", path, strerror(errno));
     s->n_seeds = 0;
-    for (long long ln = 1; fgets(line, sizeof line, f) != NULL; ln++) {
+    int got;
+    for (long long ln = 1; (got = read_line(f, line, sizeof line)) != 0; ln++) {
         char *p = line, *e;
+        if (got == 2) {
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: line longer than %zu characters", path, ln,
+                         sizeof line - 1);
+            break;
+        }
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')

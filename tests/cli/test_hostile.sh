@@ -13,6 +13,11 @@
 #                     give one page 2^31 links in a sparse chunked /links/targets (a 1 MB file),
 #                     a checkpoint item of 2^33 elements never written: an error at once, on
 #                     every rank, before any allocation or loop sized by the count
+#   text              line endings and values that were misread with exit 0: a job file, a
+#                     seed file and a page table with CR-only line endings are read as with
+#                     LF; an edge list with them is refused (it imported as 2 pages, 1 link);
+#                     a key on a section line and an integer out of a double's range (1e-400)
+#                     are refused
 # Each case's outcome is recorded (CRAWLSIM_OUTCOMES, tools/robustness).
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
@@ -153,5 +158,52 @@ impossible 1 n_topics-info web.h5 n_topics "n_topics 1073741824 exceeds" info ba
 impossible 2 sparse-targets-info web.h5 "${sparse[@]}" info bad.h5
 impossible 2 sparse-item-restart ck.h5 sparse-item "not all of them are stored" run \
     "${crawl[@]}" --restart bad.h5 -o out.h5
+
+# text: CR-only line endings read as LF ones (the same run), or refused
+printf '[run]\rgraph = web.h5\rseeds = 3\rpages = 50\r' > cr.ini
+out=$(run 1 run cr.ini -o cr.h5 2>&1)
+if grep -q "crawl: 10000 pages" <<< "$out" && grep -q "fetched 50," <<< "$out"; then
+    pass "a job file with CR-only line endings is read"
+    outcome text job-file-cr-only 0 "" 1
+else
+    fail "a job file with CR-only line endings: $(grep -E 'crawl:|fetched|error' <<< "$out")"
+    outcome text job-file-cr-only 0 "" 0
+fi
+printf '5\r6\r7\r' > seeds-cr.txt
+seeds=(--set run.seed_pages=file --set run.pages=50)
+compared=""
+if run 2 run "${crawl[@]}" "${seeds[@]}" --set run.seed_file=seeds-cr.txt -o cr-seeds.h5 \
+    > cr-seeds.log 2>&1 && printf '5\n6\n7\n' > seeds-lf.txt &&
+    run 2 run "${crawl[@]}" "${seeds[@]}" --set run.seed_file=seeds-lf.txt -o lf-seeds.h5 \
+        > lf-seeds.log 2>&1 && compare cr-seeds.h5 lf-seeds.h5 --ignore /config; then
+    pass "a seed file with CR-only line endings is read as with LF"
+    outcome text seed-file-cr-only 0 "" 1
+else
+    fail "a seed file with CR-only line endings: $(grep error cr-seeds.log lf-seeds.log) $compared"
+    outcome text seed-file-cr-only 1 "" 0
+fi
+printf 'id,mu,delta,complete\ra,1,0.5,1\rb,2,0.3,0\r' > pages-cr.csv
+printf 'id,mu,delta,complete\na,1,0.5,1\nb,2,0.3,0\n' > pages-lf.csv
+if run 1 schedule --policy uniform --bandwidth 10 --input pages-cr.csv -o cr.csv > /dev/null 2>&1 &&
+    run 1 schedule --policy uniform --bandwidth 10 --input pages-lf.csv -o lf.csv > /dev/null 2>&1 &&
+    cmp -s cr.csv lf.csv; then
+    pass "a page table with CR-only line endings is read as with LF"
+    outcome text page-table-cr-only 0 "" 1
+else
+    fail "a page table with CR-only line endings is not read as with LF"
+    outcome text page-table-cr-only 1 "" 0
+fi
+printf '0 1\r1 2\r2 0\r' > edges-cr.txt
+printf '[import]\nedges = edges-cr.txt\nhosts = per-page\n' > edges-cr.ini
+for np in 1 2; do
+    FAULT_OUT=imp.h5 fault text edges-cr-only-np$np "$np" import edges-cr.ini -o imp.h5
+done
+printf '[run] pages = 7\ngraph = web.h5\n' > section-key.ini
+for np in 1 3; do
+    FAULT_OUT=out.h5 fault text key-on-section-line-np$np "$np" run section-key.ini -o out.h5
+done
+FAULT_OUT=out.h5 fault text integer-1e-400 1 run "${crawl[@]}" --set run.pages=1e-400 -o out.h5
+printf '[run]\ngraph = web.h5\nseeds = 3\npages = 1e-400\n' > tiny-int.ini
+FAULT_OUT=out.h5 fault text integer-1e-400-job-file 2 run tiny-int.ini -o out.h5
 
 finish
