@@ -1,6 +1,6 @@
 /*
- * gen_hostgraph: METIS on a generated world's host graph without the graph (issue 18 item 3,
- * run.partition_method = metis-sampled). The host graph (vertex = host, weight = its pages;
+ * gen_hostgraph: METIS on a generated world's host graph without the graph
+ * (run.partition_method = metis-sampled). The host graph (vertex = host, weight = its pages;
  * edge weight = links a->b plus b->a, as `crawlsim partition --method metis-host` contracts a
  * graph file) is estimated from the out-links of a few pages per host, generated on demand by
  * the functions `crawlsim gen` uses, each host's links scaled by its pages over those sampled;

@@ -1,6 +1,6 @@
 /*
  * gen_sample: the statistics of a generated world without generating it (`crawlsim info
- * SPEC.ini`), for worlds too large to write (issue 18: a procedural world of 10^9 pages).
+ * SPEC.ini`), for worlds too large to write (a procedural world of 10^9 pages).
  *
  * Exact from the host model: pages, hosts, topics and the host-size distribution. Estimated
  * from a uniform sample of S distinct pages (ids drawn from the spec's seed in their own stream,

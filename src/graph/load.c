@@ -1,6 +1,6 @@
 /*
- * graph loading: cs_graph, the run-time graph of one rank under a partition (issue 3, item 3
- * "Distributed loading"), and its O(1) lookups.
+ * graph loading: cs_graph, the run-time graph of one rank under a partition (distributed
+ * loading), and its O(1) lookups.
  *
  * Each rank reads only the pages it owns. Its sorted page ids are merged into runs of
  * consecutive ids, and every dataset is read through collective HDF5 reads whose file

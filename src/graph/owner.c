@@ -2,7 +2,7 @@
  * graph owner lookup and local index: which rank owns a page (cs_graph_owner) and where a page
  * of this rank lies among its local pages (cs_graph_local_index), for any partition, in bytes
  * that follow the partition's structure rather than the world's size where it can
- * (docs/developer/memory.md, issue 17 item 1).
+ * (docs/developer/memory.md).
  *
  * Owner. A block partition with part_first keeps its k + 1 range table (the page's part
  * estimated as page * k / N, then corrected by steps). Any other partition is cut into runs of

@@ -1,5 +1,5 @@
 /*
- * h5 paths: the check every command makes before it writes anything (issue 20): no output may
+ * h5 paths: the check every command makes before it writes anything: no output may
  * overwrite one of the command's inputs or another of its outputs (same path, or the same file
  * by device and inode), and every output must be creatable where it is going to be written, so
  * that a mistyped or read-only path is found at start-up, not after hours of crawling; the free

@@ -1,6 +1,6 @@
 /*
  * import, at scale: BVGraph files opened (properties, offsets, the .graph mapped), and a
- * BVGraph imported by every rank (issue 19, "import at scale"). Each rank maps the .graph file
+ * BVGraph imported by every rank. Each rank maps the .graph file
  * (its pages are read as decoding touches them, into the page cache that the ranks of a node
  * share), takes the lists' bit offsets (the .offsets file, or one sequential decoding pass that
  * every rank makes itself: the same wall time as one rank making it and sending the result,

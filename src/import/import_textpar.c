@@ -1,6 +1,6 @@
 /*
- * import, at scale: text edge lists of integer ids imported by every rank (issue 19, "import at
- * scale"). The files of the [import] edges list (globs expanded in sorted order, as the serial
+ * import, at scale: text edge lists of integer ids imported by every rank. The
+ * files of the [import] edges list (globs expanded in sorted order, as the serial
  * reader reads them) are dealt out to the ranks by size, largest first to the least loaded rank
  * (a gzip file cannot be cut; one plain file alone is cut into byte ranges aligned to line
  * starts, numbered by a count of the newlines before them); each rank parses its files with the

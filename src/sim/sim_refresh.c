@@ -1,6 +1,6 @@
 /*
  * sim/sim_refresh: discovery and refresh sharing one budget in `crawlsim run` (DESIGN.md "The
- * time model"; issue 6 item 4). Every page discovery fetches joins its rank's cache (cache.h)
+ * time model"). Every page discovery fetches joins its rank's cache (cache.h)
  * at the time of its tick; a re-crawl policy (recrawl.h) crawls the cached pages as Poisson
  * processes (or Nutch intervals) under the refresh bandwidth R = f B / tick_time, solved over
  * the cached pages of all ranks at every refresh sync (so a rank's refresh share is the sum of

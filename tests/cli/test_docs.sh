@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The documentation: the generated reference (docs/reference/config.md, commands.md) must be
 # exactly what tools/update-docs makes from this binary; every command's --help works and is in
-# docs/reference/commands.md; README.md stays at most 15 000 bytes; every relative Markdown link
-# in README.md and docs/ points to an existing file, and to an existing heading when it has an
-# #anchor.
+# docs/reference/commands.md; README.md, every guide page, docs/performance.md and
+# docs/developer/architecture.md stay at most 15 000 bytes; every relative Markdown link in
+# README.md and docs/ points to an existing file, and to an existing heading when it has an
+# #anchor; docs/ and the sources name no issue number, commit hash or load-average figure (history
+# is in the commit messages, measurements in results tables); every CRAWLSIM_* environment
+# variable the code reads is documented in docs/reference/environment.md.
 source "$(dirname "$0")/lib.sh"
 
 # 1. the generated reference is up to date
@@ -48,13 +51,16 @@ for sec in run refresh; do
     done
 done
 
-# 3. the README stays short
-size=$(wc -c < "$SRC/README.md")
-if [ "$size" -le 15000 ]; then
-    pass "README.md is $size bytes (<= 15000)"
-else
-    fail "README.md is $size bytes, more than 15000: move content into docs/"
-fi
+# 3. the README, the guides, the performance page and the architecture stay short
+for f in "$SRC/README.md" "$SRC"/docs/guide/*.md "$SRC/docs/performance.md" \
+    "$SRC/docs/developer/architecture.md"; do
+    size=$(wc -c < "$f")
+    if [ "$size" -le 15000 ]; then
+        pass "${f#"$SRC"/} is $size bytes (<= 15000)"
+    else
+        fail "${f#"$SRC"/} is $size bytes, more than 15000: split the page, or move measurements to docs/reports"
+    fi
+done
 
 # 4. relative links and their anchors
 if python3 - "$SRC" > links.txt 2>&1 << 'PY'; then
@@ -123,4 +129,52 @@ PY
 else
     fail "broken links: $(head -30 links.txt)"
 fi
+# 5. no lab notebook: issue numbers, commit hashes and load-average figures stay out of docs/
+# (Markdown and text pages) and the sources (src/, include/); a results table (.tsv) may keep a
+# commit and a load column. A commit hash is a word of 7 to 12 hexadecimal digits with a letter
+# and a digit, not part of a number (3.91256303526217e-3 is not one).
+if python3 - "$SRC" > notebook.txt 2>&1 << 'PY'; then
+import os, re, sys
+
+root = sys.argv[1]
+issue = re.compile(r"\b[Ii]ssues? ?#?\d+|\(#\d+\)|\bthe issue's\b|\bthe issue (names|quotes|sets)\b")
+load = re.compile(r"\bload\s+averages?\b[^.;:|]{0,24}?\d|\bload\s+\d+(\.\d+)?\s*(-|to)\s*\d|\bunder\s+load\s+\d")
+sha = re.compile(r"(?<![\w.+-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}(?![\w+-]|[.]\d)")
+bad = 0
+for top, exts in (("docs", (".md", ".txt")), ("src", (".c", ".h", ".def")),
+                  ("include", (".h",)), (".", ("README.md",))):
+    base = os.path.join(root, top)
+    walk = [(base, [], ["README.md"])] if top == "." else os.walk(base)
+    for d, _, names in walk:
+        for n in sorted(names):
+            if not n.endswith(exts):
+                continue
+            path = os.path.join(d, n)
+            text = open(path, encoding="utf-8", errors="replace").read()
+            for what, rx in (("issue number", issue), ("load average", load),
+                             ("commit hash", sha)):
+                for m in rx.finditer(text):  # over line breaks: "load\naverage 5"
+                    no = text.count("\n", 0, m.start()) + 1
+                    print(f"{os.path.relpath(path, root)}:{no}: {what} '{m.group(0)}'")
+                    bad += 1
+print(f"{bad} issue numbers, commit hashes or load averages in docs/, src/, include/")
+sys.exit(1 if bad else 0)
+PY
+    pass "$(tail -1 notebook.txt)"
+else
+    fail "history in docs or sources (put it in the commit message): $(head -20 notebook.txt)"
+fi
+
+# 6. every CRAWLSIM_* variable the code reads has a row in docs/reference/environment.md
+vars=$(grep -rhoE 'getenv\("CRAWLSIM_[A-Z0-9_]+"\)' "$SRC/src" "$SRC/include" "$SRC/tests/fuzz" |
+    sed 's/getenv("\(.*\)")/\1/' | sort -u)
+[ -n "$vars" ] || fail "no getenv(\"CRAWLSIM_...\") found in the sources"
+for v in $vars; do
+    if grep -q "^| \`$v\` |" "$SRC/docs/reference/environment.md"; then
+        pass "$v is documented"
+    else
+        fail "$v is read by the code but not documented in docs/reference/environment.md"
+    fi
+done
+
 finish
