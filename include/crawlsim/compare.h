@@ -63,10 +63,4 @@ typedef struct cs_compare_stats {
 CS_API cs_err cs_compare_files(cs_ctx *ctx, const char *path_a, const char *path_b,
                                const cs_compare_opts *opts, cs_compare_stats *st);
 
-/* Old names (from when this was part of graphio), kept so that branches written against them
- * still build; new code uses the cs_compare_ names. To be removed. */
-#define cs_graphio_compare cs_compare_files
-#define cs_graphio_cmp_opts cs_compare_opts
-#define cs_graphio_cmp_stats cs_compare_stats
-
 #endif

@@ -169,20 +169,4 @@ CS_API cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int coll
 /* Local. A malloc'd copy of s, or NULL when out of memory. */
 CS_API char *cs_h5_dup_str(const char *s);
 
-/* Old names (from when these helpers were part of graphio), kept so that branches written
- * against them still build; new code uses the cs_h5_ names. To be removed. */
-#define cs_graphio_quiet_begin cs_h5_quiet_begin
-#define cs_graphio_quiet_end cs_h5_quiet_end
-#define cs_graphio_quiet cs_h5_quiet
-#define cs_graphio_fapl cs_h5_fapl
-#define cs_graphio_chunk_elems cs_h5_chunk_elems
-#define CS_GRAPHIO_CHUNK_ELEMS CS_H5_CHUNK_ELEMS
-#define cs_graphio_write_1d cs_h5_write_1d
-#define cs_graphio_read_1d cs_h5_read_1d
-#define cs_graphio_probe cs_h5_probe
-#define cs_graphio_attr_read_string cs_h5_attr_read_string
-#define cs_graphio_attr_read cs_h5_attr_read
-#define cs_graphio_attr_write_string cs_h5_attr_write_string
-#define cs_graphio_attr_write cs_h5_attr_write
-
 #endif

@@ -103,7 +103,7 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
             const size_t cap = 1 << 16;
             rc = cs_alloc(ctx, &text, cap, 1, "graph spec");
             if (rc == CS_OK)
-                rc = cs_graphio_attr_read_string(ctx, file, "spec", text, cap, path);
+                rc = cs_h5_attr_read_string(ctx, file, "spec", text, cap, path);
             if (rc == CS_OK)
                 rc = cs_alloc(ctx, &spec, 1, sizeof *spec, "graph spec");
             if (rc == CS_OK) {
