@@ -143,6 +143,18 @@ static cs_err check_opts(cs_ctx *ctx, const cs_stats_opts *o)
     return CS_OK;
 }
 
+int64_t st_max_pages(void)
+{
+    const char *v = getenv("CRAWLSIM_STATS_MAX_PAGES");
+    if (v != NULL) {
+        char *end = NULL;
+        const long long x = strtoll(v, &end, 10);
+        if (end != v && *end == '\0' && x > 0 && x < CS_STATS_MAX_PAGES)
+            return (int64_t)x;
+    }
+    return CS_STATS_MAX_PAGES;
+}
+
 /* ---- gathering ---------------------------------------------------------------------------- */
 
 static void graph_free(st_graph *g)
@@ -228,12 +240,12 @@ static cs_err gather(cs_ctx *ctx, const cs_graph_slice *b, int has_hosts, double
     int64_t M = 0;
     cs_allreduce(ctx, &m, &M, 1, CS_T_I64, CS_OP_SUM);
     g->M = M;
-    if (N > CS_STATS_MAX_PAGES || M > INT32_MAX)
+    if (N > st_max_pages() || M > INT32_MAX)
         return cs_fail(ctx, CS_ERR_LIMIT,
                        "stats: the whole-graph statistics gather the graph on every rank and "
                        "handle up to %d pages and 2^31 - 1 links (this graph has %lld and %lld); "
                        "a spec's world can be sampled instead (crawlsim stats SPEC.ini --sampled)",
-                       CS_STATS_MAX_PAGES, (long long)N, (long long)M);
+                       (int)st_max_pages(), (long long)N, (long long)M);
     rc = cs_alloc(ctx, &cnt, 4 * (size_t)P, sizeof *cnt, "block layout");
     CS_TRY_AGREE(ctx, rc);
     dsp = cnt + P;
@@ -523,11 +535,11 @@ cs_err cs_stats_file(cs_ctx *ctx, const char *path, const cs_stats_opts *o, cs_s
     cs_graph_meta_init(&meta);
     st_clear(out);
     CS_TRY_AGREE(ctx, cs_graphio_read_header(ctx, path, &hdr));
-    if (hdr.n_pages > CS_STATS_MAX_PAGES)
+    if (hdr.n_pages > st_max_pages())
         rc = cs_fail(ctx, CS_ERR_LIMIT,
                      "stats: graph file %s has %lld pages; the whole-graph statistics gather "
                      "the graph on every rank and handle up to %d",
-                     path, (long long)hdr.n_pages, CS_STATS_MAX_PAGES);
+                     path, (long long)hdr.n_pages, (int)st_max_pages());
     CS_TRY_AGREE(ctx, rc);
     int64_t first = 0, n = 0;
     cs_block_range(hdr.n_pages, ctx->rank, ctx->size, &first, &n);
@@ -550,7 +562,7 @@ cs_err cs_stats_spec(cs_ctx *ctx, const cs_gen_config *cfg, const cs_stats_opts 
     cs_graph_meta_init(&meta);
     st_clear(out);
     CS_TRY_AGREE(ctx, check_opts(ctx, o));
-    if (sampled || cfg->pages > CS_STATS_MAX_PAGES) {
+    if (sampled || cfg->pages > st_max_pages()) {
         rc = st_sample_spec(ctx, cfg, o, out);
         goto fail;
     }

@@ -2,6 +2,12 @@
  * stats internals shared by stats.c (gathering, link counts, degrees, the entry points),
  * stats_graph.c (the whole-graph figures: bow-tie, distances, clustering, BFS discovery),
  * stats_sample.c (a spec's sampled figures) and stats_report.c (the report and the table).
+ *
+ * Test hook (read from the environment at each call, so no global state; it only lowers the
+ * limit):
+ *   CRAWLSIM_STATS_MAX_PAGES  the whole-graph statistics' page limit (default and maximum
+ *                             CS_STATS_MAX_PAGES), so that the tests reach the refusal and the
+ *                             sampling of a spec beyond it with small worlds
  */
 #ifndef CRAWLSIM_STATS_IMPL_H
 #define CRAWLSIM_STATS_IMPL_H
@@ -34,6 +40,9 @@ typedef struct st_graph {
     int32_t *topic;      /* N, -1 unknown */
     uint8_t *rel;        /* N: relevance >= threshold */
 } st_graph;
+
+/* Local. The whole-graph statistics' page limit (CS_STATS_MAX_PAGES, or the test hook's). */
+int64_t st_max_pages(void);
 
 /* Local. An exact figure. */
 cs_stats_est st_exact(double v);

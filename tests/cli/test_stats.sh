@@ -76,6 +76,11 @@ run 1 stats w.h5 --bfs-seeds 99 > /dev/null 2> err.txt
 run 1 info w.h5 --sources 3 > /dev/null 2> err.txt
 [ $? -eq 2 ] && grep -q "applies to crawlsim stats only" err.txt && pass "stats option on info refused" ||
     fail "--sources on info: $(cat err.txt)"
+# a graph file beyond the whole-graph limit is refused (the limit lowered by the test hook)
+CRAWLSIM_STATS_MAX_PAGES=1000 run 2 stats w.h5 > /dev/null 2> err.txt
+[ $? -eq 1 ] && grep -q "handle up to 1000" err.txt && pass "a graph beyond the limit refused" || fail "limit: $(cat err.txt)"
+CRAWLSIM_STATS_MAX_PAGES=1000 run 2 stats "$spec" --set gen.pages=2000 --sample 500 -o hook.tsv > /dev/null &&
+    grep -q "^sampled	1	" hook.tsv && pass "a spec beyond the limit is sampled (hook)" || fail "spec beyond the hook's limit"
 # beyond the whole-graph limit a spec is sampled
 run 1 stats "$spec" --set gen.pages=30000000 --sample 1000 -o big.tsv > big.out 2> err.txt || fail "30M pages: $(cat err.txt)"
 grep -q "^sampled	1	" big.tsv && grep -q "not available by sampling" big.out && pass "a world beyond the limit is sampled" ||
