@@ -767,14 +767,16 @@ fail:
 }
 
 /* Collective. The output is none of the files the import reads (the spec, the page lists,
- * page tables and edge files) and can be created (cs_h5_check_outputs). */
+ * page tables and edge files, a BVGraph's .properties and .offsets beside its .graph) and can
+ * be created (cs_h5_check_outputs). */
 static cs_err check_output(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
 {
     const cs_import_config *ic = &cfg->import;
     const char *lists[3] = {ic->page_list, ic->pages, ic->edges};
     const char *kinds[3] = {"page list", "page table", "edge file"};
     char item[CS_IMP_PATH_MAX];
-    int n = 1;
+    const int bv = ic->edge_format == CS_EDGES_BVGRAPH;
+    int n = 1 + 2 * bv;
     for (int l = 0; l < 3; l++)
         for (const char *p = lists[l]; cs_imp_next_item(&p, item, sizeof item);)
             n++;
@@ -793,6 +795,18 @@ static cs_err check_output(cs_ctx *ctx, const cs_config *cfg, const char *out_pa
                 cs_import_resolve_path(cfg, item, path, CS_IMP_PATH_MAX);
                 ins[i] = (cs_h5_file){kinds[l], path};
             }
+        /* the companions a BVGraph import reads beside BASENAME.graph (src/import/import_bvpar.c)
+         */
+        static const char *const sfx[2] = {".properties", ".offsets"};
+        for (int k = 0; bv && k < 2; k++, i++) {
+            char *path = paths + (size_t)i * CS_IMP_PATH_MAX;
+            cs_import_resolve_path(cfg, ic->edges, path, CS_IMP_PATH_MAX);
+            size_t l = strlen(path);
+            if (l >= 6 && strcmp(path + l - 6, ".graph") == 0)
+                path[l -= 6] = '\0';
+            snprintf(path + l, CS_IMP_PATH_MAX - l, "%s", sfx[k]);
+            ins[i] = (cs_h5_file){k == 0 ? "BVGraph properties" : "BVGraph offsets", path};
+        }
         const cs_h5_file out = {"graph file", out_path};
         rc = cs_h5_check_outputs(ctx, &out, 1, ins, n);
     }

@@ -385,24 +385,27 @@ static cs_err cmd_run(cs_ctx *ctx, const cli *c)
     }
     /* the files the run reads must survive it, and what it writes must be writable now, not
      * when the first checkpoint is due */
-    char graph[CS_CONF_STR + 64] = "", part[CS_CONF_STR + 64] = "";
+    char graph[CS_CONF_STR + 64] = "", part[CS_CONF_STR + 64] = "", seeds[CS_CONF_STR + 64] = "";
     if (cfg.run.graph[0] != '\0')
         cs_config_resolve_path(&cfg, cfg.run.graph, graph, sizeof graph);
     if (cfg.run.partition[0] != '\0')
         cs_config_resolve_path(&cfg, cfg.run.partition, part, sizeof part);
+    if (cfg.run.seed_file[0] != '\0')
+        cs_config_resolve_path(&cfg, cfg.run.seed_file, seeds, sizeof seeds);
     const cs_h5_file outs[] = {{"results file", output},
                                {"checkpoint", cfg.run.checkpoint[0] ? cfg.run.checkpoint : NULL}},
                      ins[] = {{"job file", c->npos ? c->pos[0] : NULL},
                               {"graph file", graph[0] ? graph : NULL},
-                              {"partition file", part[0] ? part : NULL}},
+                              {"partition file", part[0] ? part : NULL},
+                              {"seed file", seeds[0] ? seeds : NULL}},
                      restart = {"checkpoint", c->restart};
-    rc = cs_h5_check_outputs(ctx, outs, 2, ins, 3);
+    rc = cs_h5_check_outputs(ctx, outs, 2, ins, 4);
     if (rc == CS_OK && c->restart != NULL) /* the checkpoint may be written where it was read */
         rc = cs_h5_check_outputs(ctx, outs, 1, &restart, 1);
     if (rc != CS_OK)
         return rc;
     if (c->seeds != NULL)
-        return run_seeds(ctx, c, &cfg, output, ins, 3);
+        return run_seeds(ctx, c, &cfg, output, ins, 4);
     cs_sim_summary sum;
     rc = cs_sim_run(ctx, &cfg, output, c->restart, &sum);
     if (rc == CS_OK && sum.stopped)

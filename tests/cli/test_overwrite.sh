@@ -35,6 +35,14 @@ printf '0 1\n1 2\n2 0\n' > edges.txt
 printf '[import]\nedges = edges.txt\nhosts = per-page\n' > imp.ini
 cp "$SRC/jobs/whittle-example.ini" bandit.ini
 mkdir sub && cp spec.ini sub/spec.ini
+printf '1\n2\n' > seeds.txt
+cp seeds.txt seeds0.txt
+ln -s seeds.txt seedlink.txt
+printf 'fake' > bv.graph
+printf 'nodes=3\n' > bv.properties
+cp bv.properties bv0.properties
+ln -s bv.properties bvlink.properties
+printf '[import]\nedges = bv.graph\nedge_format = bvgraph\nnode_ids = integer\n' > bv.ini
 
 onto="would overwrite"
 expect_exit 1 2 "graph file spec.ini $onto spec spec.ini" gen spec.ini -o spec.ini
@@ -51,9 +59,21 @@ refused "results file r.h5 and checkpoint r.h5 are the same file" run job.ini -o
 refused "output pages.csv $onto input pages.csv" schedule --policy uniform --bandwidth 1 --input pages.csv -o pages.csv
 refused "results file bandit.ini $onto job file bandit.ini" bandit bandit.ini -o bandit.ini
 expect_exit 1 2 "graph file edges.txt $onto edge file edges.txt" import imp.ini -o edges.txt
+# every file a command reads, by identity (a symbolic link is another spelling): the seed file
+# of a run, the .properties beside a BVGraph
+seedrun=(run job.ini --set run.seed_pages=file --set run.seed_file=seeds.txt)
+expect_exit 1 2 "results file seeds.txt $onto seed file seeds.txt" "${seedrun[@]}" -o seeds.txt
+refused "checkpoint seeds.txt $onto seed file seeds.txt" "${seedrun[@]}" -o r.h5 \
+    --set run.checkpoint=seeds.txt
+refused "results file seedlink.txt $onto seed file seeds.txt" "${seedrun[@]}" -o seedlink.txt
+expect_exit 1 2 "graph file bv.properties $onto BVGraph properties bv.properties" import bv.ini \
+    -o bv.properties
+refused "graph file bvlink.properties $onto BVGraph properties" import bv.ini -o bvlink.properties
+refused "graph file bv.offsets $onto BVGraph offsets" import bv.ini -o bv.offsets
 refused "graph file imp.ini $onto import spec imp.ini" import imp.ini -o imp.ini
 if cmp -s g.h5 g0.h5 && cmp -s spec.ini "$SRC/graphs/tiny.ini" && cmp -s pages.csv pages0.csv &&
-    cmp -s bandit.ini "$SRC/jobs/whittle-example.ini" && [ "$(cat edges.txt)" = $'0 1\n1 2\n2 0' ]; then
+    cmp -s bandit.ini "$SRC/jobs/whittle-example.ini" && [ "$(cat edges.txt)" = $'0 1\n1 2\n2 0' ] &&
+    cmp -s seeds.txt seeds0.txt && cmp -s bv.properties bv0.properties; then
     pass "every input left as it was"
 else
     fail "an input was changed"
