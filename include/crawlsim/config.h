@@ -60,6 +60,8 @@ typedef struct cs_gen_config {
     double tree_siblings;   /* probability that a page and its next sibling link both ways */
     int64_t template_links; /* links of a host's template (navigation) to its popular pages */
     double template_share;  /* probability that a page carries its host's template */
+    double near_share;      /* share of drawn in-host links placed near their source */
+    double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
     int materialize;        /* a run builds the owned pages before the crawl (else: on demand) */
 } cs_gen_config;
 

@@ -55,6 +55,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_TREE_DOWN 0x74726565646f004u /* its directory's link to it */
 #define CS_HASH_SIBLING 0x7369626c696e005u   /* the pair of a page and its next sibling */
 #define CS_HASH_TEMPLATE 0x74656d706c61006u  /* a page that carries its host's template */
+#define CS_HASH_NEAR 0x6e656172000007u       /* a drawn in-host link placed near its source */
 
 typedef struct cs_rng {
     uint64_t key[2];

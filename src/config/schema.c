@@ -310,6 +310,10 @@ static const cs_conf_entry schema[] = {
      "size of each host's template: navigation targets drawn from the host's stream by in-host popularity, linked from every page that carries it, added to the drawn out-degree (clustering)"},
     {"gen", "template_share", CS_CONF_DOUBLE, "1", 0, 1, NULL, G(template_share), 0,
      "template_links: probability that a page carries its host's template"},
+    {"gen", "near_share", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(near_share), 0,
+     "share of the drawn links inside a host placed near their source instead of on a popular page: the id gap is a power law from 1 (near_alpha), either direction, kept inside the host (the gap profile of a crawl sorted by URL)"},
+    {"gen", "near_alpha", CS_CONF_DOUBLE, "2", 1.05, 10, NULL, G(near_alpha), 0,
+     "near_share: density exponent of the near links' id gap (larger: closer)"},
     {"gen", "materialize", CS_CONF_BOOL, "true", 0, 0, NULL, G(materialize), 0,
      "crawlsim run on a world generated in memory (run.graph empty): true builds every owned page's links and attributes before the crawl (about 300 bytes a page); false computes a page's links, attributes, evidence and change clock when the crawl needs them, from the same functions, and stores only what the crawl touched (the procedural world, docs/guide/generating.md; refuses run.seed_pages = in-degree and crawl.visited = owned, which need the graph before the crawl)"},
 

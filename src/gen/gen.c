@@ -438,6 +438,32 @@ static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
     return t;
 }
 
+/* A drawn link inside the host (word w0 of the page's link stream, u its in-host uniform): with
+ * probability near_share (a hash of w0, so the stream is not consumed) a page at an id gap
+ * floor(X) from the source, X a power law from 1 with density exponent near_alpha (by inversion,
+ * with gen.c's fast log2/exp2 so that no libm decides it), forward or backward by one bit of the
+ * hash, reflected to the other side when it leaves the host; otherwise (or when neither side
+ * fits) a popular page of the host as for every in-host link. */
+static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint64_t w0, double u)
+{
+    const cs_gen_config *c = &g->cfg;
+    const uint64_t h1 = cs_mix64(w0 + cs_mix64((uint64_t)c->seed ^ CS_HASH_NEAR));
+    if ((double)(h1 >> 11) * 0x1.0p-53 >= c->near_share)
+        return page_in_host_u(g, host, u);
+    const uint64_t h2 = cs_mix64(h1);
+    const double v = (double)(h2 >> 12) * 0x1.0p-52;              /* [0, 1) */
+    const double y = -fast_log2(1.0 - v) / (c->near_alpha - 1.0); /* log2 X, >= 0 */
+    const int64_t first = g->hosts[host].first, end = first + g->hosts[host].count;
+    const int64_t gap = y < 61.0 ? (int64_t)fast_exp2(y) : INT64_MAX / 4;
+    const int64_t fwd = page + gap, back = page - gap;
+    const int forward = (int)(h2 & 1u);
+    if (forward ? fwd < end : back >= first)
+        return forward ? fwd : back;
+    if (forward ? back >= first : fwd < end)
+        return forward ? back : fwd;
+    return page_in_host_u(g, host, u);
+}
+
 /*
  * The structural links of `page` (local index i in host `host` of m pages) written to out
  * unfiltered (the caller drops self links, pages no link points to and repeats), their count
@@ -517,7 +543,7 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
 #define GEN_BATCH 32
 
 typedef struct cand {
-    uint64_t w1;
+    uint64_t w0, w1;
     double u_in;
     const host_pick *table; /* NULL: the own host */
     int64_t n;              /* entries in table */
@@ -571,6 +597,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             uint64_t w0 = cs_rng_u64(r);
             double u = (double)(w0 >> 40) * 0x1.0p-24;
             b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
+            b[j].w0 = w0;
             b[j].table = NULL;
             if (pd->hub && u < c->hub_focus) {
                 b[j].table = hub_tab;
@@ -615,7 +642,9 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         for (int64_t j = 0; j < k; j++) {
             if (b[j].host < 0)
                 continue;
-            int64_t t = page_in_host_u(g, b[j].host, b[j].u_in);
+            int64_t t = b[j].table == NULL && c->near_share > 0.0
+                            ? near_or_popular(g, page, host, b[j].w0, b[j].u_in)
+                            : page_in_host_u(g, b[j].host, b[j].u_in);
             if (c->unlinked > 0.0)
                 t = redirect_unlinked(g, t, b[j].host);
             if (t == page)

@@ -20,6 +20,7 @@
 #include "crawlsim/sim.h"
 #include "main/cmd_bandit.h"
 #include "main/cmd_compare.h"
+#include "main/cmd_fit.h"
 #include "main/cmd_schedule.h"
 #include "main/cmd_stats.h"
 #include "main/main_impl.h"
@@ -62,8 +63,11 @@ typedef struct cli {
     int no_default_ignore;                    /* compare: --no-default-ignore */
     const char *stats_opt[2 * CS_STATS_OPTS]; /* stats: its options and their values */
     int nstats_opt;
-    const char *compare_opt; /* the first option of compare seen (refused by other commands) */
-    int *status;             /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
+    const char *fit_candidates; /* fit: --candidates N */
+    const char *fit_table;      /* fit: --table FILE */
+    const char *fit_opt;        /* the first option of fit seen (refused by other commands) */
+    const char *compare_opt;    /* the first option of compare seen (refused by other commands) */
+    int *status;                /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
 } cli;
 
 typedef struct command {
@@ -435,6 +439,20 @@ static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
     return cs_cmd_bandit(ctx, c->npos ? c->pos[0] : NULL, c->sets, c->nsets, c->output);
 }
 
+/* ---- fit (cmd_fit.c) ---------------------------------------------------------------------- */
+
+static cs_err cmd_fit(cs_ctx *ctx, const cli *c)
+{
+    const cs_fit_args a = {c->npos == 1 ? c->pos[0] : NULL,
+                           c->npos,
+                           c->output,
+                           c->fit_table,
+                           c->fit_candidates,
+                           c->sets,
+                           c->nsets};
+    return cs_cmd_fit(ctx, &a);
+}
+
 /* ---- stats (cmd_stats.c) ------------------------------------------------------------------ */
 
 static cs_err cmd_stats(cs_ctx *ctx, const cli *c)
@@ -523,6 +541,7 @@ static const command commands[] = {
      "and one out-link of each, with 95 % intervals. In-degree distributions need the graph.\n",
      cmd_info, 1, NULL},
     {"stats", CS_STATS_SYNOPSIS, CS_STATS_HELP, cmd_stats, 1, NULL},
+    {"fit", CS_FIT_SYNOPSIS, CS_FIT_HELP, cmd_fit, 1, NULL},
     {"import", "crawlsim import SPEC.ini -o WEB.h5 [--set import.KEY=VALUE ...]",
      "Imports a real graph (edge list, plain or gzip, plus an optional page table) described by\n"
      "the [import] section of SPEC.ini into the graph schema. Change rates, importance and\n"
@@ -764,6 +783,16 @@ static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
             c->no_default_ignore = 1;
             if (c->compare_opt == NULL)
                 c->compare_opt = a;
+        } else if (cs_cmd_fit_option(a) != 0) {
+            /* fit's options: their values are checked by the command */
+            if (++i >= argc)
+                return main_usage(ctx, "", "%s needs a value", a);
+            if (a[2] == 'c')
+                c->fit_candidates = argv[i];
+            else
+                c->fit_table = argv[i];
+            if (c->fit_opt == NULL)
+                c->fit_opt = a;
         } else if (cs_cmd_stats_option(a) != 0) {
             /* stats' options: their values are checked by the command */
             if (c->nstats_opt + 2 > 2 * CS_STATS_OPTS)
@@ -845,6 +874,8 @@ int main(int argc, char **argv)
         rc = main_usage(&ctx, "", "--seeds applies to crawlsim run only");
     if (rc == CS_OK && c.nstats_opt > 0 && (c.cmd == NULL || strcmp(c.cmd, "stats") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim stats only", c.stats_opt[0]);
+    if (rc == CS_OK && c.fit_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "fit") != 0))
+        rc = main_usage(&ctx, "", "%s applies to crawlsim fit only", c.fit_opt);
     if (rc == CS_OK && c.compare_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "compare") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim compare only", c.compare_opt);
     if (rc != CS_OK)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The web-like mechanisms of the generator (gen.dangling, unlinked, tree_*, template_*;
+# The web-like mechanisms of the generator (gen.dangling, unlinked, tree_*, template_*, near_*;
 # docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
 # the graph file `crawlsim gen` writes is the same on 1 rank (1 thread) and 3 ranks (2 threads),
 # and a crawl of the procedural world (gen.materialize = false) is bit-identical to the crawl of
@@ -12,7 +12,8 @@ export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive 
 spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1
     --set gen.dangling=0.1 --set gen.unlinked=0.2 --set gen.tree_branching=6
     --set gen.tree_up=0.9 --set gen.tree_down=0.8 --set gen.tree_siblings=0.6
-    --set gen.template_links=5 --set gen.template_share=0.8)
+    --set gen.template_links=5 --set gen.template_share=0.8 --set gen.near_share=0.5
+    --set gen.near_alpha=1.7)
 run 1 -q gen "${spec[@]}" -o web1.h5 > /dev/null 2>&1 || fail "gen at 1 rank"
 OMP_NUM_THREADS=2 run 3 -q gen "${spec[@]}" -o web3.h5 > /dev/null 2>&1 || fail "gen at 3 ranks"
 if compare web1.h5 web3.h5; then

@@ -628,6 +628,8 @@ static cs_gen_config web_like_config(int64_t pages)
     c.tree_siblings = 0.7;
     c.template_links = 6;
     c.template_share = 0.8;
+    c.near_share = 0.5;
+    c.near_alpha = 1.7;
     return c;
 }
 
@@ -671,6 +673,11 @@ START_TEST(mechanisms_move_their_statistics)
     w = world_stats(&c);
     ck_assert_msg(w.clustering > w0.clustering + 0.1, "template: clustering %g, off %g",
                   w.clustering, w0.clustering);
+    /* near links: drawn in-host links at short id gaps around their source */
+    c = base;
+    c.near_share = 0.8;
+    w = world_stats(&c);
+    ck_assert_msg(w.gap16 > w0.gap16 + 0.1, "near links: gaps < 16 %g, off %g", w.gap16, w0.gap16);
     /* weak topical locality from the existing keys: the real web's P(same topic | link) */
     c = base;
     c.host_topic_purity = 0.45;

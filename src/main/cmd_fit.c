@@ -1,0 +1,540 @@
+/*
+ * crawlsim fit: a twin of a real graph (docs/guide/fitting.md).
+ *
+ * Method. The real graph is measured once (cs_stats_file, the default sampling of crawlsim
+ * stats). The fitted [gen] keys start from what the real figures give directly (the dangling
+ * share, the out-degree mean) and the defaults, then candidate k + 1 is candidate k moved by one
+ * fixed rule per key, each driven by the statistic that key moves most (a diagonal fixed-point
+ * iteration, every key at once, with backtracking):
+ *
+ *   degree_mean            += 0.8 (out mean real - twin) / (1 - dangling)
+ *   degree_alpha           += 0.6 log((median real + 1/2) / (median twin + 1/2))
+ *   dangling                = pages without out-links (real)
+ *   unlinked               += pages without in-links, real - twin
+ *   tree_up, tree_siblings : r += 3 (reciprocity real - twin), r in [0, 2], up = min(r, 1),
+ *                            siblings = max(r - 1, 0)
+ *   template_links         += round(40 (clustering real - twin)), at least 1 when off by > 10 %,
+ *                            at most the real out-degree median (a template is in every page)
+ *   near_share             += 1.5 (gap < 2^8 real - twin)
+ *   near_alpha             += 3 (gap4/gap8 real - twin), gapK the share of gaps below 2^K
+ *   p_host                 += gap < 2^12 real - twin, at most 0.85 (p_topic = 0.8 of the rest)
+ *   host_popularity_skew   += 2 (largest SCC twin - real): unpopular hosts nobody links to
+ *   page_popularity_skew   += in-degree exponent at x_min = 20, twin - real
+ *
+ * every increment times a step s; except that while the out-degree mean stays below 90 % of the
+ * real one with degree_mean at 1.5 times it or more (the hosts cannot supply that many distinct
+ * popular pages), page_popularity_skew falls by 0.3 s and p_host by 0.1 s instead. The search keeps
+ * the best candidate (the most targets met; ties: the smaller sum of errors over tolerances, then
+ * the earlier): each candidate is the best one moved by its update with step s, s grows by half (at
+ * most 1) after an improvement and halves otherwise, and the search ends after N candidates or when
+ * s falls below 1/64. So no candidate kept is worse than the start.
+ *
+ * The start: the real dangling share and out-degree mean, hosts of 3 times the out-degree mean
+ * (at least 20), a directory tree of base 8, half the in-host links near their source, the
+ * defaults otherwise (or the --set values). Each key is
+ * clamped to a safe range and rounded to 4 significant digits (so that the written spec
+ * reproduces the twin bit for bit). A candidate is measured with a lighter sampling (16 distance
+ * sources, 2000 clustering pages, 2 BFS seeds); the candidate meeting the most targets (ties: the
+ * smaller sum of errors over tolerances, then the earlier) is measured again with the real
+ * graph's sampling and written. Everything is deterministic: the same inputs give the same
+ * candidates on any rank and thread count (the statistics are).
+ */
+#include "main/cmd_fit.h"
+
+#include "crawlsim/config.h"
+#include "crawlsim/gen.h"
+#include "crawlsim/stats.h"
+#include "main/main_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cs_cmd_fit_option(const char *a)
+{
+    return strcmp(a, "--candidates") == 0 || strcmp(a, "--table") == 0 ? 2 : 0;
+}
+
+/* ---- the table's rows ----------------------------------------------------------------------- */
+
+/* How a row's target is stated. */
+enum tol_kind {
+    TOL_REL,  /* |twin - real| <= tol |real| */
+    TOL_ABS,  /* |twin - real| <= tol */
+    TOL_ZERO, /* a share: <= tol |real| or, near 0, half a point */
+    TOL_PTS   /* a share in points: |twin - real| <= tol (shown in %) */
+};
+
+typedef struct row {
+    const char *name;
+    int kind;
+    double tol;
+    int fitted; /* a key of the fit follows this statistic */
+} row;
+
+static const row rows[] = {
+    {"out-degree mean", TOL_REL, 0.10, 1},
+    {"out-degree median", TOL_REL, 0.10, 1},
+    {"in-degree median", TOL_REL, 0.10, 0},
+    {"pages without out-links", TOL_ZERO, 0.20, 1},
+    {"pages without in-links", TOL_ZERO, 0.20, 1},
+    {"out-degree tail exponent (x_min by KS)", TOL_ABS, 0.15, 0},
+    {"in-degree tail exponent (x_min by KS)", TOL_ABS, 0.15, 0},
+    {"in-degree tail exponent (x_min = 20)", TOL_ABS, 0.15, 1},
+    {"reciprocity", TOL_REL, 0.20, 1},
+    {"average clustering", TOL_REL, 0.20, 1},
+    {"links with |id gap| < 2^4", TOL_PTS, 0.05, 1},
+    {"links with |id gap| < 2^8", TOL_PTS, 0.05, 1},
+    {"links with |id gap| < 2^12", TOL_PTS, 0.05, 1},
+    {"forward links among |gap| < 2^8", TOL_PTS, 0.05, 0},
+    {"bow-tie: largest SCC", TOL_PTS, 0.05, 1},
+    {"bow-tie: IN", TOL_PTS, 0.05, 0},
+    {"bow-tie: OUT", TOL_PTS, 0.05, 0},
+    {"bow-tie: tendrils and the rest", TOL_PTS, 0.05, 0},
+    {"directed distance mean", TOL_REL, 0.20, 0},
+    {"BFS: pages known after 1 % fetched", TOL_REL, 0.20, 0},
+    {"BFS: pages known after 10 % fetched", TOL_REL, 0.20, 0},
+};
+enum { N_ROWS = (int)(sizeof rows / sizeof rows[0]) };
+
+static double row_value(const cs_stats *s, int i)
+{
+    switch (i) {
+    case 0:
+        return s->out.mean.value;
+    case 1:
+        return s->out.median.value;
+    case 2:
+        return s->in.median.value;
+    case 3:
+        return s->out.zero.value;
+    case 4:
+        return s->in.zero.value;
+    case 5:
+        return s->out.alpha.value;
+    case 6:
+        return s->in.alpha.value;
+    case 7:
+        return s->in.alpha20.value;
+    case 8:
+        return s->links.reciprocity.value;
+    case 9:
+        return s->shape.clustering.value;
+    case 10:
+        return s->links.gap4.value;
+    case 11:
+        return s->links.gap8.value;
+    case 12:
+        return s->links.gap12.value;
+    case 13:
+        return s->links.forward8.value;
+    case 14:
+        return s->shape.scc.value;
+    case 15:
+        return s->shape.in.value;
+    case 16:
+        return s->shape.out.value;
+    case 17:
+        return s->shape.rest.value;
+    case 18:
+        return s->shape.dist_mean.value;
+    case 19:
+        return s->bfs.known1.value;
+    default:
+        return s->bfs.known10.value;
+    }
+}
+
+/* The row's error over its tolerance (<= 1: met); NaN when either value is missing. */
+static double row_error(int i, double real, double twin)
+{
+    const row *r = &rows[i];
+    const double d = fabs(twin - real);
+    switch (r->kind) {
+    case TOL_REL:
+        return d / (r->tol * fabs(real) > 1e-12 ? r->tol * fabs(real) : 1e-12);
+    case TOL_ZERO: {
+        const double t = r->tol * fabs(real);
+        return d / (t > 0.005 ? t : 0.005);
+    }
+    default:
+        return d / r->tol;
+    }
+}
+
+/* Targets met and the sum of the errors (each capped at 10) of twin against real. */
+static void score(const cs_stats *real, const cs_stats *twin, int *met, double *sum)
+{
+    *met = 0;
+    *sum = 0.0;
+    for (int i = 0; i < N_ROWS; i++) {
+        const double e = row_error(i, row_value(real, i), row_value(twin, i));
+        if (isnan(e))
+            continue;
+        *met += e <= 1.0;
+        *sum += e < 10.0 ? e : 10.0;
+    }
+}
+
+/* ---- the fitted keys --------------------------------------------------------------------------
+ */
+
+/* x rounded to 4 significant digits, through its decimal text (what the spec file holds). */
+static double sig4(double x)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.4g", x);
+    return strtod(buf, NULL);
+}
+
+static double clamp(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The reciprocity knob r in [0, 2] onto tree_up and tree_siblings. */
+static void set_recip(cs_gen_config *g, double r)
+{
+    g->tree_up = sig4(r < 1.0 ? r : 1.0);
+    g->tree_siblings = sig4(r > 1.0 ? r - 1.0 : 0.0);
+}
+
+/* The start: the real graph's size, its dangling share, the out-degree mean less what the
+ * structure adds, hosts of three times the out-degree mean (at least 20: room for distinct
+ * targets inside the host), a directory tree (of base 8 unless --set gave one) with every down
+ * link, half the drawn in-host links near their source. */
+static void start(const cs_stats *real, cs_gen_config *g, double *recip)
+{
+    g->pages = real->n_pages;
+    g->dangling = sig4(clamp(real->out.zero.value, 0.0, 0.95));
+    if (g->tree_branching == 0)
+        g->tree_branching = 8;
+    g->tree_down = 1.0;
+    *recip = 0.5;
+    set_recip(g, *recip);
+    g->near_share = 0.5;
+    const double live = 1.0 - g->dangling;
+    g->degree_mean = sig4(clamp(real->out.mean.value / live - 1.5, 1.2, 1000.0));
+    g->host_size_mean = sig4(clamp(3.0 * real->out.mean.value, 20.0, 5000.0));
+    if ((double)g->host_size_max < 10.0 * g->host_size_mean)
+        g->host_size_max = (int64_t)(10.0 * g->host_size_mean);
+}
+
+/* Candidate k + 1 from candidate k (g) and its statistics t (cmd_fit.c's header). */
+static void update(const cs_stats *real, const cs_stats *t, double s, cs_gen_config *g,
+                   double *recip)
+{
+    const double live = 1.0 - g->dangling;
+    const double dm = g->degree_mean + s * 0.8 * (real->out.mean.value - t->out.mean.value) / live;
+    g->degree_mean = sig4(clamp(dm, 1.2, 3.0 * real->out.mean.value / live));
+    g->degree_alpha =
+        sig4(clamp(g->degree_alpha +
+                       s * 0.6 * log((real->out.median.value + 0.5) / (t->out.median.value + 0.5)),
+                   1.4, 6.0));
+    g->unlinked = sig4(clamp(g->unlinked + s * (real->in.zero.value - t->in.zero.value), 0.0, 0.9));
+    *recip = clamp(*recip + s * 3.0 * (real->links.reciprocity.value - t->links.reciprocity.value),
+                   0.0, 2.0);
+    set_recip(g, *recip);
+    const double dc = real->shape.clustering.value - t->shape.clustering.value;
+    int64_t dT = (int64_t)lround(s * 40.0 * dc);
+    if (dT == 0 && fabs(dc) > 0.1 * real->shape.clustering.value)
+        dT = dc > 0.0 ? 1 : -1;
+    g->template_links =
+        (int64_t)clamp((double)(g->template_links + dT), 0.0, fmin(64.0, real->out.median.value));
+    const cs_stats_links *rl = &real->links, *tl = &t->links;
+    if (isfinite(rl->gap8.value) && isfinite(tl->gap8.value)) {
+        g->near_share =
+            sig4(clamp(g->near_share + s * 1.5 * (rl->gap8.value - tl->gap8.value), 0.0, 1.0));
+        const double rr = rl->gap4.value / (rl->gap8.value + 1e-9),
+                     tr = tl->gap4.value / (tl->gap8.value + 1e-9);
+        g->near_alpha = sig4(clamp(g->near_alpha + s * 3.0 * (rr - tr), 1.1, 4.0));
+        g->p_host = sig4(clamp(g->p_host + s * (rl->gap12.value - tl->gap12.value), 0.05, 0.85));
+        g->p_topic = sig4(0.8 * (1.0 - g->p_host));
+    }
+    if (isfinite(real->shape.scc.value) && isfinite(t->shape.scc.value))
+        g->host_popularity_skew = sig4(
+            clamp(g->host_popularity_skew + s * 2.0 * (t->shape.scc.value - real->shape.scc.value),
+                  0.2, 3.0));
+    if (isfinite(real->in.alpha20.value) && isfinite(t->in.alpha20.value))
+        g->page_popularity_skew =
+            sig4(clamp(g->page_popularity_skew + s * (t->in.alpha20.value - real->in.alpha20.value),
+                       0.5, 2.5));
+    if (t->out.mean.value < 0.9 * real->out.mean.value &&
+        g->degree_mean >= 1.5 * real->out.mean.value / live) {
+        /* the drawn links do not arrive: a page's host cannot supply that many distinct popular
+         * pages. The degree comes first: flatter in-host popularity, fewer in-host links. */
+        g->page_popularity_skew = sig4(clamp(g->page_popularity_skew - s * 0.3, 0.5, 2.5));
+        g->p_host = sig4(clamp(g->p_host - s * 0.1, 0.05, 0.98));
+        g->p_topic = sig4(0.8 * (1.0 - g->p_host));
+    }
+}
+
+/* Local. A degree mean the exponent cannot give (gen_model's bound) is met by a steeper
+ * exponent: raised by 0.1 until the model builds (the same verdict on every rank). */
+static cs_err feasible(cs_ctx *ctx, cs_gen_config *g)
+{
+    for (int i = 0; i < 60; i++) {
+        cs_gen *m = NULL;
+        cs_err rc = cs_gen_create(ctx, g, &m);
+        cs_gen_destroy(&m);
+        if (rc != CS_ERR_CONFIG || strstr(ctx->errmsg, "out-degree") == NULL)
+            return rc;
+        cs_ctx_clear_error(ctx);
+        g->degree_alpha = sig4(g->degree_alpha + 0.1);
+    }
+    return cs_fail(ctx, CS_ERR_CONFIG, "fit: no out-degree exponent gives a mean of %g",
+                   g->degree_mean);
+}
+
+/* ---- the table and the twin -------------------------------------------------------------------
+ */
+
+static void fmt_value(char *buf, size_t n, int i, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else if (rows[i].kind == TOL_PTS || rows[i].kind == TOL_ZERO || i == 19 || i == 20)
+        snprintf(buf, n, "%.2f %%", 100.0 * v);
+    else
+        snprintf(buf, n, "%.4g", v);
+}
+
+static void fmt_target(char *buf, size_t n, int i)
+{
+    const row *r = &rows[i];
+    if (r->kind == TOL_REL || r->kind == TOL_ZERO)
+        snprintf(buf, n, "%.0f %%%s", 100.0 * r->tol, r->kind == TOL_ZERO ? " (or 0.5 pt)" : "");
+    else if (r->kind == TOL_PTS)
+        snprintf(buf, n, "%.0f pt", 100.0 * r->tol);
+    else
+        snprintf(buf, n, "%.2f", r->tol);
+}
+
+/* The side-by-side table in Markdown, with its closing note. */
+static void print_table(FILE *f, const char *real_path, const cs_stats *real, const cs_stats *twin,
+                        int candidates, int best)
+{
+    fprintf(f, "Fit of %s: %lld pages, %lld links; twin: %lld links (candidate %d of %d)\n\n",
+            real_path, (long long)real->n_pages, (long long)real->n_links, (long long)twin->n_links,
+            best + 1, candidates);
+    fprintf(f, "| statistic | real | twin | difference | target | met |\n");
+    fprintf(f, "|---|---|---|---|---|---|\n");
+    int met = 0, known = 0, unmet_fitted = 0, unmet_free = 0;
+    for (int i = 0; i < N_ROWS; i++) {
+        const double a = row_value(real, i), b = row_value(twin, i), e = row_error(i, a, b);
+        char ra[32], tb[32], df[32], tg[32];
+        fmt_value(ra, sizeof ra, i, a);
+        fmt_value(tb, sizeof tb, i, b);
+        fmt_target(tg, sizeof tg, i);
+        if (isnan(e))
+            snprintf(df, sizeof df, "-");
+        else if (rows[i].kind == TOL_PTS || rows[i].kind == TOL_ZERO)
+            snprintf(df, sizeof df, "%+.2f pt", 100.0 * (b - a));
+        else if (rows[i].kind == TOL_REL)
+            snprintf(df, sizeof df, "%+.1f %%", fabs(a) > 0 ? 100.0 * (b - a) / fabs(a) : 0.0);
+        else
+            snprintf(df, sizeof df, "%+.3f", b - a);
+        const char *ok = isnan(e) ? "n/a" : e <= 1.0 ? "met" : "not met";
+        known += !isnan(e);
+        met += !isnan(e) && e <= 1.0;
+        unmet_fitted += !isnan(e) && e > 1.0 && rows[i].fitted;
+        unmet_free += !isnan(e) && e > 1.0 && !rows[i].fitted;
+        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", rows[i].name, ra, tb, df, tg, ok);
+    }
+    fprintf(f, "\n%d of %d targets met.", met, known);
+    if (unmet_fitted > 0)
+        fprintf(f,
+                " %d fitted statistic%s missed: the search's candidates did not reach %s "
+                "(more --candidates, or the mechanism's range, docs/guide/fitting.md).",
+                unmet_fitted, unmet_fitted > 1 ? "s" : "", unmet_fitted > 1 ? "them" : "it");
+    if (unmet_free > 0)
+        fprintf(f,
+                " %d statistic%s no key of the fit is searched for (the tails' exponents "
+                "but the in-degree's at x_min = 20, the in-degree median, the forward share, "
+                "the bow-tie but the SCC, distances, BFS discovery) missed: they follow from the "
+                "fitted keys, and the "
+                "generator has no mechanism aimed at them.",
+                unmet_free, unmet_free > 1 ? "s" : "");
+    fprintf(f, "\n");
+}
+
+/* Local (rank 0). text into path, under a temporary name renamed when complete. */
+static cs_err write_file(cs_ctx *ctx, const char *path, const char *head, const char *body,
+                         const char *tail)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return cs_fail(ctx, CS_ERR_IO, "fit: output name too long: %s", path);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return cs_fail(ctx, CS_ERR_IO, "fit: cannot write %s: %s", path, strerror(errno));
+    int bad = fputs(head, f) < 0 || fputs(body, f) < 0 || (tail != NULL && fputs(tail, f) < 0);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return cs_fail(ctx, CS_ERR_IO, "fit: writing %s failed", path);
+    }
+    return CS_OK;
+}
+
+/* Local (rank 0). The table as text (malloc'd) through a memory stream. */
+static char *table_text(const char *real_path, const cs_stats *real, const cs_stats *twin,
+                        int candidates, int best)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return NULL;
+    print_table(f, real_path, real, twin, candidates, best);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Local (rank 0). The twin spec (every [gen] key, the table as comments) and the table. */
+static cs_err write_twin(cs_ctx *ctx, const cs_fit_args *a, const cs_config *cfg,
+                         const char *table_path, const char *table)
+{
+    char *ini = NULL, head[4600];
+    cs_err rc = cs_config_to_ini(ctx, cfg, "gen", &ini);
+    if (rc != CS_OK)
+        return rc;
+    snprintf(head, sizeof head,
+             "; A twin of %s, written by crawlsim fit (docs/guide/fitting.md): its [gen] world\n"
+             "; at this size matches the real graph's statistics as the table in %s says.\n"
+             "; --set gen.pages=N scales it.\n",
+             a->path, table_path);
+    rc = write_file(ctx, a->output, head, ini, NULL);
+    free(ini);
+    if (rc == CS_OK)
+        rc = write_file(ctx, table_path, "", table, NULL);
+    return rc;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+/* Local. The candidates option (default 24, in [1, 1000]). */
+static cs_err parse_candidates(cs_ctx *ctx, const char *s, int *n)
+{
+    *n = 24;
+    if (s == NULL)
+        return CS_OK;
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < 1 || v > 1000)
+        return main_usage(ctx, " fit", "--candidates '%s' is not a whole number in [1, 1000]", s);
+    *n = (int)v;
+    return CS_OK;
+}
+
+cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
+{
+    if (a->npos != 1)
+        return main_usage(ctx, " fit", "fit takes exactly one graph file (the real graph)");
+    if (a->output == NULL)
+        return main_usage(ctx, " fit", "fit needs the twin's spec file: -o TWIN.ini");
+    int candidates = 0;
+    cs_err rc = parse_candidates(ctx, a->candidates, &candidates);
+    if (rc != CS_OK)
+        return rc;
+    char table_path[4096];
+    const size_t on = strlen(a->output);
+    if (a->table != NULL)
+        snprintf(table_path, sizeof table_path, "%s", a->table);
+    else if (on >= 4 && strcmp(a->output + on - 4, ".ini") == 0)
+        snprintf(table_path, sizeof table_path, "%.*s.fit.md", (int)(on - 4), a->output);
+    else
+        snprintf(table_path, sizeof table_path, "%s.fit.md", a->output);
+    cs_config cfg;
+    rc = cs_config_load(ctx, NULL, a->sets, a->nsets, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    cs_stats_opts full, light;
+    cs_stats_opts_default(&full);
+    light = full;
+    light.sources = 16;
+    light.cluster_pages = 2000;
+    light.bfs_seeds = 2;
+    cs_stats *real = NULL, *twin = NULL, *best_s = NULL;
+    cs_gen_config *best_g = NULL;
+    char *table = NULL;
+    CS_TRY(ctx, cs_agree(ctx, cs_calloc(ctx, &real, 4, sizeof *real, "fit statistics")));
+    twin = real + 1;
+    best_s = real + 2;
+    CS_TRY(ctx, cs_agree(ctx, cs_calloc(ctx, &best_g, 1, sizeof *best_g, "fit")));
+    const double t0 = cs_now();
+    CS_TRY(ctx, cs_stats_file(ctx, a->path, &full, real));
+    CS_LOG(ctx, CS_LOG_INFO, "fit: %s measured (%lld pages, %lld links) in %.1f s", a->path,
+           (long long)real->n_pages, (long long)real->n_links, cs_now() - t0);
+    double recip = 0.0;
+    start(real, &cfg.gen, &recip);
+    /* best_s holds the best candidate's statistics while searching (twin the current one's) */
+    int best = -1, best_met = -1;
+    double best_sum = 0.0, best_recip = recip, step = 1.0;
+    int tried = 0;
+    for (int k = 0; k < candidates; k++) {
+        tried = k + 1;
+        if (k > 0) { /* a step from the best candidate along its update */
+            cfg.gen = *best_g;
+            recip = best_recip;
+            update(real, best_s, step, &cfg.gen, &recip);
+        }
+        CS_TRY(ctx, feasible(ctx, &cfg.gen));
+        const double t1 = cs_now();
+        CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &light, 0, twin));
+        int met = 0;
+        double sum = 0.0;
+        score(real, twin, &met, &sum);
+        CS_LOG(ctx, CS_LOG_VERBOSE,
+               "fit: candidate %d (step %.3g): %d targets met, error %.2f (%.1f s): out %.3g/%g "
+               "in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc %.3g | degree_mean %g alpha %g "
+               "dangling %g unlinked %g tree_up %g siblings %g template %lld host_size_mean %g "
+               "host_skew %g page_skew %g near %g/%g p_host %g",
+               k + 1, step, met, sum, cs_now() - t1, twin->out.mean.value, twin->out.median.value,
+               twin->in.median.value, twin->in.alpha20.value, twin->links.reciprocity.value,
+               twin->shape.clustering.value, twin->links.gap8.value, twin->shape.scc.value,
+               cfg.gen.degree_mean, cfg.gen.degree_alpha, cfg.gen.dangling, cfg.gen.unlinked,
+               cfg.gen.tree_up, cfg.gen.tree_siblings, (long long)cfg.gen.template_links,
+               cfg.gen.host_size_mean, cfg.gen.host_popularity_skew, cfg.gen.page_popularity_skew,
+               cfg.gen.near_share, cfg.gen.near_alpha, cfg.gen.p_host);
+        if (met > best_met || (met == best_met && sum < best_sum)) {
+            best = k;
+            best_met = met;
+            best_sum = sum;
+            *best_g = cfg.gen;
+            best_recip = recip;
+            *best_s = *twin;
+            step = k > 0 ? fmin(1.0, 1.5 * step) : 1.0;
+        } else {
+            step *= 0.5;
+        }
+        CS_LOG(ctx, CS_LOG_INFO, "fit: candidate %d of %d: %d targets met (best %d: %d)", k + 1,
+               candidates, met, best + 1, best_met);
+        if (step < 1.0 / 64.0)
+            break; /* no step along the update improves the best */
+    }
+    cfg.gen = *best_g;
+    CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &full, 0, best_s));
+    if (ctx->rank == 0) {
+        table = table_text(a->path, real, best_s, tried, best);
+        rc = table == NULL ? cs_fail(ctx, CS_ERR_NOMEM, "fit: the table") : CS_OK;
+        if (rc == CS_OK) {
+            fputs(table, stdout);
+            printf("wrote %s and %s (%.1f s)\n", a->output, table_path, cs_now() - t0);
+            fflush(stdout);
+            rc = write_twin(ctx, a, &cfg, table_path, table);
+        }
+    }
+    rc = cs_agree(ctx, rc);
+fail:
+    free(table);
+    free(best_g);
+    free(real);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * crawlsim fit: a generator spec whose world matches a real graph's statistics (a twin),
+ * docs/guide/fitting.md.
+ */
+#ifndef CRAWLSIM_MAIN_CMD_FIT_H
+#define CRAWLSIM_MAIN_CMD_FIT_H
+
+#include "crawlsim/core.h"
+
+#include <stdint.h>
+
+#define CS_FIT_SYNOPSIS                                                                            \
+    "crawlsim fit REAL.h5 -o TWIN.ini [--candidates N] [--table TABLE.md] "                        \
+    "[--set gen.KEY=VALUE ...]"
+
+#define CS_FIT_HELP                                                                                \
+    "Fits the generator to a real graph (docs/guide/fitting.md): measures REAL.h5 with the\n"      \
+    "statistics of crawlsim stats, then generates up to N candidate worlds of the same size\n"     \
+    "(default 24) in memory, each the best one so far moved by a fixed rule that moves every\n"    \
+    "fitted key towards its statistic (out-degree mean and median, dangling and unlinked\n"        \
+    "shares, in-degree tail, reciprocity, clustering, the id-gap profile, the largest SCC) with\n" \
+    "a step that halves when a candidate is no better. Keeps the one that meets the most\n"        \
+    "targets and writes its [gen] section to TWIN.ini (every key, so that the twin does not\n"     \
+    "move with the defaults; --set gen.pages=N scales it). Prints the table real / twin /\n"       \
+    "difference / target / met and writes it to TABLE.md (default: TWIN.ini with .fit.md for\n"    \
+    ".ini). --set gen.KEY=VALUE sets the keys the fit leaves alone (gen.seed,\n"                   \
+    "gen.tree_branching, ...). Deterministic: the same twin on any rank and thread count.\n"
+
+/* The command's arguments as given (borrowed). */
+typedef struct cs_fit_args {
+    const char *path; /* the real graph file */
+    int npos;
+    const char *output; /* the twin spec */
+    const char *table;  /* NULL: derived from output */
+    const char *candidates;
+    const char *const *sets;
+    int nsets;
+} cs_fit_args;
+
+/* Local. 2 when a is an option of fit with a value (--candidates, --table), else 0. */
+int cs_cmd_fit_option(const char *a);
+
+/*
+ * Collective(ctx->comm). Logically collective: a. The fit: the real graph's statistics
+ * (cs_stats_file), the candidates (cs_stats_spec on each rank's block), the twin written from
+ * rank 0 with its table. Errors, agreed: CS_ERR_USAGE, those of the statistics and the
+ * generator, CS_ERR_IO.
+ */
+cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a);
+
+#endif
