@@ -21,9 +21,14 @@
  * comm and core (docs/developer/architecture.md "Modules"). Each is one MPI call on ctx->comm
  * with the same semantics: Collective, every rank calls it with the same n, type and op
  * (counts and displacements as MPI's, in elements). in == out, or in == NULL, is in place.
- * They return CS_OK, or CS_ERR_MPI when MPI reports an error (only with an error handler that
- * returns; the default one aborts the job). On a local context (no communicator: serial tools
- * and unit tests without MPI_Init, cs_comm_is_local) they act as on one rank.
+ * They cannot fail, so they return nothing: an error that MPI reports for a collective aborts
+ * the job ([rank r/size] and the call on stderr, then MPI_Abort), as MPI's default error handler
+ * does (crawlsim installs none that returns) and as cs_agree does: a communicator whose
+ * collective failed cannot be used to agree on it. On a local context (no communicator: serial
+ * tools and unit tests without MPI_Init, cs_comm_is_local) they act as on one rank.
+ *
+ * The functions of comm that can fail return a cs_err that is the same on every rank (agreed)
+ * and must be used: CS_NODISCARD makes the compiler reject a discarded one.
  */
 typedef enum cs_dtype {
     CS_T_INT,  /* int */
@@ -39,31 +44,36 @@ typedef enum cs_dtype {
 } cs_dtype;
 typedef enum cs_op { CS_OP_SUM, CS_OP_MIN, CS_OP_MAX, CS_OP_BOR, CS_OP_LOR } cs_op;
 
-CS_API cs_err cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op);
+CS_API void cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op);
 /* out: the sum of in over the ranks before this one (rank 0: zeros). */
-CS_API cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t);
-CS_API cs_err cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root);
+CS_API void cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t);
+CS_API void cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root);
 /* out: n elements of every rank, in rank order. */
-CS_API cs_err cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
+CS_API void cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
 /* out: counts[r] elements of rank r at displs[r]; in == NULL: this rank's are already there. */
-CS_API cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                            const int *displs, cs_dtype t);
+CS_API void cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                          const int *displs, cs_dtype t);
 /* On root only, out: n elements of every rank (rank order), or counts/displs as above. */
-CS_API cs_err cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root);
-CS_API cs_err cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                         const int *displs, cs_dtype t, int root);
+CS_API void cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root);
+CS_API void cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                       const int *displs, cs_dtype t, int root);
 /* On every rank, out: the sum over ranks of in[displs[rank] .. + counts[rank]) (counts per rank,
  * their displacements implied: in holds the sum of the counts). */
-CS_API cs_err cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts,
-                                    cs_dtype t);
+CS_API void cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts,
+                                  cs_dtype t);
 /* Personalised exchanges: n elements to every rank, or counts/displacements per rank. */
-CS_API cs_err cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
-CS_API cs_err cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls,
-                           void *out, const int *rcounts, const int *rdispls, cs_dtype t);
+CS_API void cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t);
+CS_API void cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls,
+                         void *out, const int *rcounts, const int *rdispls, cs_dtype t);
 /* From root: counts[r] elements at displs[r] of in to rank r's out (n = its count). */
-CS_API cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs,
-                          void *out, int n, cs_dtype t, int root);
-CS_API cs_err cs_barrier(cs_ctx *ctx);
+CS_API void cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs,
+                        void *out, int n, cs_dtype t, int root);
+CS_API void cs_barrier(cs_ctx *ctx);
+/* The reduction of in over the ranks of ctx->comm on this rank's shared-memory node
+ * (MPI_COMM_TYPE_SHARED, whatever CRAWLSIM_SHARED says), into out; *node_ranks (may be NULL):
+ * their number. Collective(ctx->comm); logically collective: n, t, op. */
+CS_API void cs_comm_node_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t,
+                                   cs_op op, int *node_ranks);
 
 /* crawl.exchange: how cs_comm_exchange moves the outboxes. */
 typedef enum cs_exchange_method {
@@ -114,13 +124,14 @@ typedef struct cs_outbox {
     struct cs_hier *hier; /* node: NULL until its first exchange */
 } cs_outbox;
 
-CS_API cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);
+CS_API CS_NODISCARD cs_err cs_outbox_init(cs_ctx *ctx, cs_outbox *o, int nranks);
 CS_API void cs_outbox_fini(cs_outbox *o);
 /* Local. Appends `bytes` bytes to the box of rank `to`. */
-CS_API cs_err cs_outbox_put(cs_ctx *ctx, cs_outbox *o, int to, const void *data, size_t bytes);
+CS_API CS_NODISCARD cs_err cs_outbox_put(cs_ctx *ctx, cs_outbox *o, int to, const void *data,
+                                         size_t bytes);
 /* Local. Room for `bytes` more bytes in the box of rank `to` (o->buf[to] + o->len[to] onwards),
  * so that a caller that counted its records first can copy them in without further checks. */
-CS_API cs_err cs_outbox_reserve(cs_ctx *ctx, cs_outbox *o, int to, size_t bytes);
+CS_API CS_NODISCARD cs_err cs_outbox_reserve(cs_ctx *ctx, cs_outbox *o, int to, size_t bytes);
 CS_API void cs_outbox_clear(cs_outbox *o);
 /* Local. Bytes waiting in all boxes. */
 CS_API size_t cs_outbox_bytes(const cs_outbox *o);
@@ -143,16 +154,17 @@ typedef struct cs_exchange_stats {
  * once messages are under way (their senders wait for them): they abort the job with the
  * message.
  */
-CS_API cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap,
-                               size_t *recv_len, cs_exchange_stats *st);
+CS_API CS_NODISCARD cs_err cs_comm_exchange(cs_ctx *ctx, cs_outbox *o, char **recv,
+                                            size_t *recv_cap, size_t *recv_len,
+                                            cs_exchange_stats *st);
 
 /*
  * Collective(ctx->comm). Logically collective: n. Replaces w[0..n) by the mean over ranks,
  * summed in rank order (MPI_Allgather, then the same fixed-order sum on every rank), so every
  * rank ends with bit-identical weights. scratch: caller-owned, grown here.
  */
-CS_API cs_err cs_comm_average(cs_ctx *ctx, double *w, int64_t n, double **scratch,
-                              size_t *scratch_cap);
+CS_API CS_NODISCARD cs_err cs_comm_average(cs_ctx *ctx, double *w, int64_t n, double **scratch,
+                                           size_t *scratch_cap);
 
 /*
  * Exact sums of real numbers across ranks (crawl.weight_sync = sum): a term is rounded once to
@@ -172,7 +184,7 @@ CS_API double cs_fix_to_double(cs_fix v);
 /* Collective(ctx->comm). Logically collective: n. Replaces a[0..n) by its sum over all ranks
  * (exact: integer addition, wrapping only beyond 2^63 in value). Errors, agreed: CS_ERR_LIMIT
  * (n > 2^31 - 1). */
-CS_API cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n);
+CS_API CS_NODISCARD cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n);
 
 /*
  * Collective(ctx->comm). One allreduce of up to three sections, in place: the sums of s[0..ns),
@@ -184,8 +196,8 @@ CS_API cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n);
  * on the error path only), the sections then undefined. Maxima of non-negative doubles may travel
  * as their bits (the order of such doubles is that of their bit patterns).
  */
-CS_API cs_err cs_allreduce_fused(cs_ctx *ctx, cs_err local, int64_t *s, int ns, uint64_t *m, int nm,
-                                 uint64_t *b, int nb);
+CS_API CS_NODISCARD cs_err cs_allreduce_fused(cs_ctx *ctx, cs_err local, int64_t *s, int ns,
+                                              uint64_t *m, int nm, uint64_t *b, int nb);
 
 /*
  * Collective(ctx->comm). Logically collective: k >= 1. keys[0..n) are this rank's keys in any
@@ -198,8 +210,8 @@ CS_API cs_err cs_allreduce_fused(cs_ctx *ctx, cs_err local, int64_t *s, int ns, 
  * at most 8). local: this rank's code of its last step, agreed in the first allreduce (as
  * cs_allreduce_fused; on an error *cut is 0). O(n) per round.
  */
-CS_API cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n,
-                                  int64_t k, uint64_t *cut);
+CS_API CS_NODISCARD cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys,
+                                               int64_t n, int64_t k, uint64_t *cut);
 
 /*
  * Collective(ctx->comm). Logically collective: k. keys[0..n) are this rank's candidate keys in
@@ -222,8 +234,9 @@ CS_API void cs_comm_topk(cs_ctx *ctx, const uint64_t *keys, int64_t n, int64_t k
  * that the taken keys over all ranks are exactly the keys >= it (0 when all are taken;
  * UINT64_MAX when k <= 0). Returns CS_OK or the agreed error (then *take is 0 and *full 0).
  */
-CS_API cs_err cs_comm_topk_ex(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n, int64_t k,
-                              int ask, int64_t *take, int *full, uint64_t *cut);
+CS_API CS_NODISCARD cs_err cs_comm_topk_ex(cs_ctx *ctx, cs_err local, const uint64_t *keys,
+                                           int64_t n, int64_t k, int ask, int64_t *take, int *full,
+                                           uint64_t *cut);
 
 /*
  * Collective(ctx->comm). Splits the integer budget B over ranks in proportion to the
@@ -254,8 +267,9 @@ CS_API int cs_comm_is_local(const cs_ctx *ctx);
  * order, into *(void **)recv (grown with cs_grow, caller-owned; *cap in items); *total the number
  * of items. cnt and dsp: scratch of ctx->size ints each (unused on a local context, where it is a
  * copy). Errors, agreed: CS_ERR_NOMEM; CS_ERR_LIMIT beyond INT_MAX bytes in all. */
-CS_API cs_err cs_comm_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size, void *recv,
-                                size_t *cap, int *cnt, int *dsp, int64_t *total);
+CS_API CS_NODISCARD cs_err cs_comm_allgather(cs_ctx *ctx, const void *send, int64_t n, size_t size,
+                                             void *recv, size_t *cap, int *cnt, int *dsp,
+                                             int64_t *total);
 
 /*
  * Exact sums of non-negative values with a global bound (the LambdaCrawl solvers, their costs,
@@ -306,7 +320,7 @@ CS_API double cs_comm_fx_value(const int64_t *a, double scale);
  * Collective(ctx->comm). The sum over all ranks of x[0..n) (finite, >= 0), exact to 2^-83 of
  * max(x) per term and independent of the rank and thread count. CS_ERR_ARG (agreed) otherwise.
  */
-CS_API cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum);
+CS_API CS_NODISCARD cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double *sum);
 
 /* The two collective halves of cs_comm_sum_exact, for sums whose terms the caller computes in
  * its own loops rather than holding them in an array:
@@ -316,9 +330,10 @@ CS_API cs_err cs_comm_sum_exact(cs_ctx *ctx, const double *x, int64_t n, double 
  *   cs_comm_fx_end: Collective(ctx->comm). The ranks' accumulators a[0..3) and their term
  *     counts n summed: *sum the total, *count (may be NULL) the terms. CS_ERR_LIMIT (agreed)
  *     beyond CS_FX_MAX_TERMS terms. */
-CS_API cs_err cs_comm_fx_begin(cs_ctx *ctx, double mx, int bad, const char *what, double *scale);
-CS_API cs_err cs_comm_fx_end(cs_ctx *ctx, const int64_t *a, int64_t n, double scale, double *sum,
-                             int64_t *count);
+CS_API CS_NODISCARD cs_err cs_comm_fx_begin(cs_ctx *ctx, double mx, int bad, const char *what,
+                                            double *scale);
+CS_API CS_NODISCARD cs_err cs_comm_fx_end(cs_ctx *ctx, const int64_t *a, int64_t n, double scale,
+                                          double *sum, int64_t *count);
 
 /* ---- memory shared by the ranks of a node (node.c) ------------------------------------------ */
 
@@ -335,7 +350,7 @@ typedef struct cs_node cs_node;
  * be the same on every rank). A node of one rank takes its memory from malloc. On success
  * *out is a new node (cs_node_destroy); CS_ERR_NOMEM, agreed when share is non-zero.
  */
-CS_API cs_err cs_node_create(cs_ctx *ctx, int share, cs_node **out);
+CS_API CS_NODISCARD cs_err cs_node_create(cs_ctx *ctx, int share, cs_node **out);
 /* Local. This rank's index among the node's ranks, and their number. */
 CS_API int cs_node_rank(const cs_node *n);
 CS_API int cs_node_size(const cs_node *n);
@@ -345,7 +360,7 @@ CS_API int cs_node_size(const cs_node *n);
  * rank, until cs_node_free or cs_node_destroy. Writes become visible to the other ranks at the
  * next cs_node_sync. CS_ERR_NOMEM (*ptr NULL) on every rank of the node when any failed.
  */
-CS_API cs_err cs_node_alloc(cs_ctx *ctx, cs_node *n, size_t bytes, void **ptr);
+CS_API CS_NODISCARD cs_err cs_node_alloc(cs_ctx *ctx, cs_node *n, size_t bytes, void **ptr);
 /* Collective(the node's ranks). Frees memory of cs_node_alloc (ptr as it returned it); NULL:
  * nothing (on every rank). */
 CS_API void cs_node_free(cs_node *n, void *ptr);
@@ -380,7 +395,7 @@ typedef enum cs_cost_kind {
  * unit of each kind in the order above. Unset or empty: no charge. CS_ERR_CONFIG when malformed,
  * and when set in a build that is not the SMPI build (real ranks have real computation).
  */
-CS_API cs_err cs_simcost_init(cs_ctx *ctx);
+CS_API CS_NODISCARD cs_err cs_simcost_init(cs_ctx *ctx);
 /* Local. Charges units of kind k to this simulated rank (SMPI: smpi_execute_flops_benched);
  * nothing when its cost is 0 or in other builds. Call from the rank's own thread. */
 CS_API void cs_simcost_charge(cs_cost_kind k, double units);

@@ -17,10 +17,13 @@
 #define CS_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #define CS_NORETURN __attribute__((noreturn))
 #define CS_API __attribute__((visibility("default")))
+/* A cs_err that must be used: cs_agree and the comm functions that can fail (comm.h). */
+#define CS_NODISCARD __attribute__((warn_unused_result))
 #else
 #define CS_PRINTF(fmt, args)
 #define CS_NORETURN
 #define CS_API
+#define CS_NODISCARD
 #endif
 
 /* The one error table. CS_OK must stay first (value 0). */
@@ -122,7 +125,7 @@ CS_API void cs_ctx_clear_error(cs_ctx *ctx);
  * that rank's message is copied into every rank's ctx->errmsg. Call it after every locally
  * fallible step and before the next collective or branch (STYLE.md "Errors").
  */
-CS_API cs_err cs_agree(cs_ctx *ctx, cs_err local);
+CS_API CS_NODISCARD cs_err cs_agree(cs_ctx *ctx, cs_err local);
 
 /*
  * Collective(ctx->comm). Prints the agreed error (message from cs_agree) once, from rank 0, to

@@ -83,26 +83,26 @@ static int count(int64_t n)
     return (int)n;
 }
 
-static cs_err ok(int mpi_rc)
-{
-    return mpi_rc == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
-}
+/* An MPI error of a collective aborts the job (comm.h: the typed collectives cannot fail). */
+#define MPI_CHECK(call)                                                                            \
+    ((call) == MPI_SUCCESS ? (void)0 : cs_assert_fail(__FILE__, __LINE__, #call))
 
 /* A local context: the one rank's result is its own data. */
 #define LOCAL(ctx) ((ctx)->comm == MPI_COMM_NULL)
-static cs_err local_copy(const void *in, void *out, int64_t n, cs_dtype t)
+static void local_copy(const void *in, void *out, int64_t n, cs_dtype t)
 {
     if (in != NULL && in != out && n > 0)
         memmove(out, in, (size_t)n * type_size(t));
-    return CS_OK;
 }
 
-cs_err cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op)
+void cs_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op)
 {
-    if (LOCAL(ctx))
-        return local_copy(in, out, n, t);
+    if (LOCAL(ctx)) {
+        local_copy(in, out, n, t);
+        return;
+    }
     cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
-    return ok(MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
+    MPI_CHECK(MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
                             mpi_op(op), ctx->comm));
 }
 
@@ -159,124 +159,154 @@ enum { EXSCAN_TAG = 0x5d0 };
  * simulated set-up at 128 ranks (docs/guide/simulated-cluster.md). Integer sums are exact in
  * any order, so the result is MPI_Exscan's.
  */
-cs_err cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t)
+void cs_exscan_sum(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t)
 {
     const size_t bytes = (size_t)n * type_size(t);
     memset(out, 0, bytes);
     if (LOCAL(ctx) || ctx->size == 1 || n == 0)
-        return CS_OK;
+        return;
     cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
     char *part = malloc(2 * bytes), *tmp = part + bytes;
     CS_ASSERT(part != NULL);
     memcpy(part, in, bytes);
-    cs_err rc = CS_OK;
     const int me = ctx->rank, P = ctx->size;
     for (int mask = 1; mask < P; mask <<= 1) {
         const int partner = me ^ mask;
         if (partner >= P)
             continue;
-        if (MPI_Sendrecv(part, count((int64_t)bytes), MPI_BYTE, partner, EXSCAN_TAG, tmp,
-                         count((int64_t)bytes), MPI_BYTE, partner, EXSCAN_TAG, ctx->comm,
-                         MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            rc = CS_ERR_MPI;
+        MPI_CHECK(MPI_Sendrecv(part, count((int64_t)bytes), MPI_BYTE, partner, EXSCAN_TAG, tmp,
+                               count((int64_t)bytes), MPI_BYTE, partner, EXSCAN_TAG, ctx->comm,
+                               MPI_STATUS_IGNORE));
         if (partner < me)
             add_into(tmp, out, n, t);
         add_into(tmp, part, n, t);
     }
     free(part);
-    return rc;
 }
 
-cs_err cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root)
+void cs_bcast(cs_ctx *ctx, void *buf, int64_t n, cs_dtype t, int root)
 {
     if (LOCAL(ctx))
-        return CS_OK;
+        return;
     cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == root ? n * (int64_t)type_size(t) : 0);
-    return ok(MPI_Bcast(buf, count(n), mpi_type(t), root, ctx->comm));
+    MPI_CHECK(MPI_Bcast(buf, count(n), mpi_type(t), root, ctx->comm));
 }
 
-cs_err cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
+void cs_allgather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
-    if (LOCAL(ctx))
-        return local_copy(in, out, n, t);
+    if (LOCAL(ctx)) {
+        local_copy(in, out, n, t);
+        return;
+    }
     cs_ctx_count(ctx, CS_COLL_ALLGATHER, (int64_t)n * (int64_t)type_size(t));
-    return ok(MPI_Allgather(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
+    MPI_CHECK(MPI_Allgather(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
-cs_err cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                     const int *displs, cs_dtype t)
+void cs_allgatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
+                   const int *displs, cs_dtype t)
 {
-    if (LOCAL(ctx))
-        return local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
+    if (LOCAL(ctx)) {
+        local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
+        return;
+    }
     cs_ctx_count(ctx, CS_COLL_ALLGATHER,
                  (int64_t)(in == NULL ? counts[ctx->rank] : n) * (int64_t)type_size(t));
     if (in == NULL)
-        return ok(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs,
+        MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs,
                                  mpi_type(t), ctx->comm));
-    return ok(MPI_Allgatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), ctx->comm));
+    else
+        MPI_CHECK(MPI_Allgatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), ctx->comm));
 }
 
-cs_err cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root)
+void cs_gather(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t, int root)
 {
-    if (LOCAL(ctx))
-        return local_copy(in, out, n, t);
+    if (LOCAL(ctx)) {
+        local_copy(in, out, n, t);
+        return;
+    }
     cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == root ? 0 : (int64_t)n * (int64_t)type_size(t));
-    return ok(MPI_Gather(in, n, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
+    MPI_CHECK(MPI_Gather(in, n, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
-cs_err cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts,
-                  const int *displs, cs_dtype t, int root)
+void cs_gatherv(cs_ctx *ctx, const void *in, int n, void *out, const int *counts, const int *displs,
+                cs_dtype t, int root)
 {
-    if (LOCAL(ctx))
-        return local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
+    if (LOCAL(ctx)) {
+        local_copy(in, (char *)out + (size_t)displs[0] * type_size(t), n, t);
+        return;
+    }
     cs_ctx_count(ctx, CS_COLL_ROOTED, ctx->rank == root ? 0 : (int64_t)n * (int64_t)type_size(t));
-    return ok(MPI_Gatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), root, ctx->comm));
+    MPI_CHECK(MPI_Gatherv(in, n, mpi_type(t), out, counts, displs, mpi_type(t), root, ctx->comm));
 }
 
-cs_err cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts, cs_dtype t)
+void cs_reduce_scatter_sum(cs_ctx *ctx, const void *in, void *out, const int *counts, cs_dtype t)
 {
     int64_t n = 0;
     for (int r = 0; r < ctx->size; r++)
         n += counts[r];
     cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
-    return ok(MPI_Reduce_scatter(in, out, counts, mpi_type(t), MPI_SUM, ctx->comm));
+    MPI_CHECK(MPI_Reduce_scatter(in, out, counts, mpi_type(t), MPI_SUM, ctx->comm));
 }
 
-cs_err cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
+void cs_alltoall(cs_ctx *ctx, const void *in, int n, void *out, cs_dtype t)
 {
-    if (LOCAL(ctx))
-        return local_copy(in, out, n, t);
+    if (LOCAL(ctx)) {
+        local_copy(in, out, n, t);
+        return;
+    }
     cs_ctx_count(ctx, CS_COLL_ALLTOALL, (int64_t)n * (ctx->size - 1) * (int64_t)type_size(t));
-    return ok(MPI_Alltoall(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
+    MPI_CHECK(MPI_Alltoall(in, n, mpi_type(t), out, n, mpi_type(t), ctx->comm));
 }
 
-cs_err cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls, void *out,
-                    const int *rcounts, const int *rdispls, cs_dtype t)
+void cs_alltoallv(cs_ctx *ctx, const void *in, const int *scounts, const int *sdispls, void *out,
+                  const int *rcounts, const int *rdispls, cs_dtype t)
 {
     int64_t n = 0;
     for (int r = 0; r < ctx->size; r++)
         n += r == ctx->rank ? 0 : scounts[r];
     cs_ctx_count(ctx, CS_COLL_ALLTOALL, n * (int64_t)type_size(t));
-    return ok(MPI_Alltoallv(in, scounts, sdispls, mpi_type(t), out, rcounts, rdispls, mpi_type(t),
+    MPI_CHECK(MPI_Alltoallv(in, scounts, sdispls, mpi_type(t), out, rcounts, rdispls, mpi_type(t),
                             ctx->comm));
 }
 
-cs_err cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs, void *out,
-                   int n, cs_dtype t, int root)
+void cs_scatterv(cs_ctx *ctx, const void *in, const int *counts, const int *displs, void *out,
+                 int n, cs_dtype t, int root)
 {
-    if (LOCAL(ctx))
-        return local_copy((const char *)in + (size_t)displs[0] * type_size(t), out, counts[0], t);
+    if (LOCAL(ctx)) {
+        local_copy((const char *)in + (size_t)displs[0] * type_size(t), out, counts[0], t);
+        return;
+    }
     int64_t n_out = 0;
     for (int r = 0; ctx->rank == root && r < ctx->size; r++)
         n_out += r == root ? 0 : counts[r];
     cs_ctx_count(ctx, CS_COLL_ROOTED, n_out * (int64_t)type_size(t));
-    return ok(MPI_Scatterv(in, counts, displs, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
+    MPI_CHECK(MPI_Scatterv(in, counts, displs, mpi_type(t), out, n, mpi_type(t), root, ctx->comm));
 }
 
-cs_err cs_barrier(cs_ctx *ctx)
+void cs_barrier(cs_ctx *ctx)
 {
     if (LOCAL(ctx))
-        return CS_OK;
+        return;
     cs_ctx_count(ctx, CS_COLL_BARRIER, 0);
-    return ok(MPI_Barrier(ctx->comm));
+    MPI_CHECK(MPI_Barrier(ctx->comm));
+}
+
+void cs_comm_node_allreduce(cs_ctx *ctx, const void *in, void *out, int64_t n, cs_dtype t, cs_op op,
+                            int *node_ranks)
+{
+    if (node_ranks != NULL)
+        *node_ranks = 1;
+    if (LOCAL(ctx)) {
+        local_copy(in, out, n, t);
+        return;
+    }
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_CHECK(
+        MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node));
+    if (node_ranks != NULL)
+        MPI_CHECK(MPI_Comm_size(node, node_ranks));
+    cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)type_size(t));
+    MPI_CHECK(MPI_Allreduce(in == NULL || in == out ? MPI_IN_PLACE : in, out, count(n), mpi_type(t),
+                            mpi_op(op), node));
+    MPI_CHECK(MPI_Comm_free(&node));
 }

@@ -158,10 +158,8 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     cs_err arc = cs_alloc(ctx, &all, (size_t)ctx->size, sizeof *all, "I/O ranges");
     /* {calls, allocation failed}: one allreduce for both */
     int64_t mine[2] = {count > 0 ? (count + chunk - 1) / chunk : 0, arc != CS_OK}, red[2] = {0, 0};
-    if (cs_allreduce(ctx, mine, red, 2, CS_T_I64, CS_OP_MAX) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce failed while %s %s of %s",
-                     writing ? "writing" : "reading", name, path);
-    else if (red[1] != 0)
+    cs_allreduce(ctx, mine, red, 2, CS_T_I64, CS_OP_MAX);
+    if (red[1] != 0)
         rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory on some rank while %s %s of %s",
                      writing ? "writing" : "reading", name, path);
     const int64_t max_calls = red[0];

@@ -203,9 +203,7 @@ static cs_err plain_range(cs_ctx *ctx, const char *path, uint64_t size, uint64_t
     if (fd >= 0)
         close(fd);
     CS_TRY_AGREE(ctx, rc);
-    if (cs_exscan_sum(ctx, &count, &before, 1, CS_T_U64) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Exscan of the line counts failed");
-    CS_TRY_AGREE(ctx, rc);
+    cs_exscan_sum(ctx, &count, &before, 1, CS_T_U64);
     *end = b;
     /* the line starting at p is number 1 + the newlines in [0, p) */
     *start = a == 0 ? 0 : after != UINT64_MAX ? after : b;
@@ -306,23 +304,19 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
      * reader stops at */
     int64_t first_err = INT64_MAX, first_line = INT64_MAX,
             my_line = err_file != INT64_MAX ? err_line : INT64_MAX;
-    if (cs_allreduce(ctx, &err_file, &first_err, 1, CS_T_I64, CS_OP_MIN) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import errors failed");
+    cs_allreduce(ctx, &err_file, &first_err, 1, CS_T_I64, CS_OP_MIN);
     if (err_file != first_err)
         my_line = INT64_MAX;
-    if (cs_allreduce(ctx, &my_line, &first_line, 1, CS_T_I64, CS_OP_MIN) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import errors failed");
-    else if (err_file != first_err || my_line != first_line)
+    cs_allreduce(ctx, &my_line, &first_line, 1, CS_T_I64, CS_OP_MIN);
+    if (err_file != first_err || my_line != first_line)
         rc = CS_OK;
     CS_TRY_AGREE(ctx, rc);
     double t_read = cs_now();
 
     int64_t N = 0;
     uint64_t cnt[3] = {im.n_self, im.m, 0}, cnt_all[3] = {0, 0, 0};
-    if (cs_allreduce(ctx, &im.n_pages, &N, 1, CS_T_I64, CS_OP_MAX) != CS_OK ||
-        cs_allreduce(ctx, cnt, cnt_all, 3, CS_T_U64, CS_OP_SUM) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import counts failed");
-    CS_TRY_AGREE(ctx, rc);
+    cs_allreduce(ctx, &im.n_pages, &N, 1, CS_T_I64, CS_OP_MAX);
+    cs_allreduce(ctx, cnt, cnt_all, 3, CS_T_U64, CS_OP_SUM);
     if (N == 0)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files", ic->edges);
     CS_TRY_AGREE(ctx, rc);
@@ -339,9 +333,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     CS_TRY_AGREE(ctx, rc);
     for (size_t k = 0; k < im.m; k++)
         bcount[bucket_of(im.src[k], N, B)]++;
-    if (cs_allreduce(ctx, bcount, bsum, B, CS_T_U64, CS_OP_SUM) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the link buckets failed");
-    CS_TRY_AGREE(ctx, rc);
+    cs_allreduce(ctx, bcount, bsum, B, CS_T_U64, CS_OP_SUM);
     {
         const uint64_t total = cnt_all[1];
         uint64_t before = 0;
@@ -399,9 +391,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     CS_TRY_AGREE(ctx, rc);
     weighted = im.weighted;
     cs_imp_fini(&im); /* the triples are in the send buffer now */
-    if (cs_alltoall(ctx, sc, 1, rcn, CS_T_INT) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Alltoall of the link counts failed");
-    CS_TRY_AGREE(ctx, rc);
+    cs_alltoall(ctx, sc, 1, rcn, CS_T_INT);
     int64_t m = 0;
     for (int r = 0; r < P; r++) {
         if (m > INT_MAX)
@@ -416,9 +406,9 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     if (rc == CS_OK && wsend != NULL)
         rc = cs_alloc(ctx, &wrecv, (size_t)m, sizeof *wrecv, "link weights received");
     CS_TRY_AGREE(ctx, rc);
-    if (cs_alltoallv(ctx, send, sc, sd, recv, rcn, rd, CS_T_U64) != CS_OK ||
-        (wsend != NULL && cs_alltoallv(ctx, wsend, sc, sd, wrecv, rcn, rd, CS_T_I32) != CS_OK))
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Alltoallv of the links failed");
+    cs_alltoallv(ctx, send, sc, sd, recv, rcn, rd, CS_T_U64);
+    if (wsend != NULL)
+        cs_alltoallv(ctx, wsend, sc, sd, wrecv, rcn, rd, CS_T_I32);
     free(send);
     send = NULL;
     free(wsend);
@@ -462,9 +452,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     g.n = n;
     CS_TRY(ctx, cs_imp_par_meta(ctx, cfg, N, &g, &meta));
     int64_t mine[2] = {g.n_links_total, (int64_t)cnt[2]}, all[2] = {0, 0};
-    if (cs_allreduce(ctx, mine, all, 2, CS_T_I64, CS_OP_SUM) != CS_OK)
-        rc = cs_fail(ctx, CS_ERR_MPI, "MPI_Allreduce of the import counts failed");
-    CS_TRY_AGREE(ctx, rc);
+    cs_allreduce(ctx, mine, all, 2, CS_T_I64, CS_OP_SUM);
     double t_build = cs_now();
     CS_LOG(ctx, CS_LOG_INFO, "import: %llu self-loop%s %s, %llu duplicate link%s merged",
            (unsigned long long)cnt_all[0], cnt_all[0] == 1 ? "" : "s",

@@ -6,13 +6,14 @@
 #define _GNU_SOURCE
 #include "main/main_impl.h"
 
-#include <mpi.h>
+#include "crawlsim/comm.h"
+
 #include <omp.h>
 #include <sched.h>
 #include <stdlib.h>
 
 /*
- * Collective(MPI_COMM_WORLD). Warns (from rank 0) when OpenMP threads share cores by accident: a
+ * Collective(ctx->comm). Warns (from rank 0) when OpenMP threads share cores by accident: a
  * rank with more threads than cores in its affinity mask (mpirun binds each rank to one core by
  * default), or a node whose ranks run more threads in all than the union of their affinity masks
  * holds cores (e.g. mpirun --bind-to none with ranks x threads above the node's cores). The
@@ -49,12 +50,9 @@ void main_check_placement(cs_ctx *ctx)
 #else
     cpu_set_t mine, all;
     const int known = own_cpus(&mine);
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int nranks = 1, ok = known, all_ok = 0;
-    MPI_Comm_size(node, &nranks);
-    MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, node);
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    int nranks = 1, all_ok = 0;
+    cs_comm_node_allreduce(ctx, &mine, &all, (int64_t)sizeof mine, CS_T_BYTE, CS_OP_BOR, &nranks);
+    cs_allreduce(ctx, &known, &all_ok, 1, CS_T_INT, CS_OP_MIN);
     /* CRAWLSIM_SYS_CPU: another tree laid out as /sys/devices/system/cpu (the tests' sockets) */
     const char *sys_cpu = getenv("CRAWLSIM_SYS_CPU");
     if (sys_cpu == NULL || sys_cpu[0] == '\0')
@@ -65,26 +63,27 @@ void main_check_placement(cs_ctx *ctx)
     for (int c = 0; c < CPU_SETSIZE && known && threads > 1; c++)
         if (CPU_ISSET((size_t)c, &mine))
             cpus[ncpu++] = c;
+    /* the node's threads and the sum of its ranks' cores */
+    const int tc[2] = {threads, CPU_COUNT(&mine)};
+    int node_tc[2] = {0, 0};
+    cs_comm_node_allreduce(ctx, tc, node_tc, 2, CS_T_INT, CS_OP_SUM, NULL);
     int v[8] = {threads,
-                CPU_COUNT(&mine),
-                0,
+                tc[1],
+                node_tc[0],
                 CPU_COUNT(&all),
                 nranks,
-                0,
+                node_tc[1],
                 omp_get_proc_bind() != omp_proc_bind_false,
                 ncpu > 0 ? cs_cpu_packages(sys_cpu, cpus, ncpu) : 0};
-    MPI_Allreduce(&v[0], &v[2], 1, MPI_INT, MPI_SUM, node);
-    MPI_Allreduce(&v[1], &v[5], 1, MPI_INT, MPI_SUM, node);
-    MPI_Comm_free(&node);
     /* per rank: its threads, its cores, its node's threads, cores and ranks, the sum of the node's
      * ranks' cores (above the node's cores when their masks overlap), OMP_PROC_BIND in force,
      * the sockets of its cores (0: unknown) */
     int *g = malloc((size_t)ctx->size * sizeof v);
     const int have = g != NULL;
     int agreed = 0;
-    MPI_Allreduce(&have, &agreed, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    cs_allreduce(ctx, &have, &agreed, 1, CS_T_INT, CS_OP_MIN);
     if (agreed && all_ok)
-        MPI_Gather(v, 8, MPI_INT, g, 8, MPI_INT, 0, MPI_COMM_WORLD);
+        cs_gather(ctx, v, 8, g, CS_T_INT, 0);
     if (agreed && all_ok && ctx->rank == 0) {
         int r_rank = -1, r_node = -1, r_pin = -1, r_sock = -1;
         for (int r = 0; r < ctx->size; r++) {

@@ -132,6 +132,20 @@ else
     pass "layering, MPI calls and file lengths keep docs/developer/modules.txt"
 fi
 
+# a collective's error is agreed or cannot happen: every function of comm.h that returns a
+# cs_err, and cs_agree, is CS_NODISCARD (warn_unused_result: the -Werror build rejects a
+# discarded one); the typed collectives that cannot fail return nothing
+nodiscard() {
+    grep -nE '^CS_API +cs_err ' "$1/include/crawlsim/comm.h"
+    grep -nE '^CS_API +cs_err +cs_agree\(' "$1/include/crawlsim/core.h"
+}
+nodiscard "$SRC" > discard.txt
+if [ -s discard.txt ]; then
+    fail "comm functions returning a cs_err without CS_NODISCARD: $(cat discard.txt)"
+else
+    pass "every cs_err of comm.h and cs_agree is CS_NODISCARD"
+fi
+
 # the checks can fail: a copy with one planted violation of each kind
 mkdir -p planted
 cp -r "$SRC/src" "$SRC/include" planted/
@@ -141,6 +155,11 @@ printf 'static void f(void) { MPI_Barrier(MPI_COMM_WORLD); }\n' >> planted/src/r
 seq 1 1001 > planted/src/rng/long.c
 printf 'module rng: core graph\n' >> planted/modules.txt # graph uses rng: a cycle
 check planted planted/modules.txt > planted.txt
+sed -i 's/^CS_API CS_NODISCARD cs_err cs_comm_sum_fix(/CS_API cs_err cs_comm_sum_fix(/' \
+    planted/include/crawlsim/comm.h
+nodiscard planted > discard-planted.txt
+[ -s discard-planted.txt ] && pass "a planted discardable cs_err is found" ||
+    fail "a cs_err of comm.h without CS_NODISCARD is missed"
 for want in 'layering: src/core/core.c (module core) includes "crawlsim/sim.h"' \
     'mpi: src/rng/rng.c calls MPI' 'length: src/rng/long.c has 1001 lines' \
     'table: the allowed dependencies have a cycle'; do
