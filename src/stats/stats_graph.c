@@ -152,25 +152,73 @@ static cs_err bowtie(cs_ctx *ctx, const st_graph *g, const int32_t *comp, int32_
 
 /* ---- distances ------------------------------------------------------------------------------ */
 
-/* Local. Breadth-first distances from src: hist[d] += pages at distance d (d >= 1, capped at
- * ST_DMAX). seen: a bit per page, all 0 on entry and on return (N / 8 bytes: it stays in cache
- * where an array of distances would not); queue: N entries, one level after the other. */
-static void bfs_hist(const st_graph *g, int32_t src, uint64_t *seen, int32_t *queue, int64_t *hist)
+/* Direction-optimising search (Beamer, Asanovic & Patterson, SC 2012): a level is expanded
+ * bottom-up (every unseen page looks for a parent in the frontier among its in-links) when the
+ * frontier's out-links exceed the unexplored pages' out-links / BEAMER_ALPHA, and top-down again
+ * when the frontier falls below N / BEAMER_BETA pages. Both give the same levels. */
+#define BEAMER_ALPHA 14
+#define BEAMER_BETA 24
+
+#define BIT(b, v) ((b)[(v) >> 6] & ((uint64_t)1 << ((v)&63)))
+#define SET(b, v) ((b)[(v) >> 6] |= (uint64_t)1 << ((v)&63))
+
+/* Local. Pages queue[from, to) into the bitmap front (cleared first: N / 64 + 1 words). */
+static void frontier_bits(int64_t N, const int32_t *queue, int64_t from, int64_t to,
+                          uint64_t *front)
 {
-    int64_t head = 0, tail = 0, d = 0;
-    seen[src >> 6] |= (uint64_t)1 << (src & 63);
+    memset(front, 0, (size_t)(N / 64 + 1) * sizeof *front);
+    for (int64_t k = from; k < to; k++)
+        SET(front, queue[k]);
+}
+
+/* Local. Breadth-first distances from src: hist[d] += pages at distance d (d >= 1, capped at
+ * ST_DMAX). seen: a bit per page, all 0 on entry (cleared on return); front: a bit per page of
+ * scratch; queue: N entries, one level after the other. */
+static void bfs_hist(const st_graph *g, int32_t src, uint64_t *seen, uint64_t *front,
+                     int32_t *queue, int64_t *hist)
+{
+    const int64_t N = g->N;
+    int64_t head = 0, tail = 0, d = 0, unexplored = g->M, mf = 0;
+    int bottom_up = 0;
+    SET(seen, src);
     queue[tail++] = src;
     while (head < tail) {
         const int64_t end = tail;
         d++;
-        for (; head < end; head++) {
-            const int32_t u = queue[head];
-            for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
-                const int32_t v = g->tg[e];
-                const uint64_t bit = (uint64_t)1 << (v & 63);
-                if (!(seen[v >> 6] & bit)) {
-                    seen[v >> 6] |= bit;
-                    queue[tail++] = v;
+        mf = 0;
+        for (int64_t k = head; k < end; k++)
+            mf += g->off[queue[k] + 1] - g->off[queue[k]];
+        unexplored -= mf;
+        if (!bottom_up && mf > unexplored / BEAMER_ALPHA)
+            bottom_up = 1;
+        else if (bottom_up && end - head < N / BEAMER_BETA)
+            bottom_up = 0;
+        if (bottom_up) {
+            frontier_bits(N, queue, head, end, front);
+            for (int64_t v = 0; v < N; v++) {
+                if (seen[v >> 6] == ~(uint64_t)0) {
+                    v |= 63; /* a word of seen pages */
+                    continue;
+                }
+                if (BIT(seen, v))
+                    continue;
+                for (int64_t e = g->ioff[v]; e < g->ioff[v + 1]; e++)
+                    if (BIT(front, g->isrc[e])) {
+                        SET(seen, v);
+                        queue[tail++] = (int32_t)v;
+                        break;
+                    }
+            }
+            head = end;
+        } else {
+            for (; head < end; head++) {
+                const int32_t u = queue[head];
+                for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
+                    const int32_t v = g->tg[e];
+                    if (!BIT(seen, v)) {
+                        SET(seen, v);
+                        queue[tail++] = v;
+                    }
                 }
             }
         }
@@ -452,10 +500,11 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
 #pragma omp parallel default(none) shared(g, it, rc) firstprivate(N, total, P, me)
     {
         uint64_t *seen = calloc((size_t)(N / 64 + 1), sizeof *seen);
+        uint64_t *front = calloc((size_t)(N / 64 + 1), sizeof *front);
         int32_t *queue = malloc((size_t)(N + 1) * sizeof *queue);
         int64_t *mark = malloc((size_t)(N + 1) * sizeof *mark);
         uint8_t *known = calloc((size_t)N + 1, sizeof *known);
-        if (seen == NULL || queue == NULL || mark == NULL || known == NULL) {
+        if (seen == NULL || front == NULL || queue == NULL || mark == NULL || known == NULL) {
 #pragma omp atomic write
             rc = CS_ERR_NOMEM;
         } else {
@@ -473,7 +522,7 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
             if (!go)
                 continue;
             if (i < it->ns)
-                bfs_hist(g, it->src[i], seen, queue, it->hist + i * (ST_DMAX + 1));
+                bfs_hist(g, it->src[i], seen, front, queue, it->hist + i * (ST_DMAX + 1));
             else if (i < it->ns + it->nc)
                 it->cval[i - it->ns] =
                     clustering_of(g, it->cpage[i - it->ns], mark, i - it->ns, queue);
@@ -484,6 +533,7 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
         free(known);
         free(mark);
         free(queue);
+        free(front);
         free(seen);
     }
     if (rc != CS_OK)
