@@ -26,8 +26,10 @@
  * popular pages), page_popularity_skew falls by 0.3 s and p_host by 0.1 s instead. The search keeps
  * the best candidate (the most targets met; ties: the smaller sum of errors over tolerances, then
  * the earlier): each candidate is the best one moved by its update with step s, s grows by half (at
- * most 1) after an improvement and halves otherwise, and the search ends after N candidates or when
- * s falls below 1/64. So no candidate kept is worse than the start.
+ * most 1) after an improvement and halves otherwise. Once s falls below 1/64 the search moves one
+ * group of keys at a time (the groups in the order above, each with its own step, grown and halved
+ * alike, groups whose step fell below 1/8 skipped), and ends after N candidates or a round of the
+ * groups without an improvement. So no candidate kept is worse than the start.
  *
  * The start: the real dangling share and out-degree mean, hosts of 3 times the out-degree mean
  * (at least 20), a directory tree of base 8, half the in-host links near their source, the
@@ -224,45 +226,74 @@ static void start(const cs_stats *real, cs_gen_config *g, double *recip)
 }
 
 /* Candidate k + 1 from candidate k (g) and its statistics t (cmd_fit.c's header). */
-static void update(const cs_stats *real, const cs_stats *t, double s, cs_gen_config *g,
+/* The groups of fitted keys, one statistic each: bits of update()'s mask. */
+enum {
+    K_DEGREE_MEAN,
+    K_DEGREE_ALPHA,
+    K_UNLINKED,
+    K_RECIP,
+    K_TEMPLATE,
+    K_NEAR,
+    K_P_HOST,
+    K_HOST_SKEW,
+    K_PAGE_SKEW,
+    N_KEYS,
+    K_ALL = (1 << N_KEYS) - 1
+};
+
+static void update(const cs_stats *real, const cs_stats *t, double s, int mask, cs_gen_config *g,
                    double *recip)
 {
+#define ON(k) ((mask >> (k)) & 1)
     const double live = 1.0 - g->dangling;
     const double dm = g->degree_mean + s * 0.8 * (real->out.mean.value - t->out.mean.value) / live;
-    g->degree_mean = sig4(clamp(dm, 1.2, 3.0 * real->out.mean.value / live));
-    g->degree_alpha =
-        sig4(clamp(g->degree_alpha +
-                       s * 0.6 * log((real->out.median.value + 0.5) / (t->out.median.value + 0.5)),
-                   1.4, 6.0));
-    g->unlinked = sig4(clamp(g->unlinked + s * (real->in.zero.value - t->in.zero.value), 0.0, 0.9));
-    *recip = clamp(*recip + s * 3.0 * (real->links.reciprocity.value - t->links.reciprocity.value),
-                   0.0, 2.0);
-    set_recip(g, *recip);
+    if (ON(K_DEGREE_MEAN))
+        g->degree_mean = sig4(clamp(dm, 1.2, 3.0 * real->out.mean.value / live));
+    if (ON(K_DEGREE_ALPHA))
+        g->degree_alpha = sig4(
+            clamp(g->degree_alpha +
+                      s * 0.6 * log((real->out.median.value + 0.5) / (t->out.median.value + 0.5)),
+                  1.4, 6.0));
+    if (ON(K_UNLINKED))
+        g->unlinked =
+            sig4(clamp(g->unlinked + s * (real->in.zero.value - t->in.zero.value), 0.0, 0.9));
+    if (ON(K_RECIP)) {
+        *recip =
+            clamp(*recip + s * 3.0 * (real->links.reciprocity.value - t->links.reciprocity.value),
+                  0.0, 2.0);
+        set_recip(g, *recip);
+    }
     const double dc = real->shape.clustering.value - t->shape.clustering.value;
     int64_t dT = (int64_t)lround(s * 40.0 * dc);
     if (dT == 0 && fabs(dc) > 0.1 * real->shape.clustering.value)
         dT = dc > 0.0 ? 1 : -1;
-    g->template_links =
-        (int64_t)clamp((double)(g->template_links + dT), 0.0, fmin(64.0, real->out.median.value));
+    if (ON(K_TEMPLATE))
+        g->template_links = (int64_t)clamp((double)(g->template_links + dT), 0.0,
+                                           fmin(64.0, real->out.median.value));
     const cs_stats_links *rl = &real->links, *tl = &t->links;
     if (isfinite(rl->gap8.value) && isfinite(tl->gap8.value)) {
-        g->near_share =
-            sig4(clamp(g->near_share + s * 1.5 * (rl->gap8.value - tl->gap8.value), 0.0, 1.0));
         const double rr = rl->gap4.value / (rl->gap8.value + 1e-9),
                      tr = tl->gap4.value / (tl->gap8.value + 1e-9);
-        g->near_alpha = sig4(clamp(g->near_alpha + s * 3.0 * (rr - tr), 1.1, 4.0));
-        g->p_host = sig4(clamp(g->p_host + s * (rl->gap12.value - tl->gap12.value), 0.05, 0.85));
-        g->p_topic = sig4(0.8 * (1.0 - g->p_host));
+        if (ON(K_NEAR)) {
+            g->near_share =
+                sig4(clamp(g->near_share + s * 1.5 * (rl->gap8.value - tl->gap8.value), 0.0, 1.0));
+            g->near_alpha = sig4(clamp(g->near_alpha + s * 3.0 * (rr - tr), 1.1, 4.0));
+        }
+        if (ON(K_P_HOST)) {
+            g->p_host =
+                sig4(clamp(g->p_host + s * (rl->gap12.value - tl->gap12.value), 0.05, 0.85));
+            g->p_topic = sig4(0.8 * (1.0 - g->p_host));
+        }
     }
-    if (isfinite(real->shape.scc.value) && isfinite(t->shape.scc.value))
+    if (ON(K_HOST_SKEW) && isfinite(real->shape.scc.value) && isfinite(t->shape.scc.value))
         g->host_popularity_skew = sig4(
             clamp(g->host_popularity_skew + s * 2.0 * (t->shape.scc.value - real->shape.scc.value),
                   0.2, 3.0));
-    if (isfinite(real->in.alpha20.value) && isfinite(t->in.alpha20.value))
+    if (ON(K_PAGE_SKEW) && isfinite(real->in.alpha20.value) && isfinite(t->in.alpha20.value))
         g->page_popularity_skew =
             sig4(clamp(g->page_popularity_skew + s * (t->in.alpha20.value - real->in.alpha20.value),
                        0.5, 2.5));
-    if (t->out.mean.value < 0.9 * real->out.mean.value &&
+    if (ON(K_PAGE_SKEW) && ON(K_P_HOST) && t->out.mean.value < 0.9 * real->out.mean.value &&
         g->degree_mean >= 1.5 * real->out.mean.value / live) {
         /* the drawn links do not arrive: a page's host cannot supply that many distinct popular
          * pages. The degree comes first: flatter in-host popularity, fewer in-host links. */
@@ -270,6 +301,7 @@ static void update(const cs_stats *real, const cs_stats *t, double s, cs_gen_con
         g->p_host = sig4(clamp(g->p_host - s * 0.1, 0.05, 0.98));
         g->p_topic = sig4(0.8 * (1.0 - g->p_host));
     }
+#undef ON
 }
 
 /* Local. A degree mean the exponent cannot give (gen_model's bound) is met by a steeper
@@ -474,16 +506,26 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
            (long long)real->n_pages, (long long)real->n_links, cs_now() - t0);
     double recip = 0.0;
     start(real, &cfg.gen, &recip);
-    /* best_s holds the best candidate's statistics while searching (twin the current one's) */
-    int best = -1, best_met = -1;
-    double best_sum = 0.0, best_recip = recip, step = 1.0;
-    int tried = 0;
+    /* best_s holds the best candidate's statistics while searching (twin the current one's).
+     * Phase 1 moves every key at once with the step `step`; once it falls below 1/64, phase 2
+     * moves one group of keys at a time (in K_ order, each with its own step). */
+    int best = -1, best_met = -1, tried = 0, group = -1, idle = 0;
+    double best_sum = 0.0, best_recip = recip, step = 1.0, gstep[N_KEYS];
+    for (int j = 0; j < N_KEYS; j++)
+        gstep[j] = 1.0;
     for (int k = 0; k < candidates; k++) {
         tried = k + 1;
         if (k > 0) { /* a step from the best candidate along its update */
             cfg.gen = *best_g;
             recip = best_recip;
-            update(real, best_s, step, &cfg.gen, &recip);
+            if (group < 0) {
+                update(real, best_s, step, K_ALL, &cfg.gen, &recip);
+            } else {
+                do
+                    group = (group + 1) % N_KEYS;
+                while (gstep[group] < 1.0 / 8.0 && idle++ < N_KEYS);
+                update(real, best_s, gstep[group], 1 << group, &cfg.gen, &recip);
+            }
         }
         CS_TRY(ctx, feasible(ctx, &cfg.gen));
         const double t1 = cs_now();
@@ -492,32 +534,39 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         double sum = 0.0;
         score(real, twin, &met, &sum);
         CS_LOG(ctx, CS_LOG_VERBOSE,
-               "fit: candidate %d (step %.3g): %d targets met, error %.2f (%.1f s): out %.3g/%g "
-               "in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc %.3g | degree_mean %g alpha %g "
-               "dangling %g unlinked %g tree_up %g siblings %g template %lld host_size_mean %g "
-               "host_skew %g page_skew %g near %g/%g p_host %g",
-               k + 1, step, met, sum, cs_now() - t1, twin->out.mean.value, twin->out.median.value,
-               twin->in.median.value, twin->in.alpha20.value, twin->links.reciprocity.value,
-               twin->shape.clustering.value, twin->links.gap8.value, twin->shape.scc.value,
-               cfg.gen.degree_mean, cfg.gen.degree_alpha, cfg.gen.dangling, cfg.gen.unlinked,
-               cfg.gen.tree_up, cfg.gen.tree_siblings, (long long)cfg.gen.template_links,
-               cfg.gen.host_size_mean, cfg.gen.host_popularity_skew, cfg.gen.page_popularity_skew,
-               cfg.gen.near_share, cfg.gen.near_alpha, cfg.gen.p_host);
-        if (met > best_met || (met == best_met && sum < best_sum)) {
+               "fit: candidate %d (step %.3g, keys %d): %d targets met, error %.2f (%.1f s): out "
+               "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc %.3g | degree_mean %g "
+               "alpha %g dangling %g unlinked %g tree_up %g siblings %g template %lld "
+               "host_size_mean %g host_skew %g page_skew %g near %g/%g p_host %g",
+               k + 1, group < 0 ? step : gstep[group], group, met, sum, cs_now() - t1,
+               twin->out.mean.value, twin->out.median.value, twin->in.median.value,
+               twin->in.alpha20.value, twin->links.reciprocity.value, twin->shape.clustering.value,
+               twin->links.gap8.value, twin->shape.scc.value, cfg.gen.degree_mean,
+               cfg.gen.degree_alpha, cfg.gen.dangling, cfg.gen.unlinked, cfg.gen.tree_up,
+               cfg.gen.tree_siblings, (long long)cfg.gen.template_links, cfg.gen.host_size_mean,
+               cfg.gen.host_popularity_skew, cfg.gen.page_popularity_skew, cfg.gen.near_share,
+               cfg.gen.near_alpha, cfg.gen.p_host);
+        const int better = met > best_met || (met == best_met && sum < best_sum);
+        if (better) {
             best = k;
             best_met = met;
             best_sum = sum;
             *best_g = cfg.gen;
             best_recip = recip;
             *best_s = *twin;
-            step = k > 0 ? fmin(1.0, 1.5 * step) : 1.0;
-        } else {
-            step *= 0.5;
+        }
+        if (k > 0 && group < 0) {
+            step = better ? fmin(1.0, 1.5 * step) : 0.5 * step;
+            if (step < 1.0 / 64.0)
+                group = N_KEYS - 1; /* phase 2 starts with the first group */
+        } else if (k > 0) {
+            gstep[group] = better ? fmin(1.0, 1.5 * gstep[group]) : 0.5 * gstep[group];
+            idle = better ? 0 : idle + 1;
         }
         CS_LOG(ctx, CS_LOG_INFO, "fit: candidate %d of %d: %d targets met (best %d: %d)", k + 1,
                candidates, met, best + 1, best_met);
-        if (step < 1.0 / 64.0)
-            break; /* no step along the update improves the best */
+        if (idle >= N_KEYS)
+            break; /* no group's step improves the best */
     }
     cfg.gen = *best_g;
     CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &full, 0, best_s));

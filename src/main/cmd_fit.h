@@ -19,12 +19,13 @@
     "(default 24) in memory, each the best one so far moved by a fixed rule that moves every\n"    \
     "fitted key towards its statistic (out-degree mean and median, dangling and unlinked\n"        \
     "shares, in-degree tail, reciprocity, clustering, the id-gap profile, the largest SCC) with\n" \
-    "a step that halves when a candidate is no better. Keeps the one that meets the most\n"        \
-    "targets and writes its [gen] section to TWIN.ini (every key, so that the twin does not\n"     \
-    "move with the defaults; --set gen.pages=N scales it). Prints the table real / twin /\n"       \
-    "difference / target / met and writes it to TABLE.md (default: TWIN.ini with .fit.md for\n"    \
-    ".ini). --set gen.KEY=VALUE sets the keys the fit leaves alone (gen.seed,\n"                   \
-    "gen.tree_branching, ...). Deterministic: the same twin on any rank and thread count.\n"
+    "a step that halves when a candidate is no better, then one group of keys at a time.\n"        \
+    "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
+    "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
+    "Prints the table real / twin / difference / target / met and writes it to TABLE.md\n"         \
+    "(default: TWIN.ini with .fit.md for .ini). --set gen.KEY=VALUE sets the keys the fit\n"       \
+    "leaves alone (gen.seed, gen.tree_branching, ...). Deterministic: the same twin on any\n"      \
+    "rank and thread count.\n"
 
 /* The command's arguments as given (borrowed). */
 typedef struct cs_fit_args {
