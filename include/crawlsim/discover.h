@@ -122,6 +122,11 @@ typedef struct cs_discover_ops {
     void (*sum_begin)(void *st);
     void *(*updates)(void *st, int64_t *n);
     void (*sum_apply)(void *st, int global);
+    /* Local, may be NULL. The step of one update (SARSA's alpha): the engine's /series/step is
+     * it times the updates a synchronisation applies. */
+    double (*step_size)(void *st);
+    /* Local, may be NULL. Transitions in the replay buffer now (/ranks/series/replay). */
+    int64_t (*replay_size)(void *st);
     /* Local. The probability that a fetch is a uniformly random frontier entry. */
     double (*epsilon)(void *st);
     /* Collective (ckpt.h), may be NULL (nothing beyond what create builds): the policy's state

@@ -230,6 +230,11 @@ static void sarsa_sum_apply(void *st, int global)
     s->dirty = 1;
 }
 
+static double sarsa_step_size(void *st)
+{
+    return ((const sarsa *)st)->alpha;
+}
+
 static double sarsa_epsilon(void *st)
 {
     return ((const sarsa *)st)->c.epsilon;
@@ -283,6 +288,7 @@ const cs_discover_ops cs_discover_sarsa_ops = {
     .sum_begin = sarsa_sum_begin,
     .updates = sarsa_updates,
     .sum_apply = sarsa_sum_apply,
+    .step_size = sarsa_step_size,
     .epsilon = sarsa_epsilon,
     .save = sarsa_save,
     .load = sarsa_load,

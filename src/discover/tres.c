@@ -603,6 +603,12 @@ static void tres_counters(void *st, int64_t *leaves, int64_t *q_evals)
     *q_evals = t->q_evals;
 }
 
+static int64_t tres_replay_size(void *st)
+{
+    const tres *t = st;
+    return t->rb != NULL ? cs_replay_size(t->rb) : 0;
+}
+
 static void no_value(void *st, cs_frontier_view *v, int64_t first, int64_t n)
 {
     (void)st;
@@ -696,10 +702,10 @@ fail:
 #define TRES_OPS(cr)                                                                               \
     {                                                                                              \
         .tres_features = 1, .link = tres_link, .select = tres_select, .commit = tres_commit,       \
-        .begin_task = tres_begin_task, .counters = tres_counters, .create = cr,                    \
-        .destroy = tres_destroy, .value = no_value, .stale = never_stale, .observe = tres_observe, \
-        .weights = tres_weights, .synced = tres_synced, .epsilon = no_epsilon, .save = tres_save,  \
-        .load = tres_load                                                                          \
+        .begin_task = tres_begin_task, .counters = tres_counters, .replay_size = tres_replay_size, \
+        .create = cr, .destroy = tres_destroy, .value = no_value, .stale = never_stale,            \
+        .observe = tres_observe, .weights = tres_weights, .synced = tres_synced,                   \
+        .epsilon = no_epsilon, .save = tres_save, .load = tres_load                                \
     }
 
 const cs_discover_ops cs_discover_tres_ops = TRES_OPS(tres_create);

@@ -185,7 +185,9 @@ loop:
             int64_t nw = 0;
             double *w = s->ops->weights(s->pol, &nw);
             CS_TRY(ctx, cs_comm_average(ctx, w, nw, &s->r.avg_scratch, &s->r.avg_cap));
+            sim_diag_averaged(s, s->r.avg_scratch);
             s->ops->synced(s->pol);
+            sim_diag_synced(s);
         }
         if (!fused) { /* with the agreement on local */
             tick_counts(s, nsel, glob);
@@ -194,6 +196,7 @@ loop:
         s->m.t[PH_ALLREDUCE] += cs_now() - t2;
         fetched_task += glob[0];
         ls->total_fetched += glob[0];
+        sim_diag_tick(s, glob[0]);
         cs_progress_update(&ls->progress, (uint64_t)ls->total_fetched);
         force = glob[1] == 0 && glob[2] > 0;
         if (s->rf != NULL) {
@@ -252,6 +255,7 @@ static void sim_free(sim *s)
     cs_sim_world_destroy(&s->own);
     cs_outbox_fini(&s->r.out);
     sim_visited_free(s);
+    sim_diag_free(s);
     free(s->r.vis_all);
     free(s->r.vis_counts);
     free(s->r.vis_displs);
@@ -421,6 +425,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     CS_TRY_AGREE(ctx, s->ops->create(ctx, cfg, &s->L, &s->pol));
     if (s->sum)
         s->ops->sum_begin(s->pol);
+    CS_TRY_AGREE(ctx, sim_diag_create(s));
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
     CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, s->proc ? s->gen : NULL, &s->rf));
     if (rc == CS_OK)

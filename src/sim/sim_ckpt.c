@@ -73,6 +73,7 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
         CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F64, n, s->m.s.t[i]));
     }
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/wall", CS_CK_F64, n, ls->wall));
+    CS_TRY(ctx, sim_diag_save(s, ck, n));
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "run/tasks/%d", i);
         CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
@@ -131,6 +132,8 @@ static cs_err series_reserve(sim *s, loop_state *ls, int64_t n)
             return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the series");
         *pp = p;
     }
+    if (sim_diag_reserve(s, cap) != CS_OK)
+        return CS_ERR_NOMEM;
     se->cap = cap;
     double *w = realloc(ls->wall, (size_t)cap * sizeof *w);
     if (w == NULL)
@@ -213,6 +216,7 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
         CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F64, s->m.s.n, s->m.s.t[i]));
     }
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/wall", CS_CK_F64, s->m.s.n, ls->wall));
+    CS_TRY(ctx, sim_diag_load(s, ck, s->m.s.n));
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "run/tasks/%d", i);
         CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));

@@ -268,6 +268,25 @@ struct cs_sim_world {
     uint16_t *host_part;   /* metis-sampled: the part of each host (owner.host_part), else NULL */
 };
 
+/* The learning diagnostics (sim_diag.c): per record point on every rank the values below (rank
+ * 0's are the global ones and are written), on rank 0 the per-rank counts [point][rank]. */
+enum diag_value { D_WNORM, D_SPREAD, D_UPDATE, D_STEP, D_QMIN, D_QMAX, ND };
+enum diag_rank { DR_FETCHED, DR_RELEVANT, DR_FRONTIER, DR_LEAVES, DR_REPLAY, NDR };
+typedef struct sim_diag {
+    double *v[ND];
+    int64_t *rk[NDR];
+    int64_t cap;         /* record points the arrays hold */
+    int64_t nw;          /* the policy's weights (0: none) */
+    double *w_sync;      /* the weights after the last synchronisation (at first the initial) */
+    double *send, *all;  /* a rank's values at a record point; rank 0: every rank's */
+    double *mean;        /* the mean of the ranks' weights (scratch) */
+    double spread;       /* the largest spread as an averaging started since the last point */
+    double update, step; /* the last synchronisation's (NaN before the first) */
+    int64_t window;      /* fetches over all ranks since the last synchronisation */
+    int synced;          /* the weights were synchronised in this tick */
+    double seconds;      /* wall-clock time spent here (/timing/ranks/diagnostics) */
+} sim_diag;
+
 typedef struct sim {
     cs_ctx *ctx;
     const cs_config *cfg;
@@ -311,6 +330,7 @@ typedef struct sim {
     sim_fetches f;
     sim_route r;
     sim_metrics m;
+    sim_diag d;
 } sim;
 
 #define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
@@ -514,6 +534,30 @@ int64_t sim_shared_rss(void);
  * /timing/ranks/shared_rss and shared_held. */
 int64_t sim_node_memory(const sim *s, int64_t peak);
 cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum);
+/* Local. The diagnostics' state, after the policy's creation (and sum_begin): the initial
+ * weights are the first synchronisation's reference. CS_ERR_NOMEM, CS_ERR_LIMIT. */
+cs_err sim_diag_create(sim *s);
+void sim_diag_free(sim *s);
+/* Local. Room for cap record points. CS_ERR_NOMEM. */
+cs_err sim_diag_reserve(sim *s, int64_t cap);
+/* Local. The weights were just synchronised (identical on every rank): the update is their
+ * distance from the last synchronisation's. */
+void sim_diag_synced(sim *s);
+/* Local. An averaging (cs_comm_average) started from the ranks' weights all[0..P * nw), rank
+ * after rank (its allgathered scratch, identical on every rank): their spread counts in the
+ * next record point's. */
+void sim_diag_averaged(sim *s, const double *all);
+/* Local. The tick's end, fetched: its fetches over all ranks; after a synchronisation, the
+ * step of its window (the policy's step_size x the window's fetches, / P when averaging). */
+void sim_diag_tick(sim *s, int64_t fetched);
+/* Collective. The diagnostics of record point `at` (< the capacity sim_diag_reserve made):
+ * one gather on rank 0; nothing can fail. */
+void sim_diag_record(sim *s, int64_t at);
+/* Local. /series/{weights_norm,...} and (rank 0) /ranks/series/... of n points into r. */
+cs_err sim_diag_write(sim *s, cs_results *r, int64_t n);
+/* Collective (ckpt.h). The diagnostics of n record points and the synchronisation state. */
+cs_err sim_diag_save(sim *s, cs_ckpt *ck, int64_t n);
+cs_err sim_diag_load(sim *s, cs_ckpt *ck, int64_t n);
 cs_err sim_save_checkpoint(sim *s, loop_state *ls);
 cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path);
 

@@ -157,6 +157,7 @@ cs_err sim_sum_sync(sim *s, int64_t t)
         void *u = s->ops->updates(s->pol, &n);
         CS_TRY(ctx, cs_comm_sum_fix(ctx, u, n));
         s->ops->sum_apply(s->pol, 1);
+        sim_diag_synced(s);
     } else {
         s->ops->sum_apply(s->pol, 0);
     }

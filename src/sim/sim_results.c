@@ -122,11 +122,14 @@ cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
                 se->t[i] = p;
         }
         if (rc == CS_OK)
+            rc = sim_diag_reserve(s, cap);
+        if (rc == CS_OK)
             se->cap = cap;
     }
     int64_t tot[NC], hosts;
     double tmax[NPH];
     CS_TRY(ctx, global_totals(s, rc, tot, &hosts, tmax));
+    sim_diag_record(s, se->n);
     for (int i = 0; i < NC; i++)
         se->v[i][se->n] = tot[i];
     se->v[C_FETCHED][se->n] -= task_base[0];
@@ -240,6 +243,8 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
                     : 0.0;
     if (rc == CS_OK)
         rc = cs_results_add(ctx, r, "series/harvest_rate", CS_RES_F64, n, 0, hr);
+    if (rc == CS_OK)
+        rc = sim_diag_write(s, r, n);
     static const char *const task_name[4] = {"fetched", "relevant", "relevant_hosts", "end_tick"};
     for (int i = 0; i < 4 && rc == CS_OK; i++) {
         snprintf(path, sizeof path, "tasks/%s", task_name[i]);
@@ -302,6 +307,8 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
         held = cs_gen_shared_held(s->gen, &shared);
     if (shared)
         shm = sim_shared_rss();
+    if (rc == CS_OK) /* the diagnostics' time on each rank, beside the phases' */
+        rc = cs_results_gather(ctx, r, "timing/ranks/diagnostics", CS_RES_F64, 1, &s->d.seconds);
     if (rc == CS_OK)
         rc = cs_results_gather(ctx, r, "timing/ranks/peak_rss", CS_RES_I64, 1, &rss);
     if (rc == CS_OK)
