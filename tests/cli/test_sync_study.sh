@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# tools/sync-study (issue 16) in its tiny version: two cells (the strict control and K = never on
+# tools/sync-study in its tiny version: two cells (the strict control and K = never on
 # 2 ranks), two seeds, a small world. The runs land where the design says, a second `run` has
 # nothing to do (the sweep resumes), the report's paired loss equals one computed here from the
-# results files and from the results table alone, the figures are PNG images, the Slurm specs hold every run, and bad command
-# lines and missing results fail with a message.
+# results files and from the results table alone, the table records every run's policy, world,
+# commit and world hash and its final weights' norm, the report gives collapse intervals and no
+# untested "no effect", the first edition's report regenerates byte for byte from its table, the
+# figures are PNG images, the Slurm specs hold every run, and bad command lines and missing
+# results fail with a message.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 MPIEXEC
 SS=$SRC/tools/sync-study
@@ -46,8 +49,25 @@ grep -q "^Left out, fewer than 10 seeds so far: sarsa P = 2 K=never; sarsa P = 2
 # the results table: every run on a line, a report from it alone is the report from the files,
 # and a study folder holding only the table resumes without running anything again
 out=$("$SS" table st 2>&1) || fail "table: $out"
-[ "$(wc -l < st/results.tsv)" = 5 ] && head -1 st/results.tsv | grep -q "^group	P	setting	seed	q" &&
+[ "$(wc -l < st/results.tsv)" = 5 ] &&
+    head -1 st/results.tsv | grep -q "^group	P	setting	seed	policy	world	commit	world_hash	q" &&
     pass "table: a header and 4 runs" || fail "table: $out $(cat st/results.tsv)"
+# every run's provenance: policy, world, the commit that ran it, the world file's hash
+want_hash=$(sha256sum st/worlds/default.h5 | cut -c1-16)
+want_commit=$(git -C "$SRC" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
+[ "$(cut -f5-7 st/results.tsv | tail -n +2 | sort -u | wc -l)" = 1 ] &&
+    [ "$(cut -f5,6 st/results.tsv | sed -n 2p)" = "sarsa	default" ] &&
+    cut -f7 st/results.tsv | sed -n 2p | grep -q "^$want_commit" &&
+    [ "$(cut -f8 st/results.tsv | tail -n +2 | sort -u)" = "$want_hash" ] &&
+    pass "table: policy, world, commit $want_commit and world hash $want_hash of every run" ||
+    fail "table provenance: $(cut -f1-8 st/results.tsv)"
+# the final weights' norm from the results file's /final/weights
+want=$(/usr/bin/python3 -c '
+import h5py, numpy as np
+print(repr(float(np.linalg.norm(h5py.File("st/runs/sarsa/P2/control/seed-01.h5")["/final/weights"][()]))))')
+got=$(awk -F'\t' '$3 == "control" && $4 == 1 { print $19 }' st/results.tsv)
+/usr/bin/python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 1e-12 * a)" \
+    "$want" "$got" && pass "table: the final weights' norm $got" || fail "table wnorm: $got, want $want"
 mkdir tab && cp st/results.tsv tab/
 "$SS" report tab/results.tsv --min-seeds 2 -o tab/report.md --figures st/sync-study > /dev/null 2>&1 ||
     fail "report from the table"
@@ -61,6 +81,21 @@ sed -i 1s/seed/SEED/ tab/results.tsv
 "$SS" report tab/results.tsv -o tab/bad.md > err.txt 2>&1
 [ $? = 1 ] && grep -q "not a results table" err.txt && pass "a bad table: exit 1" ||
     fail "bad table: $(cat err.txt)"
+
+# the statistics: collapses with their Clopper-Pearson interval, verdicts only from tests
+grep -q "^## Sensitivity of the collapse criterion" st/report.md &&
+    grep -q "^| quality alone |" st/report.md && grep -q "^| or norm > 10 x |" st/report.md && grep -qE "^\| 2 \| K=never \|.*\| [0-9]+/2 \[0\.[0-9]{2}, [01]\.[0-9]{2}\] \|" st/report.md &&
+    ! grep -q "no measurable effect" st/report.md &&
+    pass "report: collapse intervals, the threshold's sensitivity, no untested 'no effect'" ||
+    fail "report statistics: $(grep -E '^\| 2 \|' st/report.md)"
+
+# the first edition's report regenerates byte for byte from its table
+"$SS" report "$SRC/docs/reports/sync-study-first-edition/results.tsv" --first-edition \
+    --title "The synchronisation study (first edition)" -o first.md --figures sync-study-first-edition \
+    > /dev/null 2>&1 || fail "first edition report"
+cmp -s first.md "$SRC/docs/reports/sync-study-first-edition.md" &&
+    pass "the first edition's report regenerates byte for byte" ||
+    fail "first edition: $(diff first.md "$SRC/docs/reports/sync-study-first-edition.md" | head -5)"
 
 out=$("$SS" design 2>&1) || fail "design: $out"
 grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && pass "full design: $(tail -1 <<< "$out")" ||

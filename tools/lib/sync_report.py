@@ -4,17 +4,23 @@ DIR/results.tsv (or a results table alone) only.
 
 For every setting, each seed is paired with the strict control of the same group, P and seed:
 loss = control - setting for a quality where larger is better (harvest rate), setting - control
-where smaller is better (J_h), so a positive loss is always worse. Per cell: the mean loss with
-its 95 % Student t interval, the median, every seed's quality (a collapsed seed is marked), the
-sign-flip permutation p-value (exact up to 16 seeds), and Holm's adjustment over all the
-comparisons of the report. Costs come from the counters of the results files, never from clocks,
-but for the time per tick, which is reported at P <= 2 only (on this machine P > 2 oversubscribes
-its 2 cores).
+where smaller is better (J_h), so a positive loss is always worse. What the design declares
+before any result (tools/sync-study: `declared`) decides the verdicts: a seed collapsed when its
+quality is beyond a fraction of the control's median or its final weights diverged (norm above
+a factor of the control's, or not finite); per cell the collapse probability with its exact
+Clopper-Pearson interval, the paired loss over all seeds and, apart, over the seeds that did not
+collapse; a cell with any collapse is never called unaffected; "no effect" only from an
+equivalence test (TOST) with the declared margin; Holm's adjustment within each declared family
+of comparisons. The statistics themselves live in sync_stats.py (tested against hand-computed
+values). Costs come from the counters of the results files, never from clocks, but for the time
+per tick, which is reported at P <= 2 only (on this machine P > 2 oversubscribes its 2 cores).
 """
+import hashlib
 import itertools
 import math
 import os
 import re
+import subprocess
 
 import numpy as np
 
@@ -35,6 +41,8 @@ import sys  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests", "bench"))
 import perf_model  # noqa: E402
+import sync_stats as st  # noqa: E402
+from sync_stats import holm_families, t_p  # noqa: E402,F401
 
 
 def model_comm_us(c, P):
@@ -56,7 +64,48 @@ def t975(df):
     return T975[df - 1] if df <= len(T975) else 1.96 + 2.4 / df
 
 
-def read_run(path, metric):
+def world_hash(path):
+    """The first 16 hex digits of the SHA-256 of a world file (cached beside it, PATH.sha256)."""
+    cache = path + ".sha256"
+    if os.path.isfile(cache) and os.path.getmtime(cache) >= os.path.getmtime(path):
+        with open(cache) as f:
+            return f.read().strip()
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    out = h.hexdigest()[:16]
+    with open(cache, "w") as f:
+        f.write(out + "\n")
+    return out
+
+
+def source_commit(tree):
+    """The checked-out commit of the source tree (12 hex digits, "+dirty" with uncommitted
+    changes to tracked files), or "unknown" outside a git checkout."""
+    try:
+        c = subprocess.run(["git", "-C", tree, "rev-parse", "--short=12", "HEAD"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return c + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def read_provenance(path):
+    """(commit, world hash) of a results file, from the PATH.prov that tools/sync-study run
+    writes beside it; ("unknown", "unknown") without one."""
+    prov = path[:-3] + ".prov" if path.endswith(".h5") else path + ".prov"
+    if os.path.isfile(prov):
+        with open(prov) as f:
+            w = f.read().split()
+        if len(w) == 2:
+            return w[0], w[1]
+    return "unknown", "unknown"
+
+
+def read_run(path, metric, world="?"):
     with h5py.File(path, "r") as f:
         ticks = int(f["/final/ticks"][0])
         P = int(f["/ranks/pages"].shape[0])
@@ -68,8 +117,21 @@ def read_run(path, metric):
             d = f.get("/series/" + name)
             return float(d[-1]) if d is not None and d.shape[0] > 0 else float("nan")
 
+        # NaN: no weights (or not known); inf: weights that are not finite (diverged)
+        w = f.get("/final/weights")
+        wnorm = float(np.sqrt(np.sum(np.square(w[()])))) if w is not None else float("nan")
+        wnorm = wnorm if math.isfinite(wnorm) or w is None else math.inf
+        sp = f.get("/series/weights_spread")
+        spread = float(np.max(sp[()])) if sp is not None and sp.shape[0] > 0 else float("nan")
+        policy = f.attrs.get("policy", b"?")
+        policy = policy.decode() if isinstance(policy, bytes) else str(policy)
+        commit, wh = read_provenance(path)
         return {
             "q": q, "P": P, "ticks": ticks, "fetched": fetched,
+            "policy": policy, "world": world, "commit": commit, "world_hash": wh,
+            # the final weights' norm (NaN for a policy without weights) and the largest spread
+            # of the ranks' weights over the run (the results' diagnostics; NaN before them)
+            "wnorm": wnorm, "spread_max": spread,
             # per rank and tick (series are summed over ranks)
             "coll": last("collectives") / P / ticks,
             "coll_bytes": last("collective_bytes") / P / ticks,
@@ -83,30 +145,54 @@ def read_run(path, metric):
 
 
 # the results table: one line per run, every number the report uses at full precision (repr),
-# so a report from the table is the report from the results files it was made from
+# so a report from the table is the report from the results files it was made from; and where
+# each run comes from: its policy and world, the commit of the source tree that ran it and the
+# world file's hash
+TEXT = ["policy", "world", "commit", "world_hash"]
 FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
-          "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick"]
-TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(FIELDS[:1] + FIELDS[2:])
+          "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick", "wnorm", "spread_max"]
+INTS = ("ticks", "fetched")
+TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS[:1] + FIELDS[2:])
+# the first edition's table (docs/reports/sync-study-first-edition/results.tsv): no provenance,
+# weights' norms or spreads; read with those unknown
+FIELDS_1 = FIELDS[:11]
+TABLE_HEAD_1 = "group\tP\tsetting\tseed\t" + "\t".join(FIELDS_1[:1] + FIELDS_1[2:])
+
+
+def first_edition_policy(groups, g, setting):
+    if setting.startswith("best-first"):
+        return "best-first"
+    return dict(w.split("=", 1) for w in groups[g][1]).get("run.policy", "?")
 
 
 def read_table(path, groups, cells):
-    """Adds the runs of a results table (tools/sync-study table) to cells."""
+    """Adds the runs of a results table (tools/sync-study table, or the first edition's) to
+    cells."""
     with open(path) as f:
         head = f.readline().rstrip("\n")
-        if head != TABLE_HEAD:
+        if head not in (TABLE_HEAD, TABLE_HEAD_1):
             raise SystemExit(f"tools/sync-study: error: {path}: not a results table "
                              f"(its first line is not the header {TABLE_HEAD!r})")
+        first = head == TABLE_HEAD_1
+        text = [] if first else TEXT
+        fields = FIELDS_1 if first else FIELDS
         for n, line in enumerate(f, 2):
             w = line.rstrip("\n").split("\t")
-            if len(w) != 4 + len(FIELDS) - 1:
+            if len(w) != 4 + len(text) + len(fields) - 1:
                 raise SystemExit(f"tools/sync-study: error: {path}:{n}: {len(w)} fields")
-            g, P, st, seed = w[0], int(w[1]), w[2], int(w[3])
+            g, P, stg, seed = w[0], int(w[1]), w[2], int(w[3])
             if g not in groups:
                 continue
-            run = {"q": float(w[4]), "P": P}
-            for k, v in zip(FIELDS[2:], w[5:]):
-                run[k] = int(v) if k in ("ticks", "fetched") else float(v)
-            cells.setdefault((g, P, st), {})[seed] = run
+            run = dict(zip(text, w[4:4 + len(text)]))
+            if first:
+                run.update(policy=first_edition_policy(groups, g, stg), world=groups[g][0],
+                           commit="unknown", world_hash="unknown", wnorm=float("nan"),
+                           spread_max=float("nan"))
+            v = w[4 + len(text):]
+            run.update(q=float(v[0]), P=P)
+            for k, x in zip(fields[2:], v[1:]):
+                run[k] = int(x) if k in INTS else float(x)
+            cells.setdefault((g, P, stg), {})[seed] = run
 
 
 def write_table(cells, path):
@@ -114,10 +200,10 @@ def write_table(cells, path):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write(TABLE_HEAD + "\n")
-        for (g, P, st), runs in sorted(cells.items()):
+        for (g, P, stg), runs in sorted(cells.items()):
             for seed, r in sorted(runs.items()):
-                f.write("\t".join([g, str(P), st, str(seed)] +
-                                   [repr(r[k]) for k in FIELDS[:1] + FIELDS[2:]]) + "\n")
+                f.write("\t".join([g, str(P), stg, str(seed)] + [r[k] for k in TEXT] +
+                                  [repr(r[k]) for k in FIELDS[:1] + FIELDS[2:]]) + "\n")
     os.replace(tmp, path)
 
 
@@ -144,46 +230,10 @@ def load(d, groups):
                 for fn in os.listdir(os.path.join(root, g, pdir, sdir)):
                     m = re.fullmatch(r"seed-(\d+)\.h5", fn)
                     if m:
-                        run = read_run(os.path.join(root, g, pdir, sdir, fn), metric)
+                        run = read_run(os.path.join(root, g, pdir, sdir, fn), metric,
+                                       groups[g][0])
                         cells.setdefault((g, P, sdir), {})[int(m.group(1))] = run
     return cells
-
-
-def betainc(a, b, x):
-    """The regularised incomplete beta function I_x(a, b) (Lentz's continued fraction)."""
-    if x <= 0.0 or x >= 1.0:
-        return max(0.0, min(1.0, x))
-    if x > (a + 1) / (a + b + 2):
-        return 1.0 - betainc(b, a, 1.0 - x)
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
-                     b * math.log1p(-x)) / a
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    f = d
-    for m in range(1, 300):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            f *= c * d
-        if abs(c * d - 1.0) < 1e-14:
-            break
-    return front * f
-
-
-def t_p(d):
-    """Two-sided p-value of the paired t test of mean(d) = 0."""
-    d = np.asarray(d, float)
-    n = len(d)
-    sd = d.std(ddof=1)
-    if sd == 0:
-        return 0.0 if d.mean() != 0 else 1.0
-    t = d.mean() / (sd / math.sqrt(n))
-    df = n - 1
-    return betainc(df / 2.0, 0.5, df / (df + t * t))
 
 
 def perm_p(d):
@@ -197,18 +247,6 @@ def perm_p(d):
         signs = np.random.default_rng(12345).choice([1.0, -1.0], size=(65536, n))
     means = np.abs((signs * d).mean(axis=1))
     return float(np.mean(means >= obs - 1e-15))
-
-
-def holm(ps):
-    """Holm-Bonferroni adjusted p-values, in the order given."""
-    m = len(ps)
-    order = sorted(range(m), key=lambda i: ps[i])
-    adj = [0.0] * m
-    run = 0.0
-    for rank, i in enumerate(order):
-        run = max(run, min(1.0, (m - rank) * ps[i]))
-        adj[i] = run
-    return adj
 
 
 def label(slug):
@@ -233,8 +271,54 @@ def bandwidth_cell(setting):
     return setting.startswith(("sarsa_B", "best-first"))
 
 
-def analyse(cells, groups):
-    """Per (group, P, setting) other than control: the paired statistics against the control."""
+# what the design declares before the results (tools/sync-study passes its own): the collapse
+# criterion (a quality beyond `fraction` of the control's median, or final weights whose norm is
+# above `factor` x the control's median or not finite), the equivalence margin of "no effect"
+# (a fraction of the control's mean quality) and the families of comparisons Holm adjusts within
+DECLARED = {"fraction": 0.5, "factor": 10.0, "margin": 0.05,
+            "family": lambda g, setting: g}
+
+
+def reference(cells, g, P, s, runs):
+    """The runs a cell's collapses are judged against: the control at the same P; in the
+    bandwidth table, best-first against its own, SARSA at B against best-first at the same B."""
+    if s.startswith("best-first"):
+        return runs
+    if s.startswith("sarsa_B"):
+        return cells.get((g, P, "best-first_" + s[len("sarsa_"):])) or runs
+    return cells.get((g, P, "control")) or runs
+
+
+def collapses(runs, ref, higher, fraction, factor):
+    """(seeds below the quality threshold, seeds whose weights diverged) of a cell's runs."""
+    cq = float(np.median([r["q"] for r in ref.values()]))
+    norms = [r["wnorm"] for r in ref.values() if math.isfinite(r.get("wnorm", math.nan))]
+    cw = float(np.median(norms)) if norms else None
+    low, div = [], []
+    for k in sorted(runs):
+        r = runs[k]
+        if st.collapsed(r["q"], cq, higher, fraction):
+            low.append(k)
+        if st.diverged(r.get("wnorm", math.nan), cw, factor):
+            div.append(k)
+    return low, div
+
+
+def paired(ctrl, runs, keys, higher):
+    return np.array([(ctrl[k]["q"] - runs[k]["q"]) if higher else (runs[k]["q"] - ctrl[k]["q"])
+                     for k in keys])
+
+
+def t_interval(d):
+    half = t975(len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
+    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
+
+
+def analyse(cells, groups, decl=None):
+    """Per (group, P, setting): the collapses, and for settings other than the control the paired
+    statistics against it (all seeds; the seeds that did not collapse; TOST), Holm within the
+    declared families."""
+    decl = dict(DECLARED, **(decl or {}))
     rows = []
     for (g, P, s), runs in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1],
                                                                  kv[0][2] != "control", kv[0][2])):
@@ -245,51 +329,57 @@ def analyse(cells, groups):
         row = {"group": g, "P": P, "setting": s, "n": len(seeds), "seeds": seeds, "q": q,
                "median": float(np.median(q)), "mean": float(q.mean()),
                "cost": {k: float(np.mean([runs[x][k] for x in seeds]))
-                        for k in runs[seeds[0]] if k not in ("q", "P")}}
-        # collapsed: a seed at less than half the control's median (more than twice, for a
-        # smaller-is-better quality)
-        # the bandwidth table's cells: best-first against its own median, SARSA at B against
-        # best-first at the same B (learning that ends below half of not learning)
-        if s.startswith("best-first"):
-            ref = runs
-        elif s.startswith("sarsa_B"):
-            ref = cells.get((g, P, "best-first_" + s[len("sarsa_"):])) or runs
-        else:
-            ref = cells.get((g, P, "control")) or runs
-        cm = float(np.median([r["q"] for r in ref.values()]))
-        row["collapsed"] = [k for k in seeds
-                            if (runs[k]["q"] < 0.5 * cm if higher else runs[k]["q"] > 2 * cm)]
+                        for k in runs[seeds[0]] if k not in ["q", "P"] + TEXT},
+               "family": decl["family"](g, s)}
+        low, div = collapses(runs, reference(cells, g, P, s, runs), higher, decl["fraction"],
+                             decl["factor"])
+        row["low"], row["diverged"] = low, div
+        row["collapsed"] = sorted(set(low) | set(div))
+        row["cp"] = st.clopper_pearson(len(row["collapsed"]), len(seeds))
         if s != "control" and ctrl is not None and not bandwidth_cell(s):
-            paired = [k for k in seeds if k in ctrl]
-            if len(paired) >= 2:
-                d = np.array([(ctrl[k]["q"] - runs[k]["q"]) if higher
-                              else (runs[k]["q"] - ctrl[k]["q"]) for k in paired])
-                half = t975(len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
-                row.update(loss=float(d.mean()), lo=float(d.mean() - half),
-                           hi=float(d.mean() + half), loss_median=float(np.median(d)),
-                           p=t_p(d), p_perm=perm_p(d), npair=len(d),
-                           rel=float(d.mean() / np.mean([ctrl[k]["q"] for k in paired])))
+            keys = [k for k in seeds if k in ctrl]
+            if len(keys) >= 2:
+                d = paired(ctrl, runs, keys, higher)
+                cmean = float(np.mean([ctrl[k]["q"] for k in keys]))
+                row["margin"] = decl["margin"] * abs(cmean)
+                row["loss"], row["lo"], row["hi"] = t_interval(d)
+                row.update(loss_median=float(np.median(d)), p=t_p(list(d)), p_perm=perm_p(d),
+                           npair=len(d), rel=float(d.mean() / cmean),
+                           p_tost=st.tost_p(list(d), row["margin"]))
+                ok = [k for k in keys if k not in row["collapsed"]]
+                row["n_ok"] = len(ok)
+                if len(ok) >= 2:
+                    row["ok_loss"], row["ok_lo"], row["ok_hi"] = t_interval(
+                        paired(ctrl, runs, ok, higher))
         rows.append(row)
     tested = [r for r in rows if "p" in r]
-    for r, a in zip(tested, holm([r["p"] for r in tested])):
-        r["p_holm"] = a
+    fams = [r["family"] for r in tested]
+    for r, a, b in zip(tested, holm_families([r["p"] for r in tested], fams),
+                       holm_families([r["p_tost"] for r in tested], fams)):
+        r["p_holm"], r["p_tost_holm"] = a, b
     return rows
 
 
 def verdict(r):
+    """A cell with a collapse is never unaffected; "no effect" only from TOST (after Holm)."""
     if "loss" not in r:
         return ""
-    if r["lo"] <= 0 <= r["hi"]:
-        return "no measurable effect"
-    word = "worse" if r["loss"] > 0 else "better"
-    return word + ("" if r["p_holm"] < 0.05 else " (not after Holm)")
+    v = st.verdict(len(r["collapsed"]), r["p_holm"], r["p_tost_holm"], r["loss"])
+    return f"{v} ({len(r['collapsed'])} of {r['n']})" if v == "collapses" else v
 
 
 def seeds_text(r, higher):
     out = []
     for k, v in zip(r["seeds"], r["q"]):
-        out.append(f"**{v:.3f}!**" if k in r["collapsed"] else f"{v:.3f}")
+        mark = ("!" if k in r["low"] else "") + ("~" if k in r["diverged"] else "")
+        out.append(f"**{v:.3f}{mark}**" if mark else f"{v:.3f}")
     return " ".join(out)
+
+
+def collapse_text(r):
+    """k of n collapsed with the Clopper-Pearson 95 % interval of the probability."""
+    lo, hi = r["cp"]
+    return f"{len(r['collapsed'])}/{r['n']} [{lo:.2f}, {hi:.2f}]"
 
 
 def figure_losses(rows, g, path):
@@ -388,32 +478,71 @@ def figure_pareto(rows, g, path):
 def findings(rows, groups):
     """The findings, one line per group and setting across P, from the statistics alone."""
     L = ["## Findings", "",
-         "Per group and setting, at each P: the verdict and the paired loss with its 95 % "
-         "interval (a positive loss is worse than the strict control); collapsed seeds are "
-         "counted. Communication: collective payload bytes per rank and tick against the "
-         "control's at the same P, and the performance model's predicted communication time "
-         "per rank and tick on the shipped platform (*model*, below) against the control's.", ""]
+         "Per group and setting, at each P: the verdict; the collapsed seeds with the 95 % "
+         "Clopper-Pearson interval of the collapse probability; the paired loss with its 95 % "
+         "interval over all seeds and, when some collapsed, over the others (a positive loss is "
+         "worse than the strict control). Communication: collective payload bytes per rank and "
+         "tick against the control's at the same P, and the performance model's predicted "
+         "communication time per rank and tick on the shipped platform (*model*, below) against "
+         "the control's.", ""]
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         L.append(f"**{g}**")
         L.append("")
         sub = [r for r in rows if r["group"] == g and "loss" in r]
         ctrl = {r["P"]: r for r in rows if r["group"] == g and r["setting"] == "control"}
-        for st in sorted({r["setting"] for r in sub}):
+        for stg in sorted({r["setting"] for r in sub}):
             parts = []
-            for r in sorted((r for r in sub if r["setting"] == st), key=lambda r: r["P"]):
+            for r in sorted((r for r in sub if r["setting"] == stg), key=lambda r: r["P"]):
                 c0 = ctrl[r["P"]]["cost"]["coll_bytes"]
                 save = (1 - r["cost"]["coll_bytes"] / c0) * 100 if c0 > 0 else 0.0
-                coll = f", {len(r['collapsed'])} of {r['n']} seeds collapsed" \
-                    if r["collapsed"] else ""
+                coll = ""
+                if r["collapsed"]:
+                    coll = f", collapsed {collapse_text(r)}"
+                    if "ok_loss" in r:
+                        coll += (f", the others {r['ok_loss']:+.4f} [{r['ok_lo']:+.4f}, "
+                                 f"{r['ok_hi']:+.4f}]")
                 m0 = model_comm_us(ctrl[r["P"]]["cost"], r["P"])
                 m = model_comm_us(r["cost"], r["P"])
                 parts.append(f"P = {r['P']}: {verdict(r)}, {r['loss']:+.4f} "
                              f"[{r['lo']:+.4f}, {r['hi']:+.4f}]{coll}, "
                              f"{-save:+.0f} % collective bytes, model "
                              f"{m:.0f} us/tick (control {m0:.0f})")
-            L.append(f"* {label(st)}: " + "; ".join(parts))
+            L.append(f"* {label(stg)}: " + "; ".join(parts))
         L.append("")
     return L
+
+
+def sensitivity(cells, groups, decl):
+    """Collapsed runs (and cells with any) against the quality threshold and the divergence
+    factor: how much the counts depend on the declared criterion."""
+    fr = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    fa = [3.0, 10.0, 100.0]
+    known = any(math.isfinite(r.get("wnorm", math.nan)) for runs in cells.values()
+                for r in runs.values())
+    L = ["## Sensitivity of the collapse criterion", "",
+         f"The declared criterion: quality below {decl['fraction']:g} x the control's median "
+         f"(above it divided by {decl['fraction']:g} for J_h)"
+         + (f", or final weights whose norm is above {decl['factor']:g} x the control's median or "
+            "not finite" if known else
+            "; the divergence of the weights cannot be judged here: this table has no final "
+            "weights' norms (results files before the learning diagnostics)") +
+         ". Collapsed runs / cells with any collapse, over all cells, at other thresholds:", ""]
+    head = "| quality threshold | " + " | ".join(f"{x:g}" for x in fr) + " |"
+    L += [head, "|---" * (len(fr) + 1) + "|"]
+    rows = [("quality alone", None)] + ([(f"or norm > {f:g} x", f) for f in fa] if known else [])
+    for name, f in rows:
+        cells_txt = []
+        for x in fr:
+            nr = nc = 0
+            for (g, P, s), runs in cells.items():
+                low, div = collapses(runs, reference(cells, g, P, s, runs), groups[g][3], x,
+                                     f if f is not None else math.inf)
+                k = len(set(low) | (set(div) if f is not None else set()))
+                nr += k
+                nc += k > 0
+            cells_txt.append(f"{nr} / {nc}")
+        L.append(f"| {name} | " + " | ".join(cells_txt) + " |")
+    return L + [""]
 
 
 def coverage(cells, design):
@@ -435,7 +564,20 @@ def coverage(cells, design):
         + L + [""]
 
 
-def main(d, output, figdir, title, groups, design=(), min_seeds=10):
+def provenance(cells):
+    """What the runs came from: their commits and world hashes, counted."""
+    by = {}
+    for (g, P, s), runs in cells.items():
+        for r in runs.values():
+            key = (r.get("commit", "unknown"), r.get("world", "?"), r.get("world_hash", "unknown"))
+            by[key] = by.get(key, 0) + 1
+    return ("Where the runs come from (commit of the source tree, world, world file's hash: "
+            "runs): " + "; ".join(f"`{c}`, {w}, `{h}`: {n}" for (c, w, h), n in sorted(by.items()))
+            + ".")
+
+
+def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
+    decl = dict(DECLARED, **(decl or {}))
     cells = load(d, groups)
     if not cells:
         print(f"tools/sync-study: error: no results files or table under {d}")
@@ -443,31 +585,44 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
     short = sorted(k for k, v in cells.items() if len(v) < min_seeds)
     for k in short:
         del cells[k]
-    rows = analyse(cells, groups)
+    rows = analyse(cells, groups, decl)
     os.makedirs(figdir, exist_ok=True)
     rel = os.path.relpath(figdir, os.path.dirname(os.path.abspath(output)))
     n_runs = sum(len(v) for v in cells.values())
     tested = [r for r in rows if "loss" in r]
+    fams = sorted({r["family"] for r in tested})
     L = [f"# {title}", "",
          "Generated by `tools/sync-study report` from the results alone "
          f"({n_runs} runs in {len(cells)} cells; the results table: "
-         "[sync-study/results.tsv](sync-study/results.tsv)); do not edit by hand. How the study is built, "
+         f"[{rel}/results.tsv]({rel}/results.tsv)); do not edit by hand. How the study is built, "
          "and what each setting means: [the guide](../guide/synchronisation.md#synchronisation-study).",
-         "",
+         "", provenance(cells), "",
          "**Reading the tables.** *loss* is the quality lost against the strict control (budget "
          "global, E = 1, K = 1, weight_sync sum) at the same P and run seeds, paired seed by "
          "seed: the control's harvest rate minus the setting's (for `lambda-learn`, the "
          "setting's harmonic staleness cost J_h minus the control's), so a positive loss is "
-         "worse; the interval is the 95 % Student t interval of the paired mean. *seeds* lists "
-         "each seed's quality; **x!** marks a collapsed seed (below half the control's median "
-         "quality; above twice it for J_h), counted in *coll.* and never averaged away "
-         "silently. *p (t)* is the paired t test's two-sided p-value and *p (sign-flip)* the "
-         "exact sign-flip permutation test's, which assumes no normality but cannot go below "
-         "2 / 2^n (0.002 for 10 seeds); "
-         f"**multiple comparisons**: the report makes {len(tested)} comparisons, so about "
-         f"{0.05 * len(tested):.1f} would fall outside their 95 % intervals by chance alone; "
-         "*p (Holm)* is Holm's step-down adjustment of the t tests' p-values over all of them, "
-         "and a verdict that holds only without it says so. Costs are per rank and tick from "
+         "worse; the interval is the 95 % Student t interval of the paired mean. "
+         "**Collapses, declared before the results** (`tools/sync-study`): a seed collapsed when "
+         f"its quality is below {decl['fraction']:g} x the control's median at the same P (above "
+         f"the median / {decl['fraction']:g} for J_h; in the bandwidth table, SARSA against "
+         "best-first's median at the same B), marked **x!** in *seeds*, or when its final "
+         f"weights diverged: their norm above {decl['factor']:g} x the control's median norm, or "
+         "not finite, marked **x~**. *collapsed* gives k of n with the exact (Clopper-Pearson) "
+         "95 % interval of the collapse probability; *loss, others* the paired loss over the "
+         "seeds that did not collapse. A cell with a mixed outcome (some seeds collapsed, not "
+         "all) needs 30 seeds to estimate its probability; the cells that have fewer are listed "
+         "below. **Verdicts**: *collapses (k of n)* whenever a seed collapsed, whatever the mean "
+         "says; *no effect (equivalent)* only when the two one-sided tests (TOST) show the paired "
+         f"loss within +-{100 * decl['margin']:g} % of the control's mean quality (the declared "
+         "margin), after Holm, and the t test shows no difference (*worse within the margin* "
+         "when it does); *worse* or *better* when the paired t test rejects 0 after Holm; "
+         "else *inconclusive* (neither a difference nor an equivalence is shown). *p (t)* is the "
+         "paired t test's two-sided p-value, *p (sign-flip)* the exact sign-flip permutation "
+         "test's (no normality assumed; never below 2 / 2^n, 0.002 for 10 seeds), *p (TOST)* the "
+         "equivalence test's. **Multiple comparisons**: "
+         f"{len(tested)} comparisons in {len(fams)} families declared in the design "
+         f"({', '.join(fams)}); *Holm* adjusts the t and the TOST p-values within each family. "
+         "Costs are per rank and tick from "
          "the counters: collective calls and their payload bytes (allreduces among them), and "
          "the frontier exchange's bytes per fetch and messages per tick over all ranks; *s/tick* is wall-clock time per tick, shown only at "
          "P <= 2 (larger P oversubscribes this machine's 2 cores) and only indicative: the "
@@ -486,26 +641,36 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
         L += [f"Left out, fewer than {min_seeds} seeds so far: "
               + "; ".join(f"{g} P = {P} {label(st)}" for g, P, st in short) + ".", ""]
     L += findings(rows, groups)
+    L += sensitivity(cells, groups, decl)
+    mixed = [r for r in rows if 0 < len(r["collapsed"]) < r["n"] and r["n"] < 30]
+    if mixed:
+        L += ["Mixed outcomes with fewer than 30 seeds (run them to 30: "
+              "`tools/sync-study run --seeds 30` adds the missing seeds of every cell): "
+              + "; ".join(f"{r['group']} P = {r['P']} {label(r['setting'])} "
+                          f"({collapse_text(r)})" for r in mixed) + ".", ""]
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         world, pol, metric, higher = groups[g]
         qname = "harvest rate" if metric == "harvest" else "J_h"
         L += [f"## {g}", "",
               f"World `{world}`, {' '.join('`' + w + '`' for w in pol)}; quality: {qname} "
               f"({'higher' if higher else 'lower'} is better).", "",
-              "| P | setting | n | median | loss [95 % interval] | rel. | p (t) | p (sign-flip) | p (Holm) | "
-              "verdict | coll. | seeds | calls/tick | coll. B/tick | allreduce B/tick | "
+              "| P | setting | n | median | loss [95 % interval] | rel. | p (t) | p (sign-flip) | p (t, Holm) | "
+              "p (TOST, Holm) | verdict | collapsed [95 % CP] | loss, others | seeds | "
+              "calls/tick | coll. B/tick | allreduce B/tick | "
               "exch. B/fetch | exch. msgs/tick | s/tick | model us/tick |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in [r for r in rows if r["group"] == g and not bandwidth_cell(r["setting"])]:
             c = r["cost"]
             loss = (f"{r['loss']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}]" if "loss" in r
                     else "(control)" if r["setting"] == "control" else "(fewer than 2 pairs)")
-            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.1f | %s | %s | %.1f | %.2f | %s | %.1f |"
+            others = (f"{r['ok_loss']:+.4f} [{r['ok_lo']:+.4f}, {r['ok_hi']:+.4f}]"
+                      if "ok_loss" in r and r["collapsed"] else "")
+            L.append("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %.1f | %.2f | %s | %.1f |"
                      % (r["P"], label(r["setting"]), r["n"], fmt(r["median"], 4), loss,
                         f"{100 * r['rel']:+.1f} %" if "rel" in r else "",
                         fmt(r.get("p"), 4), fmt(r.get("p_perm"), 4), fmt(r.get("p_holm"), 4),
-                        verdict(r),
-                        len(r["collapsed"]), seeds_text(r, higher), c["coll"],
+                        fmt(r.get("p_tost_holm"), 4), verdict(r),
+                        collapse_text(r), others, seeds_text(r, higher), c["coll"],
                         human(c["coll_bytes"]), human(c["allreduce_bytes"]),
                         c["xbytes_per_fetch"], c["msgs_per_tick"],
                         f"{1000 * c['sec_per_tick']:.2f} ms" if r["P"] <= 2 else "-",
@@ -548,14 +713,18 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10):
     tot_c = sum(len(r["collapsed"]) for r in rows)
     tot_s = sum(r["n"] for r in rows)
     L += ["## Collapsed seeds", "",
-          f"{tot_c} of {tot_s} runs collapsed (below half the median of the control at the "
-          "same P; above twice it for J_h; in the bandwidth table, SARSA below half of "
-          "best-first's median at the same B, best-first below half of its own); by cell:", ""]
+          f"{tot_c} of {tot_s} runs collapsed (the declared criterion above: quality, or "
+          "diverged weights); by cell, with the 95 % Clopper-Pearson interval of the collapse "
+          "probability:", ""]
     for r in rows:
         if r["collapsed"]:
+            why = []
+            if r["low"]:
+                why.append("quality: seeds " + ", ".join(str(k) for k in r["low"]))
+            if r["diverged"]:
+                why.append("weights diverged: seeds " + ", ".join(str(k) for k in r["diverged"]))
             L.append(f"* {r['group']}, P = {r['P']}, {label(r['setting'])}: "
-                     f"{len(r['collapsed'])} of {r['n']} (seeds "
-                     f"{', '.join(str(k) for k in r['collapsed'])})")
+                     f"{collapse_text(r)} ({'; '.join(why)})")
     L.append("")
     with open(output, "w") as f:
         f.write("\n".join(L))
