@@ -41,7 +41,7 @@
 /* 1: the first; 2: the bandit re-crawl state's items moved (one bandit registry); 3: run/visited
  * holds the owned layout on more than one rank (local pages, then ghosts: sim_visited.c); 4: every
  * item carries its pieces' checksums */
-#define CS_CKPT_SCHEMA_VERSION 4
+#define CS_CKPT_SCHEMA_VERSION 5
 
 typedef struct cs_ckpt cs_ckpt;
 

@@ -16,6 +16,46 @@ static cs_err resumable_ini(sim *s, char **ini)
     return cs_config_to_ini(s->ctx, &c, NULL, ini);
 }
 
+/*
+ * Collective. A fingerprint of the world's contents: the sum (mod 2^64) over every page of a
+ * hash of its id, host, topic, relevance, change rate, importance, observability and out-links.
+ * Integer sums: the same whatever the order of the pages or the ranks. A checkpoint compares its
+ * job's text, which names the graph file but says nothing of what the file holds: a restart on
+ * a graph changed in place (its relevance edited) would continue on another world. The
+ * procedural world is a function of its [gen], which the job's text holds: 0 there.
+ */
+static uint64_t world_fingerprint(const sim *s)
+{
+    const cs_graph *g = s->g;
+    uint64_t mine = 0, sum = 0;
+    if (!s->proc) {
+        const int64_t n = cs_graph_n_local(g), *ids = cs_graph_local_ids(g);
+        const int64_t *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
+        const int64_t *host = cs_graph_host(g);
+        const int32_t *topic = cs_graph_topic(g);
+        const double *rel = cs_graph_relevance(g), *delta = cs_graph_delta(g);
+        const double *mu = cs_graph_mu(g);
+        const uint8_t *obs = cs_graph_observable(g);
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t h = cs_mix64((uint64_t)ids[i] + 0x9e3779b97f4a7c15ULL), b;
+            h = cs_mix64(h ^ (uint64_t)host[i]);
+            h = cs_mix64(h ^ (uint64_t)(int64_t)topic[i]);
+            memcpy(&b, &rel[i], sizeof b);
+            h = cs_mix64(h ^ b);
+            memcpy(&b, &delta[i], sizeof b);
+            h = cs_mix64(h ^ b);
+            memcpy(&b, &mu[i], sizeof b);
+            h = cs_mix64(h ^ b);
+            h = cs_mix64(h ^ obs[i]);
+            for (int64_t e = off[i]; e < off[i + 1]; e++)
+                h = cs_mix64(h ^ (uint64_t)tg[e]);
+            mine += h;
+        }
+    }
+    cs_allreduce(s->ctx, &mine, &sum, 1, CS_T_U64, CS_OP_SUM);
+    return sum;
+}
+
 /* The loop's scalars in run/state. */
 enum {
     LS_TASK,
@@ -48,6 +88,8 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
     CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
     CS_TRY(ctx, cs_ckpt_create(ctx, s->cfg->run.checkpoint, &ck));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/config", CS_CK_BYTES, (int64_t)strlen(ini) + 1, ini));
+    const uint64_t world = world_fingerprint(s);
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/world", CS_CK_U64, 1, &world));
     int64_t st[LS_N] = {ls->task,
                         ls->t_next,
                         ls->tick,
@@ -164,6 +206,14 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
                      "checkpoint %s was written by another job: restart with the same job file "
                      "and --set options (only run.checkpoint, run.checkpoint_every, run.output "
                      "and run.progress may change)",
+                     path);
+    CS_TRY_AGREE(ctx, rc);
+    uint64_t world = 0;
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/world", CS_CK_U64, 1, &world));
+    if (world != world_fingerprint(s))
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "checkpoint %s was written on another world: the graph file's contents "
+                     "changed since (restart on the graph the checkpoint was written on)",
                      path);
     CS_TRY_AGREE(ctx, rc);
     int64_t st[LS_N];

@@ -18,6 +18,9 @@
 #                     LF; an edge list with them is refused (it imported as 2 pages, 1 link);
 #                     a key on a section line and an integer out of a double's range (1e-400)
 #                     are refused
+#   graph changed     a checkpoint restarted on its graph file changed in place since (the
+#                     relevance of every page raised, or the hosts permuted): refused by the
+#                     world's fingerprint (it ended with 616 relevant pages instead of 123)
 # Each case's outcome is recorded (CRAWLSIM_OUTCOMES, tools/robustness).
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1
@@ -205,5 +208,31 @@ done
 FAULT_OUT=out.h5 fault text integer-1e-400 1 run "${crawl[@]}" --set run.pages=1e-400 -o out.h5
 printf '[run]\ngraph = web.h5\nseeds = 3\npages = 1e-400\n' > tiny-int.ini
 FAULT_OUT=out.h5 fault text integer-1e-400-job-file 2 run tiny-int.ini -o out.h5
+
+# a checkpoint restarted on its graph changed in place: the job's text is the same
+cp web.h5 web0.h5
+for change in relevance hosts; do
+    cp web0.h5 web.h5
+    "$PY" - "$change" << 'EOF'
+import sys, h5py, numpy as np
+with h5py.File("web.h5", "r+") as f:
+    if sys.argv[1] == "relevance":
+        r = f["pages/relevance"][...]
+        f["pages/relevance"][...] = np.minimum(1.0, r + 0.4)
+    else:
+        h = f["pages/host"][...]
+        f["pages/host"][...] = (int(f.attrs["n_hosts"]) - 1) - h
+EOF
+    rm -f out.h5
+    RUN_TIMEOUT=${FAULT_TIMEOUT:-60} FAULT_CLASS=graph-changed expect_exit 1 2 \
+        "checkpoint ck.h5 was written on another world" run "${crawl[@]}" --restart ck.h5 -o out.h5
+    [ ! -e out.h5 ] || fail "restart on a graph with its $change changed: a result was written"
+done
+cp web0.h5 web.h5
+if run 2 run "${crawl[@]}" --restart ck.h5 -o out.h5 > restart.log 2>&1; then
+    pass "the checkpoint restarts on its own graph"
+else
+    fail "the checkpoint does not restart on its own graph: $(tail -3 restart.log)"
+fi
 
 finish
