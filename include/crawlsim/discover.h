@@ -74,6 +74,24 @@ typedef struct cs_discover_select {
 } cs_discover_select;
 
 typedef struct cs_discover_ops {
+    /* ---- capabilities: what the engine asks of a policy instead of comparing its name ---- */
+    /* Nonzero when the policy values or learns from the relevance of pages: refused under
+     * run.relevance = none (a coverage crawl, where every page counts). */
+    int needs_relevance;
+    /* Local. The reward that observe sees for a fetched page: relevant (0/1) and its estimated
+     * relevance rl. Required (cs_discover_reward_han: Han et al.'s, from [sarsa]'s settings). */
+    double (*reward)(const cs_config *cfg, int relevant, double rl);
+    /* Local, may be NULL. The learning step of one update (a learner's step per fetch), and
+     * step_key, the job-file key that sets it: under crawl.weight_sync = sum a tick applies B
+     * updates at once, and the engine warns when B times the step exceeds 0.1. */
+    double (*step)(const cs_config *cfg);
+    const char *step_key;
+    /* Local, may be NULL. Writes what the run's start-up line says of the policy's settings
+     * after its name (", alpha = 1e-05 (auto)") into buf of n bytes. */
+    void (*step_report)(const cs_config *cfg, char *buf, size_t n);
+    /* A value policy learns when it has weights (the engine synchronises them); a selecting
+     * policy is one with select (below). */
+
     /* Selecting policies only (NULL otherwise; see above). tres_features: the engine computes
      * the TRES vector (features.h) of every link record. */
     int tres_features;
@@ -147,6 +165,10 @@ typedef struct cs_discover_policy {
 
 /* Local. The policy registered as `name`, or NULL. */
 CS_API const cs_discover_policy *cs_discover_find(const char *name);
+/* Local. Han et al.'s reward under [sarsa]'s settings (binary, or graded by the estimated
+ * relevance rl: reward_relevant, reward_high above high_threshold, reward_mid above
+ * mid_threshold, reward_other). */
+CS_API double cs_discover_reward_han(const cs_config *cfg, int relevant, double rl);
 /* Local. The registry: n entries, in the order of the run.policy choices (cfg->run.policy is an
  * index into it). */
 CS_API const cs_discover_policy *cs_discover_list(int *n);

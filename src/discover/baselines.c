@@ -60,6 +60,8 @@ static double no_epsilon(void *st)
 }
 
 const cs_discover_ops cs_discover_random_ops = {
+    .needs_relevance = 0, /* a coverage crawl's baseline */
+    .reward = cs_discover_reward_han,
     .create = baseline_create,
     .destroy = baseline_destroy,
     .value = random_value,
@@ -68,6 +70,8 @@ const cs_discover_ops cs_discover_random_ops = {
 };
 
 const cs_discover_ops cs_discover_best_first_ops = {
+    .needs_relevance = 1,
+    .reward = cs_discover_reward_han,
     .create = baseline_create,
     .destroy = baseline_destroy,
     .value = best_first_value,

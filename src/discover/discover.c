@@ -22,6 +22,20 @@ const cs_discover_policy *cs_discover_find(const char *name)
     return NULL;
 }
 
+double cs_discover_reward_han(const cs_config *cfg, int relevant, double rl)
+{
+    const cs_sarsa_config *sc = &cfg->sarsa;
+    if (sc->reward == CS_REWARD_BINARY)
+        return relevant ? 1.0 : 0.0;
+    if (relevant)
+        return sc->reward_relevant;
+    if (rl > sc->high_threshold)
+        return sc->reward_high;
+    if (rl > sc->mid_threshold)
+        return sc->reward_mid;
+    return sc->reward_other;
+}
+
 const cs_discover_policy *cs_discover_list(int *n)
 {
     *n = (int)(sizeof registry / sizeof registry[0]);

@@ -26,6 +26,7 @@
 #include "discover_impl.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,7 +277,23 @@ fail:
     return rc;
 }
 
+static double sarsa_step(const cs_config *cfg)
+{
+    return cs_sarsa_alpha(cfg);
+}
+
+static void sarsa_step_report(const cs_config *cfg, char *buf, size_t n)
+{
+    snprintf(buf, n, ", alpha = %g%s", cs_sarsa_alpha(cfg),
+             strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
+}
+
 const cs_discover_ops cs_discover_sarsa_ops = {
+    .needs_relevance = 1,
+    .reward = cs_discover_reward_han,
+    .step = sarsa_step,
+    .step_key = "sarsa.alpha",
+    .step_report = sarsa_step_report,
     .create = sarsa_create,
     .destroy = sarsa_destroy,
     .value = sarsa_value,

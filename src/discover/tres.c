@@ -699,15 +699,17 @@ fail:
     return rc;
 }
 
-#define TRES_OPS(cr)                                                                               \
+/* rel: whether the policy needs relevance (tree-random, TRES's baseline, does not) */
+#define TRES_OPS(cr, rel)                                                                          \
     {                                                                                              \
-        .tres_features = 1, .link = tres_link, .select = tres_select, .commit = tres_commit,       \
+        .needs_relevance = rel, .reward = cs_discover_reward_han, .tres_features = 1,              \
+        .link = tres_link, .select = tres_select, .commit = tres_commit,                           \
         .begin_task = tres_begin_task, .counters = tres_counters, .replay_size = tres_replay_size, \
         .create = cr, .destroy = tres_destroy, .value = no_value, .stale = never_stale,            \
         .observe = tres_observe, .weights = tres_weights, .synced = tres_synced,                   \
         .epsilon = no_epsilon, .save = tres_save, .load = tres_load                                \
     }
 
-const cs_discover_ops cs_discover_tres_ops = TRES_OPS(tres_create);
-const cs_discover_ops cs_discover_tres_async_ops = TRES_OPS(async_create);
-const cs_discover_ops cs_discover_tree_random_ops = TRES_OPS(tree_random_create);
+const cs_discover_ops cs_discover_tres_ops = TRES_OPS(tres_create, 1);
+const cs_discover_ops cs_discover_tres_async_ops = TRES_OPS(async_create, 1);
+const cs_discover_ops cs_discover_tree_random_ops = TRES_OPS(tree_random_create, 0);

@@ -371,16 +371,22 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     CS_ASSERT(cfg->run.policy >= 0 && cfg->run.policy < npol);
     s->ops = reg[cfg->run.policy].ops; /* run.policy's choices are the registry's names */
     s->pname = reg[cfg->run.policy].name;
+    CS_ASSERT(s->ops->reward != NULL); /* every policy states its reward (discover.h) */
     CS_ASSERT(cs_tres_max_parse(cfg->tres.max_per_host, &s->h.max_cap));
     s->tres_d = s->ops->tres_features ? cs_tres_dim(cfg->tres.host_features) : 0;
     s->host_features = cfg->tres.host_features;
-    if (cfg->run.relevance == CS_RELEVANCE_NONE && strcmp(s->pname, "random") != 0 &&
-        strcmp(s->pname, "tree-random") != 0)
+    if (cfg->run.relevance == CS_RELEVANCE_NONE && s->ops->needs_relevance) {
+        char without[256] = ""; /* the registry's policies that crawl without relevance */
+        for (int i = 0, k = 0; i < npol; i++)
+            if (!reg[i].ops->needs_relevance)
+                k += snprintf(without + k, k < (int)sizeof without ? sizeof without - (size_t)k : 0,
+                              "%s%s", k > 0 ? " or " : "", reg[i].name);
         rc = cs_fail(ctx, CS_ERR_CONFIG,
                      "run.policy = %s learns from relevance, which run.relevance = none (a "
-                     "coverage crawl: every page counts) does not give; run.policy = random or "
-                     "tree-random crawls without it",
-                     s->pname);
+                     "coverage crawl: every page counts) does not give; run.policy = %s crawls "
+                     "without it",
+                     s->pname, without);
+    }
     CS_TRY_AGREE(ctx, rc);
     CS_TRY_AGREE(ctx, sim_strict_setting(s));
     if (shared != NULL) {
@@ -463,9 +469,8 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     CS_TRY_AGREE(ctx, rc);
     t_setup = cs_now() - t_setup;
     char step[64] = "";
-    if (strcmp(s->pname, "sarsa") == 0)
-        snprintf(step, sizeof step, ", alpha = %g%s", cs_sarsa_alpha(cfg),
-                 strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
+    if (s->ops->step_report != NULL)
+        s->ops->step_report(cfg, step, sizeof step);
     char links[48];
     if (s->proc)
         snprintf(links, sizeof links, "links made when fetched (procedural)");

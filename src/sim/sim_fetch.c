@@ -9,19 +9,6 @@
 /* ---- fetching --------------------------------------------------------------------------------
  */
 
-static double reward_of(const cs_sarsa_config *sc, int relevant, double rl)
-{
-    if (sc->reward == CS_REWARD_BINARY)
-        return relevant ? 1.0 : 0.0;
-    if (relevant)
-        return sc->reward_relevant;
-    if (rl > sc->high_threshold)
-        return sc->reward_high;
-    if (rl > sc->mid_threshold)
-        return sc->reward_mid;
-    return sc->reward_other;
-}
-
 /*
  * Fetches s->f.fx[0..n) (visited already marked): estimates, state, reward (OpenMP over pages),
  * then the policy learns in order, then the out-link records go to the outboxes.
@@ -133,12 +120,13 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
     uint8_t *acts = s->f.acts;
     const uint64_t *visited = s->vis.bits;
     const int32_t *slot = s->vis.slot; /* NULL: bits by page id (sim_visited.c) */
-    const cs_sarsa_config *sc = &s->cfg->sarsa;
+    const cs_config *cfg = s->cfg;
+    double (*const reward_of)(const cs_config *, int, double) = s->ops->reward; /* the policy's */
     const double thr = s->threshold;
     int64_t skipped = 0; /* out-links to visited pages */
     const sim *cs = s;   /* the host slots (hslot) */
 #pragma omp parallel for default(none)                                                             \
-    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, slot, sc, thr, \
+    shared(g, off, tg, relv, L, ev, fx, pst, reward, base, nout, msgs, acts, visited, slot, cfg, reward_of, thr, \
                n, GS, GA, TD, HF, tx, hfetch, hrel, hostv, me, hall, rp, pat, gen, proc, cs)        \
     schedule(dynamic, FETCH_CHUNK) reduction(+ : skipped)
     for (int64_t i = 0; i < n; i++) {
@@ -148,7 +136,7 @@ cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick)
         const int relevant = relv[ai] >= thr;
         cs_feat_page *ps = &pst[i];
         cs_feat_page_state(L, rl, cats, relevant, &fx[i].par, ps);
-        reward[i] = reward_of(sc, relevant, (double)rl);
+        reward[i] = reward_of(cfg, relevant, (double)rl);
         /* Software pipeline over the pages (each of these is a cache miss at a random place):
          * the offsets of page i + 4, the targets of page i + 3, the visited bits of page i + 2's
          * targets, the evidence rows of page i + 1 and of its targets not visited yet (and of

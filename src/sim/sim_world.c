@@ -686,15 +686,15 @@ cs_err sim_strict_setting(sim *s)
      * the tick's start: the tick's step is about alpha x B. Measured on the quickstart world
      * (docs/guide/synchronisation.md), alpha x B = 0.1 learns as the online loop does, 0.3
      * loses a third of the harvest and 1 collapses below random. */
-    const double step = cs_sarsa_alpha(s->cfg) * (double)cc->bandwidth;
-    if (s->sum && strcmp(s->pname, "sarsa") == 0 && step > SUM_STEP_MAX)
+    const double step = s->ops->step != NULL ? s->ops->step(s->cfg) * (double)cc->bandwidth : 0.0;
+    if (s->sum && step > SUM_STEP_MAX)
         CS_LOG(ctx, CS_LOG_WARN,
-               "sarsa.alpha x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
+               "%s x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "
                "updates come from the same weights and are applied together, so its step is "
                "about %g; above %g the learner degrades and near 1 it collapses. Set "
-               "sarsa.alpha <= %g for this bandwidth, or auto (docs/guide/synchronisation.md)",
-               step, (long long)cc->bandwidth, step, SUM_STEP_MAX,
-               SUM_STEP_MAX / (double)cc->bandwidth);
+               "%s <= %g for this bandwidth, or auto (docs/guide/synchronisation.md)",
+               s->ops->step_key, step, (long long)cc->bandwidth, step, SUM_STEP_MAX,
+               s->ops->step_key, SUM_STEP_MAX / (double)cc->bandwidth);
     if (s->ops->select == NULL) {
         s->strict = global1 && (!learner || (s->sum && cc->sync_every == 1));
     } else {

@@ -21,6 +21,13 @@ failures=0
 # it lets every rank finish and record its own. mpiexec's own failure (it could not start, a
 # timeout, killed) is returned as it is. The check costs one `sh` start per rank and shell
 # builtins after mpiexec (but one rm): milliseconds beside mpiexec's own start (1-2 s).
+# policies SECTION: the policies of SECTION.policy (run: discovery, refresh: re-crawl) as the
+# binary lists them (`crawlsim help config SECTION`: the choices its registry makes), so that a
+# test covering every policy covers a new one without an edit.
+policies() {
+    "$BIN" help config "$1" | sed -n 's/^  policy  *choice default [a-z-]*  *//p' | tr '|' ' '
+}
+
 RUN_SEQ=0
 run() {
     local np=$1

@@ -146,6 +146,25 @@ else
     pass "every cs_err of comm.h and cs_agree is CS_NODISCARD"
 fi
 
+# a discovery policy is known in its file and its registry line only: no source compares a
+# run.policy name (the names of src/config/registry_discover.def) outside the registry
+# (src/discover/discover.c) and the schema that makes the choices from the list
+named() {
+    local names n
+    names=$(sed -n 's/^CS_DISCOVER_POLICY([a-z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' \
+        "$SRC/src/config/registry_discover.def")
+    [ -n "$names" ] || echo "no policy names in registry_discover.def"
+    for n in $names; do
+        grep -rnE "str(n)?cmp\([^;]*\"$n\"" "$1/src" --include=*.c --include=*.h |
+            grep -v "^$1/src/discover/discover.c:"
+    done
+}
+if named "$SRC" > named.txt; [ -s named.txt ]; then
+    fail "a discovery policy's name is compared outside its registry: $(cat named.txt)"
+else
+    pass "no discovery policy name is compared outside the registry"
+fi
+
 # the checks can fail: a copy with one planted violation of each kind
 mkdir -p planted
 cp -r "$SRC/src" "$SRC/include" planted/
@@ -157,6 +176,11 @@ printf 'module rng: core graph\n' >> planted/modules.txt # graph uses rng: a cyc
 check planted planted/modules.txt > planted.txt
 sed -i 's/^CS_API CS_NODISCARD cs_err cs_comm_sum_fix(/CS_API cs_err cs_comm_sum_fix(/' \
     planted/include/crawlsim/comm.h
+printf 'static int f(const char *p) { return strcmp(p, "tree-random") == 0; }\n' \
+    >> planted/src/sim/sim_world.c
+named planted > named-planted.txt
+grep -q 'sim_world.c.*tree-random' named-planted.txt && pass "a planted policy-name comparison is found" ||
+    fail "a strcmp on a policy name outside the registry is missed: $(cat named-planted.txt)"
 nodiscard planted > discard-planted.txt
 [ -s discard-planted.txt ] && pass "a planted discardable cs_err is found" ||
     fail "a cs_err of comm.h without CS_NODISCARD is missed"

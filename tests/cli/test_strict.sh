@@ -53,8 +53,15 @@ crawl() {
 # three); the frontier capacity binds in the sarsa and tres runs: 600 entries over all ranks; the
 # TRES policies crawl one shorter task, tres with a MAX cap of 5 per host
 cell=0
-for pol in random best-first sarsa-synchronous sarsa-asynchronous sarsa-moderated tres tres-async \
-    tree-random; do
+pols=() # every run.policy the binary lists (sarsa in each of its modes)
+for p in $(policies run); do
+    case $p in
+        sarsa) pols+=(sarsa-synchronous sarsa-asynchronous sarsa-moderated) ;;
+        *) pols+=("$p") ;;
+    esac
+done
+[ "${#pols[@]}" -ge 8 ] || fail "crawlsim help config run lists too few policies: ${pols[*]}"
+for pol in "${pols[@]}"; do
     cap=()
     case $pol in
         sarsa-*) cap=(--set crawl.frontier_capacity=600) ;;
