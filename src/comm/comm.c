@@ -524,8 +524,7 @@ cs_err cs_comm_topk_ex(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t 
         int64_t c[255];
         for (int v = 1; v <= nv; v++)
             c[v - 1] = count_ge(keys, n, t | ((uint64_t)v << shift));
-        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)nv * (int64_t)sizeof *c);
-        MPI_Allreduce(MPI_IN_PLACE, c, nv, MPI_INT64_T, MPI_SUM, ctx->comm);
+        cs_allreduce(ctx, NULL, c, nv, CS_T_I64, CS_OP_SUM); /* a local context: as one rank */
         int best = 0; /* counts fall as v grows: the largest v whose count is still >= k */
         for (int v = 1; v <= nv; v++)
             if (c[v - 1] >= k)

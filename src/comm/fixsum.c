@@ -64,7 +64,9 @@ cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n)
     MPI_Type_commit(&t);
     MPI_Op_create(fix_add, 1, &op);
     cs_ctx_count(ctx, CS_COLL_ALLREDUCE, n * (int64_t)sizeof(cs_fix));
-    MPI_Allreduce(MPI_IN_PLACE, a, (int)n, t, op, ctx->comm);
+    const int mrc = MPI_Allreduce(MPI_IN_PLACE, a, (int)n, t, op, ctx->comm);
+    if (mrc != MPI_SUCCESS)
+        cs_assert_fail(__FILE__, __LINE__, "MPI_Allreduce in cs_comm_sum_fix");
     MPI_Op_free(&op);
     MPI_Type_free(&t);
     return CS_OK;
@@ -111,8 +113,7 @@ cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int6
         memset(h, 0, sizeof h);
         for (int64_t i = 0; i < m; i++) /* (after the first round, all of cur match the prefix) */
             h[(cur[i] >> shift) & mask]++;
-        cs_ctx_count(ctx, CS_COLL_ALLREDUCE, (int64_t)nb * (int64_t)sizeof *h);
-        MPI_Allreduce(MPI_IN_PLACE, h, nb, MPI_INT64_T, MPI_SUM, ctx->comm);
+        cs_allreduce(ctx, NULL, h, nb, CS_T_I64, CS_OP_SUM); /* a local context: as one rank */
         /* from the top bucket down until the top-k's k-th key is inside the bucket */
         int b = nb - 1;
         for (; b > 0; b--) {
