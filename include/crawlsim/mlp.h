@@ -12,11 +12,11 @@
  * moments have the same layout (each its own contiguous array of the same length).
  *
  * Threads: the BLAS runs single-threaded (process-wide: cs_mlp_create calls
- * openblas_set_num_threads(1) on OpenBLAS, src/core/blas.h); cs_mlp_eval splits the batch into fixed chunks of CS_MLP_CHUNK rows and runs
- * the chunks on OpenMP threads, each with its own single-threaded sgemm. The chunk boundaries
- * depend on the batch size only, so every output is bit-identical for any OMP_NUM_THREADS. (The
- * values may differ between CPUs and BLAS libraries: OpenBLAS picks its kernels by CPU at run
- * time.)
+ * openblas_set_num_threads(1) on OpenBLAS, src/core/blas.h); cs_mlp_eval splits the batch into
+ * fixed chunks of CS_MLP_CHUNK rows and runs the chunks on OpenMP threads, each with its own
+ * single-threaded sgemm. The chunk boundaries depend on the batch size only, so every output is
+ * bit-identical for any OMP_NUM_THREADS. (The values may differ between CPUs and BLAS libraries:
+ * OpenBLAS picks its kernels by CPU at run time.)
  *
  * An object is not safe to use from two threads at once (it owns its scratch).
  */
