@@ -1,7 +1,9 @@
 """The FIRST EDITION of the synchronisation study's report, kept as it was so that its report
 (docs/reports/sync-study-first-edition.md) regenerates byte for byte from its table
 (tools/sync-study report --first-edition); the only change is that the link to the table follows
-the figures' folder. The current report is sync_report.py.
+the figures' folder. The current report is sync_report.py; the functions the two editions share
+unchanged (figures, formatting, the permutation test, Holm) are imported from it and from
+sync_stats.py rather than kept twice.
 
 The synchronisation study's report (tools/sync-study report): statistics, tables and figures
 from the results files in DIR/runs/<group>/P<P>/<setting>/seed-NN.h5 and the results table
@@ -16,7 +18,6 @@ comparisons of the report. Costs come from the counters of the results files, ne
 but for the time per tick, which is reported at P <= 2 only (on this machine P > 2 oversubscribes
 its 2 cores).
 """
-import itertools
 import math
 import os
 import re
@@ -25,40 +26,18 @@ import numpy as np
 
 try:
     import h5py
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 except ImportError as e:  # pragma: no cover
     raise SystemExit(f"tools/sync-study: error: {e}: install python3-h5py and "
                      "python3-matplotlib (tools/install-deps)")
 
-# the performance model's network terms (docs/developer/performance-model.md), for the predicted
-# communication time per tick on the shipped platform
 import sys  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "tests", "bench"))
-import perf_model  # noqa: E402
-
-
-def model_comm_us(c, P):
-    """Predicted communication per rank and tick on supermuc-ng.xml, microseconds, from a cell's
-    mean counters: its collectives (calls, payload) and its exchange (messages and bytes per
-    rank and tick)."""
-    fetches_per_tick = c["fetched"] / c["ticks"]
-    return 1e6 * perf_model.network(P, c["coll"], c["coll_bytes"], c["msgs_per_tick"] / P,
-                                    c["xbytes_per_fetch"] * fetches_per_tick / P)
-
-
-# two-sided 95 % quantiles of Student's t, by degrees of freedom (beyond 30: 1.96 + 2.4 / df)
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def t975(df):
-    return T975[df - 1] if df <= len(T975) else 1.96 + 2.4 / df
+# what the first edition shares, unchanged, with the current report and its statistics
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sync_report import (bandwidth_cell, comm_per_fetch, coverage, figure_losses,  # noqa: E402
+                         figure_pareto, figure_seeds, fmt, human, label, model_comm_us,
+                         pareto, perm_p, t975)
+from sync_stats import betainc, holm  # noqa: E402
 
 
 def read_run(path, metric):
@@ -154,31 +133,6 @@ def load(d, groups):
     return cells
 
 
-def betainc(a, b, x):
-    """The regularised incomplete beta function I_x(a, b) (Lentz's continued fraction)."""
-    if x <= 0.0 or x >= 1.0:
-        return max(0.0, min(1.0, x))
-    if x > (a + 1) / (a + b + 2):
-        return 1.0 - betainc(b, a, 1.0 - x)
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
-                     b * math.log1p(-x)) / a
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    f = d
-    for m in range(1, 300):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            f *= c * d
-        if abs(c * d - 1.0) < 1e-14:
-            break
-    return front * f
-
-
 def t_p(d):
     """Two-sided p-value of the paired t test of mean(d) = 0."""
     d = np.asarray(d, float)
@@ -189,53 +143,6 @@ def t_p(d):
     t = d.mean() / (sd / math.sqrt(n))
     df = n - 1
     return betainc(df / 2.0, 0.5, df / (df + t * t))
-
-
-def perm_p(d):
-    """Two-sided sign-flip permutation p-value of the mean of the paired differences d."""
-    d = np.asarray(d, float)
-    n = len(d)
-    obs = abs(d.mean())
-    if n <= 16:
-        signs = np.array(list(itertools.product([1.0, -1.0], repeat=n)))
-    else:
-        signs = np.random.default_rng(12345).choice([1.0, -1.0], size=(65536, n))
-    means = np.abs((signs * d).mean(axis=1))
-    return float(np.mean(means >= obs - 1e-15))
-
-
-def holm(ps):
-    """Holm-Bonferroni adjusted p-values, in the order given."""
-    m = len(ps)
-    order = sorted(range(m), key=lambda i: ps[i])
-    adj = [0.0] * m
-    run = 0.0
-    for rank, i in enumerate(order):
-        run = max(run, min(1.0, (m - rank) * ps[i]))
-        adj[i] = run
-    return adj
-
-
-def label(slug):
-    return slug.replace("__", ", ").replace("_", " ")
-
-
-def fmt(x, nd=3):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x:.{nd}f}"
-
-
-def human(b):
-    for unit in ("B", "KB", "MB", "GB"):
-        if abs(b) < 1000 or unit == "GB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1000.0
-
-
-def bandwidth_cell(setting):
-    """The cells of the bandwidth table (SARSA and best-first at B), not paired with the control."""
-    return setting.startswith(("sarsa_B", "best-first"))
 
 
 def analyse(cells, groups):
@@ -297,99 +204,6 @@ def seeds_text(r, higher):
     return " ".join(out)
 
 
-def figure_losses(rows, g, path):
-    sub = [r for r in rows if r["group"] == g and "loss" in r and not bandwidth_cell(r["setting"])]
-    if not sub:
-        return None
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    settings = sorted({r["setting"] for r in sub})
-    for i, s in enumerate(settings):
-        pts = sorted((r["P"], r["loss"], r["lo"], r["hi"]) for r in sub if r["setting"] == s)
-        P = np.array([p[0] for p in pts], float) * (1 + 0.03 * (i - len(settings) / 2))
-        y = np.array([p[1] for p in pts])
-        err = np.array([[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]])
-        ax.errorbar(P, y, yerr=err, marker="o", ms=4, capsize=3, label=label(s))
-    ax.axhline(0, color="k", lw=0.8)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("ranks P")
-    ax.set_ylabel("quality loss against the strict control\n(paired mean, 95 % interval)")
-    ax.set_title(f"{g}: the cost of each loosening")
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def figure_seeds(rows, g, path):
-    sub = [r for r in rows if r["group"] == g and not bandwidth_cell(r["setting"])]
-    if not sub:
-        return None
-    Ps = sorted({r["P"] for r in sub})
-    fig, axes = plt.subplots(1, len(Ps), figsize=(2.2 + 1.9 * len(Ps), 4.2), sharey=True,
-                             squeeze=False)
-    for ax, P in zip(axes[0], Ps):
-        cell = sorted((r for r in sub if r["P"] == P), key=lambda r: (r["setting"] != "control",
-                                                                      r["setting"]))
-        for i, r in enumerate(cell):
-            x = i + np.linspace(-0.2, 0.2, len(r["q"]))
-            c = ["red" if k in r["collapsed"] else "C0" for k in r["seeds"]]
-            ax.scatter(x, r["q"], s=10, c=c)
-            ax.plot([i - 0.3, i + 0.3], [r["median"]] * 2, color="k", lw=1)
-        ax.set_xticks(range(len(cell)))
-        ax.set_xticklabels([label(r["setting"]) for r in cell], rotation=70, fontsize=7)
-        ax.set_title(f"P = {P}", fontsize=9)
-    axes[0][0].set_ylabel("quality per seed (line: median; red: collapsed)")
-    fig.suptitle(f"{g}: every seed", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def pareto(points):
-    """Indices of the points (cost, loss) that no other point beats on both."""
-    keep = []
-    for i, (c, l) in enumerate(points):
-        if not any((c2 <= c and l2 <= l) and (c2 < c or l2 < l) for j, (c2, l2) in
-                   enumerate(points) if j != i):
-            keep.append(i)
-    return keep
-
-
-def comm_per_fetch(r):
-    c = r["cost"]
-    fetches_per_tick = c["fetched"] / c["ticks"]
-    return (c["coll_bytes"] * r["P"]) / fetches_per_tick + c["xbytes_per_fetch"]
-
-
-def figure_pareto(rows, g, path):
-    sub = [r for r in rows if r["group"] == g and r["P"] > 1 and ("loss" in r or
-                                                                  r["setting"] == "control")
-           and not bandwidth_cell(r["setting"])]
-    if not sub:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for P in sorted({r["P"] for r in sub}):
-        pts = [r for r in sub if r["P"] == P]
-        xy = [(comm_per_fetch(r), r.get("loss", 0.0)) for r in pts]
-        front = sorted(pareto(xy), key=lambda i: xy[i][0])
-        ax.scatter([p[0] for p in xy], [p[1] for p in xy], s=14, label=f"P = {P}")
-        ax.plot([xy[i][0] for i in front], [xy[i][1] for i in front], lw=1)
-        for i in front:
-            ax.annotate(label(pts[i]["setting"]), xy[i], fontsize=6)
-    ax.set_xscale("log")
-    ax.axhline(0, color="k", lw=0.8)
-    ax.set_xlabel("bytes per fetch (collectives' payload over all ranks + frontier exchange)")
-    ax.set_ylabel("quality loss (paired mean)")
-    ax.set_title(f"{g}: quality loss against communication (lines: Pareto fronts)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
 def findings(rows, groups):
     """The findings, one line per group and setting across P, from the statistics alone."""
     L = ["## Findings", "",
@@ -419,25 +233,6 @@ def findings(rows, groups):
             L.append(f"* {label(st)}: " + "; ".join(parts))
         L.append("")
     return L
-
-
-def coverage(cells, design):
-    """What of the full design ran (10 seeds or more), by group: the rank counts complete and
-    the cells missing."""
-    L = []
-    done = set(cells)
-    for g in dict.fromkeys(x[0] for x in design):
-        mine = [x for x in design if x[0] == g]
-        full = sorted({p for _, p, _ in mine if all(x in done for x in mine if x[1] == p)})
-        part = sorted({p for _, p, _ in mine if p not in full and any(x in done for x in mine
-                                                                     if x[1] == p)})
-        miss = sorted({p for _, p, _ in mine if p not in full and p not in part})
-        L.append(f"* `{g}`: complete at P = {', '.join(map(str, full)) or 'none'}"
-                 + (f"; in part at P = {', '.join(map(str, part))}" if part else "")
-                 + (f"; not run at P = {', '.join(map(str, miss))}" if miss else ""))
-    n = sum(1 for x in design if x in done)
-    return [f"Of the design's {len(design)} cells (`tools/sync-study design`), {n} ran:", ""] \
-        + L + [""]
 
 
 def main(d, output, figdir, title, groups, design=(), min_seeds=10):
