@@ -315,20 +315,6 @@ fail:
 
 /* ---- links ---------------------------------------------------------------------------------- */
 
-/* Local. Whether the sorted a[0..n) holds x. */
-static int holds32(const int32_t *a, int64_t n, int32_t x)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && a[lo] == x;
-}
-
 enum {
     C_GAP4,
     C_GAP8,
@@ -382,7 +368,7 @@ static void link_counts(const st_graph *g, int64_t a, int64_t b, int64_t *c)
             if (v == u)
                 self++;
             else
-                recip += holds32(tg + off[v], off[v + 1] - off[v], (int32_t)u);
+                recip += st_holds32(tg + off[v], off[v + 1] - off[v], (int32_t)u);
         }
     }
     int64_t v[C_COUNT] = {gap4,  gap8,   gap12, fwd8,   near8, host,  self,

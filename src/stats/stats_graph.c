@@ -357,20 +357,6 @@ static int nb_next(nb_iter *it, int32_t *w)
     return 0;
 }
 
-/* Local. Whether the sorted a[0..n) holds x. */
-static int has32(const int32_t *a, int64_t n, int32_t x)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && a[lo] == x;
-}
-
 /* A neighbour whose lists are this many times longer than u's neighbourhood is searched by
  * bisection for each of u's neighbours instead of being scanned (hubs of 10^4-10^5 links). */
 #define SCAN_RATIO 8
@@ -399,8 +385,8 @@ static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t
                 links += mark[w] == stamp;
         } else {
             for (int64_t j = 0; j < d; j++)
-                links += nb[j] != v && (has32(g->tg + g->off[v], no, nb[j]) ||
-                                        has32(g->isrc + g->ioff[v], ni, nb[j]));
+                links += nb[j] != v && (st_holds32(g->tg + g->off[v], no, nb[j]) ||
+                                        st_holds32(g->isrc + g->ioff[v], ni, nb[j]));
         }
     }
     /* each link among the neighbours is seen from both of its ends */

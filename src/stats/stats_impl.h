@@ -64,6 +64,20 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
 /* Collective. A spec's sampled figures (cs_stats_spec with sampling). */
 cs_err st_sample_spec(cs_ctx *ctx, const cs_gen_config *cfg, const cs_stats_opts *o, cs_stats *s);
 
+/* Local. Whether the sorted a[0..n) holds x (binary search). */
+static inline int st_holds32(const int32_t *a, int64_t n, int32_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && a[lo] == x;
+}
+
 /* Local. All figures of s set to "not available". */
 void st_clear(cs_stats *s);
 
