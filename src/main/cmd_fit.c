@@ -575,9 +575,10 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         rc = table == NULL ? cs_fail(ctx, CS_ERR_NOMEM, "fit: the table") : CS_OK;
         if (rc == CS_OK) {
             fputs(table, stdout);
-            printf("wrote %s and %s (%.1f s)\n", a->output, table_path, cs_now() - t0);
-            fflush(stdout);
             rc = write_twin(ctx, a, &cfg, table_path, table);
+            if (rc == CS_OK)
+                printf("wrote %s and %s (%.1f s)\n", a->output, table_path, cs_now() - t0);
+            fflush(stdout);
         }
     }
     rc = cs_agree(ctx, rc);
