@@ -227,7 +227,7 @@ void sim_diag_record(sim *s, int64_t at)
     d->seconds += tg - t0;
     cs_gather(ctx, x, (int)(row * 8), d->all, CS_T_BYTE, 0);
     const double t1 = cs_now();
-    double norm = (double)NAN, spread = (double)NAN, lo = INFINITY, hi = -INFINITY;
+    double norm = (double)NAN, spread = (double)NAN, lo = (double)INFINITY, hi = -(double)INFINITY;
     if (ctx->rank == 0) {
         for (int r = 0; r < P; r++) {
             const double *y = d->all + (size_t)r * (size_t)row;
