@@ -206,12 +206,15 @@ typedef struct cs_crawl_config {
 } cs_crawl_config;
 
 enum cs_sarsa_mode { CS_SARSA_SYNCHRONOUS = 0, CS_SARSA_ASYNCHRONOUS = 1, CS_SARSA_MODERATED = 2 };
+/* sarsa.step_rule: how the step per update follows the synchronisation (cs_sarsa_step). */
+enum cs_step_rule { CS_STEP_FIXED = 0, CS_STEP_WINDOW = 1, CS_STEP_RANKS = 2 };
 enum cs_reward_kind { CS_REWARD_PAPER = 0, CS_REWARD_BINARY = 1 };
 
 /* [sarsa]: Han et al.'s focused crawler (docs in schema.c). */
 typedef struct cs_sarsa_config {
     int mode;
     char alpha[32]; /* "auto" or a number in [0, 1]: cs_sarsa_alpha gives the step */
+    int step_rule;  /* cs_step_rule: cs_sarsa_step scales alpha with it */
     double gamma;
     double epsilon;
     double beta;
@@ -374,6 +377,15 @@ CS_API cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg);
 
 /* Local. The SARSA step of a validated configuration: sarsa.alpha, or auto resolved. */
 CS_API double cs_sarsa_alpha(const cs_config *cfg);
+
+/* Local. The SARSA step per update on `ranks` ranks under sarsa.step_rule, from
+ * a = cs_sarsa_alpha(cfg): fixed, a; window, at most CS_SARSA_ALPHA_AUTO_STEP / U, where U is
+ * the updates one synchronisation window applies to the model (crawl.sync_every x bandwidth
+ * under sum, divided by the rank count under average, whose mean moves the model by 1/P of the
+ * ranks' steps; sync_every = 0: the window is the task, run.pages fetches), so that the step
+ * per window, alpha x K x B (/ P), is bounded as auto bounds alpha x B; ranks, a x P under
+ * average (at most 1), a under sum. */
+CS_API double cs_sarsa_step(const cs_config *cfg, int ranks);
 
 /*
  * Collective(ctx->comm). Logically collective: path, overrides. Defaults, then the file (read

@@ -81,14 +81,14 @@ typedef struct cs_discover_ops {
     /* Local. The reward that observe sees for a fetched page: relevant (0/1) and its estimated
      * relevance rl. Required (cs_discover_reward_han: Han et al.'s, from [sarsa]'s settings). */
     double (*reward)(const cs_config *cfg, int relevant, double rl);
-    /* Local, may be NULL. The learning step of one update (a learner's step per fetch), and
-     * step_key, the job-file key that sets it: under crawl.weight_sync = sum a tick applies B
-     * updates at once, and the engine warns when B times the step exceeds 0.1. */
-    double (*step)(const cs_config *cfg);
+    /* Local, may be NULL. The learning step of one update on `ranks` ranks (a learner's step
+     * per fetch), and step_key, the job-file key that sets it: under crawl.weight_sync = sum a
+     * tick applies B updates at once, and the engine warns when B times the step exceeds 0.1. */
+    double (*step)(const cs_config *cfg, int ranks);
     const char *step_key;
-    /* Local, may be NULL. Writes what the run's start-up line says of the policy's settings
-     * after its name (", alpha = 1e-05 (auto)") into buf of n bytes. */
-    void (*step_report)(const cs_config *cfg, char *buf, size_t n);
+    /* Local, may be NULL. Writes what the run's start-up line says of the policy's settings on
+     * `ranks` ranks after its name (", alpha = 1e-05 (auto)") into buf of n bytes. */
+    void (*step_report)(const cs_config *cfg, int ranks, char *buf, size_t n);
     /* A value policy learns when it has weights (the engine synchronises them); a selecting
      * policy is one with select (below). */
 

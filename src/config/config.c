@@ -430,6 +430,28 @@ double cs_sarsa_alpha(const cs_config *cfg)
     return a;
 }
 
+double cs_sarsa_step(const cs_config *cfg, int ranks)
+{
+    const double a = cs_sarsa_alpha(cfg);
+    const cs_crawl_config *cc = &cfg->crawl;
+    const int avg = cc->weight_sync == CS_WSYNC_AVERAGE;
+    const double P = ranks > 1 ? (double)ranks : 1.0;
+    if (cfg->sarsa.step_rule == CS_STEP_RANKS) {
+        if (!avg)
+            return a;
+        return a * P < 1.0 ? a * P : 1.0;
+    }
+    if (cfg->sarsa.step_rule != CS_STEP_WINDOW)
+        return a;
+    /* the updates of one window: K ticks of B fetches (the task's fetches when never synced) */
+    double u = cc->sync_every > 0 ? (double)cc->sync_every * (double)cc->bandwidth
+                                  : (double)cfg->run.pages;
+    if (avg)
+        u /= P;
+    const double bound = u > 0.0 ? CS_SARSA_ALPHA_AUTO_STEP / u : a;
+    return bound < a ? bound : a;
+}
+
 int cs_refresh_fraction_parse(const char *s, double *f)
 {
     double v = CS_REFRESH_SPLIT_ADAPTIVE;
@@ -473,6 +495,11 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
     if (!cs_sarsa_alpha_parse(sa->alpha, &alpha))
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "%s: sarsa.alpha = '%s': expected auto or a number in [0, 1]", f, sa->alpha);
+    if (sa->step_rule == CS_STEP_WINDOW && cfg->crawl.sync_every == 0 && cfg->run.pages == 0)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: sarsa.step_rule = window with crawl.sync_every = 0 (never) bounds the "
+                       "step of the whole task: set run.pages",
+                       f);
     int64_t cap = 0;
     if (!cs_tres_max_parse(cfg->tres.max_per_host, &cap))
         return cs_fail(ctx, CS_ERR_CONFIG,

@@ -131,6 +131,8 @@ static const cs_conf_entry schema[] = {
      "synchronous: re-evaluate the whole frontier after the weights change; asynchronous: evaluate only new and updated links; moderated: asynchronous with the moderated update (Eq. 4)"},
     {"sarsa", "alpha", CS_CONF_STRING, "auto", 0, 0, NULL, S(alpha), SSZ(alpha),
      "step size alpha of the gradient update (Eq. 3), a number in [0, 1] or auto: the paper's 0.001, and under crawl.weight_sync = sum at most 0.01 / crawl.bandwidth (a tick then applies its bandwidth updates, all computed from the weights at its start, together: keep alpha x bandwidth <= 0.1, a warning says so)"},
+    {"sarsa", "step_rule", CS_CONF_ENUM, "fixed", 0, 0, "fixed|window|ranks", S(step_rule), 0,
+     "how the step per update follows the synchronisation (docs/guide/synchronisation.md): fixed, alpha (as given, or auto) at any crawl.sync_every K and rank count P; window, at most 0.01 / (K x bandwidth) under sum and 0.01 x P / (K x bandwidth) under average (with K = 0, never: 0.01 / run.pages, / P under average), so that the step per synchronisation window, alpha x K x bandwidth (/ P under average), is bounded as auto bounds alpha x bandwidth; ranks, alpha x P under crawl.weight_sync = average (at most 1: the mean of P ranks' steps then moves the model as one learner's would), alpha under sum. The run's first line gives the step taken; the results' /series/step the step per window"},
     {"sarsa", "gamma", CS_CONF_DOUBLE, "0.9", 0, 0.999999, NULL, S(gamma), 0,
      "discount rate gamma"},
     {"sarsa", "epsilon", CS_CONF_DOUBLE, "0.1", 0, 1, NULL, S(epsilon), 0,

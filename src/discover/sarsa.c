@@ -34,7 +34,7 @@ typedef struct sarsa {
     cs_sarsa_config c;
     const cs_feat_layout *L;
     cs_qlinear q;
-    double alpha; /* sarsa.alpha, auto resolved (cs_sarsa_alpha) */
+    double alpha; /* the step per update: sarsa.alpha under sarsa.step_rule (cs_sarsa_step) */
     uint64_t seed;
     int dirty; /* weights changed since the last full evaluation (synchronous) */
     /* crawl.weight_sync = sum: the weights of the last sync and the updates since (exact) */
@@ -54,7 +54,7 @@ static cs_err sarsa_create(cs_ctx *ctx, const cs_config *cfg, const cs_feat_layo
     CS_TRY(ctx, cs_calloc(ctx, &s, 1, sizeof *s, "sarsa"));
     s->c = cfg->sarsa;
     s->L = L;
-    s->alpha = cs_sarsa_alpha(cfg);
+    s->alpha = cs_sarsa_step(cfg, ctx->size);
     s->seed = (uint64_t)cfg->run.seed;
     CS_TRY(ctx, cs_qlinear_init(ctx, &s->q, L));
     CS_TRY(ctx, cs_calloc(ctx, &s->w0, (size_t)L->n_weights, sizeof *s->w0, "sarsa"));
@@ -277,15 +277,18 @@ fail:
     return rc;
 }
 
-static double sarsa_step(const cs_config *cfg)
+static double sarsa_step(const cs_config *cfg, int ranks)
 {
-    return cs_sarsa_alpha(cfg);
+    return cs_sarsa_step(cfg, ranks);
 }
 
-static void sarsa_step_report(const cs_config *cfg, char *buf, size_t n)
+static void sarsa_step_report(const cs_config *cfg, int ranks, char *buf, size_t n)
 {
-    snprintf(buf, n, ", alpha = %g%s", cs_sarsa_alpha(cfg),
-             strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "");
+    static const char *rule[] = {"", ", step rule window", ", step rule ranks"};
+    const int r = cfg->sarsa.step_rule;
+    snprintf(buf, n, ", alpha = %g%s%s", cs_sarsa_step(cfg, ranks),
+             strcmp(cfg->sarsa.alpha, "auto") == 0 ? " (auto)" : "",
+             r >= 0 && r <= CS_STEP_RANKS ? rule[r] : "");
 }
 
 const cs_discover_ops cs_discover_sarsa_ops = {

@@ -470,7 +470,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     t_setup = cs_now() - t_setup;
     char step[64] = "";
     if (s->ops->step_report != NULL)
-        s->ops->step_report(cfg, step, sizeof step);
+        s->ops->step_report(cfg, ctx->size, step, sizeof step);
     char links[48];
     if (s->proc)
         snprintf(links, sizeof links, "links made when fetched (procedural)");

@@ -686,7 +686,8 @@ cs_err sim_strict_setting(sim *s)
      * the tick's start: the tick's step is about alpha x B. Measured on the quickstart world
      * (docs/guide/synchronisation.md), alpha x B = 0.1 learns as the online loop does, 0.3
      * loses a third of the harvest and 1 collapses below random. */
-    const double step = s->ops->step != NULL ? s->ops->step(s->cfg) * (double)cc->bandwidth : 0.0;
+    const double step =
+        s->ops->step != NULL ? s->ops->step(s->cfg, ctx->size) * (double)cc->bandwidth : 0.0;
     if (s->sum && step > SUM_STEP_MAX)
         CS_LOG(ctx, CS_LOG_WARN,
                "%s x crawl.bandwidth = %g under crawl.weight_sync = sum: a tick's %lld "

@@ -3,7 +3,8 @@
 # setting the ranks' weights never differ (weights_spread exactly 0 at 2 and 3 ranks) and the
 # diagnostics are bit-identical to one rank's; outside it (crawl.sync_every = 4, and
 # weight_sync = average) the spread is above 0; weights_norm at the last point is the norm of
-# /final/weights; the step of a window is alpha x the window's fetches (/ P when averaging); the
+# /final/weights; the step of a window is alpha x the window's fetches (/ P when averaging), and
+# follows sarsa.step_rule (window: 0.01 per window; ranks: alpha x P when averaging); the
 # per-rank fetches add up to /final/fetched; TRES records its replay buffers; a restart from a
 # checkpoint gives the same diagnostics.
 source "$(dirname "$0")/lib.sh"
@@ -22,6 +23,12 @@ crawl() { # NP OUT [ARGS...]
 for np in 1 2 3; do crawl "$np" "strict$np.h5"; done
 crawl 3 k4.h5 --set crawl.sync_every=4
 crawl 3 avg.h5 --set crawl.weight_sync=average
+# the step rules (sarsa.step_rule): window bounds alpha x K x B (/ P averaging) by 0.01; ranks
+# scales alpha by P under average; in the strict setting window stays rank-invariant
+crawl 3 k4w.h5 --set crawl.sync_every=4 --set sarsa.step_rule=window
+crawl 3 avgw.h5 --set crawl.sync_every=4 --set crawl.weight_sync=average --set sarsa.step_rule=window
+crawl 3 avgr.h5 --set crawl.weight_sync=average --set sarsa.step_rule=ranks
+for np in 1 3; do crawl "$np" "strictw$np.h5" --set sarsa.step_rule=window; done
 crawl 2 tres.h5 --set run.policy=tres --set crawl.weight_sync=average --set run.pages=600
 
 # the strict setting: the diagnostics are the one rank's (the per-rank ones under /ranks aside)
@@ -60,6 +67,15 @@ done
 check k4.h5 "np.isclose(d('/series/step')[3], 0.001 * 4 * 20)" "sync_every = 4: step 0.08"
 check strict3.h5 "np.isclose(d('/series/step')[3], 0.001 * 20)" "strict: step alpha x B"
 check avg.h5 "np.isclose(d('/series/step')[3], 0.001 * 20 / 3)" "average on 3 ranks: step / 3"
+check k4w.h5 "np.isclose(d('/series/step')[3], 0.01)" "step rule window, K = 4: step 0.01"
+check avgw.h5 "np.isclose(d('/series/step')[3], 0.01)" "step rule window, average K = 4: step 0.01"
+check avgr.h5 "np.isclose(d('/series/step')[3], 0.001 * 20)" "step rule ranks, average: step alpha x B"
+check strictw3.h5 "np.isclose(d('/series/step')[3], 0.01)" "step rule window, strict: step 0.01"
+same_as_one_rank strictw1.h5 strictw3.h5 "strict, step rule window: 3 ranks == 1 rank"
+grep -q "alpha = 0.000125, step rule window" <(run 1 run "$SRC/jobs/sync-study.ini" "${ARGS[@]}" \
+    --set run.pages=40 --set crawl.sync_every=4 \
+    --set sarsa.step_rule=window -o line.h5 2>&1) &&
+    pass "the start-up line gives the rule's step" || fail "the start-up line: no rule's step"
 check strict3.h5 "np.all(np.diff(d('/series/update_norm')[1:8]) != 0) and \
 np.all(d('/series/q_min')[1:] <= d('/series/q_max')[1:])" "update norms and Q ranges recorded"
 for f in strict3.h5 k4.h5; do

@@ -250,6 +250,54 @@ START_TEST(sarsa_alpha_auto)
 }
 END_TEST
 
+START_TEST(sarsa_step_rules)
+{
+    cs_config cfg;
+    /* fixed (the default): alpha at any rank count and window */
+    ck_assert_int_eq(
+        parse("[crawl]\nbandwidth = 64\nsync_every = 4\n[sarsa]\nalpha = 0.001\n", &cfg), CS_OK);
+    ck_assert_double_eq(cs_sarsa_step(&cfg, 4), 0.001);
+    /* window under sum: alpha x K x B bounded by 0.01, whatever P */
+    ck_assert_int_eq(parse("[crawl]\nbandwidth = 64\nsync_every = 4\n[sarsa]\nalpha = 0.001\n"
+                           "step_rule = window\n",
+                           &cfg),
+                     CS_OK);
+    ck_assert_int_eq(cs_config_validate(&ctx, &cfg), CS_OK);
+    for (int P = 1; P <= 7; P += 3)
+        ck_assert_double_eq_tol(cs_sarsa_step(&cfg, P) * 4 * 64, 0.01, 1e-15);
+    /* a window small enough keeps alpha */
+    ck_assert_int_eq(
+        parse("[crawl]\nbandwidth = 2\n[sarsa]\nalpha = 0.001\nstep_rule = window\n", &cfg), CS_OK);
+    ck_assert_double_eq(cs_sarsa_step(&cfg, 3), 0.001);
+    /* window under average: the model moves by 1/P of the ranks' K x B updates */
+    ck_assert_int_eq(parse("[crawl]\nbandwidth = 64\nsync_every = 16\nweight_sync = average\n"
+                           "[sarsa]\nalpha = 0.001\nstep_rule = window\n",
+                           &cfg),
+                     CS_OK);
+    ck_assert_double_eq_tol(cs_sarsa_step(&cfg, 4) * 16 * 64 / 4, 0.01, 1e-15);
+    ck_assert_double_eq(cs_sarsa_step(&cfg, 1024), 0.001); /* 1 update a rank: alpha binds */
+    /* window, never synchronised: the task's fetches are the window; without them, refused */
+    ck_assert_int_eq(parse("[run]\npages = 5000\n[crawl]\nsync_every = 0\n[sarsa]\n"
+                           "step_rule = window\n",
+                           &cfg),
+                     CS_OK);
+    ck_assert_double_eq_tol(cs_sarsa_step(&cfg, 2), 0.01 / 5000, 1e-18);
+    ck_assert_int_eq(parse("[crawl]\nsync_every = 0\n[sarsa]\nstep_rule = window\n", &cfg), CS_OK);
+    ck_assert_int_eq(cs_config_validate(&ctx, &cfg), CS_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(ctx.errmsg, "step_rule"));
+    /* ranks: alpha x P under average (at most 1), alpha under sum */
+    ck_assert_int_eq(parse("[crawl]\nweight_sync = average\n[sarsa]\nalpha = 0.001\n"
+                           "step_rule = ranks\n",
+                           &cfg),
+                     CS_OK);
+    ck_assert_double_eq_tol(cs_sarsa_step(&cfg, 8), 0.008, 1e-18);
+    ck_assert_double_eq(cs_sarsa_step(&cfg, 4096), 1.0);
+    ck_assert_int_eq(parse("[sarsa]\nalpha = 0.001\nstep_rule = ranks\n", &cfg), CS_OK);
+    ck_assert_double_eq(cs_sarsa_step(&cfg, 8), 0.001);
+    ck_assert_int_eq(parse("[sarsa]\nstep_rule = scaled\n", &cfg), CS_ERR_CONFIG);
+}
+END_TEST
+
 START_TEST(help_lists_every_key)
 {
     char *buf = NULL;
@@ -291,6 +339,7 @@ static Suite *suite(void)
     tcase_add_test(tc, set_overrides);
     tcase_add_test(tc, resolved_text_round_trips);
     tcase_add_test(tc, sarsa_alpha_auto);
+    tcase_add_test(tc, sarsa_step_rules);
     tcase_add_test(tc, help_lists_every_key);
     tcase_add_test(tc, edit_distance);
     suite_add_tcase(s, tc);
