@@ -85,7 +85,8 @@ enum cs_host_source {
     CS_HOSTS_FIELD = 1,
     CS_HOSTS_NODE = 2,
     CS_HOSTS_SINGLE = 3,
-    CS_HOSTS_PER_PAGE = 4
+    CS_HOSTS_PER_PAGE = 4,
+    CS_HOSTS_BLOCKS = 5
 };
 enum cs_page_features { CS_FEAT_NONE = 0, CS_FEAT_DENSE_BINARY = 1, CS_FEAT_SPARSE = 2 };
 
@@ -125,6 +126,7 @@ typedef struct cs_import_config {
     int64_t page_features_count;
     int64_t label_depth;
     int hosts;
+    char host_spec[CS_CONF_STR];
     int host_names;
     int page_ids;
     int lowercase_names;

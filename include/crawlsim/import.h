@@ -58,7 +58,10 @@
  * name itself when there is no URL field), lower-cased, without userinfo and port; field: the
  * page table's host field; node: every node is a host named by its node name (host graphs);
  * single: one host for all pages (no name); per-page: host i = page i (named by the node
- * names when nodes have names, else unnamed). Hosts are numbered by their first page.
+ * names when nodes have names, else unnamed); blocks: page i's host is its host in the world of
+ * the spec host_spec (its [gen] keys with gen.pages = the graph's pages), that is contiguous
+ * page-id blocks with that spec's host-size distribution (unnamed). Hosts are numbered by their
+ * first page.
  *
  * Change rate, importance and observability come from the configured [gen] model through
  * cs_gen_page_dynamics(&cfg->gen, host, page, CS_RNG_IMPORT, ...).

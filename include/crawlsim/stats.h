@@ -48,6 +48,10 @@
  *                  (fetched or seen in a fetched page's links) after fetching 1 % and 10 % of the
  *                  pages, and the share of the first 10 % fetches that find no new page; value
  *                  = mean over seeds, lo/hi = their range.
+ *   other orders   the same crawl from the same seeds in two more orders (cs_stats_opts.orders):
+ *                  in-degree first (the known unfetched page with the most links from fetched
+ *                  pages, the smallest page id among equals) and random (uniform among the known
+ *                  unfetched pages, drawn from the stream (seed, CS_RNG_SAMPLE, 22, seed index)).
  *
  * Ownership: cs_stats is plain data; nothing to free.
  */
@@ -65,6 +69,12 @@
 #define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
 #define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
 
+/* Discovery orders, bits of cs_stats_opts.orders. */
+#define CS_STATS_ORDER_BFS 1u    /* breadth-first */
+#define CS_STATS_ORDER_INDEG 2u  /* in-degree first: most links from fetched pages, then page id */
+#define CS_STATS_ORDER_RANDOM 4u /* uniform among the known unfetched pages */
+#define CS_STATS_ORDER_ALL 7u
+
 /* A figure: value, 95 % interval [lo, hi], sample size n (0: exact). value NaN: not available. */
 typedef struct cs_stats_est {
     double value, lo, hi;
@@ -72,12 +82,14 @@ typedef struct cs_stats_est {
 } cs_stats_est;
 
 /* What to sample. cs_stats_opts_default gives the defaults in brackets. 0 sources, clustering
- * pages or BFS seeds leaves those figures out (NaN), to save their time. */
+ * pages or BFS seeds leaves those figures out (NaN), to save their time; so does an order left
+ * out of `orders` (its crawls from the seeds). */
 typedef struct cs_stats_opts {
     uint64_t seed;              /* sampling seed [1] */
     int64_t sources;            /* distance sources, in the largest SCC [64] */
     int64_t cluster_pages;      /* clustering sample [10000] */
     int bfs_seeds;              /* BFS discovery seeds [5], at most CS_STATS_MAX_SEEDS */
+    unsigned orders;            /* discovery orders, CS_STATS_ORDER_* bits [CS_STATS_ORDER_BFS] */
     int64_t pages;              /* spec sampling: pages drawn [100000] */
     double relevance_threshold; /* relevant pages: relevance >= this [0.5] */
 } cs_stats_opts;
@@ -104,8 +116,9 @@ typedef struct cs_stats_shape {
     cs_stats_est reach; /* share of the pages a source reaches (the SCC and OUT), mean */
 } cs_stats_shape;
 
+/* The discovery crawls of one order from the seeds (the same seeds in every order). */
 typedef struct cs_stats_bfs {
-    int seeds;
+    int seeds; /* 0: the order was not crawled */
     int64_t seed_page[CS_STATS_MAX_SEEDS];
     cs_stats_est known1, known10, empty10;            /* mean over seeds, [min, max] */
     double curve[CS_STATS_MAX_SEEDS][CS_STATS_CURVE]; /* known share at fetched share x_k */
@@ -120,7 +133,9 @@ typedef struct cs_stats {
     cs_stats_dist out, in, host;
     cs_stats_links links;
     cs_stats_shape shape;
-    cs_stats_bfs bfs;
+    cs_stats_bfs bfs;   /* breadth-first */
+    cs_stats_bfs indeg; /* in-degree first */
+    cs_stats_bfs rnd;   /* random */
     int n_ranks;
     double seconds; /* wall time, maximum over ranks */
 } cs_stats;
@@ -163,7 +178,9 @@ CS_API void cs_stats_print(FILE *f, const cs_stats *s);
 /*
  * Local. The statistics as a table, one row per figure (docs/reference/formats.md "Statistics
  * table"): a header line, then `statistic value lo hi n` separated by tabs (NaN written as "nan";
- * n 0 = exact), then the BFS curve rows `curve.<seed index>.<k> fetched_share known_share`.
+ * n 0 = exact), then the BFS curve rows `curve.<seed index>.<k> known_share fetched_share
+ * fetched_share seed_page`, and those of the other orders crawled (`indeg.curve.*`,
+ * `random.curve.*`).
  * Returns 0, or -1 when writing failed.
  */
 CS_API int cs_stats_write_tsv(FILE *f, const cs_stats *s);

@@ -97,6 +97,10 @@ cs_err cs_imp_check_config(cs_ctx *ctx, const cs_import_config *ic)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] hosts = url needs a page table with page_url_field, or node "
                        "names that are URLs (node_ids = name)");
+    if ((ic->hosts == CS_HOSTS_BLOCKS) != (ic->host_spec[0] != '\0'))
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "[import] hosts = blocks needs host_spec (the generator spec whose hosts "
+                       "lay out the blocks), and host_spec applies to hosts = blocks only");
     if (ic->page_relevance_field != CS_FIELD_NONE && (!tables || ic->target_label[0] != '\0'))
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "[import] page_relevance_field needs a page table (pages) and no "
@@ -276,6 +280,11 @@ static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_met
         for (int64_t i = 0; i < n; i++)
             g->host[i] = 0;
         meta->n_hosts = 1;
+        break;
+    case CS_HOSTS_BLOCKS: /* per page here; cs_imp_block_hosts lays out the blocks */
+        for (int64_t i = 0; i < n; i++)
+            g->host[i] = i;
+        meta->n_hosts = n;
         break;
     case CS_HOSTS_NODE:
     case CS_HOSTS_PER_PAGE:
@@ -916,6 +925,7 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
     CS_TRY(ctx, cs_agree(ctx, rc));
     double t_read = cs_now();
     CS_TRY(ctx, share(ctx, &g, &meta));
+    CS_TRY(ctx, cs_imp_block_hosts(ctx, cfg, g.n_pages_total, &g, &meta));
     CS_TRY(ctx, cs_graphio_write(ctx, out_path, &g, &meta, spec));
     CS_LOG(ctx, CS_LOG_INFO,
            "import: %lld pages, %lld links, %lld hosts, %d topics -> %s (read %.2f s, write "

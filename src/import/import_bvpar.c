@@ -153,7 +153,7 @@ int cs_imp_bvgraph_parallel(const cs_import_config *ic, const char **why)
     else if (ic->reverse)
         w = "reverse = 1 needs every rank's lists";
     else if (ic->hosts != CS_HOSTS_PER_PAGE && ic->hosts != CS_HOSTS_SINGLE &&
-             ic->hosts != CS_HOSTS_NODE)
+             ic->hosts != CS_HOSTS_NODE && ic->hosts != CS_HOSTS_BLOCKS)
         w = "hosts from URLs or a field are read on one rank";
     else if (strpbrk(ic->edges, "*?[") != NULL)
         w = "the .graph file is named with a wildcard";
@@ -387,5 +387,8 @@ cs_err cs_imp_par_meta(cs_ctx *ctx, const cs_config *cfg, int64_t N, cs_graph_sl
              cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
     if (ic->hosts == CS_HOSTS_NODE && ctx->rank == 0)
         rc = cs_imp_number_names(ctx, N, ic->id_base, meta);
-    return cs_agree(ctx, rc);
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK)
+        rc = cs_imp_block_hosts(ctx, cfg, N, g, meta);
+    return rc;
 }

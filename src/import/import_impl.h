@@ -271,6 +271,12 @@ void cs_imp_fini(cs_imp *im);
  * an import read on every rank: hosts per the spec, no topics, the source named by the spec. */
 cs_err cs_imp_par_meta(cs_ctx *ctx, const cs_config *cfg, int64_t N, cs_graph_slice *g,
                        cs_graph_meta *meta);
+/* Collective. hosts = blocks (else nothing): the hosts of slice g's pages (pages [g->first,
+ * g->first + g->n) of N) from the host model of host_spec at N pages (import_blocks.c), their
+ * dynamics keyed by the new hosts, meta's host count; no host names. Errors, agreed: those of
+ * loading the spec (CS_ERR_CONFIG, CS_ERR_IO) and of the model. */
+cs_err cs_imp_block_hosts(cs_ctx *ctx, const cs_config *cfg, int64_t N, cs_graph_slice *g,
+                          cs_graph_meta *meta);
 /* Local (rank 0). hosts = node with integer ids: host i named i + base, into meta. */
 cs_err cs_imp_number_names(cs_ctx *ctx, int64_t n, int64_t base, cs_graph_meta *meta);
 /* Local. Peak resident memory of this process in bytes. */

@@ -47,7 +47,7 @@ int cs_imp_text_parallel(const cs_import_config *ic, const char **why)
     else if (ic->pages[0] != '\0' || ic->page_list[0] != '\0')
         w = "page tables and page lists are read on one rank";
     else if (ic->hosts != CS_HOSTS_PER_PAGE && ic->hosts != CS_HOSTS_SINGLE &&
-             ic->hosts != CS_HOSTS_NODE)
+             ic->hosts != CS_HOSTS_NODE && ic->hosts != CS_HOSTS_BLOCKS)
         w = "hosts from URLs or a field are read on one rank";
     if (why != NULL)
         *why = w;

@@ -18,11 +18,32 @@ int cs_cmd_stats_option(const char *a)
 {
     if (strcmp(a, "--sampled") == 0)
         return 1;
-    const char *with_value[] = {"--sources", "--cluster-pages", "--bfs-seeds", "--stats-seed"};
+    const char *with_value[] = {"--sources", "--cluster-pages", "--bfs-seeds", "--stats-seed",
+                                "--orders"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(a, with_value[i]) == 0)
             return 2;
     return 0;
+}
+
+/* Local. --orders' comma-separated list (bfs, indeg, random) into *orders; -1 for a bad list. */
+static int parse_orders(const char *val, unsigned *orders)
+{
+    const char *names[3] = {"bfs", "indeg", "random"};
+    const unsigned bits[3] = {CS_STATS_ORDER_BFS, CS_STATS_ORDER_INDEG, CS_STATS_ORDER_RANDOM};
+    *orders = 0;
+    for (const char *p = val;;) {
+        const size_t n = strcspn(p, ",");
+        int j = 0;
+        while (j < 3 && !(strlen(names[j]) == n && strncmp(p, names[j], n) == 0))
+            j++;
+        if (j == 3 || (*orders & bits[j]) != 0)
+            return -1;
+        *orders |= bits[j];
+        if (p[n] == '\0')
+            return 0;
+        p += n + 1;
+    }
 }
 
 /* Local. The options into o and *sampled; CS_ERR_USAGE for a bad value. */
@@ -33,10 +54,19 @@ static cs_err parse_opts(cs_ctx *ctx, const cs_stats_args *a, cs_stats_opts *o, 
     if (a->sample > 0)
         o->pages = a->sample;
     o->relevance_threshold = a->threshold;
+    o->orders = CS_STATS_ORDER_ALL;
     for (int i = 0; i + 1 < a->nopt; i += 2) {
         const char *name = a->opt[i], *val = a->opt[i + 1];
         if (strcmp(name, "--sampled") == 0) {
             *sampled = 1;
+            continue;
+        }
+        if (strcmp(name, "--orders") == 0) {
+            if (parse_orders(val, &o->orders) != 0)
+                return main_usage(ctx, " stats",
+                                  "--orders '%s' is not a comma-separated list of distinct "
+                                  "orders bfs, indeg and random",
+                                  val);
             continue;
         }
         char *end = NULL;

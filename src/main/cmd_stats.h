@@ -9,26 +9,29 @@
 
 #include <stdint.h>
 
-#define CS_STATS_OPTS 8 /* distinct stats options */
+#define CS_STATS_OPTS 9 /* distinct stats options */
 
 #define CS_STATS_SYNOPSIS                                                                          \
     "crawlsim stats WEB.h5|SPEC.ini [-o TABLE.tsv] [--set gen.KEY=VALUE ...] [--sampled] "         \
-    "[--sample N] [--sources N] [--cluster-pages N] [--bfs-seeds N] [--stats-seed S] "             \
-    "[--relevance-threshold X]"
+    "[--sample N] [--sources N] [--cluster-pages N] [--bfs-seeds N] [--orders LIST] "              \
+    "[--stats-seed S] [--relevance-threshold X]"
 
 #define CS_STATS_HELP                                                                              \
     "Prints how web-like a world is (docs/guide/statistics.md): out- and in-degree mean,\n"        \
     "median, max and zero shares, the in-degree tail exponent (discrete MLE, x_min by KS\n"        \
     "distance), the link id-gap and direction profile, links within host and host sizes,\n"        \
     "reciprocity, average clustering, the bow-tie, directed distances, topical lift and\n"         \
-    "P(relevant | link from a relevant page) where labels exist, and a breadth-first discovery\n"  \
-    "curve. Sampled figures come with their sample size and 95 % interval.\n"                      \
+    "P(relevant | link from a relevant page) where labels exist, and discovery curves of\n"        \
+    "breadth-first, in-degree-first and random crawls. Sampled figures come with their sample\n"   \
+    "size and 95 % interval.\n"                                                                    \
     "With a graph file (generated or imported) every rank holds the whole graph (up to 2x10^7\n"   \
     "pages); with a spec (a file ending in .ini) its world is generated in memory and measured\n"  \
     "whole up to that size, and beyond it, or with --sampled, estimated from --sample N pages\n"   \
     "(default 10^5) and their out-links (rows needing in-links or the whole graph: '-').\n"        \
     "--sources N: distance sources in the largest SCC (64); --cluster-pages N: clustering\n"       \
     "sample (10^4); --bfs-seeds N: discovery seeds (5); 0 leaves those figures out.\n"             \
+    "--orders LIST: the discovery crawls' orders, a comma-separated subset of bfs, indeg\n"        \
+    "(in-degree first) and random (default: all three); the same seeds in every order.\n"          \
     "--stats-seed S: the sampling seed (1). -o writes the table (TSV: statistic, value, lo, hi,\n" \
     "n; n = 0 exact) and the discovery curves. Runs under mpirun; the figures do not depend on\n"  \
     "the rank or thread count.\n"

@@ -116,7 +116,8 @@ void st_clear(cs_stats *s)
         &s->links.topic_lift,  &s->links.rel_link,    &s->links.rel_base,   &s->shape.clustering,
         &s->shape.scc,         &s->shape.in,          &s->shape.out,        &s->shape.rest,
         &s->shape.dist_mean,   &s->shape.dist_eff90,  &s->shape.reach,      &s->bfs.known1,
-        &s->bfs.known10,       &s->bfs.empty10};
+        &s->bfs.known10,       &s->bfs.empty10,       &s->indeg.known1,     &s->indeg.known10,
+        &s->indeg.empty10,     &s->rnd.known1,        &s->rnd.known10,      &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }
@@ -127,6 +128,7 @@ void cs_stats_opts_default(cs_stats_opts *o)
     o->sources = 64;
     o->cluster_pages = 10000;
     o->bfs_seeds = 5;
+    o->orders = CS_STATS_ORDER_BFS;
     o->pages = 100000;
     o->relevance_threshold = 0.5;
 }
@@ -134,12 +136,13 @@ void cs_stats_opts_default(cs_stats_opts *o)
 static cs_err check_opts(cs_ctx *ctx, const cs_stats_opts *o)
 {
     if (o->sources < 0 || o->cluster_pages < 0 || o->pages < 2 || o->bfs_seeds < 0 ||
-        o->bfs_seeds > CS_STATS_MAX_SEEDS)
+        o->bfs_seeds > CS_STATS_MAX_SEEDS || (o->orders & ~CS_STATS_ORDER_ALL) != 0)
         return cs_fail(ctx, CS_ERR_ARG,
                        "stats: sources (%lld) and clustering pages (%lld) must be at least 0, "
-                       "sampled pages (%lld) at least 2, BFS seeds (%d) in [0, %d]",
+                       "sampled pages (%lld) at least 2, BFS seeds (%d) in [0, %d], discovery "
+                       "orders (%#x) CS_STATS_ORDER_* bits",
                        (long long)o->sources, (long long)o->cluster_pages, (long long)o->pages,
-                       o->bfs_seeds, CS_STATS_MAX_SEEDS);
+                       o->bfs_seeds, CS_STATS_MAX_SEEDS, o->orders);
     return CS_OK;
 }
 

@@ -4,8 +4,8 @@
  * (Kosaraju's two depth-first passes, iterative), directed distances from sources drawn in the
  * largest SCC (the 90 % effective diameter as in Leskovec et al. 2005, interpolated; its interval
  * by a bootstrap over the sources), the average clustering coefficient of sampled pages (Watts &
- * Strogatz 1998, on the undirected simple graph) and breadth-first discovery from seeds in the
- * largest SCC.
+ * Strogatz 1998, on the undirected simple graph) and the discovery crawls (stats_crawl.c) from
+ * seeds in the largest SCC.
  *
  * Sampled items (sources, pages, seeds) are dealt to the ranks by index (item i to rank i mod
  * P) and to a rank's threads dynamically; each item's result lands in its own row of an array
@@ -393,63 +393,7 @@ static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t
     return (double)links / ((double)d * (double)(d - 1));
 }
 
-/* ---- BFS discovery -------------------------------------------------------------------------- */
-
-/* Per seed: known1, known10, empty10, fetched, then the curve. */
-#define SEED_ROW (4 + CS_STATS_CURVE)
-
-/* Local. The fetch count of curve point k: the fetched share 10^(-4 + k / 10) of N, at least 1. */
-static int64_t curve_fetches(int64_t N, int k)
-{
-    const double x = pow(10.0, -4.0 + (double)k / 10.0) * (double)N;
-    const int64_t f = (int64_t)llround(x);
-    return f < 1 ? 1 : f;
-}
-
-/* Local. A breadth-first crawl from seed: row as SEED_ROW. known: N bytes zeroed on entry (and
- * on return), queue: N entries. */
-static void discovery(const st_graph *g, int32_t seed, uint8_t *known, int32_t *queue, double *row)
-{
-    const int64_t N = g->N;
-    const int64_t f1 = llround(0.01 * (double)N) > 0 ? llround(0.01 * (double)N) : 1;
-    const int64_t f10 = llround(0.1 * (double)N) > 0 ? llround(0.1 * (double)N) : 1;
-    int64_t head = 0, tail = 0, nknown = 1, empty = 0;
-    int k = 0;
-    known[seed] = 1;
-    queue[tail++] = seed;
-    while (head < tail) {
-        const int32_t u = queue[head++];
-        int64_t fresh = 0;
-        for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
-            const int32_t v = g->tg[e];
-            if (!known[v]) {
-                known[v] = 1;
-                queue[tail++] = v;
-                fresh++;
-            }
-        }
-        nknown += fresh;
-        if (head <= f10)
-            empty += fresh == 0;
-        if (head == f1)
-            row[0] = (double)nknown / (double)N;
-        if (head == f10)
-            row[1] = (double)nknown / (double)N;
-        while (k < CS_STATS_CURVE && curve_fetches(N, k) == head)
-            row[4 + k++] = (double)nknown / (double)N;
-    }
-    /* the frontier emptied: what is known stays */
-    if (head < f1)
-        row[0] = (double)nknown / (double)N;
-    if (head < f10)
-        row[1] = (double)nknown / (double)N;
-    for (; k < CS_STATS_CURVE; k++)
-        row[4 + k] = (double)nknown / (double)N;
-    row[2] = (double)empty / (double)(head < f10 ? head : f10);
-    row[3] = (double)head;
-    for (int64_t i = 0; i < tail; i++)
-        known[queue[i]] = 0;
-}
+/* ---- discovery seeds ------------------------------------------------------------------------ */
 
 /* Local. Item k of kind id (a distance source or a discovery seed): the first page drawn in its
  * stream (seed, CS_RNG_SAMPLE, id, k) that lies in the largest component (any page drawn when
@@ -467,30 +411,58 @@ static int32_t core_page(const st_graph *g, uint64_t seed, int id, int64_t k, co
 
 /* ---- the sampled items, in parallel --------------------------------------------------------- */
 
-/* Item kinds of one pass: distance sources, clustering pages, discovery seeds. */
+/* Item kinds of one pass: distance sources, clustering pages, discovery crawls (ST_ORDERS
+ * orders of nb seeds each: crawl j is order j / nb from seed j % nb; an order not in `orders`
+ * is skipped). */
 typedef struct items {
     int64_t ns, nc, nb;
+    unsigned orders;
     int32_t *src, *cpage, *seed;
     int64_t *hist; /* ns rows of ST_DMAX + 1 */
     double *cval;  /* nc */
-    double *brow;  /* nb rows of SEED_ROW */
+    double *brow;  /* ST_ORDERS * nb rows of ST_SEED_ROW */
+    uint64_t rseed;
 } items;
+
+/* Local. Whether order j (ST_ORDER_*) is one of the bits of `orders`. */
+static int order_on(unsigned orders, int j)
+{
+    return (orders >> j) & 1u;
+}
+
+/* Local. Item i >= ns + nc of it: the discovery crawl it names. */
+static void crawl_item(const st_graph *g, const items *it, int64_t i, st_crawl_scratch *w)
+{
+    const int64_t j = i - it->ns - it->nc, b = j % it->nb;
+    const int order = (int)(j / it->nb);
+    if (order_on(it->orders, order))
+        st_crawl(g, order, it->seed[b], it->rseed, b, w, it->brow + j * ST_SEED_ROW);
+}
 
 /* Local. This rank's items (item i of the concatenated kinds for i mod P == rank), its threads
  * taking them dynamically; per-thread scratch of N entries. */
 static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
 {
-    const int64_t N = g->N, total = it->ns + it->nc + it->nb;
+    const int64_t N = g->N, total = it->ns + it->nc + ST_ORDERS * it->nb;
     const int P = ctx->size, me = ctx->rank;
+    const int pool = (it->orders & ~CS_STATS_ORDER_BFS) != 0 && it->nb > 0;
+    const int indeg = (it->orders & CS_STATS_ORDER_INDEG) != 0 && it->nb > 0;
     int rc = CS_OK;
-#pragma omp parallel default(none) shared(g, it, rc) firstprivate(N, total, P, me)
+#pragma omp parallel default(none) shared(g, it, rc) firstprivate(N, total, P, me, pool, indeg)
     {
         uint64_t *seen = calloc((size_t)(N / 64 + 1), sizeof *seen);
         uint64_t *front = calloc((size_t)(N / 64 + 1), sizeof *front);
         int32_t *queue = malloc((size_t)(N + 1) * sizeof *queue);
         int64_t *mark = malloc((size_t)(N + 1) * sizeof *mark);
-        uint8_t *known = calloc((size_t)N + 1, sizeof *known);
-        if (seen == NULL || front == NULL || queue == NULL || mark == NULL || known == NULL) {
+        st_crawl_scratch w = {calloc((size_t)N + 1, 1), queue, NULL, NULL, NULL};
+        if (pool)
+            w.heap = malloc((size_t)(N + 1) * sizeof *w.heap);
+        if (indeg) {
+            w.pos = malloc((size_t)(N + 1) * sizeof *w.pos);
+            w.cnt = malloc((size_t)(N + 1) * sizeof *w.cnt);
+        }
+        if (seen == NULL || front == NULL || queue == NULL || mark == NULL || w.known == NULL ||
+            (pool && w.heap == NULL) || (indeg && (w.pos == NULL || w.cnt == NULL))) {
 #pragma omp atomic write
             rc = CS_ERR_NOMEM;
         } else {
@@ -513,10 +485,12 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
                 it->cval[i - it->ns] =
                     clustering_of(g, it->cpage[i - it->ns], mark, i - it->ns, queue);
             else
-                discovery(g, it->seed[i - it->ns - it->nc], known, queue,
-                          it->brow + (i - it->ns - it->nc) * SEED_ROW);
+                crawl_item(g, it, i, &w);
         }
-        free(known);
+        free(w.cnt);
+        free(w.pos);
+        free(w.heap);
+        free(w.known);
         free(mark);
         free(queue);
         free(front);
@@ -525,21 +499,19 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
     if (rc != CS_OK)
         return cs_fail(ctx, CS_ERR_NOMEM,
                        "stats: out of memory for the threads' scratch (%lld "
-                       "pages, 13 bytes a page a thread)",
+                       "pages, 13 bytes a page a thread, 25 with the in-degree-first order)",
                        (long long)N);
     return CS_OK;
 }
 
-/* Local. The discovery figures from the seeds' rows. */
-static void discovery_figures(const items *it, cs_stats *s)
+/* Local. The figures of one order's crawls from rows[nb][ST_SEED_ROW] into d. */
+static void discovery_figures(const items *it, const double *rows, cs_stats_bfs *d)
 {
-    if (it->nb == 0)
-        return;
-    cs_stats_est *f[3] = {&s->bfs.known1, &s->bfs.known10, &s->bfs.empty10};
+    cs_stats_est *f[3] = {&d->known1, &d->known10, &d->empty10};
     for (int j = 0; j < 3; j++) {
         double sum = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
         for (int64_t b = 0; b < it->nb; b++) {
-            const double x = it->brow[b * SEED_ROW + j];
+            const double x = rows[b * ST_SEED_ROW + j];
             sum += x;
             lo = x < lo ? x : lo;
             hi = x > hi ? x : hi;
@@ -547,13 +519,22 @@ static void discovery_figures(const items *it, cs_stats *s)
         cs_stats_est e = {sum / (double)it->nb, lo, hi, it->nb};
         *f[j] = e;
     }
-    s->bfs.seeds = (int)it->nb;
+    d->seeds = (int)it->nb;
     for (int64_t b = 0; b < it->nb; b++) {
-        s->bfs.seed_page[b] = it->seed[b];
-        s->bfs.fetched[b] = (int64_t)it->brow[b * SEED_ROW + 3];
+        d->seed_page[b] = it->seed[b];
+        d->fetched[b] = (int64_t)rows[b * ST_SEED_ROW + 3];
         for (int k = 0; k < CS_STATS_CURVE; k++)
-            s->bfs.curve[b][k] = it->brow[b * SEED_ROW + 4 + k];
+            d->curve[b][k] = rows[b * ST_SEED_ROW + 4 + k];
     }
+}
+
+/* Local. The figures of every order crawled. */
+static void discovery_orders(const items *it, cs_stats *s)
+{
+    cs_stats_bfs *d[ST_ORDERS] = {&s->bfs, &s->indeg, &s->rnd};
+    for (int j = 0; j < ST_ORDERS; j++)
+        if (it->nb > 0 && order_on(it->orders, j))
+            discovery_figures(it, it->brow + j * it->nb * ST_SEED_ROW, d[j]);
 }
 
 cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats *s)
@@ -568,6 +549,8 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
     it.ns = o->sources;
     it.nc = o->cluster_pages;
     it.nb = o->bfs_seeds;
+    it.orders = o->orders;
+    it.rseed = o->seed;
     rc = cs_alloc(ctx, &comp, (size_t)g->N, sizeof *comp, "components");
     if (rc == CS_OK)
         rc = scc(ctx, g, comp, &big, &big_size);
@@ -585,7 +568,8 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &it.cval, (size_t)it.nc + 1, sizeof *it.cval, "clustering");
     if (rc == CS_OK)
-        rc = cs_calloc(ctx, &it.brow, (size_t)(it.nb * SEED_ROW) + 1, sizeof *it.brow, "discovery");
+        rc = cs_calloc(ctx, &it.brow, (size_t)(ST_ORDERS * it.nb * ST_SEED_ROW) + 1,
+                       sizeof *it.brow, "discovery");
     CS_TRY_AGREE(ctx, rc);
     for (int64_t i = 0; i < it.ns; i++)
         it.src[i] = core_page(g, o->seed, ST_RNG_SOURCE, i, comp, big, big_size);
@@ -599,10 +583,10 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
     /* every row was filled by one rank and is zero on the others: exact sums */
     cs_allreduce(ctx, NULL, it.hist, it.ns * (ST_DMAX + 1), CS_T_I64, CS_OP_SUM);
     cs_allreduce(ctx, NULL, it.cval, it.nc, CS_T_F64, CS_OP_SUM);
-    cs_allreduce(ctx, NULL, it.brow, it.nb * SEED_ROW, CS_T_F64, CS_OP_SUM);
+    cs_allreduce(ctx, NULL, it.brow, ST_ORDERS * it.nb * ST_SEED_ROW, CS_T_F64, CS_OP_SUM);
     s->shape.clustering = st_mean(it.cval, it.nc);
     CS_TRY_AGREE(ctx, distance_figures(ctx, g, o, it.hist, s));
-    discovery_figures(&it, s);
+    discovery_orders(&it, s);
 fail:
     free(it.brow);
     free(it.cval);

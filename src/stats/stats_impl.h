@@ -1,7 +1,8 @@
 /*
  * stats internals shared by stats.c (gathering, link counts, degrees, the entry points),
  * stats_graph.c (the whole-graph figures: bow-tie, distances, clustering, BFS discovery),
- * stats_sample.c (a spec's sampled figures) and stats_report.c (the report and the table).
+ * stats_crawl.c (the discovery crawls), stats_sample.c (a spec's sampled figures) and
+ * stats_report.c (the report and the table).
  *
  * Test hook (read from the environment at each call, so no global state; it only lowers the
  * limit):
@@ -25,8 +26,12 @@ enum {
     ST_RNG_SEED = 18,    /* BFS seeds */
     ST_RNG_BOOT = 19,    /* bootstrap of the effective diameter */
     ST_RNG_PAGE = 20,    /* a spec's sampled pages */
-    ST_RNG_LINK = 21     /* the out-link drawn of each sampled page */
+    ST_RNG_LINK = 21,    /* the out-link drawn of each sampled page */
+    ST_RNG_ORDER = 22    /* the random discovery order: sub = the seed's index */
 };
+
+/* The discovery orders, in the order of their items and rows. */
+enum { ST_ORDER_BFS, ST_ORDER_INDEG, ST_ORDER_RANDOM, ST_ORDERS };
 
 #define ST_DMAX 4095 /* distances above count as ST_DMAX */
 
@@ -77,6 +82,26 @@ static inline int st_holds32(const int32_t *a, int64_t n, int32_t x)
     }
     return lo < n && a[lo] == x;
 }
+
+/* A discovery crawl's row: known1, known10, empty10, fetched, then the curve. */
+#define ST_SEED_ROW (4 + CS_STATS_CURVE)
+
+/* A thread's scratch for the discovery crawls: known N + 1 bytes, zero on entry and on return;
+ * queue, heap, pos and cnt N + 1 entries each (heap, pos and cnt for in-degree first and random
+ * only, NULL otherwise). */
+typedef struct st_crawl_scratch {
+    uint8_t *known;
+    int32_t *queue, *heap, *pos, *cnt;
+} st_crawl_scratch;
+
+/* Local. The fetch count of curve point k: the fetched share 10^(-4 + k / 10) of N, at least 1. */
+int64_t st_curve_fetches(int64_t N, int k);
+
+/* Local. A discovery crawl of g in order ST_ORDER_* from page seed, until no known page is left
+ * unfetched, into row (ST_SEED_ROW); the random order draws from the stream (rseed,
+ * CS_RNG_SAMPLE, ST_RNG_ORDER, index). */
+void st_crawl(const st_graph *g, int order, int32_t seed, uint64_t rseed, int64_t index,
+              st_crawl_scratch *w, double *row);
 
 /* Local. All figures of s set to "not available". */
 void st_clear(cs_stats *s);

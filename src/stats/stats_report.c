@@ -56,6 +56,12 @@ static int rows_of(const cs_stats *s, row *r, int cap)
         {"bfs.known1", "BFS: pages known after fetching 1 %", 1, s->bfs.known1},
         {"bfs.known10", "BFS: pages known after fetching 10 %", 1, s->bfs.known10},
         {"bfs.empty10", "BFS: first 10 % fetches finding nothing new", 1, s->bfs.empty10},
+        {"indeg.known1", "in-degree first: known after fetching 1 %", 1, s->indeg.known1},
+        {"indeg.known10", "in-degree first: known after fetching 10 %", 1, s->indeg.known10},
+        {"indeg.empty10", "in-degree first: first 10 % fetches, none new", 1, s->indeg.empty10},
+        {"random.known1", "random: pages known after fetching 1 %", 1, s->rnd.known1},
+        {"random.known10", "random: pages known after fetching 10 %", 1, s->rnd.known10},
+        {"random.empty10", "random: first 10 % fetches, none new", 1, s->rnd.empty10},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < cap; i++)
@@ -64,6 +70,13 @@ static int rows_of(const cs_stats *s, row *r, int cap)
 }
 
 #define MAX_ROWS 64
+
+/* Local. Whether a row is a discovery crawl's (its lo and hi are the range over seeds). */
+static int is_crawl(const char *key)
+{
+    return strncmp(key, "bfs.", 4) == 0 || strncmp(key, "indeg.", 6) == 0 ||
+           strncmp(key, "random.", 7) == 0;
+}
 
 void cs_stats_print(FILE *f, const cs_stats *s)
 {
@@ -96,8 +109,7 @@ void cs_stats_print(FILE *f, const cs_stats *s)
             fprintf(f, " (at least; sample of %lld)\n", (long long)e->n);
         else
             fprintf(f, " [%.4g, %.4g] (%s %lld)\n", k * e->lo, k * e->hi,
-                    strncmp(r[i].key, "bfs.", 4) == 0 ? "range over seeds" : "95 %, sample",
-                    (long long)e->n);
+                    is_crawl(r[i].key) ? "range over seeds" : "95 %, sample", (long long)e->n);
     }
     if (s->bfs.seeds > 0) {
         fprintf(f, "BFS seeds (pages in the largest SCC):");
@@ -142,11 +154,14 @@ int cs_stats_write_tsv(FILE *f, const cs_stats *s)
         num(f, r[i].e.hi);
         fprintf(f, "\t%lld\n", (long long)r[i].e.n);
     }
-    for (int b = 0; b < s->bfs.seeds; b++)
-        for (int k = 0; k < CS_STATS_CURVE; k++) {
-            const double x = pow(10.0, -4.0 + (double)k / 10.0);
-            fprintf(f, "curve.%d.%d\t%.17g\t%.17g\t%.17g\t%lld\n", b, k, s->bfs.curve[b][k], x, x,
-                    (long long)s->bfs.seed_page[b]);
-        }
+    const cs_stats_bfs *d[3] = {&s->bfs, &s->indeg, &s->rnd};
+    const char *prefix[3] = {"", "indeg.", "random."};
+    for (int j = 0; j < 3; j++)
+        for (int b = 0; b < d[j]->seeds; b++)
+            for (int k = 0; k < CS_STATS_CURVE; k++) {
+                const double x = pow(10.0, -4.0 + (double)k / 10.0);
+                fprintf(f, "%scurve.%d.%d\t%.17g\t%.17g\t%.17g\t%lld\n", prefix[j], b, k,
+                        d[j]->curve[b][k], x, x, (long long)d[j]->seed_page[b]);
+            }
     return ferror(f) ? -1 : 0;
 }

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 """An independent computation of `crawlsim stats` figures, checked against its table.
 
-Usage: stats_oracle.py GRAPH.h5 TABLE.tsv [--threshold X]
+Usage: stats_oracle.py GRAPH.h5 TABLE.tsv [--threshold X] [--stats-seed S] [--order-seeds K]
 
 Reads the graph file with h5py and computes every figure of docs/guide/statistics.md from the
 definitions, with other algorithms than the C code where there is a choice: Tarjan's SCC (the C
 code uses Kosaraju's), the KS distance over every integer of the tail (the C code evaluates it at
 observed values only), reciprocity and gaps by vectorised set operations, the discovery crawls
-replayed from the seeds the table names. Prints one "ok:" or "FAIL:" line per figure and exits
-1 when any failed.
+replayed from the seeds the table names: breadth-first, in-degree first (a lazy heap, where the
+C code keeps an indexed one) and random (the draws replayed with an implementation of the
+Philox4x64-10 streams written here from Random123's definition, and Lemire's bounded integers).
+--stats-seed is the table's sampling seed (default 1); --order-seeds K replays the in-degree-first
+and random crawls of the first K seeds only (default: all). Prints one "ok:" or "FAIL:" line per
+figure and exits 1 when any failed.
 
 Tolerances:
 * exact figures (degrees, shares of links, bow-tie, topics, the power-law fit, discovery): relative
@@ -25,6 +29,7 @@ Tolerances:
   narrow interval around the common value. The effective diameter's population value must lie
   in the bootstrap interval widened by half its width on each side.
 """
+import heapq
 import math
 import random
 import sys
@@ -38,19 +43,70 @@ FIT_MAX_CANDIDATES = 400
 CURVE = 41
 
 
+ORDERS = ("bfs", "indeg", "random")
+CURVE_PREFIX = {"bfs": "curve.", "indeg": "indeg.curve.", "random": "random.curve."}
+
+
 def read_table(path):
+    """The figures, and the curves of every order: curves[order][seed index] = {seed, y}."""
     t = {}
-    curve = {}
+    curves = {o: {} for o in ORDERS}
     with open(path) as f:
         next(f)
         for line in f:
             k, v, lo, hi, n = line.rstrip("\n").split("\t")
-            if k.startswith("curve."):
-                _, s, j = k.split(".")
-                curve.setdefault(int(s), {"seed": int(n), "y": [0.0] * CURVE})["y"][int(j)] = float(v)
+            order = next((o for o in ORDERS if k.startswith(CURVE_PREFIX[o])), None)
+            if order is not None:
+                s, j = k[len(CURVE_PREFIX[order]):].split(".")
+                c = curves[order].setdefault(int(s), {"seed": int(n), "y": [0.0] * CURVE})
+                c["y"][int(j)] = float(v)
             else:
                 t[k] = (float(v), float(lo), float(hi), int(n))
-    return t, curve
+    return t, curves
+
+
+# ---- Philox4x64-10 (Random123: Salmon et al., SC 2011) and the streams of include/crawlsim/rng.h
+
+MASK64 = (1 << 64) - 1
+PHILOX_M = (0xD2E7470EE14C6C93, 0xCA5A826395121157)
+PHILOX_W = (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)
+RNG_SAMPLE = 13  # the sampling domain
+RNG_ORDER = 22  # the random discovery order's stream id (stats_impl.h)
+
+
+def philox4x64(ctr, key):
+    c0, c1, c2, c3 = ctr
+    k0, k1 = key
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + PHILOX_W[0]) & MASK64, (k1 + PHILOX_W[1]) & MASK64
+        p0, p1 = PHILOX_M[0] * c0, PHILOX_M[1] * c2
+        c0, c1, c2, c3 = (p1 >> 64) ^ c1 ^ k0, p1 & MASK64, (p0 >> 64) ^ c3 ^ k1, p0 & MASK64
+    return [c0, c1, c2, c3]
+
+
+class Stream:
+    """A stream keyed by {seed, id}, counter {block, domain, sub, 0}: four words a block."""
+
+    def __init__(self, seed, domain, sid, sub):
+        self.key = (seed, sid)
+        self.ctr = [0, domain, sub, 0]
+        self.buf = []
+
+    def u64(self):
+        if not self.buf:
+            self.buf = philox4x64(self.ctr, self.key)
+            self.ctr[0] += 1
+        return self.buf.pop(0)
+
+    def below(self, n):
+        """Uniform on [0, n) by Lemire's method (rejection on the low word)."""
+        m = self.u64() * n
+        if (m & MASK64) < n:
+            threshold = ((1 << 64) - n) % n
+            while (m & MASK64) < threshold:
+                m = self.u64() * n
+        return m >> 64
 
 
 def nearest_rank(sorted_x, q):
@@ -192,33 +248,78 @@ def effective(hist, q=0.9):
     return float(len(hist))
 
 
-def discovery(N, off, tg, seed):
+def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0):
+    """A crawl from seed until no known page is left unfetched: pages known after 1 % and 10 %
+    fetched, the share of the first 10 % fetches that found nothing new, and the curve."""
     f1 = max(1, round(0.01 * N))
     f10 = max(1, round(0.1 * N))
-    known = bytearray(N)
+    known = bytearray(N)  # 1 known, 2 fetched
     known[seed] = 1
-    q = deque([seed])
     nknown, fetched, empty = 1, 0, 0
     at = {}
     curve_f = [max(1, round(10 ** (-4 + k / 10) * N)) for k in range(CURVE)]
     want = set(curve_f) | {f1, f10}
     tgl = tg.tolist()
     offl = off.tolist()
-    while q:
-        u = q.popleft()
+    if order == "bfs":
+        q = deque([seed])
+        take = q.popleft
+        put = q.append
+        left = lambda: len(q)
+    elif order == "indeg":
+        # a lazy heap: an entry (-links seen, page) per increase; stale ones are skipped
+        cnt = {seed: 0}
+        heap = [(0, seed)]
+
+        def take():
+            while True:
+                c, u = heapq.heappop(heap)
+                if known[u] == 1 and -c == cnt[u]:
+                    return u
+
+        def put(v):
+            heapq.heappush(heap, (-cnt[v], v))
+
+        left = lambda: sum(1 for v in cnt if known[v] == 1)
+    else:
+        rng = Stream(stats_seed, RNG_SAMPLE, RNG_ORDER, index)
+        pool = [seed]
+
+        def take():
+            i = rng.below(len(pool))
+            u = pool[i]
+            pool[i] = pool[-1]
+            pool.pop()
+            return u
+
+        put = pool.append
+        left = lambda: len(pool)
+    unfetched = 1
+    while unfetched:
+        u = take()
+        known[u] = 2
+        unfetched -= 1
         fetched += 1
         fresh = 0
         for e in range(offl[u], offl[u + 1]):
             v = tgl[e]
+            if known[v] == 2:
+                continue
+            if order == "indeg":
+                cnt[v] = cnt.get(v, 0) + 1
             if not known[v]:
                 known[v] = 1
-                q.append(v)
                 fresh += 1
+                unfetched += 1
+                put(v)
+            elif order == "indeg":
+                put(v)
         nknown += fresh
         if fetched <= f10 and fresh == 0:
             empty += 1
         if fetched in want:
             at[fetched] = nknown / N
+    assert left() == 0
     final = nknown / N
     k1 = at.get(f1, final)
     k10 = at.get(f10, final)
@@ -285,6 +386,41 @@ class Checker:
             self.failed += 1
 
 
+def check_order(c, t, curve, order, N, off, tg, scc, stats_seed, order_seeds):
+    """The crawls of one order replayed from the table's seeds against its curves and rows."""
+    key = {"bfs": "bfs", "indeg": "indeg", "random": "random"}[order]
+    if not curve:
+        if f"{key}.known1" in t and not math.isnan(t[f"{key}.known1"][0]):
+            print(f"FAIL: {key}.known1 given without its curves")
+            c.failed += 1
+        return
+    seeds = sorted(curve)
+    if order != "bfs" and order_seeds is not None:
+        seeds = seeds[:order_seeds]
+    k1, k10, e10 = [], [], []
+    for s in seeds:
+        a, b, e, cv = discovery(N, off, tg, curve[s]["seed"], order, stats_seed, s)
+        k1.append(a)
+        k10.append(b)
+        e10.append(e)
+        bad = [k for k in range(CURVE) if abs(cv[k] - curve[s]["y"][k]) > 1e-12]
+        if bad:
+            print(f"FAIL: {order} curve of seed {s} differs at points {bad[:5]}")
+            c.failed += 1
+        else:
+            print(f"ok: {order} curve of seed {s} (page {curve[s]['seed']})")
+    if len(seeds) == len(curve):
+        for name, x in (("known1", k1), ("known10", k10), ("empty10", e10)):
+            c.exact(f"{key}.{name}", sum(x) / len(x))
+            v, lo, hi, n = t[f"{key}.{name}"]
+            if abs(lo - min(x)) > 1e-12 or abs(hi - max(x)) > 1e-12:
+                print(f"FAIL: {key}.{name} range [{lo}, {hi}] against [{min(x)}, {max(x)}]")
+                c.failed += 1
+    if not all(scc[curve[s]["seed"]] for s in curve):
+        print(f"FAIL: a {order} seed outside the largest SCC")
+        c.failed += 1
+
+
 def mean_half(x):
     x = np.asarray(x, dtype=float)
     return float(x.mean()), 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x))
@@ -293,7 +429,7 @@ def mean_half(x):
 def main():
     path, tsv = sys.argv[1], sys.argv[2]
     threshold = float(sys.argv[sys.argv.index("--threshold") + 1]) if "--threshold" in sys.argv else 0.5
-    t, curve = read_table(tsv)
+    t, curves = read_table(tsv)
     c = Checker(t)
     with h5py.File(path, "r") as f:
         N = int(f.attrs["n_pages"])
@@ -362,29 +498,11 @@ def main():
     c.exact("bowtie.in", float(np.mean(bw & ~scc)))
     c.exact("bowtie.out", float(np.mean(fw & ~scc)))
     c.exact("bowtie.rest", float(np.mean(~fw & ~bw)))
-    # discovery, from the table's seeds
-    k1, k10, e10 = [], [], []
-    for s in sorted(curve):
-        a, b, e, cv = discovery(N, off, tg, curve[s]["seed"])
-        k1.append(a)
-        k10.append(b)
-        e10.append(e)
-        bad = [k for k in range(CURVE) if abs(cv[k] - curve[s]["y"][k]) > 1e-12]
-        if bad:
-            print(f"FAIL: curve of seed {s} differs at points {bad[:5]}")
-            c.failed += 1
-        else:
-            print(f"ok: curve of seed {s} (page {curve[s]['seed']})")
-    for key, x in (("bfs.known1", k1), ("bfs.known10", k10), ("bfs.empty10", e10)):
-        c.exact(key, sum(x) / len(x))
-        v, lo, hi, n = t[key]
-        if abs(lo - min(x)) > 1e-12 or abs(hi - max(x)) > 1e-12:
-            print(f"FAIL: {key} range [{lo}, {hi}] against [{min(x)}, {max(x)}]")
-            c.failed += 1
-    # seeds lie in the largest SCC
-    if not all(scc[curve[s]["seed"]] for s in curve):
-        print("FAIL: a discovery seed outside the largest SCC")
-        c.failed += 1
+    # discovery, from the table's seeds, in every order the table has
+    stats_seed = int(sys.argv[sys.argv.index("--stats-seed") + 1]) if "--stats-seed" in sys.argv else 1
+    order_seeds = int(sys.argv[sys.argv.index("--order-seeds") + 1]) if "--order-seeds" in sys.argv else None
+    for order in ORDERS:
+        check_order(c, t, curves[order], order, N, off, tg, scc, stats_seed, order_seeds)
     # sampled figures
     rng = random.Random(12345)
     population = N <= 5000

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# crawlsim stats: the table of a graph file is the same on 1 and 2 ranks and 1 or 2 threads; a
+# crawlsim stats: the table of a graph file (with the discovery crawls of all three orders) is the
+# same on 1, 2 and 3 ranks and 1 or 2 threads; a
 # spec measured in memory gives the table of its generated file; the sampled figures of a spec
 # are rank-invariant; bad arguments and a graph too large are clear errors. The figures
 # themselves are checked against an independent computation (stats_oracle.py).
@@ -19,6 +20,18 @@ PY=/usr/bin/python3
 if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 one.tsv > oracle.out 2>&1 && pass "oracle agrees ($(grep -c '^ok:' oracle.out) figures)" ||
         fail "oracle: $(grep -v '^ok:' oracle.out)"
+    # the three discovery orders are in the table and replayed by the oracle
+    for o in bfs indeg random; do
+        grep -q "^ok: $o curve of seed 4 " oracle.out || fail "oracle did not replay the $o crawls: $(grep curve oracle.out | head -3)"
+    done
+    grep -q "^indeg.curve.4.40	" one.tsv && grep -q "^random.curve.4.40	" one.tsv && pass "in-degree-first and random curves" ||
+        fail "curves of the other orders missing"
+    # the oracle rejects a random crawl's curve changed at one point, and an in-degree-first row
+    sed 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' one.tsv > badr.tsv
+    sed 's/^indeg.known10\t\([0-9.]*\)/indeg.known10\t0.987654/' one.tsv > badi.tsv
+    ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 badr.tsv > badr.out 2>&1 && grep -q "FAIL: random curve of seed 2" badr.out &&
+        ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 badi.tsv > badi.out 2>&1 && grep -q "FAIL: indeg.known10" badi.out &&
+        pass "oracle rejects a wrong random curve and in-degree-first row" || fail "oracle accepted a wrong crawl: $(tail -3 badr.out badi.out)"
     # the oracle can fail: a table with one exact figure moved in its 6th digit
     sed 's/^reciprocity\t\([0-9.]*\)/reciprocity\t0.1234567/' one.tsv > bad.tsv
     ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1 && grep -q "FAIL: reciprocity" bad.out &&
@@ -39,6 +52,16 @@ run 2 stats w.h5 --sources 0 --cluster-pages 0 --bfs-seeds 0 -o none.tsv > /dev/
 grep -q "^dist.mean	nan	" none.tsv && grep -q "^clustering	nan	" none.tsv && grep -q "^bfs.known1	nan	" none.tsv &&
     ! grep -q "^curve" none.tsv && [ "$(grep '^bowtie.in	' none.tsv)" = "$(grep '^bowtie.in	' one.tsv)" ] &&
     pass "--sources/--cluster-pages/--bfs-seeds 0 leave their rows out" || fail "zero items: $(grep -E '^(dist|clust|bfs)' none.tsv)"
+# --orders: the orders left out have no rows nor curves, the others are unchanged
+run 2 stats w.h5 --orders indeg --sources 0 --cluster-pages 0 -o indeg.tsv > /dev/null || fail "stats --orders indeg"
+grep -q "^bfs.known1	nan	" indeg.tsv && grep -q "^random.known1	nan	" indeg.tsv && ! grep -q "^curve\.\|^random.curve" indeg.tsv &&
+    [ "$(grep '^indeg\.' indeg.tsv)" = "$(grep '^indeg\.' one.tsv)" ] &&
+    pass "--orders indeg: its rows as with every order, the others left out" || fail "--orders indeg: $(grep -E '^(bfs|indeg|random)\.known1' indeg.tsv)"
+for bad in "" "bfs,bfs" "dfs" "bfs,"; do
+    run 1 stats w.h5 --orders "$bad" > /dev/null 2> err.txt
+    [ $? -eq 2 ] && grep -q -- "--orders" err.txt || fail "--orders '$bad' accepted: $(cat err.txt)"
+done
+pass "--orders refuses empty, repeated, unknown and trailing-comma lists"
 # sampled spec: rank invariant, whole-graph rows not available
 OMP_NUM_THREADS=1 run 1 stats "$spec" --sampled --sample 3000 -o s1.tsv > s1.out || fail "sampled on 1 rank"
 OMP_NUM_THREADS=2 run 2 stats "$spec" --sampled --sample 3000 -o s2.tsv > /dev/null || fail "sampled on 2 ranks"
