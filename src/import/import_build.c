@@ -265,7 +265,8 @@ fail:
     return rc;
 }
 
-/* Host of every page and the host names, per the `hosts` key. */
+/* Host of every page and the host names, per the `hosts` key (blocks: per page here, laid out
+ * by cs_imp_block_hosts once the graph is shared). */
 static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
@@ -275,16 +276,11 @@ static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_met
     cs_imp_strtab numbers;
     cs_imp_strtab_init(&numbers);
     CS_TRY(ctx, cs_alloc(ctx, &g->host, (size_t)n, sizeof *g->host, "page hosts"));
-    switch (ic->hosts) {
+    switch (ic->hosts == CS_HOSTS_BLOCKS ? CS_HOSTS_PER_PAGE : ic->hosts) {
     case CS_HOSTS_SINGLE:
         for (int64_t i = 0; i < n; i++)
             g->host[i] = 0;
         meta->n_hosts = 1;
-        break;
-    case CS_HOSTS_BLOCKS: /* per page here; cs_imp_block_hosts lays out the blocks */
-        for (int64_t i = 0; i < n; i++)
-            g->host[i] = i;
-        meta->n_hosts = n;
         break;
     case CS_HOSTS_NODE:
     case CS_HOSTS_PER_PAGE:
