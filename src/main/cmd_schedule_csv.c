@@ -124,19 +124,113 @@ static int cmp_id_row(const void *pa, const void *pb)
     return c != 0 ? c : (a->row > b->row) - (a->row < b->row);
 }
 
+/* The columns' places in a row, from the header. */
+typedef struct columns {
+    int id, mu, delta, complete;
+} columns;
+
+/* The header's nf fields (line lineno) into c: exactly id, mu, delta and complete, in any
+ * order. */
+static cs_err parse_header(cs_ctx *ctx, const char *path, int64_t lineno, char *const *field,
+                           int nf, columns *c)
+{
+    c->id = c->mu = c->delta = c->complete = -1;
+    for (int k = 0; k < nf; k++) {
+        int *slot = strcmp(field[k], "id") == 0         ? &c->id
+                    : strcmp(field[k], "mu") == 0       ? &c->mu
+                    : strcmp(field[k], "delta") == 0    ? &c->delta
+                    : strcmp(field[k], "complete") == 0 ? &c->complete
+                                                        : NULL;
+        if (slot == NULL)
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s:%lld: unknown column '%s' (the header names exactly id, mu, "
+                           "delta, complete, in any order)",
+                           path, (long long)lineno, field[k]);
+        if (*slot >= 0)
+            return cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: column '%s' appears twice", path,
+                           (long long)lineno, field[k]);
+        *slot = k;
+    }
+    const char *missing = c->id < 0         ? "id"
+                          : c->mu < 0       ? "mu"
+                          : c->delta < 0    ? "delta"
+                          : c->complete < 0 ? "complete"
+                                            : NULL;
+    if (missing != NULL)
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "%s:%lld: missing column '%s' (the header must name id, mu, delta, "
+                       "complete)",
+                       path, (long long)lineno, missing);
+    return CS_OK;
+}
+
+/* Appends the row of line lineno (its fields, in the header's columns c) to t. */
+static cs_err parse_row(cs_ctx *ctx, const char *path, int64_t lineno, char *const *field,
+                        const columns *c, cs_schedule_table *t)
+{
+    cs_err rc;
+    const int64_t i = t->n;
+    const size_t need = (size_t)i + 1;
+    CS_TRY(ctx, cs_grow(ctx, &t->ids, &t->cap_ids, need, sizeof *t->ids, "page ids"));
+    CS_TRY(ctx, cs_grow(ctx, &t->line, &t->cap_line, need, sizeof *t->line, "line numbers"));
+    CS_TRY(ctx, cs_grow(ctx, &t->mu, &t->cap_mu, need, sizeof *t->mu, "mu"));
+    CS_TRY(ctx, cs_grow(ctx, &t->delta, &t->cap_delta, need, sizeof *t->delta, "delta"));
+    CS_TRY(ctx, cs_grow(ctx, &t->complete, &t->cap_c, need, 1, "complete flags"));
+    if (field[c->id][0] == '\0')
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: empty id", path, (long long)lineno);
+    t->ids[i] = field[c->id];
+    t->line[i] = lineno;
+    CS_TRY(ctx, parse_positive(ctx, path, lineno, "mu", field[c->mu], &t->mu[i]));
+    CS_TRY(ctx, parse_positive(ctx, path, lineno, "delta", field[c->delta], &t->delta[i]));
+    const char *f = field[c->complete];
+    if (strcmp(f, "1") == 0 || strcmp(f, "true") == 0)
+        t->complete[i] = 1;
+    else if (strcmp(f, "0") == 0 || strcmp(f, "false") == 0)
+        t->complete[i] = 0;
+    else
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: complete = '%s' is not 0, 1, true or false",
+                       path, (long long)lineno, f);
+    t->n++;
+    return CS_OK;
+fail:
+    return rc;
+}
+
+/* Fails on an id that appears twice, naming both lines: sorts (id, row) and compares
+ * neighbours. */
+static cs_err check_duplicates(cs_ctx *ctx, const char *path, const cs_schedule_table *t)
+{
+    id_row *order = NULL;
+    cs_err rc;
+    CS_TRY(ctx, cs_alloc(ctx, &order, (size_t)t->n, sizeof *order, "id check"));
+    for (int64_t i = 0; i < t->n; i++)
+        order[i] = (id_row){t->ids[i], i};
+    qsort(order, (size_t)t->n, sizeof *order, cmp_id_row);
+    for (int64_t k = 1; k < t->n; k++)
+        if (strcmp(order[k - 1].id, order[k].id) == 0)
+            CS_TRY(ctx,
+                   cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: duplicate id '%s' (first on line %lld)",
+                           path, (long long)t->line[order[k].row], order[k].id,
+                           (long long)t->line[order[k - 1].row]));
+    rc = CS_OK;
+fail:
+    free(order);
+    return rc;
+}
+
 cs_err cs_schedule_table_parse(cs_ctx *ctx, const char *path, char *text, size_t len,
                                cs_schedule_table *t)
 {
-    cs_err rc = CS_OK;
-    id_row *order = NULL;
     t->buf = text;
     if (memchr(text, '\0', len) != NULL)
         return cs_fail(ctx, CS_ERR_FORMAT, "%s: not a text file (contains NUL bytes)", path);
     char *field[MAX_COLUMNS];
-    int col_id = -1, col_mu = -1, col_delta = -1, col_c = -1, ncol = 0;
+    columns cols;
+    int ncol = 0;
     int64_t lineno = 0;
     char *p = t->buf;
     int have_header = 0;
+    cs_err rc;
     while (*p != '\0') {
         /* lines end at LF, CRLF or a lone CR */
         char *nl = strpbrk(p, "\r\n");
@@ -149,94 +243,34 @@ cs_err cs_schedule_table_parse(cs_ctx *ctx, const char *path, char *text, size_t
         if (is_blank(line))
             continue;
         if (strchr(line, '"') != NULL)
-            CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT,
-                                "%s:%lld: quoted fields are not supported (ids must not contain "
-                                "commas or quotes)",
-                                path, (long long)lineno));
+            return cs_fail(ctx, CS_ERR_FORMAT,
+                           "%s:%lld: quoted fields are not supported (ids must not contain "
+                           "commas or quotes)",
+                           path, (long long)lineno);
         const int nf = split_fields(line, field);
         if (nf < 0)
-            CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: more than %d fields", path,
-                                (long long)lineno, MAX_COLUMNS));
+            return cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: more than %d fields", path,
+                           (long long)lineno, MAX_COLUMNS);
         if (!have_header) {
             have_header = 1;
             ncol = nf;
-            for (int k = 0; k < nf; k++) {
-                int *slot = strcmp(field[k], "id") == 0         ? &col_id
-                            : strcmp(field[k], "mu") == 0       ? &col_mu
-                            : strcmp(field[k], "delta") == 0    ? &col_delta
-                            : strcmp(field[k], "complete") == 0 ? &col_c
-                                                                : NULL;
-                if (slot == NULL)
-                    CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT,
-                                        "%s:%lld: unknown column '%s' (the header names exactly "
-                                        "id, mu, delta, complete, in any order)",
-                                        path, (long long)lineno, field[k]));
-                if (*slot >= 0)
-                    CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: column '%s' appears twice",
-                                        path, (long long)lineno, field[k]));
-                *slot = k;
-            }
-            const char *missing = col_id < 0      ? "id"
-                                  : col_mu < 0    ? "mu"
-                                  : col_delta < 0 ? "delta"
-                                  : col_c < 0     ? "complete"
-                                                  : NULL;
-            if (missing != NULL)
-                CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT,
-                                    "%s:%lld: missing column '%s' (the header must name id, mu, "
-                                    "delta, complete)",
-                                    path, (long long)lineno, missing));
+            CS_TRY(ctx, parse_header(ctx, path, lineno, field, nf, &cols));
             continue;
         }
         if (nf != ncol)
-            CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: %d fields, the header has %d", path,
-                                (long long)lineno, nf, ncol));
-        const int64_t i = t->n;
-        const size_t need = (size_t)i + 1;
-        CS_TRY(ctx, cs_grow(ctx, &t->ids, &t->cap_ids, need, sizeof *t->ids, "page ids"));
-        CS_TRY(ctx, cs_grow(ctx, &t->line, &t->cap_line, need, sizeof *t->line, "line numbers"));
-        CS_TRY(ctx, cs_grow(ctx, &t->mu, &t->cap_mu, need, sizeof *t->mu, "mu"));
-        CS_TRY(ctx, cs_grow(ctx, &t->delta, &t->cap_delta, need, sizeof *t->delta, "delta"));
-        CS_TRY(ctx, cs_grow(ctx, &t->complete, &t->cap_c, need, 1, "complete flags"));
-        if (field[col_id][0] == '\0')
-            CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: empty id", path, (long long)lineno));
-        t->ids[i] = field[col_id];
-        t->line[i] = lineno;
-        CS_TRY(ctx, parse_positive(ctx, path, lineno, "mu", field[col_mu], &t->mu[i]));
-        CS_TRY(ctx, parse_positive(ctx, path, lineno, "delta", field[col_delta], &t->delta[i]));
-        const char *c = field[col_c];
-        if (strcmp(c, "1") == 0 || strcmp(c, "true") == 0)
-            t->complete[i] = 1;
-        else if (strcmp(c, "0") == 0 || strcmp(c, "false") == 0)
-            t->complete[i] = 0;
-        else
-            CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT,
-                                "%s:%lld: complete = '%s' is not 0, 1, true or false", path,
-                                (long long)lineno, c));
-        t->n++;
+            return cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: %d fields, the header has %d", path,
+                           (long long)lineno, nf, ncol);
+        CS_TRY(ctx, parse_row(ctx, path, lineno, field, &cols, t));
     }
     if (!have_header)
-        CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT,
-                            "%s: empty file (expected a header id,mu,delta,"
-                            "complete and one row per page)",
-                            path));
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "%s: empty file (expected a header id,mu,delta,complete and one row per "
+                       "page)",
+                       path);
     if (t->n == 0)
-        CS_TRY(ctx, cs_fail(ctx, CS_ERR_FORMAT, "%s: no pages after the header", path));
-    /* duplicate ids: sort (id, row) and compare neighbours */
-    CS_TRY(ctx, cs_alloc(ctx, &order, (size_t)t->n, sizeof *order, "id check"));
-    for (int64_t i = 0; i < t->n; i++)
-        order[i] = (id_row){t->ids[i], i};
-    qsort(order, (size_t)t->n, sizeof *order, cmp_id_row);
-    for (int64_t k = 1; k < t->n; k++)
-        if (strcmp(order[k - 1].id, order[k].id) == 0)
-            CS_TRY(ctx,
-                   cs_fail(ctx, CS_ERR_FORMAT, "%s:%lld: duplicate id '%s' (first on line %lld)",
-                           path, (long long)t->line[order[k].row], order[k].id,
-                           (long long)t->line[order[k - 1].row]));
-    free(order);
-    return CS_OK;
+        return cs_fail(ctx, CS_ERR_FORMAT, "%s: no pages after the header", path);
+    return check_duplicates(ctx, path, t);
 fail:
-    free(order);
     return rc;
 }
 
