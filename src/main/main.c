@@ -18,6 +18,7 @@
 #include "crawlsim/partition.h"
 #include "crawlsim/recrawl.h"
 #include "crawlsim/sim.h"
+#include "main/cli.h"
 #include "main/cmd_bandit.h"
 #include "main/cmd_compare.h"
 #include "main/cmd_fit.h"
@@ -32,43 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_SETS 256
-#define MAX_PATHS 64
-
-/* The parsed command line: global flags plus what the subcommand takes. */
-typedef struct cli {
-    const char *cmd;
-    const char *pos[8];
-    int npos;
-    const char *output;
-    const char *sets[MAX_SETS];
-    int nsets;
-    int verbosity; /* -1 quiet, 0 normal, 1.. verbose */
-    int help;
-    int markdown;
-    double threshold;
-    int threshold_set;
-    int64_t sample; /* info: --sample N (0: not given) */
-    long k;         /* partition: -k */
-    int k_set;
-    const char *method;
-    cs_schedule_args sched;        /* schedule: --policy, --bandwidth, --epsilon, --input */
-    const char *restart;           /* run: --restart CKPT */
-    const char *seeds;             /* run: --seeds LIST */
-    const char *ignore[MAX_PATHS]; /* compare: --ignore PATH ... */
-    int nignore;
-    const char *only[MAX_PATHS]; /* compare: --only PATH ... */
-    int nonly;
-    int no_default_ignore;                    /* compare: --no-default-ignore */
-    const char *stats_opt[2 * CS_STATS_OPTS]; /* stats: its options and their values */
-    int nstats_opt;
-    const char *fit_candidates; /* fit: --candidates N */
-    const char *fit_table;      /* fit: --table FILE */
-    const char *fit_opt;        /* the first option of fit seen (refused by other commands) */
-    const char *compare_opt;    /* the first option of compare seen (refused by other commands) */
-    int *status;                /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */
-} cli;
 
 typedef struct command {
     const char *name;
@@ -696,144 +660,6 @@ static cs_err cmd_help(cs_ctx *ctx, const cli *c)
     return CS_OK;
 }
 
-/* ---- command line --------------------------------------------------------------------------- */
-
-static cs_err parse_cli(cs_ctx *ctx, int argc, char **argv, cli *c)
-{
-    memset(c, 0, sizeof *c);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a file name", a);
-            c->output = argv[i];
-        } else if (strncmp(a, "--output=", 9) == 0) {
-            c->output = a + 9;
-        } else if (strcmp(a, "--set") == 0) {
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs SECTION.KEY=VALUE", a);
-            if (c->nsets == MAX_SETS)
-                return main_usage(ctx, "", "too many --set options (at most %d)", MAX_SETS);
-            c->sets[c->nsets++] = argv[i];
-        } else if (strncmp(a, "--set=", 6) == 0) {
-            if (c->nsets == MAX_SETS)
-                return main_usage(ctx, "", "too many --set options (at most %d)", MAX_SETS);
-            c->sets[c->nsets++] = a + 6;
-        } else if (strcmp(a, "--relevance-threshold") == 0) {
-            char *end = NULL;
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a number", a);
-            c->threshold = strtod(argv[i], &end);
-            if (end == argv[i] || *end != '\0' || !(c->threshold >= 0.0 && c->threshold <= 1.0))
-                return main_usage(ctx, "", "--relevance-threshold '%s' is not a number in [0,1]",
-                                  argv[i]);
-            c->threshold_set = 1;
-        } else if (strcmp(a, "--sample") == 0) {
-            char *end = NULL;
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a number of pages", a);
-            long long v = strtoll(argv[i], &end, 10);
-            if (end == argv[i] || *end != '\0' || v < 2)
-                return main_usage(ctx, "", "--sample '%s' is not a number of pages (at least 2)",
-                                  argv[i]);
-            c->sample = (int64_t)v;
-        } else if (strcmp(a, "-k") == 0) {
-            char *end = NULL;
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a number of parts", a);
-            c->k = strtol(argv[i], &end, 10);
-            if (end == argv[i] || *end != '\0' || c->k < -2147483647L || c->k > 2147483647L)
-                return main_usage(ctx, "", "-k '%s' is not a number of parts", argv[i]);
-            c->k_set = 1;
-        } else if (strcmp(a, "--method") == 0) {
-            if (++i >= argc)
-                return main_usage(ctx, "",
-                                  "%s needs a method (metis-host, metis, host-hash, block)", a);
-            c->method = argv[i];
-        } else if (strcmp(a, "--policy") == 0 || strcmp(a, "--bandwidth") == 0 ||
-                   strcmp(a, "--epsilon") == 0 || strcmp(a, "--input") == 0) {
-            /* schedule's options: their values are checked by the command */
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a value", a);
-            const char **slot = a[2] == 'p'   ? &c->sched.policy
-                                : a[2] == 'b' ? &c->sched.bandwidth
-                                : a[2] == 'e' ? &c->sched.epsilon
-                                              : &c->sched.input;
-            *slot = argv[i];
-        } else if (strcmp(a, "--ignore") == 0 || strcmp(a, "--only") == 0 ||
-                   strncmp(a, "--ignore=", 9) == 0 || strncmp(a, "--only=", 7) == 0) {
-            /* compare's paths: checked by the command */
-            const int is_ignore = a[2] == 'i';
-            const char *eq = strchr(a, '=');
-            const char *val = eq != NULL ? eq + 1 : NULL;
-            if (val == NULL && ++i >= argc)
-                return main_usage(ctx, "", "%s needs a path in the file (e.g. /timing)", a);
-            if (val == NULL)
-                val = argv[i];
-            if ((is_ignore ? c->nignore : c->nonly) == MAX_PATHS)
-                return main_usage(ctx, "", "too many %s options (at most %d)",
-                                  is_ignore ? "--ignore" : "--only", MAX_PATHS);
-            if (is_ignore)
-                c->ignore[c->nignore++] = val;
-            else
-                c->only[c->nonly++] = val;
-            if (c->compare_opt == NULL)
-                c->compare_opt = is_ignore ? "--ignore" : "--only";
-        } else if (strcmp(a, "--no-default-ignore") == 0) {
-            c->no_default_ignore = 1;
-            if (c->compare_opt == NULL)
-                c->compare_opt = a;
-        } else if (cs_cmd_fit_option(a) != 0) {
-            /* fit's options: their values are checked by the command */
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a value", a);
-            if (a[2] == 'c')
-                c->fit_candidates = argv[i];
-            else
-                c->fit_table = argv[i];
-            if (c->fit_opt == NULL)
-                c->fit_opt = a;
-        } else if (cs_cmd_stats_option(a) != 0) {
-            /* stats' options: their values are checked by the command */
-            if (c->nstats_opt + 2 > 2 * CS_STATS_OPTS)
-                return main_usage(ctx, "", "too many stats options");
-            c->stats_opt[c->nstats_opt++] = a;
-            if (cs_cmd_stats_option(a) == 2 && ++i >= argc)
-                return main_usage(ctx, "", "%s needs a value", a);
-            c->stats_opt[c->nstats_opt++] = cs_cmd_stats_option(a) == 2 ? argv[i] : "";
-        } else if (strcmp(a, "--restart") == 0) {
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a checkpoint file", a);
-            c->restart = argv[i];
-        } else if (strcmp(a, "--seeds") == 0) {
-            if (++i >= argc)
-                return main_usage(ctx, "", "%s needs a list of run seeds, e.g. 1-10 or 1,4,9", a);
-            c->seeds = argv[i];
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            c->verbosity++;
-        } else if (strcmp(a, "-vv") == 0) {
-            c->verbosity += 2;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            c->verbosity = -1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            c->help = 1;
-        } else if (strcmp(a, "--markdown") == 0) {
-            c->markdown = 1;
-        } else if (strcmp(a, "--version") == 0) {
-            c->cmd = "version";
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return main_usage(ctx, "", "unknown option '%s'", a);
-        } else if (c->cmd == NULL) {
-            c->cmd = a;
-        } else {
-            if (c->npos == (int)(sizeof c->pos / sizeof c->pos[0]))
-                return main_usage(ctx, "", "too many arguments at '%s'", a);
-            c->pos[c->npos++] = a;
-        }
-    }
-    return CS_OK;
-}
-
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -867,7 +693,7 @@ int main(int argc, char **argv)
         goto done;
     }
     /* argv is the same on every rank, so parse errors agree without communication. */
-    rc = parse_cli(&ctx, argc, argv, &c);
+    rc = main_parse_cli(&ctx, argc, argv, &c);
     if (rc == CS_OK && c.restart != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
         rc = main_usage(&ctx, "", "--restart applies to crawlsim run only");
     if (rc == CS_OK && c.seeds != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
