@@ -332,8 +332,9 @@ typedef struct cs_config {
     cs_gen_config gen;
     cs_import_config import;
     cs_partition_config partition;
-    char path[CS_CONF_STR]; /* the file it came from, "" for defaults only */
-    char dir[CS_CONF_STR];  /* its directory, for relative paths inside it ("." if none) */
+    char world[CS_CONF_STR]; /* gen.world: the spec whose [gen] keys this file's start from */
+    char path[CS_CONF_STR];  /* the file it came from, "" for defaults only */
+    char dir[CS_CONF_STR];   /* its directory, for relative paths inside it ("." if none) */
 } cs_config;
 
 typedef enum cs_conf_type {
@@ -392,7 +393,9 @@ CS_API double cs_sarsa_step(const cs_config *cfg, int ranks);
 /*
  * Collective(ctx->comm). Logically collective: path, overrides. Defaults, then the file (read
  * on rank 0 and broadcast; path NULL = defaults only), then the overrides in order, then
- * validation. Every rank returns the same code and the same cfg.
+ * validation. Every rank returns the same code and the same cfg. When the keys name a world
+ * (gen.world), that spec's [gen] keys replace the defaults and the file's keys and the
+ * overrides are applied again over them (cs_config_parse_string alone does not read it).
  */
 CS_API cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides,
                              int n_overrides, cs_config *cfg);

@@ -10,6 +10,7 @@
 #include <ini.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -589,42 +590,90 @@ fail:
     return rc;
 }
 
-cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides, int n_overrides,
-                      cs_config *cfg)
+/* Local. Reads the file at path on rank 0 and gives every rank its text (errors agree). */
+static cs_err read_shared_text(cs_ctx *ctx, const char *path, char **text)
+{
+    cs_err rc = CS_OK;
+    long len = 0;
+    cs_err local = CS_OK;
+    if (ctx->rank == 0)
+        local = read_file_text(ctx, path, text, &len);
+    CS_TRY(ctx, cs_agree(ctx, local));
+    cs_bcast(ctx, &len, 1, CS_T_LONG, 0);
+    if (ctx->rank != 0)
+        local = cs_alloc(ctx, text, (size_t)len + 1, 1, "config text");
+    CS_TRY(ctx, cs_agree(ctx, local));
+    cs_bcast(ctx, *text, (int)len + 1, CS_T_CHAR, 0);
+fail: /* (the caller frees *text) */
+    return rc;
+}
+
+/* Local. The keys of text (NULL: none) and of the overrides, over cfg as it stands. */
+static cs_err apply(cs_ctx *ctx, const char *text, const char *path, const char *const *overrides,
+                    int n_overrides, cs_config *cfg)
+{
+    cs_err rc = CS_OK;
+    if (text != NULL)
+        rc = cs_config_parse_string(ctx, text, path, cfg);
+    for (int i = 0; i < n_overrides && rc == CS_OK; i++)
+        rc = cs_config_set(ctx, cfg, overrides[i], "--set");
+    return rc;
+}
+
+/* Worlds named by gen.world within worlds: more is taken for a loop. */
+#define WORLD_DEPTH 8
+
+static cs_err load_depth(cs_ctx *ctx, const char *path, const char *const *overrides,
+                         int n_overrides, cs_config *cfg, int depth)
 {
     cs_err rc = CS_OK;
     char *text = NULL;
-    long len = 0;
+    cs_config *base = NULL;
     cs_config_defaults(cfg);
+    char dir[CS_CONF_STR];
+    snprintf(dir, sizeof dir, ".");
     if (path != NULL) {
-        /* Rank 0 reads; everybody parses the same bytes, so errors agree by construction. */
-        cs_err local = CS_OK;
-        if (ctx->rank == 0)
-            local = read_file_text(ctx, path, &text, &len);
-        CS_TRY(ctx, cs_agree(ctx, local));
-        cs_bcast(ctx, &len, 1, CS_T_LONG, 0);
-        if (ctx->rank != 0)
-            local = cs_alloc(ctx, &text, (size_t)len + 1, 1, "config text");
-        CS_TRY(ctx, cs_agree(ctx, local));
-        cs_bcast(ctx, text, (int)len + 1, CS_T_CHAR, 0);
-        snprintf(cfg->path, sizeof cfg->path, "%s", path);
+        CS_TRY(ctx, read_shared_text(ctx, path, &text));
         const char *slash = strrchr(path, '/');
-        if (slash == NULL)
-            snprintf(cfg->dir, sizeof cfg->dir, ".");
-        else
-            snprintf(cfg->dir, sizeof cfg->dir, "%.*s", (int)(slash - path + (slash == path)),
-                     path);
-        rc = cs_config_parse_string(ctx, text, path, cfg);
-        if (rc != CS_OK)
+        if (slash != NULL)
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + (slash == path)), path);
+    }
+    snprintf(cfg->path, sizeof cfg->path, "%s", path != NULL ? path : "");
+    snprintf(cfg->dir, sizeof cfg->dir, "%s", dir);
+    if ((rc = apply(ctx, text, path, overrides, n_overrides, cfg)) != CS_OK)
+        goto fail;
+    if (cfg->world[0] != '\0') {
+        /* gen.world: that spec's [gen] keys first, then this file's keys and the overrides again
+         * over them, so that what is given here wins wherever it stands in the file */
+        char wpath[2 * CS_CONF_STR + 2];
+        cs_config_resolve_path(cfg, cfg->world, wpath, sizeof wpath);
+        if (depth >= WORLD_DEPTH) {
+            rc = cs_fail(ctx, CS_ERR_CONFIG,
+                         "%s: gen.world = '%s': worlds nested more than %d deep (a loop?)",
+                         path != NULL ? path : "--set", cfg->world, WORLD_DEPTH);
+            goto fail;
+        }
+        if ((rc = cs_alloc(ctx, &base, 1, sizeof *base, "world spec")) != CS_OK ||
+            (rc = load_depth(ctx, wpath, NULL, 0, base, depth + 1)) != CS_OK)
+            goto fail;
+        cs_config_defaults(cfg);
+        cfg->gen = base->gen;
+        snprintf(cfg->path, sizeof cfg->path, "%s", path != NULL ? path : "");
+        snprintf(cfg->dir, sizeof cfg->dir, "%s", dir);
+        if ((rc = apply(ctx, text, path, overrides, n_overrides, cfg)) != CS_OK)
             goto fail;
     }
-    for (int i = 0; i < n_overrides; i++)
-        if ((rc = cs_config_set(ctx, cfg, overrides[i], "--set")) != CS_OK)
-            goto fail;
     rc = cs_config_validate(ctx, cfg);
 fail:
+    free(base);
     free(text);
     return rc;
+}
+
+cs_err cs_config_load(cs_ctx *ctx, const char *path, const char *const *overrides, int n_overrides,
+                      cs_config *cfg)
+{
+    return load_depth(ctx, path, overrides, n_overrides, cfg, 0);
 }
 
 void cs_config_resolve_path(const cs_config *cfg, const char *p, char *out, size_t size)
@@ -729,6 +778,8 @@ cs_err cs_config_to_ini(cs_ctx *ctx, const cs_config *cfg, const char *section, 
     for (size_t i = 0; i < n; i++) {
         if (section != NULL && strcmp(section, s[i].section) != 0)
             continue;
+        if (s[i].offset == offsetof(cs_config, world))
+            continue; /* a name for keys already applied: they are written, not it */
         if (cur == NULL || strcmp(cur, s[i].section) != 0) {
             cur = s[i].section;
             len += (size_t)snprintf(buf + len, cap - len, "%s[%s]\n", len ? "\n" : "", cur);

@@ -232,6 +232,8 @@ static const cs_conf_entry schema[] = {
      "bandit-whittle: decay rate c of the accumulated interest per time unit (Whittle paper Sec. II; alpha = exp(-c tick_time))"},
 
     /* ---- [gen] the synthetic web (DESIGN.md "The world") ---- */
+    {"gen", "world", CS_CONF_STRING, "", 0, 0, NULL, offsetof(cs_config, world), sizeof(((cs_config *)0)->world),
+     "a spec (relative to this file) whose [gen] keys this world starts from; the [gen] keys given here, and --set, override them; empty: the built-in defaults (graphs/classic.ini). Read when the file is loaded; the keys it gave are written back, never the name"},
     {"gen", "pages", CS_CONF_INT, "1000000", 1, 2147483647.0, NULL, G(pages), 0,
      "number of pages N (ids 0..N-1); at most 2^31-1 so that METIS (32-bit idx_t) can partition it"},
     {"gen", "seed", CS_CONF_INT, "1", 0, 9.2e18, NULL, G(seed), 0,
