@@ -17,6 +17,26 @@
 
 #define CS_CONF_STR 1024
 
+/* [gen]'s web-like structure (docs/guide/web-like.md); the defaults leave the links as they are
+ * without it. */
+typedef struct cs_gen_web {
+    double dangling;        /* share of pages without out-links */
+    double unlinked;        /* share of pages no link points to (never a host's first page) */
+    int dangling_leaves;    /* only pages without children in their host's tree dangle */
+    int64_t tree_branching; /* directory tree per host, base b of host-local indices; 0: none */
+    double tree_up;         /* probability that a page links to its directory (parent) */
+    double tree_down;       /* probability that a directory links to a given child */
+    double tree_siblings;   /* probability that a page and its next sibling link both ways */
+    int64_t template_links; /* links of a host's template (navigation) to its popular pages */
+    double template_share;  /* probability that a page carries its host's template */
+    double near_share;      /* share of drawn in-host links placed near their source */
+    double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
+    double near_snap;       /* probability that a near link lands on the directory of its gap */
+    double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
+    double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */
+    double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */
+} cs_gen_web;
+
 /* [gen]: the synthetic web model (DESIGN.md "The world"; docs in schema.c). */
 typedef struct cs_gen_config {
     int64_t pages;
@@ -51,18 +71,8 @@ typedef struct cs_gen_config {
     double news_factor;
     double mu_alpha;
     double observable_fraction;
-    /* web-like structure (docs/guide/web-like.md); the defaults leave the links as above */
-    double dangling;        /* share of pages without out-links */
-    double unlinked;        /* share of pages no link points to (never a host's first page) */
-    int64_t tree_branching; /* directory tree per host, base b of host-local indices; 0: none */
-    double tree_up;         /* probability that a page links to its directory (parent) */
-    double tree_down;       /* probability that a directory links to a given child */
-    double tree_siblings;   /* probability that a page and its next sibling link both ways */
-    int64_t template_links; /* links of a host's template (navigation) to its popular pages */
-    double template_share;  /* probability that a page carries its host's template */
-    double near_share;      /* share of drawn in-host links placed near their source */
-    double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
-    int materialize;        /* a run builds the owned pages before the crawl (else: on demand) */
+    cs_gen_web web;  /* web-like structure; the defaults leave the links as above */
+    int materialize; /* a run builds the owned pages before the crawl (else: on demand) */
 } cs_gen_config;
 
 enum cs_edge_format {

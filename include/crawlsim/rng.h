@@ -56,6 +56,8 @@ typedef enum cs_rng_domain {
 #define CS_HASH_SIBLING 0x7369626c696e005u   /* the pair of a page and its next sibling */
 #define CS_HASH_TEMPLATE 0x74656d706c61006u  /* a page that carries its host's template */
 #define CS_HASH_NEAR 0x6e656172000007u       /* a drawn in-host link placed near its source */
+#define CS_HASH_ROLE 0x726f6c6500000008u     /* a host's bow-tie role (gen_impl.h host_role) */
+#define CS_HASH_SNAP 0x736e617000000009u     /* a near link moved onto a directory page */
 
 typedef struct cs_rng {
     uint64_t key[2];

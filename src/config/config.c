@@ -480,10 +480,14 @@ cs_err cs_config_validate(cs_ctx *ctx, const cs_config *cfg)
     if ((double)g->degree_max < g->degree_mean)
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: gen.degree_max = %lld is below degree_mean = %g", f,
                        (long long)g->degree_max, g->degree_mean);
-    if (g->tree_branching == 1)
+    if (g->web.tree_branching == 1)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "%s: gen.tree_branching = 1: a tree needs a base of at least 2 (0: none)",
                        f);
+    if (g->web.in_hosts + g->web.out_hosts + g->web.isolated_hosts > 1.0 + 1e-12)
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "%s: gen.in_hosts + gen.out_hosts + gen.isolated_hosts = %g exceeds 1", f,
+                       g->web.in_hosts + g->web.out_hosts + g->web.isolated_hosts);
     const cs_sarsa_config *sa = &cfg->sarsa;
     if (sa->delta1 > sa->delta2)
         return cs_fail(ctx, CS_ERR_CONFIG, "%s: sarsa.delta1 = %g exceeds sarsa.delta2 = %g", f,

@@ -352,6 +352,17 @@ typedef struct idset {
     size_t mask;
 } idset;
 
+/* Empties the set and sizes it for n ids (a power of two at least 2n slots). */
+static void idset_reset(idset *s, int64_t n)
+{
+    size_t cap = 1;
+    while (cap < (size_t)n * 2)
+        cap <<= 1;
+    s->mask = cap - 1;
+    for (size_t i = 0; i < cap; i++)
+        s->slot[i] = -1;
+}
+
 static int idset_insert(idset *s, int64_t x)
 {
     size_t i = (size_t)cs_mix64((uint64_t)x) & s->mask;
@@ -415,17 +426,26 @@ static inline double page_flag(const cs_gen *g, int64_t page, uint64_t salt)
     return (double)(cs_mix64((uint64_t)page + key) >> 11) * 0x1.0p-53;
 }
 
-/* A page without out-links (gen.dangling). */
+/* A page without out-links (gen.dangling; gen.dangling_leaves: only a leaf of the tree). */
 static inline int is_dangling(const cs_gen *g, int64_t page)
 {
-    return g->cfg.dangling > 0.0 && page_flag(g, page, CS_HASH_DANGLING) < g->cfg.dangling;
+    const cs_gen_config *c = &g->cfg;
+    if (!(c->web.dangling > 0.0 && page_flag(g, page, CS_HASH_DANGLING) < c->web.dangling))
+        return 0;
+    if (!c->web.dangling_leaves || c->web.tree_branching < 2)
+        return 1;
+    /* gen.dangling_leaves: a directory (local index a multiple of the base, with a next page:
+     * its first child) keeps its links */
+    const host_rec *hr = &g->hosts[cs_gen_host_of(g, page)];
+    const int64_t i = page - hr->first;
+    return !(i % c->web.tree_branching == 0 && i + 1 < hr->count);
 }
 
 /* A page no link points to (gen.unlinked); a host's first page never is. */
 static inline int is_unlinked(const cs_gen *g, int64_t page, int64_t host_first)
 {
-    return g->cfg.unlinked > 0.0 && page != host_first &&
-           page_flag(g, page, CS_HASH_UNLINKED) < g->cfg.unlinked;
+    return g->cfg.web.unlinked > 0.0 && page != host_first &&
+           page_flag(g, page, CS_HASH_UNLINKED) < g->cfg.web.unlinked;
 }
 
 /* Where a drawn link to page t of host h lands: t, or when no link may point to t, the next
@@ -438,6 +458,25 @@ static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
     return t;
 }
 
+/* gen.near_snap: the directory page of a near link's target t at the level of its gap: the
+ * host-local index rounded to the nearest multiple of q, the smallest power of the base (the
+ * tree's, or 2) above the gap, and down when that leaves the host. Pages with more trailing
+ * zero digits collect the links of wider windows: most pages receive none, the directories a
+ * heavy tail (a gap density ~ x^-a gives in-degrees ~ x^-(1 + 1 / (2 - a)) for a < 2). */
+static int64_t snap_to_directory(const cs_gen *g, int64_t t, int64_t gap, int64_t first,
+                                 int64_t end)
+{
+    const int64_t b = g->cfg.web.tree_branching >= 2 ? g->cfg.web.tree_branching : 2;
+    int64_t q = b;
+    while (q <= gap && q <= (end - first) / b)
+        q *= b;
+    const int64_t j = t - first;
+    int64_t s = (j + q / 2) / q * q;
+    if (first + s >= end)
+        s -= q;
+    return first + s;
+}
+
 /* A drawn link inside the host (word w0 of the page's link stream, u its in-host uniform): with
  * probability near_share (a hash of w0, so the stream is not consumed) a page at an id gap
  * floor(X) from the source, X a power law from 1 with density exponent near_alpha (by inversion,
@@ -448,20 +487,26 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
 {
     const cs_gen_config *c = &g->cfg;
     const uint64_t h1 = cs_mix64(w0 + cs_mix64((uint64_t)c->seed ^ CS_HASH_NEAR));
-    if ((double)(h1 >> 11) * 0x1.0p-53 >= c->near_share)
+    if ((double)(h1 >> 11) * 0x1.0p-53 >= c->web.near_share)
         return page_in_host_u(g, host, u);
     const uint64_t h2 = cs_mix64(h1);
-    const double v = (double)(h2 >> 12) * 0x1.0p-52;              /* [0, 1) */
-    const double y = -fast_log2(1.0 - v) / (c->near_alpha - 1.0); /* log2 X, >= 0 */
+    const double v = (double)(h2 >> 12) * 0x1.0p-52;                  /* [0, 1) */
+    const double y = -fast_log2(1.0 - v) / (c->web.near_alpha - 1.0); /* log2 X, >= 0 */
     const int64_t first = g->hosts[host].first, end = first + g->hosts[host].count;
     const int64_t gap = y < 61.0 ? (int64_t)fast_exp2(y) : INT64_MAX / 4;
     const int64_t fwd = page + gap, back = page - gap;
     const int forward = (int)(h2 & 1u);
+    int64_t t = -1;
     if (forward ? fwd < end : back >= first)
-        return forward ? fwd : back;
-    if (forward ? back >= first : fwd < end)
-        return forward ? back : fwd;
-    return page_in_host_u(g, host, u);
+        t = forward ? fwd : back;
+    else if (forward ? back >= first : fwd < end)
+        t = forward ? back : fwd;
+    else
+        return page_in_host_u(g, host, u);
+    if (c->web.near_snap > 0.0 &&
+        (double)(cs_mix64(h2 ^ CS_HASH_SNAP) >> 11) * 0x1.0p-53 < c->web.near_snap)
+        t = snap_to_directory(g, t, gap, first, end);
+    return t;
 }
 
 /*
@@ -487,7 +532,7 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
     int64_t n = 0;
     if (m <= 1)
         return 0;
-    const int64_t b = c->tree_branching;
+    const int64_t b = c->web.tree_branching;
     if (b >= 2) {
         int64_t pk = 1; /* b^k of the lowest nonzero digit (i > 0) */
         if (i > 0) {
@@ -497,12 +542,12 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
             if (out == NULL)
                 n += 3;
             else {
-                if (page_flag(g, page, CS_HASH_TREE_UP) < c->tree_up)
+                if (page_flag(g, page, CS_HASH_TREE_UP) < c->web.tree_up)
                     out[n++] = page - dk * pk;
-                if (dk > 1 && page_flag(g, page - pk, CS_HASH_SIBLING) < c->tree_siblings)
+                if (dk > 1 && page_flag(g, page - pk, CS_HASH_SIBLING) < c->web.tree_siblings)
                     out[n++] = page - pk;
                 if (dk + 1 < b && i + pk < m &&
-                    page_flag(g, page, CS_HASH_SIBLING) < c->tree_siblings)
+                    page_flag(g, page, CS_HASH_SIBLING) < c->web.tree_siblings)
                     out[n++] = page + pk;
             }
         }
@@ -510,15 +555,15 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
             for (int64_t d = 1; d < b && i + d * q < m; d++) {
                 if (out == NULL)
                     n++;
-                else if (page_flag(g, page + d * q, CS_HASH_TREE_DOWN) < c->tree_down)
+                else if (page_flag(g, page + d * q, CS_HASH_TREE_DOWN) < c->web.tree_down)
                     out[n++] = page + d * q;
             }
     }
-    const int64_t T = c->template_links;
+    const int64_t T = c->web.template_links;
     if (T > 0) {
         if (out == NULL)
             return n + T;
-        if (page_flag(g, page, CS_HASH_TEMPLATE) < c->template_share) {
+        if (page_flag(g, page, CS_HASH_TEMPLATE) < c->web.template_share) {
             cs_rng r;
             cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)host, 2);
             for (int64_t j = 0; j < T; j++)
@@ -555,17 +600,12 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
 {
     const cs_gen_config *c = &g->cfg;
     int own_ok = g->hosts[host].count > 1;
+    const int closed = (host_role(g, host) & HOST_CLOSED) != 0;
     /* the structural links first (none in a world without them), then d drawn ones */
     const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, out) : 0;
-    int use_set = ns + d > 32;
-    if (use_set) {
-        size_t cap = 1;
-        while (cap < (size_t)(ns + d) * 2)
-            cap <<= 1;
-        set->mask = cap - 1;
-        for (size_t i = 0; i < cap; i++)
-            set->slot[i] = -1;
-    }
+    const int use_set = ns + d > 32;
+    if (use_set)
+        idset_reset(set, ns + d);
     int64_t n = 0;
     const int64_t host_first = g->hosts[host].first;
     for (int64_t j = 0; j < ns; j++) { /* in place: n <= j */
@@ -599,19 +639,19 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
             b[j].w0 = w0;
             b[j].table = NULL;
-            if (pd->hub && u < c->hub_focus) {
+            if (!closed && pd->hub && u < c->hub_focus) { /* a closed host's links stay in */
                 b[j].table = hub_tab;
                 b[j].n = hub_n;
             } else {
                 double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
-                if (v < c->p_host && own_ok) {
+                if (closed || (v < c->p_host && own_ok)) {
                     b[j].table = NULL;
                 } else if (v < p_topic_end) {
                     b[j].table = topic_tab;
                     b[j].n = topic_n;
                 } else {
                     b[j].table = g->any_picks;
-                    b[j].n = g->n_hosts;
+                    b[j].n = g->n_any;
                 }
             }
             if (b[j].table != NULL) {
@@ -642,10 +682,10 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         for (int64_t j = 0; j < k; j++) {
             if (b[j].host < 0)
                 continue;
-            int64_t t = b[j].table == NULL && c->near_share > 0.0
+            int64_t t = b[j].table == NULL && c->web.near_share > 0.0
                             ? near_or_popular(g, page, host, b[j].w0, b[j].u_in)
                             : page_in_host_u(g, b[j].host, b[j].u_in);
-            if (c->unlinked > 0.0)
+            if (c->web.unlinked > 0.0)
                 t = redirect_unlinked(g, t, b[j].host);
             if (t == page)
                 continue;

@@ -44,7 +44,8 @@ struct cs_gen {
     cs_alias topic_size;    /* topic of a host or of an off-topic page, by size */
     int64_t *topic_off;     /* n_topics + 1 offsets into topic_picks */
     host_pick *topic_picks; /* per topic: hosts by popularity (Zipf), as alias entries */
-    host_pick *any_picks;   /* all hosts by popularity */
+    host_pick *any_picks;   /* all hosts by popularity (but those of gen.in/isolated_hosts) */
+    int64_t n_any;          /* entries of any_picks: the hosts other hosts may link to */
     int64_t *topic_fill;    /* n_topics, while the model is built */
     float *proto;           /* n_topics x term_dim unit prototypes (each rank its own) */
     double deg_xmin;        /* bounded power-law lower end for out-degrees */
@@ -60,6 +61,28 @@ static inline int64_t pick_host(const host_pick *p, int64_t n, uint64_t w)
 {
     const host_pick *e = &p[((w >> 32) * (uint64_t)n) >> 32];
     return (uint32_t)w < e->thresh ? e->host : e->alias_host;
+}
+
+/* A host's bow-tie role (gen.in_hosts, gen.out_hosts, gen.isolated_hosts): one uniform of the
+ * host's hash under CS_HASH_ROLE, [0, in) IN, then [in, in + isolated) isolated, then the next
+ * out_hosts OUT, the rest open; a host of one page is open (hidden, it would have no in-link;
+ * closed, no out-link). Hidden hosts (IN, isolated) are in no pick table, so no other
+ * host links to them; closed hosts (OUT, isolated) keep every drawn link inside. */
+enum { HOST_OPEN = 0, HOST_HIDDEN = 1, HOST_CLOSED = 2 };
+
+static inline int host_role(const cs_gen *g, int64_t host)
+{
+    const cs_gen_config *c = &g->cfg;
+    if ((c->web.in_hosts <= 0.0 && c->web.out_hosts <= 0.0 && c->web.isolated_hosts <= 0.0) ||
+        g->hosts[host].count < 2)
+        return HOST_OPEN;
+    const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_ROLE);
+    const double u = (double)(cs_mix64((uint64_t)host + key) >> 11) * 0x1.0p-53;
+    const double a = c->web.in_hosts, b = a + c->web.isolated_hosts, e = b + c->web.out_hosts;
+    return u < a   ? HOST_HIDDEN
+           : u < b ? HOST_HIDDEN | HOST_CLOSED
+           : u < e ? HOST_CLOSED
+                   : HOST_OPEN;
 }
 
 /*

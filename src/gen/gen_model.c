@@ -320,13 +320,15 @@ static void group_by_topic(cs_gen *g, int32_t *by_top)
     int64_t *off = g->topic_off;
     memset(off, 0, (size_t)(K + 1) * sizeof *off);
     for (int64_t h = 0; h < H; h++)
-        off[g->host_topic[h] + 1]++;
+        if (!(host_role(g, h) & HOST_HIDDEN)) /* no other host links to a hidden one */
+            off[g->host_topic[h] + 1]++;
     for (int64_t t = 0; t < K; t++)
         off[t + 1] += off[t];
     int64_t *fill = g->topic_fill;
     memcpy(fill, off, (size_t)K * sizeof *fill);
     for (int64_t h = 0; h < H; h++)
-        by_top[fill[g->host_topic[h]]++] = (int32_t)h;
+        if (!(host_role(g, h) & HOST_HIDDEN))
+            by_top[fill[g->host_topic[h]]++] = (int32_t)h;
 }
 
 /* Table j of the model: a topic's (j < K: its hosts by popularity) or, j = K, all hosts. */
@@ -336,11 +338,13 @@ static cs_err build_table(cs_gen *g, const model_scratch *sc, int64_t j)
     cs_rng r;
     if (j == g->n_topics) {
         const int64_t H = g->n_hosts;
+        int64_t n = 0;
         for (int64_t h = 0; h < H; h++)
-            sc->all[h] = (int32_t)h;
+            if (!(host_role(g, h) & HOST_HIDDEN))
+                sc->all[n++] = (int32_t)h;
         cs_rng_init(&r, seed, CS_RNG_TOPIC, UINT64_MAX, 1);
-        shuffle(sc->all, H, &r);
-        return zipf_picks(g->any_picks, sc->all, H, sc->w);
+        shuffle(sc->all, n, &r);
+        return zipf_picks(g->any_picks, sc->all, n, sc->w);
     }
     const int64_t f = g->topic_off[j], n = g->topic_off[j + 1] - f;
     if (n == 0)
@@ -489,6 +493,7 @@ static cs_err build_model(cs_ctx *ctx, cs_gen *g)
             if (cs_node_rank(g->node) == 0)
                 group_by_topic(g, sc.by_top);
             cs_node_sync(g->node);
+            g->n_any = g->topic_off[K]; /* the hosts in the tables: all but hidden ones */
             local = build_tables(ctx, g, &sc);
             cs_node_sync(g->node);
             cs_node_free(g->node, tmp);
@@ -560,11 +565,11 @@ static cs_err gen_create(cs_ctx *ctx, const cs_gen_config *cfg, int share, cs_ge
     if (rc == CS_OK)
         cs_powlaw_init(&g->deg_law, g->deg_xmin, (double)cfg->degree_max + 1.0, cfg->degree_alpha);
     if (rc == CS_OK) { /* the root of the largest host: b - 1 children per base-b digit */
-        const int64_t b = cfg->tree_branching;
+        const int64_t b = cfg->web.tree_branching;
         int64_t kids = 0;
         for (int64_t q = 1; b >= 2 && q < cfg->host_size_max; q *= b)
             kids += b - 1;
-        g->struct_max = (b >= 2 ? 3 + kids : 0) + cfg->template_links;
+        g->struct_max = (b >= 2 ? 3 + kids : 0) + cfg->web.template_links;
     }
     if (share)
         rc = cs_agree(ctx, rc);

@@ -200,8 +200,8 @@ static double clamp(double x, double lo, double hi)
 /* The reciprocity knob r in [0, 2] onto tree_up and tree_siblings. */
 static void set_recip(cs_gen_config *g, double r)
 {
-    g->tree_up = sig4(r < 1.0 ? r : 1.0);
-    g->tree_siblings = sig4(r > 1.0 ? r - 1.0 : 0.0);
+    g->web.tree_up = sig4(r < 1.0 ? r : 1.0);
+    g->web.tree_siblings = sig4(r > 1.0 ? r - 1.0 : 0.0);
 }
 
 /* The start: the real graph's size, its dangling share, the out-degree mean less what the
@@ -211,14 +211,14 @@ static void set_recip(cs_gen_config *g, double r)
 static void start(const cs_stats *real, cs_gen_config *g, double *recip)
 {
     g->pages = real->n_pages;
-    g->dangling = sig4(clamp(real->out.zero.value, 0.0, 0.95));
-    if (g->tree_branching == 0)
-        g->tree_branching = 8;
-    g->tree_down = 1.0;
+    g->web.dangling = sig4(clamp(real->out.zero.value, 0.0, 0.95));
+    if (g->web.tree_branching == 0)
+        g->web.tree_branching = 8;
+    g->web.tree_down = 1.0;
     *recip = 0.5;
     set_recip(g, *recip);
-    g->near_share = 0.5;
-    const double live = 1.0 - g->dangling;
+    g->web.near_share = 0.5;
+    const double live = 1.0 - g->web.dangling;
     g->degree_mean = sig4(clamp(real->out.mean.value / live - 1.5, 1.2, 1000.0));
     g->host_size_mean = sig4(clamp(3.0 * real->out.mean.value, 20.0, 5000.0));
     if ((double)g->host_size_max < 10.0 * g->host_size_mean)
@@ -245,7 +245,7 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
                    double *recip)
 {
 #define ON(k) ((mask >> (k)) & 1)
-    const double live = 1.0 - g->dangling;
+    const double live = 1.0 - g->web.dangling;
     const double dm = g->degree_mean + s * 0.8 * (real->out.mean.value - t->out.mean.value) / live;
     if (ON(K_DEGREE_MEAN))
         g->degree_mean = sig4(clamp(dm, 1.2, 3.0 * real->out.mean.value / live));
@@ -255,8 +255,8 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
                       s * 0.6 * log((real->out.median.value + 0.5) / (t->out.median.value + 0.5)),
                   1.4, 6.0));
     if (ON(K_UNLINKED))
-        g->unlinked =
-            sig4(clamp(g->unlinked + s * (real->in.zero.value - t->in.zero.value), 0.0, 0.9));
+        g->web.unlinked =
+            sig4(clamp(g->web.unlinked + s * (real->in.zero.value - t->in.zero.value), 0.0, 0.9));
     if (ON(K_RECIP)) {
         *recip =
             clamp(*recip + s * 3.0 * (real->links.reciprocity.value - t->links.reciprocity.value),
@@ -268,16 +268,16 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
     if (dT == 0 && fabs(dc) > 0.1 * real->shape.clustering.value)
         dT = dc > 0.0 ? 1 : -1;
     if (ON(K_TEMPLATE))
-        g->template_links = (int64_t)clamp((double)(g->template_links + dT), 0.0,
-                                           fmin(64.0, real->out.median.value));
+        g->web.template_links = (int64_t)clamp((double)(g->web.template_links + dT), 0.0,
+                                               fmin(64.0, real->out.median.value));
     const cs_stats_links *rl = &real->links, *tl = &t->links;
     if (isfinite(rl->gap8.value) && isfinite(tl->gap8.value)) {
         const double rr = rl->gap4.value / (rl->gap8.value + 1e-9),
                      tr = tl->gap4.value / (tl->gap8.value + 1e-9);
         if (ON(K_NEAR)) {
-            g->near_share =
-                sig4(clamp(g->near_share + s * 1.5 * (rl->gap8.value - tl->gap8.value), 0.0, 1.0));
-            g->near_alpha = sig4(clamp(g->near_alpha + s * 3.0 * (rr - tr), 1.1, 4.0));
+            g->web.near_share = sig4(
+                clamp(g->web.near_share + s * 1.5 * (rl->gap8.value - tl->gap8.value), 0.0, 1.0));
+            g->web.near_alpha = sig4(clamp(g->web.near_alpha + s * 3.0 * (rr - tr), 1.1, 4.0));
         }
         if (ON(K_P_HOST)) {
             g->p_host =
@@ -448,6 +448,27 @@ static cs_err write_twin(cs_ctx *ctx, const cs_fit_args *a, const cs_config *cfg
     return rc;
 }
 
+/* Local. The verbose line of candidate k: its key figures and its keys. */
+static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, double sum,
+                          double secs, const cs_stats *t, const cs_gen_config *g)
+{
+    const cs_gen_web *w = &g->web;
+    CS_LOG(ctx, CS_LOG_VERBOSE,
+           "fit: candidate %d (step %.3g, keys %d): %d targets met, error %.2f (%.1f s): out "
+           "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc/in/out %.3g/%.3g/%.3g dist "
+           "%.3g bfs %.3g/%.3g | degree_mean %g alpha %g dangling %g unlinked %g tree %lld "
+           "up %g siblings %g template %lld host_size_mean %g host_skew %g page_skew %g near "
+           "%g/%g/%g p_host %g roles in %g out %g isolated %g",
+           k + 1, step, group, met, sum, secs, t->out.mean.value, t->out.median.value,
+           t->in.median.value, t->in.alpha20.value, t->links.reciprocity.value,
+           t->shape.clustering.value, t->links.gap8.value, t->shape.scc.value, t->shape.in.value,
+           t->shape.out.value, t->shape.dist_mean.value, t->bfs.known1.value, t->bfs.known10.value,
+           g->degree_mean, g->degree_alpha, w->dangling, w->unlinked, (long long)w->tree_branching,
+           w->tree_up, w->tree_siblings, (long long)w->template_links, g->host_size_mean,
+           g->host_popularity_skew, g->page_popularity_skew, w->near_share, w->near_alpha,
+           w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts);
+}
+
 /* ---- the command ---------------------------------------------------------------------------- */
 
 /* Local. The candidates option (default 24, in [1, 1000]). */
@@ -533,19 +554,8 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         int met = 0;
         double sum = 0.0;
         score(real, twin, &met, &sum);
-        CS_LOG(ctx, CS_LOG_VERBOSE,
-               "fit: candidate %d (step %.3g, keys %d): %d targets met, error %.2f (%.1f s): out "
-               "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc %.3g | degree_mean %g "
-               "alpha %g dangling %g unlinked %g tree_up %g siblings %g template %lld "
-               "host_size_mean %g host_skew %g page_skew %g near %g/%g p_host %g",
-               k + 1, group < 0 ? step : gstep[group], group, met, sum, cs_now() - t1,
-               twin->out.mean.value, twin->out.median.value, twin->in.median.value,
-               twin->in.alpha20.value, twin->links.reciprocity.value, twin->shape.clustering.value,
-               twin->links.gap8.value, twin->shape.scc.value, cfg.gen.degree_mean,
-               cfg.gen.degree_alpha, cfg.gen.dangling, cfg.gen.unlinked, cfg.gen.tree_up,
-               cfg.gen.tree_siblings, (long long)cfg.gen.template_links, cfg.gen.host_size_mean,
-               cfg.gen.host_popularity_skew, cfg.gen.page_popularity_skew, cfg.gen.near_share,
-               cfg.gen.near_alpha, cfg.gen.p_host);
+        log_candidate(ctx, k, group < 0 ? step : gstep[group], group, met, sum, cs_now() - t1, twin,
+                      &cfg.gen);
         const int better = met > best_met || (met == best_met && sum < best_sum);
         if (better) {
             best = k;

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# The web-like mechanisms of the generator (gen.dangling, unlinked, tree_*, template_*, near_*;
-# docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
+# The web-like mechanisms of the generator (gen.dangling, dangling_leaves, unlinked, tree_*,
+# template_*, near_*, in_hosts, out_hosts, isolated_hosts; docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
 # the graph file `crawlsim gen` writes is the same on 1 rank (1 thread) and 3 ranks (2 threads),
 # and a crawl of the procedural world (gen.materialize = false) is bit-identical to the crawl of
 # that file at 1, 2 (2 threads) and 3 ranks (crawlsim compare; /config aside). Each mechanism
-# shows in `crawlsim info` of the file: pages without out-links and more reciprocal links.
+# shows in `crawlsim info` of the file: pages without out-links and more reciprocal links; each host
+# role in `crawlsim stats`: the bow-tie part it makes (IN, OUT, the rest) grows.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
     OMPI_MCA_btl=self,vader
 
-spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1
-    --set gen.dangling=0.1 --set gen.unlinked=0.2 --set gen.tree_branching=6
+page_keys=(--set gen.dangling=0.1 --set gen.unlinked=0.2 --set gen.tree_branching=6
     --set gen.tree_up=0.9 --set gen.tree_down=0.8 --set gen.tree_siblings=0.6
     --set gen.template_links=5 --set gen.template_share=0.8 --set gen.near_share=0.5
     --set gen.near_alpha=1.7)
+spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1 "${page_keys[@]}"
+    --set gen.near_snap=0.6 --set gen.dangling_leaves=true
+    --set gen.in_hosts=0.2 --set gen.out_hosts=0.2 --set gen.isolated_hosts=0.1)
 run 1 -q gen "${spec[@]}" -o web1.h5 > /dev/null 2>&1 || fail "gen at 1 rank"
 OMP_NUM_THREADS=2 run 3 -q gen "${spec[@]}" -o web3.h5 > /dev/null 2>&1 || fail "gen at 3 ranks"
 if compare web1.h5 web3.h5; then
@@ -23,7 +26,10 @@ else
 fi
 run 1 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 -o plain.h5 > /dev/null 2>&1 ||
     fail "gen of the plain world"
-info=$(run 1 info web1.h5 2> /dev/null)
+# the page mechanisms alone (dangling_leaves and closed hosts of one page change the dangling count)
+run 1 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 "${page_keys[@]}" -o pages.h5 \
+    > /dev/null 2>&1 || fail "gen of the page mechanisms' world"
+info=$(run 1 info pages.h5 2> /dev/null)
 plain=$(run 1 info plain.h5 2> /dev/null)
 dang=$(sed -n 's/^out-degree.*(\([0-9]*\) pages without out-links).*/\1/p' <<< "$info")
 rec=$(sed -n 's/^reciprocity \([0-9.]*\).*/\1/p' <<< "$info")
@@ -34,6 +40,23 @@ if [ -n "$dang" ] && [ "$dang" -gt 1790 ] && [ "$dang" -lt 2210 ] &&
     pass "info: $dang pages without out-links, reciprocity $rec (plain world $rec0)"
 else
     fail "info: ${dang:-?} pages without out-links, reciprocity ${rec:-?} (plain ${rec0:-?})"
+fi
+
+# the host roles: 40 % of the hosts IN, OUT or isolated (the plain world has IN 11 %, OUT 0 %,
+# the rest 0 %; with each role about 40 % of the pages move to its part)
+bowtie() { # spec args -> "SCC IN OUT REST" in %
+    run 1 stats "$SRC/graphs/tiny.ini" --set gen.pages=20000 "$@" 2> /dev/null |
+        sed -n 's/^bow-tie: [^0-9]* \([0-9.e+-]*\) %.*/\1/p' | tr '\n' ' '
+}
+read -r _ in0 out0 rest0 <<< "$(bowtie)"
+read -r _ in1 _ _ <<< "$(bowtie --set gen.in_hosts=0.4)"
+read -r _ _ out2 _ <<< "$(bowtie --set gen.out_hosts=0.4)"
+read -r _ _ _ rest3 <<< "$(bowtie --set gen.isolated_hosts=0.4)"
+if awk -v a="$in0" -v b="$in1" -v c="$out0" -v d="$out2" -v e="$rest0" -v f="$rest3" \
+    'BEGIN { exit !(b > a + 20 && d > c + 20 && f > e + 20) }'; then
+    pass "stats: bow-tie IN $in0 -> $in1 %, OUT $out0 -> $out2 %, rest $rest0 -> $rest3 %"
+else
+    fail "stats: bow-tie IN ${in0:-?} -> ${in1:-?}, OUT ${out0:-?} -> ${out2:-?}, rest ${rest0:-?} -> ${rest3:-?}"
 fi
 
 crawl=(-q "${spec[@]}" --set run.pages=1500 --set crawl.bandwidth=30 --set run.ticks=60

@@ -620,16 +620,21 @@ static web_stats world_stats(const cs_gen_config *c)
 static cs_gen_config web_like_config(int64_t pages)
 {
     cs_gen_config c = small_config(pages);
-    c.dangling = 0.1;
-    c.unlinked = 0.2;
-    c.tree_branching = 6;
-    c.tree_up = 0.9;
-    c.tree_down = 0.8;
-    c.tree_siblings = 0.7;
-    c.template_links = 6;
-    c.template_share = 0.8;
-    c.near_share = 0.5;
-    c.near_alpha = 1.7;
+    c.web.dangling = 0.1;
+    c.web.unlinked = 0.2;
+    c.web.tree_branching = 6;
+    c.web.tree_up = 0.9;
+    c.web.tree_down = 0.8;
+    c.web.tree_siblings = 0.7;
+    c.web.template_links = 6;
+    c.web.template_share = 0.8;
+    c.web.near_share = 0.5;
+    c.web.near_alpha = 1.7;
+    c.web.near_snap = 0.6;
+    c.web.dangling_leaves = 1;
+    c.web.in_hosts = 0.2;
+    c.web.out_hosts = 0.2;
+    c.web.isolated_hosts = 0.1;
     return c;
 }
 
@@ -640,19 +645,19 @@ START_TEST(mechanisms_move_their_statistics)
     const web_stats w0 = world_stats(&base);
     /* dangling: a binomial share, sd sqrt(0.15 0.85 / N) = 0.0018; 5 sd */
     cs_gen_config c = base;
-    c.dangling = 0.15;
+    c.web.dangling = 0.15;
     web_stats w = world_stats(&c);
     ck_assert_msg(w0.zero_out == 0.0, "no dangling pages by default: %g", w0.zero_out);
     ck_assert_msg(fabs(w.zero_out - 0.15) < 0.009, "dangling share %g", w.zero_out);
     /* unlinked: the flagged pages (a host's first page never) plus those the skew leaves out */
     c = base;
-    c.unlinked = 0.25;
+    c.web.unlinked = 0.25;
     w = world_stats(&c);
     ck_assert_msg(w.zero_in > w0.zero_in + 0.15 && w.zero_in > 0.22, "no in-links: %g, off %g",
                   w.zero_in, w0.zero_in);
     /* the directory tree: reciprocal parent/child pairs, short gaps */
     c = base;
-    c.tree_branching = 8;
+    c.web.tree_branching = 8;
     web_stats wt = world_stats(&c);
     ck_assert_msg(wt.reciprocity > w0.reciprocity + 0.05, "reciprocity %g, off %g", wt.reciprocity,
                   w0.reciprocity);
@@ -661,7 +666,7 @@ START_TEST(mechanisms_move_their_statistics)
      * drawn links dilute them: a mean of 3) */
     c.degree_mean = 3.0;
     wt = world_stats(&c);
-    c.tree_siblings = 1.0;
+    c.web.tree_siblings = 1.0;
     w = world_stats(&c);
     ck_assert_msg(w.reciprocity > wt.reciprocity + 0.03, "siblings: reciprocity %g, tree %g",
                   w.reciprocity, wt.reciprocity);
@@ -669,13 +674,13 @@ START_TEST(mechanisms_move_their_statistics)
                   w.clustering, wt.clustering);
     /* the host's template: every page links to the same popular pages */
     c = base;
-    c.template_links = 8;
+    c.web.template_links = 8;
     w = world_stats(&c);
     ck_assert_msg(w.clustering > w0.clustering + 0.1, "template: clustering %g, off %g",
                   w.clustering, w0.clustering);
     /* near links: drawn in-host links at short id gaps around their source */
     c = base;
-    c.near_share = 0.8;
+    c.web.near_share = 0.8;
     w = world_stats(&c);
     ck_assert_msg(w.gap16 > w0.gap16 + 0.1, "near links: gaps < 16 %g, off %g", w.gap16, w0.gap16);
     /* weak topical locality from the existing keys: the real web's P(same topic | link) */
@@ -685,6 +690,125 @@ START_TEST(mechanisms_move_their_statistics)
     w = world_stats(&c);
     ck_assert_msg(w0.same_topic > 0.6 && w.same_topic < 0.4, "same topic %g, default %g",
                   w.same_topic, w0.same_topic);
+}
+END_TEST
+
+/* The statistics the bow-tie roles and the snap move: the shares of the hosts of two pages or
+ * more that no page of another host links to (in_closed) and whose pages link to no other host
+ * (out_closed), the in-degree median, the pages without in-links. */
+typedef struct role_stats {
+    double in_closed, out_closed, zero_in;
+    int64_t in_median;
+} role_stats;
+
+static role_stats role_world(const cs_gen_config *c)
+{
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    const int64_t N = s.n, H = cs_gen_n_hosts(g);
+    uint8_t *in_x = calloc((size_t)H, 1), *out_x = calloc((size_t)H, 1);
+    int64_t *indeg = calloc((size_t)N, sizeof *indeg), *hist = calloc((size_t)N + 1, 8);
+    ck_assert(in_x != NULL && out_x != NULL && indeg != NULL && hist != NULL);
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t v = s.targets[e];
+            indeg[v]++;
+            if (s.host[v] != s.host[u]) {
+                in_x[s.host[v]] = 1;
+                out_x[s.host[u]] = 1;
+            }
+        }
+    role_stats r = {0};
+    int64_t big = 0, zi = 0;
+    for (int64_t h = 0; h < H; h++) {
+        int64_t first, count;
+        cs_gen_host_range(g, h, &first, &count);
+        if (count < 2)
+            continue;
+        big++;
+        r.in_closed += !in_x[h];
+        r.out_closed += !out_x[h];
+    }
+    for (int64_t u = 0; u < N; u++) {
+        zi += indeg[u] == 0;
+        hist[indeg[u] < N ? indeg[u] : N]++;
+    }
+    for (int64_t k = 0, below = 0; k <= N; k++)
+        if ((below += hist[k]) * 2 >= N) {
+            r.in_median = k;
+            break;
+        }
+    r.in_closed /= (double)big;
+    r.out_closed /= (double)big;
+    r.zero_in = (double)zi / (double)N;
+    free(in_x);
+    free(out_x);
+    free(indeg);
+    free(hist);
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+    return r;
+}
+
+START_TEST(roles_and_snap_move_their_statistics)
+{
+    cs_gen_config base = small_config(40000);
+    base.web.tree_branching = 8;
+    base.web.near_share = 0.8;
+    base.web.near_alpha = 1.3;
+    base.page_popularity_skew = 2.0; /* drawn links to few pages: the near ones decide */
+    base.p_host = 0.95;
+    base.p_topic = 0.04;
+    base.host_size_mean = 200.0; /* hosts whose pages do not all link to each other */
+    const role_stats r0 = role_world(&base);
+    /* in_hosts: no other host links to a share of the hosts (their hash; sd about 0.02 here) */
+    cs_gen_config c = base;
+    c.web.in_hosts = 0.4;
+    role_stats r = role_world(&c);
+    ck_assert_msg(r.in_closed > r0.in_closed + 0.3,
+                  "in_hosts: hosts without in-links from "
+                  "other hosts %g, off %g",
+                  r.in_closed, r0.in_closed);
+    ck_assert_msg(fabs(r.out_closed - r0.out_closed) < 0.05, "in_hosts moved out_closed: %g, %g",
+                  r.out_closed, r0.out_closed);
+    /* out_hosts: a share of the hosts links only inside */
+    c = base;
+    c.web.out_hosts = 0.4;
+    r = role_world(&c);
+    ck_assert_msg(r.out_closed > r0.out_closed + 0.3,
+                  "out_hosts: hosts without links to other "
+                  "hosts %g, off %g",
+                  r.out_closed, r0.out_closed);
+    /* isolated_hosts: both */
+    c = base;
+    c.web.isolated_hosts = 0.4;
+    r = role_world(&c);
+    ck_assert_msg(r.in_closed > r0.in_closed + 0.3 && r.out_closed > r0.out_closed + 0.3,
+                  "isolated_hosts: %g and %g, off %g and %g", r.in_closed, r.out_closed,
+                  r0.in_closed, r0.out_closed);
+    /* near_snap: the near links land on directories, most pages keep the tree's one in-link */
+    c = base;
+    c.web.near_snap = 1.0;
+    r = role_world(&c);
+    ck_assert_msg(r.in_median <= 2 && r0.in_median >= 4,
+                  "near_snap: in-degree median %lld, off "
+                  "%lld",
+                  (long long)r.in_median, (long long)r0.in_median);
+    /* dangling_leaves: a dangling directory's children lose their in-link, unless only leaves
+     * dangle */
+    c = base;
+    c.web.near_snap = 1.0;
+    c.web.dangling = 0.2;
+    r = role_world(&c);
+    c.web.dangling_leaves = 1;
+    const role_stats rl = role_world(&c);
+    ck_assert_msg(r.zero_in > 0.05 && rl.zero_in < 0.01,
+                  "dangling_leaves: without in-links %g, "
+                  "off %g",
+                  rl.zero_in, r.zero_in);
 }
 END_TEST
 
@@ -754,6 +878,7 @@ static Suite *suite(void)
     tcase_add_test(tc, sampled_host_graph);
     tcase_add_test(tc, sampled_parts_are_thread_invariant);
     tcase_add_test(tc, mechanisms_move_their_statistics);
+    tcase_add_test(tc, roles_and_snap_move_their_statistics);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
