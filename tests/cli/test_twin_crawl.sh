@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# tools/twin-crawl on a small pair: a 3000-page "real" graph (the tiny world at another seed,
+# imported from an edge list) and a "twin" (the tiny spec at 3000 pages), at 3 ranks. It
+# must write its table, fragment and figure; every verdict in the fragment must follow from the
+# measured figures and the stated tolerances; the real graph's hosts must be the twin's blocks; a
+# bad --pair is refused. (The figures of the real datasets are in docs/reports/realism.md.)
+source "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+"$PY" -c "import h5py, numpy, matplotlib" 2> /dev/null ||
+    fail "needs /usr/bin/python3 with h5py, numpy and matplotlib (tools/install-deps)"
+command -v "$MPIEXEC" > /dev/null || fail "no $MPIEXEC"
+run 1 gen "$SRC/graphs/tiny.ini" --set gen.pages=3000 --set gen.seed=11 -o real.h5 -q || fail "gen"
+"$PY" - << 'EOP' || fail "edge list"
+import h5py
+f = h5py.File("real.h5", "r")
+off, tg = f["links/offsets"][:], f["links/targets"][:]
+with open("pairs.txt", "w") as p:
+    for u in range(len(off) - 1):
+        for v in tg[off[u]:off[u + 1]]:
+            p.write(f"{u} {v}\n")
+EOP
+printf '[import]\nedges = pairs.txt\nedge_format = pairs\nnode_ids = integer\nnode_count = 3000\nhosts = per-page\n' > real.ini
+sed 's/^pages = .*/pages = 3000/' "$SRC/graphs/tiny.ini" > twin.ini
+grep -q "^pages = 3000" twin.ini || fail "twin spec"
+# the tool runs mpirun itself: its flags as the tests' (oversubscription)
+export OMP_NUM_THREADS=1
+timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --work tw --out out --ranks 3 --fetch-share 0.05 \
+    --pair "tiny,tiny 3000,$WORK/real.ini,$WORK/twin.ini" > tool.out 2>&1 || fail "twin-crawl: $(tail -5 tool.out; tail -20 tw/twin-crawl.log)"
+[ -s tw/twin-crawl.tsv ] && [ -s out/realism/twin-crawl.md ] && [ -s out/realism/twin-crawl.png ] &&
+    pass "table, fragment and figure written" || fail "outputs missing: $(ls -R tw out | head)"
+"$PY" - << 'EOP' > check.out 2>&1 && pass "verdicts follow from the figures ($(grep -c . tw/twin-crawl.tsv) rows)" || fail "$(cat check.out)"
+import math, h5py, numpy as np
+rows = [l.rstrip("\n").split("\t") for l in open("tw/twin-crawl.tsv")][1:]
+kinds = {r[1].split(".")[0] for r in rows}
+assert kinds == {"known", "cut", "bpf"}, kinds
+assert {r[2] for r in rows if r[1].startswith(("cut", "bpf"))} == {"3"}
+for g, fig, P, real, twin, d, within in rows:
+    real, twin, d = float(real), float(twin), float(d)
+    assert real > 0 or fig.startswith("bpf"), (fig, real)
+    if real > 0:
+        assert abs(d - (twin - real) / real) < 1e-4 * max(1, abs(d)), (fig, d)
+        tol = 0.15 if fig.startswith("known") else 0.20
+        assert within == ("yes" if abs(d) <= tol else "no"), (fig, d, within)
+# the fragment's largest discovery difference per order is the largest of the table's points
+md = open("out/realism/twin-crawl.md").read()
+for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("random", "random")):
+    ds = [float(r[5]) for r in rows if r[1].startswith(f"known.{o}.")]
+    assert len(ds) == 6, (o, ds)
+    worst = max(ds, key=abs)
+    line = next(l for l in md.splitlines() if l.startswith(f"| tiny 3000 | {label} |"))
+    assert f"{100 * worst:+.1f} %" in line, (line, worst)
+    assert line.endswith("| yes |" if abs(worst) <= 0.15 else "| **no** |"), line
+# the real graph's hosts are the twin's blocks, page for page
+a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
+assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
+assert int(a.attrs["n_hosts"]) < 3000
+print("ok")
+EOP
+"$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --work tw --out out --pair "a,b,c" > bad.out 2>&1
+[ $? -ne 0 ] && grep -q "pair takes" bad.out && pass "a bad --pair refused" || fail "bad --pair: $(cat bad.out)"
+finish
