@@ -33,10 +33,13 @@ timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --wor
 import math, h5py, numpy as np
 rows = [l.rstrip("\n").split("\t") for l in open("tw/twin-crawl.tsv")][1:]
 kinds = {r[1].split(".")[0] for r in rows}
-assert kinds == {"known", "cut", "bpf"}, kinds
+assert kinds == {"known", "cut", "bpf", "within_host"}, kinds
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf"))} == {"3"}
 for g, fig, P, real, twin, d, within in rows:
     real, twin, d = float(real), float(twin), float(d)
+    if fig == "within_host":  # context, no target
+        assert within == "-" and 0 < real <= 1 and 0 < twin <= 1, (real, twin)
+        continue
     assert real > 0 or fig.startswith("bpf"), (fig, real)
     if real > 0:
         assert abs(d - (twin - real) / real) < 1e-4 * max(1, abs(d)), (fig, d)
