@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of checkpoint and restart (issue 8: each under 5 s for a 10^6-page run on 2 ranks;
-# not run by ctest). The quickstart world (10^6 pages, 16 M links) crawled by POLICY on NP ranks
+# not run by ctest). The classic world (graphs/classic.ini, 10^6 pages, 16 M links) crawled by POLICY on NP ranks
 # with a checkpoint every EVERY ticks, then restarted from the last one. Prints the time of each
 # checkpoint write (from the log), its size, the restart's load time and the restart's whole
 # wall time (world generation included), and checks that the restart ends like the
@@ -19,11 +19,11 @@ shift $(($# < 6 ? $# : 6))
 bin=$build/crawlsim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$out"
-args=(run "$here/jobs/quickstart.ini" --set run.policy="$policy" --set run.pages="$pages"
-      --set run.checkpoint="$out/ck.h5" --set run.checkpoint_every="$every" "$@")
+args=(run "$here/jobs/quickstart.ini" --set gen.world="$here/graphs/classic.ini" --set run.policy="$policy"
+      --set run.pages="$pages" --set run.checkpoint="$out/ck.h5" --set run.checkpoint_every="$every" "$@")
 mpi=(mpirun -n "$np" --oversubscribe --bind-to none)
 rm -f "$out"/ck.h5 "$out"/full.h5 "$out"/rs.h5
-echo "== $policy on the quickstart world, $pages fetches, a checkpoint every $every ticks, $np ranks"
+echo "== $policy on the classic world, $pages fetches, a checkpoint every $every ticks, $np ranks"
 "${mpi[@]}" "$bin" "${args[@]}" -o "$out/full.h5" 2> "$out/full.log" > /dev/null
 grep -o 'written at tick [0-9]* ([0-9.]* s)' "$out/full.log" | sed 's/^/checkpoint /'
 echo "checkpoint file: $(du -m "$out/ck.h5" | cut -f1) MB"

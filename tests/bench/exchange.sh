@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: the frontier exchange, crawl.exchange = sparse (NBX) against alltoallv
-# (docs/developer/memory.md "The exchange"; not run by ctest). SARSA on the quickstart world
+# (docs/developer/memory.md "The exchange"; not run by ctest). SARSA on the classic world (graphs/classic.ini)
 # (10^6 pages generated in memory), B fetches per tick on NP ranks, in alternating runs of the
 # same binary so that the machine's drift hits both alike. Prints per run the fetch rate
 # (second half of the run), the seconds in the exchange and wait phases (the largest rank's),
@@ -19,11 +19,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 alpha=$(awk -v b="$bw" 'BEGIN { print 0.1 / b }')
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "== sarsa, quickstart world, B = $bw, $pages fetches, $np ranks, $rounds rounds"
+echo "== sarsa, classic world, B = $bw, $pages fetches, $np ranks, $rounds rounds"
 for r in $(seq 1 "$rounds"); do
     for ex in sparse alltoallv; do
         mpirun -n "$np" --oversubscribe --bind-to none "$bin" run "$here/jobs/quickstart.ini" \
-            --set run.pages="$pages" --set crawl.bandwidth="$bw" --set sarsa.alpha="$alpha" \
+            --set gen.world="$here/graphs/classic.ini" --set run.pages="$pages" --set crawl.bandwidth="$bw" --set sarsa.alpha="$alpha" \
             --set crawl.exchange=$ex "$@" -o "$out/$ex.h5" > "$out/$ex.txt" 2> /dev/null
         rate=$(grep -oE '[0-9.e+]+ fetches/s' "$out/$ex.txt" | cut -d' ' -f1)
         /usr/bin/python3 - "$out/$ex.h5" "$r" "$ex" "$rate" << 'EOF' | tee -a "$out/rows"

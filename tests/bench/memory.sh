@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: memory per rank against the rank count (docs/developer/memory.md; not run by ctest).
-# One world generated in memory (graphs/default.ini's parameters, PAGES pages), a short SARSA
+# One world generated in memory (graphs/classic.ini's parameters, PAGES pages), a short SARSA
 # crawl (2 ticks of B = 1000) on each rank count in NPS (oversubscribed: a count, not a
 # timing), and the same on a tiny world (1000 pages) for the baseline of a process (MPI, HDF5,
 # OpenBLAS, the code). Prints per rank count: the peak resident memory of the largest rank and
@@ -31,7 +31,7 @@ print('%.1f %.1f %.1f' % (v.max()/2**20, v.mean()/2**20, o.mean()/2**20))" "$1"
 }
 run() { # NP PAGES OUT: the run, and in OUT.node the node's peak (MiB) sampled every 50 ms
     mpirun -n "$1" --oversubscribe --bind-to none "$bin" -q run "$here/jobs/quickstart.ini" \
-        --set gen.pages="$2" --set run.pages=2000 --set crawl.bandwidth=1000 "${@:4}" -o "$3" \
+        --set gen.world="$here/graphs/classic.ini" --set gen.pages="$2" --set run.pages=2000 --set crawl.bandwidth=1000 "${@:4}" -o "$3" \
         > /dev/null &
     local mp=$! peak=0 sum
     # the node's memory: the ranks' proportional set sizes summed (a page shared by n ranks,
@@ -45,7 +45,7 @@ run() { # NP PAGES OUT: the run, and in OUT.node the node's peak (MiB) sampled e
     wait "$mp"
     awk -v k="$peak" 'BEGIN {printf "%.1f\n", k / 1024}' > "$3.node"
 }
-echo "== peak resident memory per rank, SARSA on a $pages-page world (graphs/default.ini), $*"
+echo "== peak resident memory per rank, SARSA on a $pages-page world (graphs/classic.ini), $*"
 printf "%5s %12s %12s %14s %16s %18s %14s %14s %14s\n" P "max MiB" "mean MiB" "baseline MiB" \
     "mean-base MiB" "B/page over ranks" "shared once" "node/P MiB" "base node/P"
 for np in $nps; do

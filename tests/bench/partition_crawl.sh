@@ -34,7 +34,7 @@ run() { # OUT ARGS... -> "set-up seconds, partition seconds"
     local o=$1
     shift
     mpirun -n "$np" --oversubscribe --bind-to none "$bin" run -v "$here/jobs/quickstart.ini" \
-        --set gen.pages="$pages" --set gen.materialize=false --set run.pages="$fetches" \
+        --set gen.world="$here/graphs/classic.ini" --set gen.pages="$pages" --set gen.materialize=false --set run.pages="$fetches" \
         --set crawl.bandwidth=1000 --set run.record_every=1000 "$@" -o "$o" 2>&1 > /dev/null |
         awk '/\(set-up [0-9.]* s\)/ { sub(/.*\(set-up /, ""); sub(/ s\).*/, ""); s = $0 }
              /metis-sampled partition/ { p = $0; sub(/.*metis-sampled partition /, "", p);

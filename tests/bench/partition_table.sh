@@ -3,7 +3,7 @@
 # balance and time of all four methods at k = 2, 4, 16 on a generated graph, the peak memory of
 # the busiest rank, and the time to load the graph on NP ranks with a block and a host-hash
 # partition. Usage: tests/bench/partition_table.sh BUILD_DIR SPEC.ini [NP] [OUTDIR] [METHODS]
-#   e.g. tests/bench/partition_table.sh build graphs/default.ini 2 /tmp
+#   e.g. tests/bench/partition_table.sh build graphs/classic.ini 2 /tmp
 #        tests/bench/partition_table.sh build graphs/large.ini 2 /tmp "metis-host host-hash block"
 set -euo pipefail
 build=${1:?usage: partition_table.sh BUILD_DIR SPEC.ini [NP] [OUTDIR] [METHODS]}

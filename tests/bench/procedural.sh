@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: the procedural world (gen.materialize = false, issue 18; docs/guide/generating.md),
-# not run by ctest. SARSA (asynchronous) on the default world (graphs/default.ini's parameters)
+# not run by ctest. SARSA (asynchronous) on the classic world (graphs/classic.ini's parameters)
 # of each size in SIZES, on NP ranks (2) with one thread each, FETCHES fetches at B = 1000; and
 # the same at 10 x FETCHES for the memory per touched page. Prints per size: the set-up time
 # (rank 0's log), the fetch rate (/timing/fetch_rate), the peak resident memory of the largest
@@ -34,7 +34,7 @@ print('%.1f %.1f %.0f' % (v.max()/2**20, (v.sum()-s)/2**20, f['/timing/fetch_rat
 }
 run() { # PAGES FETCHES OUT -> set-up seconds
     mpirun -n "$np" --oversubscribe --bind-to none "$bin" run "$here/jobs/quickstart.ini" \
-        --set gen.pages="$1" --set gen.materialize="$mat" --set run.pages="$2" \
+        --set gen.world="$here/graphs/classic.ini" --set gen.pages="$1" --set gen.materialize="$mat" --set run.pages="$2" \
         --set crawl.bandwidth=1000 --set run.record_every=1000 "${@:4}" -o "$3" 2>&1 > /dev/null |
         sed -n 's/.*(set-up \([0-9.]*\) s).*/\1/p'
 }

@@ -35,7 +35,7 @@ echo "== SARSA, $np ranks, $pages pages (procedural), $fetches fetches, ${extra[
 echo "load before: $(uptime)"
 t0=$(date +%s)
 mpirun -n "$np" --oversubscribe --bind-to none "$build/crawlsim" run "$here/jobs/quickstart.ini" \
-    --set gen.pages="$pages" --set gen.materialize=false --set run.pages="$fetches" \
+    --set gen.world="$here/graphs/classic.ini" --set gen.pages="$pages" --set gen.materialize=false --set run.pages="$fetches" \
     --set crawl.bandwidth=1000 --set run.record_every=1000 "${extra[@]}" "$@" \
     -o "$out/long.h5" > "$out/stdout" 2> "$out/stderr" &
 mp=$!

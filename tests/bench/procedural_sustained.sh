@@ -27,7 +27,7 @@ printf "%-40s %6s %9s %14s %8s\n" binary load "set-up s" "fetches/s 2nd" "wall s
 for ((r = 0; r < reps; r++)); do
     for bin in $bins; do
         cmd=(mpirun -n "$np" --oversubscribe --bind-to none "$bin" run "$here/jobs/quickstart.ini"
-            --set gen.pages="$pages" --set gen.materialize=false --set run.pages="$fetches"
+            --set gen.world="$here/graphs/classic.ini" --set gen.pages="$pages" --set gen.materialize=false --set run.pages="$fetches"
             --set crawl.bandwidth=1000 --set run.record_every=1000 "$@" -o "$out/s.h5")
         if [ -n "$lock" ] && [ -e "$lock" ]; then
             exec 9< "$lock"

@@ -6,7 +6,8 @@ mode (which re-evaluates the frontier every tick), best measured in CPU time, i.
 build with localhost.xml at 1 Gf:
 
   tools/smpi-run -n 1 --platform tools/smpi/localhost.xml --host-speed 1Gf -- -q run \\
-      jobs/quickstart.ini --set sarsa.mode=synchronous --set run.record_every=1 -o cal.h5
+      jobs/quickstart.ini --set gen.world=$PWD/graphs/classic.ini --set sarsa.mode=synchronous \\
+      --set run.record_every=1 -o cal.h5
   tests/bench/smpi_costs.py cal.h5 > tools/smpi/costs.txt
 
 Kinds and units, in the order of CRAWLSIM_SMPI_COSTS (include/crawlsim/comm.h, cs_cost_kind):
