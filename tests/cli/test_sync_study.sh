@@ -1,82 +1,128 @@
 #!/usr/bin/env bash
-# tools/sync-study in its tiny version: two cells (the strict control and K = never on
-# 2 ranks), two seeds, a small world. The runs land where the design says, a second `run` has
-# nothing to do (the sweep resumes), the report's paired loss equals one computed here from the
-# results files and from the results table alone, the table records every run's policy, world,
-# commit and world hash and its final weights' norm, the report gives collapse intervals and no
-# untested "no effect", the first edition's report regenerates byte for byte from its table, the
-# figures are PNG images, the Slurm specs hold every run, and bad command lines and missing
-# results fail with a message.
+# tools/sync-study in its tiny version: the second edition's design (strong and weak scaling,
+# two worlds, the step rule as a factor, two world seeds) at P = 2 on small worlds, two seeds.
+# The runs land where the design says and carry the step rule (the table's largest step per
+# window: 0.01 under `window`); a second `run` has nothing to do (the sweep resumes); the
+# report's paired loss of the area under the learning curve, and of the harvest rate at the
+# end, equal ones computed here from the results files and from the results table alone; the
+# table records every run's policy, world, commit, world hash and world seed; the report has the
+# run-length, learning-curve, diagnostics and Slurm sections, collapse intervals and no untested
+# "no effect"; a cell made mixed is run to 30 seeds (--adaptive, listed by --dry-run); the
+# first edition's report regenerates byte for byte from its table; the figures are PNG images;
+# the Slurm specs hold every run; bad command lines and missing results fail with a message.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 MPIEXEC
 SS=$SRC/tools/sync-study
 
 out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1) || fail "run: $out"
-n=$(ls st/runs/sarsa/P2/*/seed-0[12].h5 2> /dev/null | wc -l)
-[ "$n" = 4 ] && pass "4 results files (2 cells x 2 seeds)" || fail "results files: $n: $out"
+n=$(ls st/runs/*/P2/*/seed-0[12].h5 2> /dev/null | wc -l)
+[ "$n" = 14 ] && pass "14 results files (7 cells x 2 seeds)" || fail "results files: $n: $out"
+[ -f st/worlds/default-s1.h5 ] && [ -f st/worlds/default-s2.h5 ] && [ -f st/worlds/twin-uk-s1.h5 ] &&
+    pass "worlds: the default at world seeds 1 and 2, the twin" || fail "worlds: $(ls st/worlds)"
 out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1)
 grep -q "0 runs in 0 cells to do" <<< "$out" && pass "a second run resumes: nothing to do" ||
     fail "resume: $out"
 # a cell's missing seed is run alone (crawlsim run --seeds 2), and gives the same file again
-f=$(ls st/runs/sarsa/P2/*/seed-02.h5 | head -1)
+f=st/runs/strong-default-sarsa/P2/K=4/seed-02.h5
 mv "$f" again.h5
 out=$("$SS" run --tiny --seeds 2 -o st --bin "$BIN" 2>&1)
 grep -q "1 runs in 1 cells to do" <<< "$out" && [ -f "$f" ] && compare "$f" again.h5 &&
     pass "a missing seed is run again, identically" || fail "rerun of one seed: $out $compared"
 
-out=$("$SS" report st --min-seeds 2 -o st/report.md 2>&1) || fail "report: $out"
-row=$(grep '^| 2 | K=never |' st/report.md)
-[ -n "$row" ] && pass "report has the K = never row" || fail "no K = never row: $(cat st/report.md)"
-# the paired loss, computed independently: control minus setting, seed by seed
-want=$(/usr/bin/python3 - << 'PY'
-import h5py
-q = lambda c, s: float(h5py.File("st/runs/sarsa/P2/%s/seed-%02d.h5" % (c, s))["/final/harvest_rate"][0])
-print("%+.4f" % (sum(q("control", s) - q("K=never", s) for s in (1, 2)) / 2))
+out=$("$SS" report st --tiny --seeds 2 --min-seeds 2 -o st/report.md 2>&1) || fail "report: $out"
+row=$(sed -n '/^## strong-default-sarsa/,/^## /p' st/report.md | grep '^| 2 | K=4 |')
+[ -n "$row" ] && pass "report has the K = 4 row" || fail "no K = 4 row: $(cat st/report.md)"
+# the paired losses, computed independently from the files: the area under the cumulative
+# harvest rate over the run (trapezoids from 0, the first point's rate held), and the end's rate
+read -r want_auc want_end <<< "$(/usr/bin/python3 - << 'PY'
+import h5py, numpy as np
+def q(c, s):
+    f = h5py.File("st/runs/strong-default-sarsa/P2/%s/seed-%02d.h5" % (c, s), "r")
+    n, r = f["/series/fetched"][()].astype(float), f["/series/relevant"][()].astype(float)
+    h = r / n
+    x = np.concatenate([[0.0], n / n[-1]])
+    y = np.concatenate([[h[0]], h])
+    return np.sum((y[1:] + y[:-1]) / 2 * np.diff(x)), f["/final/harvest_rate"][0]
+d = np.array([np.subtract(q("control", s), q("K=4", s)) for s in (1, 2)]).mean(axis=0)
+print("%+.4f %+.4f" % tuple(d))
 PY
-)
-grep -qF "| $want [" <<< "$row" && pass "paired loss $want as computed from the files" ||
-    fail "paired loss: want $want in: $row"
-for f in st/sync-study/sarsa-seeds.png st/sync-study/sarsa-losses.png st/sync-study/sarsa-pareto.png; do
-    [ "$(head -c 4 "$f" 2> /dev/null | od -An -c | tr -d ' ')" = '211PNG' ] && pass "figure $f" ||
-        fail "figure $f missing or not a PNG"
+)"
+grep -qF "| $want_auc [" <<< "$row" && pass "paired loss of the AUC $want_auc as computed from the files" ||
+    fail "paired loss: want $want_auc in: $row"
+grep -qE "^\| strong-default-sarsa \| 2 \| K=4 \| 2 \| .* \| ${want_end//+/\\+} \| ${want_auc//+/\\+} \|" st/report.md &&
+    pass "the learning curve's table: loss at the end $want_end, of the AUC $want_auc" ||
+    fail "curve table: want $want_end $want_auc: $(grep '^| strong-default-sarsa | 2 | K=4 |' st/report.md)"
+for sec in "## Run length: the control's learning curve" "## Quality along the learning curve" \
+    "## The diagnostics against quality" "## The sweep as Slurm arrays"; do
+    grep -qF "$sec" st/report.md && pass "report: $sec" || fail "report lacks $sec"
+done
+grep -qE "^\| sync-P2 \| 14 \| 2 \|" st/report.md && grep -qE "^\| sync-P256 \(SMPI, one process\) \| 8 \| 1 \|" st/report.md &&
+    pass "report: the Slurm arrays, with the cells beyond 64 ranks" ||
+    fail "Slurm split: $(grep '^| sync-' st/report.md)"
+for f in strong-default-sarsa-seeds strong-default-sarsa-losses strong-default-sarsa-pareto \
+    strong-default-sarsa-curve weak-default-sarsa-curve diagnostics; do
+    [ "$(head -c 4 "st/sync-study/$f.png" 2> /dev/null | od -An -c | tr -d ' ')" = '211PNG' ] &&
+        pass "figure $f" || fail "figure $f missing or not a PNG"
 done
 
-"$SS" report st -o st/strict.md > /dev/null 2>&1 || fail "report at 10 seeds"
-grep -q "^Left out, fewer than 10 seeds so far: sarsa P = 2 K=never; sarsa P = 2 control" st/strict.md &&
-    ! grep -q '^| 2 | K=never |' st/strict.md && pass "cells with fewer than 10 seeds are left out, and said" ||
+"$SS" report st --tiny -o st/strict.md > /dev/null 2>&1 || fail "report at 10 seeds"
+grep -q "^Left out, fewer than 10 seeds so far: strong-default-sarsa P = 2 K=4" st/strict.md &&
+    ! grep -q '^| 2 | K=4 |' st/strict.md && pass "cells with fewer than 10 seeds are left out, and said" ||
     fail "report at 10 seeds: $(head -20 st/strict.md)"
 
 # the results table: every run on a line, a report from it alone is the report from the files,
 # and a study folder holding only the table resumes without running anything again
 out=$("$SS" table st 2>&1) || fail "table: $out"
-[ "$(wc -l < st/results.tsv)" = 5 ] &&
-    head -1 st/results.tsv | grep -q "^group	P	setting	seed	policy	world	commit	world_hash	q" &&
-    pass "table: a header and 4 runs" || fail "table: $out $(cat st/results.tsv)"
-# every run's provenance: policy, world, the commit that ran it, the world file's hash
-want_hash=$(sha256sum st/worlds/default.h5 | cut -c1-16)
+[ "$(wc -l < st/results.tsv)" = 15 ] &&
+    head -1 st/results.tsv | grep -q "^group	P	setting	seed	policy	world	commit	world_hash	world_seed	q" &&
+    pass "table: a header and 14 runs" || fail "table: $out $(head -3 st/results.tsv)"
+col() { head -1 st/results.tsv | tr '\t' '\n' | grep -nx "$1" | cut -d: -f1; }
+# every run's provenance: policy, world, the commit that ran it, its world file's hash and seed
 want_commit=$(git -C "$SRC" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
-[ "$(cut -f5-7 st/results.tsv | tail -n +2 | sort -u | wc -l)" = 1 ] &&
-    [ "$(cut -f5,6 st/results.tsv | sed -n 2p)" = "sarsa	default" ] &&
-    cut -f7 st/results.tsv | sed -n 2p | grep -q "^$want_commit" &&
-    [ "$(cut -f8 st/results.tsv | tail -n +2 | sort -u)" = "$want_hash" ] &&
-    pass "table: policy, world, commit $want_commit and world hash $want_hash of every run" ||
-    fail "table provenance: $(cut -f1-8 st/results.tsv)"
-# the final weights' norm from the results file's /final/weights
+bad=$(awk -F'\t' -v c="$want_commit" 'NR > 1 && ($5 != "sarsa" || index($7, c) != 1) { print }' st/results.tsv)
+hashes_ok=yes
+while IFS=$'\t' read -r w s h; do
+    [ "$(sha256sum "st/worlds/$w-s$s.h5" | cut -c1-16)" = "$h" ] || hashes_ok="no: $w $s $h"
+done < <(tail -n +2 st/results.tsv | cut -f6,8,9 | awk -F'\t' '{ print $1 "\t" $3 "\t" $2 }' | sort -u)
+[ -z "$bad" ] && [ "$hashes_ok" = yes ] &&
+    [ "$(tail -n +2 st/results.tsv | cut -f6,9 | sort -u | tr '\n\t' ' :')" = "default:1 default:2 twin-uk:1 " ] &&
+    pass "table: policy, commit $want_commit, world, world seed and world hash of every run" ||
+    fail "table provenance: $bad $hashes_ok $(cut -f1-9 st/results.tsv | head -4)"
+# the step rule reaches the runs: the largest step per window, 0.01 under window (K = 4,
+# B = 20: alpha = 0.01 / 80), alpha x K x B = 0.04 under fixed (alpha = auto, 0.01 / 20)
+sc=$(col step_max)
+steps=$(awk -F'\t' -v c="$sc" '$1 == "strong-default-sarsa" && $4 == 1 { printf "%s=%.6g ", $3, $c }' st/results.tsv)
+[ "$steps" = "K=4=0.04 K=4__window=0.01 control=0.01 " ] && pass "table: the step per window follows the rule ($steps)" ||
+    fail "table steps: $steps"
+# the largest weights' norm over the run from the results file's /series/weights_norm
 want=$(/usr/bin/python3 -c '
 import h5py, numpy as np
-print(repr(float(np.linalg.norm(h5py.File("st/runs/sarsa/P2/control/seed-01.h5")["/final/weights"][()]))))')
-got=$(awk -F'\t' '$3 == "control" && $4 == 1 { print $19 }' st/results.tsv)
-/usr/bin/python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 1e-12 * a)" \
-    "$want" "$got" && pass "table: the final weights' norm $got" || fail "table wnorm: $got, want $want"
+print(repr(float(np.max(h5py.File("st/runs/strong-default-sarsa/P2/control/seed-01.h5")["/series/weights_norm"][()]))))')
+got=$(awk -F'\t' -v c="$(col wnorm_max)" '$1 == "strong-default-sarsa" && $3 == "control" && $4 == 1 { print $c }' st/results.tsv)
+[ "$got" = "$want" ] && pass "table: the largest weights' norm $got" || fail "table wnorm_max: $got, want $want"
 mkdir tab && cp st/results.tsv tab/
-"$SS" report tab/results.tsv --min-seeds 2 -o tab/report.md --figures st/sync-study > /dev/null 2>&1 ||
+"$SS" report tab/results.tsv --tiny --seeds 2 --min-seeds 2 -o tab/report.md --figures st/sync-study > /dev/null 2>&1 ||
     fail "report from the table"
 diff <(grep '^|' st/report.md) <(grep '^|' tab/report.md) > /dev/null &&
-    [ "$(grep -c "^| 2 |" tab/report.md)" = 2 ] && pass "the report from the table alone has the same tables" ||
+    [ "$(grep -c "^| 2 |" tab/report.md)" = 7 ] && pass "the report from the table alone has the same tables" ||
     fail "report from the table differs: $(diff <(grep '^|' st/report.md) <(grep '^|' tab/report.md) | head)"
 out=$("$SS" run --tiny --seeds 2 -o tab --bin "$BIN" 2>&1)
 grep -q "0 runs in 0 cells to do" <<< "$out" && [ ! -d tab/runs ] &&
     pass "a folder with only the table resumes: nothing to do" || fail "resume from the table: $out"
+# adaptive seeds: a cell with one diverged seed (its largest norm made infinite) is mixed, and
+# run --adaptive runs it to 30 seeds (listed here with --dry-run); the others are not extended
+awk -F'\t' -v OFS='\t' -v c="$(col wnorm_max)" \
+    '$1 == "strong-default-sarsa" && $3 == "K=4" && $4 == 1 { $c = "inf" } { print }' \
+    tab/results.tsv > tab/mixed.tsv && mkdir mixed && cp tab/mixed.tsv mixed/results.tsv
+out=$("$SS" run --tiny --seeds 2 --adaptive --dry-run -o mixed --bin "$BIN" 2>&1)
+grep -q "1 cells with a mixed outcome: to 30 seeds" <<< "$out" &&
+    grep -q "^strong-default-sarsa P=2 K=4, world seed 1: seeds 3,5,7,.*,29$" <<< "$out" &&
+    [ "$(grep -c '^strong-default-sarsa P=2 K=4, world seed' <<< "$out")" = 2 ] &&
+    [ "$(grep -c ' P=2 .*: seeds ' <<< "$out")" = 2 ] &&
+    pass "adaptive: the mixed cell to 30 seeds, alone" || fail "adaptive: $out"
+out=$("$SS" run --tiny --seeds 2 --adaptive --dry-run -o tab --bin "$BIN" 2>&1)
+! grep -q "mixed outcome" <<< "$out" && pass "adaptive: no mixed cell, nothing more" ||
+    fail "adaptive without mixed cells: $out"
 sed -i 1s/seed/SEED/ tab/results.tsv
 "$SS" report tab/results.tsv -o tab/bad.md > err.txt 2>&1
 [ $? = 1 ] && grep -q "not a results table" err.txt && pass "a bad table: exit 1" ||
@@ -84,7 +130,7 @@ sed -i 1s/seed/SEED/ tab/results.tsv
 
 # the statistics: collapses with their Clopper-Pearson interval, verdicts only from tests
 grep -q "^## Sensitivity of the collapse criterion" st/report.md &&
-    grep -q "^| quality alone |" st/report.md && grep -q "^| or norm > 10 x |" st/report.md && grep -qE "^\| 2 \| K=never \|.*\| [0-9]+/2 \[0\.[0-9]{2}, [01]\.[0-9]{2}\] \|" st/report.md &&
+    grep -q "^| quality alone |" st/report.md && grep -q "^| or norm > 10 x |" st/report.md && grep -qE "^\| 2 \| K=4 \|.*\| [0-9]+/2 \[0\.[0-9]{2}, [01]\.[0-9]{2}\] \|" st/report.md &&
     ! grep -q "no measurable effect" st/report.md &&
     pass "report: collapse intervals, the threshold's sensitivity, no untested 'no effect'" ||
     fail "report statistics: $(grep -E '^\| 2 \|' st/report.md)"
@@ -98,11 +144,16 @@ cmp -s first.md "$SRC/docs/reports/sync-study-first-edition.md" &&
     fail "first edition: $(diff first.md "$SRC/docs/reports/sync-study-first-edition.md" | head -5)"
 
 out=$("$SS" design 2>&1) || fail "design: $out"
-grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && pass "full design: $(tail -1 <<< "$out")" ||
-    fail "design: $out"
+grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && grep -q "^strong-wikispeedia-sarsa .*P=16 " <<< "$out" &&
+    grep -q "^weak-twin-uk-sarsa .*P=64 .*K=16, window .*sarsa.step_rule=window" <<< "$out" &&
+    grep -q "^weak-default-sarsa .*P=1024 .*average, ranks" <<< "$out" &&
+    grep -q "^# world seeds: default 1,2,3; twin-uk 1,2,3; wikispeedia 0" <<< "$out" &&
+    pass "full design: $(tail -1 <<< "$out")" || fail "design: $out"
 "$SS" slurm --tiny --seeds 2 -o st > slurm.txt 2>&1 || fail "slurm: $(cat slurm.txt)"
-[ "$(grep -vc '^#' st/slurm/P2.txt)" = 4 ] && grep -q "slurm/submit sweep -n 2" slurm.txt &&
-    pass "slurm: one spec of 4 runs on 2 ranks" || fail "slurm: $(cat slurm.txt st/slurm/P2.txt)"
+[ "$(grep -vc '^#' st/slurm/P2.txt)" = 14 ] && grep -q "slurm/submit sweep -n 2" slurm.txt &&
+    grep -q "run.graph=$WORK/st/worlds/default-s2.h5" st/slurm/P2.txt &&
+    pass "slurm: one spec of 14 runs on 2 ranks, each on its world seed's world" ||
+    fail "slurm: $(cat slurm.txt st/slurm/P2.txt)"
 
 # bad input
 "$SS" design --groups nonsense > err.txt 2>&1

@@ -41,6 +41,7 @@ import sys  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests", "bench"))
 import perf_model  # noqa: E402
+import sync_sections  # noqa: E402
 import sync_stats as st  # noqa: E402
 from sync_stats import holm_families, t_p  # noqa: E402,F401
 
@@ -94,15 +95,41 @@ def source_commit(tree):
 
 
 def read_provenance(path):
-    """(commit, world hash) of a results file, from the PATH.prov that tools/sync-study run
-    writes beside it; ("unknown", "unknown") without one."""
+    """(commit, world hash, world seed) of a results file, from the PATH.prov that
+    tools/sync-study run writes beside it; "unknown" for what it lacks."""
     prov = path[:-3] + ".prov" if path.endswith(".h5") else path + ".prov"
+    w = []
     if os.path.isfile(prov):
         with open(prov) as f:
             w = f.read().split()
-        if len(w) == 2:
-            return w[0], w[1]
-    return "unknown", "unknown"
+    w = (w + ["unknown"] * 3)[:3] if len(w) >= 2 else ["unknown"] * 3
+    return w[0], w[1], w[2]
+
+
+# the learning curve: the cumulative harvest rate at these fractions of the run's fetches
+FRACTIONS = [0.1 * i for i in range(1, 11)]
+
+
+def learning_curve(fetched, relevant):
+    """(the cumulative harvest rate at FRACTIONS of the run, the area under the curve over the
+    whole run normalised to [0, 1]: the mean harvest rate a page of the run saw so far, the
+    windowed harvest rate's change over the last tenth against the two tenths before)."""
+    f = np.asarray(fetched, float)
+    r = np.asarray(relevant, float)
+    ok = f > 0
+    f, r = f[ok], r[ok]
+    if len(f) == 0:
+        return [math.nan] * len(FRACTIONS), math.nan, math.nan
+    total = f[-1]
+    h = r / f
+    curve = [float(np.interp(x * total, f, h)) for x in FRACTIONS]
+    xs = np.concatenate([[0.0], f / total])
+    ys = np.concatenate([[h[0]], h])
+    auc = float(np.sum(0.5 * (ys[1:] + ys[:-1]) * np.diff(xs)))
+    rel = [float(np.interp(x * total, f, r)) for x in (0.7, 0.9, 1.0)]
+    late, before = rel[2] - rel[1], (rel[1] - rel[0]) / 2
+    flat = abs(late - before) / max(before, 1e-300) if before > 0 else math.nan
+    return curve, auc, flat
 
 
 def read_run(path, metric, world="?"):
@@ -110,25 +137,39 @@ def read_run(path, metric, world="?"):
         ticks = int(f["/final/ticks"][0])
         P = int(f["/ranks/pages"].shape[0])
         fetched = int(f["/final/fetched"][0])
-        q = float(f["/final/harvest_rate"][0]) if metric == "harvest" else \
-            float(f["/final/" + metric][0])
+
+        def series(name):
+            d = f.get("/series/" + name)
+            return d[()] if d is not None and d.shape[0] > 0 else None
 
         def last(name):
-            d = f.get("/series/" + name)
-            return float(d[-1]) if d is not None and d.shape[0] > 0 else float("nan")
+            d = series(name)
+            return float(d[-1]) if d is not None else float("nan")
+
+        curve, auc, flat = learning_curve(*(series(n) if series(n) is not None else [0]
+                                            for n in ("fetched", "relevant")))
+        q = float(f["/final/harvest_rate"][0]) if metric == "harvest" else auc \
+            if metric == "auc" else float(f["/final/" + metric][0])
 
         # NaN: no weights (or not known); inf: weights that are not finite (diverged)
         w = f.get("/final/weights")
         wnorm = float(np.sqrt(np.sum(np.square(w[()])))) if w is not None else float("nan")
         wnorm = wnorm if math.isfinite(wnorm) or w is None else math.inf
-        sp = f.get("/series/weights_spread")
-        spread = float(np.max(sp[()])) if sp is not None and sp.shape[0] > 0 else float("nan")
+        wn = series("weights_norm")
+        wmax = float("nan") if wn is None else math.inf if not np.all(np.isfinite(wn)) \
+            else float(np.max(wn))
+        sp = series("weights_spread")
+        spread = float(np.max(sp)) if sp is not None else float("nan")
+        stp = series("step")
+        step = float(np.nanmax(stp)) if stp is not None and np.any(np.isfinite(stp)) \
+            else float("nan")
         policy = f.attrs.get("policy", b"?")
         policy = policy.decode() if isinstance(policy, bytes) else str(policy)
-        commit, wh = read_provenance(path)
-        return {
+        commit, wh, ws = read_provenance(path)
+        run = {
             "q": q, "P": P, "ticks": ticks, "fetched": fetched,
             "policy": policy, "world": world, "commit": commit, "world_hash": wh,
+            "world_seed": ws,
             # the final weights' norm (NaN for a policy without weights) and the largest spread
             # of the ranks' weights over the run (the results' diagnostics; NaN before them)
             "wnorm": wnorm, "spread_max": spread,
@@ -141,16 +182,22 @@ def read_run(path, metric, world="?"):
             "xbytes_per_fetch": last("bytes_exchanged") / max(fetched, 1),
             "msgs_per_tick": last("messages") / ticks,
             "sec_per_tick": float(f["/timing/seconds"][0]) / ticks,
+            # the largest weights' norm over the run (inf when not finite), the largest step
+            # of a synchronisation window, the learning curve, its area and its flatness
+            "wnorm_max": wmax, "step_max": step, "auc": auc, "plateau": flat,
         }
+        run.update(("c%d" % round(100 * x), c) for x, c in zip(FRACTIONS, curve))
+        return run
 
 
 # the results table: one line per run, every number the report uses at full precision (repr),
 # so a report from the table is the report from the results files it was made from; and where
 # each run comes from: its policy and world, the commit of the source tree that ran it and the
 # world file's hash
-TEXT = ["policy", "world", "commit", "world_hash"]
+TEXT = ["policy", "world", "commit", "world_hash", "world_seed"]
 FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
-          "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick", "wnorm", "spread_max"]
+          "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick", "wnorm", "spread_max",
+          "wnorm_max", "step_max", "auc", "plateau"] + ["c%d" % round(100 * x) for x in FRACTIONS]
 INTS = ("ticks", "fetched")
 TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS[:1] + FIELDS[2:])
 # the first edition's table (docs/reports/sync-study-first-edition/results.tsv): no provenance,
@@ -186,8 +233,8 @@ def read_table(path, groups, cells):
             run = dict(zip(text, w[4:4 + len(text)]))
             if first:
                 run.update(policy=first_edition_policy(groups, g, stg), world=groups[g][0],
-                           commit="unknown", world_hash="unknown", wnorm=float("nan"),
-                           spread_max=float("nan"))
+                           commit="unknown", world_hash="unknown", world_seed="unknown")
+                run.update((k, float("nan")) for k in FIELDS[11:])
             v = w[4 + len(text):]
             run.update(q=float(v[0]), P=P)
             for k, x in zip(fields[2:], v[1:]):
@@ -272,7 +319,7 @@ def bandwidth_cell(setting):
 
 
 # what the design declares before the results (tools/sync-study passes its own): the collapse
-# criterion (a quality beyond `fraction` of the control's median, or final weights whose norm is
+# criterion (a quality beyond `fraction` of the control's median, or weights whose largest norm is
 # above `factor` x the control's median or not finite), the equivalence margin of "no effect"
 # (a fraction of the control's mean quality) and the families of comparisons Holm adjusts within
 DECLARED = {"fraction": 0.5, "factor": 10.0, "margin": 0.05,
@@ -289,17 +336,24 @@ def reference(cells, g, P, s, runs):
     return cells.get((g, P, "control")) or runs
 
 
+def divergence_norm(r):
+    """The norm the divergence criterion judges: the largest over the run (the diagnostics), or
+    the final one for results files before them."""
+    m = r.get("wnorm_max", math.nan)
+    return m if not math.isnan(m) else r.get("wnorm", math.nan)
+
+
 def collapses(runs, ref, higher, fraction, factor):
     """(seeds below the quality threshold, seeds whose weights diverged) of a cell's runs."""
     cq = float(np.median([r["q"] for r in ref.values()]))
-    norms = [r["wnorm"] for r in ref.values() if math.isfinite(r.get("wnorm", math.nan))]
+    norms = [divergence_norm(r) for r in ref.values() if math.isfinite(divergence_norm(r))]
     cw = float(np.median(norms)) if norms else None
     low, div = [], []
     for k in sorted(runs):
         r = runs[k]
         if st.collapsed(r["q"], cq, higher, fraction):
             low.append(k)
-        if st.diverged(r.get("wnorm", math.nan), cw, factor):
+        if st.diverged(divergence_norm(r), cw, factor):
             div.append(k)
     return low, div
 
@@ -522,7 +576,8 @@ def sensitivity(cells, groups, decl):
     L = ["## Sensitivity of the collapse criterion", "",
          f"The declared criterion: quality below {decl['fraction']:g} x the control's median "
          f"(above it divided by {decl['fraction']:g} for J_h)"
-         + (f", or final weights whose norm is above {decl['factor']:g} x the control's median or "
+         + (f", or weights whose largest norm over the run is above {decl['factor']:g} x the "
+            "control's median or "
             "not finite" if known else
             "; the divergence of the weights cannot be judged here: this table has no final "
             "weights' norms (results files before the learning diagnostics)") +
@@ -599,14 +654,16 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
          "", provenance(cells), "",
          "**Reading the tables.** *loss* is the quality lost against the strict control (budget "
          "global, E = 1, K = 1, weight_sync sum) at the same P and run seeds, paired seed by "
-         "seed: the control's harvest rate minus the setting's (for `lambda-learn`, the "
-         "setting's harmonic staleness cost J_h minus the control's), so a positive loss is "
+         "seed: the control's quality minus the setting's (the quality each group names: the "
+         "area under the learning curve, or the final harvest rate; for J_h, the "
+         "setting's harmonic staleness cost minus the control's), so a positive loss is "
          "worse; the interval is the 95 % Student t interval of the paired mean. "
          "**Collapses, declared before the results** (`tools/sync-study`): a seed collapsed when "
          f"its quality is below {decl['fraction']:g} x the control's median at the same P (above "
          f"the median / {decl['fraction']:g} for J_h; in the bandwidth table, SARSA against "
-         "best-first's median at the same B), marked **x!** in *seeds*, or when its final "
-         f"weights diverged: their norm above {decl['factor']:g} x the control's median norm, or "
+         "best-first's median at the same B), marked **x!** in *seeds*, or when its "
+         f"weights diverged: their largest norm over the run (the final one in tables before "
+         f"the diagnostics) above {decl['factor']:g} x the control's median, or "
          "not finite, marked **x~**. *collapsed* gives k of n with the exact (Clopper-Pearson) "
          "95 % interval of the collapse probability; *loss, others* the paired loss over the "
          "seeds that did not collapse. A cell with a mixed outcome (some seeds collapsed, not "
@@ -641,6 +698,13 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
         L += [f"Left out, fewer than {min_seeds} seeds so far: "
               + "; ".join(f"{g} P = {P} {label(st)}" for g, P, st in short) + ".", ""]
     L += findings(rows, groups)
+    curves = any(not math.isnan(r.get("auc", math.nan)) for runs in cells.values()
+                 for r in runs.values())
+    if curves:
+        # the second edition's sections: run length, the learning curve, the diagnostics
+        L += sync_sections.plateau(cells, groups, decl, figdir, rel)
+        L += sync_sections.curve_quality(rows, cells, groups)
+        L += sync_sections.diagnostics(rows, cells, figdir, rel)
     L += sensitivity(cells, groups, decl)
     mixed = [r for r in rows if 0 < len(r["collapsed"]) < r["n"] and r["n"] < 30]
     if mixed:
@@ -650,7 +714,8 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
                           f"({collapse_text(r)})" for r in mixed) + ".", ""]
     for g in [x for x in groups if any(r["group"] == x for r in rows)]:
         world, pol, metric, higher = groups[g]
-        qname = "harvest rate" if metric == "harvest" else "J_h"
+        qname = {"harvest": "harvest rate", "auc": "the area under the learning curve (the "
+                 "cumulative harvest rate over the run, normalised)"}.get(metric, "J_h")
         L += [f"## {g}", "",
               f"World `{world}`, {' '.join('`' + w + '`' for w in pol)}; quality: {qname} "
               f"({'higher' if higher else 'lower'} is better).", "",
@@ -726,6 +791,8 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
             L.append(f"* {r['group']}, P = {r['P']}, {label(r['setting'])}: "
                      f"{collapse_text(r)} ({'; '.join(why)})")
     L.append("")
+    if decl.get("design_runs"):
+        L += sync_sections.slurm_split(cells, decl)
     with open(output, "w") as f:
         f.write("\n".join(L))
     print(f"tools/sync-study: wrote {output} ({len(rows)} cells, {len(tested)} comparisons) and "

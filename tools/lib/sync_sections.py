@@ -1,0 +1,200 @@
+"""The second edition's sections of the synchronisation study's report (tools/sync-study report),
+from the results table alone: whether the runs are long enough (the control's learning curve
+flattened), quality as the learning curve (paired losses at fixed fractions of the run and of
+its area), the diagnostics against quality (the weights' divergence and the step per window
+against the loss, per seed) and how the design splits into Slurm arrays, with its estimated
+time.
+"""
+import math
+
+import numpy as np
+
+import matplotlib.pyplot as plt
+
+# the fractions of the run the curve table gives (the table holds the cumulative harvest rate
+# at every tenth: c10 ... c100)
+CURVE_AT = [20, 50, 80, 100]
+
+
+def _median(xs):
+    xs = [x for x in xs if not math.isnan(x)]
+    return float(np.median(xs)) if xs else math.nan
+
+
+def _label(s):
+    return s.replace("__", ", ").replace("_", " ")
+
+
+def plateau(cells, groups, decl, figdir, rel):
+    """The control's learning curve per group and P: its windowed harvest rate over the last
+    tenth of the run against the two tenths before (flattened when within the declared
+    fraction), and a figure of the control's curves."""
+    tol = decl.get("plateau", 0.1)
+    L = ["## Run length: the control's learning curve", "",
+         f"Declared: a run is long enough when the strict control's learning curve has "
+         f"flattened, its harvest rate over the last tenth of the run within {100 * tol:g} % of "
+         "the rate over the two tenths before (median over seeds; the design's runs are at "
+         "least 10 % of the world where the world allows it). *change* is that relative "
+         "difference; a group with a P not flattened needs longer runs before its losses "
+         "speak for the end of the learning.", "",
+         "| group | P | seeds | change (median) | flattened | harvest rate at 20 / 50 / 100 % |",
+         "|---|---|---|---|---|---|"]
+    figs = []
+    for g in groups:
+        ctrl = sorted((P, runs) for (gg, P, s), runs in cells.items()
+                      if gg == g and s == "control")
+        if not ctrl:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        for P, runs in ctrl:
+            ch = _median([r.get("plateau", math.nan) for r in runs.values()])
+            cur = [_median([r.get("c%d" % c, math.nan) for r in runs.values()])
+                   for c in range(10, 101, 10)]
+            flat = "-" if math.isnan(ch) else "yes" if ch <= tol else "**no**"
+            L.append(f"| {g} | {P} | {len(runs)} | {ch:.3f} | {flat} | "
+                     f"{cur[1]:.4f} / {cur[4]:.4f} / {cur[9]:.4f} |")
+            ax.plot(range(10, 101, 10), cur, marker="o", ms=3, label=f"P = {P}")
+        ax.set_xlabel("% of the run's fetches")
+        ax.set_ylabel("cumulative harvest rate (median)")
+        ax.set_title(f"{g}: the strict control's learning curve", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = f"{figdir}/{g}-curve.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        figs.append(f"![{g}: learning curve]({rel}/{g}-curve.png)")
+    return L + [""] + [x for f in figs for x in (f, "")]
+
+
+def curve_quality(rows, cells, groups):
+    """Per cell: the paired loss of the cumulative harvest rate at CURVE_AT % of the run and of
+    the area under the curve (the group's quality), and the collapses."""
+    L = ["## Quality along the learning curve", "",
+         "The paired loss (control minus setting, same P and seed; positive is worse) of the "
+         "cumulative harvest rate at " + ", ".join(f"{c} %" for c in CURVE_AT) +
+         " of the run, and of the area under the curve (*AUC*, the quality the verdicts use), "
+         "mean over seeds; *collapsed* as declared. A loss that shrinks along the run is a "
+         "slower start; one that grows is a learner that falls behind.", "",
+         "| group | P | setting | n | " + " | ".join(f"loss at {c} %" for c in CURVE_AT) +
+         " | loss of AUC | collapsed |", "|---" * (5 + len(CURVE_AT)) + "|---|"]
+    for r in rows:
+        if "loss" not in r:
+            continue
+        g, P, s = r["group"], r["P"], r["setting"]
+        ctrl, runs = cells.get((g, P, "control"), {}), cells[(g, P, s)]
+        keys = [k for k in sorted(runs) if k in ctrl]
+        at = []
+        for c in CURVE_AT:
+            d = [ctrl[k].get("c%d" % c, math.nan) - runs[k].get("c%d" % c, math.nan)
+                 for k in keys]
+            at.append(f"{np.mean(d):+.4f}" if d and not any(map(math.isnan, d)) else "-")
+        L.append(f"| {g} | {P} | {_label(s)} | {r['n']} | " + " | ".join(at) +
+                 f" | {r['loss']:+.4f} | {len(r['collapsed'])}/{r['n']} |")
+    return L + [""]
+
+
+def _diag_points(rows, cells):
+    """Per seed of every compared cell: (norm ratio, step per window, spread, loss, collapsed)."""
+    out = []
+    for r in rows:
+        if "loss" not in r:
+            continue
+        g, P, s = r["group"], r["P"], r["setting"]
+        ctrl, runs = cells.get((g, P, "control"), {}), cells[(g, P, s)]
+        c0 = _median([ctrl[k].get("wnorm_max", math.nan) for k in ctrl])
+        for k in sorted(runs):
+            if k not in ctrl:
+                continue
+            x = runs[k]
+            ratio = x.get("wnorm_max", math.nan) / c0 if c0 and c0 > 0 else math.nan
+            out.append((ratio, x.get("step_max", math.nan), x.get("spread_max", math.nan),
+                        ctrl[k]["q"] - x["q"], k in r["collapsed"], g))
+    return out
+
+
+def diagnostics(rows, cells, figdir, rel):
+    """The diagnostics against quality: per seed, the largest weights' norm over the run against
+    the control's, and the largest step per synchronisation window, against the paired loss;
+    and the step per window that separates the runs whose weights diverged from the others."""
+    pts = _diag_points(rows, cells)
+    L = ["## The diagnostics against quality", "",
+         "Every seed of every compared cell: its largest weights' norm over the run relative to "
+         "the control's median (the divergence criterion's measure), and its largest step per "
+         "synchronisation window (`/series/step`: alpha x K x B, / P under `average`), against "
+         "its paired loss; red: collapsed as declared. The prediction the design tests: runs "
+         "diverge only when the step per window exceeds a bound, which the `window` step rule "
+         "keeps at 0.01.", ""]
+    if not pts:
+        return L + ["No compared cells in this table.", ""]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    for ax, i, name in ((axes[0], 0, "largest weights' norm / control's"),
+                        (axes[1], 1, "largest step per window")):
+        xs = [p[i] for p in pts]
+        ys = [p[3] for p in pts]
+        cs = ["red" if p[4] else "C0" for p in pts]
+        ok = [j for j, x in enumerate(xs) if math.isfinite(x) and x > 0]
+        ax.scatter([xs[j] for j in ok], [ys[j] for j in ok], s=10, c=[cs[j] for j in ok])
+        ax.set_xscale("log")
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_xlabel(name)
+    axes[0].set_ylabel("paired loss of AUC")
+    fig.tight_layout()
+    fig.savefig(f"{figdir}/diagnostics.png", dpi=100)
+    plt.close(fig)
+    div = [p[1] for p in pts if p[4] and math.isfinite(p[1])]
+    ok = [p[1] for p in pts if not p[4] and math.isfinite(p[1])]
+    n_div = sum(1 for p in pts if p[4])
+    L += [f"![diagnostics against quality]({rel}/diagnostics.png)", ""]
+    if div and ok:
+        L.append(f"Collapsed seeds: {n_div} of {len(pts)}; their step per window from "
+                 f"{min(div):.4g} to {max(div):.4g}; the other seeds' from {min(ok):.4g} to "
+                 f"{max(ok):.4g}" + (f": every collapse lies above every healthy seed's step, a "
+                                     f"bound between {max(ok):.4g} and {min(div):.4g}."
+                                     if min(div) > max(ok) else
+                                     ": the step per window alone does not separate them."))
+    else:
+        L.append(f"Collapsed seeds: {n_div} of {len(pts)}: no bound on the step per window can "
+                 "be read from this table.")
+    return L + [""]
+
+
+def slurm_split(cells, decl):
+    """How the design splits into Slurm arrays (one per rank count, a task one run) and its
+    estimated time: the core-seconds per fetch measured in this table's runs (the time per tick
+    x P over the fetches per tick; at the same P when the table has it, else the median over
+    all), times the fetches of the design's runs."""
+    runs = decl.get("design_runs") or []
+    L = ["## The sweep as Slurm arrays", "",
+         "`tools/sync-study slurm -o DIR` writes one sweep spec per rank count and prints the "
+         "`slurm/submit sweep` commands: one job array per P, one task per run. The estimate "
+         "below multiplies the core-seconds per fetch measured in this table's runs (on this "
+         "machine, oversubscribed: indicative only) by the design's fetches; mixed cells add "
+         f"up to {decl.get('mixed_seeds', 30)} seeds. The cells beyond 64 ranks run on "
+         "simulated ranks (`tools/sync-study run --smpi`), each in one process; their "
+         "estimate assumes the simulation costs what the ranks' crawl costs.", ""]
+    per = {}
+    for runs_ in cells.values():
+        for r in runs_.values():
+            fpt = r["fetched"] / max(r["ticks"], 1)
+            if r["sec_per_tick"] > 0 and fpt > 0:
+                per.setdefault(r["P"], []).append(r["sec_per_tick"] * r["P"] / fpt)
+    every = [x for v in per.values() for x in v]
+    if not runs or not every:
+        return L + ["(no design runs or no timed runs to estimate from)", ""]
+    L += ["| array | tasks | ranks per task | core-s per fetch (measured at) | "
+          "core-hours | hours per task |", "|---|---|---|---|---|---|"]
+    tot = 0.0
+    tasks = 0
+    for P, sim in sorted({(p, sim) for p, _, sim in runs}):
+        mine = [w for p, w, s in runs if p == P and s == sim]
+        cs = float(np.median(per[P])) if P in per else float(np.median(every))
+        src = f"P = {P}" if P in per else "all P"
+        ch = cs * sum(mine) / 3600
+        tot += ch
+        tasks += len(mine)
+        # simulated ranks run in one process (SMPI): its hours are the core-hours
+        L.append(f"| sync-P{P}{' (SMPI, one process)' if sim else ''} | {len(mine)} | "
+                 f"{1 if sim else P} | {cs:.3g} ({src}) | {ch:.3g} | "
+                 f"{ch / len(mine) / (1 if sim else P):.3g} |")
+    L += ["", f"In all {tasks} tasks, about {tot:.3g} core-hours at this table's speed.", ""]
+    return L
