@@ -160,11 +160,12 @@ SS=$SRC/tools/sync-study
     fail "sync-study slurm/worlds: $(cat ss.txt)"
 out=$("$S/submit" sweep -n 2 --name sync-P2 ss/slurm/P2.txt "$SRC/jobs/sync-study.ini") || fail "submit sync-study: $out"
 st=$(swait "$(jobid sweep <<< "$out")")
-"$SS" collect ss --from "$R" >> ss.txt 2>&1 && "$SS" report ss --min-seeds 2 -o ss/report.md >> ss.txt 2>&1 ||
+"$SS" collect ss --from "$R" >> ss.txt 2>&1 &&
+    "$SS" report ss --tiny --seeds 2 --min-seeds 2 -o ss/report.md >> ss.txt 2>&1 ||
     fail "sync-study collect/report: $(cat ss.txt)"
-[ "$(grep -c COMPLETED <<< "$st")" = 4 ] && [ "$(ls ss/runs/sarsa/P2/*/seed-0[12].h5 | wc -l)" = 4 ] &&
-    grep -q '^| 2 | K=never | 2 |' ss/report.md &&
-    pass "sync-study: 4 array tasks COMPLETED, collected and reported" ||
+[ "$(grep -c COMPLETED <<< "$st")" = 14 ] && [ "$(ls ss/runs/*/P2/*/seed-0[12].h5 | wc -l)" = 14 ] &&
+    grep -q '^| 2 | K=4 | 2 |' ss/report.md &&
+    pass "sync-study: 14 array tasks COMPLETED, collected and reported" ||
     fail "sync-study on Slurm: $st; $(cat ss.txt)"
 printf 'crawl.sync_every 3\n' > badsweep.txt
 out=$("$S/submit" sweep -n 1 badsweep.txt "$SRC/jobs/sync-study.ini")
