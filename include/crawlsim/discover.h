@@ -73,6 +73,8 @@ typedef struct cs_discover_select {
     int64_t n;      /* out: picks proposed */
 } cs_discover_select;
 
+#define CS_WEIGHT_BLOCKS_MAX 4
+
 typedef struct cs_discover_ops {
     /* ---- capabilities: what the engine asks of a policy instead of comparing its name ---- */
     /* Nonzero when the policy values or learns from the relevance of pages: refused under
@@ -124,6 +126,11 @@ typedef struct cs_discover_ops {
     void (*observe)(void *st, const cs_discover_fetch *f, int64_t n, uint64_t tick);
     /* Local. The weights the engine averages over ranks, or NULL (n = 0). */
     double *(*weights)(void *st, int64_t *n);
+    /* May be NULL. The names of the equal, consecutive blocks the weights are made of (at
+     * most CS_WEIGHT_BLOCKS_MAX, NULL-terminated; TRES: its online and target networks): the
+     * learning diagnostics add each block's norm, spread and update (/series/weights_norm_BLOCK and
+     * the like). */
+    const char *const *weight_blocks;
     /* Local. Called after the weights changed from outside (averaging) or after observe. */
     void (*synced)(void *st);
     /*

@@ -577,6 +577,9 @@ static double *tres_weights(void *st, int64_t *n)
     return t->w;
 }
 
+/* The weights' blocks (tres_weights): the online network's parameters, then the target's. */
+static const char *const tres_networks[] = {"online", "target", NULL};
+
 static void tres_synced(void *st)
 {
     tres *t = st;
@@ -706,8 +709,8 @@ fail:
         .link = tres_link, .select = tres_select, .commit = tres_commit,                           \
         .begin_task = tres_begin_task, .counters = tres_counters, .replay_size = tres_replay_size, \
         .create = cr, .destroy = tres_destroy, .value = no_value, .stale = never_stale,            \
-        .observe = tres_observe, .weights = tres_weights, .synced = tres_synced,                   \
-        .epsilon = no_epsilon, .save = tres_save, .load = tres_load                                \
+        .observe = tres_observe, .weights = tres_weights, .weight_blocks = tres_networks,          \
+        .synced = tres_synced, .epsilon = no_epsilon, .save = tres_save, .load = tres_load         \
     }
 
 const cs_discover_ops cs_discover_tres_ops = TRES_OPS(tres_create, 1);

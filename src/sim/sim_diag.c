@@ -57,6 +57,16 @@ cs_err sim_diag_create(sim *s)
         rc = cs_alloc(ctx, &d->mean, (size_t)d->nw + 1, sizeof *d->mean, "diagnostics");
     if (rc == CS_OK && d->nw > 0)
         memcpy(d->w_sync, w, (size_t)d->nw * sizeof *w);
+    d->nb = 0;
+    while (d->nw > 0 && s->ops->weight_blocks != NULL && d->nb < CS_WEIGHT_BLOCKS_MAX &&
+           s->ops->weight_blocks[d->nb] != NULL)
+        d->nb++;
+    if (d->nb < 2 || d->nw % d->nb != 0)
+        d->nb = 0; /* one block: the whole weights' series say it */
+    for (int b = 0; b < d->nb; b++) {
+        d->bupdate[b] = (double)NAN;
+        d->bspread[b] = 0.0;
+    }
     return rc;
 }
 
@@ -67,6 +77,9 @@ void sim_diag_free(sim *s)
         free(d->v[i]);
     for (int i = 0; i < NDR; i++)
         free(d->rk[i]);
+    for (int i = 0; i < NDB; i++)
+        for (int b = 0; b < CS_WEIGHT_BLOCKS_MAX; b++)
+            free(d->bv[i][b]);
     free(d->w_sync);
     free(d->send);
     free(d->all);
@@ -85,6 +98,12 @@ cs_err sim_diag_reserve(sim *s, int64_t cap)
         if (p == NULL)
             return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the diagnostics");
         d->v[i] = p;
+    }
+    for (int i = 0; i < NDB * d->nb; i++) {
+        double *p = realloc(d->bv[i / d->nb][i % d->nb], (size_t)cap * sizeof *p);
+        if (p == NULL)
+            return cs_fail(s->ctx, CS_ERR_NOMEM, "out of memory for the diagnostics");
+        d->bv[i / d->nb][i % d->nb] = p;
     }
     for (int i = 0; i < NDR && per > 0; i++) {
         int64_t *p = realloc(d->rk[i], (size_t)cap * per * sizeof *p);
@@ -116,6 +135,13 @@ void sim_diag_synced(sim *s)
     for (int64_t i = 0; i < nw; i++) {
         const double u = w[i] - d->w_sync[i];
         q += u * u;
+    }
+    const int64_t bn = d->nb > 0 ? nw / d->nb : 0;
+    for (int b = 0; b < d->nb; b++) {
+        double qb = 0.0;
+        for (int64_t i = b * bn; i < (b + 1) * bn; i++)
+            qb += (w[i] - d->w_sync[i]) * (w[i] - d->w_sync[i]);
+        d->bupdate[b] = sqrt(qb);
     }
     d->update = sqrt(q);
     memcpy(d->w_sync, w, (size_t)nw * sizeof *w);
@@ -175,6 +201,13 @@ void sim_diag_averaged(sim *s, const double *all)
     const double sp = weight_stats(all, (size_t)d->nw, s->ctx->size, d->nw, d->mean, &norm);
     if (isnan(sp) || sp > d->spread)
         d->spread = isnan(d->spread) ? d->spread : sp;
+    const int64_t bn = d->nb > 0 ? d->nw / d->nb : 0;
+    for (int b = 0; b < d->nb; b++) {
+        const double x =
+            weight_stats(all + b * bn, (size_t)d->nw, s->ctx->size, bn, d->mean + b * bn, &norm);
+        if (isnan(x) || x > d->bspread[b])
+            d->bspread[b] = isnan(d->bspread[b]) ? d->bspread[b] : x;
+    }
     d->seconds += cs_now() - t0;
 }
 
@@ -191,6 +224,27 @@ static void qrange(const float *q, int64_t n, double *lo, double *hi)
     }
     *lo = (double)a;
     *hi = (double)b;
+}
+
+/* The record point's per-block values (rank 0's are the global ones; the others NaN), from the
+ * gathered rows of `row` values each, and the blocks' spreads since the last point reset. */
+static void diag_blocks(sim *s, int64_t at, int64_t row)
+{
+    sim_diag *d = &s->d;
+    const int64_t bn = d->nb > 0 ? d->nw / d->nb : 0;
+    for (int b = 0; b < d->nb; b++) {
+        double norm = (double)NAN, spread = (double)NAN;
+        if (s->ctx->rank == 0) {
+            spread =
+                weight_stats(d->all + DX_N + b * bn, (size_t)row, s->ctx->size, bn, d->mean, &norm);
+            if (isnan(d->bspread[b]) || d->bspread[b] > spread)
+                spread = isnan(spread) ? spread : d->bspread[b];
+        }
+        d->bspread[b] = 0.0;
+        d->bv[DB_WNORM][b][at] = norm;
+        d->bv[DB_SPREAD][b][at] = spread;
+        d->bv[DB_UPDATE][b][at] = d->bupdate[b];
+    }
 }
 
 void sim_diag_record(sim *s, int64_t at)
@@ -243,6 +297,7 @@ void sim_diag_record(sim *s, int64_t at)
         }
     }
     d->spread = 0.0;
+    diag_blocks(s, at, row);
     d->v[D_WNORM][at] = norm;
     d->v[D_SPREAD][at] = spread;
     d->v[D_UPDATE][at] = d->update;
@@ -270,6 +325,11 @@ cs_err sim_diag_write(sim *s, cs_results *r, int64_t n)
         snprintf(path, sizeof path, "series/%s", diag_name[i]);
         rc = cs_results_add(ctx, r, path, CS_RES_F64, n, 0, s->d.v[i]);
     }
+    for (int i = 0; i < NDB * s->d.nb && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "series/%s_%s", diag_name[i / s->d.nb],
+                 s->ops->weight_blocks[i % s->d.nb]);
+        rc = cs_results_add(ctx, r, path, CS_RES_F64, n, 0, s->d.bv[i / s->d.nb][i % s->d.nb]);
+    }
     for (int i = 0; i < NDR && rc == CS_OK && ctx->rank == 0; i++) { /* rank 0 holds them */
         snprintf(path, sizeof path, "ranks/series/%s", diag_rank_name[i]);
         rc = cs_results_add(ctx, r, path, CS_RES_I64, n, ctx->size, s->d.rk[i]);
@@ -289,6 +349,18 @@ cs_err sim_diag_save(sim *s, cs_ckpt *ck, int64_t n)
     for (int i = 0; i < ND; i++) {
         snprintf(name, sizeof name, "run/diag/%s", diag_name[i]);
         CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F64, n, d->v[i]));
+    }
+    if (d->nb > 0) {
+        double bst[2 * CS_WEIGHT_BLOCKS_MAX];
+        for (int b = 0; b < d->nb; b++) {
+            bst[b] = d->bupdate[b];
+            bst[d->nb + b] = d->bspread[b];
+        }
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/diag/blocks/state", CS_CK_F64, 2 * d->nb, bst));
+    }
+    for (int i = 0; i < NDB * d->nb; i++) {
+        snprintf(name, sizeof name, "run/diag/blocks/%s_%d", diag_name[i / d->nb], i % d->nb);
+        CS_TRY(ctx, cs_ckpt_put(ctx, ck, name, CS_CK_F64, n, d->bv[i / d->nb][i % d->nb]));
     }
     const int64_t m = ctx->rank == 0 ? n * ctx->size : 0;
     for (int i = 0; i < NDR; i++) {
@@ -316,6 +388,18 @@ cs_err sim_diag_load(sim *s, cs_ckpt *ck, int64_t n)
     for (int i = 0; i < ND; i++) {
         snprintf(name, sizeof name, "run/diag/%s", diag_name[i]);
         CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F64, n, d->v[i]));
+    }
+    if (d->nb > 0) {
+        double bst[2 * CS_WEIGHT_BLOCKS_MAX];
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/diag/blocks/state", CS_CK_F64, 2 * d->nb, bst));
+        for (int b = 0; b < d->nb; b++) {
+            d->bupdate[b] = bst[b];
+            d->bspread[b] = bst[d->nb + b];
+        }
+    }
+    for (int i = 0; i < NDB * d->nb; i++) {
+        snprintf(name, sizeof name, "run/diag/blocks/%s_%d", diag_name[i / d->nb], i % d->nb);
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_F64, n, d->bv[i / d->nb][i % d->nb]));
     }
     const int64_t m = ctx->rank == 0 ? n * ctx->size : 0;
     for (int i = 0; i < NDR; i++) {

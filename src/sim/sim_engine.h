@@ -272,6 +272,7 @@ struct cs_sim_world {
  * 0's are the global ones and are written), on rank 0 the per-rank counts [point][rank]. */
 enum diag_value { D_WNORM, D_SPREAD, D_UPDATE, D_STEP, D_QMIN, D_QMAX, ND };
 enum diag_rank { DR_FETCHED, DR_RELEVANT, DR_FRONTIER, DR_LEAVES, DR_REPLAY, NDR };
+enum diag_block { DB_WNORM, DB_SPREAD, DB_UPDATE, NDB };
 typedef struct sim_diag {
     double *v[ND];
     int64_t *rk[NDR];
@@ -285,6 +286,11 @@ typedef struct sim_diag {
     int64_t window;      /* fetches over all ranks since the last synchronisation */
     int synced;          /* the weights were synchronised in this tick */
     double seconds;      /* wall-clock time spent here (/timing/ranks/diagnostics) */
+    /* the weights' blocks (ops->weight_blocks; nb = 0 without): per block the norm, spread and
+     * update at each record point, and the spread and update as d->spread and d->update */
+    int nb;
+    double *bv[NDB][CS_WEIGHT_BLOCKS_MAX];
+    double bspread[CS_WEIGHT_BLOCKS_MAX], bupdate[CS_WEIGHT_BLOCKS_MAX];
 } sim_diag;
 
 typedef struct sim {

@@ -5,8 +5,9 @@
 # weight_sync = average) the spread is above 0; weights_norm at the last point is the norm of
 # /final/weights; the step of a window is alpha x the window's fetches (/ P when averaging), and
 # follows sarsa.step_rule (window: 0.01 per window; ranks: alpha x P when averaging); the
-# per-rank fetches add up to /final/fetched; TRES records its replay buffers; a restart from a
-# checkpoint gives the same diagnostics.
+# per-rank fetches add up to /final/fetched; TRES records its replay buffers and trees per rank
+# and each network's norm, spread and update; a restart from a checkpoint gives the same
+# diagnostics.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1
 PY=/usr/bin/python3
@@ -85,6 +86,16 @@ d('/ranks/series/relevant')[-1].sum() == d('/final/relevant')[0]" "$f: per-rank 
 done
 check tres.h5 "d('/ranks/series/replay')[-1].min() > 0 and 'step' not in f['/series'] and \
 np.isfinite(d('/series/weights_norm')[-1])" "tres: replay sizes per rank, networks' norm"
+# TRES's networks apart: the online and target networks' norms (the halves of /final/weights,
+# which together make weights_norm), spreads (the ranks learn apart under average) and updates
+check tres.h5 "d('/ranks/series/leaves').shape == d('/ranks/series/replay').shape and \
+d('/ranks/series/leaves')[-1].min() > 0" "tres: tree sizes (leaves) per rank"
+check tres.h5 "np.allclose(np.hypot(d('/series/weights_norm_online'), d('/series/weights_norm_target')), \
+d('/series/weights_norm'), rtol=1e-12) and np.isclose(d('/series/weights_norm_online')[-1], \
+np.linalg.norm(d('/final/weights')[:len(d('/final/weights')) // 2]), rtol=1e-12) and \
+np.nanmax(d('/series/weights_spread_online')) > 0 and \
+np.nanmax(d('/series/update_norm_online')) > 0" "tres: each network's norm, spread and update"
+check k4.h5 "'weights_norm_online' not in f['/series']" "sarsa: no per-network series"
 
 # a restart from the checkpoint the run left behind (tick 74 of 100) ends with its results
 CKA=(--set crawl.sync_every=4 --set run.checkpoint="$WORK/ck.h5" --set run.checkpoint_every=37)
@@ -95,5 +106,16 @@ if compare full.h5 restarted.h5; then
     pass "restart: the same diagnostics"
 else
     fail "restart: $(head -4 <<< "$compared")"
+fi
+# TRES's per-network diagnostics through a checkpoint (tick 13 of 30)
+CKT=(--set run.policy=tres --set crawl.weight_sync=average --set run.pages=600
+     --set run.checkpoint="$WORK/ckt.h5" --set run.checkpoint_every=13)
+crawl 2 tresfull.h5 "${CKT[@]}"
+run 2 -q run "$SRC/jobs/sync-study.ini" "${ARGS[@]}" "${CKT[@]}" --restart "$WORK/ckt.h5" \
+    -o tresrestarted.h5 > /dev/null 2> err.txt || fail "tres restart: $(cat err.txt)"
+if compare tresfull.h5 tresrestarted.h5; then
+    pass "tres restart: the same diagnostics, the networks' included"
+else
+    fail "tres restart: $(head -4 <<< "$compared")"
 fi
 finish
