@@ -160,6 +160,9 @@ grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && grep -q "^strong-wikispeedia-s
 [ $? = 2 ] && grep -q "unknown group" err.txt && pass "unknown group: exit 2" || fail "unknown group: $(cat err.txt)"
 "$SS" report empty > err.txt 2>&1
 [ $? = 1 ] && grep -q "no results files or table" err.txt && pass "no results: exit 1" || fail "no results: $(cat err.txt)"
+"$SS" run --tiny --smpi -o st --bin "$BIN" --smpi-bin nowhere/crawlsim > err.txt 2>&1
+[ $? = 2 ] && grep -q "no SMPI build's crawlsim at nowhere/crawlsim" err.txt &&
+    pass "run --smpi without the SMPI build: exit 2" || fail "run --smpi: $(cat err.txt)"
 "$SS" run --tiny > err.txt 2>&1
 [ $? = 2 ] && grep -q "needs -o DIR" err.txt && pass "run without -o: exit 2" || fail "run without -o: $(cat err.txt)"
 finish
