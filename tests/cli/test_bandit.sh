@@ -22,19 +22,17 @@ sum=$(tail -n +2 so1.csv | cut -d, -f2 | awk '{s += $1} END {printf "%.12f", s}'
 [ "$sum" = "1.000000000000" ] && pass "probabilities sum to the bandwidth" || fail "sum $sum"
 expect_exit 1 1 "bandwidth 5 is not in" schedule --policy static-opt --bandwidth 5 --input pages.csv -o x.csv
 
-# ---- freshness experiment: identical at 1 and 2 ranks, paper's order
-cat > fr.ini <<'INI'
-[bandit]
-experiment = freshness
-policies = static-opt, thompson, uniform, fgdqn
-runs = 4
-horizon = 1500
-INI
+# ---- freshness experiment, every policy crawlsim bandit --help lists (the registry's):
+# identical at 1 and 2 ranks, paper's order
+fresh=$("$BIN" bandit --help | sed -n 's/^  freshness: //p')
+[ "$(wc -w <<< "$fresh")" -ge 4 ] || fail "crawlsim bandit --help lists too few freshness policies: $fresh"
+printf '[bandit]\nexperiment = freshness\npolicies = %s\nruns = 4\nhorizon = 1500\n' \
+    "$(tr ' ' ',' <<< "$fresh")" > fr.ini
 run 1 bandit fr.ini -o fr1.h5 > fr.log || fail "bandit freshness"
 run 2 bandit fr.ini -o fr2.h5 > /dev/null || fail "bandit freshness at 2 ranks"
 compare fr1.h5 fr2.h5 && pass "results identical at 1 and 2 ranks" ||
     fail "results differ by rank count: $compared"
-for p in static-opt thompson uniform fgdqn; do
+for p in $fresh; do
     for d in running_mean running_ci95 moving_mean moving_ci95; do
         h5ls "fr1.h5/series/$p/$d" | grep -q "{1500}" || fail "missing /series/$p/$d"
     done

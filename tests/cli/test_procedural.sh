@@ -16,9 +16,9 @@
 # exchanged; and the options that need the graph before the crawl are refused with an error
 # naming gen.materialize: run.seed_pages = in-degree, crawl.visited = owned, a graph file; and
 # metis-sampled's bad sample sizes (negative, not a number) and a graph file.
-# With PROCEDURAL_FULL=1 (cli.test_procedural_full, label long) every policy (SARSA in each
-# mode, best-first, random, tres, tres-async, tree-random), [refresh] off and on, at 1, 2 and 4
-# ranks.
+# With PROCEDURAL_FULL=1 (cli.test_procedural_full, label long) every policy crawlsim help lists
+# (SARSA in each mode, the others as they are and in the strict setting), [refresh] off and on,
+# at 1, 2 and 4 ranks.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
     OMPI_MCA_btl=self,vader
@@ -55,14 +55,18 @@ if [ "$FULL" = 1 ]; then
         for rf in off on; do
             r=()
             [ "$rf" = off ] || r=("${refresh[@]}")
-            for mode in asynchronous synchronous moderated; do
-                same "$np" "sarsa $mode, refresh $rf" --set run.policy=sarsa \
-                    --set sarsa.mode="$mode" "${r[@]}"
-            done
-            for pol in best-first random; do
+            # every run.policy the binary lists (crawlsim help config run); SARSA in each mode,
+            # the others as they are and in the strict setting (the selecting policies'
+            # replicated state)
+            for pol in $(policies run); do
+                if [ "$pol" = sarsa ]; then
+                    for mode in asynchronous synchronous moderated; do
+                        same "$np" "sarsa $mode, refresh $rf" --set run.policy=sarsa \
+                            --set sarsa.mode="$mode" "${r[@]}"
+                    done
+                    continue
+                fi
                 same "$np" "$pol, refresh $rf" --set run.policy="$pol" "${r[@]}"
-            done
-            for pol in tres tres-async tree-random; do
                 same "$np" "$pol (strict), refresh $rf" --set run.policy="$pol" "${strict[@]}" \
                     "${r[@]}"
             done

@@ -16,7 +16,9 @@ common=(--set gen.pages=20000 --set run.policy=best-first --set crawl.bandwidth=
         --set refresh.sync_every=100 --set bandit.eps_steps=500)
 
 # 1. every policy, rate classes: identical on 1 and 2 ranks
-for pol in uniform static-opt thompson whittle fgdqn whittle-learn; do
+bandits=$(policies refresh | tr ' ' '\n' | sed -n 's/^bandit-//p') # as crawlsim help lists them
+[ "$(wc -w <<< "$bandits")" -ge 4 ] || fail "crawlsim help config refresh lists too few bandit-*: $bandits"
+for pol in $bandits; do
     for np in 1 2; do
         run "$np" -q run "${common[@]}" --set run.trace=true --set refresh.policy=bandit-$pol \
             -o "b_${pol}_$np.h5" 2> err.txt || fail "bandit-$pol np $np: $(cat err.txt)"

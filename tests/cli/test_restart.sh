@@ -123,13 +123,20 @@ restart_case sarsa-loose 500 300 --set run.policy=sarsa --set sarsa.mode=synchro
     --set crawl.budget=proportional --set run.tasks=2 --set run.trace=true --set run.record_every=5
 restart_case moderated-fixed 200 120 --set run.policy=sarsa --set sarsa.mode=moderated --set run.pages=10000 \
     --set crawl.bandwidth=50 --set crawl.budget=fixed --set crawl.frontier_capacity=3000
-restart_case best-first 200 120 --set run.policy=best-first --set run.pages=10000 --set crawl.bandwidth=50
-restart_case random 200 120 --set run.policy=random --set run.pages=10000 --set crawl.bandwidth=50
 kill_case tres 7 --set run.policy=tres --set run.pages=6000 --set crawl.bandwidth=20 \
     --set crawl.weight_sync=average
-for pol in tres-async tree-random; do
-    restart_case "$pol" 300 170 --set run.policy=$pol --set run.pages=6000 --set crawl.bandwidth=20 \
-        --set crawl.weight_sync=average
+# every other run.policy the binary lists (crawlsim help config run; sarsa and tres have their
+# cases around): the baselines on a larger world, the others in TRES's setting
+for pol in $(policies run); do
+    case $pol in
+        sarsa | tres) ;;
+        random | best-first)
+            restart_case "$pol" 200 120 --set run.policy="$pol" --set run.pages=10000 \
+                --set crawl.bandwidth=50 ;;
+        *)
+            restart_case "$pol" 300 170 --set run.policy="$pol" --set run.pages=6000 \
+                --set crawl.bandwidth=20 --set crawl.weight_sync=average ;;
+    esac
 done
 # (the strict setting's replicated TRES state, and SARSA's exact update sums with K > 1: the
 # updates since the last sync are part of the checkpoint, which lies between two syncs)

@@ -28,8 +28,13 @@ check_output() { # FILE R WHAT
             exit bad }' pages.csv "$1"
 }
 
-for pol in lambdacrawl lambdacrawl-incomplete lca binary-lambdacrawl binary-lambdacrawl-floor \
-    uniform change-rate; do
+# every policy the command knows (its refusal of a bad name lists them; static-opt, the DRL
+# paper's discrete-time optimum, in cli.test_bandit)
+pols=$("$BIN" schedule --policy '?' --bandwidth 1 --input pages.csv -o x.csv 2>&1 |
+    sed -n 's/.* is not one of \(.*\) (see .*/\1/p' | tr -d ',')
+[ "$(wc -w <<< "$pols")" -ge 5 ] || fail "crawlsim schedule lists too few policies: $pols"
+for pol in $pols; do
+    [ "$pol" != static-opt ] || continue
     what=poisson
     if [ "$pol" = lambdacrawl ] || [ "$pol" = lca ]; then what=obs; fi
     if run 1 schedule --policy "$pol" --bandwidth 400 --input pages.csv -o "out-$pol.csv" \

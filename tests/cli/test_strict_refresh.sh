@@ -21,11 +21,11 @@ export OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive OMPI_MCA_pml=ob1 \
 run 1 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1 -o web.h5 \
     > /dev/null 2>&1 || fail "gen"
 
-policies=(uniform change-rate adaptive lambdacrawl lambdacrawl-incomplete lca binary-lambdacrawl
-          binary-lambdacrawl-floor lambda-learn lambda-learn-lca lambda-learn-binary bandit-uniform
-          bandit-static-opt bandit-thompson bandit-whittle bandit-fgdqn bandit-whittle-learn)
-# every policy of the schema is here (a new one must be added); the refusal of a bad value lists
-# them all (crawlsim help config cuts long lists of choices)
+# every refresh.policy the binary lists (crawlsim help config refresh: the registry's), but none
+policies=()
+for p in $(policies refresh); do [ "$p" = none ] || policies+=("$p"); done
+[ "${#policies[@]}" -ge 10 ] || fail "crawlsim help config refresh lists too few policies: ${policies[*]}"
+# and the refusal of a bad value lists the same (the schema's choices)
 listed=$(run 1 run --set refresh.policy=? -o bad.h5 2>&1 | grep -oE 'none\|[a-z|-]+' | head -1 |
          tr '|' '\n' | grep -v '^none$' | sort)
 [ "$listed" = "$(printf '%s\n' "${policies[@]}" | sort)" ] &&
