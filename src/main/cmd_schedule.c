@@ -74,22 +74,27 @@ typedef struct sched_opts {
     cs_refresh_opts opts;
 } sched_opts;
 
-/* Checks --policy: static-opt or a policy of refresh.h, whose names the message lists. */
+/* Checks --policy: a policy of refresh.h, or a bandit policy whose schedule is the static
+ * optimisation of the DRL paper's Eq. 8 (its registry entry's input); the message lists both. */
 static cs_err parse_policy(cs_ctx *ctx, const cs_schedule_args *a, sched_opts *o)
 {
     if (a->policy == NULL)
         return main_usage(ctx, " schedule", "schedule needs --policy P");
-    o->static_opt = strcmp(a->policy, "static-opt") == 0;
+    const cs_bandit_ops *bo = cs_bandit_find(a->policy);
+    o->static_opt = bo != NULL && bo->input == CS_BANDIT_IN_STATIC_OPT;
     o->policy = CS_REFRESH_UNIFORM;
     if (o->static_opt || cs_refresh_policy_parse(a->policy, &o->policy) == CS_OK)
         return CS_OK;
     char names[512];
     size_t at = 0;
     for (int p = 0; p < CS_REFRESH_POLICY_COUNT_ && at < sizeof names; p++)
-        at += (size_t)snprintf(names + at, sizeof names - at, "%s, ",
+        at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
                                cs_refresh_policy_name((cs_refresh_policy)p));
-    return main_usage(ctx, " schedule", "--policy '%s' is not one of %sstatic-opt", a->policy,
-                      names);
+    for (int i = 0; cs_bandit_at(i) != NULL && at < sizeof names; i++)
+        if (cs_bandit_at(i)->input == CS_BANDIT_IN_STATIC_OPT)
+            at += (size_t)snprintf(names + at, sizeof names - at, ", %s",
+                                   cs_bandit_name(cs_bandit_at(i)));
+    return main_usage(ctx, " schedule", "--policy '%s' is not one of %s", a->policy, names);
 }
 
 /* Checks the command's options into o: the same argv on every rank, so these checks agree

@@ -146,23 +146,25 @@ else
     pass "every cs_err of comm.h and cs_agree is CS_NODISCARD"
 fi
 
-# a discovery policy is known in its file and its registry line only: no source compares a
-# run.policy name (the names of src/config/registry_discover.def) outside the registry
-# (src/discover/discover.c) and the schema that makes the choices from the list
+# a policy is known in its file and its registry line only: no source compares a policy's name
+# (run.policy, refresh.policy, bandit.policies: the names of src/config/registry_*.def, and
+# bandit-NAME) with a literal; the registries compare them with their tables' entries. (The
+# word "adaptive", a re-crawl policy's name, is also a value of refresh.fraction and
+# tres.max_per_host, which config.c parses.)
 named() {
     local names n
-    names=$(sed -n 's/^CS_DISCOVER_POLICY([a-z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' \
-        "$SRC/src/config/registry_discover.def")
-    [ -n "$names" ] || echo "no policy names in registry_discover.def"
+    names=$(sed -n 's/^CS_[A-Z]*_\(POLICY\|ONLY\)([a-z_0-9]*, *"\([a-z0-9-]*\)".*/\2/p' \
+        "$SRC"/src/config/registry_*.def | sort -u)
+    [ "$(wc -w <<< "$names")" -ge 20 ] || echo "too few policy names in registry_*.def: $names"
     for n in $names; do
-        grep -rnE "str(n)?cmp\([^;]*\"$n\"" "$1/src" --include=*.c --include=*.h |
-            grep -v "^$1/src/discover/discover.c:"
+        grep -rnE "str(n)?cmp\([^;]*\"(bandit-)?$n\"" "$1/src" --include=*.c --include=*.h |
+            grep -v "^$1/src/discover/discover.c:" | grep -vE "^$1/src/config/config.c:.*\"adaptive\""
     done
 }
 if named "$SRC" > named.txt; [ -s named.txt ]; then
-    fail "a discovery policy's name is compared outside its registry: $(cat named.txt)"
+    fail "a policy's name is compared outside its registry: $(cat named.txt)"
 else
-    pass "no discovery policy name is compared outside the registry"
+    pass "no policy name (discovery, re-crawl, bandit) is compared outside the registries"
 fi
 
 # the checks can fail: a copy with one planted violation of each kind
@@ -178,9 +180,15 @@ sed -i 's/^CS_API CS_NODISCARD cs_err cs_comm_sum_fix(/CS_API cs_err cs_comm_sum
     planted/include/crawlsim/comm.h
 printf 'static int f(const char *p) { return strcmp(p, "tree-random") == 0; }\n' \
     >> planted/src/sim/sim_world.c
+printf 'static int g(const char *p) { return strcmp(p, "bandit-thompson") == 0; }\n' \
+    >> planted/src/sim/sim_world.c
+printf 'static int h(const char *p) { return strcmp(p, "static-opt") == 0; }\n' \
+    >> planted/src/main/cmd_schedule.c
 named planted > named-planted.txt
-grep -q 'sim_world.c.*tree-random' named-planted.txt && pass "a planted policy-name comparison is found" ||
-    fail "a strcmp on a policy name outside the registry is missed: $(cat named-planted.txt)"
+for want in 'sim_world.c.*tree-random' 'sim_world.c.*bandit-thompson' 'cmd_schedule.c.*static-opt'; do
+    grep -q "$want" named-planted.txt && pass "a planted policy-name comparison is found: $want" ||
+        fail "a strcmp on a policy name outside the registry is missed: $want ($(cat named-planted.txt))"
+done
 nodiscard planted > discard-planted.txt
 [ -s discard-planted.txt ] && pass "a planted discardable cs_err is found" ||
     fail "a cs_err of comm.h without CS_NODISCARD is missed"
