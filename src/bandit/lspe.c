@@ -206,24 +206,24 @@ const double *cs_lspe_activity(const cs_lspe *l)
     return l->f;
 }
 
-double cs_lspe_step(cs_lspe *l, uint8_t *active)
+/* The tick's activity decisions (Sec. III relaxation) from the thresholds, into l->nu (and
+ * active[] unless NULL), the next state into l->y; *xsum: the sum of the scaled state. Returns
+ * the tick's reward. */
+static double lspe_decide(cs_lspe *l, uint8_t *active, double *xsum)
 {
     const cs_lspe_config *c = &l->c;
-    const int64_t N = l->N, L = l->L, n = l->n;
+    const int64_t N = l->N;
     const double s = l->s;
-    const double *u = l->u, *alpha = l->alpha;
-    double *x = l->x, *y = l->y, *xs = l->xs, *ys = l->ys, *f = l->f, *nu = l->nu, *q = l->q;
-    double *phi = l->phi, *phi1 = l->phi1, *r = l->r, *bv = l->bv, *t1 = l->t1, *t2 = l->t2;
-    double *B = l->B, *Binv = l->Binv, *A = l->A, *M = l->M;
-    double xsum = 0.0;
+    const double *u = l->u, *alpha = l->alpha, *x = l->x, *q = l->q;
+    double *y = l->y, *xs = l->xs, *ys = l->ys, *f = l->f, *nu = l->nu;
+    *xsum = 0.0;
     for (int64_t i = 0; i < N; i++) {
         xs[i] = x[i] / s;
-        xsum += xs[i];
+        *xsum += xs[i];
     }
-    /* activity decisions (Sec. III relaxation) and the tick's reward */
     double R = 0.0;
     for (int64_t i = 0; i < N; i++) {
-        const double S = xsum - xs[i];
+        const double S = *xsum - xs[i];
         const double lo = u[i] / s, hi = u[i] / (1.0 - alpha[i]) / s;
         const double T = clampd(q[3 * i] + q[3 * i + 1] * S + q[3 * i + 2] * S * S, lo, hi);
         const double z = c->kappa * (x[i] - T * s - 0.5);
@@ -236,11 +236,17 @@ double cs_lspe_step(cs_lspe *l, uint8_t *active)
         y[i] = nu[i] > 0.0 ? u[i] : alpha[i] * x[i] + u[i];
         ys[i] = y[i] / s;
     }
-    features(c->features, N, xs, phi);
-    features(c->features, N, ys, phi1);
-    const double bn = c->b_c / pow(ceil((double)(n + 1) / c->b_period), 2.0 / 3.0);
-    const double an = c->a_c / ceil((double)(n + 1) / c->a_period);
-    /* fast time scale: LSPE(0) statistics */
+    return R;
+}
+
+/* The fast time scale's LSPE(0) statistics with step bn and the tick's reward R: the average
+ * reward, B, A and b, and B's inverse by Sherman-Morrison when that is the method. */
+static void lspe_statistics(cs_lspe *l, double R, double bn)
+{
+    const int64_t L = l->L;
+    const double s = l->s;
+    const double *phi = l->phi, *phi1 = l->phi1;
+    double *B = l->B, *A = l->A, *bv = l->bv, *Binv = l->Binv, *t1 = l->t1;
     l->eta += bn * (R / s - l->eta);
     for (int64_t i = 0; i < L; i++) {
         for (int64_t j = 0; j < L; j++) {
@@ -249,22 +255,31 @@ double cs_lspe_step(cs_lspe *l, uint8_t *active)
         }
         bv[i] += bn * (phi[i] * (R / s - l->eta) - bv[i]);
     }
-    if (c->inverse == CS_LSPE_SHERMAN_MORRISON) {
-        /* B_n = (1-b) B_{n-1} + b phi phi^T: inverse by Sherman-Morrison */
-        const double g = bn / (1.0 - bn);
-        double den = 1.0;
-        for (int64_t i = 0; i < L; i++) {
-            double v = 0.0;
-            for (int64_t j = 0; j < L; j++)
-                v += Binv[i * L + j] * phi[j];
-            t1[i] = v; /* Binv phi (Binv symmetric) */
-            den += g * phi[i] * v;
-        }
-        for (int64_t i = 0; i < L; i++)
-            for (int64_t j = 0; j < L; j++)
-                Binv[i * L + j] = (Binv[i * L + j] - g * t1[i] * t1[j] / den) / (1.0 - bn);
+    if (l->c.inverse != CS_LSPE_SHERMAN_MORRISON)
+        return;
+    /* B_n = (1-b) B_{n-1} + b phi phi^T: inverse by Sherman-Morrison */
+    const double g = bn / (1.0 - bn);
+    double den = 1.0;
+    for (int64_t i = 0; i < L; i++) {
+        double v = 0.0;
+        for (int64_t j = 0; j < L; j++)
+            v += Binv[i * L + j] * phi[j];
+        t1[i] = v; /* Binv phi (Binv symmetric) */
+        den += g * phi[i] * v;
     }
-    /* r += gamma Binv (A r + b) */
+    for (int64_t i = 0; i < L; i++)
+        for (int64_t j = 0; j < L; j++)
+            Binv[i * L + j] = (Binv[i * L + j] - g * t1[i] * t1[j] / den) / (1.0 - bn);
+}
+
+/* The LSPE(0) step of the weights: r += gamma Binv (A r + b), Binv by Sherman-Morrison or a
+ * regularised least-squares solve (B^T B + delta I) by Cholesky; skipped when that fails. */
+static void lspe_weights(cs_lspe *l)
+{
+    const cs_lspe_config *c = &l->c;
+    const int64_t L = l->L;
+    const double *B = l->B, *Binv = l->Binv, *A = l->A, *bv = l->bv;
+    double *r = l->r, *t1 = l->t1, *t2 = l->t2, *M = l->M;
     for (int64_t i = 0; i < L; i++) {
         double v = bv[i];
         for (int64_t j = 0; j < L; j++)
@@ -298,7 +313,17 @@ double cs_lspe_step(cs_lspe *l, uint8_t *active)
         for (int64_t i = 0; i < L; i++)
             if (isfinite(t2[i]))
                 r[i] += c->gamma * t2[i];
-    /* slow time scale: thresholds by the likelihood-ratio gradient (7)-(9) */
+}
+
+/* The slow time scale, step an: the thresholds by the likelihood-ratio gradient (7)-(9). */
+static void lspe_thresholds(cs_lspe *l, double xsum, double an)
+{
+    const cs_lspe_config *c = &l->c;
+    const int64_t N = l->N, L = l->L;
+    const double s = l->s;
+    const double *u = l->u, *alpha = l->alpha, *xs = l->xs, *f = l->f, *nu = l->nu;
+    const double *r = l->r, *phi1 = l->phi1;
+    double *q = l->q;
     double V = 0.0;
     for (int64_t j = 0; j < L; j++)
         V += r[j] * phi1[j];
@@ -314,7 +339,22 @@ double cs_lspe_step(cs_lspe *l, uint8_t *active)
         q[3 * i + 1] = clampd(q[3 * i + 1] + step * S, -10.0, 10.0);
         q[3 * i + 2] = clampd(q[3 * i + 2] + step * S * S, -10.0, 10.0);
     }
-    memcpy(x, y, (size_t)N * sizeof *x);
+}
+
+double cs_lspe_step(cs_lspe *l, uint8_t *active)
+{
+    const cs_lspe_config *c = &l->c;
+    const int64_t n = l->n;
+    double xsum;
+    const double R = lspe_decide(l, active, &xsum);
+    features(c->features, l->N, l->xs, l->phi);
+    features(c->features, l->N, l->ys, l->phi1);
+    const double bn = c->b_c / pow(ceil((double)(n + 1) / c->b_period), 2.0 / 3.0);
+    const double an = c->a_c / ceil((double)(n + 1) / c->a_period);
+    lspe_statistics(l, R, bn);
+    lspe_weights(l);
+    lspe_thresholds(l, xsum, an);
+    memcpy(l->x, l->y, (size_t)l->N * sizeof *l->x);
     l->n++;
     return R;
 }
