@@ -420,42 +420,53 @@ static int qent_id_cmp(const void *x, const void *y)
     return a->id < c->id ? -1 : a->id > c->id;
 }
 
-static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
+/* Step 1 of a slot: the members that (re)joined since the last slot enter their groups'
+ * FIFOs, in (group, time, id) order. Local: the caller agrees on the code. */
+static cs_err join_pending(cs_ctx *ctx, bandit *b)
 {
-    bandit *b = st;
     cs_err rc = CS_OK;
-    /* 1. members that (re)joined since the last slot, in (group, time, id) order */
     qsort(b->pd, b->npd, sizeof *b->pd, pend_cmp);
     for (size_t j = 0; j < b->npd && rc == CS_OK; j++)
         if (!ring_push_back(&b->q[b->pd[j].k], &b->pd[j].q))
             rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the bandit groups");
     b->npd = 0;
-    CS_TRY_AGREE(ctx, rc);
-    /* 2. the slot's budget and the replicated allocation */
+    return rc;
+}
+
+/* Step 2: the slot's budget (the bandwidth's whole crawls, the fraction carried over) and the
+ * policy's replicated choice among the groups with members. Collective. */
+static cs_err choose_groups(cs_ctx *ctx, cs_recrawl *r, bandit *b)
+{
     b->carry += r->cfg.bandwidth * b->slot;
     int64_t n = (int64_t)floor(b->carry);
     b->carry -= (double)n;
-    int64_t E = 0, nchosen = 0;
+    int64_t E = 0;
     for (int64_t k = 0; k < b->K; k++)
         if (b->cnt[k] > 0)
             b->elig[E++] = k;
     cs_rng rng;
     cs_rng_init(&rng, r->cfg.seed, CS_RNG_BANDIT, CS_BANDIT_ID_RECRAWL + b->ops->stream,
                 (uint64_t)cs_bandit_slots(b->pol));
-    CS_TRY_AGREE(ctx, cs_bandit_choose(ctx, b->pol, &rng, b->elig, E, n));
-    const int64_t *alloc = cs_bandit_alloc(b->pol);
-    const int64_t *chosen = cs_bandit_chosen(b->pol, &nchosen);
-    /* 3. this rank's candidates: per chosen group its alloc oldest live members */
+    return cs_agree(ctx, cs_bandit_choose(ctx, b->pol, &rng, b->elig, E, n));
+}
+
+/* Step 3: this rank's candidates, per chosen group its alloc oldest live members (b->mine, their
+ * queue entries in b->mine_q; *m of them). Collective (the growth is agreed). */
+static cs_err take_candidates(cs_ctx *ctx, cs_recrawl *r, bandit *b, const int64_t *alloc,
+                              const int64_t *chosen, int64_t nchosen, int64_t *m)
+{
     int64_t nm = 0;
     for (int64_t c = 0; c < nchosen; c++)
         nm += alloc[chosen[c]];
-    rc = cs_grow(ctx, &b->mine, &b->mine_cap, (size_t)nm + 1, sizeof *b->mine, "bandit");
+    cs_err rc = cs_grow(ctx, &b->mine, &b->mine_cap, (size_t)nm + 1, sizeof *b->mine, "bandit");
     if (rc == CS_OK)
         rc = cs_grow(ctx, &b->mine_q, &b->mine_q_cap, (size_t)nm + 1, sizeof *b->mine_q, "bandit");
     if (rc == CS_OK)
         rc = cs_grow(ctx, &b->back, &b->back_cap, (size_t)nm + 1, sizeof *b->back, "bandit");
-    CS_TRY_AGREE(ctx, rc);
-    int64_t m = 0;
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK)
+        return rc;
+    *m = 0;
     for (int64_t c = 0; c < nchosen; c++) {
         const int64_t k = chosen[c];
         ring *g = &b->q[k];
@@ -464,23 +475,44 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
             qent e = ring_pop_front(g);
             if (!(r->t_last[e.li] == e.t)) /* a stale entry: the page was crawled since */
                 continue;
-            b->mine[m].k = (int32_t)k;
-            b->mine[m].id = e.id;
-            b->mine[m].t = e.t;
-            b->mine_q[m++] = e;
+            b->mine[*m].k = (int32_t)k;
+            b->mine[*m].id = e.id;
+            b->mine[*m].t = e.t;
+            b->mine_q[(*m)++] = e;
             got++;
         }
     }
-    /* 4. every rank's candidates; the same winners everywhere */
-    int64_t na = 0;
-    CS_TRY(ctx, cs_comm_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap, b->rc_cnt,
-                                  b->rc_dsp, &na));
-    qsort(b->all, (size_t)na, sizeof *b->all, cand_cmp);
-    /* my candidates by id, to find my winners; the outcomes per chosen group */
-    int64_t *slot_of = NULL;
+    return CS_OK;
+}
+
+/* The candidates not taken (taken[j] == 0 for b->mine_q[j], m of them) go back to the fronts of
+ * their FIFOs: pushed in decreasing (group, time, id) order, each front stays sorted. Local. */
+static cs_err put_back(cs_ctx *ctx, bandit *b, const int64_t *taken, int64_t m)
+{
+    cs_err rc = CS_OK;
+    int64_t nb = 0;
+    for (int64_t j = 0; j < m; j++)
+        if (!taken[j]) {
+            b->back[nb].k = b->grp[b->mine_q[j].li];
+            b->back[nb++].q = b->mine_q[j];
+        }
+    qsort(b->back, (size_t)nb, sizeof *b->back, pend_cmp);
+    for (int64_t j = nb - 1; j >= 0 && rc == CS_OK; j--)
+        if (!ring_push_front(&b->q[b->back[j].k], &b->back[j].q))
+            rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the bandit groups");
+    return rc;
+}
+
+/* Step 4: from every rank's candidates sorted (b->all, na), each chosen group's first alloc win
+ * everywhere; this rank crawls its winners (of its m candidates) at time t, counts their
+ * outcomes per chosen group (b->osum, b->omu) and puts the others back. Collective. */
+static cs_err crawl_winners(cs_ctx *ctx, cs_recrawl *r, bandit *b, double t, const int64_t *alloc,
+                            const int64_t *chosen, int64_t nchosen, int64_t m, int64_t na)
+{
+    int64_t *taken = NULL;
     const size_t nc = (size_t)nchosen, w = 2 + CS_XSUM_LIMBS;
     qsort(b->mine_q, (size_t)m, sizeof *b->mine_q, qent_id_cmp);
-    rc = cs_calloc(ctx, &slot_of, (size_t)m + 1, sizeof *slot_of, "bandit");
+    cs_err rc = cs_calloc(ctx, &taken, (size_t)m + 1, sizeof *taken, "bandit");
     if (rc == CS_OK)
         rc = cs_grow(ctx, &b->omu, &b->omu_cap, nc + 1, sizeof *b->omu, "bandit outcomes");
     if (rc == CS_OK)
@@ -503,7 +535,7 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         qent *hit = bsearch(&key, b->mine_q, (size_t)m, sizeof *b->mine_q, qent_id_cmp);
         if (hit == NULL)
             continue;
-        slot_of[hit - b->mine_q] = 1; /* taken */
+        taken[hit - b->mine_q] = 1;
         uint32_t ch = 0;
         rc = recrawl_crawl_now(r, hit->li, t, &ch);
         const int64_t c = b->cpos[k];
@@ -512,23 +544,20 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         if (ch > 0)
             cs_xsum_add(&b->omu[c], r->pg.mu[hit->li]);
     }
-    /* the candidates not taken go back to the fronts of their FIFOs: pushed in decreasing
-     * (group, time, id) order, each front stays sorted */
-    int64_t nb = 0;
-    for (int64_t j = 0; j < m; j++)
-        if (!slot_of[j]) {
-            b->back[nb].k = b->grp[b->mine_q[j].li];
-            b->back[nb++].q = b->mine_q[j];
-        }
-    qsort(b->back, (size_t)nb, sizeof *b->back, pend_cmp);
-    for (int64_t j = nb - 1; j >= 0 && rc == CS_OK; j--)
-        if (!ring_push_front(&b->q[b->back[j].k], &b->back[j].q))
-            rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory for the bandit groups");
-    free(slot_of);
+    if (rc == CS_OK)
+        rc = put_back(ctx, b, taken, m);
     CS_TRY_AGREE(ctx, rc);
-    /* 5. outcomes over all ranks, per chosen group: integer counts and exact sums of mu (a
-     * floating-point sum over ranks would depend on the rank count, and FG-DQN learns from it),
-     * packed into one allreduce */
+fail:
+    free(taken);
+    return rc;
+}
+
+/* Step 5: the outcomes over all ranks, per chosen group: integer counts and exact sums of mu (a
+ * floating-point sum over ranks would depend on the rank count, and FG-DQN learns from it),
+ * packed into one allreduce, given to the policy. Collective. */
+static void report_outcomes(cs_ctx *ctx, bandit *b, const int64_t *chosen, int64_t nchosen)
+{
+    const size_t nc = (size_t)nchosen, w = 2 + CS_XSUM_LIMBS;
     int64_t *ob = b->osum, *og = b->osum + w * nc;
     for (size_t c = 0; c < nc; c++) {
         cs_xsum_norm(&b->omu[c]); /* limbs below 2^32: no sum over ranks overflows */
@@ -542,6 +571,24 @@ static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
         memcpy(s.limb, og + w * c + 2, sizeof s.limb);
         cs_bandit_outcome(b->pol, chosen[c], crawled, changed, cs_xsum_value(&s));
     }
+}
+
+static cs_err bandit_slot(cs_ctx *ctx, cs_recrawl *r, void *st, double t)
+{
+    bandit *b = st;
+    cs_err rc;
+    int64_t nchosen = 0, m = 0, na = 0;
+    CS_TRY_AGREE(ctx, join_pending(ctx, b));
+    CS_TRY(ctx, choose_groups(ctx, r, b));
+    const int64_t *alloc = cs_bandit_alloc(b->pol);
+    const int64_t *chosen = cs_bandit_chosen(b->pol, &nchosen);
+    CS_TRY(ctx, take_candidates(ctx, r, b, alloc, chosen, nchosen, &m));
+    /* every rank's candidates; the same winners everywhere */
+    CS_TRY(ctx, cs_comm_allgather(ctx, b->mine, m, sizeof *b->mine, &b->all, &b->all_cap, b->rc_cnt,
+                                  b->rc_dsp, &na));
+    qsort(b->all, (size_t)na, sizeof *b->all, cand_cmp);
+    CS_TRY(ctx, crawl_winners(ctx, r, b, t, alloc, chosen, nchosen, m, na));
+    report_outcomes(ctx, b, chosen, nchosen);
     cs_bandit_end_slot(b->pol);
 fail:
     return rc;
