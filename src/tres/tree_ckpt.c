@@ -118,31 +118,31 @@ fail:
     return rc;
 }
 
-cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
+/* Checks a saved tree's state (sc, TS_N values) against this tree's configuration (d features).
+ * Local. */
+static cs_err check_state(cs_ctx *ctx, const cs_ckpt *ck, const char *prefix, int d,
+                          const int64_t *sc)
 {
-    cs_err rc = CS_OK;
-    char nm[256];
-    const int d = t->c.d;
-    leaf_rec *lr = NULL;
-    float *fx = NULL, *ex = NULL, *er = NULL;
-    uint64_t *fid = NULL;
-    int64_t sc[TS_N], n = 0, nf = 0, ne = 0;
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "state"), CS_CK_I64,
-                                  TS_N, sc));
     const uint64_t mapcap = (uint64_t)sc[TS_MAPCAP];
     if (sc[TS_D] != d || sc[TS_NODES] < 1 || sc[TS_LEAVES] < 1 || sc[TS_NONEMPTY] < 0 ||
         sc[TS_NONEMPTY] > sc[TS_LEAVES] || sc[TS_NODES] > INT32_MAX || sc[TS_LEAVES] > INT32_MAX ||
         mapcap < MAP_MIN || (mapcap & (mapcap - 1)) != 0)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s of another configuration",
-                     cs_ckpt_path(ck), prefix);
-    CS_TRY_AGREE(ctx, rc);
-    /* the fresh tree's arrays, sized for the saved one */
+        return cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s of another configuration",
+                       cs_ckpt_path(ck), prefix);
+    return CS_OK;
+}
+
+/* Frees the fresh tree's leaves and sizes its arrays for the saved one (state sc). Collective
+ * (the allocations are agreed). */
+static cs_err resize_for(cs_ctx *ctx, cs_tree *t, const int64_t *sc)
+{
+    const uint64_t mapcap = (uint64_t)sc[TS_MAPCAP];
     for (int64_t i = 0; i < t->n_leaves; i++)
         tree_leaf_free(&t->leaves[i]);
     const int64_t cn = sc[TS_NODES] > 64 ? sc[TS_NODES] : 64;
     const int64_t cl = sc[TS_LEAVES] > 64 ? sc[TS_LEAVES] : 64;
     t->n_leaves = 0;
-    rc = tree_resize(ctx, &t->nodes, (size_t)cn, sizeof *t->nodes, "tree nodes");
+    cs_err rc = tree_resize(ctx, &t->nodes, (size_t)cn, sizeof *t->nodes, "tree nodes");
     if (rc == CS_OK)
         rc = tree_resize(ctx, &t->leaves, (size_t)cl, sizeof *t->leaves, "leaves");
     if (rc == CS_OK)
@@ -157,10 +157,91 @@ cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
             t->map_mask = mapcap - 1;
         }
     }
-    CS_TRY_AGREE(ctx, rc);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK)
+        return rc;
     t->cap_nodes = cn;
     t->cap_leaves = t->cap_nonempty = cl;
     memset(t->leaves, 0, (size_t)cl * sizeof *t->leaves);
+    return CS_OK;
+}
+
+/* The saved leaves' contents: the leaf table lr (t->n_leaves entries) and their frontier (fx,
+ * fid: nf entries in all) and experience (ex, er: ne) in leaf order. */
+typedef struct saved_leaves {
+    const leaf_rec *lr;
+    const float *fx, *ex, *er;
+    const uint64_t *fid;
+    int64_t nf, ne;
+} saved_leaves;
+
+/* Restores t's leaves from s, each checked against the saved entries. Local. */
+static cs_err load_leaves(cs_ctx *ctx, cs_tree *t, const cs_ckpt *ck, const char *prefix,
+                          const saved_leaves *s)
+{
+    const int d = t->c.d;
+    const leaf_rec *lr = s->lr;
+    int64_t af = 0, ae = 0;
+    cs_err rc = CS_OK;
+    for (int64_t i = 0; i < t->n_leaves; i++) {
+        leaf *L = &t->leaves[i];
+        L->node = lr[i].node;
+        L->depth = lr[i].depth;
+        L->ne_pos = lr[i].ne_pos;
+        L->rmin = lr[i].rmin;
+        L->rmax = lr[i].rmax;
+        if (lr[i].nf < 0 || lr[i].ne < 0 || af + lr[i].nf > s->nf || ae + lr[i].ne > s->ne)
+            return cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s: bad leaf %lld",
+                           cs_ckpt_path(ck), prefix, (long long)i);
+        if (lr[i].nf > 0)
+            rc = tree_frontier_reserve(ctx, t, L, lr[i].nf);
+        if (rc == CS_OK && lr[i].ne > 0)
+            rc = tree_experience_reserve(ctx, t, L, lr[i].ne);
+        if (rc != CS_OK)
+            return rc;
+        L->nf = lr[i].nf;
+        L->ne = lr[i].ne;
+        if (L->nf > 0) {
+            memcpy(L->fx, s->fx + af * d, (size_t)(L->nf * d) * sizeof *s->fx);
+            memcpy(L->fid, s->fid + af, (size_t)L->nf * sizeof *s->fid);
+        }
+        if (L->ne > 0) {
+            memcpy(L->ex, s->ex + ae * d, (size_t)(L->ne * d) * sizeof *s->ex);
+            memcpy(L->er, s->er + ae, (size_t)L->ne * sizeof *s->er);
+        }
+        af += L->nf;
+        ae += L->ne;
+    }
+    return CS_OK;
+}
+
+/* The saved counters of the state sc. */
+static void restore_counters(cs_tree *t, const int64_t *sc)
+{
+    t->live_leaves = sc[TS_LIVE];
+    t->splits = sc[TS_SPLITS];
+    t->map_count = sc[TS_MAPCOUNT];
+    t->n_frontier = sc[TS_NFRONT];
+    t->n_experience = sc[TS_NEXP];
+    t->calls = (uint64_t)sc[TS_CALLS];
+    t->picks = sc[TS_PICKS];
+    t->q_evals_last = sc[TS_QLAST];
+    t->q_evals_total = sc[TS_QTOTAL];
+}
+
+cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
+{
+    cs_err rc = CS_OK;
+    char nm[256];
+    leaf_rec *lr = NULL;
+    float *fx = NULL, *ex = NULL, *er = NULL;
+    uint64_t *fid = NULL;
+    int64_t sc[TS_N], n = 0, nf = 0, ne = 0;
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "state"), CS_CK_I64,
+                                  TS_N, sc));
+    CS_TRY_AGREE(ctx, check_state(ctx, ck, prefix, t->c.d, sc));
+    CS_TRY(ctx, resize_for(ctx, t, sc));
+    const uint64_t mapcap = (uint64_t)sc[TS_MAPCAP];
     t->n_nodes = sc[TS_NODES];
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "nodes"),
                                   CS_CK_BYTES, t->n_nodes * (int64_t)sizeof(node), t->nodes));
@@ -179,53 +260,14 @@ cs_err cs_tree_load(cs_ctx *ctx, cs_tree *t, cs_ckpt *ck, const char *prefix)
     CS_TRY(ctx,
            cs_ckpt_get(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "er"), CS_CK_F32, &ne, &er));
     t->n_leaves = sc[TS_LEAVES];
-    int64_t af = 0, ae = 0;
-    for (int64_t i = 0; i < t->n_leaves && rc == CS_OK; i++) {
-        leaf *L = &t->leaves[i];
-        L->node = lr[i].node;
-        L->depth = lr[i].depth;
-        L->ne_pos = lr[i].ne_pos;
-        L->rmin = lr[i].rmin;
-        L->rmax = lr[i].rmax;
-        if (lr[i].nf < 0 || lr[i].ne < 0 || af + lr[i].nf > nf || ae + lr[i].ne > ne) {
-            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: tree %s: bad leaf %lld",
-                         cs_ckpt_path(ck), prefix, (long long)i);
-            break;
-        }
-        if (lr[i].nf > 0)
-            rc = tree_frontier_reserve(ctx, t, L, lr[i].nf);
-        if (rc == CS_OK && lr[i].ne > 0)
-            rc = tree_experience_reserve(ctx, t, L, lr[i].ne);
-        if (rc != CS_OK)
-            break;
-        L->nf = lr[i].nf;
-        L->ne = lr[i].ne;
-        if (L->nf > 0) {
-            memcpy(L->fx, fx + af * d, (size_t)(L->nf * d) * sizeof *fx);
-            memcpy(L->fid, fid + af, (size_t)L->nf * sizeof *fid);
-        }
-        if (L->ne > 0) {
-            memcpy(L->ex, ex + ae * d, (size_t)(L->ne * d) * sizeof *ex);
-            memcpy(L->er, er + ae, (size_t)L->ne * sizeof *er);
-        }
-        af += L->nf;
-        ae += L->ne;
-    }
-    CS_TRY_AGREE(ctx, rc);
+    const saved_leaves saved = {lr, fx, ex, er, fid, nf, ne};
+    CS_TRY_AGREE(ctx, load_leaves(ctx, t, ck, prefix, &saved));
     t->n_nonempty = sc[TS_NONEMPTY];
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "nonempty"),
                                   CS_CK_I32, t->n_nonempty, t->nonempty));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, cs_ckpt_item(nm, sizeof nm, prefix, "map"), CS_CK_BYTES,
                                   (int64_t)mapcap * (int64_t)sizeof(map_entry), t->map));
-    t->live_leaves = sc[TS_LIVE];
-    t->splits = sc[TS_SPLITS];
-    t->map_count = sc[TS_MAPCOUNT];
-    t->n_frontier = sc[TS_NFRONT];
-    t->n_experience = sc[TS_NEXP];
-    t->calls = (uint64_t)sc[TS_CALLS];
-    t->picks = sc[TS_PICKS];
-    t->q_evals_last = sc[TS_QLAST];
-    t->q_evals_total = sc[TS_QTOTAL];
+    restore_counters(t, sc);
 fail:
     free(lr);
     free(fx);
