@@ -321,28 +321,31 @@ cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t 
 #define ADD_BLOCK 1024
 #define ADD_PAR_MIN 128 /* fewer new pages are added serially */
 
-cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int64_t n, int64_t *ent)
+/* cs_frontier_add_new for few pages or one thread: one page after another. */
+static cs_err add_new_serial(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int64_t n,
+                             int64_t *ent)
 {
-    cs_err rc = CS_OK;
     const int64_t n0 = f->n;
-    if (n < ADD_PAR_MIN || omp_get_max_threads() == 1) {
-        for (int64_t j = 0; j < n; j++) {
-            int64_t e = -1;
-            int added = 0;
-            rc = cs_frontier_find_or_add(ctx, f, ids[j], &e, &added);
-            if (rc != CS_OK)
-                return rc;
-            CS_ASSERT(added || e >= n0); /* (a repeat of this batch's page) */
-            ent[j] = e | (added ? CS_FRONTIER_ADDED : 0);
-        }
-        return CS_OK;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t e = -1;
+        int added = 0;
+        cs_err rc = cs_frontier_find_or_add(ctx, f, ids[j], &e, &added);
+        if (rc != CS_OK)
+            return rc;
+        CS_ASSERT(added || e >= n0); /* (a repeat of this batch's page) */
+        ent[j] = e | (added ? CS_FRONTIER_ADDED : 0);
     }
+    return CS_OK;
+}
+
+/* Room for n new entries and the parallel insertion's scratch (n slots and nb + 1 blocks). */
+static cs_err reserve_new(cs_ctx *ctx, cs_frontier *f, int64_t n, int64_t nb)
+{
     if (n > INT32_MAX - 2)
         return cs_fail(ctx, CS_ERR_LIMIT, "frontier: more than 2^31 - 2 entries");
-    rc = grow(ctx, f, f->n + n);
+    cs_err rc = grow(ctx, f, f->n + n);
     if (rc != CS_OK)
         return rc;
-    const int64_t nb = (n + ADD_BLOCK - 1) / ADD_BLOCK;
     if (f->scratch_cap < n + nb + 1) {
         uint64_t *p = realloc(f->scratch, (size_t)(n + nb + 1) * sizeof *p);
         if (p == NULL)
@@ -351,46 +354,102 @@ cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int6
         f->scratch = p;
         f->scratch_cap = n + nb + 1;
     }
+    return CS_OK;
+}
+
+/* Phase 1 (a worksharing loop of the caller's parallel region): page j's slot into pos[j], the
+ * slot holding the placeholder of the page's first occurrence. */
+static void claim_slots(const cs_frontier *cf, int32_t *slots, const int64_t *ids, int64_t n,
+                        uint64_t *pos)
+{
+#pragma omp for schedule(static)
+    for (int64_t j = 0; j < n; j++) {
+        const int32_t mine = (int32_t)(-2 - j);
+        for (uint64_t s = slot_of(cf, ids[j]);; s = next_slot(cf, s)) {
+            int32_t v = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
+            if (v == -1 && __atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
+                                                       __ATOMIC_RELAXED)) {
+                pos[j] = s;
+                break;
+            }
+            /* (a failed exchange left the slot's new value in v) */
+            if (v <= -2 && ids[-2 - v] == ids[j]) {
+                /* the page's slot: keep the smaller index (the larger placeholder) */
+                while (mine > v && !__atomic_compare_exchange_n(&slots[s], &v, mine, 0,
+                                                                __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                    ;
+                pos[j] = s;
+                break;
+            }
+        }
+    }
+}
+
+/* Phase 2 (worksharing): each occurrence's first occurrence c (ent[j] = -1 - c for a repeat, 0
+ * for a first), and the first occurrences counted per block of ADD_BLOCK into blk[nb]. */
+static void count_firsts(const int32_t *slots, const uint64_t *pos, int64_t n, int64_t nb,
+                         int64_t *ent, uint64_t *blk)
+{
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
+        uint64_t k = 0;
+        for (int64_t j = b * ADD_BLOCK; j < e; j++) {
+            const int64_t c = -2 - (int64_t)slots[pos[j]];
+            ent[j] = c == j ? 0 : -1 - c;
+            k += c == j;
+        }
+        blk[b] = k;
+    }
+}
+
+/* Phase 3 (worksharing): the first occurrences' entries, in order from their block's offset
+ * blk[b]; then (after the loop's barrier) the repeats take their first occurrence's entry and
+ * the slots get the entries. */
+static void write_entries(const cs_frontier *cf, int32_t *slots, const int64_t *ids, int64_t n,
+                          int64_t nb, const uint64_t *pos, const uint64_t *blk, int64_t *ent)
+{
+    const int stride = cf->stride;
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
+        int64_t at = (int64_t)blk[b];
+        for (int64_t j = b * ADD_BLOCK; j < e; j++) {
+            if (ent[j] < 0)
+                continue;
+            cf->id[at] = ids[j];
+            cf->q[at] = 0.0f;
+            memset(cf->codes + at * stride, 0, (size_t)stride);
+            memset(&cf->lk[at], 0, sizeof cf->lk[at]);
+            ent[j] = at++ | CS_FRONTIER_ADDED;
+        }
+    }
+#pragma omp for schedule(static)
+    for (int64_t j = 0; j < n; j++) {
+        if (ent[j] < 0) {
+            ent[j] = ent[-1 - ent[j]] & (CS_FRONTIER_ADDED - 1);
+        } else {
+            slots[pos[j]] = (int32_t)(ent[j] & (CS_FRONTIER_ADDED - 1));
+        }
+    }
+}
+
+cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int64_t n, int64_t *ent)
+{
+    if (n < ADD_PAR_MIN || omp_get_max_threads() == 1)
+        return add_new_serial(ctx, f, ids, n, ent);
+    const int64_t n0 = f->n;
+    const int64_t nb = (n + ADD_BLOCK - 1) / ADD_BLOCK;
+    cs_err rc = reserve_new(ctx, f, n, nb);
+    if (rc != CS_OK)
+        return rc;
     uint64_t *pos = f->scratch, *blk = f->scratch + n;
     const cs_frontier *cf = f;
     int32_t *slots = f->slots;
-    const int stride = f->stride;
-#pragma omp parallel default(none) shared(cf, slots, ids, n, ent, pos, blk, nb, n0, stride)
+#pragma omp parallel default(none) shared(cf, slots, ids, n, ent, pos, blk, nb, n0)
     {
-#pragma omp for schedule(static)
-        for (int64_t j = 0; j < n; j++) {
-            const int32_t mine = (int32_t)(-2 - j);
-            for (uint64_t s = slot_of(cf, ids[j]);; s = next_slot(cf, s)) {
-                int32_t v = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
-                if (v == -1 && __atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
-                                                           __ATOMIC_RELAXED)) {
-                    pos[j] = s;
-                    break;
-                }
-                /* (a failed exchange left the slot's new value in v) */
-                if (v <= -2 && ids[-2 - v] == ids[j]) {
-                    /* the page's slot: keep the smaller index (the larger placeholder) */
-                    while (mine > v &&
-                           !__atomic_compare_exchange_n(&slots[s], &v, mine, 0, __ATOMIC_RELAXED,
-                                                        __ATOMIC_RELAXED))
-                        ;
-                    pos[j] = s;
-                    break;
-                }
-            }
-        }
-        /* each occurrence's first occurrence c (ent[j] = -1 - c for a repeat), counted by block */
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nb; b++) {
-            const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
-            uint64_t k = 0;
-            for (int64_t j = b * ADD_BLOCK; j < e; j++) {
-                const int64_t c = -2 - (int64_t)slots[pos[j]];
-                ent[j] = c == j ? 0 : -1 - c;
-                k += c == j;
-            }
-            blk[b] = k;
-        }
+        claim_slots(cf, slots, ids, n, pos);
+        count_firsts(slots, pos, n, nb, ent, blk);
 #pragma omp single
         {
             uint64_t at = (uint64_t)n0;
@@ -401,30 +460,7 @@ cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int6
             }
             blk[nb] = at;
         }
-        /* the first occurrences' entries, in order */
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nb; b++) {
-            const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
-            int64_t at = (int64_t)blk[b];
-            for (int64_t j = b * ADD_BLOCK; j < e; j++) {
-                if (ent[j] < 0)
-                    continue;
-                cf->id[at] = ids[j];
-                cf->q[at] = 0.0f;
-                memset(cf->codes + at * stride, 0, (size_t)stride);
-                memset(&cf->lk[at], 0, sizeof cf->lk[at]);
-                ent[j] = at++ | CS_FRONTIER_ADDED;
-            }
-        }
-        /* the repeats take their first occurrence's entry; the slots get the entries */
-#pragma omp for schedule(static)
-        for (int64_t j = 0; j < n; j++) {
-            if (ent[j] < 0) {
-                ent[j] = ent[-1 - ent[j]] & (CS_FRONTIER_ADDED - 1);
-            } else {
-                slots[pos[j]] = (int32_t)(ent[j] & (CS_FRONTIER_ADDED - 1));
-            }
-        }
+        write_entries(cf, slots, ids, n, nb, pos, blk, ent);
     }
     f->n = (int64_t)blk[nb];
     return CS_OK;
