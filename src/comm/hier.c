@@ -227,18 +227,11 @@ static void hier_sort_down(cs_ctx *ctx, cs_hier *h, size_t n)
     }
 }
 
-cs_err cs_hier_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap, size_t *recv_len,
-                        cs_exchange_stats *st)
+/* This rank's boxes for the other ranks into h->pack, each behind its header, in rank order;
+ * returns their bytes. */
+static size_t hier_pack(cs_ctx *ctx, cs_hier *h, const cs_outbox *o, cs_exchange_stats *st)
 {
-    if (o->hier == NULL) {
-        const cs_err rc = hier_create(ctx, o);
-        if (rc != CS_OK)
-            return rc;
-    }
-    cs_hier *h = o->hier;
-    const int P = ctx->size, me = ctx->rank, L = h->nsize, lead = h->lead != MPI_COMM_NULL;
-    double t0 = cs_now();
-    /* this rank's boxes for the other ranks, each behind its header, in rank order */
+    const int P = ctx->size, me = ctx->rank;
     size_t n = 0;
     for (int r = 0; r < P; r++)
         if (r != me && o->len[r] > 0)
@@ -256,52 +249,67 @@ cs_err cs_hier_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
         at += sizeof pc + o->len[r];
         st->bytes_sent += (int64_t)o->len[r];
     }
-    /* the node's pieces at its leader, in the order of the node's ranks */
-    const char *gath = h->pack;
-    size_t ngath = n;
-    if (L > 1) {
-        int64_t n64 = (int64_t)n;
-        cs_ctx_count(ctx, CS_COLL_ROOTED, (int64_t)sizeof n64);
-        MPI_Gather(&n64, 1, MPI_INT64_T, h->sz, 1, MPI_INT64_T, 0, h->node);
-        if (lead) {
-            ngath = 0;
-            for (int i = 0; i < L; i++) {
-                if ((size_t)h->sz[i] > (size_t)INT32_MAX - ngath)
-                    hier_abort(ctx, "gather from the node's ranks", ngath + (size_t)h->sz[i]);
-                h->cnt[i] = (int)h->sz[i];
-                h->cnt[L + i] = (int)ngath;
-                ngath += (size_t)h->sz[i];
-            }
-            hier_grow(ctx, &h->gath, &h->gath_cap, ngath + 1, "gather buffer");
-            gath = h->gath;
-        }
-        cs_ctx_count(ctx, CS_COLL_ROOTED, lead ? 0 : (int64_t)n);
-        MPI_Gatherv(h->pack, (int)n, MPI_BYTE, h->gath, h->cnt, h->cnt + L, MPI_BYTE, 0, h->node);
-        st->messages_sent += !lead && n > 0;
-    }
-    double t1 = cs_now();
+    return n;
+}
+
+/* The node's packed pieces (n bytes on this rank) at its leader, in the order of the node's
+ * ranks: *gath and *ngath on the leader (h->pack and n on a node of one rank). Collective over
+ * the node. */
+static void hier_gather_node(cs_ctx *ctx, cs_hier *h, size_t n, const char **gath, size_t *ngath,
+                             cs_exchange_stats *st)
+{
+    const int L = h->nsize, lead = h->lead != MPI_COMM_NULL;
+    *gath = h->pack;
+    *ngath = n;
+    if (L == 1)
+        return;
+    int64_t n64 = (int64_t)n;
+    cs_ctx_count(ctx, CS_COLL_ROOTED, (int64_t)sizeof n64);
+    MPI_Gather(&n64, 1, MPI_INT64_T, h->sz, 1, MPI_INT64_T, 0, h->node);
     if (lead) {
-        size_t nin = 0;
-        hier_across(ctx, h, gath, ngath, &nin, st);
-        hier_sort_down(ctx, h, nin);
+        *ngath = 0;
+        for (int i = 0; i < L; i++) {
+            if ((size_t)h->sz[i] > (size_t)INT32_MAX - *ngath)
+                hier_abort(ctx, "gather from the node's ranks", *ngath + (size_t)h->sz[i]);
+            h->cnt[i] = (int)h->sz[i];
+            h->cnt[L + i] = (int)*ngath;
+            *ngath += (size_t)h->sz[i];
+        }
+        hier_grow(ctx, &h->gath, &h->gath_cap, *ngath + 1, "gather buffer");
+        *gath = h->gath;
     }
-    double t2 = cs_now();
-    /* this rank's pieces, sorted by source */
-    const char *mine = h->down;
-    int64_t nmine = lead ? h->sz[0] : 0;
-    if (L > 1) {
-        cs_ctx_count(ctx, CS_COLL_ROOTED, lead ? (int64_t)L * (int64_t)sizeof nmine : 0);
-        MPI_Scatter(h->sz, 1, MPI_INT64_T, &nmine, 1, MPI_INT64_T, 0, h->node);
-        hier_grow(ctx, &h->mine, &h->mine_cap, (size_t)nmine + 1, "receive buffer");
-        const int64_t down = lead ? (int64_t)h->cnt[L - 1] + h->cnt[2 * L - 1] : 0;
-        cs_ctx_count(ctx, CS_COLL_ROOTED, down);
-        MPI_Scatterv(h->down, h->cnt, h->cnt + L, MPI_BYTE, h->mine, (int)nmine, MPI_BYTE, 0,
-                     h->node);
-        mine = h->mine;
-        for (int i = 1; lead && i < L; i++)
-            st->messages_sent += h->sz[i] > 0;
-    }
-    /* the boxes in rank order, this rank's own at its place */
+    cs_ctx_count(ctx, CS_COLL_ROOTED, lead ? 0 : (int64_t)n);
+    MPI_Gatherv(h->pack, (int)n, MPI_BYTE, h->gath, h->cnt, h->cnt + L, MPI_BYTE, 0, h->node);
+    st->messages_sent += !lead && n > 0;
+}
+
+/* This rank's pieces, sorted by source, from the leader's h->down: *mine and *nmine bytes.
+ * Collective over the node. */
+static void hier_scatter_node(cs_ctx *ctx, cs_hier *h, const char **mine, int64_t *nmine,
+                              cs_exchange_stats *st)
+{
+    const int L = h->nsize, lead = h->lead != MPI_COMM_NULL;
+    *mine = h->down;
+    *nmine = lead ? h->sz[0] : 0;
+    if (L == 1)
+        return;
+    cs_ctx_count(ctx, CS_COLL_ROOTED, lead ? (int64_t)L * (int64_t)sizeof *nmine : 0);
+    MPI_Scatter(h->sz, 1, MPI_INT64_T, nmine, 1, MPI_INT64_T, 0, h->node);
+    hier_grow(ctx, &h->mine, &h->mine_cap, (size_t)*nmine + 1, "receive buffer");
+    const int64_t down = lead ? (int64_t)h->cnt[L - 1] + h->cnt[2 * L - 1] : 0;
+    cs_ctx_count(ctx, CS_COLL_ROOTED, down);
+    MPI_Scatterv(h->down, h->cnt, h->cnt + L, MPI_BYTE, h->mine, (int)*nmine, MPI_BYTE, 0, h->node);
+    *mine = h->mine;
+    for (int i = 1; lead && i < L; i++)
+        st->messages_sent += h->sz[i] > 0;
+}
+
+/* The received boxes (nmine bytes of pieces at mine, sorted by source) in rank order into *recv,
+ * this rank's own box at its place; returns their bytes. */
+static size_t hier_unpack(cs_ctx *ctx, const cs_outbox *o, const char *mine, int64_t nmine,
+                          char **recv, size_t *recv_cap)
+{
+    const int P = ctx->size, me = ctx->rank;
     size_t total = o->len[me];
     for (size_t a = 0; a < (size_t)nmine;) {
         hpiece pc;
@@ -311,7 +319,7 @@ cs_err cs_hier_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
     }
     hier_grow(ctx, recv, recv_cap, total + 1, "receive buffer");
     int own = o->len[me] == 0;
-    at = 0;
+    size_t at = 0;
     for (size_t a = 0; a <= (size_t)nmine;) {
         hpiece pc = {P, 0, 0};
         if (a < (size_t)nmine)
@@ -327,7 +335,34 @@ cs_err cs_hier_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap
         at += (size_t)pc.len;
         a += sizeof pc + (size_t)pc.len;
     }
-    *recv_len = at;
+    return at;
+}
+
+cs_err cs_hier_exchange(cs_ctx *ctx, cs_outbox *o, char **recv, size_t *recv_cap, size_t *recv_len,
+                        cs_exchange_stats *st)
+{
+    if (o->hier == NULL) {
+        const cs_err rc = hier_create(ctx, o);
+        if (rc != CS_OK)
+            return rc;
+    }
+    cs_hier *h = o->hier;
+    double t0 = cs_now();
+    const size_t n = hier_pack(ctx, h, o, st);
+    const char *gath;
+    size_t ngath;
+    hier_gather_node(ctx, h, n, &gath, &ngath, st);
+    double t1 = cs_now();
+    if (h->lead != MPI_COMM_NULL) {
+        size_t nin = 0;
+        hier_across(ctx, h, gath, ngath, &nin, st);
+        hier_sort_down(ctx, h, nin);
+    }
+    double t2 = cs_now();
+    const char *mine;
+    int64_t nmine;
+    hier_scatter_node(ctx, h, &mine, &nmine, st);
+    *recv_len = hier_unpack(ctx, o, mine, nmine, recv, recv_cap);
     st->wait += t2 - t1;
     st->transfer += (t1 - t0) + (cs_now() - t2);
     return CS_OK;
