@@ -70,23 +70,11 @@ void cs_part_csr_fini(cs_part_csr *c)
 
 /* ---- contraction ---------------------------------------------------------------------------- */
 
-cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t *vmap,
-                             int64_t n_vertices, int vertex_weight, const char *what,
-                             cs_part_csr *out)
+/* Step 1 of a contraction: the entries per vertex (both ends of every link between distinct
+ * vertices, vertex vmap[p] of page p, or p) as offsets pos[nv + 1] (zeroed by the caller). */
+static void count_entries(const cs_graph_slice *g, const int64_t *vmap, int64_t nv, int64_t *pos)
 {
-    cs_err rc = CS_OK;
-    int64_t *pos = NULL, *slot = NULL;
-    int32_t *adj = NULL, *wgt = NULL, *xadj = NULL, *vw = NULL;
-    const int64_t N = g->n, nv = n_vertices;
-    memset(out, 0, sizeof *out);
-    if (nv > INT32_MAX)
-        return cs_fail(ctx, CS_ERR_LIMIT,
-                       "%s: %lld vertices exceed METIS's 32-bit limit of %d (idx_t)", what,
-                       (long long)nv, INT32_MAX);
-
-    /* 1. Entries per vertex: both ends of every link between distinct vertices. */
-    CS_TRY(ctx, cs_calloc(ctx, &pos, (size_t)nv + 1, sizeof(int64_t), "contraction offsets"));
-    for (int64_t p = 0; p < N; p++) {
+    for (int64_t p = 0; p < g->n; p++) {
         int64_t a = vmap != NULL ? vmap[p] : p;
         for (int64_t j = g->offsets[p]; j < g->offsets[p + 1]; j++) {
             int64_t b = vmap != NULL ? vmap[g->targets[j]] : g->targets[j];
@@ -98,12 +86,13 @@ cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t
     }
     for (int64_t v = 0; v < nv; v++)
         pos[v + 1] += pos[v];
-    const int64_t raw = pos[nv];
+}
 
-    /* 2. Counting sort of the entries by their first vertex; pos[v] ends at v's end. */
-    CS_TRY(ctx, cs_alloc(ctx, &adj, (size_t)(raw > 0 ? raw : 1), sizeof(int32_t), "adjacency"));
-    CS_TRY(ctx, cs_alloc(ctx, &wgt, (size_t)(raw > 0 ? raw : 1), sizeof(int32_t), "edge weights"));
-    for (int64_t p = 0; p < N; p++) {
+/* Step 2: a counting sort of the entries by their first vertex into adj; pos[v] ends at v's
+ * end. */
+static void sort_entries(const cs_graph_slice *g, const int64_t *vmap, int64_t *pos, int32_t *adj)
+{
+    for (int64_t p = 0; p < g->n; p++) {
         int64_t a = vmap != NULL ? vmap[p] : p;
         for (int64_t j = g->offsets[p]; j < g->offsets[p + 1]; j++) {
             int64_t b = vmap != NULL ? vmap[g->targets[j]] : g->targets[j];
@@ -113,45 +102,92 @@ cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t
             }
         }
     }
+}
 
-    /* 3. Aggregation in place: slot[b] is where b went for the current vertex, valid when it
-     * lies at or after the vertex's first output entry (outputs only move forward). */
-    CS_TRY(ctx, cs_alloc(ctx, &slot, (size_t)(nv > 0 ? nv : 1), sizeof(int64_t), "marker"));
-    for (int64_t v = 0; v < nv; v++)
-        slot[v] = -1;
-    CS_TRY(ctx, cs_alloc(ctx, &xadj, (size_t)nv + 1, sizeof(int32_t), "xadj"));
-    int64_t w = 0, begin = 0;
+/* Step 3: the repeated entries of each vertex (ending at pos[v]) aggregated in place into one
+ * entry with a weight (wgt), the vertices' offsets in xadj[nv + 1]. slot[b] (nv entries, -1) is
+ * where b went for the current vertex, valid when it lies at or after the vertex's first output
+ * entry (outputs only move forward). *w: the entries kept. Local. */
+static cs_err aggregate(cs_ctx *ctx, const char *what, const int64_t *pos, int64_t nv, int32_t *adj,
+                        int32_t *wgt, int64_t *slot, int32_t *xadj, int64_t *w)
+{
+    int64_t begin = 0;
+    *w = 0;
     for (int64_t v = 0; v < nv; v++) {
-        int64_t end = pos[v], vstart = w;
-        if (w > INT32_MAX)
+        int64_t end = pos[v], vstart = *w;
+        if (*w > INT32_MAX)
             break;
-        xadj[v] = (int32_t)w;
+        xadj[v] = (int32_t)*w;
         for (int64_t r = begin; r < end; r++) {
             int32_t b = adj[r];
             if (slot[b] >= vstart) {
-                if (wgt[slot[b]] == INT32_MAX) {
-                    rc = cs_fail(ctx, CS_ERR_LIMIT,
-                                 "%s: an edge weight exceeds METIS's 32-bit limit", what);
-                    goto fail;
-                }
+                if (wgt[slot[b]] == INT32_MAX)
+                    return cs_fail(ctx, CS_ERR_LIMIT,
+                                   "%s: an edge weight exceeds METIS's 32-bit limit", what);
                 wgt[slot[b]]++;
             } else {
-                slot[b] = w;
-                adj[w] = b;
-                wgt[w] = 1;
-                w++;
+                slot[b] = *w;
+                adj[*w] = b;
+                wgt[*w] = 1;
+                (*w)++;
             }
         }
         begin = end;
     }
-    if (w > INT32_MAX) {
-        rc = cs_fail(ctx, CS_ERR_LIMIT,
-                     "%s: the symmetrised adjacency has more than %d entries, beyond METIS's "
-                     "32-bit idx_t",
-                     what, INT32_MAX);
-        goto fail;
+    if (*w > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT,
+                       "%s: the symmetrised adjacency has more than %d entries, beyond METIS's "
+                       "32-bit idx_t",
+                       what, INT32_MAX);
+    xadj[nv] = (int32_t)*w;
+    return CS_OK;
+}
+
+/* Step 4: the vertex weights into vw (zeroed): pages, or links (at least 1) under
+ * CS_PART_VW_LINKS. Local. */
+static cs_err vertex_weights(cs_ctx *ctx, const cs_graph_slice *g, const int64_t *vmap, int64_t nv,
+                             int vertex_weight, const char *what, int32_t *vw)
+{
+    for (int64_t p = 0; p < g->n; p++) {
+        int64_t a = vmap != NULL ? vmap[p] : p;
+        int64_t add = vertex_weight == CS_PART_VW_LINKS ? g->offsets[p + 1] - g->offsets[p] : 1;
+        if ((int64_t)vw[a] + add > INT32_MAX)
+            return cs_fail(ctx, CS_ERR_LIMIT, "%s: a vertex weight exceeds METIS's 32-bit limit",
+                           what);
+        vw[a] += (int32_t)add;
     }
-    xadj[nv] = (int32_t)w;
+    if (vertex_weight == CS_PART_VW_LINKS)
+        for (int64_t v = 0; v < nv; v++)
+            if (vw[v] == 0)
+                vw[v] = 1;
+    return CS_OK;
+}
+
+cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t *vmap,
+                             int64_t n_vertices, int vertex_weight, const char *what,
+                             cs_part_csr *out)
+{
+    cs_err rc = CS_OK;
+    int64_t *pos = NULL, *slot = NULL;
+    int32_t *adj = NULL, *wgt = NULL, *xadj = NULL, *vw = NULL;
+    const int64_t nv = n_vertices;
+    memset(out, 0, sizeof *out);
+    if (nv > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT,
+                       "%s: %lld vertices exceed METIS's 32-bit limit of %d (idx_t)", what,
+                       (long long)nv, INT32_MAX);
+    CS_TRY(ctx, cs_calloc(ctx, &pos, (size_t)nv + 1, sizeof(int64_t), "contraction offsets"));
+    count_entries(g, vmap, nv, pos);
+    const int64_t raw = pos[nv];
+    CS_TRY(ctx, cs_alloc(ctx, &adj, (size_t)(raw > 0 ? raw : 1), sizeof(int32_t), "adjacency"));
+    CS_TRY(ctx, cs_alloc(ctx, &wgt, (size_t)(raw > 0 ? raw : 1), sizeof(int32_t), "edge weights"));
+    sort_entries(g, vmap, pos, adj);
+    CS_TRY(ctx, cs_alloc(ctx, &slot, (size_t)(nv > 0 ? nv : 1), sizeof(int64_t), "marker"));
+    for (int64_t v = 0; v < nv; v++)
+        slot[v] = -1;
+    CS_TRY(ctx, cs_alloc(ctx, &xadj, (size_t)nv + 1, sizeof(int32_t), "xadj"));
+    int64_t w = 0;
+    CS_TRY(ctx, aggregate(ctx, what, pos, nv, adj, wgt, slot, xadj, &w));
     free(slot);
     slot = NULL;
     free(pos);
@@ -164,23 +200,8 @@ cs_err cs_partition_contract(cs_ctx *ctx, const cs_graph_slice *g, const int64_t
         if (w2 != NULL)
             wgt = w2;
     }
-
-    /* 4. Vertex weights. */
     CS_TRY(ctx, cs_calloc(ctx, &vw, (size_t)(nv > 0 ? nv : 1), sizeof(int32_t), "vertex weights"));
-    for (int64_t p = 0; p < N; p++) {
-        int64_t a = vmap != NULL ? vmap[p] : p;
-        int64_t add = vertex_weight == CS_PART_VW_LINKS ? g->offsets[p + 1] - g->offsets[p] : 1;
-        if ((int64_t)vw[a] + add > INT32_MAX) {
-            rc = cs_fail(ctx, CS_ERR_LIMIT, "%s: a vertex weight exceeds METIS's 32-bit limit",
-                         what);
-            goto fail;
-        }
-        vw[a] += (int32_t)add;
-    }
-    if (vertex_weight == CS_PART_VW_LINKS)
-        for (int64_t v = 0; v < nv; v++)
-            if (vw[v] == 0)
-                vw[v] = 1;
+    CS_TRY(ctx, vertex_weights(ctx, g, vmap, nv, vertex_weight, what, vw));
     out->n = (int32_t)nv;
     out->xadj = xadj;
     out->adjncy = adj;
@@ -385,30 +406,103 @@ fail:
     return rc;
 }
 
+/* k parts of N pages in contiguous blocks (cs_block_range), their first pages in part_first. */
+static void block_parts(cs_partition *out, int64_t N, int32_t k)
+{
+    for (int32_t p = 0; p < k; p++) {
+        int64_t f = 0, c = 0;
+        cs_block_range(N, p, k, &f, &c);
+        out->part_first[p] = f;
+        for (int64_t i = f; i < f + c; i++)
+            out->part[i] = p;
+    }
+    out->part_first[k] = N;
+}
+
+/* Each host's part by a hash of its id (cs_partition_host_hash), each page its host's: every
+ * rank reads the hosts of a block of pages and the blocks are gathered on every rank.
+ * Collective. */
+static cs_err host_hash_parts(cs_ctx *ctx, const char *graph_path, const cs_graph_header *hdr,
+                              const cs_partition_config *pc, int32_t k, cs_partition *out)
+{
+    const int64_t N = hdr->n_pages, H = hdr->n_hosts;
+    int64_t first = 0, n = 0;
+    cs_block_range(N, ctx->rank, ctx->size, &first, &n);
+    int64_t *host = NULL; /* only the hosts: a run's load checks the rest of its pages */
+    cs_err rc = read_hosts(ctx, graph_path, hdr, first, n, &host);
+    if (rc != CS_OK)
+        return rc;
+    for (int64_t h = 0; h < H; h++)
+        out->host_part[h] = cs_partition_host_hash(h, pc->seed, k);
+    for (int64_t i = 0; i < n; i++)
+        out->part[first + i] = out->host_part[host[i]];
+    free(host);
+    int *counts = NULL, *displs = NULL;
+    rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof(int), "counts");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &displs, (size_t)ctx->size, sizeof(int), "displacements");
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK) {
+        for (int r = 0; r < ctx->size; r++) {
+            int64_t f = 0, c = 0;
+            cs_block_range(N, r, ctx->size, &f, &c);
+            counts[r] = (int)c;
+            displs[r] = (int)f;
+        }
+        cs_allgatherv(ctx, NULL, 0, out->part, counts, displs, CS_T_I32);
+    }
+    free(displs);
+    free(counts);
+    return rc;
+}
+
+/* METIS on rank 0 over the whole graph (its pages or its hosts), the parts broadcast.
+ * Collective. */
+static cs_err metis_parts(cs_ctx *ctx, const char *graph_path, const cs_graph_header *hdr,
+                          const cs_partition_config *pc, int32_t k, cs_partition *out)
+{
+    cs_graph_slice g;
+    cs_graph_slice_init(&g);
+    cs_err rc =
+        cs_graphio_read_slice(ctx, graph_path, 0, ctx->rank == 0 ? hdr->n_pages : 0, &g, NULL);
+    if (rc != CS_OK)
+        return rc;
+    if (ctx->rank == 0)
+        rc = metis_rank0(ctx, &g, pc, k, out, graph_path);
+    cs_graph_slice_fini(&g);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK)
+        return rc;
+    bcast_i32(ctx, out->part, hdr->n_pages);
+    if (out->host_part != NULL)
+        bcast_i32(ctx, out->host_part, hdr->n_hosts);
+    return CS_OK;
+}
+
+/* The header is the same on every rank: these checks agree without communication. */
+static cs_err check_k(cs_ctx *ctx, const char *graph_path, const cs_graph_header *hdr, int32_t k)
+{
+    if (k < 1 || k > hdr->n_pages)
+        return cs_fail(ctx, CS_ERR_ARG,
+                       "cannot partition graph file %s (%lld pages) into k = %d "
+                       "parts: k must lie in [1, %lld]",
+                       graph_path, (long long)hdr->n_pages, (int)k, (long long)hdr->n_pages);
+    if (hdr->n_pages > INT32_MAX || hdr->n_hosts > INT32_MAX)
+        return cs_fail(ctx, CS_ERR_LIMIT,
+                       "graph file %s has %lld pages and %lld hosts: partitioning needs both at "
+                       "most %d (METIS's 32-bit idx_t)",
+                       graph_path, (long long)hdr->n_pages, (long long)hdr->n_hosts, INT32_MAX);
+    return CS_OK;
+}
+
 static cs_err compute(cs_ctx *ctx, const char *graph_path, const cs_partition_config *pc, int32_t k,
                       int with_quality, cs_partition *out)
 {
     cs_err rc = CS_OK;
     cs_graph_header hdr;
-    cs_graph_slice g;
-    cs_graph_slice_init(&g);
     double t0 = cs_now();
     CS_TRY(ctx, cs_graphio_read_header(ctx, graph_path, &hdr));
-    /* The header is the same on every rank: these checks agree without communication. */
-    if (k < 1 || k > hdr.n_pages) {
-        rc = cs_fail(ctx, CS_ERR_ARG,
-                     "cannot partition graph file %s (%lld pages) into k = %d "
-                     "parts: k must lie in [1, %lld]",
-                     graph_path, (long long)hdr.n_pages, (int)k, (long long)hdr.n_pages);
-        goto fail;
-    }
-    if (hdr.n_pages > INT32_MAX || hdr.n_hosts > INT32_MAX) {
-        rc = cs_fail(ctx, CS_ERR_LIMIT,
-                     "graph file %s has %lld pages and %lld hosts: partitioning needs both at "
-                     "most %d (METIS's 32-bit idx_t)",
-                     graph_path, (long long)hdr.n_pages, (long long)hdr.n_hosts, INT32_MAX);
-        goto fail;
-    }
+    CS_TRY(ctx, check_k(ctx, graph_path, &hdr, k));
     out->method = pc->method;
     out->k = k;
     out->seed = pc->seed;
@@ -429,63 +523,20 @@ static cs_err compute(cs_ctx *ctx, const char *graph_path, const cs_partition_co
         rc = cs_alloc(ctx, &out->part_first, (size_t)k + 1, sizeof(int64_t), "part ranges");
     CS_TRY_AGREE(ctx, rc);
 
-    if (pc->method == CS_PART_BLOCK) {
-        for (int32_t p = 0; p < k; p++) {
-            int64_t f = 0, c = 0;
-            cs_block_range(N, p, k, &f, &c);
-            out->part_first[p] = f;
-            for (int64_t i = f; i < f + c; i++)
-                out->part[i] = p;
-        }
-        out->part_first[k] = N;
-    } else if (pc->method == CS_PART_HOST_HASH) {
-        int64_t first = 0, n = 0;
-        cs_block_range(N, ctx->rank, ctx->size, &first, &n);
-        int64_t *host = NULL; /* only the hosts: a run's load checks the rest of its pages */
-        CS_TRY(ctx, read_hosts(ctx, graph_path, &hdr, first, n, &host));
-        for (int64_t h = 0; h < H; h++)
-            out->host_part[h] = cs_partition_host_hash(h, pc->seed, k);
-        for (int64_t i = 0; i < n; i++)
-            out->part[first + i] = out->host_part[host[i]];
-        free(host);
-        int *counts = NULL, *displs = NULL;
-        rc = cs_alloc(ctx, &counts, (size_t)ctx->size, sizeof(int), "counts");
-        if (rc == CS_OK)
-            rc = cs_alloc(ctx, &displs, (size_t)ctx->size, sizeof(int), "displacements");
-        rc = cs_agree(ctx, rc);
-        if (rc == CS_OK) {
-            for (int r = 0; r < ctx->size; r++) {
-                int64_t f = 0, c = 0;
-                cs_block_range(N, r, ctx->size, &f, &c);
-                counts[r] = (int)c;
-                displs[r] = (int)f;
-            }
-            cs_allgatherv(ctx, NULL, 0, out->part, counts, displs, CS_T_I32);
-        }
-        free(displs);
-        free(counts);
-        CS_TRY(ctx, rc);
-    } else if (pc->method == CS_PART_METIS_HOST || pc->method == CS_PART_METIS) {
-        CS_TRY(ctx, cs_graphio_read_slice(ctx, graph_path, 0, ctx->rank == 0 ? N : 0, &g, NULL));
-        if (ctx->rank == 0)
-            rc = metis_rank0(ctx, &g, pc, k, out, graph_path);
-        cs_graph_slice_fini(&g);
-        CS_TRY_AGREE(ctx, rc);
-        bcast_i32(ctx, out->part, N);
-        if (out->host_part != NULL)
-            bcast_i32(ctx, out->host_part, H);
-    } else {
-        rc = cs_fail(ctx, CS_ERR_ARG, "unknown partition method %d", pc->method);
-        goto fail;
-    }
-    cs_graph_slice_fini(&g);
+    if (pc->method == CS_PART_BLOCK)
+        block_parts(out, N, k);
+    else if (pc->method == CS_PART_HOST_HASH)
+        CS_TRY(ctx, host_hash_parts(ctx, graph_path, &hdr, pc, k, out));
+    else if (pc->method == CS_PART_METIS_HOST || pc->method == CS_PART_METIS)
+        CS_TRY(ctx, metis_parts(ctx, graph_path, &hdr, pc, k, out));
+    else
+        CS_TRY(ctx, cs_fail(ctx, CS_ERR_ARG, "unknown partition method %d", pc->method));
     out->seconds = cs_now() - t0;
     cs_bcast(ctx, &out->seconds, 1, CS_T_F64, 0);
     if (with_quality)
         CS_TRY(ctx, cs_partition_quality(ctx, graph_path, out->part, k, &out->quality));
     return CS_OK;
 fail:
-    cs_graph_slice_fini(&g);
     cs_partition_fini(out);
     return rc;
 }
