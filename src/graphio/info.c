@@ -300,6 +300,155 @@ static int64_t next_round(const int32_t *qcnt, int64_t n, int64_t p, int64_t R)
     return p;
 }
 
+/* The buffers of reciprocity_remote's rounds. */
+typedef struct recip_bufs {
+    int64_t *bound;                         /* P + 1: the ranks' first pages */
+    int64_t *tcnt;                          /* threads x P: query counts, then offsets */
+    int64_t *sbuf, *rbuf;                   /* queries (u, v) sent and received */
+    int64_t rcap;                           /* rbuf's room */
+    int *scount, *sdispl, *rcount, *rdispl; /* P each: the alltoallv's counts and offsets */
+} recip_bufs;
+
+/* The rounds of at most *R queries a page's (raised to the largest page's, if it has more) that
+ * reciprocity_remote needs on every rank: *all_rounds. Collective. */
+static cs_err plan_rounds(cs_ctx *ctx, const cs_graph_slice *g, const int32_t *qcnt, int64_t *R,
+                          int64_t *all_rounds)
+{
+    const int64_t n = g->n;
+    int64_t maxq = 0;
+    *R = round_queries(ctx->size);
+    for (int64_t i = 0; i < n; i++)
+        maxq = qcnt[i] > maxq ? qcnt[i] : maxq;
+    cs_err rc = CS_OK;
+    if (maxq > ((int64_t)1 << 28))
+        rc = cs_fail(ctx, CS_ERR_LIMIT,
+                     "page %lld has %lld links to other ranks' pages: more "
+                     "than crawlsim info handles",
+                     (long long)g->first, (long long)maxq);
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK)
+        return rc;
+    *R = maxq > *R ? maxq : *R;
+    int64_t rounds = 0;
+    for (int64_t at = 0; at < n; rounds++)
+        at = next_round(qcnt, n, at, *R);
+    cs_allreduce(ctx, &rounds, all_rounds, 1, CS_T_I64, CS_OP_MAX);
+    return CS_OK;
+}
+
+/* The queries of pages [p0, p1) bucketed by owner into q->sbuf (counts and offsets in
+ * q->scount, q->sdispl): per-thread counts over contiguous page ranges, an exclusive scan
+ * (owner-major), then each thread fills its slots. */
+static void bucket_queries(const cs_graph_slice *g, int P, int me, int64_t p0, int64_t p1,
+                           recip_bufs *q)
+{
+    const int64_t first = g->first, N = g->n_pages_total;
+    const int64_t *off = g->offsets, *tg = g->targets, *bound = q->bound;
+    int64_t *tcnt = q->tcnt, *sbuf = q->sbuf;
+    int *scount = q->scount, *sdispl = q->sdispl;
+    int nthreads = 1;
+#pragma omp parallel default(none) shared(nthreads, tcnt, sbuf, scount, sdispl, bound, off, tg)    \
+    firstprivate(p0, p1, first, N, P, me)
+    {
+#pragma omp single
+        nthreads = omp_get_num_threads();
+        const int t = omp_get_thread_num();
+        const int64_t a = p0 + (p1 - p0) * t / nthreads, b = p0 + (p1 - p0) * (t + 1) / nthreads;
+        int64_t *cnt = tcnt + (size_t)t * (size_t)P;
+        for (int r = 0; r < P; r++)
+            cnt[r] = 0;
+        for (int64_t i = a; i < b; i++) {
+            const int64_t u = first + i;
+            int o = off[i] < off[i + 1] ? gio_block_owner(N, P, tg[off[i]]) : 0;
+            for (int64_t e = off[i]; e < off[i + 1]; e++) {
+                const int64_t v = tg[e];
+                while (v >= bound[o + 1])
+                    o++;
+                if (o != me && v != u && asks(u, v))
+                    cnt[o]++;
+            }
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            int64_t pos = 0;
+            for (int r = 0; r < P; r++) {
+                int64_t start = pos;
+                for (int tt = 0; tt < nthreads; tt++) {
+                    int64_t c = tcnt[(size_t)tt * (size_t)P + (size_t)r];
+                    tcnt[(size_t)tt * (size_t)P + (size_t)r] = pos;
+                    pos += c;
+                }
+                scount[r] = (int)(2 * (pos - start));
+                sdispl[r] = (int)(2 * start);
+            }
+        }
+        for (int64_t i = a; i < b; i++) {
+            const int64_t u = first + i;
+            int o = off[i] < off[i + 1] ? gio_block_owner(N, P, tg[off[i]]) : 0;
+            for (int64_t e = off[i]; e < off[i + 1]; e++) {
+                const int64_t v = tg[e];
+                while (v >= bound[o + 1])
+                    o++;
+                if (o != me && v != u && asks(u, v)) {
+                    int64_t at = cnt[o]++;
+                    sbuf[2 * at] = u;
+                    sbuf[2 * at + 1] = v;
+                }
+            }
+        }
+    }
+}
+
+/* The received queries (nq pairs (u, v) in rbuf, v this rank's) whose link v->u exists. */
+static int64_t answer_queries(const cs_graph_slice *g, const int64_t *rbuf, int64_t nq)
+{
+    const int64_t first = g->first, *off = g->offsets, *tg = g->targets;
+    int64_t h = 0;
+#pragma omp parallel for default(none) shared(rbuf, off, tg) firstprivate(nq, first)              \
+    reduction(+ : h) schedule(static)
+    for (int64_t k = 0; k < nq; k++) {
+        if (k + 2 * PF_DIST < nq)
+            PREFETCH(&off[rbuf[2 * (k + 2 * PF_DIST) + 1] - first]);
+        if (k + PF_DIST < nq)
+            PREFETCH(&tg[off[rbuf[2 * (k + PF_DIST) + 1] - first]]);
+        int64_t u = rbuf[2 * k], vl = rbuf[2 * k + 1] - first;
+        h += contains(tg + off[vl], off[vl + 1] - off[vl], u);
+    }
+    return h;
+}
+
+/* One round's queries to their owners (alltoallv into q->rbuf, grown as needed); *nq: the
+ * pairs received. Collective. */
+static cs_err send_queries(cs_ctx *ctx, recip_bufs *q, int64_t *nq)
+{
+    const int P = ctx->size;
+    cs_err rc = CS_OK;
+    cs_alltoall(ctx, q->scount, 1, q->rcount, CS_T_INT);
+    int64_t rtotal = 0;
+    for (int r = 0; r < P; r++)
+        rtotal += q->rcount[r];
+    if (rtotal > INT_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "reciprocity round of %lld queries is too large",
+                     (long long)rtotal);
+    else if (rtotal > q->rcap) {
+        free(q->rbuf);
+        q->rbuf = NULL;
+        q->rcap = rtotal;
+        rc = cs_alloc(ctx, &q->rbuf, (size_t)q->rcap, sizeof *q->rbuf, "reciprocity answers");
+    }
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK)
+        return rc;
+    for (int r = 0, at = 0; r < P; r++) {
+        q->rdispl[r] = at;
+        at += q->rcount[r];
+    }
+    cs_alltoallv(ctx, q->sbuf, q->scount, q->sdispl, q->rbuf, q->rcount, q->rdispl, CS_T_I64);
+    *nq = rtotal / 2;
+    return CS_OK;
+}
+
 /*
  * Collective. Counts the remote reciprocal links: for every local link u->v that asks (see
  * asks()) with v outside this rank's block, asks v's owner whether v->u exists (qcnt[i]: how
@@ -309,145 +458,46 @@ static cs_err reciprocity_remote(cs_ctx *ctx, const cs_graph_slice *g, const int
                                  int64_t *found)
 {
     cs_err rc = CS_OK;
-    const int P = ctx->size, me = ctx->rank;
-    const int64_t n = g->n, first = g->first, N = g->n_pages_total;
-    const int64_t *off = g->offsets, *tg = g->targets;
-    int64_t *bound = NULL, *tcnt = NULL, *sbuf = NULL, *rbuf = NULL;
-    int *scount = NULL, *sdispl = NULL, *rcount = NULL, *rdispl = NULL;
-    int64_t rcap = 0;
+    const int P = ctx->size;
+    const int64_t n = g->n, N = g->n_pages_total;
+    recip_bufs q;
+    memset(&q, 0, sizeof q);
     *found = 0;
-
-    int64_t R = round_queries(P), maxq = 0;
-    for (int64_t i = 0; i < n; i++)
-        maxq = qcnt[i] > maxq ? qcnt[i] : maxq;
-    if (maxq > ((int64_t)1 << 28))
-        rc = cs_fail(ctx, CS_ERR_LIMIT,
-                     "page %lld has %lld links to other ranks' pages: more "
-                     "than crawlsim info handles",
-                     (long long)first, (long long)maxq);
-    CS_TRY_AGREE(ctx, rc);
-    R = maxq > R ? maxq : R;
-    int64_t rounds = 0, all_rounds = 0;
-    for (int64_t at = 0; at < n; rounds++)
-        at = next_round(qcnt, n, at, R);
-    cs_allreduce(ctx, &rounds, &all_rounds, 1, CS_T_I64, CS_OP_MAX);
-
+    int64_t R = 0, all_rounds = 0;
+    CS_TRY(ctx, plan_rounds(ctx, g, qcnt, &R, &all_rounds));
     const int nt_max = omp_get_max_threads();
-    rc = cs_alloc(ctx, &bound, (size_t)P + 1, sizeof *bound, "rank bounds");
+    rc = cs_alloc(ctx, &q.bound, (size_t)P + 1, sizeof *q.bound, "rank bounds");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &tcnt, (size_t)nt_max * (size_t)P, sizeof *tcnt, "query counts");
+        rc = cs_alloc(ctx, &q.tcnt, (size_t)nt_max * (size_t)P, sizeof *q.tcnt, "query counts");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &sbuf, (size_t)(2 * R), sizeof *sbuf, "reciprocity queries");
+        rc = cs_alloc(ctx, &q.sbuf, (size_t)(2 * R), sizeof *q.sbuf, "reciprocity queries");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &scount, (size_t)P * 4, sizeof *scount, "alltoall counts");
+        rc = cs_alloc(ctx, &q.scount, (size_t)P * 4, sizeof *q.scount, "alltoall counts");
     CS_TRY_AGREE(ctx, rc);
-    sdispl = scount + P;
-    rcount = scount + 2 * P;
-    rdispl = scount + 3 * P;
+    q.sdispl = q.scount + P;
+    q.rcount = q.scount + 2 * P;
+    q.rdispl = q.scount + 3 * P;
     for (int r = 0; r < P; r++) {
         int64_t c = 0;
-        cs_block_range(N, r, P, &bound[r], &c);
+        cs_block_range(N, r, P, &q.bound[r], &c);
     }
-    bound[P] = N;
-
+    q.bound[P] = N;
     int64_t p = 0, hits = 0;
     for (int64_t round = 0; round < all_rounds; round++) {
         const int64_t p0 = p, p1 = next_round(qcnt, n, p, R);
         p = p1;
-        int nthreads = 1;
-        /* Bucket the queries of pages [p0, p1) by owner: per-thread counts over contiguous
-         * page ranges, an exclusive scan (owner-major), then each thread fills its slots. */
-#pragma omp parallel default(none) shared(nthreads, tcnt, sbuf, scount, sdispl, bound, off, tg)    \
-    firstprivate(p0, p1, first, N, P, me)
-        {
-#pragma omp single
-            nthreads = omp_get_num_threads();
-            const int t = omp_get_thread_num();
-            const int64_t a = p0 + (p1 - p0) * t / nthreads,
-                          b = p0 + (p1 - p0) * (t + 1) / nthreads;
-            int64_t *cnt = tcnt + (size_t)t * (size_t)P;
-            for (int r = 0; r < P; r++)
-                cnt[r] = 0;
-            for (int64_t i = a; i < b; i++) {
-                const int64_t u = first + i;
-                int o = off[i] < off[i + 1] ? gio_block_owner(N, P, tg[off[i]]) : 0;
-                for (int64_t e = off[i]; e < off[i + 1]; e++) {
-                    const int64_t v = tg[e];
-                    while (v >= bound[o + 1])
-                        o++;
-                    if (o != me && v != u && asks(u, v))
-                        cnt[o]++;
-                }
-            }
-#pragma omp barrier
-#pragma omp single
-            {
-                int64_t pos = 0;
-                for (int r = 0; r < P; r++) {
-                    int64_t start = pos;
-                    for (int tt = 0; tt < nthreads; tt++) {
-                        int64_t c = tcnt[(size_t)tt * (size_t)P + (size_t)r];
-                        tcnt[(size_t)tt * (size_t)P + (size_t)r] = pos;
-                        pos += c;
-                    }
-                    scount[r] = (int)(2 * (pos - start));
-                    sdispl[r] = (int)(2 * start);
-                }
-            }
-            for (int64_t i = a; i < b; i++) {
-                const int64_t u = first + i;
-                int o = off[i] < off[i + 1] ? gio_block_owner(N, P, tg[off[i]]) : 0;
-                for (int64_t e = off[i]; e < off[i + 1]; e++) {
-                    const int64_t v = tg[e];
-                    while (v >= bound[o + 1])
-                        o++;
-                    if (o != me && v != u && asks(u, v)) {
-                        int64_t at = cnt[o]++;
-                        sbuf[2 * at] = u;
-                        sbuf[2 * at + 1] = v;
-                    }
-                }
-            }
-        }
-        cs_alltoall(ctx, scount, 1, rcount, CS_T_INT);
-        int64_t rtotal = 0;
-        for (int r = 0; r < P; r++)
-            rtotal += rcount[r];
-        if (rtotal > INT_MAX)
-            rc = cs_fail(ctx, CS_ERR_LIMIT, "reciprocity round of %lld queries is too large",
-                         (long long)rtotal);
-        else if (rtotal > rcap) {
-            free(rbuf);
-            rcap = rtotal;
-            rc = cs_alloc(ctx, &rbuf, (size_t)rcap, sizeof *rbuf, "reciprocity answers");
-        }
-        CS_TRY_AGREE(ctx, rc);
-        for (int r = 0, at = 0; r < P; r++) {
-            rdispl[r] = at;
-            at += rcount[r];
-        }
-        cs_alltoallv(ctx, sbuf, scount, sdispl, rbuf, rcount, rdispl, CS_T_I64);
-        const int64_t nq = rtotal / 2;
-        int64_t h = 0;
-#pragma omp parallel for default(none) shared(rbuf, off, tg) firstprivate(nq, first)          \
-    reduction(+ : h) schedule(static)
-        for (int64_t k = 0; k < nq; k++) {
-            if (k + 2 * PF_DIST < nq)
-                PREFETCH(&off[rbuf[2 * (k + 2 * PF_DIST) + 1] - first]);
-            if (k + PF_DIST < nq)
-                PREFETCH(&tg[off[rbuf[2 * (k + PF_DIST) + 1] - first]]);
-            int64_t u = rbuf[2 * k], vl = rbuf[2 * k + 1] - first;
-            h += contains(tg + off[vl], off[vl + 1] - off[vl], u);
-        }
-        hits += h;
+        bucket_queries(g, P, ctx->rank, p0, p1, &q);
+        int64_t nq = 0;
+        CS_TRY(ctx, send_queries(ctx, &q, &nq));
+        hits += answer_queries(g, q.rbuf, nq);
     }
     *found = hits;
 fail:
-    free(rbuf);
-    free(scount);
-    free(sbuf);
-    free(tcnt);
-    free(bound);
+    free(q.rbuf);
+    free(q.scount);
+    free(q.sbuf);
+    free(q.tcnt);
+    free(q.bound);
     return rc;
 }
 
@@ -642,6 +692,110 @@ static void link_pass(const cs_graph_slice *g, const page_class *cls, int32_t *i
 
 /* ---- the whole computation ------------------------------------------------------------------ */
 
+/* Every page's host and topic side by side (*cls, N entries: one cache miss per link target
+ * instead of two), read on every rank from the open graph file. Collective. */
+static cs_err read_classes(cs_ctx *ctx, hid_t file, const char *path, const cs_graph_header *hdr,
+                           page_class **cls)
+{
+    const int64_t N = hdr->n_pages, H = hdr->n_hosts;
+    int64_t *host_all = NULL;
+    int32_t *topic_all = NULL;
+    cs_err rc;
+    CS_TRY_AGREE(
+        ctx, gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, 0, N, &host_all));
+    CS_TRY_AGREE(ctx, cs_graphio_check_ids64(ctx, path, "/pages/host", host_all, 0, N, 0, H));
+    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, 0, N,
+                                     &topic_all));
+    CS_TRY_AGREE(
+        ctx, cs_graphio_check_ids32(ctx, path, "/pages/topic", topic_all, 0, N, -1, hdr->n_topics));
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, cls, (size_t)N, sizeof **cls, "page hosts and topics"));
+    for (int64_t u = 0; u < N; u++) {
+        (*cls)[u].host = (int32_t)host_all[u];
+        (*cls)[u].topic = topic_all[u];
+    }
+fail:
+    free(topic_all);
+    free(host_all);
+    return rc;
+}
+
+/* The link counts (self loops, within host, within topic, reciprocal) and the shares of
+ * relevant and observable pages into info, from one pass over the local links (in-link counts
+ * of all pages into incount, out-degrees into outdeg) and the remote reciprocity queries;
+ * tp[0], tp[1]: when each ended. Collective. */
+static cs_err count_links(cs_ctx *ctx, const cs_graph_slice *g, const page_class *cls,
+                          int32_t *incount, int32_t *outdeg, int32_t *qcnt,
+                          double relevance_threshold, cs_graph_info *info, double *tp)
+{
+    const int64_t N = info->hdr.n_pages, M = info->hdr.n_links;
+    /* self loops, within host, within topic, reciprocal, relevant, observable */
+    int64_t cnt[6] = {0, 0, 0, 0, 0, 0};
+    int64_t self = 0, same_host = 0, same_topic = 0, recip = 0;
+    link_pass(g, cls, incount, outdeg, qcnt, &self, &same_host, &same_topic, &recip);
+    tp[0] = cs_now();
+    int64_t remote = 0;
+    cs_err rc = cs_agree(ctx, reciprocity_remote(ctx, g, qcnt, &remote));
+    if (rc != CS_OK)
+        return rc;
+    tp[1] = cs_now();
+    cnt[0] = self;
+    cnt[1] = same_host;
+    cnt[2] = same_topic;
+    cnt[3] = recip + 2 * remote;
+    for (int64_t i = 0; i < g->n; i++) {
+        cnt[4] += g->relevance[i] >= relevance_threshold;
+        cnt[5] += g->observable[i] != 0;
+    }
+    cs_allreduce(ctx, NULL, cnt, 6, CS_T_I64, CS_OP_SUM);
+    info->self_loops = cnt[0];
+    info->reciprocal_links = cnt[3];
+    info->frac_within_host = M > 0 ? (double)cnt[1] / (double)M : 0.0;
+    info->frac_within_topic = M > 0 ? (double)cnt[2] / (double)M : 0.0;
+    info->reciprocity = M - cnt[0] > 0 ? (double)cnt[3] / (double)(M - cnt[0]) : 0.0;
+    info->relevance_threshold = relevance_threshold;
+    info->relevant_fraction = N > 0 ? (double)cnt[4] / (double)N : 0.0;
+    info->observable_fraction = N > 0 ? (double)cnt[5] / (double)N : 0.0;
+    return CS_OK;
+}
+
+/* The host sizes' statistics into info->host_size: this block's pages counted per host,
+ * reduce-scattered to the hosts' owners. Collective. */
+static cs_err host_sizes(cs_ctx *ctx, const cs_graph_slice *g, cs_graph_info *info)
+{
+    const int64_t H = info->hdr.n_hosts;
+    int32_t *hostcount = NULL, *hostsize = NULL;
+    int64_t hfirst = 0, hn = 0;
+    cs_block_range(H, ctx->rank, ctx->size, &hfirst, &hn);
+    cs_err rc = cs_calloc(ctx, &hostcount, (size_t)H, sizeof *hostcount, "host sizes");
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, &hostsize, (size_t)hn, sizeof *hostsize, "host sizes");
+    CS_TRY_AGREE(ctx, rc);
+    for (int64_t i = 0; i < g->n; i++)
+        hostcount[g->host[i]]++;
+    CS_TRY_AGREE(ctx, reduce_scatter_counts(ctx, hostcount, H, hostsize));
+    CS_TRY_AGREE(ctx, degree_stats(ctx, hostsize, hn, &info->host_size));
+fail:
+    free(hostsize);
+    free(hostcount);
+    return rc;
+}
+
+/* The page attributes' summaries (relevance, change rate, importance) into info, quantiles over
+ * a sample of every step-th page. Collective. */
+static cs_err attribute_summaries(cs_ctx *ctx, const cs_graph_slice *g, cs_graph_info *info)
+{
+    const int64_t N = info->hdr.n_pages, first = g->first, n = g->n;
+    const int64_t step = N > SAMPLE_MAX ? (N + SAMPLE_MAX - 1) / SAMPLE_MAX : 1;
+    cs_err rc;
+    info->quantile_step = step;
+    info->quantile_sample = N > 0 ? (N - 1) / step + 1 : 0;
+    CS_TRY_AGREE(ctx, page_summary(ctx, g->relevance, first, n, N, step, &info->relevance));
+    CS_TRY_AGREE(ctx, page_summary(ctx, g->delta, first, n, N, step, &info->delta));
+    CS_TRY_AGREE(ctx, page_summary(ctx, g->mu, first, n, N, step, &info->mu));
+fail:
+    return rc;
+}
+
 cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_threshold,
                              cs_graph_info *info)
 {
@@ -652,16 +806,14 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     hid_t file = -1;
     cs_graph_slice g;
     cs_graph_slice_init(&g);
-    int64_t *host_all = NULL;
-    int32_t *topic_all = NULL, *incount = NULL, *indeg = NULL, *outdeg = NULL, *qcnt = NULL;
+    int32_t *incount = NULL, *indeg = NULL, *outdeg = NULL, *qcnt = NULL;
     page_class *cls = NULL;
-    int32_t *hostcount = NULL, *hostsize = NULL;
     memset(info, 0, sizeof *info);
 
     rc = cs_graphio_open(ctx, path, &file, &info->hdr);
     if (rc != CS_OK)
         goto fail;
-    const int64_t N = info->hdr.n_pages, M = info->hdr.n_links, H = info->hdr.n_hosts;
+    const int64_t N = info->hdr.n_pages, H = info->hdr.n_hosts;
     if (N > INT32_MAX || H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT,
                      "graph file %s: crawlsim info handles up to 2^31 - 1 "
@@ -675,32 +827,14 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     rc = gio_read_pages(ctx, file, path, &info->hdr, first, n, GIO_READ_PAGES, &g);
     if (rc != CS_OK)
         goto fail;
-    /* Hosts and topics of link targets: every rank holds those of all pages. */
-    CS_TRY_AGREE(
-        ctx, gio_read_range(ctx, file, path, "/pages/host", H5T_NATIVE_INT64, 8, 0, N, &host_all));
-    CS_TRY_AGREE(ctx, cs_graphio_check_ids64(ctx, path, "/pages/host", host_all, 0, N, 0, H));
-    CS_TRY_AGREE(ctx, gio_read_range(ctx, file, path, "/pages/topic", H5T_NATIVE_INT32, 4, 0, N,
-                                     &topic_all));
-    CS_TRY_AGREE(ctx, cs_graphio_check_ids32(ctx, path, "/pages/topic", topic_all, 0, N, -1,
-                                             info->hdr.n_topics));
-    /* Host and topic side by side: one cache miss per link target instead of two. */
-    CS_TRY_AGREE(ctx, cs_alloc(ctx, &cls, (size_t)N, sizeof *cls, "page hosts and topics"));
-    for (int64_t u = 0; u < N; u++) {
-        cls[u].host = (int32_t)host_all[u];
-        cls[u].topic = topic_all[u];
-    }
-    free(host_all);
-    free(topic_all);
-    host_all = NULL;
-    topic_all = NULL;
+    /* hosts and topics of link targets: every rank holds those of all pages */
+    CS_TRY(ctx, read_classes(ctx, file, path, &info->hdr, &cls));
     if (H5Fclose(file) < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     file = -1;
     CS_TRY_AGREE(ctx, rc);
-
     tp[1] = cs_now();
 
-    /* One pass over the local links. */
     rc = cs_calloc(ctx, &incount, (size_t)N, sizeof *incount, "in-degree counts");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &outdeg, (size_t)n, sizeof *outdeg, "out-degrees");
@@ -709,61 +843,17 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &indeg, (size_t)n, sizeof *indeg, "in-degrees");
     CS_TRY_AGREE(ctx, rc);
-    /* self loops, within host, within topic, reciprocal, relevant, observable */
-    int64_t cnt[6] = {0, 0, 0, 0, 0, 0};
-    int64_t self = 0, same_host = 0, same_topic = 0, recip = 0;
-    link_pass(&g, cls, incount, outdeg, qcnt, &self, &same_host, &same_topic, &recip);
-    tp[2] = cs_now();
-    int64_t remote = 0;
-    CS_TRY_AGREE(ctx, reciprocity_remote(ctx, &g, qcnt, &remote));
-    tp[3] = cs_now();
-    cnt[0] = self;
-    cnt[1] = same_host;
-    cnt[2] = same_topic;
-    cnt[3] = recip + 2 * remote;
-    for (int64_t i = 0; i < n; i++) {
-        cnt[4] += g.relevance[i] >= relevance_threshold;
-        cnt[5] += g.observable[i] != 0;
-    }
-    cs_allreduce(ctx, NULL, cnt, 6, CS_T_I64, CS_OP_SUM);
-    info->self_loops = cnt[0];
-    info->reciprocal_links = cnt[3];
-    info->frac_within_host = M > 0 ? (double)cnt[1] / (double)M : 0.0;
-    info->frac_within_topic = M > 0 ? (double)cnt[2] / (double)M : 0.0;
-    info->reciprocity = M - cnt[0] > 0 ? (double)cnt[3] / (double)(M - cnt[0]) : 0.0;
-    info->relevance_threshold = relevance_threshold;
-    info->relevant_fraction = N > 0 ? (double)cnt[4] / (double)N : 0.0;
-    info->observable_fraction = N > 0 ? (double)cnt[5] / (double)N : 0.0;
-
-    /* Degrees. */
+    CS_TRY(ctx,
+           count_links(ctx, &g, cls, incount, outdeg, qcnt, relevance_threshold, info, tp + 2));
+    /* degrees */
     CS_TRY_AGREE(ctx, reduce_scatter_counts(ctx, incount, N, indeg));
     free(incount);
     incount = NULL;
     CS_TRY_AGREE(ctx, degree_stats(ctx, outdeg, n, &info->out_deg));
     CS_TRY_AGREE(ctx, degree_stats(ctx, indeg, n, &info->in_deg));
-
-    /* Host sizes: count this block's pages per host, reduce-scatter to the hosts' owners. */
-    int64_t hfirst = 0, hn = 0;
-    cs_block_range(H, ctx->rank, ctx->size, &hfirst, &hn);
-    rc = cs_calloc(ctx, &hostcount, (size_t)H, sizeof *hostcount, "host sizes");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &hostsize, (size_t)hn, sizeof *hostsize, "host sizes");
-    CS_TRY_AGREE(ctx, rc);
-    for (int64_t i = 0; i < n; i++)
-        hostcount[g.host[i]]++;
-    CS_TRY_AGREE(ctx, reduce_scatter_counts(ctx, hostcount, H, hostsize));
-    CS_TRY_AGREE(ctx, degree_stats(ctx, hostsize, hn, &info->host_size));
-
+    CS_TRY(ctx, host_sizes(ctx, &g, info));
     tp[4] = cs_now();
-
-    /* Page attributes. */
-    const int64_t step = N > SAMPLE_MAX ? (N + SAMPLE_MAX - 1) / SAMPLE_MAX : 1;
-    info->quantile_step = step;
-    info->quantile_sample = N > 0 ? (N - 1) / step + 1 : 0;
-    CS_TRY_AGREE(ctx, page_summary(ctx, g.relevance, first, n, N, step, &info->relevance));
-    CS_TRY_AGREE(ctx, page_summary(ctx, g.delta, first, n, N, step, &info->delta));
-    CS_TRY_AGREE(ctx, page_summary(ctx, g.mu, first, n, N, step, &info->mu));
-
+    CS_TRY(ctx, attribute_summaries(ctx, &g, info));
     tp[5] = cs_now();
     CS_LOG(ctx, CS_LOG_VERBOSE,
            "info %s (rank 0): read %.2fs, link pass %.2fs, reciprocity exchange %.2fs, degrees "
@@ -776,15 +866,11 @@ cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double relevance_thr
 fail:
     if (file >= 0)
         H5Fclose(file);
-    free(hostsize);
-    free(hostcount);
     free(indeg);
     free(qcnt);
     free(outdeg);
     free(incount);
     free(cls);
-    free(topic_all);
-    free(host_all);
     cs_graph_slice_fini(&g);
     cs_h5_quiet_end(&quiet);
     if (rc != CS_OK) {
