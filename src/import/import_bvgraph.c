@@ -316,6 +316,41 @@ static int ref_list(dec *D, int64_t y, const int32_t **L, int64_t *n)
     return 1;
 }
 
+/* The successors node x (list at bit pos, outdegree d) copies from node y's list into D->cp
+ * (*ncp of them): the copy blocks read from r. 0 on an error (recorded in D). */
+static int copy_blocks(dec *D, bits *r, int64_t x, uint64_t pos, int64_t y, uint64_t d,
+                       int64_t *ncp)
+{
+    const cs_bv_params *p = D->p;
+    const int32_t *L;
+    int64_t Ln;
+    if (!ref_list(D, y, &L, &Ln))
+        return 0;
+    uint64_t bc = read_code(r, p->block_count, p->zetak);
+    if (r->bad || bc > (uint64_t)Ln + 1)
+        return fail_at(D, "a bad block count", x, pos);
+    if (!vec_reserve(&D->cp, (size_t)Ln + 1))
+        return D->nomem = 1, 0;
+    int64_t at = 0;
+    for (uint64_t i = 0; i < bc; i++) {
+        uint64_t bl = read_code(r, p->blocks, p->zetak) + (i > 0 ? 1 : 0);
+        if (r->bad || bl > (uint64_t)(Ln - at))
+            return fail_at(D, "copy blocks beyond the referenced list", x, pos);
+        if (i % 2 == 0) {
+            memcpy(D->cp.v + *ncp, L + at, (size_t)bl * sizeof *L);
+            *ncp += (int64_t)bl;
+        }
+        at += (int64_t)bl;
+    }
+    if (bc % 2 == 0) {
+        memcpy(D->cp.v + *ncp, L + at, (size_t)(Ln - at) * sizeof *L);
+        *ncp += Ln - at;
+    }
+    if (*ncp > (int64_t)d)
+        return fail_at(D, "more copied successors than the outdegree", x, pos);
+    return 1;
+}
+
 /* Decodes node x's list starting at bit pos into out (length *len); *end: the bit after it. */
 static int decode_list(dec *D, int64_t x, uint64_t pos, vec *out, int64_t *len, uint64_t *end)
 {
@@ -341,34 +376,8 @@ static int decode_list(dec *D, int64_t x, uint64_t pos, vec *out, int64_t *len, 
         if (r.bad || ref > (uint64_t)p->window || ref > (uint64_t)x)
             return fail_at(D, "a reference beyond the window or before node 0", x, pos);
     }
-    if (ref > 0) {
-        const int32_t *L;
-        int64_t Ln;
-        if (!ref_list(D, x - (int64_t)ref, &L, &Ln))
-            return 0;
-        uint64_t bc = read_code(&r, p->block_count, p->zetak);
-        if (r.bad || bc > (uint64_t)Ln + 1)
-            return fail_at(D, "a bad block count", x, pos);
-        if (!vec_reserve(&D->cp, (size_t)Ln + 1))
-            return D->nomem = 1, 0;
-        int64_t at = 0;
-        for (uint64_t i = 0; i < bc; i++) {
-            uint64_t bl = read_code(&r, p->blocks, p->zetak) + (i > 0 ? 1 : 0);
-            if (r.bad || bl > (uint64_t)(Ln - at))
-                return fail_at(D, "copy blocks beyond the referenced list", x, pos);
-            if (i % 2 == 0) {
-                memcpy(D->cp.v + ncp, L + at, (size_t)bl * sizeof *L);
-                ncp += (int64_t)bl;
-            }
-            at += (int64_t)bl;
-        }
-        if (bc % 2 == 0) {
-            memcpy(D->cp.v + ncp, L + at, (size_t)(Ln - at) * sizeof *L);
-            ncp += Ln - at;
-        }
-        if (ncp > (int64_t)d)
-            return fail_at(D, "more copied successors than the outdegree", x, pos);
-    }
+    if (ref > 0 && !copy_blocks(D, &r, x, pos, x - (int64_t)ref, d, &ncp))
+        return 0;
     int64_t extra = (int64_t)d - ncp;
     if (extra > 0 && p->minint > 0) {
         uint64_t ic = read_gamma(&r);
@@ -553,6 +562,46 @@ static int64_t degrees_to_offsets(int64_t *off, int64_t k)
     return total;
 }
 
+/* Local. The first of the k local nodes whose first arc (off, sorted) is at or after arc. */
+static int64_t first_node_at(const int64_t *off, int64_t k, int64_t arc)
+{
+    int64_t l = 0, h = k;
+    while (l < h) {
+        int64_t mid = l + (h - l) / 2;
+        if (off[mid] < arc)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    return l;
+}
+
+/* Local. Decodes the lists of local nodes [i0, i1) (node a + i) with T into t32 or t64 at their
+ * offsets off; 0 on an error (recorded in T). */
+static int decode_chunk(dec *T, const uint64_t *ofs, int64_t a, int64_t i0, int64_t i1,
+                        const int64_t *off, int32_t *t32, int64_t *t64)
+{
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t x = a + i;
+        uint64_t end;
+        if (!dec_next(T, x, ofs[x], &end))
+            return 0;
+        if (end != ofs[x + 1])
+            return fail_at(T, "a list that ends elsewhere than the next one starts", x, end);
+        int s = (int)(x % T->slots);
+        const int32_t *v = T->ring[s].v;
+        const int64_t len = T->ring_len[s];
+        if (t32 != NULL) {
+            memcpy(t32 + off[i], v, (size_t)len * sizeof *t32);
+        } else {
+            int64_t *o = t64 + off[i];
+            for (int64_t j = 0; j < len; j++)
+                o[j] = v[j];
+        }
+    }
+    return 1;
+}
+
 /*
  * Local. Decodes the lists of nodes [a, b), whose local CSR offsets off (b - a + 1 entries)
  * are known, into t32 or t64 (exactly one is not NULL): ranges of about equal arc counts (at
@@ -594,49 +643,10 @@ static cs_err decode_nodes(cs_ctx *ctx, const char *name, const uint8_t *graph, 
             if (!ok)
                 continue;
             /* the local range [i0, i1): nodes whose first arc falls in this chunk's share */
-            int64_t lo_arc = total * c / chunks, hi_arc = total * (c + 1) / chunks;
-            int64_t l = 0, h = k;
-            while (l < h) {
-                int64_t mid = l + (h - l) / 2;
-                if (off[mid] < lo_arc)
-                    l = mid + 1;
-                else
-                    h = mid;
-            }
-            const int64_t i0 = c == 0 ? 0 : l;
-            l = 0;
-            h = k;
-            while (l < h) {
-                int64_t mid = l + (h - l) / 2;
-                if (off[mid] < hi_arc)
-                    l = mid + 1;
-                else
-                    h = mid;
-            }
-            const int64_t i1 = c == chunks - 1 ? k : l;
-            for (int64_t i = i0; i < i1 && ok; i++) {
-                const int64_t x = a + i;
-                uint64_t end;
-                if (!dec_next(&T, x, ofs[x], &end)) {
-                    ok = 0;
-                    break;
-                }
-                if (end != ofs[x + 1]) {
-                    fail_at(&T, "a list that ends elsewhere than the next one starts", x, end);
-                    ok = 0;
-                    break;
-                }
-                int s = (int)(x % T.slots);
-                const int32_t *v = T.ring[s].v;
-                const int64_t len = T.ring_len[s];
-                if (t32 != NULL) {
-                    memcpy(t32 + off[i], v, (size_t)len * sizeof *t32);
-                } else {
-                    int64_t *o = t64 + off[i];
-                    for (int64_t j = 0; j < len; j++)
-                        o[j] = v[j];
-                }
-            }
+            const int64_t i0 = c == 0 ? 0 : first_node_at(off, k, total * c / chunks);
+            const int64_t i1 =
+                c == chunks - 1 ? k : first_node_at(off, k, total * (c + 1) / chunks);
+            ok = decode_chunk(&T, ofs, a, i0, i1, off, t32, t64);
             uint64_t now = 0;
             const uint64_t arcs = (uint64_t)(off[i1] - off[i0]);
 #pragma omp atomic capture

@@ -253,6 +253,73 @@ fail:
     return rc;
 }
 
+/* The BVGraph's basename: the first (only) item of [import] edges, resolved. Local (the same
+ * config on every rank). */
+static cs_err edge_path(cs_ctx *ctx, const cs_config *cfg, char *path, size_t len)
+{
+    const cs_import_config *ic = &cfg->import;
+    cs_err rc = cs_imp_check_config(ctx, ic);
+    if (rc != CS_OK)
+        return rc;
+    const char *e = ic->edges;
+    char item[CS_IMP_PATH_MAX];
+    if (!cs_imp_next_item(&e, item, sizeof item))
+        return cs_fail(ctx, CS_ERR_CONFIG, "[import] edges: no edge file given");
+    return cs_imp_resolve(ctx, cfg, item, path, len);
+}
+
+/* The lists' bit offsets found by a pass over the graph (no .offsets file), with a progress
+ * line. Collective. */
+static cs_err scan_offsets(cs_ctx *ctx, const char *path, const uint8_t *graph, uint64_t nbytes,
+                           cs_bv_params *p, uint64_t **offsets)
+{
+    cs_progress prog;
+    cs_progress_begin(&prog, ctx, "import: finding the lists (no .offsets file)",
+                      (uint64_t)p->nodes);
+    prog.unit = "nodes";
+    prog.interval = prog.interval > 5.0 ? 5.0 : prog.interval;
+    cs_err rc = cs_bv_scan(ctx, path, graph, nbytes, p, offsets, &prog);
+    cs_progress_end(&prog);
+    return cs_agree(ctx, rc);
+}
+
+/* Nodes [a, b) of the graph decoded into g's offsets and targets, with a progress line. Local:
+ * the caller agrees on the code. */
+static cs_err decode_block(cs_ctx *ctx, const char *path, const uint8_t *graph, uint64_t nbytes,
+                           cs_bv_params *p, const uint64_t *offsets, int64_t a, int64_t b,
+                           cs_graph_slice *g)
+{
+    cs_progress prog;
+    cs_progress_begin(&prog, ctx, "import: decoding", 0);
+    prog.unit = "links";
+    prog.interval = prog.interval > 5.0 ? 5.0 : prog.interval;
+    cs_err rc = cs_bv_decode_range(ctx, path, graph, nbytes, p, offsets, a, b, &g->offsets,
+                                   &g->targets, &prog);
+    cs_progress_end(&prog);
+    return rc;
+}
+
+/* At -v: per rank its pages, links, decode seconds (t_decode) and peak memory, printed by rank
+ * 0. Collective. */
+static cs_err log_ranks(cs_ctx *ctx, const cs_graph_slice *g, double t_decode)
+{
+    int64_t row[4] = {g->n, g->n_links_total, (int64_t)(t_decode * 1000.0), cs_imp_peak_rss()};
+    int64_t *all = NULL;
+    cs_err rc =
+        cs_agree(ctx, cs_alloc(ctx, &all, (size_t)ctx->size * 4, sizeof *all, "rank table"));
+    if (rc != CS_OK)
+        return rc;
+    cs_allgather(ctx, row, 4, all, CS_T_I64);
+    for (int r = 0; r < ctx->size; r++)
+        CS_LOG(ctx, CS_LOG_VERBOSE,
+               "import: rank %d: %lld pages, %lld links, decoded in %.2f s, peak memory "
+               "%.1f MiB",
+               r, (long long)all[4 * r], (long long)all[4 * r + 1], (double)all[4 * r + 2] / 1000.0,
+               (double)all[4 * r + 3] / 1048576.0);
+    free(all);
+    return CS_OK;
+}
+
 cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
                           int64_t *pages, int64_t *links, int64_t *hosts)
 {
@@ -264,35 +331,19 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
     cs_bv_params p;
     cs_graph_slice g;
     cs_graph_meta meta;
-    cs_progress prog;
     cs_graph_slice_init(&g);
     cs_graph_meta_init(&meta);
     double t0 = cs_now();
 
-    rc = cs_imp_check_config(ctx, ic);
-    if (rc == CS_OK) {
-        const char *e = ic->edges;
-        char item[CS_IMP_PATH_MAX];
-        if (!cs_imp_next_item(&e, item, sizeof item))
-            rc = cs_fail(ctx, CS_ERR_CONFIG, "[import] edges: no edge file given");
-        else
-            rc = cs_imp_resolve(ctx, cfg, item, path, sizeof path);
-    }
-    CS_TRY_AGREE(ctx, rc);
+    CS_TRY_AGREE(ctx, edge_path(ctx, cfg, path, sizeof path));
     CS_TRY_AGREE(ctx, cs_bv_open(ctx, path, ic->node_count, &p, &graph, &nbytes, &offsets));
     const int64_t N = p.nodes;
     if (N == 0)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files", path);
     CS_TRY_AGREE(ctx, rc);
     const int scanned = offsets == NULL;
-    if (scanned) {
-        cs_progress_begin(&prog, ctx, "import: finding the lists (no .offsets file)", (uint64_t)N);
-        prog.unit = "nodes";
-        prog.interval = prog.interval > 5.0 ? 5.0 : prog.interval;
-        rc = cs_bv_scan(ctx, path, graph, nbytes, &p, &offsets, &prog);
-        cs_progress_end(&prog);
-        CS_TRY_AGREE(ctx, rc);
-    }
+    if (scanned)
+        CS_TRY(ctx, scan_offsets(ctx, path, graph, nbytes, &p, &offsets));
     double t_offsets = cs_now();
     int64_t a = 0, b = 0, arcs = 0;
     CS_TRY_AGREE(ctx, cs_bv_split(ctx, path, graph, nbytes, &p, offsets, ctx->size, ctx->rank, &a,
@@ -302,12 +353,7 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
            "import: %s: %lld nodes, %lld arcs, decoded on %d rank%s (offsets %s, %.2f s)", path,
            (long long)N, (long long)arcs, ctx->size, ctx->size == 1 ? "" : "s",
            scanned ? "found by a pass" : "read", t_offsets - t0);
-    cs_progress_begin(&prog, ctx, "import: decoding", 0);
-    prog.unit = "links";
-    prog.interval = prog.interval > 5.0 ? 5.0 : prog.interval;
-    rc = cs_bv_decode_range(ctx, path, graph, nbytes, &p, offsets, a, b, &g.offsets, &g.targets,
-                            &prog);
-    cs_progress_end(&prog);
+    rc = decode_block(ctx, path, graph, nbytes, &p, offsets, a, b, &g);
     /* the input is no longer needed: unmapped before the page arrays are allocated */
     free(offsets);
     offsets = NULL;
@@ -336,26 +382,12 @@ cs_err cs_imp_bvgraph_run(cs_ctx *ctx, const cs_config *cfg, const char *out_pat
 
     CS_TRY(ctx, cs_graphio_write(ctx, out_path, &g, &meta, spec));
     double t_write = cs_now();
-
-    /* per rank: pages, links, decode seconds, peak memory; printed by rank 0 at -v */
     if (ctx->level >= CS_LOG_VERBOSE) {
-        int64_t row[4] = {g.n, g.n_links_total, (int64_t)((t_decode - t_split) * 1000.0),
-                          cs_imp_peak_rss()};
-        int64_t *all = NULL;
-        rc = cs_alloc(ctx, &all, (size_t)ctx->size * 4, sizeof *all, "rank table");
-        CS_TRY_AGREE(ctx, rc);
-        cs_allgather(ctx, row, 4, all, CS_T_I64);
-        for (int r = 0; r < ctx->size; r++)
-            CS_LOG(ctx, CS_LOG_VERBOSE,
-                   "import: rank %d: %lld pages, %lld links, decoded in %.2f s, peak memory "
-                   "%.1f MiB",
-                   r, (long long)all[4 * r], (long long)all[4 * r + 1],
-                   (double)all[4 * r + 2] / 1000.0, (double)all[4 * r + 3] / 1048576.0);
+        CS_TRY(ctx, log_ranks(ctx, &g, t_decode - t_split));
         CS_LOG(ctx, CS_LOG_VERBOSE,
                "import: offsets %.2f s, cut %.2f s, decode %.2f s, pages %.2f s, write %.2f s",
                t_offsets - t0, t_split - t_offsets, t_decode - t_split, t_pages - t_decode,
                t_write - t_pages);
-        free(all);
     }
     if (pages != NULL)
         *pages = N;
