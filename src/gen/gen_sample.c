@@ -104,6 +104,121 @@ static cs_err host_sizes(cs_ctx *ctx, const cs_gen *g, cs_gen_estimate *e)
     return CS_OK;
 }
 
+/* Local. S distinct pages of N into ids (sorted): a uniform draw of S ids, sorted, duplicates
+ * redrawn until S are distinct (a few rounds when S << N; all pages when S == N). */
+static void draw_pages(uint64_t seed, int64_t N, int64_t sample, int64_t *ids)
+{
+    if (sample == N) {
+        for (int64_t i = 0; i < N; i++)
+            ids[i] = i;
+        return;
+    }
+    cs_rng r;
+    cs_rng_init(&r, seed, CS_RNG_SAMPLE, 0, 0);
+    int64_t have = 0;
+    while (have < sample) {
+        for (int64_t i = have; i < sample; i++)
+            ids[i] = (int64_t)cs_rng_below(&r, (uint64_t)N);
+        qsort(ids, (size_t)sample, sizeof *ids, cmp_i64);
+        have = 0;
+        for (int64_t i = 0; i < sample; i++)
+            if (have == 0 || ids[i] != ids[have - 1])
+                ids[have++] = ids[i];
+    }
+}
+
+/* Local. One out-link of each sampled page with any (of the slice s), uniformly: its target in
+ * pick[i] (-1: none); the distinct targets, sorted, in tid. Returns their count. */
+static int64_t draw_links(uint64_t seed, const cs_graph_slice *s, int64_t sample, int64_t *pick,
+                          int64_t *tid)
+{
+    int64_t nt = 0;
+    cs_rng r;
+    cs_rng_init(&r, seed, CS_RNG_SAMPLE, 1, 0);
+    for (int64_t i = 0; i < sample; i++) {
+        int64_t di = s->offsets[i + 1] - s->offsets[i];
+        pick[i] = di > 0 ? s->targets[s->offsets[i] + (int64_t)cs_rng_below(&r, (uint64_t)di)] : -1;
+        if (pick[i] >= 0)
+            tid[nt++] = pick[i];
+    }
+    qsort(tid, (size_t)nt, sizeof *tid, cmp_i64);
+    int64_t nu = 0;
+    for (int64_t i = 0; i < nt; i++)
+        if (nu == 0 || tid[i] != tid[nu - 1])
+            tid[nu++] = tid[i];
+    return nu;
+}
+
+/* The sample's pages (ids, slice s), their drawn links (pick) and the pages those lead to
+ * (tid, slice t: nu of them). */
+typedef struct est_sample {
+    const int64_t *ids, *pick, *tid;
+    const cs_graph_slice *s, *t;
+    int64_t n, nu;
+} est_sample;
+
+/* Local. The link estimates into e: out-degree, links, pages without links, within host (every
+ * link of a sampled page), within topic and reciprocated (the one link drawn, weighted by the
+ * page's degree). d: the degrees (filled); a, x: scratch (n values each). */
+static void link_estimates(const cs_gen *g, const est_sample *m, double *d, double *a, double *x,
+                           cs_gen_estimate *e)
+{
+    const cs_graph_slice *s = m->s, *t = m->t;
+    const int64_t sample = m->n, N = e->n_pages;
+    for (int64_t i = 0; i < sample; i++)
+        d[i] = (double)(s->offsets[i + 1] - s->offsets[i]);
+    mean_half(d, sample, &e->out_degree);
+    e->links.value = e->out_degree.value * (double)N;
+    e->links.half = e->out_degree.half * (double)N;
+    for (int64_t i = 0; i < sample; i++)
+        x[i] = d[i] == 0.0;
+    mean_half(x, sample, &e->no_out_links);
+    for (int64_t i = 0; i < sample; i++) {
+        int64_t same = 0;
+        for (int64_t k = s->offsets[i]; k < s->offsets[i + 1]; k++)
+            same += cs_gen_host_of(g, s->targets[k]) == s->host[i];
+        a[i] = (double)same;
+    }
+    ratio_half(a, d, sample, &e->within_host);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t i = 0; i < sample; i++) {
+            a[i] = 0.0;
+            if (m->pick[i] < 0)
+                continue;
+            const int64_t lo = cs_lower_bound_i64(m->tid, m->nu, m->pick[i]); /* its row in t */
+            int yes = pass == 0 ? t->topic[lo] == s->topic[i]
+                                : holds(t->targets + t->offsets[lo],
+                                        t->offsets[lo + 1] - t->offsets[lo], m->ids[i]);
+            a[i] = yes ? d[i] : 0.0;
+        }
+        ratio_half(a, d, sample, pass == 0 ? &e->within_topic : &e->reciprocity);
+    }
+}
+
+/* Local. The page attributes' estimates into e (relevant and observable shares, the means and
+ * quantiles of relevance, change rate and importance) and the out-degrees' quantiles, from the
+ * sampled pages s (sample of them, degrees d); x: scratch. */
+static void attribute_estimates(const cs_graph_slice *s, int64_t sample, const double *d, double *x,
+                                cs_gen_estimate *e)
+{
+    for (int64_t i = 0; i < sample; i++)
+        x[i] = s->relevance[i] >= e->threshold;
+    mean_half(x, sample, &e->relevant);
+    for (int64_t i = 0; i < sample; i++)
+        x[i] = s->observable[i];
+    mean_half(x, sample, &e->observable);
+    const double *attr[3] = {s->relevance, s->delta, s->mu};
+    cs_gen_est *mean[3] = {&e->relevance, &e->change_rate, &e->importance};
+    double(*q[3])[5] = {&e->relevance_q, &e->change_rate_q, &e->importance_q};
+    for (int k = 0; k < 3; k++) {
+        memcpy(x, attr[k], (size_t)sample * sizeof *x);
+        mean_half(x, sample, mean[k]);
+        summary(x, sample, *q[k]);
+    }
+    memcpy(x, d, (size_t)sample * sizeof *x);
+    summary(x, sample, e->out_degree_q);
+}
+
 cs_err cs_gen_estimate_stats(cs_ctx *ctx, const cs_gen *g, uint64_t seed, int64_t sample,
                              double threshold, cs_gen_estimate *e)
 {
@@ -123,49 +238,12 @@ cs_err cs_gen_estimate_stats(cs_ctx *ctx, const cs_gen *g, uint64_t seed, int64_
     cs_graph_slice s, t;
     cs_graph_slice_init(&s);
     cs_graph_slice_init(&t);
-
-    /* S distinct pages: a uniform draw of S ids, sorted, duplicates redrawn until S are
-     * distinct (a few rounds when S << N; all pages when S == N) */
     CS_TRY(ctx, cs_alloc(ctx, &ids, (size_t)sample, sizeof *ids, "sample"));
-    if (sample == N) {
-        for (int64_t i = 0; i < N; i++)
-            ids[i] = i;
-    } else {
-        cs_rng r;
-        cs_rng_init(&r, seed, CS_RNG_SAMPLE, 0, 0);
-        int64_t have = 0;
-        while (have < sample) {
-            for (int64_t i = have; i < sample; i++)
-                ids[i] = (int64_t)cs_rng_below(&r, (uint64_t)N);
-            qsort(ids, (size_t)sample, sizeof *ids, cmp_i64);
-            have = 0;
-            for (int64_t i = 0; i < sample; i++)
-                if (have == 0 || ids[i] != ids[have - 1])
-                    ids[have++] = ids[i];
-        }
-    }
+    draw_pages(seed, N, sample, ids);
     CS_TRY(ctx, gen_slice_ids(ctx, g, ids, sample, &s, NULL));
-
-    /* one out-link of each page with any, uniformly, and the pages it leads to */
-    int64_t nt = 0;
     CS_TRY(ctx, cs_alloc(ctx, &pick, (size_t)sample, sizeof *pick, "sampled links"));
     CS_TRY(ctx, cs_alloc(ctx, &tid, (size_t)sample, sizeof *tid, "sampled targets"));
-    {
-        cs_rng r;
-        cs_rng_init(&r, seed, CS_RNG_SAMPLE, 1, 0);
-        for (int64_t i = 0; i < sample; i++) {
-            int64_t di = s.offsets[i + 1] - s.offsets[i];
-            pick[i] =
-                di > 0 ? s.targets[s.offsets[i] + (int64_t)cs_rng_below(&r, (uint64_t)di)] : -1;
-            if (pick[i] >= 0)
-                tid[nt++] = pick[i];
-        }
-    }
-    qsort(tid, (size_t)nt, sizeof *tid, cmp_i64);
-    int64_t nu = 0;
-    for (int64_t i = 0; i < nt; i++)
-        if (nu == 0 || tid[i] != tid[nu - 1])
-            tid[nu++] = tid[i];
+    const int64_t nu = draw_links(seed, &s, sample, pick, tid);
     CS_TRY(ctx, gen_slice_ids(ctx, g, tid, nu, &t, NULL));
 
     CS_TRY(ctx, cs_alloc(ctx, &d, (size_t)sample, sizeof *d, "degrees"));
@@ -176,56 +254,9 @@ cs_err cs_gen_estimate_stats(cs_ctx *ctx, const cs_gen *g, uint64_t seed, int64_
     e->n_topics = cs_gen_n_topics(g);
     e->sample = sample;
     e->threshold = threshold;
-    for (int64_t i = 0; i < sample; i++)
-        d[i] = (double)(s.offsets[i + 1] - s.offsets[i]);
-    mean_half(d, sample, &e->out_degree);
-    e->links.value = e->out_degree.value * (double)N;
-    e->links.half = e->out_degree.half * (double)N;
-    for (int64_t i = 0; i < sample; i++)
-        x[i] = d[i] == 0.0;
-    mean_half(x, sample, &e->no_out_links);
-
-    /* links within host: every link of a sampled page counts */
-    for (int64_t i = 0; i < sample; i++) {
-        int64_t same = 0;
-        for (int64_t k = s.offsets[i]; k < s.offsets[i + 1]; k++)
-            same += cs_gen_host_of(g, s.targets[k]) == s.host[i];
-        a[i] = (double)same;
-    }
-    ratio_half(a, d, sample, &e->within_host);
-    /* within topic and reciprocated: the one link drawn, weighted by the page's degree */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int64_t i = 0; i < sample; i++) {
-            a[i] = 0.0;
-            if (pick[i] < 0)
-                continue;
-            const int64_t lo = cs_lower_bound_i64(tid, nu, pick[i]); /* pick[i]'s row in t */
-            int yes = pass == 0 ? t.topic[lo] == s.topic[i]
-                                : holds(t.targets + t.offsets[lo],
-                                        t.offsets[lo + 1] - t.offsets[lo], ids[i]);
-            a[i] = yes ? d[i] : 0.0;
-        }
-        ratio_half(a, d, sample, pass == 0 ? &e->within_topic : &e->reciprocity);
-    }
-
-    /* page attributes */
-    for (int64_t i = 0; i < sample; i++)
-        x[i] = s.relevance[i] >= threshold;
-    mean_half(x, sample, &e->relevant);
-    for (int64_t i = 0; i < sample; i++)
-        x[i] = s.observable[i];
-    mean_half(x, sample, &e->observable);
-    const double *attr[3] = {s.relevance, s.delta, s.mu};
-    cs_gen_est *mean[3] = {&e->relevance, &e->change_rate, &e->importance};
-    double(*q[3])[5] = {&e->relevance_q, &e->change_rate_q, &e->importance_q};
-    for (int k = 0; k < 3; k++) {
-        memcpy(x, attr[k], (size_t)sample * sizeof *x);
-        mean_half(x, sample, mean[k]);
-        summary(x, sample, *q[k]);
-    }
-    memcpy(x, d, (size_t)sample * sizeof *x);
-    summary(x, sample, e->out_degree_q);
-
+    const est_sample m = {ids, pick, tid, &s, &t, sample, nu};
+    link_estimates(g, &m, d, a, x, e);
+    attribute_estimates(&s, sample, d, x, e);
 fail:
     cs_graph_slice_fini(&s);
     cs_graph_slice_fini(&t);
