@@ -31,6 +31,7 @@ typedef struct cs_gen_web {
     double template_share;  /* probability that a page carries its host's template */
     double near_share;      /* share of drawn in-host links placed near their source */
     double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
+    double near_forward;    /* probability that a near link goes forward (0.5: the old bit) */
     double near_snap;       /* probability that a near link lands on the directory of its gap */
     double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
     double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */

@@ -459,19 +459,20 @@ static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
 }
 
 /* gen.near_snap: the directory page of a near link's target t at the level of its gap: the
- * host-local index rounded to the nearest multiple of q, the smallest power of the base (the
- * tree's, or 2) above the gap, and down when that leaves the host. Pages with more trailing
+ * host-local index rounded to a multiple of q, the smallest power of the base (the tree's, or
+ * 2) above the gap: up for a forward link (the next directory), down for a backward one (its
+ * own), and down when up leaves the host. Pages with more trailing
  * zero digits collect the links of wider windows: most pages receive none, the directories a
  * heavy tail (a gap density ~ x^-a gives in-degrees ~ x^-(1 + 1 / (2 - a)) for a < 2). */
 static int64_t snap_to_directory(const cs_gen *g, int64_t t, int64_t gap, int64_t first,
-                                 int64_t end)
+                                 int64_t end, int forward)
 {
     const int64_t b = g->cfg.web.tree_branching >= 2 ? g->cfg.web.tree_branching : 2;
     int64_t q = b;
     while (q <= gap && q <= (end - first) / b)
         q *= b;
     const int64_t j = t - first;
-    int64_t s = (j + q / 2) / q * q;
+    int64_t s = (j + (forward ? q - 1 : 0)) / q * q;
     if (first + s >= end)
         s -= q;
     return first + s;
@@ -495,7 +496,9 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
     const int64_t first = g->hosts[host].first, end = first + g->hosts[host].count;
     const int64_t gap = y < 61.0 ? (int64_t)fast_exp2(y) : INT64_MAX / 4;
     const int64_t fwd = page + gap, back = page - gap;
-    const int forward = (int)(h2 & 1u);
+    const double pf = c->web.near_forward; /* 0.5: one bit of h2, as before the key */
+    const int forward = pf == 0.5 ? (int)(h2 & 1u)
+                                  : (double)(cs_mix64(h2 ^ CS_HASH_FORWARD) >> 11) * 0x1.0p-53 < pf;
     int64_t t = -1;
     if (forward ? fwd < end : back >= first)
         t = forward ? fwd : back;
@@ -505,7 +508,7 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
         return page_in_host_u(g, host, u);
     if (c->web.near_snap > 0.0 &&
         (double)(cs_mix64(h2 ^ CS_HASH_SNAP) >> 11) * 0x1.0p-53 < c->web.near_snap)
-        t = snap_to_directory(g, t, gap, first, end);
+        t = snap_to_directory(g, t, gap, first, end, t > page);
     return t;
 }
 
@@ -638,13 +641,13 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             double u = (double)(w0 >> 40) * 0x1.0p-24;
             b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
             b[j].w0 = w0;
-            b[j].table = NULL;
-            if (!closed && pd->hub && u < c->hub_focus) { /* a closed host's links stay in */
+            b[j].table = NULL, b[j].n = 0;
+            if (pd->hub && u < c->hub_focus) {
                 b[j].table = hub_tab;
                 b[j].n = hub_n;
             } else {
                 double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
-                if (closed || (v < c->p_host && own_ok)) {
+                if (v < c->p_host && own_ok) {
                     b[j].table = NULL;
                 } else if (v < p_topic_end) {
                     b[j].table = topic_tab;
@@ -654,6 +657,8 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
                     b[j].n = g->n_any;
                 }
             }
+            if (closed && b[j].table != NULL) /* a closed host keeps it, anywhere inside */
+                b[j].table = NULL, b[j].n = -1;
             if (b[j].table != NULL) {
                 b[j].w1 = cs_rng_u64(r);
                 if (b[j].n > 0)
@@ -662,14 +667,9 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         }
         /* 2. hosts */
         for (int64_t j = 0; j < k; j++) {
-            if (b[j].table == NULL) {
-                b[j].host = host;
+            b[j].host = b[j].table == NULL ? host : -1; /* -1: a topic without hosts */
+            if (b[j].table == NULL || b[j].n == 0)
                 continue;
-            }
-            if (b[j].n == 0) { /* a topic without hosts: no link from this candidate */
-                b[j].host = -1;
-                continue;
-            }
             uint64_t w = b[j].w1;
             int64_t h = pick_host(b[j].table, b[j].n, w);
             /* a link "elsewhere" re-picks its own host a few times (the any-links may stay) */
@@ -682,7 +682,9 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         for (int64_t j = 0; j < k; j++) {
             if (b[j].host < 0)
                 continue;
-            int64_t t = b[j].table == NULL && c->web.near_share > 0.0
+            const host_rec *hr = &g->hosts[host];
+            int64_t t = b[j].n < 0 ? hr->first + (int64_t)(b[j].u_in * (double)hr->count)
+                        : b[j].table == NULL && c->web.near_share > 0.0
                             ? near_or_popular(g, page, host, b[j].w0, b[j].u_in)
                             : page_in_host_u(g, b[j].host, b[j].u_in);
             if (c->web.unlinked > 0.0)

@@ -18,13 +18,14 @@
     "statistics of crawlsim stats, then generates up to N candidate worlds of the same size\n"     \
     "(default 24) in memory, each the best one so far moved by a fixed rule that moves every\n"    \
     "fitted key towards its statistic (out-degree mean and median, dangling and unlinked\n"        \
-    "shares, in-degree tail, reciprocity, clustering, the id-gap profile, the largest SCC) with\n" \
+    "shares, in-degree median and tail, reciprocity, clustering, the id-gap profile and its\n"     \
+    "direction, the bow-tie by host roles, the distances by the tree's base) with\n"               \
     "a step that halves when a candidate is no better, then one group of keys at a time.\n"        \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
     "Prints the table real / twin / difference / target / met and writes it to TABLE.md\n"         \
     "(default: TWIN.ini with .fit.md for .ini). --set gen.KEY=VALUE sets the keys the fit\n"       \
-    "leaves alone (gen.seed, gen.tree_branching, ...). Deterministic: the same twin on any\n"      \
+    "leaves alone (gen.seed, gen.topics, ...). Deterministic: the same twin on any\n"              \
     "rank and thread count.\n"
 
 /* The command's arguments as given (borrowed). */

@@ -15,7 +15,7 @@ page_keys=(--set gen.dangling=0.1 --set gen.unlinked=0.2 --set gen.tree_branchin
     --set gen.template_links=5 --set gen.template_share=0.8 --set gen.near_share=0.5
     --set gen.near_alpha=1.7)
 spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1 "${page_keys[@]}"
-    --set gen.near_snap=0.6 --set gen.dangling_leaves=true
+    --set gen.near_snap=0.6 --set gen.near_forward=0.7 --set gen.dangling_leaves=true
     --set gen.in_hosts=0.2 --set gen.out_hosts=0.2 --set gen.isolated_hosts=0.1)
 run 1 -q gen "${spec[@]}" -o web1.h5 > /dev/null 2>&1 || fail "gen at 1 rank"
 OMP_NUM_THREADS=2 run 3 -q gen "${spec[@]}" -o web3.h5 > /dev/null 2>&1 || fail "gen at 3 ranks"

@@ -631,6 +631,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.near_share = 0.5;
     c.web.near_alpha = 1.7;
     c.web.near_snap = 0.6;
+    c.web.near_forward = 0.7;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -697,7 +698,7 @@ END_TEST
  * more that no page of another host links to (in_closed) and whose pages link to no other host
  * (out_closed), the in-degree median, the pages without in-links. */
 typedef struct role_stats {
-    double in_closed, out_closed, zero_in;
+    double in_closed, out_closed, zero_in, forward; /* forward: among 0 < |gap| < 256 */
     int64_t in_median;
 } role_stats;
 
@@ -722,7 +723,13 @@ static role_stats role_world(const cs_gen_config *c)
             }
         }
     role_stats r = {0};
-    int64_t big = 0, zi = 0;
+    int64_t big = 0, zi = 0, fw = 0, near = 0;
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            near += llabs(s.targets[e] - u) < 256;
+            fw += s.targets[e] > u && s.targets[e] - u < 256;
+        }
+    r.forward = (double)fw / (double)near;
     for (int64_t h = 0; h < H; h++) {
         int64_t first, count;
         cs_gen_host_range(g, h, &first, &count);
@@ -797,6 +804,12 @@ START_TEST(roles_and_snap_move_their_statistics)
                   "near_snap: in-degree median %lld, off "
                   "%lld",
                   (long long)r.in_median, (long long)r0.in_median);
+    /* near_forward: the near links' direction */
+    c = base;
+    c.web.near_forward = 0.9;
+    r = role_world(&c);
+    ck_assert_msg(r.forward > r0.forward + 0.15, "near_forward: forward share %g, off %g",
+                  r.forward, r0.forward);
     /* dangling_leaves: a dangling directory's children lose their in-link, unless only leaves
      * dangle */
     c = base;
