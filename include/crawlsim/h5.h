@@ -154,11 +154,41 @@ CS_API cs_err cs_h5_check_outputs(cs_ctx *ctx, const cs_h5_file *outs, int nout,
 /* Local. CS_ERR_IO "cannot write <kind> <path>: it needs about N MB and DIR has M MB free" when
  * the file system of path's directory has less than need bytes free (0: not known, CS_OK). */
 CS_API cs_err cs_h5_check_space(cs_ctx *ctx, const char *kind, const char *path, uint64_t need);
+/* Bytes reserved beyond a file's end of allocation by cs_h5_reserve: room for the metadata HDF5
+ * allocates before the next reservation (an object header, its attributes, a group). */
+#define CS_H5_RESERVE_SLACK ((uint64_t)16 << 10)
+/* Bytes of the ballast cs_h5_room_take takes before a temporary is created: room for what the
+ * close after a failed write still writes (the metadata HDF5 holds). */
+#define CS_H5_ROOM ((uint64_t)64 << 10)
+/*
+ * Collective(ctx->comm) when collective, else Local. Before the temporary tmp is created: rank 0
+ * (or the caller) takes CS_H5_ROOM bytes of disk in a ballast file "<tmp>.room", given
+ * back by cs_h5_close_tmp (before the close after a failure, so that the metadata HDF5 still
+ * writes then finds room even on a disk another process filled; after it on success) or by
+ * cs_h5_room_give. Returns the agreed code: CS_ERR_IO "<what>: no room for its N MB of metadata:
+ * <reason>" when the disk cannot give it.
+ */
+CS_API cs_err cs_h5_room_take(cs_ctx *ctx, const char *tmp, int collective, const char *what);
+/* Local (rank 0 when collective). Removes tmp's ballast, if any (cs_h5_room_take). */
+CS_API void cs_h5_room_give(cs_ctx *ctx, const char *tmp, int collective);
+/*
+ * Collective(ctx->comm) when collective (a file opened with cs_h5_fapl), else Local. Reserves
+ * on disk the blocks of the file that obj belongs to, as far as HDF5 has allocated it (its end
+ * of allocation, H5Fget_filesize) plus CS_H5_RESERVE_SLACK, without changing its size
+ * (fallocate with FALLOC_FL_KEEP_SIZE, on rank 0), so that the writes that follow cannot run out
+ * of space on one rank while the others wait in a collective call (src/h5/h5_paths.c). A file
+ * system that cannot reserve counts as success. Returns the agreed code: CS_ERR_IO "<what>: no
+ * room for its N MB: <reason> (is the disk full?)" on a full disk or quota.
+ */
+CS_API cs_err cs_h5_reserve(cs_ctx *ctx, hid_t obj, int collective, const char *what);
 /*
  * Closes `file`, being written under the temporary name tmp, so that a failed write (a full
- * disk) neither crashes nor hangs: when rc is CS_OK the file is flushed first (a failure there
- * is reported as CS_ERR_IO); after any failure the temporary is truncated to nothing before the
- * close, so that HDF5's remaining writes find room, and removed after it. A close that fails
+ * disk) neither crashes nor hangs: rc is agreed first (collective); when it is CS_OK the file's
+ * blocks are reserved (cs_h5_reserve, agreed) and it is flushed (a failure there is reported as
+ * CS_ERR_IO), so that no rank enters the collective flush or close knowing it fails; after any
+ * failure the ballast of cs_h5_room_take is given back and the file's blocks reserved again
+ * (or, when that fails, the temporary truncated to nothing) before the close, so that HDF5's
+ * remaining writes find room, and the temporary is removed after it. A close that fails
  * would leave HDF5 a half-closed file on which it crashes in MPI_Finalize. Collective(ctx->comm)
  * with every rank's rc agreed when collective (a file opened with cs_h5_fapl), else Local.
  * Returns the agreed code: rc, or the flush's or the close's failure; on success the temporary
@@ -166,6 +196,16 @@ CS_API cs_err cs_h5_check_space(cs_ctx *ctx, const char *kind, const char *path,
  */
 CS_API cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective, cs_err rc,
                               const char *what);
+/*
+ * Local (the rank that removes the temporary: rank 0). While tmp is written: SIGTERM, SIGINT
+ * and SIGHUP, where their action is the default one, remove tmp first and then kill the process
+ * with the same signal (src/h5/h5_guard.c); a signal with a handler of its own keeps it. One
+ * temporary per process at a time (a new guard replaces the previous one); cs_h5_tmp_unguard
+ * restores the actions, after the temporary is renamed or removed. Not thread-safe: call from
+ * the main thread.
+ */
+CS_API void cs_h5_tmp_guard(const char *tmp);
+CS_API void cs_h5_tmp_unguard(void);
 /* Local. A malloc'd copy of s, or NULL when out of memory. */
 CS_API char *cs_h5_dup_str(const char *s);
 

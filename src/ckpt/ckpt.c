@@ -53,6 +53,8 @@ static void ckpt_free(cs_ckpt *ck)
 {
     if (ck == NULL)
         return;
+    if (ck->tmp != NULL)
+        cs_h5_tmp_unguard(); /* written, renamed or removed: cs_ckpt_create's guard ends */
     free(ck->path);
     free(ck->tmp);
     free(ck->counts);
@@ -102,6 +104,12 @@ cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
     if (rc == CS_OK && ctx->rank == 0 && stat(path, &prev) == 0 && S_ISREG(prev.st_mode))
         rc = cs_h5_check_space(ctx, "checkpoint", path, (uint64_t)prev.st_size);
     CS_TRY_AGREE(ctx, rc);
+    if (ctx->rank == 0)
+        cs_h5_tmp_guard(ck->tmp); /* a signal that kills rank 0 removes it (until ckpt_free) */
+    /* room for the metadata, so that a close after a failure can write it (cs_h5_close_tmp) */
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "checkpoint %s", path);
+    CS_TRY(ctx, cs_h5_room_take(ctx, ck->tmp, 1, what));
     fapl = cs_h5_fapl(ctx->comm);
     if (fapl < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "cannot create checkpoint %s: no MPI-IO access list", path);
@@ -111,8 +119,6 @@ cs_err cs_ckpt_create(cs_ctx *ctx, const char *path, cs_ckpt **out)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot create checkpoint %s: HDF5 cannot create %s", path,
                      ck->tmp);
     CS_TRY_AGREE(ctx, rc);
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "checkpoint %s", path);
     const int32_t version = CS_CKPT_SCHEMA_VERSION, ranks = ctx->size;
     rc = cs_h5_attr_write_string(ctx, ck->file, "format", CS_CKPT_FORMAT, what);
     if (rc == CS_OK)
@@ -489,6 +495,7 @@ void cs_ckpt_close(cs_ctx *ctx, cs_ckpt **pck)
         cs_barrier(ctx);
         if (ctx->rank == 0)
             unlink(ck->tmp);
+        cs_h5_room_give(ctx, ck->tmp, 1);
         cs_barrier(ctx);
     }
     ckpt_free(ck);

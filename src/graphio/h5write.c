@@ -254,6 +254,8 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     hid_t file = -1, fapl = -1, gp = -1, gl = -1, gh = -1, gt = -1, gterm = -1;
     int created = 0;
     const int last = ctx->size - 1;
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "graph file %s", path);
 
     /* 1. Rank 0's meta and spec, for every rank. */
     if (ctx->rank == 0) {
@@ -341,11 +343,15 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
         rc = check_dir(ctx, path, dir);
     CS_TRY_AGREE(ctx, rc);
 
-    /* 4. Create it collectively. */
+    /* 4. Create it collectively; a signal that kills rank 0 removes it (cs_h5_tmp_guard). */
+    if (ctx->rank == 0)
+        cs_h5_tmp_guard(tmp);
+    /* room for the metadata, so that a close after a failure can write it (cs_h5_close_tmp) */
+    created = 1; /* from here on rank 0 removes the temporary (and its ballast) on failure */
+    CS_TRY(ctx, cs_h5_room_take(ctx, tmp, 1, what));
     fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    created = 1; /* from here on rank 0 removes the temporary on failure */
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "cannot write graph file %s: HDF5 cannot create %s", path,
                      tmp);
@@ -353,8 +359,6 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
 
     /* 5. Root attributes (schema version 1); the HDF5 metadata calls take the same values on
      * every rank, their messages name the file. */
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "graph file %s", path);
     {
         int32_t version = CS_GRAPH_SCHEMA_VERSION;
         rc = cs_h5_attr_write_string(ctx, file, "format", CS_GRAPH_FORMAT, what);
@@ -466,10 +470,9 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                 rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing a group", path);
             *grp[i] = -1;
         }
-        if (H5Fclose(file) < 0 && rc == CS_OK)
-            rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing %s", path, tmp);
+        rc = cs_h5_close_tmp(ctx, file, tmp, 1, rc, what); /* agreed; removes it on failure */
         file = -1;
-        CS_TRY_AGREE(ctx, rc);
+        CS_TRY(ctx, rc);
     }
     if (ctx->rank == 0 && rename(tmp, path) != 0)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot write graph file %s: renaming %s to it failed: %s",
@@ -488,12 +491,16 @@ fail:
         H5Gclose(gl);
     if (gp >= 0)
         H5Gclose(gp);
-    if (file >= 0)
-        H5Fclose(file);
+    if (file >= 0) /* a failed write: agreed, neither the close nor MPI_Finalize may crash */
+        cs_h5_close_tmp(ctx, file, tmp, 1, rc, what);
     if (fapl >= 0)
         H5Pclose(fapl);
     if (created && ctx->rank == 0)
         unlink(tmp);
+    if (created)
+        cs_h5_room_give(ctx, tmp, 1);
+    if (ctx->rank == 0)
+        cs_h5_tmp_unguard();
     if (created) /* nobody looks at the file before it is gone */
         cs_barrier(ctx);
     free(dir);

@@ -156,12 +156,25 @@ static cs_err io_1d(cs_ctx *ctx, hid_t dset, hid_t mtype, int64_t off, int64_t c
     int64_t chunk = cs_h5_chunk_elems();
     range *all = NULL;
     cs_err arc = cs_alloc(ctx, &all, (size_t)ctx->size, sizeof *all, "I/O ranges");
-    /* {calls, allocation failed}: one allreduce for both */
-    int64_t mine[2] = {count > 0 ? (count + chunk - 1) / chunk : 0, arc != CS_OK}, red[2] = {0, 0};
-    cs_allreduce(ctx, mine, red, 2, CS_T_I64, CS_OP_MAX);
+    /* A write goes into blocks reserved first (rank 0, src/h5/h5_paths.c): a full disk is then
+     * an error every rank knows of before any of them enters the collective writes. */
+    cs_err res = CS_OK;
+    if (writing && arc == CS_OK && ctx->rank == 0) {
+        char what[CS_ERRMSG_MAX];
+        snprintf(what, sizeof what, "file %s: dataset %s", path, name);
+        res = cs_h5_reserve(ctx, dset, 0, what);
+    }
+    /* {calls, allocation failed, reservation failed}: one allreduce for all */
+    int64_t mine[3] = {count > 0 ? (count + chunk - 1) / chunk : 0, arc != CS_OK, res != CS_OK};
+    int64_t red[3] = {0, 0, 0};
+    cs_allreduce(ctx, mine, red, 3, CS_T_I64, CS_OP_MAX);
     if (red[1] != 0)
         rc = cs_fail(ctx, CS_ERR_NOMEM, "out of memory on some rank while %s %s of %s",
                      writing ? "writing" : "reading", name, path);
+    else if (red[2] != 0)
+        rc = res != CS_OK
+                 ? res
+                 : cs_fail(ctx, CS_ERR_IO, "file %s: dataset %s: no room on the disk", path, name);
     const int64_t max_calls = red[0];
     if (rc != CS_OK || max_calls == 0) {
         free(all);

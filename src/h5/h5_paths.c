@@ -3,9 +3,22 @@
  * overwrite one of the command's inputs or another of its outputs (same path, or the same file
  * by device and inode), and every output must be creatable where it is going to be written, so
  * that a mistyped or read-only path is found at start-up, not after hours of crawling; the free
- * space an output needs, where it can be known; and the close of a temporary whose writing
- * failed (a full disk), which must neither crash nor hang.
+ * space an output needs, where it can be known; the space a file being written is about to
+ * take, reserved before it is written; and the close of a temporary whose writing failed (a full
+ * disk), which must neither crash nor hang.
+ *
+ * A full disk and collective writes: HDF5's collective flush and close fail on the rank whose
+ * write failed while the other ranks wait for it in MPI_File_sync or a barrier (a hang), and a
+ * close that failed leaves HDF5 a half-closed file on which it crashes in MPI_Finalize. So no
+ * rank enters one of them that another rank knows will fail: before every collective dataset
+ * write (cs_h5_write_1d) and before the final flush, rank 0 reserves the blocks of the whole
+ * file as HDF5 has allocated it (its end of allocation, plus CS_H5_RESERVE_SLACK for the metadata
+ * allocated before the next reservation) with fallocate(FALLOC_FL_KEEP_SIZE), and the ranks agree
+ * on the outcome. Writes into reserved blocks cannot run out of space; a reservation that fails is
+ * an error agreed before anything is written. The close after an agreed failure first truncates the
+ * temporary, which gives back at least the slack the close's own metadata writes need.
  */
+#define _GNU_SOURCE /* fallocate */
 #include "crawlsim/comm.h"
 #include "crawlsim/h5.h"
 
@@ -153,22 +166,140 @@ cs_err cs_h5_check_space(cs_ctx *ctx, const char *kind, const char *path, uint64
                    (double)need / 1e6, dir, (double)avail / 1e6);
 }
 
+/* Local. Reserves the blocks of bytes [0, len) of file path without changing its size:
+ * 0, or the errno of the failure. A file system that cannot reserve (EOPNOTSUPP, ENOSYS:
+ * NFS, some parallel file systems) counts as success: its writes find out as before. */
+static int reserve_bytes(const char *path, uint64_t len)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int err = 0;
+#ifdef FALLOC_FL_KEEP_SIZE
+    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)len) != 0)
+        err = errno;
+#else
+    (void)len;
+#endif
+    close(fd);
+    return err == EOPNOTSUPP || err == ENOSYS || err == EINVAL ? 0 : err;
+}
+
+/* Local. The end of what HDF5 has allocated of the file of obj, as far as can be told: the end
+ * of allocation (H5Fget_filesize; the MPI-IO driver cannot tell it after a write), the bytes
+ * on disk, and, for a dataset, the end of its storage (allocated when it is created, in
+ * parallel HDF5). 0 when none is known; the file's name into name[cap]. */
+static uint64_t file_end(hid_t obj, char *name, size_t cap)
+{
+    uint64_t end = 0;
+    name[0] = '\0';
+    hid_t f = H5Iget_file_id(obj);
+    if (f < 0)
+        return 0;
+    hsize_t size = 0;
+    ssize_t nl = H5Fget_name(f, name, cap);
+    if (nl <= 0 || (size_t)nl >= cap)
+        name[0] = '\0';
+    if (H5Fget_filesize(f, &size) >= 0)
+        end = (uint64_t)size;
+    H5Fclose(f);
+    struct stat st;
+    if (name[0] != '\0' && stat(name, &st) == 0 && (uint64_t)st.st_size > end)
+        end = (uint64_t)st.st_size;
+    if (H5Iget_type(obj) == H5I_DATASET) {
+        const haddr_t off = H5Dget_offset(obj);
+        const uint64_t dend = off != HADDR_UNDEF ? (uint64_t)off + H5Dget_storage_size(obj) : 0;
+        end = dend > end ? dend : end;
+    }
+    return end;
+}
+
+cs_err cs_h5_reserve(cs_ctx *ctx, hid_t obj, int collective, const char *what)
+{
+    cs_err rc = CS_OK;
+    if (!collective || ctx->rank == 0) {
+        cs_h5_quiet quiet;
+        cs_h5_quiet_begin(&quiet);
+        char name[4096];
+        const uint64_t need = file_end(obj, name, sizeof name) + CS_H5_RESERVE_SLACK;
+        cs_h5_quiet_end(&quiet);
+        if (name[0] == '\0')
+            rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot tell the file's name", what);
+        int err = rc == CS_OK ? reserve_bytes(name, need) : 0;
+        if (err != 0)
+            rc = cs_fail(ctx, CS_ERR_IO, "%s: no room for its %.3g MB: %s (is the disk full?)",
+                         what, (double)need / 1e6, strerror(err));
+    }
+    return collective ? cs_agree(ctx, rc) : rc;
+}
+
+/* Local. The name of tmp's ballast, "<tmp>.room", into buf[cap]; 0 when it does not fit. */
+static int room_name(const char *tmp, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%s.room", tmp) < (int)cap;
+}
+
+cs_err cs_h5_room_take(cs_ctx *ctx, const char *tmp, int collective, const char *what)
+{
+    cs_err rc = CS_OK;
+    char room[4096 + 8];
+    if ((!collective || ctx->rank == 0) && room_name(tmp, room, sizeof room)) {
+        int err = 0, fd = open(room, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0)
+            err = errno;
+        else if (fallocate(fd, 0, 0, (off_t)CS_H5_ROOM) != 0)
+            err = errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL ? -1 : errno;
+        if (fd >= 0)
+            close(fd);
+        if (err != 0) /* no room, or nothing to gain where blocks cannot be reserved */
+            unlink(room);
+        if (err > 0)
+            rc = cs_fail(ctx, CS_ERR_IO, "%s: no room for its %.3g MB of metadata: %s%s", what,
+                         (double)CS_H5_ROOM / 1e6, strerror(err),
+                         err == ENOSPC || err == EDQUOT ? " (is the disk full?)" : "");
+    }
+    return collective ? cs_agree(ctx, rc) : rc;
+}
+
+void cs_h5_room_give(cs_ctx *ctx, const char *tmp, int collective)
+{
+    char room[4096 + 8];
+    if ((!collective || ctx->rank == 0) && room_name(tmp, room, sizeof room))
+        unlink(room);
+}
+
 cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective, cs_err rc,
                        const char *what)
 {
     cs_h5_quiet quiet;
     cs_h5_quiet_begin(&quiet);
-    /* The metadata HDF5 still holds is written here, where a full disk can fail it cleanly;
-     * a failing H5Fclose instead leaves HDF5 a half-closed file on which it crashes when the
-     * library shuts down (in MPI_Finalize). */
+    const int writer = !collective || ctx->rank == 0;
+    /* Agreed before any collective flush or close: a rank that enters one that another rank
+     * knows will fail waits there forever. */
+    if (collective)
+        rc = cs_agree(ctx, rc);
+    /* The flush writes the metadata HDF5 still holds: into reserved blocks, so that it cannot
+     * run out of space on one rank only (a hang) and the close after it has nothing to write
+     * (a close that fails leaves HDF5 a half-closed file on which it crashes in MPI_Finalize). */
+    if (rc == CS_OK)
+        rc = cs_h5_reserve(ctx, file, collective, what);
     if (rc == CS_OK && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
         rc = cs_fail(ctx, CS_ERR_IO, "%s: HDF5 failed writing %s (is the disk full?)", what, tmp);
     if (collective)
         rc = cs_agree(ctx, rc);
     if (rc != CS_OK) {
-        /* the temporary is abandoned: give back its space, so that the close's own writes of
-         * what is still dirty find room (the file is removed below) */
-        if ((!collective || ctx->rank == 0) && truncate(tmp, 0) != 0)
+        /* The temporary is abandoned, but the close still writes the metadata HDF5 holds: into
+         * the blocks reserved so far (those of the data written, the slack for the metadata
+         * allocated since, and the ballast given back here, taken before the file was created:
+         * cs_h5_room_take). When not even those can be had, the temporary gives back all its
+         * space first (it is removed below), which another process filling the disk could take
+         * again: the one case that can still fail. */
+        cs_h5_room_give(ctx, tmp, collective);
+        struct stat st;
+        if (writer &&
+            (stat(tmp, &st) != 0 ||
+             reserve_bytes(tmp, (uint64_t)st.st_size + CS_H5_RESERVE_SLACK) != 0) &&
+            truncate(tmp, 0) != 0)
             CS_LOG(ctx, CS_LOG_DEBUG, "truncating %s: %s", tmp, strerror(errno));
         if (collective)
             cs_barrier(ctx);
@@ -177,7 +308,12 @@ cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective,
         rc = cs_fail(ctx, CS_ERR_IO, "%s: HDF5 failed closing %s (is the disk full?)", what, tmp);
     if (collective)
         rc = cs_agree(ctx, rc); /* every rank has closed the file before it is removed */
-    if (rc != CS_OK && (!collective || ctx->rank == 0))
+    cs_h5_room_give(ctx, tmp, collective);
+    struct stat st;
+    if (rc == CS_OK && writer && stat(tmp, &st) == 0 && truncate(tmp, st.st_size) != 0)
+        CS_LOG(ctx, CS_LOG_DEBUG, "giving back the blocks reserved past the end of %s: %s", tmp,
+               strerror(errno)); /* the same size: only the reservation beyond it goes */
+    if (rc != CS_OK && writer)
         unlink(tmp);
     cs_h5_quiet_end(&quiet);
     return rc;

@@ -23,7 +23,6 @@
 
 #include <glob.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -821,38 +820,19 @@ static cs_err check_output(cs_ctx *ctx, const cs_config *cfg, const char *out_pa
 
 /* ---- temporaries of killed imports ---- */
 
-/* The output's temporary while cs_graphio_write writes it (".<base>.tmp.<pid of rank 0>" beside
- * it: src/graphio/h5write.c step 3), for the signal handler of rank 0; empty otherwise. A
- * process-wide buffer because a signal handler can reach nothing else (as the signal flags of
- * crawlsim run). */
-static char g_tmp_path[CS_IMP_PATH_MAX + 64];
-
-/* SIGTERM, SIGINT, SIGHUP during an import: remove the temporary (unlink is async-signal-safe),
- * then die of the signal as before. */
-static void on_kill(int sig)
-{
-    if (g_tmp_path[0] != '\0')
-        unlink(g_tmp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* Local (rank 0). The temporary name of out_path for this process, and a warning naming the
- * temporaries that earlier imports killed by SIGKILL (or a crash) left beside out_path. */
+/* Local (rank 0). A warning naming the temporaries that earlier imports killed by SIGKILL (or a
+ * crash) left beside out_path (a signal that can be caught removes it: cs_h5_tmp_guard in
+ * cs_graphio_write). */
 static void temporaries(cs_ctx *ctx, const char *out_path)
 {
     const char *slash = strrchr(out_path, '/');
     int dl = slash != NULL ? (int)(slash - out_path) : 0;
     const char *base = slash != NULL ? slash + 1 : out_path;
     char pattern[CS_IMP_PATH_MAX + 64];
-    if (slash != NULL) {
-        snprintf(g_tmp_path, sizeof g_tmp_path, "%.*s/.%s.tmp.%ld", dl, out_path, base,
-                 (long)getpid());
+    if (slash != NULL)
         snprintf(pattern, sizeof pattern, "%.*s/.%s.tmp.*", dl, out_path, base);
-    } else {
-        snprintf(g_tmp_path, sizeof g_tmp_path, ".%s.tmp.%ld", base, (long)getpid());
+    else
         snprintf(pattern, sizeof pattern, ".%s.tmp.*", base);
-    }
     glob_t gl;
     if (glob(pattern, 0, NULL, &gl) != 0)
         return;
@@ -874,21 +854,13 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
     cs_graph_meta meta;
     char *spec = NULL;
     double t0 = cs_now();
-    struct sigaction sa, old_term, old_int, old_hup;
-    rc = check_output(ctx, cfg, out_path); /* agreed; before the handlers, so nothing to undo */
+    rc = check_output(ctx, cfg, out_path); /* agreed */
     if (rc != CS_OK)
         return rc;
     cs_graph_slice_init(&g);
     cs_graph_meta_init(&meta);
-    if (ctx->rank == 0) {
+    if (ctx->rank == 0)
         temporaries(ctx, out_path);
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_kill;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGTERM, &sa, &old_term);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGHUP, &sa, &old_hup);
-    }
     const char *why = NULL;
     if (cs_imp_bvgraph_parallel(&cfg->import, &why)) {
         int64_t np = 0, nl = 0, nh = 0;
@@ -929,12 +901,6 @@ cs_err cs_import_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path)
            (long long)g.n_pages_total, (long long)g.n_links_total, (long long)meta.n_hosts,
            (int)meta.n_topics, out_path, t_read - t0, cs_now() - t_read);
 fail:
-    if (ctx->rank == 0) {
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
-        g_tmp_path[0] = '\0';
-    }
     free(spec);
     cs_graph_slice_fini(&g);
     cs_graph_meta_fini(&meta);

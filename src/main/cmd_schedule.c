@@ -40,9 +40,11 @@ static cs_err write_output(cs_ctx *ctx, const char *path, const cs_schedule_tabl
     else
         snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1,
                  (long)getpid());
+    cs_h5_tmp_guard(tmp); /* a signal that kills the process removes it */
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         cs_err rc = cs_fail(ctx, CS_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+        cs_h5_tmp_unguard();
         free(tmp);
         return rc;
     }
@@ -57,11 +59,13 @@ static cs_err write_output(cs_ctx *ctx, const char *path, const cs_schedule_tabl
     const int err = errno;
     bad |= fclose(f) != 0;
     if (!bad && rename(tmp, path) == 0) {
+        cs_h5_tmp_unguard();
         free(tmp);
         return CS_OK;
     }
     cs_err rc = cs_fail(ctx, CS_ERR_IO, "cannot write '%s': %s", path, strerror(err ? err : errno));
     unlink(tmp);
+    cs_h5_tmp_unguard();
     free(tmp);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TMP_GROUP "/partition.tmp"
@@ -158,6 +159,11 @@ static cs_err write_into_graph(cs_ctx *ctx, const char *path, const cs_partition
         rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing it", path);
     file = -1;
     CS_TRY_AGREE(ctx, rc);
+    /* the blocks cs_h5_write_1d reserved past the graph's end go back (the same size) */
+    struct stat st;
+    if (ctx->rank == 0 && stat(path, &st) == 0 && truncate(path, st.st_size) != 0)
+        CS_LOG(ctx, CS_LOG_DEBUG, "graph file %s: giving back reserved blocks: %s", path,
+               strerror(errno));
     return CS_OK;
 fail:
     if (g >= 0)
@@ -182,6 +188,12 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
         snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, pid);
     else
         snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)(slash - path), path, slash + 1, pid);
+    char what[CS_ERRMSG_MAX];
+    snprintf(what, sizeof what, "partition file %s", path);
+    if (ctx->rank == 0)
+        cs_h5_tmp_guard(tmp); /* a signal that kills rank 0 removes it */
+    /* room for the metadata, so that a close after a failure can write it (cs_h5_close_tmp) */
+    CS_TRY(ctx, cs_h5_room_take(ctx, tmp, 1, what));
     fapl = cs_h5_fapl(ctx->comm);
     if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -193,21 +205,25 @@ static cs_err write_separate(cs_ctx *ctx, const char *path, const cs_partition *
     hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
     if (root < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "partition file %s: HDF5 cannot open its root", path);
-    CS_TRY_AGREE(ctx, rc);
-    rc = write_group(ctx, root, p, path);
-    H5Gclose(root);
-    char what[CS_ERRMSG_MAX];
-    snprintf(what, sizeof what, "partition file %s", path);
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK)
+        rc = write_group(ctx, root, p, path);
+    if (root >= 0)
+        H5Gclose(root);
     /* agreed; on failure the temporary is removed, and neither the close nor MPI_Finalize crash
      * or hang on a full disk */
     rc = cs_h5_close_tmp(ctx, file, tmp, 1, rc, what);
     file = -1;
     if (rc != CS_OK) {
+        if (ctx->rank == 0)
+            cs_h5_tmp_unguard();
         free(tmp);
         return rc;
     }
     if (ctx->rank == 0 && rename(tmp, path) != 0)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    if (ctx->rank == 0)
+        cs_h5_tmp_unguard();
     CS_TRY_AGREE(ctx, rc);
     free(tmp);
     return CS_OK;
@@ -216,8 +232,11 @@ fail:
         H5Fclose(file);
     if (tmp != NULL) {
         cs_barrier(ctx);
-        if (ctx->rank == 0)
+        cs_h5_room_give(ctx, tmp, 1);
+        if (ctx->rank == 0) {
             unlink(tmp);
+            cs_h5_tmp_unguard();
+        }
     }
     free(tmp);
     return rc;

@@ -536,6 +536,7 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
     snprintf(what, sizeof what, "results file %s", path);
     CS_TRY(ctx, cs_h5_tmp_name(ctx, "results file", path, (long)getpid(), &tmp, &dir));
     CS_TRY(ctx, cs_h5_make_dirs(ctx, "results file", path, dir));
+    cs_h5_tmp_guard(tmp); /* a signal that kills the process removes it */
     /* the data's bytes, and per object (dataset or attribute) its header, name and the groups'
      * indices: 2 KiB, six times the 340 bytes of a small run's results file */
     uint64_t need = (uint64_t)1 << 16;
@@ -544,6 +545,8 @@ static cs_err write_rank0(cs_ctx *ctx, const cs_results *r, const char *path)
     for (size_t i = 0; i < r->na; i++)
         need += strlen(r->a[i].value) + 2048u;
     CS_TRY(ctx, cs_h5_check_space(ctx, "results file", path, need));
+    /* room for the metadata, so that a close after a failure can write it (cs_h5_close_tmp) */
+    CS_TRY(ctx, cs_h5_room_take(ctx, tmp, 0, what));
 
     /* Create the temporary ourselves first: errno says why a directory is not writable. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -598,6 +601,9 @@ fail:
         H5Pclose(fapl);
     if (created)
         unlink(tmp);
+    if (tmp != NULL)
+        cs_h5_room_give(ctx, tmp, 0);
+    cs_h5_tmp_unguard();
     free(dir);
     free(tmp);
     return rc;

@@ -31,12 +31,13 @@ ck=(--set run.checkpoint=full/ck.h5 --set run.checkpoint_every=7)
 
 # a checkpoint that does not fit (it takes 128 KB)
 disk 64k
-expect_exit 1 2 "file full/ck.h5: HDF5 failed writing dataset .*: is the disk full" run job.ini -o r.h5 "${ck[@]}"
+expect_exit 1 2 "full/ck.h5.*: no room for its .* MB: No space left on device \(is the disk full\?\)" run job.ini -o r.h5 "${ck[@]}"
 empty "checkpoint of 128 KB on a 64 KB disk"
 [ ! -e r.h5 ] && pass "no results file" || fail "a results file after a failed checkpoint"
 
 # the second checkpoint does not fit beside the first: refused before it is written, the first kept
-disk 200k
+# (the first takes 125 KB, and a 64 KB ballast and 16 KB of slack while it is written)
+disk 240k
 expect_exit 1 2 "cannot write checkpoint full/ck.h5: it needs about 0.1.. MB and full has 0.0.* MB free" run job.ini -o r.h5 "${ck[@]}"
 [ "$(h5int full/ck.h5 /run/state 2)" = 7 ] && [ "$(ls -A full)" = ck.h5 ] &&
     pass "the previous checkpoint (tick 7) kept, no temporary" || fail "checkpoint of tick 7 lost: $(ls -A full)"
@@ -48,10 +49,10 @@ empty "results file on a 16 KB disk"
 
 # a partition file (written by every rank) and a graph that do not fit
 disk 8k
-expect_exit 1 2 "file full/p.h5: HDF5 failed writing dataset part .*: is the disk full" partition g.h5 -k 2 -o full/p.h5
+expect_exit 1 2 "partition file full/p.h5: no room for its .* MB.*is the disk full" partition g.h5 -k 2 -o full/p.h5
 empty "partition file on an 8 KB disk"
 disk 100k
-expect_exit 1 2 "file full/g2.h5: HDF5 failed writing dataset .*: is the disk full" gen "$SRC/graphs/tiny.ini" -o full/g2.h5
+expect_exit 1 2 "file full/g2.h5: dataset .*: no room for its .* MB: .*is the disk full" gen "$SRC/graphs/tiny.ini" -o full/g2.h5
 empty "graph file on a 100 KB disk"
 # a partition written into the graph itself, on a disk the graph fills: refused before the graph
 # is opened for writing, the graph unchanged

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# A full disk on every write path at 1, 2 and 3 ranks (docs/guide/robustness.md): import of a text
+# edge list and of a BVGraph, gen, partition, a checkpoint, a results file, schedule and bandit.
+# Each case is lib.sh's `fault`: the same exit status 1 or 2 on every rank (each rank's own status,
+# not only mpiexec's), one error message, no HDF5 error stack, no crash, no hang (FAULT_TIMEOUT),
+# no temporary and no output left; and the inputs unchanged (checksums). A case where the disk is
+# filled by another process while the file is written ("filler") is included. The disk is a
+# small tmpfs: the test needs root and a kernel that lets it mount one, else it is skipped.
+source "$(dirname "$0")/lib.sh"
+FAULT_CLASS=full-disk
+FAULT_TIMEOUT=${FAULT_TIMEOUT:-60}
+
+[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs needs root"
+mkdir full
+mount -t tmpfs -o size=64k tmpfs full 2> /dev/null || skip "this machine cannot mount a tmpfs"
+umount full
+filler=""
+trap '[ -z "$filler" ] || kill "$filler" 2> /dev/null; umount full 2> /dev/null' EXIT
+
+# disk SIZE: an empty tmpfs of SIZE bytes at full/
+disk() {
+    umount full 2> /dev/null
+    mount -t tmpfs -o "size=$1" tmpfs full || fail "mount a tmpfs of $1"
+}
+# case NAME NP ARGS...: a `fault` case whose output is full/out*; afterwards full/ must hold
+# nothing but $KEEP (no temporary, no partial output) and the inputs be unchanged
+KEEP=""
+case_() {
+    local name=$1 np=$2
+    shift 2
+    fault full-disk "$name-np$np" "$np" "$@"
+    local left
+    left=$(ls -A full | grep -v "^zz-filler\$${KEEP:+\|^$KEEP\$}")
+    [ -z "$left" ] || fail "$name (np $np): left in full/: $left"
+    rm -rf full/* full/.[!.]* 2> /dev/null
+    md5sum -c --quiet inputs.md5 > /dev/null 2>&1 || fail "$name (np $np): an input changed"
+}
+# filler: in the background, fills full/ as soon as a temporary appears in it (another process
+# taking the disk while crawlsim writes); returns at once
+fill_when_writing() {
+    (
+        local end=$((SECONDS + 30))
+        while [ "$SECONDS" -lt "$end" ]; do
+            if compgen -G 'full/.*.tmp.*' > /dev/null; then
+                cat /dev/zero > full/zz-filler 2> /dev/null
+                exit 0
+            fi
+        done
+    ) &
+    filler=$!
+}
+
+# ---- inputs (outside full/), their checksums checked after every case
+"$BIN" gen "$SRC/graphs/tiny.ini" -o g.h5 -q || fail "gen g.h5"
+printf '[run]\ngraph = g.h5\nticks = 30\n' > job.ini
+# edges N: an edge list of N pages with 5 links each
+edges() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) for (k = 1; k <= 5; k++) print i, (i * 7 + k * 131) % n }'; }
+edges 6000 > edges.txt
+edges 200000 > big.txt
+printf '[import]\nedges = edges.txt\nhosts = per-page\n' > text.ini
+printf '[import]\nedges = big.txt\nhosts = per-page\n' > big.ini
+awk 'BEGIN { print "id,mu,delta,complete"; for (i = 0; i < 4000; i++)
+    printf "p%d,%g,%g,0\n", i, 0.1 + i % 17, 0.05 + (i % 5) / 10 }' > pages.csv
+printf '[bandit]\nexperiment = freshness\npolicies = static-opt, uniform\nruns = 2\nhorizon = 300\n' \
+    > bandit.ini
+bv=""
+law=${CRAWLSIM_DATASETS:-$SRC/../shared/datasets}/law-webgraph
+[ -d "$law" ] || law=/work/shared/datasets/law-webgraph
+if [ -e "$law/uk-2007-05_100000.graph" ] && [ -e "$law/uk-2007-05_100000.properties" ]; then
+    printf '[import]\nedges = %s\nedge_format = bvgraph\nself_loops = drop\nhosts = per-page\n' \
+        "$law/uk-2007-05_100000.graph" > bv.ini
+    bv=bv.ini
+else
+    echo "note: no LAW uk-2007-05_100000 BVGraph: the BVGraph import cases are left out"
+fi
+md5sum g.h5 job.ini edges.txt text.ini big.txt big.ini pages.csv bandit.ini ${bv:+"$law"/uk-2007-05_100000.*} \
+    > inputs.md5
+
+for np in 1 2 3; do
+    # sizes: the text graph takes 380 KB, the BVGraph 15 MB, gen's 1 MB, the partition 16 KB,
+    # the checkpoint 125 KB, the results file 50 KB, the schedule 110 KB, bandit's 25 KB; a
+    # writer first takes a 64 KB ballast (CS_H5_ROOM)
+    for size in 64k 256k; do
+        disk $size
+        case_ "import-text-$size" "$np" import text.ini -o full/out.h5
+    done
+    if [ -n "$bv" ]; then
+        disk 4m
+        case_ import-bvgraph "$np" import "$bv" -o full/out.h5
+    fi
+    disk 640k
+    case_ gen "$np" gen "$SRC/graphs/tiny.ini" -o full/out.h5
+    disk 8k
+    case_ partition "$np" partition g.h5 -k 2 -o full/out.h5
+    for size in 64k 160k; do
+        disk $size
+        case_ "checkpoint-$size" "$np" run job.ini -o r.h5 --set run.checkpoint=full/out.h5 \
+            --set run.checkpoint_every=7
+        rm -f r.h5
+    done
+    disk 16k
+    case_ results "$np" run job.ini -o full/out.h5
+    disk 64k
+    case_ schedule "$np" schedule --policy lambdacrawl --bandwidth 400 --input pages.csv \
+        -o full/out.csv
+    disk 8k
+    case_ bandit "$np" bandit bandit.ini -o full/out.h5
+    # another process fills the disk while the checkpoint, the graph is written (a checkpoint
+    # written before stays: KEEP)
+    disk 4m
+    fill_when_writing
+    KEEP=out.h5 case_ checkpoint-filled "$np" run job.ini -o r.h5 --set run.checkpoint=full/out.h5 \
+        --set run.checkpoint_every=1
+    wait "$filler" 2> /dev/null
+    filler=""
+    rm -f r.h5
+    disk 16m
+    fill_when_writing
+    case_ import-text-filled "$np" import big.ini -o full/out.h5
+    wait "$filler" 2> /dev/null
+    filler=""
+done
+grep -c ' clean$' outcomes | sed 's/^/clean cases: /'
+finish

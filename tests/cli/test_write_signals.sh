@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SIGTERM or SIGINT to rank 0 while it writes a file (docs/guide/robustness.md): the temporary
+# (.NAME.tmp.PID beside the output, and its ballast .NAME.tmp.PID.room) is removed, no output appears, the process dies of the
+# signal, and the input is unchanged; for the results file, a checkpoint, an import and gen, at
+# 1 and 2 ranks. The signal is sent while the temporary exists: the test freezes rank 0 (SIGSTOP)
+# as soon as the temporary appears, checks that it is still there (else the write ended first
+# and the case is tried again, at most 6 times), sends the signal and lets rank 0 go on
+# (SIGCONT). CRAWLSIM_GRAPHIO_CHUNK=1 (one element per HDF5 call) makes the collective writes
+# long enough to be caught.
+source "$(dirname "$0")/lib.sh"
+
+"$BIN" gen "$SRC/graphs/tiny.ini" -o g.h5 -q || fail "gen g.h5"
+printf '[run]\ngraph = g.h5\nticks = 30\n' > job.ini
+awk 'BEGIN { for (i = 0; i < 20000; i++) for (k = 1; k <= 5; k++) print i, (i * 7 + k * 131) % 20000 }' \
+    > edges.txt
+printf '[import]\nedges = edges.txt\nhosts = per-page\n' > text.ini
+md5sum g.h5 job.ini edges.txt text.ini > inputs.md5
+
+# attempt SIG NP OUT ARGS...: one try; returns 0 when the signal reached rank 0 during the write
+# (the outcome checked), 1 when the write ended before it could be caught
+attempt() {
+    local sig=$1 np=$2 out=$3
+    shift 3
+    local dir base
+    dir=$(dirname "$out")
+    base=$(basename "$out")
+    rm -f "$out" "$dir"/."$base".tmp.*
+    CRAWLSIM_GRAPHIO_CHUNK=1 timeout 120 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" "$BIN" "$@" \
+        > /dev/null 2> err.txt &
+    local job=$! tmp="" end=$((SECONDS + 100))
+    while [ "$SECONDS" -lt "$end" ] && kill -0 "$job" 2> /dev/null; do
+        tmp=$(compgen -G "$dir/.$base.tmp.*" | grep -v '\.room$' | head -1)
+        [ -z "$tmp" ] || break
+    done
+    if [ -z "$tmp" ]; then
+        wait "$job"
+        return 1
+    fi
+    local pid=${tmp##*.}
+    kill -STOP "$pid" 2> /dev/null
+    if [ ! -e "$tmp" ]; then # written and renamed before it stopped
+        kill -CONT "$pid" 2> /dev/null
+        wait "$job"
+        return 1
+    fi
+    kill "-$sig" "$pid"
+    kill -CONT "$pid"
+    wait "$job"
+    local rc=$? left
+    left=$(compgen -G "$dir/.$base.tmp.*")
+    if [ -n "$left" ]; then
+        fail "$sig to rank 0 of ${*:1:2} (np $np): the temporary is left: $left"
+    elif [ -n "${STOPS:-}" ]; then # run's own SIGTERM: the checkpoint completes, the run stops
+        if [ "$rc" -eq 3 ] && [ -e "$out" ]; then
+            pass "$sig to rank 0 of ${*:1:2} (np $np): checkpoint written, exit 3, no temporary"
+        else
+            fail "$sig to rank 0 of ${*:1:2} (np $np): exit $rc (expected 3), $out $([ -e "$out" ] || echo not) written: $(tail -3 err.txt)"
+        fi
+    elif [ -e "$out" ]; then
+        fail "$sig to rank 0 of ${*:1:2} (np $np): $out exists"
+    elif [ "$rc" -eq 0 ]; then
+        fail "$sig to rank 0 of ${*:1:2} (np $np): exit 0"
+    else
+        pass "$sig to rank 0 of ${*:1:2} (np $np): exit $rc, no temporary, no output"
+    fi
+    return 0
+}
+
+# sig_case SIG NP OUT ARGS...: attempt until the signal is caught during the write
+sig_case() {
+    for _ in 1 2 3 4 5 6; do
+        attempt "$@" && break
+        false
+    done || fail "$1 (np $2): the write of $3 always ended before the signal"
+    md5sum -c --quiet inputs.md5 > /dev/null 2>&1 || fail "$1 (np $2): an input changed"
+}
+
+for np in 1 2; do
+    sig_case TERM "$np" out/g.h5 gen "$SRC/graphs/tiny.ini" -o out/g.h5
+    sig_case INT "$np" out/i.h5 import text.ini -o out/i.h5
+    # with a checkpoint file SIGTERM asks for a checkpoint and a stop (exit 3): the write ends
+    STOPS=1 sig_case TERM "$np" out/ck.h5 run job.ini -o r.h5 --set run.checkpoint=out/ck.h5 \
+        --set run.checkpoint_every=10
+    sig_case INT "$np" out/ck.h5 run job.ini -o r.h5 --set run.checkpoint=out/ck.h5 \
+        --set run.checkpoint_every=10
+    sig_case TERM "$np" out/r.h5 run job.ini -o out/r.h5
+    sig_case INT "$np" out/r.h5 run job.ini -o out/r.h5
+done
+rm -f r.h5
+finish
