@@ -241,6 +241,257 @@ static cs_err check_dir(cs_ctx *ctx, const char *path, const char *dir)
     return CS_OK;
 }
 
+/* Collective. Step 1: rank 0's meta and spec (*spec, malloc'd), for every rank. Agreed. */
+static cs_err share_meta(cs_ctx *ctx, const char *path, const cs_graph_meta *meta,
+                         const char *spec_text, wmeta *wm, char **spec)
+{
+    cs_err rc = CS_OK;
+    memset(wm, 0, sizeof *wm);
+    if (ctx->rank == 0) {
+        wm->n_hosts = meta->n_hosts;
+        wm->n_topics = meta->n_topics;
+        wm->target_topic = meta->target_topic;
+        wm->seed = meta->seed;
+        memcpy(wm->source, meta->source, sizeof wm->source);
+        wm->source[sizeof wm->source - 1] = '\0';
+        wm->host_bytes = (meta->host_blob != NULL && meta->host_name_off != NULL)
+                             ? blob_bytes(meta->host_blob, meta->host_name_off, meta->n_hosts)
+                             : -1;
+        wm->topic_bytes = (meta->topic_blob != NULL && meta->topic_name_off != NULL)
+                              ? blob_bytes(meta->topic_blob, meta->topic_name_off, meta->n_topics)
+                              : -1;
+        wm->spec_len = spec_text != NULL ? (int64_t)strlen(spec_text) : 0;
+    }
+    cs_bcast(ctx, wm, (int)sizeof *wm, CS_T_BYTE, 0);
+    if (wm->spec_len >= INT_MAX)
+        rc = cs_fail(ctx, CS_ERR_LIMIT, "cannot write graph file %s: spec text of %lld bytes", path,
+                     (long long)wm->spec_len);
+    if (rc == CS_OK && wm->n_hosts < 0)
+        rc = cs_fail(ctx, CS_ERR_ARG, "cannot write graph file %s: n_hosts = %lld", path,
+                     (long long)wm->n_hosts);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, spec, (size_t)wm->spec_len + 1, 1, "spec text");
+    CS_TRY_AGREE(ctx, rc);
+    if (ctx->rank == 0 && wm->spec_len > 0)
+        memcpy(*spec, spec_text, (size_t)wm->spec_len);
+    (*spec)[wm->spec_len] = '\0';
+    cs_bcast(ctx, *spec, (int)wm->spec_len + 1, CS_T_CHAR, 0);
+fail:
+    return rc;
+}
+
+/* Where this rank's slice goes and the file's totals (step 2). */
+typedef struct wlayout {
+    int64_t n, nl, nt, no;                  /* this rank's pages, links, terms, offsets */
+    int64_t N, M, T;                        /* the file's pages, links, terms */
+    int64_t f0, link_first, term_first;     /* this rank's first page, link, term */
+    int has_weights, has_terms, term_dim32; /* term_dim32: /terms dim */
+    hid_t id_ftype;                         /* 32-bit page and host ids when they fit */
+} wlayout;
+
+/* Collective. Step 2: every slice valid, together they tile [0, N); the layout. Agreed. */
+static cs_err plan_layout(cs_ctx *ctx, const char *path, const cs_graph_slice *g, const wmeta *wm,
+                          wlayout *L)
+{
+    cs_err rc = CS_OK;
+    int64_t *all = NULL;
+    memset(L, 0, sizeof *L);
+    L->n = g->n;
+    L->nl = (L->n > 0 && g->offsets != NULL) ? g->offsets[L->n] : 0;
+    L->nt = (L->n > 0 && g->term_offsets != NULL) ? g->term_offsets[L->n] : 0;
+    CS_TRY_AGREE(ctx, check_slice(ctx, path, g, wm));
+    CS_TRY_AGREE(ctx, cs_alloc(ctx, &all, (size_t)ctx->size * SL_K, sizeof *all, "slice table"));
+    int64_t mine[SL_K] = {
+        g->first,    L->n, g->n_pages_total, L->nl, g->weights != NULL, g->term_offsets != NULL,
+        g->term_dim, L->nt};
+    cs_allgather(ctx, mine, SL_K, all, CS_T_I64);
+    int32_t term_dim = 0;
+    CS_TRY_AGREE(ctx, check_tiling(ctx, path, all, &L->has_weights, &L->has_terms, &term_dim));
+    L->term_dim32 = term_dim;
+    L->N = all[SL_NTOTAL];
+    /* Page and host ids are stored as 32-bit integers whenever they fit (always below METIS's
+     * 2^31 - 1 limit): half the bytes of the largest dataset. Readers ask for native int64 and
+     * HDF5 converts. */
+    L->id_ftype = L->N <= INT32_MAX ? H5T_STD_I32LE : H5T_STD_I64LE;
+    /* Offsets of this rank's pages, links and terms: sums over the lower ranks (an empty slice's
+     * `first` is not looked at). */
+    for (int r = 0; r < ctx->size; r++) {
+        if (r < ctx->rank) {
+            L->f0 += all[(size_t)r * SL_K + SL_N];
+            L->link_first += all[(size_t)r * SL_K + SL_NLINKS];
+            L->term_first += all[(size_t)r * SL_K + SL_NTERMS];
+        }
+        L->M += all[(size_t)r * SL_K + SL_NLINKS];
+        L->T += all[(size_t)r * SL_K + SL_NTERMS];
+    }
+    L->no = L->n + (ctx->rank == ctx->size - 1 ? 1 : 0); /* the last rank writes element N */
+fail:
+    free(all);
+    return rc;
+}
+
+/* Collective. Step 5: the root attributes (schema version 1), the same values on every rank.
+ * Agreed. */
+static cs_err write_root_attrs(cs_ctx *ctx, hid_t file, const wmeta *wm, const wlayout *L,
+                               const char *spec, const char *what)
+{
+    int32_t version = CS_GRAPH_SCHEMA_VERSION;
+    cs_err rc = cs_h5_attr_write_string(ctx, file, "format", CS_GRAPH_FORMAT, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                              &version, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &L->N, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &L->M, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "n_hosts", H5T_STD_I64LE, H5T_NATIVE_INT64, &wm->n_hosts,
+                              what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "n_topics", H5T_STD_I32LE, H5T_NATIVE_INT32, &wm->n_topics,
+                              what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "target_topic", H5T_STD_I32LE, H5T_NATIVE_INT32,
+                              &wm->target_topic, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write(ctx, file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &wm->seed, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write_string(ctx, file, "source", wm->source, what);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_write_string(ctx, file, "spec", spec, what);
+    return cs_agree(ctx, rc);
+}
+
+/* The file's groups (-1: not created). */
+typedef struct wgroups {
+    hid_t pages, links, hosts, topics, terms;
+} wgroups;
+
+/* Collective. Step 6: the groups. Agreed. */
+static cs_err create_groups(cs_ctx *ctx, hid_t file, const wmeta *wm, const wlayout *L, wgroups *G,
+                            const char *path, const char *what)
+{
+    cs_err rc = CS_OK;
+    G->pages = group_create(file, "pages");
+    G->links = group_create(file, "links");
+    if (wm->host_bytes >= 0)
+        G->hosts = group_create(file, "hosts");
+    if (wm->topic_bytes >= 0)
+        G->topics = group_create(file, "topics");
+    if (L->has_terms)
+        G->terms = group_create(file, "terms");
+    if (G->pages < 0 || G->links < 0 || (wm->host_bytes >= 0 && G->hosts < 0) ||
+        (wm->topic_bytes >= 0 && G->topics < 0) || (L->has_terms && G->terms < 0))
+        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed creating the groups", path);
+    if (rc == CS_OK && L->has_terms) {
+        int32_t dim = L->term_dim32;
+        rc = cs_h5_attr_write(ctx, G->terms, "dim", H5T_STD_I32LE, H5T_NATIVE_INT32, &dim, what);
+    }
+    return cs_agree(ctx, rc);
+}
+
+/* Local. Closes the groups still open; CS_OK or the first failure (reported when report). */
+static cs_err close_groups(cs_ctx *ctx, wgroups *G, const char *path, int report)
+{
+    cs_err rc = CS_OK;
+    hid_t *grp[] = {&G->terms, &G->topics, &G->hosts, &G->links, &G->pages};
+    for (size_t i = 0; i < sizeof grp / sizeof grp[0]; i++) {
+        if (*grp[i] >= 0 && H5Gclose(*grp[i]) < 0 && rc == CS_OK && report)
+            rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing a group", path);
+        *grp[i] = -1;
+    }
+    return rc;
+}
+
+/* Collective. Steps 7-9: the pages' attributes, the links, the terms. Agreed. */
+static cs_err write_slices(cs_ctx *ctx, const wgroups *G, const cs_graph_slice *g, const wlayout *L,
+                           const char *path)
+{
+    cs_err rc = CS_OK;
+    const int64_t N = L->N, f0 = L->f0, n = L->n;
+    CS_TRY_AGREE(ctx, dataset_write(ctx, G->pages, "host", "/pages/host", L->id_ftype,
+                                    H5T_NATIVE_INT64, 8, N, f0, n, g->host, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, G->pages, "topic", "/pages/topic", H5T_STD_I32LE,
+                                    H5T_NATIVE_INT32, 4, N, f0, n, g->topic, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, G->pages, "relevance", "/pages/relevance", H5T_IEEE_F64LE,
+                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->relevance, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, G->pages, "delta", "/pages/delta", H5T_IEEE_F64LE,
+                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->delta, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, G->pages, "mu", "/pages/mu", H5T_IEEE_F64LE,
+                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->mu, path));
+    CS_TRY_AGREE(ctx, dataset_write(ctx, G->pages, "observable", "/pages/observable", H5T_STD_U8LE,
+                                    H5T_NATIVE_UINT8, 1, N, f0, n, g->observable, path));
+    /* links: global offsets (the last rank also writes element N), targets, weights */
+    CS_TRY(ctx, offsets_write(ctx, G->links, "offsets", "/links/offsets", N, f0, L->no, g->offsets,
+                              L->link_first, "global link offsets", path));
+    CS_TRY_AGREE(ctx,
+                 dataset_write(ctx, G->links, "targets", "/links/targets", L->id_ftype,
+                               H5T_NATIVE_INT64, 8, L->M, L->link_first, L->nl, g->targets, path));
+    if (L->has_weights)
+        CS_TRY_AGREE(ctx, dataset_write(ctx, G->links, "weights", "/links/weights", H5T_STD_U32LE,
+                                        H5T_NATIVE_UINT32, 4, L->M, L->link_first, L->nl,
+                                        g->weights, path));
+    if (L->has_terms) {
+        CS_TRY(ctx, offsets_write(ctx, G->terms, "offsets", "/terms/offsets", N, f0, L->no,
+                                  g->term_offsets, L->term_first, "global term offsets", path));
+        CS_TRY_AGREE(ctx, dataset_write(ctx, G->terms, "index", "/terms/index", H5T_STD_I32LE,
+                                        H5T_NATIVE_INT32, 4, L->T, L->term_first, L->nt,
+                                        g->term_index, path));
+        CS_TRY_AGREE(ctx, dataset_write(ctx, G->terms, "value", "/terms/value", H5T_IEEE_F32LE,
+                                        H5T_NATIVE_FLOAT, 4, L->T, L->term_first, L->nt,
+                                        g->term_value, path));
+    }
+fail:
+    return rc;
+}
+
+/* Collective. Step 10: the host and topic names, from rank 0 only. Agreed. */
+static cs_err write_names(cs_ctx *ctx, const wgroups *G, const cs_graph_meta *meta, const wmeta *wm,
+                          const char *path)
+{
+    cs_err rc = CS_OK;
+    const int r0 = ctx->rank == 0;
+    if (wm->host_bytes >= 0) {
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, G->hosts, "name_offsets", "/hosts/name_offsets",
+                                   H5T_STD_I64LE, H5T_NATIVE_INT64, 8, wm->n_hosts, 0,
+                                   r0 ? wm->n_hosts : 0, r0 ? meta->host_name_off : NULL, path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, G->hosts, "names", "/hosts/names", H5T_STD_U8LE,
+                                   H5T_NATIVE_UINT8, 1, wm->host_bytes, 0, r0 ? wm->host_bytes : 0,
+                                   r0 ? meta->host_blob : NULL, path));
+    }
+    if (wm->topic_bytes >= 0) {
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, G->topics, "name_offsets", "/topics/name_offsets",
+                                   H5T_STD_I64LE, H5T_NATIVE_INT64, 8, wm->n_topics, 0,
+                                   r0 ? wm->n_topics : 0, r0 ? meta->topic_name_off : NULL, path));
+        CS_TRY_AGREE(ctx,
+                     dataset_write(ctx, G->topics, "names", "/topics/names", H5T_STD_U8LE,
+                                   H5T_NATIVE_UINT8, 1, wm->topic_bytes, 0,
+                                   r0 ? wm->topic_bytes : 0, r0 ? meta->topic_blob : NULL, path));
+    }
+fail:
+    return rc;
+}
+
+/* Collective. Step 3: the temporary's name, ".<base>.tmp.<pid of rank 0>" in the target's
+ * directory, which must exist (rank 0 looks). Agreed. */
+static cs_err temp_name(cs_ctx *ctx, const char *path, char **tmp)
+{
+    cs_err rc = CS_OK;
+    char *dir = NULL;
+    long pid = (long)getpid();
+    cs_bcast(ctx, &pid, 1, CS_T_LONG, 0);
+    CS_TRY_AGREE(ctx, cs_h5_tmp_name(ctx, "graph file", path, pid, tmp, &dir));
+    if (ctx->rank == 0)
+        rc = check_dir(ctx, path, dir);
+    CS_TRY_AGREE(ctx, rc);
+fail:
+    free(dir);
+    return rc;
+}
+
 cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                         const cs_graph_meta *meta, const char *spec_text)
 {
@@ -248,105 +499,22 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     cs_h5_quiet quiet;
     cs_h5_quiet_begin(&quiet);
     wmeta wm;
-    memset(&wm, 0, sizeof wm);
-    char *spec = NULL, *tmp = NULL, *dir = NULL;
-    int64_t *all = NULL;
-    hid_t file = -1, fapl = -1, gp = -1, gl = -1, gh = -1, gt = -1, gterm = -1;
+    wlayout L;
+    wgroups G = {-1, -1, -1, -1, -1};
+    char *spec = NULL, *tmp = NULL;
+    hid_t file = -1, fapl = -1;
     int created = 0;
-    const int last = ctx->size - 1;
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "graph file %s", path);
 
-    /* 1. Rank 0's meta and spec, for every rank. */
-    if (ctx->rank == 0) {
-        wm.n_hosts = meta->n_hosts;
-        wm.n_topics = meta->n_topics;
-        wm.target_topic = meta->target_topic;
-        wm.seed = meta->seed;
-        memcpy(wm.source, meta->source, sizeof wm.source);
-        wm.source[sizeof wm.source - 1] = '\0';
-        wm.host_bytes = (meta->host_blob != NULL && meta->host_name_off != NULL)
-                            ? blob_bytes(meta->host_blob, meta->host_name_off, meta->n_hosts)
-                            : -1;
-        wm.topic_bytes = (meta->topic_blob != NULL && meta->topic_name_off != NULL)
-                             ? blob_bytes(meta->topic_blob, meta->topic_name_off, meta->n_topics)
-                             : -1;
-        wm.spec_len = spec_text != NULL ? (int64_t)strlen(spec_text) : 0;
-    }
-    cs_bcast(ctx, &wm, (int)sizeof wm, CS_T_BYTE, 0);
-    CS_TRY_AGREE(ctx, rc);
-    if (wm.spec_len >= INT_MAX)
-        rc = cs_fail(ctx, CS_ERR_LIMIT, "cannot write graph file %s: spec text of %lld bytes", path,
-                     (long long)wm.spec_len);
-    if (rc == CS_OK && wm.n_hosts < 0)
-        rc = cs_fail(ctx, CS_ERR_ARG, "cannot write graph file %s: n_hosts = %lld", path,
-                     (long long)wm.n_hosts);
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &spec, (size_t)wm.spec_len + 1, 1, "spec text");
-    CS_TRY_AGREE(ctx, rc);
-    if (ctx->rank == 0 && wm.spec_len > 0)
-        memcpy(spec, spec_text, (size_t)wm.spec_len);
-    spec[wm.spec_len] = '\0';
-    cs_bcast(ctx, spec, (int)wm.spec_len + 1, CS_T_CHAR, 0);
+    CS_TRY(ctx, share_meta(ctx, path, meta, spec_text, &wm, &spec));
+    CS_TRY(ctx, plan_layout(ctx, path, g, &wm, &L));
+    CS_TRY(ctx, temp_name(ctx, path, &tmp));
 
-    /* 2. Every slice valid, together they tile [0, N). */
-    const int64_t n = g->n;
-    const int64_t nl = (n > 0 && g->offsets != NULL) ? g->offsets[n] : 0;
-    CS_TRY_AGREE(ctx, check_slice(ctx, path, g, &wm));
-    CS_TRY_AGREE(ctx, cs_alloc(ctx, &all, (size_t)ctx->size * SL_K, sizeof *all, "slice table"));
-    int64_t mine[SL_K] = {
-        g->first,           n,
-        g->n_pages_total,   nl,
-        g->weights != NULL, g->term_offsets != NULL,
-        g->term_dim,        (n > 0 && g->term_offsets != NULL) ? g->term_offsets[n] : 0};
-    cs_allgather(ctx, mine, SL_K, all, CS_T_I64);
-    int has_weights = 0, has_terms = 0;
-    int32_t term_dim = 0;
-    CS_TRY_AGREE(ctx, check_tiling(ctx, path, all, &has_weights, &has_terms, &term_dim));
-    const int64_t N = all[SL_NTOTAL];
-    /* Page and host ids are stored as 32-bit integers whenever they fit (always below METIS's
-     * 2^31 - 1 limit): half the bytes of the largest dataset. Readers ask for native int64 and
-     * HDF5 converts. */
-    const hid_t id_ftype = N <= INT32_MAX ? H5T_STD_I32LE : H5T_STD_I64LE;
-    /* Offsets of this rank's pages, links and terms: sums over the lower ranks (an empty slice's
-     * `first` is not looked at). */
-    int64_t f0 = 0, link_first = 0, M = 0, term_first = 0, T = 0, nt = mine[SL_NTERMS];
-    for (int r = 0; r < ctx->size; r++) {
-        if (r < ctx->rank) {
-            f0 += all[(size_t)r * SL_K + SL_N];
-            link_first += all[(size_t)r * SL_K + SL_NLINKS];
-            term_first += all[(size_t)r * SL_K + SL_NTERMS];
-        }
-        M += all[(size_t)r * SL_K + SL_NLINKS];
-        T += all[(size_t)r * SL_K + SL_NTERMS];
-    }
-
-    /* 3. The temporary name: ".<base>.tmp.<pid of rank 0>" in the target's directory. */
-    long pid = (long)getpid();
-    cs_bcast(ctx, &pid, 1, CS_T_LONG, 0);
-    size_t plen = strlen(path);
-    rc = cs_alloc(ctx, &tmp, plen + 64, 1, "temporary file name");
-    if (rc == CS_OK)
-        rc = cs_alloc(ctx, &dir, plen + 2, 1, "directory name");
-    CS_TRY_AGREE(ctx, rc);
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL) {
-        strcpy(dir, ".");
-        snprintf(tmp, plen + 64, ".%s.tmp.%ld", path, pid);
-    } else {
-        size_t dl = (size_t)(slash - path);
-        memcpy(dir, path, dl == 0 ? 1 : dl);
-        dir[dl == 0 ? 1 : dl] = '\0';
-        snprintf(tmp, plen + 64, "%.*s/.%s.tmp.%ld", (int)dl, path, slash + 1, pid);
-    }
-    if (ctx->rank == 0)
-        rc = check_dir(ctx, path, dir);
-    CS_TRY_AGREE(ctx, rc);
-
-    /* 4. Create it collectively; a signal that kills rank 0 removes it (cs_h5_tmp_guard). */
+    /* 4. Create it collectively; a signal that kills rank 0 removes it (cs_h5_tmp_guard), and
+     * a ballast keeps room for the metadata a close after a failure writes (cs_h5_close_tmp). */
     if (ctx->rank == 0)
         cs_h5_tmp_guard(tmp);
-    /* room for the metadata, so that a close after a failure can write it (cs_h5_close_tmp) */
     created = 1; /* from here on rank 0 removes the temporary (and its ballast) on failure */
     CS_TRY(ctx, cs_h5_room_take(ctx, tmp, 1, what));
     fapl = cs_h5_fapl(ctx->comm);
@@ -357,123 +525,16 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
                      tmp);
     CS_TRY_AGREE(ctx, rc);
 
-    /* 5. Root attributes (schema version 1); the HDF5 metadata calls take the same values on
-     * every rank, their messages name the file. */
-    {
-        int32_t version = CS_GRAPH_SCHEMA_VERSION;
-        rc = cs_h5_attr_write_string(ctx, file, "format", CS_GRAPH_FORMAT, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "schema_version", H5T_STD_I32LE, H5T_NATIVE_INT32,
-                                  &version, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "n_pages", H5T_STD_I64LE, H5T_NATIVE_INT64, &N, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "n_links", H5T_STD_I64LE, H5T_NATIVE_INT64, &M, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "n_hosts", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                                  &wm.n_hosts, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "n_topics", H5T_STD_I32LE, H5T_NATIVE_INT32,
-                                  &wm.n_topics, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "target_topic", H5T_STD_I32LE, H5T_NATIVE_INT32,
-                                  &wm.target_topic, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write(ctx, file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &wm.seed,
-                                  what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write_string(ctx, file, "source", wm.source, what);
-        if (rc == CS_OK)
-            rc = cs_h5_attr_write_string(ctx, file, "spec", spec, what);
-        CS_TRY_AGREE(ctx, rc);
-    }
-
-    /* 6. Groups. */
-    gp = group_create(file, "pages");
-    gl = group_create(file, "links");
-    if (wm.host_bytes >= 0)
-        gh = group_create(file, "hosts");
-    if (wm.topic_bytes >= 0)
-        gt = group_create(file, "topics");
-    if (has_terms)
-        gterm = group_create(file, "terms");
-    if (gp < 0 || gl < 0 || (wm.host_bytes >= 0 && gh < 0) || (wm.topic_bytes >= 0 && gt < 0) ||
-        (has_terms && gterm < 0))
-        rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed creating the groups", path);
-    if (rc == CS_OK && has_terms)
-        rc = cs_h5_attr_write(ctx, gterm, "dim", H5T_STD_I32LE, H5T_NATIVE_INT32, &term_dim, what);
-    CS_TRY_AGREE(ctx, rc);
-
-    /* 7. Page attributes. */
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "host", "/pages/host", id_ftype, H5T_NATIVE_INT64, 8,
-                                    N, f0, n, g->host, path));
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "topic", "/pages/topic", H5T_STD_I32LE,
-                                    H5T_NATIVE_INT32, 4, N, f0, n, g->topic, path));
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "relevance", "/pages/relevance", H5T_IEEE_F64LE,
-                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->relevance, path));
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "delta", "/pages/delta", H5T_IEEE_F64LE,
-                                    H5T_NATIVE_DOUBLE, 8, N, f0, n, g->delta, path));
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "mu", "/pages/mu", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                                    8, N, f0, n, g->mu, path));
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gp, "observable", "/pages/observable", H5T_STD_U8LE,
-                                    H5T_NATIVE_UINT8, 1, N, f0, n, g->observable, path));
-
-    /* 8. Links: global offsets (the last rank also writes element N), targets, weights. */
-    const int64_t no = n + (ctx->rank == last ? 1 : 0);
-    CS_TRY(ctx, offsets_write(ctx, gl, "offsets", "/links/offsets", N, f0, no, g->offsets,
-                              link_first, "global link offsets", path));
-    CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "targets", "/links/targets", id_ftype,
-                                    H5T_NATIVE_INT64, 8, M, link_first, nl, g->targets, path));
-    if (has_weights)
-        CS_TRY_AGREE(ctx, dataset_write(ctx, gl, "weights", "/links/weights", H5T_STD_U32LE,
-                                        H5T_NATIVE_UINT32, 4, M, link_first, nl, g->weights, path));
-
-    /* 9. Terms. */
-    if (has_terms) {
-        CS_TRY(ctx, offsets_write(ctx, gterm, "offsets", "/terms/offsets", N, f0, no,
-                                  g->term_offsets, term_first, "global term offsets", path));
-        CS_TRY_AGREE(ctx,
-                     dataset_write(ctx, gterm, "index", "/terms/index", H5T_STD_I32LE,
-                                   H5T_NATIVE_INT32, 4, T, term_first, nt, g->term_index, path));
-        CS_TRY_AGREE(ctx,
-                     dataset_write(ctx, gterm, "value", "/terms/value", H5T_IEEE_F32LE,
-                                   H5T_NATIVE_FLOAT, 4, T, term_first, nt, g->term_value, path));
-    }
-
-    /* 10. Names, from rank 0 only. */
-    const int r0 = ctx->rank == 0;
-    if (wm.host_bytes >= 0) {
-        CS_TRY_AGREE(ctx,
-                     dataset_write(ctx, gh, "name_offsets", "/hosts/name_offsets", H5T_STD_I64LE,
-                                   H5T_NATIVE_INT64, 8, wm.n_hosts, 0, r0 ? wm.n_hosts : 0,
-                                   r0 ? meta->host_name_off : NULL, path));
-        CS_TRY_AGREE(ctx, dataset_write(ctx, gh, "names", "/hosts/names", H5T_STD_U8LE,
-                                        H5T_NATIVE_UINT8, 1, wm.host_bytes, 0,
-                                        r0 ? wm.host_bytes : 0, r0 ? meta->host_blob : NULL, path));
-    }
-    if (wm.topic_bytes >= 0) {
-        CS_TRY_AGREE(ctx,
-                     dataset_write(ctx, gt, "name_offsets", "/topics/name_offsets", H5T_STD_I64LE,
-                                   H5T_NATIVE_INT64, 8, wm.n_topics, 0, r0 ? wm.n_topics : 0,
-                                   r0 ? meta->topic_name_off : NULL, path));
-        CS_TRY_AGREE(ctx,
-                     dataset_write(ctx, gt, "names", "/topics/names", H5T_STD_U8LE,
-                                   H5T_NATIVE_UINT8, 1, wm.topic_bytes, 0, r0 ? wm.topic_bytes : 0,
-                                   r0 ? meta->topic_blob : NULL, path));
-    }
+    CS_TRY(ctx, write_root_attrs(ctx, file, &wm, &L, spec, what));
+    CS_TRY(ctx, create_groups(ctx, file, &wm, &L, &G, path, what));
+    CS_TRY(ctx, write_slices(ctx, &G, g, &L, path));
+    CS_TRY(ctx, write_names(ctx, &G, meta, &wm, path));
 
     /* 11. Close everything, then rename. */
-    {
-        hid_t *grp[] = {&gterm, &gt, &gh, &gl, &gp};
-        for (size_t i = 0; i < sizeof grp / sizeof grp[0]; i++) {
-            if (*grp[i] >= 0 && H5Gclose(*grp[i]) < 0 && rc == CS_OK)
-                rc = cs_fail(ctx, CS_ERR_HDF5, "graph file %s: HDF5 failed closing a group", path);
-            *grp[i] = -1;
-        }
-        rc = cs_h5_close_tmp(ctx, file, tmp, 1, rc, what); /* agreed; removes it on failure */
-        file = -1;
-        CS_TRY(ctx, rc);
-    }
+    rc = close_groups(ctx, &G, path, 1);
+    rc = cs_h5_close_tmp(ctx, file, tmp, 1, rc, what); /* agreed; removes it on failure */
+    file = -1;
+    CS_TRY(ctx, rc);
     if (ctx->rank == 0 && rename(tmp, path) != 0)
         rc = cs_fail(ctx, CS_ERR_IO, "cannot write graph file %s: renaming %s to it failed: %s",
                      path, tmp, strerror(errno));
@@ -481,16 +542,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     created = 0;
 
 fail:
-    if (gterm >= 0)
-        H5Gclose(gterm);
-    if (gt >= 0)
-        H5Gclose(gt);
-    if (gh >= 0)
-        H5Gclose(gh);
-    if (gl >= 0)
-        H5Gclose(gl);
-    if (gp >= 0)
-        H5Gclose(gp);
+    close_groups(ctx, &G, path, 0); /* the error stays the first one */
     if (file >= 0) /* a failed write: agreed, neither the close nor MPI_Finalize may crash */
         cs_h5_close_tmp(ctx, file, tmp, 1, rc, what);
     if (fapl >= 0)
@@ -503,9 +555,7 @@ fail:
         cs_h5_tmp_unguard();
     if (created) /* nobody looks at the file before it is gone */
         cs_barrier(ctx);
-    free(dir);
     free(tmp);
-    free(all);
     free(spec);
     cs_h5_quiet_end(&quiet);
     return rc;
