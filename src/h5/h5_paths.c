@@ -247,8 +247,8 @@ cs_err cs_h5_room_take(cs_ctx *ctx, const char *tmp, int collective, const char 
         int err = 0, fd = open(room, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd < 0)
             err = errno;
-        else if (fallocate(fd, 0, 0, (off_t)CS_H5_ROOM) != 0)
-            err = errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL ? -1 : errno;
+        else if ((err = posix_fallocate(fd, 0, (off_t)CS_H5_ROOM)) != 0)
+            err = err == EOPNOTSUPP || err == ENOSYS || err == EINVAL ? -1 : err;
         if (fd >= 0)
             close(fd);
         if (err != 0) /* no room, or nothing to gain where blocks cannot be reserved */

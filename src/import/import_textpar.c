@@ -213,95 +213,123 @@ fail:
     return rc;
 }
 
-cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
-                       int64_t *pages, int64_t *links, int64_t *hosts)
+/* The state of a parallel text import between its phases (cs_imp_text_run). */
+typedef struct tpar {
+    char *paths; /* nf paths of CS_IMP_PATH_MAX bytes */
+    size_t nf;
+    uint64_t *fsize, *load; /* per file; per rank (bytes to read) */
+    size_t *order;
+    int *owner;      /* per file: the rank reading it */
+    int *bowner;     /* per bucket of page ids: the rank owning it */
+    int64_t *cut;    /* P + 1 bucket boundaries */
+    uint64_t *recv;  /* m links received: source << 32 | target */
+    uint32_t *wrecv; /* their weights, or NULL */
+    int64_t m;
+} tpar;
+
+static void tpar_free(tpar *t)
 {
-    cs_err rc = CS_OK;
+    free(t->paths);
+    free(t->fsize);
+    free(t->load);
+    free(t->order);
+    free(t->owner);
+    free(t->bowner);
+    free(t->cut);
+    free(t->recv);
+    free(t->wrecv);
+    memset(t, 0, sizeof *t);
+}
+
+/* Collective. The edge files, their sizes and the rank reading each (largest first to the least
+ * loaded rank). Agreed. */
+static cs_err plan_files(cs_ctx *ctx, const cs_config *cfg, tpar *t)
+{
     const cs_import_config *ic = &cfg->import;
     const int P = ctx->size;
-    char *paths = NULL;
-    size_t nf = 0;
-    uint64_t *fsize = NULL, *load = NULL, *bcount = NULL, *bsum = NULL, *send = NULL, *recv = NULL,
-             *key = NULL;
-    size_t *order = NULL;
-    int *owner = NULL, *bowner = NULL, *sc = NULL, *sd = NULL, *rcn = NULL, *rd = NULL;
-    uint32_t *wsend = NULL, *wrecv = NULL;
-    int64_t *cut = NULL, *off = NULL, *pos = NULL;
-    cs_imp im;
-    int weighted = 0;
-    cs_graph_slice g;
-    cs_graph_meta meta;
-    memset(&im, 0, sizeof im);
-    cs_graph_slice_init(&g);
-    cs_graph_meta_init(&meta);
-    double t0 = cs_now();
-
-    rc = cs_imp_check_config(ctx, ic);
+    cs_err rc = cs_imp_check_config(ctx, ic);
     if (rc == CS_OK)
-        rc = cs_imp_expand_list(ctx, cfg, ic->edges, &paths, &nf);
+        rc = cs_imp_expand_list(ctx, cfg, ic->edges, &t->paths, &t->nf);
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &fsize, nf + 1, sizeof *fsize, "edge file sizes");
+        rc = cs_alloc(ctx, &t->fsize, t->nf + 1, sizeof *t->fsize, "edge file sizes");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &order, nf + 1, sizeof *order, "edge file order");
+        rc = cs_alloc(ctx, &t->order, t->nf + 1, sizeof *t->order, "edge file order");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &owner, nf + 1, sizeof *owner, "edge file owners");
+        rc = cs_alloc(ctx, &t->owner, t->nf + 1, sizeof *t->owner, "edge file owners");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &load, (size_t)P, sizeof *load, "rank loads");
-    CS_TRY_AGREE(ctx, rc);
-    for (size_t i = 0; i < nf; i++) {
+        rc = cs_alloc(ctx, &t->load, (size_t)P, sizeof *t->load, "rank loads");
+    rc = cs_agree(ctx, rc);
+    if (rc != CS_OK)
+        return rc;
+    for (size_t i = 0; i < t->nf; i++) {
         struct stat st;
-        fsize[i] = stat(paths + i * CS_IMP_PATH_MAX, &st) == 0 && st.st_size > 0
-                       ? (uint64_t)st.st_size
-                       : 0;
+        t->fsize[i] = stat(t->paths + i * CS_IMP_PATH_MAX, &st) == 0 && st.st_size > 0
+                          ? (uint64_t)st.st_size
+                          : 0;
     }
-    deal(fsize, nf, P, owner, load, order);
+    deal(t->fsize, t->nf, P, t->owner, t->load, t->order);
+    return CS_OK;
+}
 
-    /* ---- parse this rank's files (in list order) with the serial reader's parser ---- */
-    im.ctx = ctx;
-    im.ic = ic;
-    im.names = 0;
-    im.weighted = ic->weight_field != CS_FIELD_NONE;
-    cs_imp_seps_init(&im.eseps, ic->separators);
-    cs_imp_seps_init(&im.pseps, ic->page_separators);
-    im.comment_len = strlen(ic->comment);
-    cs_imp_strtab_init(&im.nodes);
-    cs_imp_strtab_init(&im.hosts);
-    cs_imp_strtab_init(&im.topics);
-    cs_imp_strtab_init(&im.files);
-    im.limit = ic->node_count > 0 ? ic->node_count : -1;
-    im.n_pages = ic->node_count > 0 ? ic->node_count : 0;
-    im.max_id = -1;
+/* Local. The parser's state for the [import] settings ic. */
+static void parser_init(cs_ctx *ctx, const cs_import_config *ic, cs_imp *im)
+{
+    memset(im, 0, sizeof *im);
+    im->ctx = ctx;
+    im->ic = ic;
+    im->names = 0;
+    im->weighted = ic->weight_field != CS_FIELD_NONE;
+    cs_imp_seps_init(&im->eseps, ic->separators);
+    cs_imp_seps_init(&im->pseps, ic->page_separators);
+    im->comment_len = strlen(ic->comment);
+    cs_imp_strtab_init(&im->nodes);
+    cs_imp_strtab_init(&im->hosts);
+    cs_imp_strtab_init(&im->topics);
+    cs_imp_strtab_init(&im->files);
+    im->limit = ic->node_count > 0 ? ic->node_count : -1;
+    im->n_pages = ic->node_count > 0 ? ic->node_count : 0;
+    im->max_id = -1;
+}
+
+/* Collective. Parses this rank's files (in list order), or its byte range of one plain file, with
+ * the serial reader's parser into im. The error reported is that of the first file in list order
+ * and its first line in it, the one the serial reader stops at. Agreed. */
+static cs_err parse_share(cs_ctx *ctx, tpar *t, cs_imp *im)
+{
+    cs_err rc = CS_OK;
     int64_t err_file = INT64_MAX, err_line = INT64_MAX;
     uint64_t done = 0;
-    const int ranges = nf == 1 && P > 1 && fsize[0] > 0 && !is_gzip(paths);
+    const int ranges = t->nf == 1 && ctx->size > 1 && t->fsize[0] > 0 && !is_gzip(t->paths);
     /* progress: rank 0's share (its files, or its byte range), as the serial reader's line */
     cs_progress prog;
-    cs_progress_begin(&prog, ctx, "import: reading (every rank its share)", load[ctx->rank]);
+    cs_progress_begin(&prog, ctx, "import: reading (every rank its share)", t->load[ctx->rank]);
     if (ranges) { /* one plain file: byte ranges aligned to line starts */
         uint64_t a = 0, b = 0;
         int64_t line0 = 1;
-        CS_TRY(ctx, plain_range(ctx, paths, fsize[0], &a, &b, &line0));
-        load[ctx->rank] = b - a;
+        rc = plain_range(ctx, t->paths, t->fsize[0], &a, &b, &line0);
+        if (rc != CS_OK) {
+            cs_progress_end(&prog);
+            return rc;
+        }
+        t->load[ctx->rank] = b - a;
         prog.total = b; /* the reader counts from the file's start; rank 0's a is 0 */
         if (a < b) {
-            rc = cs_imp_read_edge_range(&im, paths, a, b, line0, &prog, &done);
+            rc = cs_imp_read_edge_range(im, t->paths, a, b, line0, &prog, &done);
             if (rc != CS_OK) {
                 err_file = 0;
-                err_line = im.line;
+                err_line = im->line;
             }
         }
     }
-    for (size_t i = 0; !ranges && i < nf && rc == CS_OK; i++)
-        if (owner[i] == ctx->rank) {
-            rc = cs_imp_read_edge_file(&im, paths + i * CS_IMP_PATH_MAX, &prog, &done);
+    for (size_t i = 0; !ranges && i < t->nf && rc == CS_OK; i++)
+        if (t->owner[i] == ctx->rank) {
+            rc = cs_imp_read_edge_file(im, t->paths + i * CS_IMP_PATH_MAX, &prog, &done);
             if (rc != CS_OK) {
                 err_file = (int64_t)i;
-                err_line = im.line;
+                err_line = im->line;
             }
         }
     cs_progress_end(&prog);
-    /* the error of the first file in list order and its first line in it, the one the serial
-     * reader stops at */
     int64_t first_err = INT64_MAX, first_line = INT64_MAX,
             my_line = err_file != INT64_MAX ? err_line : INT64_MAX;
     cs_allreduce(ctx, &err_file, &first_err, 1, CS_T_I64, CS_OP_MIN);
@@ -310,51 +338,85 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     cs_allreduce(ctx, &my_line, &first_line, 1, CS_T_I64, CS_OP_MIN);
     if (err_file != first_err || my_line != first_line)
         rc = CS_OK;
-    CS_TRY_AGREE(ctx, rc);
-    double t_read = cs_now();
+    return cs_agree(ctx, rc);
+}
 
-    int64_t N = 0;
-    uint64_t cnt[3] = {im.n_self, im.m, 0}, cnt_all[3] = {0, 0, 0};
-    cs_allreduce(ctx, &im.n_pages, &N, 1, CS_T_I64, CS_OP_MAX);
-    cs_allreduce(ctx, cnt, cnt_all, 3, CS_T_U64, CS_OP_SUM);
-    if (N == 0)
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files", ic->edges);
-    CS_TRY_AGREE(ctx, rc);
-
-    /* ---- page ranges of about equal link counts, cut on buckets of page ids ---- */
-    const int64_t B = N < BUCKETS ? N : BUCKETS;
-    rc = cs_calloc(ctx, &bcount, (size_t)B, sizeof *bcount, "link buckets");
+/* Collective. Page ranges of about equal link counts, cut on B buckets of the N page ids:
+ * t->cut and t->bowner, the same on every rank. Agreed. */
+static cs_err cut_ranges(cs_ctx *ctx, tpar *t, const cs_imp *im, int64_t N, int64_t B,
+                         uint64_t total)
+{
+    const int P = ctx->size;
+    uint64_t *bcount = NULL, *bsum = NULL;
+    cs_err rc = cs_calloc(ctx, &bcount, (size_t)B, sizeof *bcount, "link buckets");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &bsum, (size_t)B, sizeof *bsum, "link buckets");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &bowner, (size_t)B, sizeof *bowner, "link buckets");
+        rc = cs_alloc(ctx, &t->bowner, (size_t)B, sizeof *t->bowner, "link buckets");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &cut, (size_t)P + 1, sizeof *cut, "page ranges");
-    CS_TRY_AGREE(ctx, rc);
-    for (size_t k = 0; k < im.m; k++)
-        bcount[bucket_of(im.src[k], N, B)]++;
-    cs_allreduce(ctx, bcount, bsum, B, CS_T_U64, CS_OP_SUM);
-    {
-        const uint64_t total = cnt_all[1];
+        rc = cs_alloc(ctx, &t->cut, (size_t)P + 1, sizeof *t->cut, "page ranges");
+    rc = cs_agree(ctx, rc);
+    if (rc == CS_OK) {
+        for (size_t k = 0; k < im->m; k++)
+            bcount[bucket_of(im->src[k], N, B)]++;
+        cs_allreduce(ctx, bcount, bsum, B, CS_T_U64, CS_OP_SUM);
         uint64_t before = 0;
         int r = 1;
-        cut[0] = 0;
+        t->cut[0] = 0;
         for (int64_t b = 0; b < B; b++) {
             /* bucket b starts rank r's range once the links before it reach r / P of all */
             while (r < P && before * (uint64_t)P >= total * (uint64_t)r)
-                cut[r++] = b;
-            bowner[b] = r - 1;
+                t->cut[r++] = b;
+            t->bowner[b] = r - 1;
             before += bsum[b];
         }
         while (r <= P)
-            cut[r++] = B;
+            t->cut[r++] = B;
     }
-    const int64_t first = bucket_first(cut[ctx->rank], N, B);
-    const int64_t last = bucket_first(cut[ctx->rank + 1], N, B);
-    const int64_t n = last - first;
+    free(bcount);
+    free(bsum);
+    return rc;
+}
 
-    /* ---- links to the rank of their source ---- */
-    rc = cs_calloc(ctx, &sc, (size_t)P, sizeof *sc, "exchange counts");
+/* Local. The send buffers of the links im read, grouped by the rank owning their source:
+ * counts sc and displacements sd, links send (and weights wsend when weighted). */
+static cs_err pack_links(cs_ctx *ctx, const tpar *t, const cs_imp *im, int64_t N, int64_t B,
+                         int *sc, int *sd, uint64_t *send, uint32_t *wsend)
+{
+    const int P = ctx->size;
+    int64_t *per = NULL;
+    cs_err rc = cs_calloc(ctx, &per, (size_t)P + 1, sizeof *per, "exchange counts");
+    for (size_t k = 0; rc == CS_OK && k < im->m; k++)
+        per[t->bowner[bucket_of(im->src[k], N, B)] + 1]++;
+    for (int r = 0; rc == CS_OK && r < P; r++) {
+        if (per[r + 1] > INT_MAX || per[r] > INT_MAX)
+            rc = cs_fail(ctx, CS_ERR_LIMIT,
+                         "import: more than 2^31 - 1 links go from rank %d to rank %d: use "
+                         "more ranks",
+                         ctx->rank, r);
+        sc[r] = (int)per[r + 1];
+        per[r + 1] += per[r];
+        sd[r] = (int)per[r];
+    }
+    for (size_t k = 0; rc == CS_OK && k < im->m; k++) {
+        int64_t at = per[t->bowner[bucket_of(im->src[k], N, B)]]++;
+        send[at] = (uint64_t)(uint32_t)im->src[k] << 32 | (uint32_t)im->dst[k];
+        if (wsend != NULL)
+            wsend[at] = im->w[k];
+    }
+    free(per);
+    return rc;
+}
+
+/* Collective. The links to the rank of their source (one all-to-all): t->recv, t->wrecv, t->m.
+ * im's links are freed once packed. Agreed. */
+static cs_err exchange_links(cs_ctx *ctx, tpar *t, cs_imp *im, int64_t N, int64_t B)
+{
+    const int P = ctx->size;
+    int *sc = NULL, *sd = NULL, *rcn = NULL, *rd = NULL;
+    uint64_t *send = NULL;
+    uint32_t *wsend = NULL;
+    cs_err rc = cs_calloc(ctx, &sc, (size_t)P, sizeof *sc, "exchange counts");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &sd, (size_t)P, sizeof *sd, "exchange counts");
     if (rc == CS_OK)
@@ -362,35 +424,13 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &rd, (size_t)P, sizeof *rd, "exchange counts");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &send, im.m, sizeof *send, "links to send");
-    if (rc == CS_OK && im.weighted)
-        rc = cs_alloc(ctx, &wsend, im.m, sizeof *wsend, "link weights to send");
-    if (rc == CS_OK) {
-        int64_t *per = NULL;
-        rc = cs_calloc(ctx, &per, (size_t)P + 1, sizeof *per, "exchange counts");
-        for (size_t k = 0; rc == CS_OK && k < im.m; k++)
-            per[bowner[bucket_of(im.src[k], N, B)] + 1]++;
-        for (int r = 0; rc == CS_OK && r < P; r++) {
-            if (per[r + 1] > INT_MAX || per[r] > INT_MAX)
-                rc = cs_fail(ctx, CS_ERR_LIMIT,
-                             "import: more than 2^31 - 1 links go from rank %d to rank %d: use "
-                             "more ranks",
-                             ctx->rank, r);
-            sc[r] = (int)per[r + 1];
-            per[r + 1] += per[r];
-            sd[r] = (int)per[r];
-        }
-        for (size_t k = 0; rc == CS_OK && k < im.m; k++) {
-            int64_t at = per[bowner[bucket_of(im.src[k], N, B)]]++;
-            send[at] = (uint64_t)(uint32_t)im.src[k] << 32 | (uint32_t)im.dst[k];
-            if (im.weighted)
-                wsend[at] = im.w[k];
-        }
-        free(per);
-    }
+        rc = cs_alloc(ctx, &send, im->m, sizeof *send, "links to send");
+    if (rc == CS_OK && im->weighted)
+        rc = cs_alloc(ctx, &wsend, im->m, sizeof *wsend, "link weights to send");
+    if (rc == CS_OK)
+        rc = pack_links(ctx, t, im, N, B, sc, sd, send, wsend);
     CS_TRY_AGREE(ctx, rc);
-    weighted = im.weighted;
-    cs_imp_fini(&im); /* the triples are in the send buffer now */
+    cs_imp_fini(im); /* the links are in the send buffer now */
     cs_alltoall(ctx, sc, 1, rcn, CS_T_INT);
     int64_t m = 0;
     for (int r = 0; r < P; r++) {
@@ -402,85 +442,141 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
         m += rcn[r];
     }
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &recv, (size_t)m, sizeof *recv, "links received");
+        rc = cs_alloc(ctx, &t->recv, (size_t)m, sizeof *t->recv, "links received");
     if (rc == CS_OK && wsend != NULL)
-        rc = cs_alloc(ctx, &wrecv, (size_t)m, sizeof *wrecv, "link weights received");
+        rc = cs_alloc(ctx, &t->wrecv, (size_t)m, sizeof *t->wrecv, "link weights received");
     CS_TRY_AGREE(ctx, rc);
-    cs_alltoallv(ctx, send, sc, sd, recv, rcn, rd, CS_T_U64);
+    t->m = m;
+    cs_alltoallv(ctx, send, sc, sd, t->recv, rcn, rd, CS_T_U64);
     if (wsend != NULL)
-        cs_alltoallv(ctx, wsend, sc, sd, wrecv, rcn, rd, CS_T_I32);
+        cs_alltoallv(ctx, wsend, sc, sd, t->wrecv, rcn, rd, CS_T_I32);
+fail:
     free(send);
-    send = NULL;
     free(wsend);
-    wsend = NULL;
-    CS_TRY_AGREE(ctx, rc);
-    double t_exchange = cs_now();
+    free(sc);
+    free(sd);
+    free(rcn);
+    free(rd);
+    return rc;
+}
 
-    /* ---- this rank's lists: counting sort on the source, then sorted and merged per page ---- */
-    rc = cs_calloc(ctx, &off, (size_t)n + 1, sizeof *off, "link offsets");
+/* Collective. This rank's lists of pages [first, first + n) from the links received: a counting
+ * sort on the source, then sorted and merged per page (cs_imp_merge_lists) into g; *merged the
+ * duplicates merged. t->recv and t->wrecv are freed. Agreed. */
+static cs_err build_lists(cs_ctx *ctx, const cs_import_config *ic, tpar *t, int64_t first,
+                          int64_t n, int weighted, uint64_t *merged, cs_graph_slice *g)
+{
+    int64_t *off = NULL, *pos = NULL;
+    uint64_t *key = NULL;
+    const int64_t m = t->m;
+    cs_err rc = cs_calloc(ctx, &off, (size_t)n + 1, sizeof *off, "link offsets");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &key, (size_t)m, sizeof *key, "link sort keys");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &pos, (size_t)n + 1, sizeof *pos, "link offsets");
     if (rc == CS_OK) {
         for (int64_t k = 0; k < m; k++) {
-            int64_t s = (int64_t)(recv[k] >> 32);
-            CS_ASSERT(s >= first && s < last);
+            int64_t s = (int64_t)(t->recv[k] >> 32);
+            CS_ASSERT(s >= first && s < first + n);
             off[s - first + 1]++;
         }
         for (int64_t i = 0; i < n; i++)
             off[i + 1] += off[i];
         memcpy(pos, off, (size_t)(n + 1) * sizeof *pos);
         for (int64_t k = 0; k < m; k++)
-            key[pos[(int64_t)(recv[k] >> 32) - first]++] =
-                (recv[k] & 0xffffffffu) << 32 | (wrecv != NULL ? wrecv[k] : 0u);
+            key[pos[(int64_t)(t->recv[k] >> 32) - first]++] =
+                (t->recv[k] & 0xffffffffu) << 32 | (t->wrecv != NULL ? t->wrecv[k] : 0u);
     }
-    free(recv);
-    recv = NULL;
-    free(wrecv);
-    wrecv = NULL;
+    free(t->recv);
+    t->recv = NULL;
+    free(t->wrecv);
+    t->wrecv = NULL;
     free(pos);
-    pos = NULL;
     if (rc == CS_OK) {
-        rc = cs_imp_merge_lists(ctx, ic->edges, first, n, off, key, weighted, &cnt[2], &g);
+        rc = cs_imp_merge_lists(ctx, ic->edges, first, n, off, key, weighted, merged, g);
         off = NULL;
         key = NULL;
     }
+    free(off);
+    free(key);
+    return cs_agree(ctx, rc);
+}
+
+/* Collective. At -v: every rank's pages, links, bytes read and peak memory, and the phases'
+ * times t[0..4] (start, read, exchange, build, write). Agreed. */
+static cs_err log_ranks(cs_ctx *ctx, const tpar *t, const cs_graph_slice *g, const double *tm)
+{
+    const int P = ctx->size;
+    int64_t row[4] = {g->n, g->n_links_total, (int64_t)t->load[ctx->rank], cs_imp_peak_rss()};
+    int64_t *tab = NULL;
+    cs_err rc = cs_agree(ctx, cs_alloc(ctx, &tab, (size_t)P * 4, sizeof *tab, "rank table"));
+    if (rc != CS_OK)
+        return rc;
+    cs_allgather(ctx, row, 4, tab, CS_T_I64);
+    CS_LOG(ctx, CS_LOG_VERBOSE, "import: %zu edge file%s read on %d rank%s", t->nf,
+           t->nf == 1 ? "" : "s", P, P == 1 ? "" : "s");
+    for (int r = 0; r < P; r++)
+        CS_LOG(ctx, CS_LOG_VERBOSE,
+               "import: rank %d: %lld pages, %lld links, read %.1f MiB of files, peak "
+               "memory %.1f MiB",
+               r, (long long)tab[4 * r], (long long)tab[4 * r + 1],
+               (double)tab[4 * r + 2] / 1048576.0, (double)tab[4 * r + 3] / 1048576.0);
+    CS_LOG(ctx, CS_LOG_VERBOSE, "import: read %.2f s, exchange %.2f s, sort %.2f s, write %.2f s",
+           tm[1] - tm[0], tm[2] - tm[1], tm[3] - tm[2], tm[4] - tm[3]);
+    free(tab);
+    return CS_OK;
+}
+
+cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, const char *spec,
+                       int64_t *pages, int64_t *links, int64_t *hosts)
+{
+    cs_err rc = CS_OK;
+    const cs_import_config *ic = &cfg->import;
+    tpar t;
+    cs_imp im;
+    cs_graph_slice g;
+    cs_graph_meta meta;
+    memset(&t, 0, sizeof t);
+    parser_init(ctx, ic, &im);
+    cs_graph_slice_init(&g);
+    cs_graph_meta_init(&meta);
+    double tm[5] = {cs_now(), 0, 0, 0, 0};
+
+    CS_TRY(ctx, plan_files(ctx, cfg, &t));
+    CS_TRY(ctx, parse_share(ctx, &t, &im));
+    tm[1] = cs_now();
+    int64_t N = 0;
+    uint64_t cnt[3] = {im.n_self, im.m, 0}, cnt_all[3] = {0, 0, 0};
+    cs_allreduce(ctx, &im.n_pages, &N, 1, CS_T_I64, CS_OP_MAX);
+    cs_allreduce(ctx, cnt, cnt_all, 3, CS_T_U64, CS_OP_SUM);
+    if (N == 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files", ic->edges);
     CS_TRY_AGREE(ctx, rc);
+
+    const int64_t B = N < BUCKETS ? N : BUCKETS;
+    CS_TRY(ctx, cut_ranges(ctx, &t, &im, N, B, cnt_all[1]));
+    const int64_t first = bucket_first(t.cut[ctx->rank], N, B);
+    const int64_t n = bucket_first(t.cut[ctx->rank + 1], N, B) - first;
+    const int weighted = im.weighted;
+    CS_TRY(ctx, exchange_links(ctx, &t, &im, N, B));
+    tm[2] = cs_now();
+    CS_TRY(ctx, build_lists(ctx, ic, &t, first, n, weighted, &cnt[2], &g));
     g.n_pages_total = N;
     g.first = first;
     g.n = n;
     CS_TRY(ctx, cs_imp_par_meta(ctx, cfg, N, &g, &meta));
     int64_t mine[2] = {g.n_links_total, (int64_t)cnt[2]}, all[2] = {0, 0};
     cs_allreduce(ctx, mine, all, 2, CS_T_I64, CS_OP_SUM);
-    double t_build = cs_now();
+    tm[3] = cs_now();
     CS_LOG(ctx, CS_LOG_INFO, "import: %llu self-loop%s %s, %llu duplicate link%s merged",
            (unsigned long long)cnt_all[0], cnt_all[0] == 1 ? "" : "s",
            ic->self_loops == 0 ? "dropped" : "kept", (unsigned long long)all[1],
            all[1] == 1 ? "" : "s");
 
     CS_TRY(ctx, cs_graphio_write(ctx, out_path, &g, &meta, spec));
-    double t_write = cs_now();
-
-    if (ctx->level >= CS_LOG_VERBOSE) {
-        int64_t row[4] = {g.n, g.n_links_total, (int64_t)load[ctx->rank], cs_imp_peak_rss()};
-        int64_t *tab = NULL;
-        rc = cs_alloc(ctx, &tab, (size_t)P * 4, sizeof *tab, "rank table");
-        CS_TRY_AGREE(ctx, rc);
-        cs_allgather(ctx, row, 4, tab, CS_T_I64);
-        CS_LOG(ctx, CS_LOG_VERBOSE, "import: %zu edge file%s read on %d rank%s", nf,
-               nf == 1 ? "" : "s", P, P == 1 ? "" : "s");
-        for (int r = 0; r < P; r++)
-            CS_LOG(ctx, CS_LOG_VERBOSE,
-                   "import: rank %d: %lld pages, %lld links, read %.1f MiB of files, peak "
-                   "memory %.1f MiB",
-                   r, (long long)tab[4 * r], (long long)tab[4 * r + 1],
-                   (double)tab[4 * r + 2] / 1048576.0, (double)tab[4 * r + 3] / 1048576.0);
-        CS_LOG(ctx, CS_LOG_VERBOSE,
-               "import: read %.2f s, exchange %.2f s, sort %.2f s, write %.2f s", t_read - t0,
-               t_exchange - t_read, t_build - t_exchange, t_write - t_build);
-        free(tab);
-    }
+    tm[4] = cs_now();
+    if (ctx->level >= CS_LOG_VERBOSE)
+        CS_TRY(ctx, log_ranks(ctx, &t, &g, tm));
     if (pages != NULL)
         *pages = N;
     if (links != NULL)
@@ -489,26 +585,7 @@ cs_err cs_imp_text_run(cs_ctx *ctx, const cs_config *cfg, const char *out_path, 
         *hosts = meta.n_hosts;
 fail:
     cs_imp_fini(&im);
-    free(paths);
-    free(fsize);
-    free(order);
-    free(owner);
-    free(load);
-    free(bcount);
-    free(bsum);
-    free(bowner);
-    free(cut);
-    free(sc);
-    free(sd);
-    free(rcn);
-    free(rd);
-    free(send);
-    free(wsend);
-    free(recv);
-    free(wrecv);
-    free(off);
-    free(pos);
-    free(key);
+    tpar_free(&t);
     cs_graph_slice_fini(&g);
     cs_graph_meta_fini(&meta);
     return rc;
