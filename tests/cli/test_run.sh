@@ -99,8 +99,8 @@ h5dump -d /final/fetched small.h5 > /dev/null 2>&1 && ! h5dump -d /ranks/evictio
 
 # 5. the quickstart learns (jobs/quickstart.ini as shipped, 2 ranks, 10^5 fetches, B = 1000): the
 # one learner (weight_sync = sum) beats best-first on the same world. On the web-like default
-# world (graphs/default.ini, topical lift 2.5) it was measured at 0.1111 against 0.1029 (random
-# 0.0777; SARSA with alpha = 0, no learning, 0.0748: the check fails without learning); on the
+# world (graphs/default.ini, topical lift 2.5) it was measured at 0.1462 against 0.1210 (random
+# 0.0631; SARSA with alpha = 0, no learning, 0.0584: the check fails without learning); on the
 # classic world (lift 19-29) it was 0.174 against 0.113, where the test asked for 1.25 x.
 # With the paper's alpha = 0.001 a tick's 1000 updates from the same weights collapsed the crawl
 # on the classic world to 0.018, below random (0.037); that setting now draws a warning.
@@ -109,8 +109,8 @@ qs=$(run 2 run "$SRC/jobs/quickstart.ini" -o qs.h5 2>&1) || fail "quickstart: $q
 qb=$(run 2 run "$SRC/jobs/quickstart.ini" --set run.policy=best-first -o qb.h5 2>&1) || fail "best-first: $qb"
 hs=$(harvest "$qs")
 hb=$(harvest "$qb")
-if awk -v s="${hs:-0}" -v b="${hb:-1}" 'BEGIN { exit !(s >= 1.05 * b) }'; then
-    pass "the quickstart learns: SARSA $hs >= 1.05 x best-first $hb"
+if awk -v s="${hs:-0}" -v b="${hb:-1}" 'BEGIN { exit !(s >= 1.1 * b) }'; then
+    pass "the quickstart learns: SARSA $hs >= 1.1 x best-first $hb"
 else
     fail "the quickstart does not learn: SARSA ${hs:-?} against best-first ${hb:-?}"
 fi

@@ -61,7 +61,7 @@ expect_exit 1 1 "cannot open 'nowhere.ini'|nowhere.ini" gen missing.ini -o x.h5
 printf '[gen]\nworld = loop.ini\n' > loop.ini
 expect_exit 1 1 "nested more than 8 deep" gen loop.ini -o x.h5
 
-# 3. the web-like default world: topical lift within [2.0, 3.0] (target 2.5, wikispeedia's; 2.51
+# 3. the web-like default world: topical lift within [2.0, 3.0] (target 2.5, wikispeedia's; 2.50
 # measured exactly on its 10^6 pages), from 2 x 10^4 sampled pages (95 % interval about +-0.1)
 st=$(run 2 stats "$SRC/graphs/default.ini" --sampled --sample 20000 --sources 0 --cluster-pages 0 \
     --bfs-seeds 0 2> /dev/null) || fail "stats of graphs/default.ini"
