@@ -3,7 +3,7 @@
  * at the offset of the lower ranks' pieces, written and read with the chunked collective 1-D
  * transfers of h5/h5.c.
  */
-#include "crawlsim/ckpt.h"
+#include "ckpt_impl.h"
 #include "crawlsim/comm.h"
 #include "crawlsim/h5.h"
 #include "crawlsim/rng.h"
@@ -269,6 +269,36 @@ cs_err cs_ckpt_commit(cs_ctx *ctx, cs_ckpt **pck)
 
 /* ---- reading --------------------------------------------------------------------------------- */
 
+cs_err cs_ckpt_check_header(cs_ctx *ctx, hid_t file, const char *path, int32_t *ranks)
+{
+    char what[CS_ERRMSG_MAX], buf[256];
+    snprintf(what, sizeof what, "checkpoint %s", path);
+    int32_t version = 0;
+    *ranks = 0;
+    cs_err rc = cs_h5_attr_read_string(ctx, file, "format", buf, sizeof buf, what);
+    if (rc == CS_OK && strcmp(buf, CS_CKPT_FORMAT) != 0)
+        rc =
+            cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim checkpoint (format '%s')", path, buf);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_read(ctx, file, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32, &version,
+                             what);
+    if (rc == CS_OK && version != CS_CKPT_SCHEMA_VERSION)
+        rc = cs_fail(ctx, CS_ERR_SCHEMA,
+                     "checkpoint %s has schema version %d; this crawlsim reads %d", path,
+                     (int)version, CS_CKPT_SCHEMA_VERSION);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_read_string(ctx, file, "crawlsim_version", buf, sizeof buf, what);
+    if (rc == CS_OK && strcmp(buf, CRAWLSIM_VERSION) != 0)
+        rc = cs_fail(ctx, CS_ERR_SCHEMA,
+                     "checkpoint %s was written by crawlsim %s; this is crawlsim %s", path, buf,
+                     CRAWLSIM_VERSION);
+    if (rc == CS_OK)
+        rc = cs_h5_attr_read(ctx, file, "ranks", H5T_INTEGER, H5T_NATIVE_INT32, ranks, what);
+    if (rc == CS_OK && *ranks < 1)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: attribute ranks is %d", path, (int)*ranks);
+    return rc;
+}
+
 cs_err cs_ckpt_open(cs_ctx *ctx, const char *path, cs_ckpt **out)
 {
     cs_err rc = CS_OK;
@@ -287,28 +317,8 @@ cs_err cs_ckpt_open(cs_ctx *ctx, const char *path, cs_ckpt **out)
     if (ck->file < 0)
         rc = cs_fail(ctx, CS_ERR_IO, "checkpoint %s: HDF5 cannot open it", path);
     CS_TRY_AGREE(ctx, rc);
-    char what[CS_ERRMSG_MAX], buf[256];
-    snprintf(what, sizeof what, "checkpoint %s", path);
-    int32_t version = 0, ranks = 0;
-    rc = cs_h5_attr_read_string(ctx, ck->file, "format", buf, sizeof buf, what);
-    if (rc == CS_OK && strcmp(buf, CS_CKPT_FORMAT) != 0)
-        rc =
-            cs_fail(ctx, CS_ERR_FORMAT, "%s is not a crawlsim checkpoint (format '%s')", path, buf);
-    if (rc == CS_OK)
-        rc = cs_h5_attr_read(ctx, ck->file, "schema_version", H5T_INTEGER, H5T_NATIVE_INT32,
-                             &version, what);
-    if (rc == CS_OK && version != CS_CKPT_SCHEMA_VERSION)
-        rc = cs_fail(ctx, CS_ERR_SCHEMA,
-                     "checkpoint %s has schema version %d; this crawlsim reads %d", path,
-                     (int)version, CS_CKPT_SCHEMA_VERSION);
-    if (rc == CS_OK)
-        rc = cs_h5_attr_read_string(ctx, ck->file, "crawlsim_version", buf, sizeof buf, what);
-    if (rc == CS_OK && strcmp(buf, CRAWLSIM_VERSION) != 0)
-        rc = cs_fail(ctx, CS_ERR_SCHEMA,
-                     "checkpoint %s was written by crawlsim %s; this is crawlsim %s", path, buf,
-                     CRAWLSIM_VERSION);
-    if (rc == CS_OK)
-        rc = cs_h5_attr_read(ctx, ck->file, "ranks", H5T_INTEGER, H5T_NATIVE_INT32, &ranks, what);
+    int32_t ranks = 0;
+    rc = cs_ckpt_check_header(ctx, ck->file, path, &ranks);
     if (rc == CS_OK && ranks != ctx->size)
         rc = cs_fail(ctx, CS_ERR_ARG,
                      "checkpoint %s was written on %d ranks: restart it on %d ranks, not %d", path,

@@ -18,6 +18,15 @@
  * limit): n_topics sizes per-topic tables before any page is read. */
 #define CS_GRAPHIO_TOPICS_MAX 65536
 
+/*
+ * Local. The root attributes and the dataset inventory of the open graph file (path names it in
+ * messages) into h: every attribute and dataset through the reader contract (h5.h), the counts
+ * against each other and against what the file holds. Every rank reads the same metadata and
+ * gives the same verdict; cs_graphio_open agrees it. The fuzzing harness of the HDF5 readers
+ * calls it on a file image in memory.
+ */
+cs_err gio_read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_header *h);
+
 /* What gio_read_pages reads besides offsets and targets. */
 enum {
     GIO_READ_PAGES = 1,   /* host, topic, relevance, delta, mu, observable */

@@ -75,8 +75,7 @@ static cs_err check_dataset(cs_ctx *ctx, hid_t file, const char *path, const cha
     return rc;
 }
 
-/* Local. The root attributes and the dataset inventory of an open file. */
-static cs_err read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_header *h)
+cs_err gio_read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_header *h)
 {
     cs_err rc = CS_OK;
     char fmt[64];
@@ -185,9 +184,12 @@ static cs_err read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_he
                            path);
         rc = attr_read(ctx, gt, "dim", H5T_INTEGER, H5T_NATIVE_INT32, &h->term_dim, path);
         H5Gclose(gt);
-        if (rc == CS_OK && h->term_dim < 0)
-            rc = cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: /terms has dim %d", path,
-                         (int)h->term_dim);
+        /* every index lies in [0, dim): a file holding indices has dim >= 1 (dim sizes no
+         * allocation: a sparse vocabulary may be larger than the file) */
+        if (rc == CS_OK && (h->term_dim < 0 || (t_len > 0 && h->term_dim == 0)))
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "graph file %s: /terms has dim %d for %lld term entries", path,
+                         (int)h->term_dim, (long long)t_len);
     }
 fail:
     return rc;
@@ -211,7 +213,7 @@ cs_err cs_graphio_open(cs_ctx *ctx, const char *path, hid_t *file, cs_graph_head
                      "corrupt file?)",
                      path);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY_AGREE(ctx, read_header(ctx, f, path, hdr));
+    CS_TRY_AGREE(ctx, gio_read_header(ctx, f, path, hdr));
     *file = f;
     cs_h5_quiet_end(&quiet);
     return CS_OK;

@@ -7,6 +7,7 @@
  */
 #include "crawlsim/comm.h"
 #include "crawlsim/partition.h"
+#include "partition_impl.h"
 
 #include "crawlsim/graphio.h"
 
@@ -346,6 +347,12 @@ static cs_err check_attrs(cs_ctx *ctx, const cs_partition *p, const char *what)
     return CS_OK;
 }
 
+cs_err cs_partition_read_attrs(cs_ctx *ctx, hid_t g, cs_partition *p, const char *what)
+{
+    cs_err rc = read_attrs(ctx, g, p, what);
+    return rc == CS_OK ? check_attrs(ctx, p, what) : rc;
+}
+
 /* Local. Length of 1-D dataset `name` in g, or -1 when absent (-2 when not a 1-D array of
  * integers that fit the memory type mt, or not all stored: the reader contract of h5.h). */
 static int64_t dataset_len(hid_t g, const char *name, hid_t mt)
@@ -444,8 +451,7 @@ static cs_err read_impl(cs_ctx *ctx, const char *graph_path, const char *partiti
     if (g < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 cannot open the group", what);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY_AGREE(ctx, read_attrs(ctx, g, out, what));
-    CS_TRY_AGREE(ctx, check_attrs(ctx, out, what));
+    CS_TRY_AGREE(ctx, cs_partition_read_attrs(ctx, g, out, what));
     out->n_hosts = hdr.n_hosts;
     if (out->n_pages != hdr.n_pages)
         rc = cs_fail(ctx, CS_ERR_FORMAT,
