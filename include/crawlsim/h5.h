@@ -86,6 +86,14 @@ CS_API cs_err cs_h5_probe(cs_ctx *ctx, const char *path, const char *kind);
 /* Longest fixed-length string attribute read (bytes). */
 #define CS_H5_STRING_MAX (1 << 20)
 
+/* Local. The reader contract for an object of any type and shape (crawlsim compare reads every
+ * object of two files): attribute (is_attr) or dataset x, named name in messages that start
+ * with `what`, has a readable type of a nonzero size and a dataspace (scalar, null or simple)
+ * whose bytes are representable; an attribute, read whole, fits the node's memory; a
+ * dataset's storage is all written (a chunked dataset with chunks never written reads as fill
+ * values of any claimed size: a small file could make its reader loop over 2^40 elements). */
+CS_API cs_err cs_h5_object_check(cs_ctx *ctx, hid_t x, int is_attr, const char *name,
+                                 const char *what);
 /* Local. Attribute `name` of obj holding exactly n values (a scalar when n is 1, or a 1-D
  * array of n) of class cls (H5T_INTEGER or H5T_FLOAT), read as mtype into out[n]; an integer
  * outside mtype's range is refused, not clamped. Missing or another class, shape or count:

@@ -306,6 +306,16 @@ static cs_err compare_values(cmp *c, const char *path, const char *what, const h
             CS_TRY(c->ctx,
                    hfail(c, s, path, is_attr ? "an attribute's dataspace" : "the dataspace"));
     }
+    /* the reader contract (h5.h) before any value is read: a damaged object is an error naming
+     * the file and the object, not a read of 2^40 fill values or of more than memory */
+    for (int s = 0; s < 2; s++) {
+        char file[CS_ERRMSG_MAX / 2], obj[CS_ERRMSG_MAX / 2];
+        const size_t wl = strlen(what);
+        snprintf(file, sizeof file, "compare: file %s", c->name[s]);
+        snprintf(obj, sizeof obj, "%s%s%.*s", path, is_attr ? ", " : "",
+                 (int)(wl >= 2 ? wl - 2 : wl), what);
+        CS_TRY(c->ctx, cs_h5_object_check(c->ctx, x[s], is_attr, obj, file));
+    }
     int fixstr[2];
     for (int s = 0; s < 2; s++)
         fixstr[s] = H5Tget_class(t[s]) == H5T_STRING && H5Tis_variable_str(t[s]) == 0;

@@ -502,6 +502,37 @@ cs_err cs_h5_dset_check(cs_ctx *ctx, hid_t d, const char *name, H5T_class_t cls,
     return rc;
 }
 
+cs_err cs_h5_object_check(cs_ctx *ctx, hid_t x, int is_attr, const char *name, const char *what)
+{
+    const char *kind = is_attr ? "attribute" : "dataset";
+    hid_t t = is_attr ? H5Aget_type(x) : H5Dget_type(x);
+    hid_t sp = is_attr ? H5Aget_space(x) : H5Dget_space(x);
+    const size_t es = t >= 0 ? H5Tget_size(t) : 0;
+    const H5S_class_t sc = sp >= 0 ? H5Sget_simple_extent_type(sp) : H5S_NO_CLASS;
+    const hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+    cs_err rc = CS_OK;
+    if (t < 0 || es == 0 || sc == H5S_NO_CLASS || np < 0)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: %s %s has an unreadable type or dataspace", what,
+                     kind, name);
+    else if ((double)np * (double)es > (double)INT64_MAX / 2)
+        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: %s %s claims %lld elements of %zu bytes", what, kind,
+                     name, (long long)np, es);
+    else if (is_attr)
+        rc = cs_h5_check_memory(ctx, (int64_t)np, es, what, name);
+    else if (np > 0 &&
+             (H5Dget_space_status(x, &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED))
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "%s: dataset %s has %lld elements but not all of them are stored (a sparse "
+                     "or damaged dataset)",
+                     what, name, (long long)np);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    return rc;
+}
+
 cs_err cs_h5_attr_write(cs_ctx *ctx, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                         const void *val, const char *what)
 {
