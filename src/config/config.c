@@ -594,6 +594,19 @@ fail:
     return rc;
 }
 
+/* Local. Whether text holds a line that is neither blank nor a comment (a section or a key):
+ * an empty job file, or one cut to nothing, would otherwise run the built-in world. */
+static int has_settings(const char *text)
+{
+    for (const char *c = text; *c != '\0';) {
+        c += strspn(c, " \t\f\v\r\n");
+        if (*c != '\0' && *c != ';' && *c != '#')
+            return 1;
+        c += strcspn(c, "\r\n");
+    }
+    return 0;
+}
+
 /* Local. Reads the file at path on rank 0 and gives every rank its text (errors agree). */
 static cs_err read_shared_text(cs_ctx *ctx, const char *path, char **text)
 {
@@ -638,6 +651,11 @@ static cs_err load_depth(cs_ctx *ctx, const char *path, const char *const *overr
     snprintf(dir, sizeof dir, ".");
     if (path != NULL) {
         CS_TRY(ctx, read_shared_text(ctx, path, &text));
+        if (!has_settings(text))
+            CS_TRY(ctx, cs_fail(ctx, CS_ERR_CONFIG,
+                                "%s holds no settings (it is empty or only comments): a job or "
+                                "spec file has at least one [section]",
+                                path));
         const char *slash = strrchr(path, '/');
         if (slash != NULL)
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + (slash == path)), path);
