@@ -18,6 +18,11 @@
 #                     LF; an edge list with them is refused (it imported as 2 pages, 1 link);
 #                     a key on a section line and an integer out of a double's range (1e-400)
 #                     are refused
+#   job files         an empty job file, or one of comments only, is refused (it ran the
+#                     built-in 10^6-page world)
+#   results           compare on two results files with a sparse series (2^33 elements, one
+#                     chunk stored) and tools/plot on it or on a series one element long:
+#                     clean errors (compare read 2^33 fill values; plot died in numpy)
 #   graph changed     a checkpoint restarted on its graph file changed in place since (the
 #                     relevance of every page raised, or the hosts permuted): refused by the
 #                     world's fingerprint (it ended with 616 relevant pages instead of 123)
@@ -208,6 +213,52 @@ done
 FAULT_OUT=out.h5 fault text integer-1e-400 1 run "${crawl[@]}" --set run.pages=1e-400 -o out.h5
 printf '[run]\ngraph = web.h5\nseeds = 3\npages = 1e-400\n' > tiny-int.ini
 FAULT_OUT=out.h5 fault text integer-1e-400-job-file 2 run tiny-int.ini -o out.h5
+
+# a job file with no settings (empty, or comments only) is refused: it ran the built-in world
+: > empty.ini
+printf '; nothing but a comment\n\n' > comments.ini
+for np in 1 3; do
+    FAULT_OUT=out.h5 fault text empty-job-file-np$np "$np" run empty.ini -o out.h5
+done
+FAULT_OUT=out.h5 fault text comment-only-job-file 2 run comments.ini -o out.h5
+
+# results files read by compare and tools/plot through their reader contracts: a series stored
+# as a chunked dataset of 2^33 elements of which one chunk is written (compare read 2^33 fill
+# values of both files; plot asked numpy for 64 GiB), a series one element long
+"$PY" - << 'EOF2'
+import h5py, numpy as np, shutil
+for name, kind in (("sparse1.h5", "sparse"), ("sparse2.h5", "sparse"), ("long.h5", "long")):
+    shutil.copy("ref.h5", name)
+    with h5py.File(name, "r+") as f:
+        v = f["series/relevant"][()]
+        del f["series/relevant"]
+        if kind == "sparse":
+            d = f.create_dataset("series/relevant", shape=(2**33,), dtype=v.dtype, chunks=(4096,))
+            d[:len(v)] = v
+        else:
+            f["series/relevant"] = np.concatenate([v, v[-1:]])
+EOF2
+out=$(timeout "${FAULT_TIMEOUT:-60}" "$BIN" compare sparse1.h5 sparse2.h5 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "not all of them are stored" <<< "$out"; then
+    pass "compare refuses a sparse dataset"
+    outcome results compare-sparse-series 1 "$out" 1
+else
+    fail "compare on a sparse dataset: exit $rc: $(head -c 300 <<< "$out")"
+    outcome results compare-sparse-series "$rc" "$out" 0
+fi
+for bad in sparse1.h5 long.h5; do
+    out=$(timeout "${FAULT_TIMEOUT:-60}" "$SRC/tools/plot" "$bad" -o figs 2>&1)
+    rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(grep -c 'tools/plot: error' <<< "$out")" -eq 1 ] &&
+        grep -q "$bad" <<< "$out" && ! grep -q Traceback <<< "$out"; then
+        pass "tools/plot refuses $bad"
+        outcome results "plot-$bad" 1 "$out" 1
+    else
+        fail "tools/plot on $bad: exit $rc: $(tail -c 300 <<< "$out")"
+        outcome results "plot-$bad" "$rc" "$out" 0
+    fi
+done
 
 # a checkpoint restarted on its graph changed in place: the job's text is the same
 cp web.h5 web0.h5
