@@ -282,6 +282,37 @@ static herr_t read_rows(hid_t x, int is_attr, hid_t sp, H5S_class_t cls, int nd,
     return H5Dread(x, mt, *ms, sp, H5P_DEFAULT, buf);
 }
 
+/* Local. The types t, dataspaces sp, their classes, ranks and extents of x[0] and x[1] (the
+ * caller closes t and sp, also on failure), each object checked through the reader contract
+ * (h5.h) before any value is read: a damaged object is an error naming the file and the
+ * object, not a read of 2^40 fill values or of more than memory. */
+static cs_err open_sides(cmp *c, const char *path, const char *what, const hid_t x[2], int is_attr,
+                         hid_t t[2], hid_t sp[2], H5S_class_t cls[2], int nd[2],
+                         hsize_t dims[2][H5S_MAX_RANK])
+{
+    cs_err rc = CS_OK;
+    for (int s = 0; s < 2; s++) {
+        t[s] = is_attr ? H5Aget_type(x[s]) : H5Dget_type(x[s]);
+        sp[s] = is_attr ? H5Aget_space(x[s]) : H5Dget_space(x[s]);
+        cls[s] = sp[s] >= 0 ? H5Sget_simple_extent_type(sp[s]) : H5S_NO_CLASS;
+        nd[s] = sp[s] >= 0 ? H5Sget_simple_extent_ndims(sp[s]) : -1;
+        if (t[s] < 0 || cls[s] == H5S_NO_CLASS || nd[s] < 0 ||
+            H5Sget_simple_extent_dims(sp[s], dims[s], NULL) < 0)
+            CS_TRY(c->ctx,
+                   hfail(c, s, path, is_attr ? "an attribute's dataspace" : "the dataspace"));
+    }
+    for (int s = 0; s < 2; s++) {
+        char file[CS_ERRMSG_MAX / 2], obj[CS_ERRMSG_MAX / 2];
+        const size_t wl = strlen(what);
+        snprintf(file, sizeof file, "compare: file %s", c->name[s]);
+        snprintf(obj, sizeof obj, "%s%s%.*s", path, is_attr ? ", " : "",
+                 (int)(wl >= 2 ? wl - 2 : wl), what);
+        CS_TRY(c->ctx, cs_h5_object_check(c->ctx, x[s], is_attr, obj, file));
+    }
+fail:
+    return rc;
+}
+
 /*
  * Local. Compares the datasets (is_attr 0) or attributes (1) x[0] of A and x[1] of B at path:
  * type, shape, then values. what: "" for a dataset, "attribute 'NAME': " for an attribute.
@@ -296,26 +327,7 @@ static cs_err compare_values(cmp *c, const char *path, const char *what, const h
     H5S_class_t cls[2];
     int nd[2];
     hsize_t dims[2][H5S_MAX_RANK];
-    for (int s = 0; s < 2; s++) {
-        t[s] = is_attr ? H5Aget_type(x[s]) : H5Dget_type(x[s]);
-        sp[s] = is_attr ? H5Aget_space(x[s]) : H5Dget_space(x[s]);
-        cls[s] = sp[s] >= 0 ? H5Sget_simple_extent_type(sp[s]) : H5S_NO_CLASS;
-        nd[s] = sp[s] >= 0 ? H5Sget_simple_extent_ndims(sp[s]) : -1;
-        if (t[s] < 0 || cls[s] == H5S_NO_CLASS || nd[s] < 0 ||
-            H5Sget_simple_extent_dims(sp[s], dims[s], NULL) < 0)
-            CS_TRY(c->ctx,
-                   hfail(c, s, path, is_attr ? "an attribute's dataspace" : "the dataspace"));
-    }
-    /* the reader contract (h5.h) before any value is read: a damaged object is an error naming
-     * the file and the object, not a read of 2^40 fill values or of more than memory */
-    for (int s = 0; s < 2; s++) {
-        char file[CS_ERRMSG_MAX / 2], obj[CS_ERRMSG_MAX / 2];
-        const size_t wl = strlen(what);
-        snprintf(file, sizeof file, "compare: file %s", c->name[s]);
-        snprintf(obj, sizeof obj, "%s%s%.*s", path, is_attr ? ", " : "",
-                 (int)(wl >= 2 ? wl - 2 : wl), what);
-        CS_TRY(c->ctx, cs_h5_object_check(c->ctx, x[s], is_attr, obj, file));
-    }
+    CS_TRY(c->ctx, open_sides(c, path, what, x, is_attr, t, sp, cls, nd, dims));
     int fixstr[2];
     for (int s = 0; s < 2; s++)
         fixstr[s] = H5Tget_class(t[s]) == H5T_STRING && H5Tis_variable_str(t[s]) == 0;

@@ -75,6 +75,46 @@ static cs_err check_dataset(cs_ctx *ctx, hid_t file, const char *path, const cha
     return rc;
 }
 
+/* Local. The optional tables' completeness and the /terms datasets and dim of the graph
+ * header (gio_read_header). */
+static cs_err read_terms_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_header *h)
+{
+    cs_err rc = CS_OK;
+    int64_t len = 0, t_len = 0;
+    const int64_t N = h->n_pages;
+    /* An optional table is absent or complete: a part without its offsets is damage. */
+    static const char *const parts[][2] = {{"/hosts/names", "/hosts/name_offsets"},
+                                           {"/topics/names", "/topics/name_offsets"},
+                                           {"/terms/index", "/terms/offsets"},
+                                           {"/terms/value", "/terms/offsets"}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (dataset_exists(file, parts[i][0]) && !dataset_exists(file, parts[i][1]))
+            return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s is missing (%s is there)",
+                           path, parts[i][1], parts[i][0]);
+    CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/offsets", H5T_INTEGER, H5T_NATIVE_INT64,
+                              N + 1, "n_pages + 1", &len, &h->has_terms));
+    if (h->has_terms) {
+        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/index", H5T_INTEGER, H5T_NATIVE_INT32,
+                                  -1, "", &t_len, NULL));
+        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/value", H5T_FLOAT, -1, t_len,
+                                  "the length of /terms/index", &len, NULL));
+        hid_t gt = H5Gopen2(file, "/terms", H5P_DEFAULT);
+        if (gt < 0)
+            return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: group /terms cannot be opened",
+                           path);
+        rc = attr_read(ctx, gt, "dim", H5T_INTEGER, H5T_NATIVE_INT32, &h->term_dim, path);
+        H5Gclose(gt);
+        /* every index lies in [0, dim): a file holding indices has dim >= 1 (dim sizes no
+         * allocation: a sparse vocabulary may be larger than the file) */
+        if (rc == CS_OK && (h->term_dim < 0 || (t_len > 0 && h->term_dim == 0)))
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "graph file %s: /terms has dim %d for %lld term entries", path,
+                         (int)h->term_dim, (long long)t_len);
+    }
+fail:
+    return rc;
+}
+
 cs_err gio_read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_header *h)
 {
     cs_err rc = CS_OK;
@@ -131,7 +171,7 @@ cs_err gio_read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_heade
                        path, (int)h->n_topics, (long long)h->n_pages, CS_GRAPHIO_TOPICS_MAX);
 
     const int64_t N = h->n_pages, M = h->n_links;
-    int64_t len = 0, t_len = 0;
+    int64_t len = 0;
     const struct {
         const char *name;
         H5T_class_t cls;
@@ -162,35 +202,7 @@ cs_err gio_read_header(cs_ctx *ctx, hid_t file, const char *path, cs_graph_heade
     if (h->has_topic_names)
         CS_TRY(ctx, check_dataset(ctx, file, path, "/topics/names", H5T_INTEGER, H5T_NATIVE_UINT8,
                                   -1, "", &len, NULL));
-    /* An optional table is absent or complete: a part without its offsets is damage. */
-    static const char *const parts[][2] = {{"/hosts/names", "/hosts/name_offsets"},
-                                           {"/topics/names", "/topics/name_offsets"},
-                                           {"/terms/index", "/terms/offsets"},
-                                           {"/terms/value", "/terms/offsets"}};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        if (dataset_exists(file, parts[i][0]) && !dataset_exists(file, parts[i][1]))
-            return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: dataset %s is missing (%s is there)",
-                           path, parts[i][1], parts[i][0]);
-    CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/offsets", H5T_INTEGER, H5T_NATIVE_INT64,
-                              N + 1, "n_pages + 1", &len, &h->has_terms));
-    if (h->has_terms) {
-        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/index", H5T_INTEGER, H5T_NATIVE_INT32,
-                                  -1, "", &t_len, NULL));
-        CS_TRY(ctx, check_dataset(ctx, file, path, "/terms/value", H5T_FLOAT, -1, t_len,
-                                  "the length of /terms/index", &len, NULL));
-        hid_t gt = H5Gopen2(file, "/terms", H5P_DEFAULT);
-        if (gt < 0)
-            return cs_fail(ctx, CS_ERR_FORMAT, "graph file %s: group /terms cannot be opened",
-                           path);
-        rc = attr_read(ctx, gt, "dim", H5T_INTEGER, H5T_NATIVE_INT32, &h->term_dim, path);
-        H5Gclose(gt);
-        /* every index lies in [0, dim): a file holding indices has dim >= 1 (dim sizes no
-         * allocation: a sparse vocabulary may be larger than the file) */
-        if (rc == CS_OK && (h->term_dim < 0 || (t_len > 0 && h->term_dim == 0)))
-            rc = cs_fail(ctx, CS_ERR_FORMAT,
-                         "graph file %s: /terms has dim %d for %lld term entries", path,
-                         (int)h->term_dim, (long long)t_len);
-    }
+    CS_TRY(ctx, read_terms_header(ctx, file, path, h));
 fail:
     return rc;
 }
