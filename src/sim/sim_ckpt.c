@@ -68,7 +68,7 @@ enum {
     LS_BASE1,
     LS_SHARE,
     LS_POL_QEVALS,
-    LS_FLOOR,
+    LS_UNUSED, /* always 0: the place of a field of old, kept so checkpoints still read */
     LS_SERIES,
     LS_TRACE,
     LS_N
@@ -98,9 +98,9 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
                         ls->total_fetched,
                         ls->task_base[0],
                         ls->task_base[1],
-                        s->share,
-                        s->pol_qevals,
-                        (int64_t)s->sl.floor,
+                        s->sl.share,
+                        s->ln.pol_qevals,
+                        0,
                         n,
                         (int64_t)s->m.trace_len};
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "run/state", CS_CK_I64, LS_N, st));
@@ -129,15 +129,15 @@ cs_err sim_save_checkpoint(sim *s, loop_state *ls)
     /* the outboxes (links waiting for the next exchange when E > 1), one after the other */
     {
         int64_t *len = NULL;
-        size_t tot = cs_outbox_bytes(&s->r.out), at = 0;
+        size_t tot = cs_outbox_bytes(&s->x.out), at = 0;
         rc = cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint");
         if (rc == CS_OK)
             rc = cs_alloc(ctx, &box, tot + 1, 1, "checkpoint");
         for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
-            len[q] = (int64_t)s->r.out.len[q];
-            if (s->r.out.len[q] > 0)
-                memcpy(box + at, s->r.out.buf[q], s->r.out.len[q]);
-            at += s->r.out.len[q];
+            len[q] = (int64_t)s->x.out.len[q];
+            if (s->x.out.len[q] > 0)
+                memcpy(box + at, s->x.out.buf[q], s->x.out.len[q]);
+            at += s->x.out.len[q];
         }
         rc = cs_agree(ctx, rc);
         if (rc == CS_OK)
@@ -185,19 +185,13 @@ static cs_err series_reserve(sim *s, loop_state *ls, int64_t n)
     return CS_OK;
 }
 
-/* Collective. Restores what save_checkpoint wrote into the freshly built run s (world,
- * policy and refresh created from the same job); run_task then continues the saved task. */
-cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
+/* Collective. The checkpoint was written by this job (the same resolved config) on this world.
+ * Errors agreed: CS_ERR_CONFIG. */
+static cs_err load_check(sim *s, cs_ckpt *ck, const char *path)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    cs_ckpt *ck = NULL;
-    char *ini = NULL, *saved = NULL, *box = NULL;
-    int64_t *len = NULL;
-    char name[96];
-    double t0 = cs_now();
-    const int64_t T = s->cfg->run.tasks;
-    CS_TRY(ctx, cs_ckpt_open(ctx, path, &ck));
+    char *ini = NULL, *saved = NULL;
     CS_TRY_AGREE(ctx, resumable_ini(s, &ini));
     int64_t n = 0;
     CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/config", CS_CK_BYTES, &n, &saved));
@@ -216,7 +210,19 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
                      "changed since (restart on the graph the checkpoint was written on)",
                      path);
     CS_TRY_AGREE(ctx, rc);
-    int64_t st[LS_N];
+fail:
+    free(ini);
+    free(saved);
+    return rc;
+}
+
+/* Collective. The loop's position (run/state into ls and st[0..LS_N)), the same on every rank
+ * (the tick, the task, the global fetch counts and the records taken): a checkpoint whose
+ * ranks disagree would send the ranks into different collectives. Errors agreed. */
+static cs_err load_state(sim *s, loop_state *ls, cs_ckpt *ck, const char *path, int64_t *st)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/state", CS_CK_I64, LS_N, st));
     ls->task = st[LS_TASK];
     ls->t_next = st[LS_T_NEXT];
@@ -226,12 +232,8 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     ls->total_fetched = st[LS_TOTAL];
     ls->task_base[0] = st[LS_BASE0];
     ls->task_base[1] = st[LS_BASE1];
-    s->share = st[LS_SHARE];
-    s->pol_qevals = st[LS_POL_QEVALS];
-    s->sl.floor = (uint64_t)st[LS_FLOOR];
-    /* the loop's position is the same on every rank (the tick, the task, the global fetch
-     * counts and the records taken): a checkpoint whose ranks disagree would send the ranks
-     * into different collectives */
+    s->sl.share = st[LS_SHARE];
+    s->ln.pol_qevals = st[LS_POL_QEVALS];
     static const int global[] = {LS_TASK,  LS_T_NEXT, LS_TICK,  LS_FETCHED_TASK, LS_FORCE,
                                  LS_TOTAL, LS_BASE0,  LS_BASE1, LS_SERIES};
     enum { NG = (int)(sizeof global / sizeof global[0]) };
@@ -247,14 +249,25 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     if (differ)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: the ranks' run/state differ (damaged)",
                      path);
-    else if (ls->task < 0 || ls->task >= T || ls->tick < 0 || ls->t_next < 0 ||
+    else if (ls->task < 0 || ls->task >= s->cfg->run.tasks || ls->tick < 0 || ls->t_next < 0 ||
              ls->fetched_task < 0 || (ls->force != 0 && ls->force != 1) || ls->total_fetched < 0 ||
              ls->fetched_task > ls->total_fetched || st[LS_BASE0] < 0 || st[LS_BASE1] < 0 ||
-             st[LS_SERIES] < 0 || st[LS_TRACE] < 0 || s->share < 0 || s->pol_qevals < 0)
+             st[LS_SERIES] < 0 || st[LS_TRACE] < 0 || s->sl.share < 0 || s->ln.pol_qevals < 0)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: run/state out of range", path);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY_AGREE(ctx, series_reserve(s, ls, st[LS_SERIES]));
-    s->m.s.n = st[LS_SERIES];
+fail:
+    return rc;
+}
+
+/* Collective. The record phase's state: n series points, counters, times, wall clocks, the
+ * diagnostics and the tasks' results. */
+static cs_err load_series(sim *s, loop_state *ls, cs_ckpt *ck, int64_t n)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    char name[96];
+    CS_TRY_AGREE(ctx, series_reserve(s, ls, n));
+    s->m.s.n = n;
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/counters", CS_CK_I64, NC, s->m.c));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/times", CS_CK_F64, NPH, s->m.t));
     for (int i = 0; i < NS; i++) {
@@ -269,8 +282,44 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     CS_TRY(ctx, sim_diag_load(s, ck, s->m.s.n));
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "run/tasks/%d", i);
-        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, T, ls->task_v[i]));
+        CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, name, CS_CK_I64, s->cfg->run.tasks, ls->task_v[i]));
     }
+fail:
+    return rc;
+}
+
+/* Collective. This rank's outboxes. Errors agreed: CS_ERR_FORMAT, CS_ERR_NOMEM. */
+static cs_err load_outbox(sim *s, cs_ckpt *ck, const char *path)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    char *box = NULL;
+    int64_t *len = NULL, n = 0;
+    CS_TRY(ctx, cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint"));
+    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/outbox/len", CS_CK_I64, ctx->size, len));
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/outbox/data", CS_CK_BYTES, &n, &box));
+    cs_outbox_clear(&s->x.out);
+    int64_t at = 0;
+    for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
+        if (len[q] < 0 || at + len[q] > n)
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bad outbox lengths", path);
+        else if (len[q] > 0)
+            rc = cs_outbox_put(ctx, &s->x.out, q, box + at, (size_t)len[q]);
+        at += len[q];
+    }
+    CS_TRY_AGREE(ctx, rc);
+fail:
+    free(box);
+    free(len);
+    return rc;
+}
+
+/* Collective. The crawl's state on this rank: visited set, host counts, trace, outboxes and
+ * frontier (of pages of the world: not only the rank's own, the strict TRES keeps others). */
+static cs_err load_crawl(sim *s, cs_ckpt *ck, const char *path)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
     CS_TRY(ctx,
            cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s), s->vis.bits));
     CS_TRY(ctx,
@@ -280,40 +329,40 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_rel", CS_CK_I32, s->h.n_slots, s->h.host_rel));
     free(s->m.trace);
     s->m.trace = NULL;
-    n = 0;
+    int64_t n = 0;
     CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/trace", CS_CK_I64, &n, &s->m.trace));
     s->m.trace_len = (size_t)n;
     s->m.trace_cap = (size_t)n + 1;
-    CS_TRY(ctx, cs_alloc(ctx, &len, (size_t)ctx->size, sizeof *len, "checkpoint"));
-    CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/outbox/len", CS_CK_I64, ctx->size, len));
-    n = 0;
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "run/outbox/data", CS_CK_BYTES, &n, &box));
-    cs_outbox_clear(&s->r.out);
-    {
-        int64_t at = 0;
-        for (int q = 0; q < ctx->size && rc == CS_OK; q++) {
-            if (len[q] < 0 || at + len[q] > n)
-                rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: bad outbox lengths", path);
-            else if (len[q] > 0)
-                rc = cs_outbox_put(ctx, &s->r.out, q, box + at, (size_t)len[q]);
-            at += len[q];
-        }
-        CS_TRY_AGREE(ctx, rc);
-    }
+    CS_TRY(ctx, load_outbox(s, ck, path));
     cs_frontier_clear(s->fr);
     CS_TRY(ctx, cs_frontier_load(ctx, s->fr, ck));
-    {
-        /* pages of the world (not only the rank's own: the strict TRES keeps others) */
-        cs_frontier_view v;
-        cs_frontier_view_get(s->fr, &v);
-        const int64_t N = cs_graph_n_pages(s->g);
-        for (int64_t i = 0; i < v.n && rc == CS_OK; i++)
-            if (v.id[i] >= N)
-                rc = cs_fail(ctx, CS_ERR_FORMAT,
-                             "checkpoint %s: frontier page %lld is not a page of the world (%lld)",
-                             path, (long long)v.id[i], (long long)N);
-        CS_TRY_AGREE(ctx, rc);
-    }
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    const int64_t N = cs_graph_n_pages(s->g);
+    for (int64_t i = 0; i < v.n && rc == CS_OK; i++)
+        if (v.id[i] >= N)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "checkpoint %s: frontier page %lld is not a page of the world (%lld)",
+                         path, (long long)v.id[i], (long long)N);
+    CS_TRY_AGREE(ctx, rc);
+fail:
+    return rc;
+}
+
+/* Collective. Restores what save_checkpoint wrote into the freshly built run s (world,
+ * policy and refresh created from the same job); run_task then continues the saved task. */
+cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_ckpt *ck = NULL;
+    double t0 = cs_now();
+    int64_t st[LS_N];
+    CS_TRY(ctx, cs_ckpt_open(ctx, path, &ck));
+    CS_TRY(ctx, load_check(s, ck, path));
+    CS_TRY(ctx, load_state(s, ls, ck, path, st));
+    CS_TRY(ctx, load_series(s, ls, ck, st[LS_SERIES]));
+    CS_TRY(ctx, load_crawl(s, ck, path));
     if (s->ops->load != NULL)
         CS_TRY(ctx, s->ops->load(s->pol, ctx, ck));
     if (s->rf != NULL)
@@ -324,9 +373,5 @@ cs_err sim_load_checkpoint(sim *s, loop_state *ls, const char *path)
            (long long)ls->task, (long long)ls->tick, cs_now() - t0);
 fail:
     cs_ckpt_close(ctx, &ck);
-    free(ini);
-    free(saved);
-    free(box);
-    free(len);
     return rc;
 }

@@ -1,16 +1,23 @@
 /*
- * sim internals: the engine of `crawlsim run`, shared by its files, one per part of a tick
- * (docs/developer/architecture.md "One rank, one tick"):
+ * sim internals: the engine of `crawlsim run`. A tick is a sequence of phases, each a file
+ * that owns its state (a struct of its own, in the header named for it) and its functions
+ * (docs/developer/architecture.md "One tick, and the data's path through it"):
  *
- *   sim.c           the run: set-up, the tick loop of a task (sim_run_task), signals, teardown
+ *   sim.c           the run: set-up, the tick loop of a task (run_task), signals, teardown
+ *   sim_mode.c      the crawl's modes (owned, owned strict, replicated strict) as ops tables
  *   sim_world.c     the world, its partition, the host tables, the seed pages, the strict setting
- *   sim_select.c    selection: candidates, budget modes, politeness and MAX caps
- *   sim_fetch.c     fetching and learning: the fetched pages, their rewards and link records
- *   sim_exchange.c  routing and exchange: link records to their owners, the visited set, the
- *                   replicated state of the strict setting
- *   sim_results.c   metrics, series and the results file
+ *   sim_select.c    select: candidates, budget modes, politeness and MAX caps, the picks taken
+ *   sim_fetch.c     fetch: the fetched pages, their rewards and link records
+ *   sim_learn.c     learn: statistics, the policy's observations, the weights' synchronisation
+ *   sim_route.c     route: link records sorted by owner rank into the outboxes
+ *   sim_exchange.c  exchange: the outboxes to their owners, the replicated fetches (rep)
+ *   sim_visited.c   the visited set and its notes
+ *   sim_insert.c    insert: link records into the frontier
+ *   sim_evict.c     evict: the frontier's capacity, locally or over all ranks
+ *   sim_refresh.c   refresh: the re-crawls of [refresh] (sim_impl.h)
+ *   sim_results.c   record: metrics, series and the results file
  *   sim_ckpt.c      checkpoints (write and restart)
- *   sim_refresh.c   the re-crawls of [refresh] (sim_impl.h)
+ *   sim_diag.c      the learning diagnostics
  *
  * Functions shared between the files carry the sim_ prefix; the small ones of the hot loops are
  * static inline here.
@@ -30,7 +37,15 @@
 #include "crawlsim/results.h"
 #include "crawlsim/rng.h"
 #include "crawlsim/sim.h"
+#include "sim/sim_evict.h"
+#include "sim/sim_exchange.h"
+#include "sim/sim_fetch.h"
 #include "sim/sim_impl.h"
+#include "sim/sim_insert.h"
+#include "sim/sim_learn.h"
+#include "sim/sim_record.h"
+#include "sim/sim_route.h"
+#include "sim/sim_select.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,63 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Phases of a tick (wall-clock seconds, /timing). evaluate: re-evaluating the frontier (the
- * synchronous method); route: sorting the tick's link records to their owners (local work: this
- * rank's stay in place, the others' are copied into the outboxes); exchange: the fetched pages'
- * allgather and the outboxes' alltoall(v); insert: merging link records into the frontier (with
- * their values); wait: blocked in the count exchange (load imbalance); allreduce: weights, the
- * tick's integer allreduce and metrics; refresh: the tick's [refresh] work (the re-crawls due,
- * their quota, noting the fetched pages, the re-solve with its collectives). */
-enum phase {
-    PH_EVALUATE,
-    PH_SELECT,
-    PH_FETCH,
-    PH_LEARN,
-    PH_ROUTE,
-    PH_EXCHANGE,
-    PH_INSERT,
-    PH_WAIT,
-    PH_ALLREDUCE,
-    PH_REFRESH,
-    NPH
-};
-
-/* Local counters of a rank (int64, summed over ranks at record points). */
-enum counter {
-    C_FETCHED,
-    C_RELEVANT,
-    C_FRONTIER,
-    C_EVICTIONS,
-    C_QEVALS,
-    C_BYTES,
-    C_MESSAGES,
-    C_LINKS,
-    C_DROPPED,
-    C_POLITE,
-    C_LEAVES,     /* Tree-Frontier leaves now (not cumulative) */
-    C_COLLS,      /* collective operations inside ticks (cs_ctx.coll; record points excluded) */
-    C_COLL_BYTES, /* their payload bytes from this rank */
-    C_ALLREDUCES, /* of which allreduces */
-    C_ALLREDUCE_BYTES,
-    C_NOTES, /* visited notes sent: fetched page ids to their subscribers (sim_visited.c) */
-    NC
-};
-
-/* A page being fetched this tick. */
-typedef struct fetch {
-    int64_t page, li;
-    int64_t pick; /* selecting policies: index among the committed picks */
-    cs_feat_parents par;
-    int has_x;
-} fetch;
-
-/* The series recorded at record points. */
-typedef struct series {
-    int64_t n, cap;
-    int64_t *v[NC + 4]; /* tick, task, relevant_hosts, then counters */
-    double *t[NPH];
-} series;
 
 /* Per host (H entries each, this rank's view): politeness quotas, the MAX cap's counts and the
  * relevant hosts found. */
@@ -125,107 +83,6 @@ typedef struct sim_hosts {
     int64_t n_slots;
 } sim_hosts;
 
-/* Selection scratch of a tick. */
-typedef struct sim_select {
-    int64_t sel_tick; /* the tick being selected (admit) */
-    uint8_t *taken;   /* per frontier slot, this tick */
-    size_t taken_cap;
-    uint64_t *cands; /* selection keys; each encodes its page id (cs_frontier_key_id) */
-    size_t cands_cap;
-    int64_t *sel;
-    size_t sel_cap;
-    uint64_t floor;     /* unused (checkpoints keep its place: the greedy floor of old) */
-    uint64_t *sort_tmp; /* cs_sort_u64 scratch */
-    size_t sort_tmp_cap;
-    int64_t *khost; /* the hosts of a selection walk's keys */
-    size_t khost_cap;
-    uint64_t *acc; /* the keys a selection walk accepted */
-    size_t acc_cap;
-    int64_t *sp, *sp_all; /* split-host (host, key) pairs of a selection, this rank's and all */
-    size_t sp_cap, sp_all_cap;
-    int *sp_counts, *sp_displs; /* P each */
-    int64_t *blk;               /* fill_keys: per share of the entries, its keys */
-    size_t blk_cap;
-    uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
-    size_t hist_cap;
-} sim_select;
-
-/* The fetches of a tick and what the learner observes of them. */
-typedef struct sim_fetches {
-    fetch *fx;
-    size_t fx_cap;
-    uint8_t *fx_codes; /* n * G codes of the selected entries */
-    size_t fx_codes_cap;
-    cs_feat_page *pst;
-    size_t pst_cap;
-    double *reward;
-    size_t reward_cap;
-    int64_t *base, *nout;
-    size_t base_cap, nout_cap;
-    uint8_t *acts;
-    size_t acts_cap;
-    cs_discover_fetch *obs;
-    size_t obs_cap;
-    float *tx; /* TRES vectors of a tick's out-links */
-    size_t tx_cap;
-    int64_t *perm; /* sort_fetches */
-    size_t perm_cap;
-    fetch *fx_tmp;
-    size_t fx_tmp_cap;
-    uint8_t *codes_tmp;
-    size_t codes_tmp_cap;
-    /* the procedural world: the tick's fetched pages generated (page i = fx[i].page), their ids,
-     * and per fetch where its page lies in the arrays read (fx[i].li in the graph, or i) */
-    cs_graph_slice pages;
-    int64_t *pid, *at;
-    size_t pid_cap, at_cap;
-    int64_t *li; /* the fetches' local pages, for the re-crawl side (sim_refresh_fetched) */
-    size_t li_cap;
-} sim_fetches;
-
-/* Routing and exchange of a tick: link records, the visited set's share, the strict setting's
- * replicated state and the weights' averaging. */
-typedef struct sim_route {
-    int64_t *own; /* this tick's records for this rank's own pages: indexes into msgs */
-    int64_t n_own;
-    size_t own_cap;
-    int64_t *ridx;  /* this tick's records in order: indexes into msgs (routing) */
-    int32_t *route; /* and their owners */
-    size_t ridx_cap, route_cap;
-    size_t *route_bytes; /* bytes of records per destination rank */
-    cs_link_msg *msgs;
-    size_t msgs_cap;
-    int64_t *vis_all; /* share_visited: the tick's fetched pages of all ranks */
-    size_t vis_all_cap;
-    int *vis_counts, *vis_displs; /* P each */
-    cs_outbox out;
-    char *recv;
-    size_t recv_cap;
-    double *avg_scratch;
-    size_t avg_cap;
-    char *rep_buf, *rep_all; /* rep_share: this rank's and all ranks' fetches and records */
-    size_t rep_buf_cap, rep_all_cap;
-    int *rep_counts, *rep_displs; /* 2P each */
-    const cs_link_msg **ord;      /* insert_merged: the tick's records in canonical order */
-    size_t ord_cap;
-    int64_t *runs; /* insert_merged: run bounds and a heap of run heads */
-    size_t runs_cap;
-    uint64_t *ev_keys; /* evict_global */
-    size_t ev_keys_cap;
-    int64_t *ins_ent; /* sim_insert_links: per record its frontier entry (or why none) */
-    size_t ins_ent_cap;
-    int64_t *rblk; /* routing: per block of records and rank, a count, then an offset */
-    size_t rblk_cap;
-    int64_t *ins_list; /* and per thread the records of its entries */
-    size_t ins_list_cap;
-    int64_t *ins_new; /* and the records of new pages: their indexes, pages and entries */
-    size_t ins_new_cap;
-    int64_t *ins_k; /* selecting policies: per record its place among the kept, their pages */
-    size_t ins_k_cap;
-    float *ins_x; /* and their TRES vectors, then their values */
-    size_t ins_x_cap;
-} sim_route;
-
 /* The visited set (sim_visited.c): replicated (slot == NULL: bit = page id; rep, or one rank)
  * or owned (bits of the local pages by local index, then of the ghosts: the other ranks' pages
  * the local pages link to, kept current by their owners' notes to their subscribers). */
@@ -243,15 +100,6 @@ typedef struct sim_visited {
     size_t recv_cap;
 } sim_visited;
 
-/* Metrics: counters, phase times, the series of the record points and the fetch trace. */
-typedef struct sim_metrics {
-    int64_t c[NC];
-    double t[NPH];
-    series s;
-    int64_t *trace; /* run.trace: (tick, page) pairs of this rank's fetches */
-    size_t trace_len, trace_cap;
-} sim_metrics;
-
 /* A loaded world (sim.h): what every run of it shares, read-only. */
 struct cs_sim_world {
     cs_graph *g;
@@ -260,7 +108,7 @@ struct cs_sim_world {
     double threshold;      /* relevance threshold; -1 for run.relevance = none */
     char *key;             /* what it was built from (sim_world_check) */
     int proc;              /* the procedural world (gen.materialize = false): g has no pages'
-                              links or attributes; gen computes them (sim_pages.c) */
+                              links or attributes; gen computes them) */
     cs_gen_owner owner;    /* a generated world under host-hash: g's owner lookup */
     int gen_owner;         /* g's owner is computed from gen (a generated world under
                               host-hash or metis-sampled): gen is kept for the crawl, and no
@@ -293,7 +141,37 @@ typedef struct sim_diag {
     double bspread[CS_WEIGHT_BLOCKS_MAX], bupdate[CS_WEIGHT_BLOCKS_MAX];
 } sim_diag;
 
-typedef struct sim {
+typedef struct sim sim;
+
+/* The crawl's mode, chosen once at set-up (sim_mode_choose, sim_mode.c): the steps of a tick
+ * that differ between the owned crawl (each rank its own pages' frontier), the owned crawl of
+ * the strict setting (decisions on global quantities in an order independent of P) and the
+ * replicated one (the strict setting with a selecting policy: every rank runs the one logical
+ * policy on replicated state). Collective steps are made by every rank whatever its code;
+ * local is a rank's code since the tick's last agreement. */
+typedef struct sim_mode {
+    const char *name;
+    int replicated; /* every rank holds the same frontier and policy: counted on rank 0 only */
+    int averages;   /* crawl.weight_sync = average averages the ranks' weights (not replicated) */
+    /* Collective. The seed fetches of a task's first tick are taken (agreed). */
+    cs_err (*seeded)(sim *s, int64_t n);
+    /* Local. The tick's picks s->f.fx[0..*n) were taken: the fetches this rank makes. */
+    cs_err (*picked)(sim *s, int64_t *n);
+    /* Collective. The fetched pages' visited bits reach the ranks that keep them. */
+    cs_err (*visited)(sim *s, cs_err local, int64_t n);
+    /* Collective. After the fetches: the links that need no exchange into the frontier; the
+     * agreed code is returned, the local one updated. */
+    cs_err (*fetched)(sim *s, cs_err *local, int64_t n, uint64_t tick);
+    /* Collective. The outboxes' exchange and insertion (every crawl.exchange_every ticks). */
+    cs_err (*exchange)(sim *s, cs_err local);
+    /* Collective. The frontier's capacity; with fused, the tick's counts glob[0..5) (this rank's
+     * in, the sums out) and local are agreed here (returned), else *local is updated. */
+    cs_err (*evict)(sim *s, cs_err *local, int64_t nsel, int64_t *glob);
+    int fused; /* evict agrees the tick's counts: no allreduce of their own */
+} sim_mode;
+
+/* The engine: the world it crawls, the policy, the phases' states and the mode. */
+struct sim {
     cs_ctx *ctx;
     const cs_config *cfg;
     cs_config world; /* cfg with the [gen] of the world actually crawled */
@@ -301,7 +179,7 @@ typedef struct sim {
     cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
     const cs_graph *g;
     const cs_gen *gen;         /* generated worlds at set-up; kept for the crawl when proc */
-    int proc;                  /* the procedural world (gen.materialize = false, sim_pages.c) */
+    int proc;                  /* the procedural world (gen.materialize = false) */
     int gen_owner;             /* g's owner lookup reads gen (cs_sim_world): gen is kept */
     const cs_gen_owner *owner; /* the world's owner of a host, when gen_owner */
     cs_evidence *ev;
@@ -311,15 +189,10 @@ typedef struct sim {
     void *pol;
     cs_frontier *fr;
     int G, GA;
-    int tres_d;         /* TRES vector length, 0 when the policy does not use them */
-    int host_features;  /* tres.host_features */
-    int64_t pol_qevals; /* the policy's Q evaluations already counted */
-    sim_visited vis;    /* pages fetched in the task (sim_visited.c) */
-    /* seeds of every task: global page ids, replicated */
-    int64_t *seeds;
-    int64_t n_seeds;
-    int64_t share;   /* proportional budget share */
-    sim_refresh *rf; /* [refresh]: NULL when refresh.policy = none */
+    int tres_d;        /* TRES vector length, 0 when the policy does not use them */
+    int host_features; /* tres.host_features */
+    sim_visited vis;   /* pages fetched in the task (sim_visited.c) */
+    sim_refresh *rf;   /* [refresh]: NULL when refresh.policy = none */
     /* crawl.weight_sync = sum (the policy learns as one learner over all ranks), and the strict
      * setting (docs/guide/synchronisation.md): global budget, E = 1 and, for a learner, sum
      * with K = 1. Under it the engine decides everything on global quantities in an order that
@@ -331,18 +204,22 @@ typedef struct sim {
      * every fetch's observation; a rank fetches the picks it owns. */
     int rep;
     int cap_global; /* strict, value-based, MAX cap, split hosts: host_fetched counts all ranks' */
+    int tally;      /* this rank's counts of the mode's replicated work count (mode, rank 0) */
+    const sim_mode *mode;
     sim_hosts h;
-    sim_select sl;
-    sim_fetches f;
-    sim_route r;
-    sim_metrics m;
+    sim_select_phase sl;
+    sim_fetch_phase f;
+    sim_learn_phase ln;
+    sim_route_phase r;
+    sim_exchange_phase x;
+    sim_insert_phase in;
+    sim_evict_phase evict;
+    sim_record_phase m;
     sim_diag d;
-} sim;
+};
 
 #define BIT_GET(b, i) (((b)[(i) >> 6] >> ((i)&63)) & 1u)
 #define BIT_SET(b, i) ((b)[(i) >> 6] |= (uint64_t)1 << ((i)&63))
-
-enum { S_TICK = NC, S_TASK, S_HOSTS, NS };
 
 typedef struct loop_state {
     int64_t tick; /* global tick counter over all tasks */
@@ -503,18 +380,38 @@ cs_err sim_gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64
 cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n);
 /* Local. The re-crawl side learns of the tick's fetches s->f.fx[0..n) (cs_simrf_fetched). */
 cs_err sim_refresh_fetched(sim *s, int64_t n, int64_t tick);
+/* The crawl's mode of the strict setting's flags (sim_mode.c). */
+const sim_mode *sim_mode_choose(int strict, int rep);
+/* Local. This rank's part of the tick's counts (sim.c: it takes the signals noted). */
+void sim_tick_counts(const sim *s, int64_t nsel, int64_t *c);
+/* select (sim_select.c) */
 cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel);
-cs_err sim_fetch_pages(sim *s, int64_t n, uint64_t tick);
+cs_err sim_take_selected(sim *s, int64_t nsel);
+void sim_keep_own_fetches(sim *s, int64_t *n);
+cs_err sim_sort_fetches(sim *s, int64_t n);
+cs_err sim_take_seeds(sim *s, int64_t *n);
+/* fetch (sim_fetch.c) */
+cs_err sim_fetch_pages(sim *s, int64_t n);
+/* learn (sim_learn.c). Local: the statistics of the tick's n fetches and the policy's
+ * observation of them (not in the replicated mode: rep_share). */
+cs_err sim_learn_fetches(sim *s, int64_t n, uint64_t tick);
+cs_err sim_sum_sync(sim *s, int64_t t);
+cs_err sim_average_sync(sim *s);
+void sim_learn_counters(sim *s);
+/* route (sim_route.c). Local: the link records of the tick's n fetches to their owners. */
+cs_err sim_route_links(sim *s, int64_t n);
+/* exchange (sim_exchange.c) */
+cs_err sim_exchange(sim *s, cs_err local, int merged);
+cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick);
+/* insert (sim_insert.c) */
 cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_msg *recs,
                         const int64_t *idx, int64_t n);
 cs_err sim_insert_own(sim *s);
+cs_err sim_insert_merged(sim *s, size_t len);
+/* evict (sim_evict.c) */
+void sim_evict_local(sim *s);
 cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns);
-cs_err sim_sum_sync(sim *s, int64_t t);
-cs_err sim_exchange(sim *s, cs_err local);
-cs_err sim_take_selected(sim *s, int64_t nsel);
-void sim_keep_own_fetches(sim *s, int64_t *n);
-cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick);
-cs_err sim_sort_fetches(sim *s, int64_t n);
+/* the visited set (sim_visited.c) */
 cs_err sim_visited_create(sim *s);
 void sim_visited_free(sim *s);
 void sim_visited_clear(sim *s);
@@ -522,8 +419,9 @@ int64_t sim_visited_words(const sim *s);
 int sim_visited_get(const sim *s, int64_t page);
 void sim_visited_set(sim *s, int64_t page);
 cs_err sim_share_visited(sim *s, cs_err local, int64_t n);
-cs_err sim_take_seeds(sim *s, int64_t *n);
 void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts);
+/* record (sim_results.c). Local: run.trace's (tick, page) pairs of the tick's n fetches. */
+cs_err sim_record_trace(sim *s, int64_t n, uint64_t tick);
 cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base);
 cs_err sim_record_point(sim *s, loop_state *ls, int64_t task);
 /* Local. This process's peak resident memory so far, in bytes (getrusage). */

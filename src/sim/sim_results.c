@@ -97,6 +97,22 @@ void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts)
     CS_ASSERT(global_totals(s, CS_OK, tot, hosts, NULL) == CS_OK);
 }
 
+cs_err sim_record_trace(sim *s, int64_t n, uint64_t tick)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    if (!s->cfg->run.trace)
+        return CS_OK;
+    CS_TRY(ctx, cs_grow(ctx, &s->m.trace, &s->m.trace_cap, s->m.trace_len + 2 * (size_t)n + 2,
+                        sizeof *s->m.trace, "trace"));
+    for (int64_t i = 0; i < n; i++) {
+        s->m.trace[s->m.trace_len++] = (int64_t)tick;
+        s->m.trace[s->m.trace_len++] = s->f.fx[i].page;
+    }
+fail:
+    return rc;
+}
+
 /* Collective. Appends a point to the series (counters are cumulative over the run; fetched and
  * relevant restart with each task, like the paper's per-task curves). */
 cs_err sim_record(sim *s, int64_t tick, int64_t task, const int64_t *task_base)
@@ -214,15 +230,14 @@ fail:
 }
 
 /* Collective. The results file (graphio.h "Results file format"). */
-cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum)
+/* Local. The config, the series of the record points (with the harvest rate and the
+ * diagnostics), the tasks' results and the series' wall clocks into r. */
+static cs_err results_series(sim *s, const loop_state *ls, cs_results *r)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    cs_results *r = NULL;
-    char *ini = NULL;
-    char path[128];
+    char *ini = NULL, path[128];
     const int64_t n = s->m.s.n, T = s->cfg->run.tasks;
-    CS_TRY_AGREE(ctx, cs_results_create(ctx, &r));
     rc = cs_config_to_ini(ctx, s->cfg, NULL, &ini);
     if (rc == CS_OK)
         rc = cs_results_add_text(ctx, r, "config", ini);
@@ -261,34 +276,50 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
     if (rc == CS_OK)
         rc = cs_results_add(ctx, r, "timing/series/wall", CS_RES_F64, n, 0, ls->wall);
     free(hr);
-    int64_t nw = 0;
-    double *w = s->ops->weights != NULL ? s->ops->weights(s->pol, &nw) : NULL;
-    if (rc == CS_OK && w != NULL)
+    free(ini);
+    return rc;
+}
+
+/* Local. The final weights (w[0..nw), NULL: none) and the summary's figures into r. */
+static cs_err results_final(sim *s, const loop_state *ls, const cs_sim_summary *sum,
+                            const double *w, int64_t nw, cs_results *r)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    char path[128];
+    if (w != NULL)
         rc = cs_results_add(ctx, r, "final/weights", CS_RES_F64, nw, 0, w);
-    if (rc == CS_OK) {
-        int64_t fin[4] = {sum->fetched, sum->relevant, sum->relevant_hosts, sum->ticks};
-        static const char *const fin_name[4] = {"fetched", "relevant", "relevant_hosts", "ticks"};
-        for (int i = 0; i < 4 && rc == CS_OK; i++) {
-            snprintf(path, sizeof path, "final/%s", fin_name[i]);
-            rc = cs_results_add(ctx, r, path, CS_RES_I64, 1, 0, &fin[i]);
-        }
-        if (rc == CS_OK)
-            rc = cs_results_add(ctx, r, "final/harvest_rate", CS_RES_F64, 1, 0, &sum->harvest_rate);
-        if (rc == CS_OK)
-            rc = cs_results_add(ctx, r, "final/politeness_violations", CS_RES_I64, 1, 0,
-                                &sum->politeness_violations);
-        if (rc == CS_OK)
-            rc = cs_results_add(ctx, r, "timing/seconds", CS_RES_F64, 1, 0, &sum->seconds);
-        if (rc == CS_OK)
-            rc = cs_results_add(ctx, r, "timing/fetch_rate", CS_RES_F64, 1, 0, &sum->fetch_rate);
-        /* how this run was executed, not what it found: beside the wall clocks, outside what
-         * compare compares, so that a restarted run still equals the uninterrupted one */
-        if (rc == CS_OK)
-            rc = cs_results_add(ctx, r, "timing/resumed_at_tick", CS_RES_I64, 1, 0,
-                                &ls->resumed_tick);
+    if (rc != CS_OK)
+        return rc;
+    int64_t fin[4] = {sum->fetched, sum->relevant, sum->relevant_hosts, sum->ticks};
+    static const char *const fin_name[4] = {"fetched", "relevant", "relevant_hosts", "ticks"};
+    for (int i = 0; i < 4 && rc == CS_OK; i++) {
+        snprintf(path, sizeof path, "final/%s", fin_name[i]);
+        rc = cs_results_add(ctx, r, path, CS_RES_I64, 1, 0, &fin[i]);
     }
-    rc = cs_agree(ctx, rc);
-    /* per-rank tables */
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "final/harvest_rate", CS_RES_F64, 1, 0, &sum->harvest_rate);
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "final/politeness_violations", CS_RES_I64, 1, 0,
+                            &sum->politeness_violations);
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "timing/seconds", CS_RES_F64, 1, 0, &sum->seconds);
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "timing/fetch_rate", CS_RES_F64, 1, 0, &sum->fetch_rate);
+    /* how this run was executed, not what it found: beside the wall clocks, outside what
+     * compare compares, so that a restarted run still equals the uninterrupted one */
+    if (rc == CS_OK)
+        rc = cs_results_add(ctx, r, "timing/resumed_at_tick", CS_RES_I64, 1, 0, &ls->resumed_tick);
+    return rc;
+}
+
+/* Collective. The per-rank tables (gathered on rank 0): pages, counters, phase times, memory.
+ * local: the code so far (the gathers are made only after success). */
+static cs_err results_ranks(sim *s, cs_err local, cs_results *r)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = local;
+    char path[128];
     s->m.c[C_FRONTIER] = cs_frontier_size(s->fr);
     int64_t pages = cs_graph_n_local(s->g);
     if (rc == CS_OK)
@@ -315,26 +346,46 @@ cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summ
         rc = cs_results_gather(ctx, r, "timing/ranks/shared_rss", CS_RES_I64, 1, &shm);
     if (rc == CS_OK)
         rc = cs_results_gather(ctx, r, "timing/ranks/shared_held", CS_RES_I64, 1, &held);
-    CS_TRY_AGREE(ctx, rc);
+    return cs_agree(ctx, rc);
+}
+
+/* Collective. Whether all ranks hold bit-identical weights w[0..nw) at the end (they do right
+ * after averaging): final/weights_identical. */
+static cs_err results_weights_identical(cs_ctx *ctx, const double *w, int64_t nw, cs_results *r)
+{
+    cs_err rc = CS_OK;
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    const unsigned char *b = (const unsigned char *)w;
+    for (size_t i = 0; w != NULL && i < (size_t)nw * sizeof *w; i++)
+        h = cs_mix64(h ^ b[i]);
+    uint64_t hmin = 0, hmax = 0;
+    cs_allreduce(ctx, &h, &hmin, 1, CS_T_U64, CS_OP_MIN);
+    cs_allreduce(ctx, &h, &hmax, 1, CS_T_U64, CS_OP_MAX);
+    int64_t same = hmin == hmax;
+    CS_TRY_AGREE(ctx, cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0, &same));
+fail:
+    return rc;
+}
+
+cs_err sim_write_results(sim *s, loop_state *ls, const char *output, cs_sim_summary *sum)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_results *r = NULL;
+    CS_TRY_AGREE(ctx, cs_results_create(ctx, &r));
+    rc = results_series(s, ls, r);
+    int64_t nw = 0;
+    double *w = s->ops->weights != NULL ? s->ops->weights(s->pol, &nw) : NULL;
+    if (rc == CS_OK)
+        rc = results_final(s, ls, sum, w, nw, r);
+    rc = cs_agree(ctx, rc);
+    CS_TRY(ctx, results_ranks(s, rc, r));
     CS_TRY(ctx, write_trace(s, r));
     if (s->rf != NULL)
         CS_TRY_AGREE(ctx, cs_simrf_results(ctx, s->rf, r));
-    /* do all ranks hold bit-identical weights at the end? (they do right after averaging) */
-    {
-        uint64_t h = 0x9e3779b97f4a7c15u;
-        const unsigned char *b = (const unsigned char *)w;
-        for (size_t i = 0; w != NULL && i < (size_t)nw * sizeof *w; i++)
-            h = cs_mix64(h ^ b[i]);
-        uint64_t hmin = 0, hmax = 0;
-        cs_allreduce(ctx, &h, &hmin, 1, CS_T_U64, CS_OP_MIN);
-        cs_allreduce(ctx, &h, &hmax, 1, CS_T_U64, CS_OP_MAX);
-        int64_t same = hmin == hmax;
-        CS_TRY_AGREE(ctx,
-                     cs_results_add(ctx, r, "final/weights_identical", CS_RES_I64, 1, 0, &same));
-    }
+    CS_TRY(ctx, results_weights_identical(ctx, w, nw, r));
     CS_TRY(ctx, cs_results_write(ctx, r, output));
 fail:
-    free(ini);
     cs_results_destroy(&r);
     return rc;
 }

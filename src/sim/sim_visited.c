@@ -299,23 +299,23 @@ static cs_err share_all(sim *s, cs_err local, int64_t n, int mark)
     cs_ctx *ctx = s->ctx;
     double t0 = cs_now();
     int64_t tot = 0;
-    cs_err rc = sim_gather_layout(ctx, n, s->r.vis_counts, s->r.vis_displs, &tot, "fetches");
+    cs_err rc = sim_gather_layout(ctx, n, s->x.vis_counts, s->x.vis_displs, &tot, "fetches");
     if (rc == CS_OK)
         rc = local;
     if (rc == CS_OK)
-        rc = cs_grow(ctx, &s->r.vis_all, &s->r.vis_all_cap, (size_t)tot + 1, sizeof *s->r.vis_all,
+        rc = cs_grow(ctx, &s->x.vis_all, &s->x.vis_all_cap, (size_t)tot + 1, sizeof *s->x.vis_all,
                      "visited");
     CS_TRY_AGREE(ctx, rc);
-    const int64_t mine = s->r.vis_displs[ctx->rank];
+    const int64_t mine = s->x.vis_displs[ctx->rank];
     for (int64_t i = 0; i < n; i++)
-        s->r.vis_all[mine + i] = s->f.fx[i].page;
-    cs_allgatherv(ctx, NULL, 0, s->r.vis_all, s->r.vis_counts, s->r.vis_displs, CS_T_I64);
+        s->x.vis_all[mine + i] = s->f.fx[i].page;
+    cs_allgatherv(ctx, NULL, 0, s->x.vis_all, s->x.vis_counts, s->x.vis_displs, CS_T_I64);
     for (int64_t i = 0; mark && i < tot; i++)
-        BIT_SET(s->vis.bits, s->r.vis_all[i]);
+        BIT_SET(s->vis.bits, s->x.vis_all[i]);
     if (s->cap_global)
         for (int64_t i = 0; i < tot; i++)
             if (i < mine || i >= mine + n)
-                s->h.host_fetched[hslot(s, host_any(s, s->r.vis_all[i]))]++;
+                s->h.host_fetched[hslot(s, host_any(s, s->x.vis_all[i]))]++;
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
 fail:
     return rc;

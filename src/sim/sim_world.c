@@ -9,6 +9,150 @@
 
 /* ---- world --------------------------------------------------------------------------------- */
 
+/* Local. A generated world's graph file: its spec (*spec, the caller frees it) rebuilds the
+ * model (term vectors for the evidence) into w->gen, and gives the relevance threshold. */
+static cs_err world_spec(cs_ctx *ctx, hid_t file, const cs_graph_header *hdr, const char *path,
+                         cs_sim_world *w, cs_config **spec)
+{
+    cs_err rc = CS_OK;
+    char *text = NULL;
+    const size_t cap = 1 << 16;
+    rc = cs_alloc(ctx, &text, cap, 1, "graph spec");
+    if (rc == CS_OK)
+        rc = cs_h5_attr_read_string(ctx, file, "spec", text, cap, path);
+    if (rc == CS_OK)
+        rc = cs_alloc(ctx, spec, 1, sizeof **spec, "graph spec");
+    if (rc == CS_OK) {
+        cs_config_defaults(*spec);
+        rc = cs_config_parse_string(ctx, text, path, *spec);
+    }
+    if (rc == CS_OK && ((*spec)->gen.pages != hdr->n_pages))
+        rc = cs_fail(ctx, CS_ERR_FORMAT,
+                     "graph file %s: its spec describes %lld pages but it has %lld", path,
+                     (long long)(*spec)->gen.pages, (long long)hdr->n_pages);
+    if (rc == CS_OK)
+        rc = cs_gen_create(ctx, &(*spec)->gen, &w->gen);
+    if (rc == CS_OK)
+        w->threshold = (*spec)->gen.relevance_threshold;
+    free(text);
+    return rc;
+}
+
+/* Collective. A world generated in memory (run.graph empty): the model, its partition (block,
+ * host-hash or metis-sampled) and this rank's graph or, in the procedural world, its index. */
+static cs_err world_generated(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w,
+                              cs_partition *part)
+{
+    cs_err rc = CS_OK;
+    if (cfg->run.partition_method == CS_RUN_PART_FILE)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "run.partition_method = file needs a graph file (run.graph); a world "
+                     "generated in memory takes host-hash or block");
+    CS_TRY_AGREE(ctx, rc);
+    double t0 = cs_now();
+    CS_TRY_AGREE(ctx, cs_gen_create_shared(ctx, &cfg->gen, &w->gen));
+    CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the generator's model %.2f s", cs_now() - t0);
+    /* metis-sampled takes host-hash's path: hosts whole, the owner from the host (its
+     * entry of the table instead of its hash, cs_gen_host_owner) */
+    int method = cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
+    t0 = cs_now();
+    if (cfg->run.partition_method == CS_RUN_PART_METIS_SAMPLED) {
+        /* METIS on the host graph estimated from partition.sample pages per host (rank
+         * 0, broadcast): owners from the host's entry, as host-hash from its hash */
+        cs_gen_host_graph_info info;
+        CS_TRY_AGREE(ctx,
+                     cs_gen_partition_sampled(ctx, w->gen, &cfg->partition, &w->host_part, &info));
+        CS_LOG(ctx, CS_LOG_VERBOSE,
+               "set-up: metis-sampled partition %.2f s (host graph of %lld sampled pages, "
+               "%lld links, %lld adjacency entries: %.2f s; METIS %.2f s)",
+               cs_now() - t0, (long long)info.sampled_pages, (long long)info.sampled_links,
+               (long long)info.adjacency, info.seconds, info.metis_seconds);
+        t0 = cs_now();
+    }
+    w->proc = !cfg->gen.materialize;
+    w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size, w->host_part};
+    w->gen_owner = method == CS_PART_HOST_HASH;
+    if (!w->proc && w->gen_owner) {
+        /* host-hash: this rank's pages from the hosts' hashes and the owner of a page
+         * from its host, as the procedural world below: no part per host, every rank's
+         * runs or owner runs (H entries on every rank) */
+        CS_TRY_AGREE(ctx, cs_gen_graph_host_hash(ctx, &w->owner, &w->g));
+    } else if (w->proc && w->gen_owner) {
+        /* the procedural world under host-hash: this rank's runs of pages straight from
+         * the hosts' hashes and the owner of a page from its host, no partition object
+         * (a part per host, every rank's runs) */
+        int64_t *st = NULL, *ct = NULL, R = 0;
+        rc = cs_gen_host_hash_runs(ctx, &w->owner, ctx->rank, &st, &ct, &R);
+        if (rc == CS_OK)
+            rc = cs_graph_build_index_runs(ctx, cs_gen_n_pages(w->gen), cs_gen_n_hosts(w->gen),
+                                           cs_gen_n_topics(w->gen), st, ct, R,
+                                           cs_gen_host_hash_owner, &w->owner, &w->g);
+        free(st);
+        free(ct);
+        CS_TRY_AGREE(ctx, rc);
+    } else {
+        CS_TRY_AGREE(ctx,
+                     cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, part));
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
+        t0 = cs_now();
+        if (cfg->gen.materialize)
+            CS_TRY(ctx, cs_gen_graph(ctx, w->gen, part, &w->g));
+        else /* the procedural world on blocks: the owner lookup and local ids only */
+            CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, part, cs_gen_n_hosts(w->gen),
+                                                   cs_gen_n_topics(w->gen), &w->g));
+    }
+    CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the graph's index %.2f s", cs_now() - t0);
+fail:
+    return rc;
+}
+
+/* Collective. A world read from run.graph (and its partition file, or partitioned now); a
+ * generated one's spec into *spec (world_spec). */
+static cs_err world_loaded(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w, cs_partition *part,
+                           cs_config **spec)
+{
+    cs_err rc = CS_OK;
+    if (!cfg->gen.materialize)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "gen.materialize = false computes a generated world's pages when the "
+                     "crawl needs them: it needs run.graph empty (a world generated in "
+                     "memory), not the graph file %s",
+                     cfg->run.graph);
+    else if (cfg->run.partition_method == CS_RUN_PART_METIS_SAMPLED)
+        rc = cs_fail(ctx, CS_ERR_CONFIG,
+                     "run.partition_method = metis-sampled samples a generated world (run.graph "
+                     "empty); for the graph file %s run crawlsim partition --method "
+                     "metis-host and set run.partition_method = file",
+                     cfg->run.graph);
+    CS_TRY_AGREE(ctx, rc);
+    char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
+    cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
+    hid_t file = -1;
+    cs_graph_header hdr;
+    CS_TRY(ctx, cs_graphio_open(ctx, path, &file, &hdr));
+    if (strcmp(hdr.source, "gen") == 0) /* its spec rebuilds the model */
+        rc = world_spec(ctx, file, &hdr, path, w, spec);
+    H5Fclose(file);
+    CS_TRY_AGREE(ctx, rc);
+    if (cfg->run.partition_method == CS_RUN_PART_FILE) {
+        if (cfg->run.partition[0] != '\0')
+            cs_config_resolve_path(cfg, cfg->run.partition, ppath, sizeof ppath);
+        CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &w->g));
+    } else {
+        cs_partition_config pc = cfg->partition;
+        pc.method =
+            cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
+        double t0 = cs_now();
+        CS_TRY(ctx, cs_partition_assign(ctx, path, &pc, ctx->size, part));
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
+        t0 = cs_now();
+        CS_TRY(ctx, cs_graph_load_with(ctx, path, part, &w->g));
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: load %.2f s", cs_now() - t0);
+    }
+fail:
+    return rc;
+}
+
 /* Builds w->g (and w->gen when the world is synthetic) from cfg. */
 static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
 {
@@ -16,132 +160,15 @@ static cs_err build_world(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w)
     cs_partition part;
     cs_partition_init(&part);
     cs_config *spec = NULL;
-    char *text = NULL;
     w->threshold = cfg->gen.relevance_threshold;
-    if (cfg->run.graph[0] == '\0') {
-        if (cfg->run.partition_method == CS_RUN_PART_FILE)
-            rc = cs_fail(ctx, CS_ERR_CONFIG,
-                         "run.partition_method = file needs a graph file (run.graph); a world "
-                         "generated in memory takes host-hash or block");
-        CS_TRY_AGREE(ctx, rc);
-        double t0 = cs_now();
-        CS_TRY_AGREE(ctx, cs_gen_create_shared(ctx, &cfg->gen, &w->gen));
-        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the generator's model %.2f s", cs_now() - t0);
-        /* metis-sampled takes host-hash's path: hosts whole, the owner from the host (its
-         * entry of the table instead of its hash, cs_gen_host_owner) */
-        int method =
-            cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
-        t0 = cs_now();
-        if (cfg->run.partition_method == CS_RUN_PART_METIS_SAMPLED) {
-            /* METIS on the host graph estimated from partition.sample pages per host (rank
-             * 0, broadcast): owners from the host's entry, as host-hash from its hash */
-            cs_gen_host_graph_info info;
-            CS_TRY_AGREE(
-                ctx, cs_gen_partition_sampled(ctx, w->gen, &cfg->partition, &w->host_part, &info));
-            CS_LOG(ctx, CS_LOG_VERBOSE,
-                   "set-up: metis-sampled partition %.2f s (host graph of %lld sampled pages, "
-                   "%lld links, %lld adjacency entries: %.2f s; METIS %.2f s)",
-                   cs_now() - t0, (long long)info.sampled_pages, (long long)info.sampled_links,
-                   (long long)info.adjacency, info.seconds, info.metis_seconds);
-            t0 = cs_now();
-        }
-        w->proc = !cfg->gen.materialize;
-        w->owner = (cs_gen_owner){w->gen, cfg->partition.seed, ctx->size, w->host_part};
-        w->gen_owner = method == CS_PART_HOST_HASH;
-        if (!w->proc && w->gen_owner) {
-            /* host-hash: this rank's pages from the hosts' hashes and the owner of a page
-             * from its host, as the procedural world below: no part per host, every rank's
-             * runs or owner runs (H entries on every rank) */
-            CS_TRY_AGREE(ctx, cs_gen_graph_host_hash(ctx, &w->owner, &w->g));
-        } else if (w->proc && w->gen_owner) {
-            /* the procedural world under host-hash: this rank's runs of pages straight from
-             * the hosts' hashes and the owner of a page from its host, no partition object
-             * (a part per host, every rank's runs) */
-            int64_t *st = NULL, *ct = NULL, R = 0;
-            rc = cs_gen_host_hash_runs(ctx, &w->owner, ctx->rank, &st, &ct, &R);
-            if (rc == CS_OK)
-                rc = cs_graph_build_index_runs(ctx, cs_gen_n_pages(w->gen), cs_gen_n_hosts(w->gen),
-                                               cs_gen_n_topics(w->gen), st, ct, R,
-                                               cs_gen_host_hash_owner, &w->owner, &w->g);
-            free(st);
-            free(ct);
-            CS_TRY_AGREE(ctx, rc);
-        } else {
-            CS_TRY_AGREE(
-                ctx, cs_gen_partition(ctx, w->gen, method, ctx->size, cfg->partition.seed, &part));
-            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
-            t0 = cs_now();
-            if (cfg->gen.materialize)
-                CS_TRY(ctx, cs_gen_graph(ctx, w->gen, &part, &w->g));
-            else /* the procedural world on blocks: the owner lookup and local ids only */
-                CS_TRY_AGREE(ctx, cs_graph_build_index(ctx, &part, cs_gen_n_hosts(w->gen),
-                                                       cs_gen_n_topics(w->gen), &w->g));
-        }
-        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the graph's index %.2f s", cs_now() - t0);
-    } else {
-        if (!cfg->gen.materialize)
-            rc = cs_fail(ctx, CS_ERR_CONFIG,
-                         "gen.materialize = false computes a generated world's pages when the "
-                         "crawl needs them: it needs run.graph empty (a world generated in "
-                         "memory), not the graph file %s",
-                         cfg->run.graph);
-        else if (cfg->run.partition_method == CS_RUN_PART_METIS_SAMPLED)
-            rc =
-                cs_fail(ctx, CS_ERR_CONFIG,
-                        "run.partition_method = metis-sampled samples a generated world (run.graph "
-                        "empty); for the graph file %s run crawlsim partition --method "
-                        "metis-host and set run.partition_method = file",
-                        cfg->run.graph);
-        CS_TRY_AGREE(ctx, rc);
-        char path[CS_CONF_STR + 64], ppath[CS_CONF_STR + 64];
-        cs_config_resolve_path(cfg, cfg->run.graph, path, sizeof path);
-        hid_t file = -1;
-        cs_graph_header hdr;
-        CS_TRY(ctx, cs_graphio_open(ctx, path, &file, &hdr));
-        if (strcmp(hdr.source, "gen") == 0) {
-            /* a generated world: its spec rebuilds the model (term vectors for the evidence) */
-            const size_t cap = 1 << 16;
-            rc = cs_alloc(ctx, &text, cap, 1, "graph spec");
-            if (rc == CS_OK)
-                rc = cs_h5_attr_read_string(ctx, file, "spec", text, cap, path);
-            if (rc == CS_OK)
-                rc = cs_alloc(ctx, &spec, 1, sizeof *spec, "graph spec");
-            if (rc == CS_OK) {
-                cs_config_defaults(spec);
-                rc = cs_config_parse_string(ctx, text, path, spec);
-            }
-            if (rc == CS_OK && (spec->gen.pages != hdr.n_pages))
-                rc = cs_fail(ctx, CS_ERR_FORMAT,
-                             "graph file %s: its spec describes %lld pages but it has %lld", path,
-                             (long long)spec->gen.pages, (long long)hdr.n_pages);
-            if (rc == CS_OK)
-                rc = cs_gen_create(ctx, &spec->gen, &w->gen);
-            if (rc == CS_OK)
-                w->threshold = spec->gen.relevance_threshold;
-        }
-        H5Fclose(file);
-        CS_TRY_AGREE(ctx, rc);
-        if (cfg->run.partition_method == CS_RUN_PART_FILE) {
-            if (cfg->run.partition[0] != '\0')
-                cs_config_resolve_path(cfg, cfg->run.partition, ppath, sizeof ppath);
-            CS_TRY(ctx, cs_graph_load(ctx, path, cfg->run.partition[0] ? ppath : NULL, &w->g));
-        } else {
-            cs_partition_config pc = cfg->partition;
-            pc.method =
-                cfg->run.partition_method == CS_RUN_PART_BLOCK ? CS_PART_BLOCK : CS_PART_HOST_HASH;
-            double t0 = cs_now();
-            CS_TRY(ctx, cs_partition_assign(ctx, path, &pc, ctx->size, &part));
-            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: partition %.2f s", cs_now() - t0);
-            t0 = cs_now();
-            CS_TRY(ctx, cs_graph_load_with(ctx, path, &part, &w->g));
-            CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: load %.2f s", cs_now() - t0);
-        }
-    }
+    if (cfg->run.graph[0] == '\0')
+        CS_TRY(ctx, world_generated(ctx, cfg, w, &part));
+    else
+        CS_TRY(ctx, world_loaded(ctx, cfg, w, &part, &spec));
     if (cfg->run.relevance == CS_RELEVANCE_NONE)
         w->threshold = -1.0; /* a coverage crawl: every page (relevance >= 0) counts */
 fail:
     w->gen_cfg = spec != NULL ? spec->gen : cfg->gen; /* the evidence uses the world's own */
-    free(text);
     free(spec);
     cs_partition_fini(&part);
     return rc;
@@ -501,7 +528,7 @@ static int read_line(FILE *f, char *line, size_t cap)
     return cut ? 2 : 1;
 }
 
-/* Local (the same on every rank). The page ids of run.seed_file into s->seeds. */
+/* Local (the same on every rank). The page ids of run.seed_file into s->sl.seeds. */
 static cs_err seeds_from_file(sim *s)
 {
     cs_ctx *ctx = s->ctx;
@@ -516,7 +543,7 @@ static cs_err seeds_from_file(sim *s)
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return cs_fail(ctx, CS_ERR_IO, "run.seed_file %s: cannot open: %s", path, strerror(errno));
-    s->n_seeds = 0;
+    s->sl.n_seeds = 0;
     int got;
     for (long long ln = 1; (got = read_line(f, line, sizeof line)) != 0; ln++) {
         char *p = line, *e;
@@ -540,18 +567,19 @@ static cs_err seeds_from_file(sim *s)
                          ql < 40 ? ql : 40, p, (long long)N - 1);
             break;
         }
-        if ((size_t)s->n_seeds == cap)
-            rc = cs_grow(ctx, &s->seeds, &cap, (size_t)s->n_seeds + 1, sizeof *s->seeds, "seeds");
+        if ((size_t)s->sl.n_seeds == cap)
+            rc = cs_grow(ctx, &s->sl.seeds, &cap, (size_t)s->sl.n_seeds + 1, sizeof *s->sl.seeds,
+                         "seeds");
         if (rc != CS_OK)
             break;
         int dup = 0;
-        for (int64_t k = 0; k < s->n_seeds && !dup; k++)
-            dup = s->seeds[k] == id;
+        for (int64_t k = 0; k < s->sl.n_seeds && !dup; k++)
+            dup = s->sl.seeds[k] == id;
         if (!dup)
-            s->seeds[s->n_seeds++] = id;
+            s->sl.seeds[s->sl.n_seeds++] = id;
     }
     fclose(f);
-    if (rc == CS_OK && s->n_seeds == 0)
+    if (rc == CS_OK && s->sl.n_seeds == 0)
         rc = cs_fail(ctx, CS_ERR_FORMAT, "run.seed_file %s holds no page id", path);
     return rc;
 }
@@ -589,7 +617,7 @@ cs_err sim_choose_seeds(sim *s)
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &mine, (size_t)S * 2, 8, "seeds");
     if (rc == CS_OK)
-        rc = cs_alloc(ctx, &s->seeds, (size_t)S, 8, "seeds");
+        rc = cs_alloc(ctx, &s->sl.seeds, (size_t)S, 8, "seeds");
     CS_TRY_AGREE(ctx, rc);
     /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list, the pages
      * offered in increasing id */
@@ -610,21 +638,21 @@ cs_err sim_choose_seeds(sim *s)
         mine[2 * j] = mine[2 * j + 1] = UINT64_MAX;
     /* the S smallest over all ranks (the lists are sorted by (key, id): ids ascend within a
      * rank and keys are compared first) */
-    s->n_seeds = cs_comm_smallest(ctx, mine, S);
-    for (int64_t j = 0; j < s->n_seeds; j++)
-        s->seeds[j] = (int64_t)mine[2 * j + 1];
-    if (s->n_seeds == 0)
+    s->sl.n_seeds = cs_comm_smallest(ctx, mine, S);
+    for (int64_t j = 0; j < s->sl.n_seeds; j++)
+        s->sl.seeds[j] = (int64_t)mine[2 * j + 1];
+    if (s->sl.n_seeds == 0)
         rc = cs_fail(ctx, CS_ERR_CONFIG,
                      "the world has no relevant page (relevance >= %g) to start the crawl from; "
                      "a graph without labels (such as LAW's crawls) starts from run.seed_pages = "
                      "random, in-degree or file, and run.relevance = none makes every page count",
                      s->threshold);
-    else if (s->n_seeds < S) /* every rank merged the same lists: the same count everywhere */
+    else if (s->sl.n_seeds < S) /* every rank merged the same lists: the same count everywhere */
         CS_LOG(ctx, CS_LOG_WARN,
                "run.seeds = %lld, but the world has only %lld %spages: the crawl starts from "
                "those %lld",
-               (long long)S, (long long)s->n_seeds, mode == CS_SEEDS_RELEVANT ? "relevant " : "",
-               (long long)s->n_seeds);
+               (long long)S, (long long)s->sl.n_seeds, mode == CS_SEEDS_RELEVANT ? "relevant " : "",
+               (long long)s->sl.n_seeds);
 fail:
     free(mine);
     free(indeg);

@@ -1,0 +1,46 @@
+/*
+ * sim: the evict phase: the frontier beyond crawl.frontier_capacity loses its lowest keys, on
+ * each rank (cs_frontier_evict) or, in the strict setting, the globally lowest over all ranks.
+ */
+#include "sim/sim_engine.h"
+
+/* Local. The rank's own frontier's eviction (the replicated mode: the replicated frontier,
+ * counted once). */
+void sim_evict_local(sim *s)
+{
+    const int64_t ev = cs_frontier_evict(s->fr);
+    s->m.c[C_EVICTIONS] += s->tally ? ev : 0;
+}
+
+/*
+ * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
+ * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
+ * local: this rank's code of the tick's steps since their last agreement, agreed together with
+ * sums[0..ns) (the tick's counts, summed over ranks in place) in one fused allreduce. sums[1]
+ * must be this rank's frontier size; on return it is the global one after the eviction.
+ */
+cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const int64_t C = s->cfg->crawl.frontier_capacity;
+    const int64_t n = cs_frontier_size(s->fr);
+    CS_ASSERT(ns >= 2 && sums[1] == n);
+    CS_TRY(ctx, cs_allreduce_fused(ctx, local, sums, ns, NULL, 0, NULL, 0));
+    if (sums[1] <= C)
+        return CS_OK;
+    sums[1] = C; /* the keys are unique: the keys >= the cut are exactly C */
+    local = cs_grow(ctx, &s->evict.keys, &s->evict.keys_cap, (size_t)n + 1, sizeof *s->evict.keys,
+                    "eviction");
+    if (local == CS_OK) {
+        cs_frontier_view v;
+        cs_frontier_view_get(s->fr, &v);
+        for (int64_t i = 0; i < n; i++)
+            s->evict.keys[i] = cs_frontier_key(v.q[i], v.id[i]);
+    }
+    uint64_t cut = 0;
+    CS_TRY(ctx, cs_comm_kth_largest(ctx, local, s->evict.keys, n, C, &cut));
+    s->m.c[C_EVICTIONS] += cs_frontier_evict_below_keys(s->fr, s->evict.keys, cut);
+fail:
+    return rc;
+}
