@@ -2,16 +2,19 @@
  * check_kernels: the engine's kernels on small hand-checked frontiers, one rank (a local
  * context): the insertion of a tick's new pages (cs_frontier_add_new), the selection's global
  * top-k and the removal of the picks (cs_comm_topk, cs_frontier_remove_sorted), and the
- * eviction's cut (cs_comm_kth_largest, cs_frontier_evict_below). Every expected value below is
+ * eviction's cut (cs_comm_kth_largest, cs_frontier_evict_below), and the routing of a tick's link
+ * records to the ranks owning their pages (sim_route_records). Every expected value below is
  * worked out by hand in the comment above it, not computed by the code under test.
  */
 #include "crawlsim/comm.h"
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
+#include "sim/sim_route.h"
 
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static cs_ctx ctx;
 
@@ -132,6 +135,117 @@ START_TEST(test_eviction)
 }
 END_TEST
 
+/* A route phase with room for n records on P ranks, the records' page order ridx[0..n). */
+static void route_init(sim_route_phase *r, const int64_t *ridx, int64_t n, int P)
+{
+    memset(r, 0, sizeof *r);
+    r->own = calloc((size_t)n + 1, sizeof *r->own);
+    r->ridx = calloc((size_t)n + 1, sizeof *r->ridx);
+    r->route = calloc((size_t)n + 1, sizeof *r->route);
+    r->route_bytes = calloc((size_t)P, sizeof *r->route_bytes);
+    ck_assert(r->own != NULL && r->ridx != NULL && r->route != NULL && r->route_bytes != NULL);
+    r->own_cap = r->ridx_cap = (size_t)n + 1;
+    r->route_cap = (size_t)n + 1;
+    memcpy(r->ridx, ridx, (size_t)n * sizeof *ridx);
+}
+
+static void route_fini(sim_route_phase *r)
+{
+    free(r->own);
+    free(r->ridx);
+    free(r->route);
+    free(r->route_bytes);
+    free(r->rblk);
+}
+
+/* Routing on 3 ranks, this one rank 1. Pages 0..9 are owned by 0 0 1 1 2 2 0 1 2 1. Records
+ * 0..6 point to pages 4 2 0 9 5 6 3 (record i's source is 100 + i, to tell copies apart); the
+ * tick made them in the order 3 0 5 1 6 2 4, whose pages 9 4 6 2 3 0 5 are owned by 1 2 0 1 1 0
+ * 2. So rank 1 keeps records 3 1 6 (by index, in that order), rank 0's box gets records 5 2
+ * (pages 6 0) and rank 2's box, which already held one record (source 7), gets 0 4 (pages 4 5)
+ * after it: 2, 3 and 2 records' bytes per rank. */
+START_TEST(test_routing)
+{
+    ctx.size = 3;
+    ctx.rank = 1;
+    const uint8_t own8[10] = {0, 0, 1, 1, 2, 2, 0, 1, 2, 1};
+    const int64_t dst[7] = {4, 2, 0, 9, 5, 6, 3}, ridx[7] = {3, 0, 5, 1, 6, 2, 4};
+    cs_link_msg msgs[7];
+    memset(msgs, 0, sizeof msgs);
+    for (int i = 0; i < 7; i++) {
+        msgs[i].src = 100 + i;
+        msgs[i].dst = dst[i];
+    }
+    cs_outbox ob;
+    ck_assert_int_eq(cs_outbox_init(&ctx, &ob, 3), CS_OK);
+    cs_link_msg old;
+    memset(&old, 0, sizeof old);
+    old.src = 7;
+    ck_assert_int_eq(cs_outbox_put(&ctx, &ob, 2, &old, sizeof old), CS_OK);
+    sim_route_phase r;
+    route_init(&r, ridx, 7, 3);
+    ck_assert_int_eq(sim_route_records(&ctx, &r, msgs, 7, own8, NULL, &ob), CS_OK);
+    ck_assert_int_eq(r.n_own, 3);
+    ck_assert_int_eq(r.own[0], 3);
+    ck_assert_int_eq(r.own[1], 1);
+    ck_assert_int_eq(r.own[2], 6);
+    ck_assert_uint_eq(r.route_bytes[0], 2 * sizeof(cs_link_msg));
+    ck_assert_uint_eq(r.route_bytes[1], 3 * sizeof(cs_link_msg));
+    ck_assert_uint_eq(r.route_bytes[2], 2 * sizeof(cs_link_msg));
+    ck_assert_uint_eq(ob.len[0], 2 * sizeof(cs_link_msg));
+    ck_assert_uint_eq(ob.len[1], 0);
+    ck_assert_uint_eq(ob.len[2], 3 * sizeof(cs_link_msg));
+    const cs_link_msg *b0 = (const cs_link_msg *)ob.buf[0], *b2 = (const cs_link_msg *)ob.buf[2];
+    ck_assert(b0[0].src == 105 && b0[0].dst == 6 && b0[1].src == 102 && b0[1].dst == 0);
+    ck_assert(b2[0].src == 7 && b2[1].src == 100 && b2[1].dst == 4);
+    ck_assert(b2[2].src == 104 && b2[2].dst == 5);
+    route_fini(&r);
+    cs_outbox_fini(&ob);
+}
+END_TEST
+
+/* Routing over several blocks of the counting sort (128 records a block): 1 000 records in
+ * reverse order, record i to page i, page p owned by rank p mod 3, this one rank 0. Rank 0 keeps
+ * the records 999, 996, ..., 0 (334 of them: i = 999 - 3k), rank 1's box gets 997, 994, ..., 1
+ * (333), rank 2's 998, 995, ..., 2 (333): within each rank the tick's order, across the blocks'
+ * boundaries. On one rank every record stays, in the tick's order. */
+START_TEST(test_routing_blocks)
+{
+    enum { N = 1000 };
+    static cs_link_msg msgs[N];
+    static uint8_t own8[N];
+    static int64_t ridx[N];
+    memset(msgs, 0, sizeof msgs);
+    for (int i = 0; i < N; i++) {
+        msgs[i].dst = i;
+        own8[i] = (uint8_t)(i % 3);
+        ridx[i] = N - 1 - i;
+    }
+    for (int P = 1; P <= 3; P += 2) {
+        ctx.size = P;
+        ctx.rank = 0;
+        cs_outbox ob;
+        ck_assert_int_eq(cs_outbox_init(&ctx, &ob, P), CS_OK);
+        sim_route_phase r;
+        route_init(&r, ridx, N, P);
+        ck_assert_int_eq(sim_route_records(&ctx, &r, msgs, N, own8, NULL, &ob), CS_OK);
+        const int64_t step = P == 1 ? 1 : 3;
+        ck_assert_int_eq(r.n_own, P == 1 ? N : 334);
+        for (int64_t k = 0; k < r.n_own; k++)
+            ck_assert_int_eq(r.own[k], N - 1 - step * k);
+        for (int o = 1; o < P; o++) {
+            const cs_link_msg *b = (const cs_link_msg *)ob.buf[o];
+            const int64_t first = o == 1 ? 997 : 998;
+            ck_assert_uint_eq(ob.len[o], 333 * sizeof(cs_link_msg));
+            for (int64_t k = 0; k < 333; k++)
+                ck_assert_int_eq(b[k].dst, first - 3 * k);
+        }
+        route_fini(&r);
+        cs_outbox_fini(&ob);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kernels");
@@ -140,6 +254,8 @@ int main(void)
     tcase_add_test(tc, test_insertion);
     tcase_add_test(tc, test_selection);
     tcase_add_test(tc, test_eviction);
+    tcase_add_test(tc, test_routing);
+    tcase_add_test(tc, test_routing_blocks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
