@@ -11,9 +11,10 @@
 #include <stdint.h>
 
 typedef struct sim_insert_phase {
-    const cs_link_msg **ord; /* the tick's records in canonical order (insert_merged, rep) */
+    const cs_link_msg *
+        *ord; /* the tick's records in canonical order (sim_insert_merged, rep_share) */
     size_t ord_cap;
-    int64_t *runs; /* insert_merged: run bounds and a heap of run heads */
+    int64_t *runs; /* sim_insert_merged: run bounds and a heap of run heads */
     size_t runs_cap;
     int64_t *ent; /* per record its frontier entry (or why none) */
     size_t ent_cap;

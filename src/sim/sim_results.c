@@ -69,7 +69,7 @@ static cs_err global_totals(sim *s, cs_err local, int64_t *tot, int64_t *hosts, 
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    s->m.c[C_FRONTIER] = s->rep && ctx->rank != 0 ? 0 : cs_frontier_size(s->fr);
+    s->m.c[C_FRONTIER] = s->tally ? cs_frontier_size(s->fr) : 0; /* replicated: counted once */
     memcpy(tot, s->m.c, sizeof s->m.c);
     uint64_t tb[NPH];
     if (tmax != NULL) /* non-negative doubles: their order is that of their bits */

@@ -768,7 +768,7 @@ static int page_cmp(const void *a, const void *b)
 }
 
 /* Local. Strict setting: s->f.fx[0..n) and their codes in page id order, so that the link records
- * come out in (source page, link) order on any rank count (insert_merged). */
+ * come out in (source page, link) order on any rank count (sim_insert_merged). */
 cs_err sim_sort_fetches(sim *s, int64_t n)
 {
     cs_ctx *ctx = s->ctx;
