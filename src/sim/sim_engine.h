@@ -153,6 +153,9 @@ typedef struct sim_mode {
     const char *name;
     int replicated; /* every rank holds the same frontier and policy: counted on rank 0 only */
     int averages;   /* crawl.weight_sync = average averages the ranks' weights (not replicated) */
+    /* Collective. The tick's picks (budget Bt, exploration rate eps) into s->sl.sel[0..*nsel). */
+    cs_err (*select)(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
+                     int64_t *nsel);
     /* Collective. The seed fetches of a task's first tick are taken (agreed). */
     cs_err (*seeded)(sim *s, int64_t n);
     /* Local. The tick's picks s->f.fx[0..*n) were taken: the fetches this rank makes. */
@@ -380,12 +383,28 @@ cs_err sim_gather_layout(cs_ctx *ctx, int64_t n, int *counts, int *displs, int64
 cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n);
 /* Local. The re-crawl side learns of the tick's fetches s->f.fx[0..n) (cs_simrf_fetched). */
 cs_err sim_refresh_fetched(sim *s, int64_t n, int64_t tick);
+/* Local. Each phase's state freed (accepts a zeroed one). */
+void sim_hosts_fini(sim_hosts *h);
+void sim_select_fini(sim_select_phase *p);
+void sim_fetch_fini(sim_fetch_phase *p);
+void sim_learn_fini(sim_learn_phase *p);
+void sim_route_fini(sim_route_phase *p);
+void sim_exchange_fini(sim_exchange_phase *p);
+void sim_insert_fini(sim_insert_phase *p);
+void sim_evict_fini(sim_evict_phase *p);
+void sim_record_fini(sim_record_phase *p);
 /* The crawl's mode of the strict setting's flags (sim_mode.c). */
 const sim_mode *sim_mode_choose(int strict, int rep);
 /* Local. This rank's part of the tick's counts (sim.c: it takes the signals noted). */
 void sim_tick_counts(const sim *s, int64_t nsel, int64_t *c);
 /* select (sim_select.c) */
 cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel);
+cs_err sim_select_owned(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
+                        int64_t *nsel);
+cs_err sim_select_strict(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
+                         int64_t *nsel);
+cs_err sim_select_replicated(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt,
+                             double eps, int64_t *nsel);
 cs_err sim_take_selected(sim *s, int64_t nsel);
 void sim_keep_own_fetches(sim *s, int64_t *n);
 cs_err sim_sort_fetches(sim *s, int64_t n);

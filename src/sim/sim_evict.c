@@ -44,3 +44,8 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
 fail:
     return rc;
 }
+
+void sim_evict_fini(sim_evict_phase *p)
+{
+    free(p->keys);
+}

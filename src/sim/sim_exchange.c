@@ -221,3 +221,16 @@ cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick)
 fail:
     return rc;
 }
+
+void sim_exchange_fini(sim_exchange_phase *p)
+{
+    cs_outbox_fini(&p->out);
+    free(p->recv);
+    free(p->vis_all);
+    free(p->vis_counts);
+    free(p->vis_displs);
+    free(p->rep_buf);
+    free(p->rep_all);
+    free(p->rep_counts);
+    free(p->rep_displs);
+}

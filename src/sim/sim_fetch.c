@@ -300,3 +300,23 @@ cs_err sim_refresh_fetched(sim *s, int64_t n, int64_t tick)
 fail:
     return rc;
 }
+
+void sim_fetch_fini(sim_fetch_phase *p)
+{
+    free(p->fx);
+    free(p->fx_codes);
+    free(p->pst);
+    free(p->reward);
+    free(p->base);
+    free(p->nout);
+    free(p->msgs);
+    free(p->acts);
+    free(p->tx);
+    free(p->perm);
+    free(p->fx_tmp);
+    free(p->codes_tmp);
+    cs_graph_slice_fini(&p->pages);
+    free(p->pid);
+    free(p->at);
+    free(p->li);
+}

@@ -376,3 +376,14 @@ cs_err sim_insert_merged(sim *s, size_t len)
 fail:
     return rc;
 }
+
+void sim_insert_fini(sim_insert_phase *p)
+{
+    free(p->ord);
+    free(p->runs);
+    free(p->ent);
+    free(p->list);
+    free(p->fresh);
+    free(p->kidx);
+    free(p->kx);
+}

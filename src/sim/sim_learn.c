@@ -131,3 +131,9 @@ void sim_learn_counters(sim *s)
     s->ln.pol_qevals = qe;
     s->m.c[C_LEAVES] = s->tally ? lv : 0;
 }
+
+void sim_learn_fini(sim_learn_phase *p)
+{
+    free(p->obs);
+    free(p->avg);
+}

@@ -389,3 +389,12 @@ fail:
     cs_results_destroy(&r);
     return rc;
 }
+
+void sim_record_fini(sim_record_phase *p)
+{
+    free(p->trace);
+    for (int i = 0; i < NS; i++)
+        free(p->s.v[i]);
+    for (int i = 0; i < NPH; i++)
+        free(p->s.t[i]);
+}

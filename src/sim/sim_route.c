@@ -149,3 +149,12 @@ cs_err sim_route_links(sim *s, int64_t n)
 fail:
     return rc;
 }
+
+void sim_route_fini(sim_route_phase *p)
+{
+    free(p->own);
+    free(p->ridx);
+    free(p->route);
+    free(p->route_bytes);
+    free(p->rblk);
+}

@@ -623,14 +623,114 @@ fail:
     return rc;
 }
 
-cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel)
+/* Collective. A selecting policy's picks: proposed on every rank (its share of the budget Bt
+ * under the fixed and proportional budgets), then with global_keep the best Bt over all ranks
+ * (keep_global), else every proposal kept, and committed. */
+static cs_err select_proposed(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt,
+                              int global_keep, int64_t *nsel)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const cs_crawl_config *cc = &s->cfg->crawl;
-    const double eps = s->ops->epsilon(s->pol);
+    int64_t b = Bt, got = 0;
+    if (cc->budget == CS_BUDGET_FIXED)
+        b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+    else if (cc->budget == CS_BUDGET_PROPORTIONAL)
+        b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->sl.share) : s->sl.share;
+    if (local == CS_OK)
+        local = propose(s, tick, step, b, &got);
+    if (global_keep) {
+        CS_TRY(ctx, keep_global(s, local, got, Bt, nsel));
+        CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
+    } else {
+        if (local == CS_OK)
+            local = reserve(s, *nsel, got);
+        if (local == CS_OK)
+            keep(s, got, got, nsel);
+        if (local == CS_OK) /* (Local) */
+            local = s->ops->commit(s->pol, ctx, *nsel);
+        CS_TRY_AGREE(ctx, local);
+    }
+fail:
+    return rc;
+}
+
+/* Collective. The owned crawl: a selecting policy's picks (the global budget: the best over all
+ * ranks), or a value policy's greedy and exploring candidates, the best over all ranks
+ * (pick_global) or, under the fixed and proportional budgets, this rank's share's best. */
+cs_err sim_select_owned(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
+                        int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_crawl_config *cc = &s->cfg->crawl;
     const uint64_t seed = (uint64_t)s->cfg->run.seed;
     const uint64_t tick_id = ((uint64_t)1 << 62) + (uint64_t)tick;
+    if (s->ops->select != NULL)
+        return select_proposed(s, local, tick, step, Bt, cc->budget == CS_BUDGET_GLOBAL, nsel);
+    if (cc->budget == CS_BUDGET_GLOBAL) {
+        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
+        CS_TRY(ctx, pick_global(s, local, 0, tick, Bt - nx, nsel));
+        CS_TRY(ctx, pick_global(s, CS_OK, 1, tick, nx, nsel));
+        return CS_OK;
+    }
+    int64_t b, got = 0;
+    if (cc->budget == CS_BUDGET_FIXED)
+        b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+    else
+        b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->sl.share) : s->sl.share;
+    const int64_t nx = binomial(seed, tick_id, (uint64_t)ctx->rank + 1, b, eps);
+    if (local == CS_OK)
+        local = candidates(s, 0, tick, b - nx, &got);
+    if (local == CS_OK)
+        local = reserve(s, *nsel, got);
+    if (local == CS_OK)
+        keep(s, got, got, nsel);
+    if (local == CS_OK)
+        local = candidates(s, 1, tick, nx, &got);
+    if (local == CS_OK)
+        local = reserve(s, *nsel, got);
+    if (local == CS_OK)
+        keep(s, got, got, nsel);
+    CS_TRY_AGREE(ctx, local);
+fail:
+    return rc;
+}
+
+/* Collective. The strict setting with a value policy: the greedy and the exploring picks, each
+ * decided on global quantities in an order independent of P (pick_strict). */
+cs_err sim_select_strict(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
+                         int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    (void)step;
+    CS_ASSERT(s->ops->select == NULL); /* a selecting policy's strict setting is replicated */
+    const uint64_t seed = (uint64_t)s->cfg->run.seed;
+    const uint64_t tick_id = ((uint64_t)1 << 62) + (uint64_t)tick;
+    const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
+    if (Bt - nx <= 0) /* no greedy pick to agree with (Bt and nx are the same everywhere) */
+        CS_TRY_AGREE(ctx, local);
+    CS_TRY(ctx, pick_strict(s, local, 0, tick, Bt - nx, nsel));
+    CS_TRY(ctx, pick_strict(s, CS_OK, 1, tick, nx, nsel));
+fail:
+    return rc;
+}
+
+/* Collective. The replicated crawl: every rank proposes the same picks, the one policy's, and
+ * keeps them all. */
+cs_err sim_select_replicated(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt,
+                             double eps, int64_t *nsel)
+{
+    (void)eps;
+    return select_proposed(s, local, tick, step, Bt, 0, nsel);
+}
+
+cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const double eps = s->ops->epsilon(s->pol);
     int64_t n = cs_frontier_size(s->fr);
     *nsel = 0;
     /* this step's error travels with the next collective of every branch (the budget split
@@ -638,58 +738,7 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
     cs_err local = cs_grow(ctx, &s->sl.taken, &s->sl.taken_cap, (size_t)n + 1, 1, "selection");
     if (local == CS_OK)
         memset(s->sl.taken, 0, (size_t)n + 1);
-    int64_t got = 0;
-    if (s->ops->select != NULL) {
-        int64_t b = Bt;
-        if (cc->budget == CS_BUDGET_FIXED)
-            b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
-        else if (cc->budget == CS_BUDGET_PROPORTIONAL)
-            b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->sl.share) : s->sl.share;
-        if (local == CS_OK)
-            local = propose(s, tick, step, b, &got);
-        if (!s->rep && cc->budget == CS_BUDGET_GLOBAL) {
-            CS_TRY(ctx, keep_global(s, local, got, Bt, nsel));
-            CS_TRY_AGREE(ctx, s->ops->commit(s->pol, ctx, *nsel));
-        } else { /* rep: every rank proposed the same picks, the one policy's */
-            if (local == CS_OK)
-                local = reserve(s, *nsel, got);
-            if (local == CS_OK)
-                keep(s, got, got, nsel);
-            if (local == CS_OK) /* (Local) */
-                local = s->ops->commit(s->pol, ctx, *nsel);
-            CS_TRY_AGREE(ctx, local);
-        }
-    } else if (s->strict) {
-        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
-        if (Bt - nx <= 0) /* no greedy pick to agree with (Bt and nx are the same everywhere) */
-            CS_TRY_AGREE(ctx, local);
-        CS_TRY(ctx, pick_strict(s, local, 0, tick, Bt - nx, nsel));
-        CS_TRY(ctx, pick_strict(s, CS_OK, 1, tick, nx, nsel));
-    } else if (cc->budget == CS_BUDGET_GLOBAL) {
-        const int64_t nx = binomial(seed, tick_id, 0, Bt, eps);
-        CS_TRY(ctx, pick_global(s, local, 0, tick, Bt - nx, nsel));
-        CS_TRY(ctx, pick_global(s, CS_OK, 1, tick, nx, nsel));
-    } else {
-        int64_t b;
-        if (cc->budget == CS_BUDGET_FIXED)
-            b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
-        else
-            b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->sl.share) : s->sl.share;
-        const int64_t nx = binomial(seed, tick_id, (uint64_t)ctx->rank + 1, b, eps);
-        if (local == CS_OK)
-            local = candidates(s, 0, tick, b - nx, &got);
-        if (local == CS_OK)
-            local = reserve(s, *nsel, got);
-        if (local == CS_OK)
-            keep(s, got, got, nsel);
-        if (local == CS_OK)
-            local = candidates(s, 1, tick, nx, &got);
-        if (local == CS_OK)
-            local = reserve(s, *nsel, got);
-        if (local == CS_OK)
-            keep(s, got, got, nsel);
-        CS_TRY_AGREE(ctx, local);
-    }
+    CS_TRY(ctx, s->mode->select(s, local, tick, step, Bt, eps, nsel));
     sim_polite_check(s, tick);
 fail:
     return rc;
@@ -844,4 +893,21 @@ cs_err sim_take_seeds(sim *s, int64_t *n)
     }
 fail:
     return cs_agree(ctx, rc);
+}
+
+void sim_select_fini(sim_select_phase *p)
+{
+    free(p->seeds);
+    free(p->taken);
+    free(p->cands);
+    free(p->sel);
+    free(p->sort_tmp);
+    free(p->khost);
+    free(p->acc);
+    free(p->sp);
+    free(p->sp_all);
+    free(p->sp_counts);
+    free(p->sp_displs);
+    free(p->blk);
+    free(p->hist);
 }

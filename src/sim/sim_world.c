@@ -741,3 +741,20 @@ cs_err sim_strict_setting(sim *s)
     }
     return CS_OK;
 }
+
+void sim_hosts_fini(sim_hosts *h)
+{
+    free(h->rel_host);
+    free(h->rel_host_all);
+    free(h->host_k);
+    free(h->host_idx);
+    free(h->host_used);
+    free(h->host_mark);
+    free(h->touched);
+    free(h->host_all);
+    free(h->sp_before);
+    free(h->host_fetched);
+    free(h->host_rel);
+    free(h->slot_bits);
+    free(h->slot_below);
+}
