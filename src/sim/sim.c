@@ -155,7 +155,7 @@ static cs_err tick_links(sim *s, loop_state *ls, int64_t t, int64_t nsel, int64_
     if (*local == CS_OK)
         *local = sim_learn_fetches(s, nsel, tick);
     if (*local == CS_OK)
-        *local = sim_route_links(s, nsel);
+        *local = s->mode->route(s, nsel);
     if (s->sum)
         CS_TRY(ctx, sim_sum_sync(s, t));
     CS_TRY(ctx, s->mode->fetched(s, local, nsel, tick));

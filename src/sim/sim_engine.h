@@ -160,6 +160,8 @@ typedef struct sim_mode {
     cs_err (*seeded)(sim *s, int64_t n);
     /* Local. The tick's picks s->f.fx[0..*n) were taken: the fetches this rank makes. */
     cs_err (*picked)(sim *s, int64_t *n);
+    /* Local. The route phase of the tick's n fetches (sim_route.c). */
+    cs_err (*route)(sim *s, int64_t n);
     /* Collective. The fetched pages' visited bits reach the ranks that keep them. */
     cs_err (*visited)(sim *s, cs_err local, int64_t n);
     /* Collective. After the fetches: the links that need no exchange into the frontier; the
@@ -332,6 +334,12 @@ static inline int64_t host_any(const sim *s, int64_t page)
     return s->proc ? cs_gen_host_of(s->gen, page) : s->h.host_all[page];
 }
 
+/* The host of this rank's local page li. */
+static inline int64_t host_of_local(const sim *s, int64_t li)
+{
+    return s->proc ? cs_gen_host_of(s->gen, cs_graph_local_id(s->g, li)) : cs_graph_host(s->g)[li];
+}
+
 /* The host of a frontier entry's page: a local page's, or any page's under rep. */
 static inline int64_t host_of_page(const sim *s, int64_t page)
 {
@@ -417,8 +425,10 @@ cs_err sim_learn_fetches(sim *s, int64_t n, uint64_t tick);
 cs_err sim_sum_sync(sim *s, int64_t t);
 cs_err sim_average_sync(sim *s);
 void sim_learn_counters(sim *s);
-/* route (sim_route.c). Local: the link records of the tick's n fetches to their owners. */
+/* route (sim_route.c). Local: the link records of the tick's n fetches to their owners, or
+ * (the replicated mode) only counted. */
 cs_err sim_route_links(sim *s, int64_t n);
+cs_err sim_route_counted(sim *s, int64_t n);
 /* exchange (sim_exchange.c) */
 cs_err sim_exchange(sim *s, cs_err local, int merged);
 cs_err sim_rep_share(sim *s, cs_err local, int64_t n, uint64_t tick);

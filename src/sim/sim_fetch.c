@@ -155,13 +155,9 @@ static inline void fetch_tres_x(const fetch_args *a, cs_link_msg *m, int64_t row
     const int64_t d = m->dst;
     m->url_rl = (uint16_t)(cs_tres_url_rl(s->ev, d, row) * 65535.0f + 0.5f);
     int64_t hf = 0, hr = 0;
-    if (a->rep) { /* every host's counts are global and everywhere */
-        const int64_t h = s->proc ? cs_gen_host_of(s->gen, d) : s->h.host_all[d];
-        hf = s->h.host_fetched[hslot(s, h)];
-        hr = s->h.host_rel[hslot(s, h)];
-    } else if (cs_graph_owner(s->g, d) == s->ctx->rank) {
-        const int64_t h =
-            s->proc ? cs_gen_host_of(s->gen, d) : a->hostv[cs_graph_local_index(s->g, d)];
+    /* replicated: every host's counts are global and everywhere */
+    if (a->rep || cs_graph_owner(s->g, d) == s->ctx->rank) {
+        const int64_t h = host_of_page(s, d);
         hf = s->h.host_fetched[hslot(s, h)];
         hr = s->h.host_rel[hslot(s, h)];
     }

@@ -110,44 +110,62 @@ fail:
     return rc;
 }
 
-/* Collective-free. Routes the link records of the tick's n fetches (page i's nout[i] records at
- * base[i] of the records, sim_fetch_pages); rep: every record goes to every rank (rep_share),
- * none is routed. */
-cs_err sim_route_links(sim *s, int64_t n)
+/* Local. The tick's n fetches' link records (page i's nout[i] at base[i] of the records,
+ * sim_fetch_pages) in page order into r->ridx, then routed (sim_route_records). */
+static cs_err route_records_of(sim *s, int64_t n, int64_t nl)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const double t0 = cs_now();
     const int64_t *base = s->f.base, *nout = s->f.nout;
-    int64_t nl = 0;
-    for (int64_t i = 0; i < n; i++)
-        nl += nout[i];
-    if (!s->rep) {
-        sim_route_phase *r = &s->r;
-        CS_TRY(ctx, cs_grow(ctx, &r->own, &r->own_cap, (size_t)(nl > n ? nl : n) + 1,
-                            sizeof *r->own, "links"));
-        CS_TRY(ctx, cs_grow(ctx, &r->ridx, &r->ridx_cap, (size_t)nl + 1, sizeof *r->ridx, "links"));
-        CS_TRY(ctx,
-               cs_grow(ctx, &r->route, &r->route_cap, (size_t)nl + 1, sizeof *r->route, "links"));
-        /* the records in page order: page i's at the prefix sum of nout (in r->own for now) */
-        int64_t *rat = r->own, *rix = r->ridx, at = 0;
-        for (int64_t i = 0; i < n; i++) {
-            rat[i] = at;
-            at += nout[i];
-        }
+    sim_route_phase *r = &s->r;
+    CS_TRY(ctx, cs_grow(ctx, &r->own, &r->own_cap, (size_t)(nl > n ? nl : n) + 1, sizeof *r->own,
+                        "links"));
+    CS_TRY(ctx, cs_grow(ctx, &r->ridx, &r->ridx_cap, (size_t)nl + 1, sizeof *r->ridx, "links"));
+    CS_TRY(ctx, cs_grow(ctx, &r->route, &r->route_cap, (size_t)nl + 1, sizeof *r->route, "links"));
+    /* the records in page order: page i's at the prefix sum of nout (in r->own for now) */
+    int64_t *rat = r->own, *rix = r->ridx, at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        rat[i] = at;
+        at += nout[i];
+    }
 #pragma omp parallel for if (n >= 128) default(none) shared(rat, rix, base, nout, n)               \
     schedule(static)
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t k = 0; k < nout[i]; k++)
-                rix[rat[i] + k] = base[i] + k;
-        CS_TRY(ctx, sim_route_records(ctx, r, s->f.msgs, nl, cs_graph_owner_map8(s->g), s->g,
-                                      &s->x.out));
-    }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = 0; k < nout[i]; k++)
+            rix[rat[i] + k] = base[i] + k;
+    CS_TRY(ctx,
+           sim_route_records(ctx, r, s->f.msgs, nl, cs_graph_owner_map8(s->g), s->g, &s->x.out));
+fail:
+    return rc;
+}
+
+/* Local. The route phase of the tick's n fetches: with routed, their link records to their
+ * owners; without (the replicated mode: every record goes to every rank, rep_share), only
+ * counted. */
+static cs_err route_links(sim *s, int64_t n, int routed)
+{
+    cs_err rc = CS_OK;
+    const double t0 = cs_now();
+    int64_t nl = 0;
+    for (int64_t i = 0; i < n; i++)
+        nl += s->f.nout[i];
+    if (routed)
+        CS_TRY(s->ctx, route_records_of(s, n, nl));
     s->m.c[C_LINKS] += nl;
     cs_simcost_charge(CS_COST_ROUTE, (double)nl);
     s->m.t[PH_ROUTE] += cs_now() - t0;
 fail:
     return rc;
+}
+
+cs_err sim_route_links(sim *s, int64_t n)
+{
+    return route_links(s, n, 1);
+}
+
+cs_err sim_route_counted(sim *s, int64_t n)
+{
+    return route_links(s, n, 0);
 }
 
 void sim_route_fini(sim_route_phase *p)

@@ -86,8 +86,7 @@ cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
         CS_TRY_AGREE(s->ctx, cs_grow(s->ctx, &s->sl.sp, &s->sl.sp_cap, 2 * (size_t)n + 2,
                                      sizeof *s->sl.sp, "host quotas"));
     for (int64_t i = 0; i < n; i++) {
-        const int64_t h = s->proc ? cs_gen_host_of(s->gen, cs_graph_local_id(s->g, cr[i].page))
-                                  : cs_graph_host(s->g)[cr[i].page];
+        const int64_t h = host_of_local(s, cr[i].page);
         s->h.host_used[hslot(s, h)]++;
         touch(s, h);
         if (global && (s->rep || host_split(s, h))) {

@@ -336,7 +336,7 @@ cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
     cs_ctx *ctx = s->ctx;
     cs_err rc = local;
     sim_visited *v = &s->vis;
-    if (ctx->size == 1 || s->rep)
+    if (ctx->size == 1) /* (the replicated mode marks every pick on every rank: not called) */
         return local;
     if (v->slot == NULL)
         return share_all(s, local, n, 1);
