@@ -299,8 +299,8 @@ static void sim_free(sim *s)
     if (s->pol != NULL)
         s->ops->destroy(s->pol);
     cs_frontier_destroy(&s->fr);
-    cs_evidence_destroy(&s->ev);
-    cs_sim_world_destroy(&s->own);
+    cs_evidence_destroy(&s->w.ev);
+    cs_sim_world_destroy(&s->w.own);
     sim_visited_free(s);
     sim_diag_free(s);
     sim_hosts_fini(&s->h);
@@ -361,37 +361,37 @@ static cs_err setup_world(sim *s, const cs_sim_world *shared, double t_setup)
     if (shared != NULL) {
         CS_TRY_AGREE(ctx, sim_world_check(ctx, shared, cfg));
     } else {
-        CS_TRY(ctx, cs_sim_world_load(ctx, cfg, &s->own));
-        shared = s->own;
+        CS_TRY(ctx, cs_sim_world_load(ctx, cfg, &s->w.own));
+        shared = s->w.own;
         CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: world read and partitioned (%.2f s)",
                cs_now() - t_setup);
     }
-    s->g = shared->g;
-    s->gen = shared->gen;
-    s->proc = shared->proc;
-    s->gen_owner = shared->gen_owner;
-    s->owner = &shared->owner;
-    s->world.gen = shared->gen_cfg;
-    s->threshold = shared->threshold;
+    s->w.g = shared->g;
+    s->w.gen = shared->gen;
+    s->w.proc = shared->proc;
+    s->w.gen_owner = shared->gen_owner;
+    s->w.owner = &shared->owner;
+    s->w.cfg.gen = shared->gen_cfg;
+    s->w.threshold = shared->threshold;
     cs_feat_layout_init(&s->L, &cfg->sarsa);
     s->G = s->L.n_groups;
     s->GA = s->L.n_groups - s->L.n_state_groups;
     CS_TRY(ctx, sim_visited_create(s)); /* its ghosts are also the evidence's rows */
     const sim_visited *v = &s->vis;
     const cs_evidence_rows rows = {v->ghost, v->n_ghost, v->sub_off, v->sub};
-    if (s->proc)
-        CS_TRY_AGREE(ctx, cs_evidence_create_on_demand(ctx, s->gen, &s->world, &s->L, &s->ev));
+    if (s->w.proc)
+        CS_TRY_AGREE(ctx, cs_evidence_create_on_demand(ctx, s->w.gen, &s->w.cfg, &s->L, &s->w.ev));
     else
-        CS_TRY(ctx, cs_evidence_create(ctx, s->g, s->gen, &s->world, &s->L,
-                                       v->slot != NULL ? &rows : NULL, &s->ev));
+        CS_TRY(ctx, cs_evidence_create(ctx, s->w.g, s->w.gen, &s->w.cfg, &s->L,
+                                       v->slot != NULL ? &rows : NULL, &s->w.ev));
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: visited set and evidence (%.2f s)", cs_now() - t_setup);
     /* the model (H entries per node) is not needed further; a world shared by several runs
      * (--seeds) keeps it for their evidence, the procedural world for its pages, a generated
      * world under host-hash for its owners */
-    if (s->own != NULL && !s->proc && !s->gen_owner)
-        cs_gen_destroy(&s->own->gen);
-    if (!s->proc && !s->gen_owner)
-        s->gen = NULL;
+    if (s->w.own != NULL && !s->w.proc && !s->w.gen_owner)
+        cs_gen_destroy(&s->w.own->gen);
+    if (!s->w.proc && !s->w.gen_owner)
+        s->w.gen = NULL;
 fail:
     return rc;
 }
@@ -410,7 +410,7 @@ static cs_err setup_phases(sim *s, loop_state *ls)
         s->ops->sum_begin(s->pol);
     CS_TRY_AGREE(ctx, sim_diag_create(s));
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
-    CS_TRY(ctx, cs_simrf_create(ctx, &s->world, s->g, s->proc ? s->gen : NULL, &s->rf));
+    CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
     rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->x.out, ctx->size);
@@ -425,7 +425,7 @@ static cs_err setup_phases(sim *s, loop_state *ls)
         rc = cs_calloc(ctx, &s->x.rep_counts, 2 * P, sizeof *s->x.rep_counts, "fetches");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->x.rep_displs, 3 * P, sizeof *s->x.rep_displs, "fetches");
-    if (rc == CS_OK && (s->rep || s->cap_global) && !s->proc) /* proc: host_any */
+    if (rc == CS_OK && (s->rep || s->cap_global) && !s->w.proc) /* proc: host_any */
         rc = sim_host_map(s);
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->sl.sp_counts, P, sizeof *s->sl.sp_counts, "hosts");
@@ -433,7 +433,7 @@ static cs_err setup_phases(sim *s, loop_state *ls)
         rc = cs_calloc(ctx, &s->sl.sp_displs, P, sizeof *s->sl.sp_displs, "hosts");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.sp_before,
-                       (size_t)(s->h.any_split ? cs_graph_n_hosts(s->g) : 0) + 1,
+                       (size_t)(s->h.any_split ? cs_graph_n_hosts(s->w.g) : 0) + 1,
                        sizeof *s->h.sp_before, "hosts");
     for (int i = 0; i < 4 && rc == CS_OK; i++)
         rc = cs_calloc(ctx, &ls->task_v[i], (size_t)cfg->run.tasks + 1, 8, "task results");
@@ -451,15 +451,15 @@ static void log_crawl(const sim *s, double t_setup)
     if (s->ops->step_report != NULL)
         s->ops->step_report(cfg, ctx->size, step, sizeof step);
     char links[48];
-    if (s->proc)
+    if (s->w.proc)
         snprintf(links, sizeof links, "links made when fetched (procedural)");
     else
-        snprintf(links, sizeof links, "%lld links", (long long)cs_graph_n_links(s->g));
+        snprintf(links, sizeof links, "%lld links", (long long)cs_graph_n_links(s->w.g));
     CS_LOG(ctx, CS_LOG_INFO,
            "crawl: %lld pages, %s, %lld hosts on %d ranks (set-up %.2f s); policy %s%s, "
            "B = %lld fetches/tick, budget %s, E = %lld, K = %lld (%s), %lld seed pages%s",
-           (long long)cs_graph_n_pages(s->g), links, (long long)cs_graph_n_hosts(s->g), ctx->size,
-           t_setup, s->pname, step, (long long)cfg->crawl.bandwidth,
+           (long long)cs_graph_n_pages(s->w.g), links, (long long)cs_graph_n_hosts(s->w.g),
+           ctx->size, t_setup, s->pname, step, (long long)cfg->crawl.bandwidth,
            cfg->crawl.budget == CS_BUDGET_GLOBAL         ? "global"
            : cfg->crawl.budget == CS_BUDGET_PROPORTIONAL ? "proportional"
                                                          : "fixed",
@@ -569,7 +569,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     memset(&sum, 0, sizeof sum);
     s->ctx = ctx;
     s->cfg = cfg;
-    s->world = *cfg;
+    s->w.cfg = *cfg;
     double t_setup = cs_now();
     /* with a checkpoint file, SIGUSR1 and SIGTERM ask for a checkpoint at the next tick
      * boundary (SIGTERM then stops the run), also when they arrive during the set-up; without

@@ -26,9 +26,9 @@ static cs_err resumable_ini(sim *s, char **ini)
  */
 static uint64_t world_fingerprint(const sim *s)
 {
-    const cs_graph *g = s->g;
+    const cs_graph *g = s->w.g;
     uint64_t mine = 0, sum = 0;
-    if (!s->proc) {
+    if (!s->w.proc) {
         const int64_t n = cs_graph_n_local(g), *ids = cs_graph_local_ids(g);
         const int64_t *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
         const int64_t *host = cs_graph_host(g);
@@ -338,7 +338,7 @@ static cs_err load_crawl(sim *s, cs_ckpt *ck, const char *path)
     CS_TRY(ctx, cs_frontier_load(ctx, s->fr, ck));
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
-    const int64_t N = cs_graph_n_pages(s->g);
+    const int64_t N = cs_graph_n_pages(s->w.g);
     for (int64_t i = 0; i < v.n && rc == CS_OK; i++)
         if (v.id[i] >= N)
             rc = cs_fail(ctx, CS_ERR_FORMAT,

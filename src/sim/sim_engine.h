@@ -116,6 +116,20 @@ struct cs_sim_world {
     uint16_t *host_part;   /* metis-sampled: the part of each host (owner.host_part), else NULL */
 };
 
+/* The world a run crawls as the engine sees it: set at set-up (sim.c setup_world), read-only
+ * in the ticks. */
+typedef struct sim_world_view {
+    cs_config cfg; /* the run's config with the [gen] of the world actually crawled */
+    double threshold;
+    cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
+    const cs_graph *g;
+    const cs_gen *gen;         /* generated worlds at set-up; kept for the crawl when proc */
+    int proc;                  /* the procedural world (gen.materialize = false) */
+    int gen_owner;             /* g's owner lookup reads gen (cs_sim_world): gen is kept */
+    const cs_gen_owner *owner; /* the world's owner of a host, when gen_owner */
+    cs_evidence *ev;           /* the evidence of pages and anchors (features.h) */
+} sim_world_view;
+
 /* The learning diagnostics (sim_diag.c): per record point on every rank the values below (rank
  * 0's are the global ones and are written), on rank 0 the per-rank counts [point][rank]. */
 enum diag_value { D_WNORM, D_SPREAD, D_UPDATE, D_STEP, D_QMIN, D_QMAX, ND };
@@ -179,15 +193,7 @@ typedef struct sim_mode {
 struct sim {
     cs_ctx *ctx;
     const cs_config *cfg;
-    cs_config world; /* cfg with the [gen] of the world actually crawled */
-    double threshold;
-    cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
-    const cs_graph *g;
-    const cs_gen *gen;         /* generated worlds at set-up; kept for the crawl when proc */
-    int proc;                  /* the procedural world (gen.materialize = false) */
-    int gen_owner;             /* g's owner lookup reads gen (cs_sim_world): gen is kept */
-    const cs_gen_owner *owner; /* the world's owner of a host, when gen_owner */
-    cs_evidence *ev;
+    sim_world_view w;
     cs_feat_layout L;
     const cs_discover_ops *ops;
     const char *pname; /* run.policy */
@@ -331,37 +337,38 @@ static inline int64_t visited_bit_local(const sim *s, int64_t li, int64_t page)
  * generator's host ranges (O(log H), nothing stored per page). */
 static inline int64_t host_any(const sim *s, int64_t page)
 {
-    return s->proc ? cs_gen_host_of(s->gen, page) : s->h.host_all[page];
+    return s->w.proc ? cs_gen_host_of(s->w.gen, page) : s->h.host_all[page];
 }
 
 /* The host of this rank's local page li. */
 static inline int64_t host_of_local(const sim *s, int64_t li)
 {
-    return s->proc ? cs_gen_host_of(s->gen, cs_graph_local_id(s->g, li)) : cs_graph_host(s->g)[li];
+    return s->w.proc ? cs_gen_host_of(s->w.gen, cs_graph_local_id(s->w.g, li))
+                     : cs_graph_host(s->w.g)[li];
 }
 
 /* The host of a frontier entry's page: a local page's, or any page's under rep. */
 static inline int64_t host_of_page(const sim *s, int64_t page)
 {
-    if (s->rep || s->proc)
+    if (s->rep || s->w.proc)
         return host_any(s, page);
-    return cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
+    return cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, page)];
 }
 
 static inline int64_t host_of_key(const sim *s, uint64_t key)
 {
     const int64_t page = cs_frontier_key_id(key);
-    if (s->proc)
-        return cs_gen_host_of(s->gen, page);
-    return cs_graph_host(s->g)[cs_graph_local_index(s->g, page)];
+    if (s->w.proc)
+        return cs_gen_host_of(s->w.gen, page);
+    return cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, page)];
 }
 
 /* A hint that host_of_key(key) follows soon (its host is a miss at a random place). */
 static inline void prefetch_host(const sim *s, uint64_t key)
 {
-    if (!s->proc)
+    if (!s->w.proc)
         __builtin_prefetch(
-            &cs_graph_host(s->g)[cs_graph_local_index(s->g, cs_frontier_key_id(key))]);
+            &cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, cs_frontier_key_id(key))]);
 }
 
 /* An exploration key: a hash of (run seed, tick, page id) above the id. th = tick_hash(s, tick),

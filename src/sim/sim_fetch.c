@@ -62,14 +62,14 @@ static cs_err fetch_locate(sim *s, int64_t n, fetch_args *a)
     cs_err rc = CS_OK;
     sim_fetch_phase *f = &s->f;
     CS_TRY(ctx, cs_grow(ctx, &f->at, &f->at_cap, (size_t)n + 1, sizeof *f->at, "fetches"));
-    if (s->proc) {
+    if (s->w.proc) {
         CS_TRY(ctx, cs_grow(ctx, &f->pid, &f->pid_cap, (size_t)n + 1, sizeof *f->pid, "fetches"));
         for (int64_t i = 0; i < n; i++) {
             f->pid[i] = f->fx[i].page;
             f->at[i] = i;
         }
         cs_graph_slice_fini(&f->pages);
-        CS_TRY(ctx, cs_gen_pages(ctx, s->gen, f->pid, n, &f->pages));
+        CS_TRY(ctx, cs_gen_pages(ctx, s->w.gen, f->pid, n, &f->pages));
         a->off = f->pages.offsets;
         a->tg = f->pages.targets;
         a->relv = f->pages.relevance;
@@ -77,10 +77,10 @@ static cs_err fetch_locate(sim *s, int64_t n, fetch_args *a)
     } else {
         for (int64_t i = 0; i < n; i++)
             f->at[i] = f->fx[i].li;
-        a->off = cs_graph_offsets(s->g);
-        a->tg = cs_graph_targets(s->g);
-        a->relv = cs_graph_relevance(s->g);
-        a->hostv = cs_graph_host(s->g);
+        a->off = cs_graph_offsets(s->w.g);
+        a->tg = cs_graph_targets(s->w.g);
+        a->relv = cs_graph_relevance(s->w.g);
+        a->hostv = cs_graph_host(s->w.g);
     }
     a->at = f->at;
     f->host = a->hostv;
@@ -130,7 +130,7 @@ fail:
 static inline void fetch_prefetch(const fetch_args *a, int64_t i)
 {
     const int64_t *off = a->off, *tg = a->tg, *pat = a->at, n = a->n;
-    const cs_evidence *ev = a->s->ev;
+    const cs_evidence *ev = a->s->w.ev;
     const fetch *fx = a->s->f.fx;
     if (i + 4 < n)
         __builtin_prefetch(&off[pat[i + 4]]);
@@ -153,10 +153,10 @@ static inline void fetch_tres_x(const fetch_args *a, cs_link_msg *m, int64_t row
 {
     const sim *s = a->s;
     const int64_t d = m->dst;
-    m->url_rl = (uint16_t)(cs_tres_url_rl(s->ev, d, row) * 65535.0f + 0.5f);
+    m->url_rl = (uint16_t)(cs_tres_url_rl(s->w.ev, d, row) * 65535.0f + 0.5f);
     int64_t hf = 0, hr = 0;
     /* replicated: every host's counts are global and everywhere */
-    if (a->rep || cs_graph_owner(s->g, d) == s->ctx->rank) {
+    if (a->rep || cs_graph_owner(s->w.g, d) == s->ctx->rank) {
         const int64_t h = host_of_page(s, d);
         hf = s->h.host_fetched[hslot(s, h)];
         hr = s->h.host_rel[hslot(s, h)];
@@ -171,7 +171,7 @@ static int64_t fetch_links(const fetch_args *a, int64_t i, const cs_link_msg *tm
                            const uint8_t *pidx, int64_t *skipped)
 {
     const cs_feat_layout *L = &a->s->L;
-    const cs_evidence *ev = a->s->ev;
+    const cs_evidence *ev = a->s->w.ev;
     const int64_t p = tmpl->src, ai = a->at[i], *tg = a->tg, bi = a->base[i];
     const int64_t j1 = a->off[ai + 1];
     const int32_t *slot = a->slot;
@@ -216,8 +216,8 @@ static void fetch_one(const fetch_args *a, int64_t i, int64_t *skipped)
     const fetch *fx = &s->f.fx[i];
     const int64_t p = fx->page, ai = a->at[i];
     float cats[CS_FEAT_MAX_CATEGORIES];
-    const float rl = cs_evidence_page(s->ev, a->slot != NULL ? fx->li : p, cats);
-    const int relevant = a->relv[ai] >= s->threshold;
+    const float rl = cs_evidence_page(s->w.ev, a->slot != NULL ? fx->li : p, cats);
+    const int relevant = a->relv[ai] >= s->w.threshold;
     cs_feat_page *ps = &a->pst[i];
     cs_feat_page_state(&s->L, rl, cats, relevant, &fx->par, ps);
     a->reward[i] = s->ops->reward(s->cfg, relevant, (double)rl); /* the policy's */

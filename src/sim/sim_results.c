@@ -29,7 +29,7 @@ int64_t sim_shared_rss(void)
 int64_t sim_node_memory(const sim *s, int64_t peak)
 {
     int shared = 0;
-    const int64_t held = s->gen != NULL ? cs_gen_shared_held(s->gen, &shared) : 0;
+    const int64_t held = s->w.gen != NULL ? cs_gen_shared_held(s->w.gen, &shared) : 0;
     return shared ? peak - sim_shared_rss() + held : peak;
 }
 
@@ -321,7 +321,7 @@ static cs_err results_ranks(sim *s, cs_err local, cs_results *r)
     cs_err rc = local;
     char path[128];
     s->m.c[C_FRONTIER] = cs_frontier_size(s->fr);
-    int64_t pages = cs_graph_n_local(s->g);
+    int64_t pages = cs_graph_n_local(s->w.g);
     if (rc == CS_OK)
         rc = cs_results_gather(ctx, r, "ranks/pages", CS_RES_I64, 1, &pages);
     for (int i = 0; i < NC && rc == CS_OK; i++) {
@@ -334,8 +334,8 @@ static cs_err results_ranks(sim *s, cs_err local, cs_results *r)
     }
     int64_t rss = sim_peak_rss(), shm = 0, held = 0;
     int shared = 0;
-    if (s->gen != NULL)
-        held = cs_gen_shared_held(s->gen, &shared);
+    if (s->w.gen != NULL)
+        held = cs_gen_shared_held(s->w.gen, &shared);
     if (shared)
         shm = sim_shared_rss();
     if (rc == CS_OK) /* the diagnostics' time on each rank, beside the phases' */

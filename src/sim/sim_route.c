@@ -133,8 +133,8 @@ static cs_err route_records_of(sim *s, int64_t n, int64_t nl)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < nout[i]; k++)
             rix[rat[i] + k] = base[i] + k;
-    CS_TRY(ctx,
-           sim_route_records(ctx, r, s->f.msgs, nl, cs_graph_owner_map8(s->g), s->g, &s->x.out));
+    CS_TRY(ctx, sim_route_records(ctx, r, s->f.msgs, nl, cs_graph_owner_map8(s->w.g), s->w.g,
+                                  &s->x.out));
 fail:
     return rc;
 }

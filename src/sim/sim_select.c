@@ -774,7 +774,7 @@ cs_err sim_take_selected(sim *s, int64_t nsel)
         int64_t e = cs->sl.sel[i];
         fetch *f = &cs->f.fx[i];
         f->page = v.id[e];
-        f->li = cs_graph_local_index(cs->g, f->page);
+        f->li = cs_graph_local_index(cs->w.g, f->page);
         f->pick = i;
         f->par = v.lk[e].par;
         f->has_x = 1;
@@ -831,7 +831,7 @@ cs_err sim_sort_fetches(sim *s, int64_t n)
     CS_TRY(ctx,
            cs_grow(ctx, &s->f.codes_tmp, &s->f.codes_tmp_cap, (size_t)n * G + 1, 1, "fetches"));
     int64_t *idx = s->f.perm;
-    if (n < ((int64_t)1 << 24) && cs_graph_n_pages(s->g) < ((int64_t)1 << 40)) {
+    if (n < ((int64_t)1 << 24) && cs_graph_n_pages(s->w.g) < ((int64_t)1 << 40)) {
         /* (page, index) packed into one key: the radix sort */
         uint64_t *k = (uint64_t *)s->f.perm;
         for (int64_t i = 0; i < n; i++)
@@ -879,7 +879,7 @@ cs_err sim_take_seeds(sim *s, int64_t *n)
     for (int64_t i = 0; i < s->sl.n_seeds; i++) {
         sim_visited_set(s,
                         s->sl.seeds[i]); /* every rank knows every seed, and marks its own bits */
-        int64_t li = cs_graph_local_index(s->g, s->sl.seeds[i]);
+        int64_t li = cs_graph_local_index(s->w.g, s->sl.seeds[i]);
         if (li < 0 && s->cap_global)
             s->h.host_fetched[hslot(s, host_any(s, s->sl.seeds[i]))]++;
         if (li < 0)

@@ -81,7 +81,7 @@ static int64_t bit_of(const sim *s, int64_t id)
     const sim_visited *v = &s->vis;
     if (v->slot == NULL)
         return id;
-    const int64_t li = cs_graph_local_index(s->g, id);
+    const int64_t li = cs_graph_local_index(s->w.g, id);
     if (li >= 0)
         return li;
     const int64_t gi = ghost_index(v, id);
@@ -119,7 +119,7 @@ static cs_err find_ghosts(sim *s)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     sim_visited *v = &s->vis;
-    const cs_graph *g = s->g;
+    const cs_graph *g = s->w.g;
     const int64_t nl = cs_graph_n_local(g), *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
     idset h = {NULL, 0, 0};
     uint64_t *tmp = NULL;
@@ -146,10 +146,10 @@ static cs_err find_ghosts(sim *s)
  * one (a bit and an evidence row per page of the world). */
 static void layout_bytes(const sim *s, int64_t *owned, int64_t *replicated)
 {
-    const int64_t nl = cs_graph_n_local(s->g), N = cs_graph_n_pages(s->g);
+    const int64_t nl = cs_graph_n_local(s->w.g), N = cs_graph_n_pages(s->w.g);
     const int64_t row = 4 * (2 + (int64_t)s->L.categories), g = s->vis.n_ghost;
     *owned =
-        (nl + g) / 8 + 4 * cs_graph_n_local_links(s->g) + (8 + row + 4) * g + 8 * nl + row * nl;
+        (nl + g) / 8 + 4 * cs_graph_n_local_links(s->w.g) + (8 + row + 4) * g + 8 * nl + row * nl;
     *replicated = N / 8 + row * N;
 }
 
@@ -163,7 +163,7 @@ static cs_err build_owned(sim *s)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     sim_visited *v = &s->vis;
-    const cs_graph *g = s->g;
+    const cs_graph *g = s->w.g;
     const int me = ctx->rank;
     const int64_t nl = cs_graph_n_local(g), *off = cs_graph_offsets(g), *tg = cs_graph_targets(g);
     const int64_t nlinks = off[nl];
@@ -238,13 +238,13 @@ cs_err sim_visited_create(sim *s)
     memset(v, 0, sizeof *v);
     int owned = 0;
     int64_t b[2] = {0, 0}, bmax[2] = {0, 0};
-    if (s->proc && want == CS_VISITED_OWNED)
+    if (s->w.proc && want == CS_VISITED_OWNED)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "crawl.visited = owned lists, before the crawl, the other ranks' pages "
                        "that each rank's pages link to, which gen.materialize = false does not "
                        "know before the pages are fetched: set crawl.visited = replicated or auto "
                        "(or gen.materialize = true)");
-    if (!s->rep && ctx->size > 1 && want != CS_VISITED_REPLICATED && !s->proc) {
+    if (!s->rep && ctx->size > 1 && want != CS_VISITED_REPLICATED && !s->w.proc) {
         CS_TRY_AGREE(ctx, find_ghosts(s));
         layout_bytes(s, &b[0], &b[1]);
         cs_allreduce(ctx, b, bmax, 2, CS_T_I64, CS_OP_MAX);
@@ -256,7 +256,7 @@ cs_err sim_visited_create(sim *s)
         free(v->ghost);
         v->ghost = NULL;
         v->n_ghost = 0;
-        v->nbits = cs_graph_n_pages(s->g);
+        v->nbits = cs_graph_n_pages(s->w.g);
     }
     if (bmax[1] > 0)
         CS_LOG(ctx, CS_LOG_VERBOSE,

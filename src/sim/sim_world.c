@@ -245,19 +245,19 @@ cs_err sim_world_check(cs_ctx *ctx, const cs_sim_world *w, const cs_config *cfg)
 static int proc_split_hosts(sim *s)
 {
     const int k = s->ctx->size, me = s->ctx->rank;
-    const int64_t N = cs_graph_n_pages(s->g);
+    const int64_t N = cs_graph_n_pages(s->w.g);
     int split = 0;
     for (int r = 1; r < k && s->cfg->run.partition_method == CS_RUN_PART_BLOCK; r++) {
         int64_t p = 0, n = 0, f = 0, c = 0;
         cs_block_range(N, r, k, &p, &n);
-        const int64_t h = cs_gen_host_of(s->gen, p);
-        cs_gen_host_range(s->gen, h, &f, &c);
+        const int64_t h = cs_gen_host_of(s->w.gen, p);
+        cs_gen_host_range(s->w.gen, h, &f, &c);
         if (n == 0 || f == p)
             continue;
         split = 1;
         if (s->h.host_k == NULL)
             continue;
-        const int o0 = cs_graph_owner(s->g, f), o1 = cs_graph_owner(s->g, f + c - 1);
+        const int o0 = cs_graph_owner(s->w.g, f), o1 = cs_graph_owner(s->w.g, f + c - 1);
         s->h.host_k[h] = o1 - o0 + 1;
         s->h.host_idx[h] = (me < o0 ? o0 : me > o1 + 1 ? o1 + 1 : me) - o0;
     }
@@ -278,7 +278,7 @@ static cs_err host_slots(sim *s, int64_t H)
     cs_ctx *ctx = s->ctx;
     const int64_t W = (H + 63) / 64;
     const int32_t me = ctx->rank;
-    const cs_gen_owner *o = s->owner;
+    const cs_gen_owner *o = s->w.owner;
     cs_err rc = cs_calloc(ctx, &s->h.slot_bits, (size_t)W + 1, 8, "host slots");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &s->h.slot_below, (size_t)W + 1, 4, "host slots");
@@ -301,8 +301,8 @@ static cs_err host_slots(sim *s, int64_t H)
     /* the partition is the one the graph's owner lookup holds */
     for (int64_t h = 0; h<H; h += H> 1 ? H - 1 : 1) {
         int64_t f = 0, c = 0;
-        cs_gen_host_range(s->gen, h, &f, &c);
-        CS_ASSERT((cs_graph_owner(s->g, f) == me) == ((bits[h >> 6] >> (h & 63)) & 1));
+        cs_gen_host_range(s->w.gen, h, &f, &c);
+        CS_ASSERT((cs_graph_owner(s->w.g, f) == me) == ((bits[h >> 6] >> (h & 63)) & 1));
     }
     return CS_OK;
 }
@@ -316,14 +316,14 @@ cs_err sim_build_hosts(sim *s)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int64_t H = cs_graph_n_hosts(s->g), nl = cs_graph_n_local(s->g);
-    const int64_t *host = cs_graph_host(s->g);
+    const int64_t H = cs_graph_n_hosts(s->w.g), nl = cs_graph_n_local(s->w.g);
+    const int64_t *host = cs_graph_host(s->w.g);
     int32_t *mine = NULL;
     s->h.host_words = (H + 63) / 64;
     /* materialized: found below, unless the owner is the host's hash (hosts are whole) */
-    const int split = s->proc ? proc_split_hosts(s) : !s->gen_owner;
+    const int split = s->w.proc ? proc_split_hosts(s) : !s->w.gen_owner;
     s->h.n_slots = H;
-    if ((s->proc || s->gen_owner) && !split && !s->rep && ctx->size > 1 &&
+    if ((s->w.proc || s->w.gen_owner) && !split && !s->rep && ctx->size > 1 &&
         s->cfg->run.partition_method != CS_RUN_PART_BLOCK)
         rc = host_slots(s, H);
     const size_t ns = (size_t)s->h.n_slots + 1;
@@ -345,13 +345,13 @@ cs_err sim_build_hosts(sim *s)
         rc = cs_calloc(ctx, &s->h.host_fetched, ns, 4, "host caps");
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.host_rel, ns, 4, "host caps");
-    if (rc == CS_OK && !s->proc && split)
+    if (rc == CS_OK && !s->w.proc && split)
         rc = cs_calloc(ctx, &mine, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK && H > INT32_MAX)
         rc = cs_fail(ctx, CS_ERR_LIMIT, "more than 2^31 - 1 hosts");
     CS_TRY_AGREE(ctx, rc);
-    if (s->proc || !split) {
-        s->h.any_split = s->proc && proc_split_hosts(s);
+    if (s->w.proc || !split) {
+        s->h.any_split = s->w.proc && proc_split_hosts(s);
         return CS_OK;
     }
     for (int64_t i = 0; i < nl; i++)
@@ -409,8 +409,8 @@ static void seed_insert(uint64_t *mine, int64_t *m, int64_t S, uint64_t k, int64
 static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
 {
     cs_ctx *ctx = s->ctx;
-    const int64_t S = s->cfg->run.seeds, R = cs_graph_n_local_runs(s->g);
-    const int64_t n = cs_graph_n_local(s->g);
+    const int64_t S = s->cfg->run.seeds, R = cs_graph_n_local_runs(s->w.g);
+    const int64_t n = cs_graph_n_local(s->w.g);
     const int relevant = s->cfg->run.seed_pages == CS_SEEDS_RELEVANT;
     const int T = omp_get_max_threads();
     uint64_t *lists = NULL;
@@ -438,7 +438,7 @@ static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
         while (b - a > 1) {
             const int64_t mid = a + (b - a) / 2;
             int64_t mf = 0, mc = 0, mb = 0;
-            cs_graph_local_run(cs->g, mid, &mf, &mc, &mb);
+            cs_graph_local_run(cs->w.g, mid, &mf, &mc, &mb);
             if (mb <= lo)
                 a = mid;
             else
@@ -446,7 +446,7 @@ static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
         }
         for (int64_t i = a, li_at = lo; i < R && li_at < hi; i++) {
             int64_t f = 0, c = 0, base = 0;
-            cs_graph_local_run(cs->g, i, &f, &c, &base);
+            cs_graph_local_run(cs->w.g, i, &f, &c, &base);
             const int64_t from = f + (li_at - base), to = f + (hi - base < c ? hi - base : c);
             for (int64_t p = from; p < to; p++) {
                 const uint64_t k = cs_mix64((uint64_t)p ^ salt); /* seed_key */
@@ -454,8 +454,8 @@ static cs_err proc_seeds(sim *s, uint64_t *mine, int64_t *m)
                     continue;
                 if (relevant) {
                     cs_gen_page pa;
-                    cs_gen_page_attrs(cs->gen, p, &pa);
-                    if (pa.relevance < cs->threshold)
+                    cs_gen_page_attrs(cs->w.gen, p, &pa);
+                    if (pa.relevance < cs->w.threshold)
                         continue;
                 }
                 seed_insert(li, &mt, S, k, p);
@@ -486,8 +486,8 @@ static cs_err global_in_degrees(sim *s, int32_t **out)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int64_t N = cs_graph_n_pages(s->g), nl = cs_graph_n_local(s->g);
-    const int64_t *off = cs_graph_offsets(s->g), *tg = cs_graph_targets(s->g);
+    const int64_t N = cs_graph_n_pages(s->w.g), nl = cs_graph_n_local(s->w.g);
+    const int64_t *off = cs_graph_offsets(s->w.g), *tg = cs_graph_targets(s->w.g);
     int32_t *mine = NULL, *all = NULL;
     *out = NULL;
     rc = cs_calloc(ctx, &mine, (size_t)N + 1, sizeof *mine, "in-degrees");
@@ -533,7 +533,7 @@ static cs_err seeds_from_file(sim *s)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int64_t N = cs_graph_n_pages(s->g);
+    const int64_t N = cs_graph_n_pages(s->w.g);
     char path[CS_CONF_STR + 64], line[256];
     size_t cap = 0;
     if (s->cfg->run.seed_file[0] == '\0')
@@ -595,16 +595,16 @@ cs_err sim_choose_seeds(sim *s)
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     const int mode = s->cfg->run.seed_pages;
-    const int64_t S = s->cfg->run.seeds, nl = cs_graph_n_local(s->g);
-    const int64_t *ids = cs_graph_local_ids(s->g);
-    const double *rel = cs_graph_relevance(s->g);
+    const int64_t S = s->cfg->run.seeds, nl = cs_graph_n_local(s->w.g);
+    const int64_t *ids = cs_graph_local_ids(s->w.g);
+    const double *rel = cs_graph_relevance(s->w.g);
     uint64_t *mine = NULL;
     int32_t *indeg = NULL;
     if (mode == CS_SEEDS_FILE) {
         CS_TRY_AGREE(ctx, seeds_from_file(s));
         return CS_OK;
     }
-    if (mode == CS_SEEDS_IN_DEGREE && s->proc)
+    if (mode == CS_SEEDS_IN_DEGREE && s->w.proc)
         return cs_fail(ctx, CS_ERR_CONFIG,
                        "run.seed_pages = in-degree needs every page's in-links before the crawl, "
                        "which gen.materialize = false does not compute (a page's links are made "
@@ -622,10 +622,10 @@ cs_err sim_choose_seeds(sim *s)
     /* the S smallest (key, id) pairs of this rank, by insertion into a sorted list, the pages
      * offered in increasing id */
     int64_t m = 0;
-    if (s->proc)
+    if (s->w.proc)
         CS_TRY_AGREE(ctx, proc_seeds(s, mine, &m));
-    for (int64_t i = 0; i < nl && !s->proc; i++) {
-        if (mode == CS_SEEDS_RELEVANT && rel[i] < s->threshold)
+    for (int64_t i = 0; i < nl && !s->w.proc; i++) {
+        if (mode == CS_SEEDS_RELEVANT && rel[i] < s->w.threshold)
             continue;
         uint64_t k = mode == CS_SEEDS_IN_DEGREE
                          ? (uint64_t)(INT32_MAX - indeg[ids[i]]) << 32 | (uint64_t)ids[i]
@@ -646,7 +646,7 @@ cs_err sim_choose_seeds(sim *s)
                      "the world has no relevant page (relevance >= %g) to start the crawl from; "
                      "a graph without labels (such as LAW's crawls) starts from run.seed_pages = "
                      "random, in-degree or file, and run.relevance = none makes every page count",
-                     s->threshold);
+                     s->w.threshold);
     else if (s->sl.n_seeds < S) /* every rank merged the same lists: the same count everywhere */
         CS_LOG(ctx, CS_LOG_WARN,
                "run.seeds = %lld, but the world has only %lld %spages: the crawl starts from "
@@ -667,8 +667,8 @@ cs_err sim_host_map(sim *s)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int64_t N = cs_graph_n_pages(s->g), nl = cs_graph_n_local(s->g);
-    const int64_t *ids = cs_graph_local_ids(s->g), *host = cs_graph_host(s->g);
+    const int64_t N = cs_graph_n_pages(s->w.g), nl = cs_graph_n_local(s->w.g);
+    const int64_t *ids = cs_graph_local_ids(s->w.g), *host = cs_graph_host(s->w.g);
     int32_t *mine = NULL;
     rc = cs_calloc(ctx, &s->h.host_all, (size_t)N + 1, sizeof *s->h.host_all, "host map");
     if (rc == CS_OK)
