@@ -95,7 +95,8 @@ def attr_variants(path):
             out.append((tag + " string", mk(lambda p, o, n: _attr_set(p, o, n, np.bytes_(b"1"))),
                         False))
             out.append((tag + " huge", mk(_attr_huge), False))
-            out.append((tag + " negative", mk(_attr_negative), False))
+            if name != "target_topic":  # (-1 is its value for "no target topic")
+                out.append((tag + " negative", mk(_attr_negative), False))
             out.append((tag + " float-class", mk(_attr_float), False))
             out.append((tag + " big-endian", mk(_attr_bigendian), True))
     return out
