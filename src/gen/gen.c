@@ -598,20 +598,37 @@ typedef struct cand {
     int64_t host;
 } cand;
 
-static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page_draw *pd,
-                         cs_rng *r, int64_t d, int with_struct, int64_t *out, idset *set)
+/* Where a page's drawn links may go: its topic's and its hub topic's host tables, whether its
+ * own host can take a link (it has another page) and whether the host is closed. */
+typedef struct link_tables {
+    const host_pick *topic, *hub;
+    int64_t topic_n, hub_n;
+    double p_topic_end; /* p_host + p_topic */
+    int own_ok, closed;
+} link_tables;
+
+static link_tables link_tables_of(const cs_gen *g, int64_t host, const page_draw *pd)
 {
     const cs_gen_config *c = &g->cfg;
-    int own_ok = g->hosts[host].count > 1;
-    const int closed = (host_role(g, host) & HOST_CLOSED) != 0;
-    /* the structural links first (none in a world without them), then d drawn ones */
-    const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, out) : 0;
-    const int use_set = ns + d > 32;
-    if (use_set)
-        idset_reset(set, ns + d);
+    link_tables lt;
+    lt.topic = g->topic_picks + g->topic_off[pd->topic];
+    lt.topic_n = g->topic_off[pd->topic + 1] - g->topic_off[pd->topic];
+    lt.hub = g->topic_picks + g->topic_off[pd->hub_topic];
+    lt.hub_n = g->topic_off[pd->hub_topic + 1] - g->topic_off[pd->hub_topic];
+    lt.p_topic_end = c->p_host + c->p_topic;
+    lt.own_ok = g->hosts[host].count > 1;
+    lt.closed = (host_role(g, host) & HOST_CLOSED) != 0;
+    return lt;
+}
+
+/* The structural links already in out[0, ns) kept in place (n <= j): not the page itself, not
+ * an unlinked page, each once. Returns how many are kept. */
+static int64_t keep_struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t *out,
+                                 int64_t ns, int use_set, idset *set)
+{
     int64_t n = 0;
     const int64_t host_first = g->hosts[host].first;
-    for (int64_t j = 0; j < ns; j++) { /* in place: n <= j */
+    for (int64_t j = 0; j < ns; j++) {
         const int64_t t = out[j];
         if (t == page || is_unlinked(g, t, host_first))
             continue;
@@ -619,12 +636,75 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             continue;
         out[n++] = t;
     }
+    return n;
+}
+
+/* Step 1 of a batch: each candidate's words, its kind (own host, topic, hub topic, anywhere)
+ * and its pick entry, prefetched. */
+static void draw_kinds(const cs_gen *g, const page_draw *pd, const link_tables *lt, cs_rng *r,
+                       cand *b, int64_t k)
+{
+    const cs_gen_config *c = &g->cfg;
+    for (int64_t j = 0; j < k; j++) {
+        uint64_t w0 = cs_rng_u64(r);
+        double u = (double)(w0 >> 40) * 0x1.0p-24;
+        b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
+        b[j].w0 = w0;
+        b[j].table = NULL, b[j].n = 0;
+        if (pd->hub && u < c->hub_focus) {
+            b[j].table = lt->hub;
+            b[j].n = lt->hub_n;
+        } else {
+            double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
+            if (v < c->p_host && lt->own_ok) {
+                b[j].table = NULL;
+            } else if (v < lt->p_topic_end) {
+                b[j].table = lt->topic;
+                b[j].n = lt->topic_n;
+            } else {
+                b[j].table = g->any_picks;
+                b[j].n = g->n_any;
+            }
+        }
+        if (lt->closed && b[j].table != NULL) /* a closed host keeps it, anywhere inside */
+            b[j].table = NULL, b[j].n = -1;
+        if (b[j].table != NULL) {
+            b[j].w1 = cs_rng_u64(r);
+            if (b[j].n > 0)
+                __builtin_prefetch(&b[j].table[((b[j].w1 >> 32) * (uint64_t)b[j].n) >> 32]);
+        }
+    }
+}
+
+/* Step 2 of a batch: each candidate's host, prefetched; -1 for a topic without hosts. */
+static void pick_hosts(const cs_gen *g, int64_t host, cand *b, int64_t k)
+{
+    for (int64_t j = 0; j < k; j++) {
+        b[j].host = b[j].table == NULL ? host : -1; /* -1: a topic without hosts */
+        if (b[j].table == NULL || b[j].n == 0)
+            continue;
+        uint64_t w = b[j].w1;
+        int64_t h = pick_host(b[j].table, b[j].n, w);
+        /* a link "elsewhere" re-picks its own host a few times (the any-links may stay) */
+        for (int i = 1; i <= GEN_HOST_REDRAWS && h == host && b[j].table != g->any_picks; i++)
+            h = pick_host(b[j].table, b[j].n, cs_mix64(w + (uint64_t)i));
+        b[j].host = h;
+        __builtin_prefetch(&g->hosts[h]);
+    }
+}
+
+static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page_draw *pd,
+                         cs_rng *r, int64_t d, int with_struct, int64_t *out, idset *set)
+{
+    const cs_gen_config *c = &g->cfg;
+    const link_tables lt = link_tables_of(g, host, pd);
+    /* the structural links first (none in a world without them), then d drawn ones */
+    const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, out) : 0;
+    const int use_set = ns + d > 32;
+    if (use_set)
+        idset_reset(set, ns + d);
+    int64_t n = keep_struct_links(g, page, host, out, ns, use_set, set);
     const int64_t want = n + d;
-    const host_pick *topic_tab = g->topic_picks + g->topic_off[pd->topic];
-    int64_t topic_n = g->topic_off[pd->topic + 1] - g->topic_off[pd->topic];
-    const host_pick *hub_tab = g->topic_picks + g->topic_off[pd->hub_topic];
-    int64_t hub_n = g->topic_off[pd->hub_topic + 1] - g->topic_off[pd->hub_topic];
-    double p_topic_end = c->p_host + c->p_topic;
 
     cand b[GEN_BATCH];
     int64_t left = d * GEN_ATTEMPTS_PER_LINK;
@@ -635,49 +715,8 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         if (k > left)
             k = left;
         left -= k;
-        /* 1. words, kinds and pick entries */
-        for (int64_t j = 0; j < k; j++) {
-            uint64_t w0 = cs_rng_u64(r);
-            double u = (double)(w0 >> 40) * 0x1.0p-24;
-            b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
-            b[j].w0 = w0;
-            b[j].table = NULL, b[j].n = 0;
-            if (pd->hub && u < c->hub_focus) {
-                b[j].table = hub_tab;
-                b[j].n = hub_n;
-            } else {
-                double v = pd->hub ? (u - c->hub_focus) / (1.0 - c->hub_focus) : u;
-                if (v < c->p_host && own_ok) {
-                    b[j].table = NULL;
-                } else if (v < p_topic_end) {
-                    b[j].table = topic_tab;
-                    b[j].n = topic_n;
-                } else {
-                    b[j].table = g->any_picks;
-                    b[j].n = g->n_any;
-                }
-            }
-            if (closed && b[j].table != NULL) /* a closed host keeps it, anywhere inside */
-                b[j].table = NULL, b[j].n = -1;
-            if (b[j].table != NULL) {
-                b[j].w1 = cs_rng_u64(r);
-                if (b[j].n > 0)
-                    __builtin_prefetch(&b[j].table[((b[j].w1 >> 32) * (uint64_t)b[j].n) >> 32]);
-            }
-        }
-        /* 2. hosts */
-        for (int64_t j = 0; j < k; j++) {
-            b[j].host = b[j].table == NULL ? host : -1; /* -1: a topic without hosts */
-            if (b[j].table == NULL || b[j].n == 0)
-                continue;
-            uint64_t w = b[j].w1;
-            int64_t h = pick_host(b[j].table, b[j].n, w);
-            /* a link "elsewhere" re-picks its own host a few times (the any-links may stay) */
-            for (int i = 1; i <= GEN_HOST_REDRAWS && h == host && b[j].table != g->any_picks; i++)
-                h = pick_host(b[j].table, b[j].n, cs_mix64(w + (uint64_t)i));
-            b[j].host = h;
-            __builtin_prefetch(&g->hosts[h]);
-        }
+        draw_kinds(g, pd, &lt, r, b, k);
+        pick_hosts(g, host, b, k);
         /* 3. pages, distinct and not the page itself */
         for (int64_t j = 0; j < k; j++) {
             if (b[j].host < 0)
@@ -700,21 +739,12 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
     return n;
 }
 
-/* Pages first + i, or ids[i] when ids is not NULL (gen_impl.h): one body for both, so that a
- * page is generated the same way whichever way it is asked for. */
-static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64_t *ids, int64_t n,
-                        cs_graph_slice *out, cs_progress *progress, int quiet)
+/* Pass 1 of gen_pages: each page's drawn degree (kept in cnt) and the upper bound of its link
+ * range, the drawn degree and the structural links' bound, as prefix sums in ub[0, n]. */
+static void link_bounds(const cs_gen *g, int64_t first, const int64_t *ids, int64_t n, int64_t *ub,
+                        uint32_t *cnt)
 {
-    cs_err rc = CS_OK;
-    int64_t *ub = NULL;
-    uint32_t *cnt = NULL;
     const cs_gen_config *c = &g->cfg;
-
-    double t0 = cs_now();
-    /* Pass 1: drawn degrees (kept in cnt) and the structural links' bound -> upper bounds of
-     * each page's link range. */
-    CS_TRY(ctx, cs_alloc(ctx, &ub, (size_t)n + 1, sizeof *ub, "link bounds"));
-    CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)n + 1, sizeof *cnt, "link counts"));
     ub[0] = 0;
 #pragma omp parallel for default(none) shared(g, c, ub, cnt, first, ids, n) schedule(static)
     for (int64_t i = 0; i < n; i++) {
@@ -731,6 +761,43 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
     }
     for (int64_t i = 0; i < n; i++)
         ub[i + 1] += ub[i];
+}
+
+/* Pass 3 of gen_pages: the gaps left by pages that found fewer distinct links than drawn
+ * closed (page i's cnt[i] links start at ub[i]), the offsets set; returns the links kept. */
+static int64_t compact_links(cs_graph_slice *out, const int64_t *ub, const uint32_t *cnt, int64_t n)
+{
+    int64_t pos = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t from = ub[i];
+        if (from != pos)
+            memmove(out->targets + pos, out->targets + from, cnt[i] * sizeof *out->targets);
+        out->offsets[i] = pos;
+        pos += cnt[i];
+    }
+    out->offsets[n] = pos;
+    if (pos < ub[n]) {
+        int64_t *t = realloc(out->targets, (size_t)(pos > 0 ? pos : 1) * sizeof *t);
+        if (t != NULL)
+            out->targets = t;
+    }
+    return pos;
+}
+
+/* Pages first + i, or ids[i] when ids is not NULL (gen_impl.h): one body for both, so that a
+ * page is generated the same way whichever way it is asked for. */
+static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64_t *ids, int64_t n,
+                        cs_graph_slice *out, cs_progress *progress, int quiet)
+{
+    cs_err rc = CS_OK;
+    int64_t *ub = NULL;
+    uint32_t *cnt = NULL;
+    const cs_gen_config *c = &g->cfg;
+
+    double t0 = cs_now();
+    CS_TRY(ctx, cs_alloc(ctx, &ub, (size_t)n + 1, sizeof *ub, "link bounds"));
+    CS_TRY(ctx, cs_alloc(ctx, &cnt, (size_t)n + 1, sizeof *cnt, "link counts"));
+    link_bounds(g, first, ids, n, ub, cnt);
 
     CS_TRY(ctx, cs_graph_slice_alloc(ctx, out, n, ub[n]));
     out->first = first;
@@ -795,21 +862,7 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
     }
 
     double t2 = cs_now();
-    /* Pass 3: close the gaps left by pages that found fewer distinct links than drawn. */
-    int64_t pos = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t from = ub[i];
-        if (from != pos)
-            memmove(out->targets + pos, out->targets + from, cnt[i] * sizeof *out->targets);
-        out->offsets[i] = pos;
-        pos += cnt[i];
-    }
-    out->offsets[n] = pos;
-    if (pos < ub[n]) {
-        int64_t *t = realloc(out->targets, (size_t)(pos > 0 ? pos : 1) * sizeof *t);
-        if (t != NULL)
-            out->targets = t;
-    }
+    const int64_t pos = compact_links(out, ub, cnt, n);
     if (!quiet)
         CS_LOG(ctx, CS_LOG_VERBOSE,
                "gen (rank 0): degrees %.2fs, pages and links %.2fs, compaction %.2fs (%lld of %lld "
