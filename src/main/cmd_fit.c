@@ -560,6 +560,92 @@ static cs_err parse_candidates(cs_ctx *ctx, const char *s, int *n)
     return CS_OK;
 }
 
+/* The best candidate of a search and what it was measured at. */
+typedef struct fit_best {
+    cs_gen_config *gen; /* its spec */
+    cs_stats *stats;    /* its statistics (the light sampling while searching) */
+    double recip;       /* its reciprocity keys' target */
+    int index, met, tried;
+    double sum;
+} fit_best;
+
+/*
+ * The search: candidates made from cfg->gen (the start) and measured with `light`, the best
+ * kept in *best. Phase 1 moves every key at once with the step `step`; once it falls below 1/64,
+ * phase 2 moves one group of keys at a time (in K_ order, each with its own step).
+ */
+static cs_err search(cs_ctx *ctx, const cs_stats *real, const cs_stats_opts *light, int candidates,
+                     cs_config *cfg, double recip, cs_stats *twin, fit_best *best)
+{
+    cs_err rc = CS_OK;
+    int group = -1, idle = 0;
+    double step = 1.0, gstep[N_KEYS];
+    for (int j = 0; j < N_KEYS; j++)
+        gstep[j] = 1.0;
+    best->index = best->met = -1;
+    best->sum = 0.0;
+    best->recip = recip;
+    for (int k = 0; k < candidates; k++) {
+        best->tried = k + 1;
+        if (k > 0) { /* a step from the best candidate along its update */
+            cfg->gen = *best->gen;
+            recip = best->recip;
+            if (group < 0) {
+                move(real, best->stats, step, K_ALL, &cfg->gen, &recip);
+            } else {
+                do
+                    group = (group + 1) % N_KEYS;
+                while (gstep[group] < 1.0 / 8.0 && idle++ < N_KEYS);
+                move(real, best->stats, gstep[group], 1 << group, &cfg->gen, &recip);
+            }
+        }
+        CS_TRY(ctx, feasible(ctx, &cfg->gen));
+        const double t1 = cs_now();
+        CS_TRY(ctx, cs_stats_spec(ctx, &cfg->gen, light, 0, twin));
+        int met = 0;
+        double sum = 0.0;
+        score(real, twin, &met, &sum);
+        log_candidate(ctx, k, group < 0 ? step : gstep[group], group, met, sum, cs_now() - t1, twin,
+                      &cfg->gen);
+        const int better = met > best->met || (met == best->met && sum < best->sum);
+        if (better) {
+            best->index = k;
+            best->met = met;
+            best->sum = sum;
+            *best->gen = cfg->gen;
+            best->recip = recip;
+            *best->stats = *twin;
+        }
+        if (k > 0 && group < 0) {
+            step = better ? fmin(1.0, 1.5 * step) : 0.5 * step;
+            if (step < 1.0 / 64.0)
+                group = N_KEYS - 1; /* phase 2 starts with the first group */
+        } else if (k > 0) {
+            gstep[group] = better ? fmin(1.0, 1.5 * gstep[group]) : 0.5 * gstep[group];
+            idle = better ? 0 : idle + 1;
+        }
+        CS_LOG(ctx, CS_LOG_INFO, "fit: candidate %d of %d: %d targets met (best %d: %d)", k + 1,
+               candidates, met, best->index + 1, best->met);
+        if (idle >= N_KEYS)
+            break; /* no group's step improves the best */
+    }
+fail:
+    return rc;
+}
+
+/* The table's path: --table, or the twin's path with .ini replaced by (or else followed by)
+ * .fit.md. */
+static void table_path_of(const cs_fit_args *a, char *path, size_t size)
+{
+    const size_t on = strlen(a->output);
+    if (a->table != NULL)
+        snprintf(path, size, "%s", a->table);
+    else if (on >= 4 && strcmp(a->output + on - 4, ".ini") == 0)
+        snprintf(path, size, "%.*s.fit.md", (int)(on - 4), a->output);
+    else
+        snprintf(path, size, "%s.fit.md", a->output);
+}
+
 cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
 {
     if (a->npos != 1)
@@ -571,13 +657,7 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     if (rc != CS_OK)
         return rc;
     char table_path[4096];
-    const size_t on = strlen(a->output);
-    if (a->table != NULL)
-        snprintf(table_path, sizeof table_path, "%s", a->table);
-    else if (on >= 4 && strcmp(a->output + on - 4, ".ini") == 0)
-        snprintf(table_path, sizeof table_path, "%.*s.fit.md", (int)(on - 4), a->output);
-    else
-        snprintf(table_path, sizeof table_path, "%s.fit.md", a->output);
+    table_path_of(a, table_path, sizeof table_path);
     cs_config cfg;
     rc = cs_config_load(ctx, NULL, a->sets, a->nsets, &cfg);
     if (rc != CS_OK)
@@ -588,74 +668,23 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     light.sources = 16;
     light.cluster_pages = 2000;
     light.bfs_seeds = 2;
-    cs_stats *real = NULL, *twin = NULL, *best_s = NULL;
-    cs_gen_config *best_g = NULL;
+    cs_stats *real = NULL;
+    fit_best best = {0};
     char *table = NULL;
     CS_TRY(ctx, cs_agree(ctx, cs_calloc(ctx, &real, 4, sizeof *real, "fit statistics")));
-    twin = real + 1;
-    best_s = real + 2;
-    CS_TRY(ctx, cs_agree(ctx, cs_calloc(ctx, &best_g, 1, sizeof *best_g, "fit")));
+    best.stats = real + 2;
+    CS_TRY(ctx, cs_agree(ctx, cs_calloc(ctx, &best.gen, 1, sizeof *best.gen, "fit")));
     const double t0 = cs_now();
     CS_TRY(ctx, cs_stats_file(ctx, a->path, &full, real));
     CS_LOG(ctx, CS_LOG_INFO, "fit: %s measured (%lld pages, %lld links) in %.1f s", a->path,
            (long long)real->n_pages, (long long)real->n_links, cs_now() - t0);
     double recip = 0.0;
     start(real, &cfg.gen, &recip);
-    /* best_s holds the best candidate's statistics while searching (twin the current one's).
-     * Phase 1 moves every key at once with the step `step`; once it falls below 1/64, phase 2
-     * moves one group of keys at a time (in K_ order, each with its own step). */
-    int best = -1, best_met = -1, tried = 0, group = -1, idle = 0;
-    double best_sum = 0.0, best_recip = recip, step = 1.0, gstep[N_KEYS];
-    for (int j = 0; j < N_KEYS; j++)
-        gstep[j] = 1.0;
-    for (int k = 0; k < candidates; k++) {
-        tried = k + 1;
-        if (k > 0) { /* a step from the best candidate along its update */
-            cfg.gen = *best_g;
-            recip = best_recip;
-            if (group < 0) {
-                move(real, best_s, step, K_ALL, &cfg.gen, &recip);
-            } else {
-                do
-                    group = (group + 1) % N_KEYS;
-                while (gstep[group] < 1.0 / 8.0 && idle++ < N_KEYS);
-                move(real, best_s, gstep[group], 1 << group, &cfg.gen, &recip);
-            }
-        }
-        CS_TRY(ctx, feasible(ctx, &cfg.gen));
-        const double t1 = cs_now();
-        CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &light, 0, twin));
-        int met = 0;
-        double sum = 0.0;
-        score(real, twin, &met, &sum);
-        log_candidate(ctx, k, group < 0 ? step : gstep[group], group, met, sum, cs_now() - t1, twin,
-                      &cfg.gen);
-        const int better = met > best_met || (met == best_met && sum < best_sum);
-        if (better) {
-            best = k;
-            best_met = met;
-            best_sum = sum;
-            *best_g = cfg.gen;
-            best_recip = recip;
-            *best_s = *twin;
-        }
-        if (k > 0 && group < 0) {
-            step = better ? fmin(1.0, 1.5 * step) : 0.5 * step;
-            if (step < 1.0 / 64.0)
-                group = N_KEYS - 1; /* phase 2 starts with the first group */
-        } else if (k > 0) {
-            gstep[group] = better ? fmin(1.0, 1.5 * gstep[group]) : 0.5 * gstep[group];
-            idle = better ? 0 : idle + 1;
-        }
-        CS_LOG(ctx, CS_LOG_INFO, "fit: candidate %d of %d: %d targets met (best %d: %d)", k + 1,
-               candidates, met, best + 1, best_met);
-        if (idle >= N_KEYS)
-            break; /* no group's step improves the best */
-    }
-    cfg.gen = *best_g;
-    CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &full, 0, best_s));
+    CS_TRY(ctx, search(ctx, real, &light, candidates, &cfg, recip, real + 1, &best));
+    cfg.gen = *best.gen;
+    CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &full, 0, best.stats));
     if (ctx->rank == 0) {
-        table = table_text(a->path, real, best_s, tried, best);
+        table = table_text(a->path, real, best.stats, best.tried, best.index);
         rc = table == NULL ? cs_fail(ctx, CS_ERR_NOMEM, "fit: the table") : CS_OK;
         if (rc == CS_OK) {
             fputs(table, stdout);
@@ -668,7 +697,7 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     rc = cs_agree(ctx, rc);
 fail:
     free(table);
-    free(best_g);
+    free(best.gen);
     free(real);
     return rc;
 }
