@@ -527,86 +527,149 @@ fail:
     return rc;
 }
 
+/* The reading state of an import, before any file is read. */
+static void imp_start(cs_imp *im, cs_ctx *ctx, const cs_import_config *ic)
+{
+    memset(im, 0, sizeof *im);
+    im->ctx = ctx;
+    im->ic = ic;
+    im->names = ic->node_ids == CS_IDS_NAME || ic->edge_format == CS_EDGES_GML;
+    im->weighted = ic->edge_format == CS_EDGES_PAIRS && ic->weight_field != CS_FIELD_NONE;
+    cs_imp_seps_init(&im->eseps, ic->separators);
+    cs_imp_seps_init(&im->pseps, ic->page_separators);
+    im->comment_len = strlen(ic->comment);
+    cs_imp_strtab_init(&im->nodes);
+    cs_imp_strtab_init(&im->hosts);
+    cs_imp_strtab_init(&im->topics);
+    cs_imp_strtab_init(&im->files);
+    im->limit = ic->node_count > 0 ? ic->node_count : -1;
+    im->n_pages = ic->node_count;
+    im->max_id = -1;
+}
+
+/* The page tables, then the edge files, read with a progress line. */
+static cs_err read_lists(cs_imp *im, const cs_config *cfg)
+{
+    const cs_import_config *ic = im->ic;
+    cs_progress prog;
+    uint64_t done = 0;
+    cs_progress_begin(&prog, im->ctx, "import: reading",
+                      cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
+                          cs_imp_list_bytes(cfg, ic->edges));
+    cs_err rc = read_list(im, cfg, ic->page_list, LIST_PAGE_LIST, &prog, &done);
+    if (rc == CS_OK)
+        rc = read_list(im, cfg, ic->pages, LIST_PAGES, &prog, &done);
+    if (rc == CS_OK)
+        rc = read_list(im, cfg, ic->edges, LIST_EDGES, &prog, &done);
+    nomem_context(im->ctx, rc, "while reading %s:%lld", im->file != NULL ? im->file : "?",
+                  (long long)im->line);
+    if (rc == CS_OK)
+        cs_progress_end(&prog);
+    return rc;
+}
+
+/* Ids beyond the count implied by the lines of the edge files, or declared by a header that the
+ * page tables were read before, refused unless new_ids = allow. `where` names the largest id's
+ * line. */
+static cs_err check_ids(const cs_imp *im, const char *where)
+{
+    const cs_import_config *ic = im->ic;
+    int indexed =
+        ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS;
+    int64_t count = im->limit >= 0 ? im->limit : indexed ? im->adj_next : -1;
+    if (im->names || count < 0 || im->max_id < count || ic->new_ids != CS_NEW_IDS_ERROR)
+        return CS_OK;
+    if (im->max_id_table)
+        return cs_fail(im->ctx, CS_ERR_FORMAT,
+                       "%s: page %lld is beyond the node count %lld of the edge files %s (%s; "
+                       "new_ids = allow keeps such pages, without links)",
+                       where, (long long)(im->max_id + ic->id_base), (long long)count, ic->edges,
+                       ic->page_ids == CS_PAGE_IDS_LINE ? "page_ids = line: line i is page i"
+                                                        : "an id of the page tables");
+    return cs_fail(im->ctx, CS_ERR_FORMAT,
+                   "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
+                   "edge files have %lld lines, line i is page i; new_ids = allow makes "
+                   "new pages)",
+                   where, (long long)(im->max_id + ic->id_base), (long long)count,
+                   cs_import_format_name(ic->edge_format), (long long)im->adj_next);
+}
+
+/* A graph with pages, and a target label that some page carries. */
+static cs_err check_pages(const cs_imp *im, int64_t n)
+{
+    const cs_import_config *ic = im->ic;
+    if (n == 0)
+        return cs_fail(im->ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files%s%s",
+                       ic->edges, ic->pages[0] ? " or page tables " : "", ic->pages);
+    if (ic->target_label[0] != '\0' && !im->any_label_match)
+        return cs_fail(im->ctx, CS_ERR_CONFIG,
+                       "[import] target_label = '%s' matches no label in the page tables %s%s%s%s",
+                       ic->target_label, ic->pages, im->topics.n > 0 ? " (labels look like '" : "",
+                       im->topics.n > 0 ? cs_imp_strtab_get(&im->topics, 0) : "",
+                       im->topics.n > 0 ? "')" : "");
+    return CS_OK;
+}
+
+/* The pages' topics and relevance from the tables, their dynamics drawn as the generator's,
+ * and their features. */
+static cs_err page_attributes(cs_imp *im, const cs_config *cfg, int64_t n, cs_graph_slice *g)
+{
+    cs_ctx *ctx = im->ctx;
+    cs_err rc = CS_OK;
+    CS_TRY(ctx, cs_alloc(ctx, &g->topic, (size_t)n, sizeof *g->topic, "page topics"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->relevance, (size_t)n, sizeof *g->relevance, "page relevance"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->delta, (size_t)n, sizeof *g->delta, "page change rates"));
+    CS_TRY(ctx, cs_alloc(ctx, &g->mu, (size_t)n, sizeof *g->mu, "page importance"));
+    CS_TRY(ctx,
+           cs_alloc(ctx, &g->observable, (size_t)n, sizeof *g->observable, "page observability"));
+    for (int64_t i = 0; i < n; i++) {
+        g->topic[i] = im->p_topic[i];
+        g->relevance[i] = !isnan(im->p_score[i]) ? im->p_score[i] : im->p_rel[i] ? 1.0 : 0.0;
+        cs_gen_page_dynamics(&cfg->gen, g->host[i], i, CS_RNG_IMPORT, &g->delta[i], &g->mu[i],
+                             &g->observable[i]);
+    }
+    if (im->ic->page_features != CS_FEAT_NONE)
+        CS_TRY(ctx, build_features(im, n, g));
+fail:
+    return rc;
+}
+
+/* The graph's metadata: topics and their names, the target topic, the source, the seed. */
+static cs_err import_meta(cs_imp *im, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
+{
+    const cs_import_config *ic = im->ic;
+    meta->n_topics = im->topics.n;
+    g->n_topics = im->topics.n;
+    meta->target_topic =
+        ic->target_label[0] != '\0'
+            ? cs_imp_strtab_find(&im->topics, ic->target_label, strlen(ic->target_label))
+            : -1;
+    snprintf(meta->source, sizeof meta->source, "import:%.248s",
+             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
+    meta->seed = (uint64_t)cfg->gen.seed;
+    if (im->topics.n > 0)
+        return copy_names(im->ctx, &im->topics, &meta->topic_blob, &meta->topic_name_off);
+    return CS_OK;
+}
+
 cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
 {
     cs_err rc = CS_OK;
     const cs_import_config *ic = &cfg->import;
-    cs_progress prog;
-    uint64_t done = 0;
     double t0 = cs_now();
     cs_imp im;
-    memset(&im, 0, sizeof im);
+    imp_start(&im, ctx, ic);
     cs_graph_slice_init(g);
     cs_graph_meta_init(meta);
-    im.ctx = ctx;
-    im.ic = ic;
-    im.names = ic->node_ids == CS_IDS_NAME || ic->edge_format == CS_EDGES_GML;
-    im.weighted = ic->edge_format == CS_EDGES_PAIRS && ic->weight_field != CS_FIELD_NONE;
-    cs_imp_seps_init(&im.eseps, ic->separators);
-    cs_imp_seps_init(&im.pseps, ic->page_separators);
-    im.comment_len = strlen(ic->comment);
-    cs_imp_strtab_init(&im.nodes);
-    cs_imp_strtab_init(&im.hosts);
-    cs_imp_strtab_init(&im.topics);
-    cs_imp_strtab_init(&im.files);
-    im.limit = ic->node_count > 0 ? ic->node_count : -1;
-    im.n_pages = ic->node_count;
-    im.max_id = -1;
     CS_TRY(ctx, cs_imp_check_config(ctx, ic));
-
-    cs_progress_begin(&prog, ctx, "import: reading",
-                      cs_imp_list_bytes(cfg, ic->page_list) + cs_imp_list_bytes(cfg, ic->pages) +
-                          cs_imp_list_bytes(cfg, ic->edges));
-    rc = read_list(&im, cfg, ic->page_list, LIST_PAGE_LIST, &prog, &done);
-    if (rc == CS_OK)
-        rc = read_list(&im, cfg, ic->pages, LIST_PAGES, &prog, &done);
-    if (rc == CS_OK)
-        rc = read_list(&im, cfg, ic->edges, LIST_EDGES, &prog, &done);
-    nomem_context(ctx, rc, "while reading %s:%lld", im.file != NULL ? im.file : "?",
-                  (long long)im.line);
-    CS_TRY(ctx, rc);
-    cs_progress_end(&prog);
+    CS_TRY(ctx, read_lists(&im, cfg));
     double t_read = cs_now();
 
     char where[CS_IMP_PATH_MAX + 32];
     max_id_where(&im, where, sizeof where);
-    int indexed =
-        ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS;
-    /* the count implied by the lines of the edge files, or declared by a header that the page
-     * tables were read before: ids beyond it are checked now */
-    int64_t count = im.limit >= 0 ? im.limit : indexed ? im.adj_next : -1;
-    if (!im.names && count >= 0 && im.max_id >= count && ic->new_ids == CS_NEW_IDS_ERROR) {
-        if (im.max_id_table)
-            rc = cs_fail(ctx, CS_ERR_FORMAT,
-                         "%s: page %lld is beyond the node count %lld of the edge files %s (%s; "
-                         "new_ids = allow keeps such pages, without links)",
-                         where, (long long)(im.max_id + ic->id_base), (long long)count, ic->edges,
-                         ic->page_ids == CS_PAGE_IDS_LINE ? "page_ids = line: line i is page i"
-                                                          : "an id of the page tables");
-        else
-            rc = cs_fail(ctx, CS_ERR_FORMAT,
-                         "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
-                         "edge files have %lld lines, line i is page i; new_ids = allow makes "
-                         "new pages)",
-                         where, (long long)(im.max_id + ic->id_base), (long long)count,
-                         cs_import_format_name(ic->edge_format), (long long)im.adj_next);
-        goto fail;
-    }
-
+    CS_TRY(ctx, check_ids(&im, where));
     int64_t n = im.names ? (int64_t)im.nodes.n : im.n_pages;
-    if (n == 0) {
-        rc = cs_fail(ctx, CS_ERR_FORMAT, "%s: empty graph: no pages in the edge files%s%s",
-                     ic->edges, ic->pages[0] ? " or page tables " : "", ic->pages);
-        goto fail;
-    }
-    if (ic->target_label[0] != '\0' && !im.any_label_match) {
-        rc = cs_fail(ctx, CS_ERR_CONFIG,
-                     "[import] target_label = '%s' matches no label in the page tables %s%s%s%s",
-                     ic->target_label, ic->pages, im.topics.n > 0 ? " (labels look like '" : "",
-                     im.topics.n > 0 ? cs_imp_strtab_get(&im.topics, 0) : "",
-                     im.topics.n > 0 ? "')" : "");
-        goto fail;
-    }
+    CS_TRY(ctx, check_pages(&im, n));
     g->n_pages_total = n;
     g->first = 0;
     g->n = n;
@@ -624,33 +687,8 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
                       "building %lld pages (the largest node id, %lld, is at %s) and %zu links",
                       (long long)n, (long long)(im.max_id + ic->id_base), where, m_read);
     CS_TRY(ctx, rc);
-
-    CS_TRY(ctx, cs_alloc(ctx, &g->topic, (size_t)n, sizeof *g->topic, "page topics"));
-    CS_TRY(ctx, cs_alloc(ctx, &g->relevance, (size_t)n, sizeof *g->relevance, "page relevance"));
-    CS_TRY(ctx, cs_alloc(ctx, &g->delta, (size_t)n, sizeof *g->delta, "page change rates"));
-    CS_TRY(ctx, cs_alloc(ctx, &g->mu, (size_t)n, sizeof *g->mu, "page importance"));
-    CS_TRY(ctx,
-           cs_alloc(ctx, &g->observable, (size_t)n, sizeof *g->observable, "page observability"));
-    for (int64_t i = 0; i < n; i++) {
-        g->topic[i] = im.p_topic[i];
-        g->relevance[i] = !isnan(im.p_score[i]) ? im.p_score[i] : im.p_rel[i] ? 1.0 : 0.0;
-        cs_gen_page_dynamics(&cfg->gen, g->host[i], i, CS_RNG_IMPORT, &g->delta[i], &g->mu[i],
-                             &g->observable[i]);
-    }
-    if (ic->page_features != CS_FEAT_NONE)
-        CS_TRY(ctx, build_features(&im, n, g));
-
-    meta->n_topics = im.topics.n;
-    g->n_topics = im.topics.n;
-    meta->target_topic =
-        ic->target_label[0] != '\0'
-            ? cs_imp_strtab_find(&im.topics, ic->target_label, strlen(ic->target_label))
-            : -1;
-    if (im.topics.n > 0)
-        CS_TRY(ctx, copy_names(ctx, &im.topics, &meta->topic_blob, &meta->topic_name_off));
-    snprintf(meta->source, sizeof meta->source, "import:%.248s",
-             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
-    meta->seed = (uint64_t)cfg->gen.seed;
+    CS_TRY(ctx, page_attributes(&im, cfg, n, g));
+    CS_TRY(ctx, import_meta(&im, cfg, g, meta));
 
     /* What was changed in the data is part of the result: shown at the default level. */
     CS_LOG(ctx, CS_LOG_INFO, "import: %llu self-loop%s %s, %llu duplicate link%s merged",
