@@ -302,7 +302,7 @@ static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_met
         break;
     default: { /* url, field: host strings, renumbered by first page */
         for (int64_t i = 0; i < n; i++) {
-            if (im->p_host[i] >= 0)
+            if (im->pg.host[i] >= 0)
                 continue;
             if (ic->hosts == CS_HOSTS_URL && im->names) {
                 const char *name = cs_imp_strtab_get(&im->nodes, (int32_t)i);
@@ -316,7 +316,7 @@ static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_met
                                  cs_imp_quote_len(strlen(name)), name);
                     goto fail;
                 }
-                CS_TRY(ctx, cs_imp_intern_host(im, h, hl, 1, &im->p_host[i]));
+                CS_TRY(ctx, cs_imp_intern_host(im, h, hl, 1, &im->pg.host[i]));
                 continue;
             }
             rc = cs_fail(
@@ -334,7 +334,7 @@ static cs_err build_hosts(cs_imp *im, int64_t n, cs_graph_slice *g, cs_graph_met
             remap[h] = -1;
         size_t bytes = 0;
         for (int64_t i = 0; i < n; i++) {
-            int32_t h = im->p_host[i];
+            int32_t h = im->pg.host[i];
             if (remap[h] < 0) {
                 order[next] = h;
                 remap[h] = next++;
@@ -374,12 +374,12 @@ static cs_err build_features(cs_imp *im, int64_t n, cs_graph_slice *g)
     const cs_import_config *ic = im->ic;
     int64_t dim = ic->page_features == CS_FEAT_DENSE_BINARY || ic->page_features_count > 0
                       ? ic->page_features_count
-                      : im->f_dim;
+                      : im->feat.dim;
     if (dim <= 0)
         return CS_OK; /* sparse features configured but none present */
     size_t total = 0;
     for (int64_t i = 0; i < n; i++)
-        total += (size_t)im->p_nfeat[i];
+        total += (size_t)im->pg.nfeat[i];
     CS_TRY(ctx, cs_alloc(ctx, &g->term_offsets, (size_t)n + 1, sizeof *g->term_offsets,
                          "feature offsets"));
     CS_TRY(ctx, cs_alloc(ctx, &g->term_index, total, sizeof *g->term_index, "feature indices"));
@@ -387,10 +387,10 @@ static cs_err build_features(cs_imp *im, int64_t n, cs_graph_slice *g)
     size_t at = 0;
     for (int64_t i = 0; i < n; i++) {
         g->term_offsets[i] = (int64_t)at;
-        if (im->p_nfeat[i] > 0) {
-            size_t k = (size_t)im->p_nfeat[i];
-            memcpy(g->term_index + at, im->f_idx + im->p_feat[i], k * sizeof *g->term_index);
-            memcpy(g->term_value + at, im->f_val + im->p_feat[i], k * sizeof *g->term_value);
+        if (im->pg.nfeat[i] > 0) {
+            size_t k = (size_t)im->pg.nfeat[i];
+            memcpy(g->term_index + at, im->feat.idx + im->pg.feat[i], k * sizeof *g->term_index);
+            memcpy(g->term_value + at, im->feat.val + im->pg.feat[i], k * sizeof *g->term_value);
             at += k;
         }
     }
@@ -430,16 +430,17 @@ static void nomem_context(cs_ctx *ctx, cs_err rc, const char *fmt, ...)
 /* "FILE:LINE" of the largest integer node id, for messages. */
 static void max_id_where(const cs_imp *im, char *out, size_t size)
 {
-    if (im->max_id < 0 || im->files.n == 0)
+    if (im->seen.max_id < 0 || im->seen.files.n == 0)
         snprintf(out, size, "?");
     else
         snprintf(out, size, "%.*s:%lld", CS_IMP_PATH_MAX,
-                 cs_imp_strtab_get(&im->files, im->max_id_file), (long long)im->max_id_line);
+                 cs_imp_strtab_get(&im->seen.files, im->seen.max_id_file),
+                 (long long)im->seen.max_id_line);
 }
 
 void cs_imp_fini(cs_imp *im)
 {
-    cs_imp_strtab_fini(&im->files);
+    cs_imp_strtab_fini(&im->seen.files);
     free(im->src_seen);
     cs_imp_strtab_fini(&im->nodes);
     cs_imp_strtab_fini(&im->hosts);
@@ -447,15 +448,15 @@ void cs_imp_fini(cs_imp *im)
     free(im->src);
     free(im->dst);
     free(im->w);
-    free(im->p_host);
-    free(im->p_topic);
-    free(im->p_rel);
-    free(im->p_score);
+    free(im->pg.host);
+    free(im->pg.topic);
+    free(im->pg.rel);
+    free(im->pg.score);
     free(im->rev);
-    free(im->p_feat);
-    free(im->p_nfeat);
-    free(im->f_idx);
-    free(im->f_val);
+    free(im->pg.feat);
+    free(im->pg.nfeat);
+    free(im->feat.idx);
+    free(im->feat.val);
     free(im->fields);
     free(im->low);
     memset(im, 0, sizeof *im);
@@ -541,10 +542,10 @@ static void imp_start(cs_imp *im, cs_ctx *ctx, const cs_import_config *ic)
     cs_imp_strtab_init(&im->nodes);
     cs_imp_strtab_init(&im->hosts);
     cs_imp_strtab_init(&im->topics);
-    cs_imp_strtab_init(&im->files);
+    cs_imp_strtab_init(&im->seen.files);
     im->limit = ic->node_count > 0 ? ic->node_count : -1;
     im->n_pages = ic->node_count;
-    im->max_id = -1;
+    im->seen.max_id = -1;
 }
 
 /* The page tables, then the edge files, read with a progress line. */
@@ -577,20 +578,21 @@ static cs_err check_ids(const cs_imp *im, const char *where)
     int indexed =
         ic->edge_format == CS_EDGES_ADJACENCY_INDEXED || ic->edge_format == CS_EDGES_SUCCESSORS;
     int64_t count = im->limit >= 0 ? im->limit : indexed ? im->adj_next : -1;
-    if (im->names || count < 0 || im->max_id < count || ic->new_ids != CS_NEW_IDS_ERROR)
+    if (im->names || count < 0 || im->seen.max_id < count || ic->new_ids != CS_NEW_IDS_ERROR)
         return CS_OK;
-    if (im->max_id_table)
+    if (im->seen.max_id_table)
         return cs_fail(im->ctx, CS_ERR_FORMAT,
                        "%s: page %lld is beyond the node count %lld of the edge files %s (%s; "
                        "new_ids = allow keeps such pages, without links)",
-                       where, (long long)(im->max_id + ic->id_base), (long long)count, ic->edges,
+                       where, (long long)(im->seen.max_id + ic->id_base), (long long)count,
+                       ic->edges,
                        ic->page_ids == CS_PAGE_IDS_LINE ? "page_ids = line: line i is page i"
                                                         : "an id of the page tables");
     return cs_fail(im->ctx, CS_ERR_FORMAT,
                    "%s: node id %lld is beyond the node count %lld (edge_format = %s: the "
                    "edge files have %lld lines, line i is page i; new_ids = allow makes "
                    "new pages)",
-                   where, (long long)(im->max_id + ic->id_base), (long long)count,
+                   where, (long long)(im->seen.max_id + ic->id_base), (long long)count,
                    cs_import_format_name(ic->edge_format), (long long)im->adj_next);
 }
 
@@ -623,8 +625,8 @@ static cs_err page_attributes(cs_imp *im, const cs_config *cfg, int64_t n, cs_gr
     CS_TRY(ctx,
            cs_alloc(ctx, &g->observable, (size_t)n, sizeof *g->observable, "page observability"));
     for (int64_t i = 0; i < n; i++) {
-        g->topic[i] = im->p_topic[i];
-        g->relevance[i] = !isnan(im->p_score[i]) ? im->p_score[i] : im->p_rel[i] ? 1.0 : 0.0;
+        g->topic[i] = im->pg.topic[i];
+        g->relevance[i] = !isnan(im->pg.score[i]) ? im->pg.score[i] : im->pg.rel[i] ? 1.0 : 0.0;
         cs_gen_page_dynamics(&cfg->gen, g->host[i], i, CS_RNG_IMPORT, &g->delta[i], &g->mu[i],
                              &g->observable[i]);
     }
@@ -685,7 +687,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     else
         nomem_context(ctx, rc,
                       "building %lld pages (the largest node id, %lld, is at %s) and %zu links",
-                      (long long)n, (long long)(im.max_id + ic->id_base), where, m_read);
+                      (long long)n, (long long)(im.seen.max_id + ic->id_base), where, m_read);
     CS_TRY(ctx, rc);
     CS_TRY(ctx, page_attributes(&im, cfg, n, g));
     CS_TRY(ctx, import_meta(&im, cfg, g, meta));

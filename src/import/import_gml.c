@@ -58,8 +58,8 @@ static cs_err end_node(gml *G)
     CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->nodes, G->id, strlen(G->id), &page, NULL,
                                          "node names"));
     CS_TRY(im->ctx, cs_imp_ensure_pages(im, (size_t)page + 1));
-    if (G->have_url && im->p_host[page] < 0 && im->ic->hosts == CS_HOSTS_URL)
-        CS_TRY(im->ctx, cs_imp_url_host_id(im, G->url, strlen(G->url), &im->p_host[page]));
+    if (G->have_url && im->pg.host[page] < 0 && im->ic->hosts == CS_HOSTS_URL)
+        CS_TRY(im->ctx, cs_imp_url_host_id(im, G->url, strlen(G->url), &im->pg.host[page]));
     if (G->have_label)
         CS_TRY(im->ctx, cs_imp_page_label(im, page, G->label, strlen(G->label)));
     return CS_OK;

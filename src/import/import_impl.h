@@ -160,6 +160,37 @@ typedef struct cs_imp_field {
     size_t n;
 } cs_imp_field;
 
+/* Where the largest node id was seen, for messages on ids beyond the node count and on memory:
+ * a file number in `files` and a line. */
+typedef struct cs_imp_seen {
+    cs_imp_strtab files; /* paths of the files read, in order */
+    int32_t file_no;     /* number of the file being read in `files` */
+    int64_t max_id;      /* largest integer node id (page) seen, -1 */
+    int32_t max_id_file;
+    int64_t max_id_line;
+    int max_id_table;  /* the largest id was read in a page table */
+    int reading_pages; /* a page table is being read */
+} cs_imp_seen;
+
+/* Page attributes from page tables, indexed by page id. */
+typedef struct cs_imp_pages {
+    size_t cap;
+    int32_t *host;  /* host string id, -1 */
+    int32_t *topic; /* -1 */
+    uint8_t *rel;
+    double *score; /* page_relevance_field: the page's relevance, NaN = none given */
+    int64_t *feat; /* first feature in cs_imp_features, -1 = none yet */
+    int32_t *nfeat;
+} cs_imp_pages;
+
+/* Features of page-table lines, in line order. */
+typedef struct cs_imp_features {
+    int32_t *idx;
+    float *val;
+    size_t n, cap;
+    int64_t dim; /* sparse: 1 + largest index */
+} cs_imp_features;
+
 typedef struct cs_imp {
     cs_ctx *ctx;
     const cs_import_config *ic;
@@ -178,15 +209,7 @@ typedef struct cs_imp {
     char *rev;            /* host_names = reversed: scratch */
     size_t rev_cap;
 
-    /* where the largest node id was seen, for messages on ids beyond the node count and on
-     * memory: a file number in `files` and a line */
-    cs_imp_strtab files; /* paths of the files read, in order */
-    int32_t file_no;     /* number of the file being read in `files` */
-    int64_t max_id;      /* largest integer node id (page) seen, -1 */
-    int32_t max_id_file;
-    int64_t max_id_line;
-    int max_id_table;  /* the largest id was read in a page table */
-    int reading_pages; /* a page table is being read */
+    cs_imp_seen seen;  /* the files read, and where the largest node id was seen */
     uint8_t *src_seen; /* adjacency: pages that had their line */
     size_t src_seen_cap;
 
@@ -198,21 +221,9 @@ typedef struct cs_imp {
     uint64_t n_self;   /* self-loops seen (dropped or kept per self_loops) */
     uint64_t n_merged; /* duplicate links merged */
 
-    /* page attributes from page tables, indexed by page id */
-    size_t p_cap;
-    int32_t *p_host;  /* host string id, -1 */
-    int32_t *p_topic; /* -1 */
-    uint8_t *p_rel;
-    double *p_score; /* page_relevance_field: the page's relevance, NaN = none given */
-    int64_t *p_feat; /* first feature in f_idx/f_val, -1 = none yet */
-    int32_t *p_nfeat;
+    cs_imp_pages pg; /* page attributes from page tables, indexed by page id */
     int any_label_match;
-
-    /* features of page-table lines, in line order */
-    int32_t *f_idx;
-    float *f_val;
-    size_t nf, f_cap;
-    int64_t f_dim; /* sparse: 1 + largest index */
+    cs_imp_features feat; /* features of page-table lines, in line order */
 
     /* the file being read, for messages */
     const char *file;

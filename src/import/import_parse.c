@@ -107,13 +107,13 @@ uint64_t cs_imp_list_bytes(const cs_config *cfg, const char *list)
     return total;
 }
 
-/* Makes path the file of messages (im->file, line 0) under its number in im->files. */
+/* Makes path the file of messages (im->file, line 0) under its number in im->seen.files. */
 cs_err cs_imp_file_begin(cs_imp *im, const char *path)
 {
     cs_err rc = CS_OK;
-    CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->files, path, strlen(path), &im->file_no,
-                                         NULL, "file names"));
-    im->file = cs_imp_strtab_get(&im->files, im->file_no);
+    CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->seen.files, path, strlen(path),
+                                         &im->seen.file_no, NULL, "file names"));
+    im->file = cs_imp_strtab_get(&im->seen.files, im->seen.file_no);
     im->line = 0;
     return CS_OK;
 fail:
@@ -256,11 +256,11 @@ static cs_err node_id(cs_imp *im, const char *tok, size_t len, const char *what,
                    "allow makes it a new page)",
                    what, (long long)pos, (unsigned long long)v, (long long)im->limit,
                    im->ic->node_count > 0 ? "node_count" : "the file's first line");
-    if (*id > im->max_id) {
-        im->max_id = *id;
-        im->max_id_file = im->file_no;
-        im->max_id_line = im->line;
-        im->max_id_table = im->reading_pages;
+    if (*id > im->seen.max_id) {
+        im->seen.max_id = *id;
+        im->seen.max_id_file = im->seen.file_no;
+        im->seen.max_id_line = im->line;
+        im->seen.max_id_table = im->seen.reading_pages;
     }
     if (*id >= im->n_pages)
         im->n_pages = (int64_t)*id + 1;
@@ -484,11 +484,11 @@ cs_err cs_imp_add_csr(cs_imp *im, int64_t n, const int64_t *off, const int32_t *
         int32_t mx = 0;
         for (int64_t k = 0; k < off[n]; k++)
             mx = tgt[k] > mx ? tgt[k] : mx;
-        if (mx > im->max_id) {
-            im->max_id = mx;
-            im->max_id_file = im->file_no;
-            im->max_id_line = 0;
-            im->max_id_table = 0;
+        if (mx > im->seen.max_id) {
+            im->seen.max_id = mx;
+            im->seen.max_id_file = im->seen.file_no;
+            im->seen.max_id_line = 0;
+            im->seen.max_id_table = 0;
         }
     }
     for (int64_t x = 0; x < n; x++)
@@ -563,33 +563,33 @@ fail:
 cs_err cs_imp_ensure_pages(cs_imp *im, size_t n)
 {
     cs_err rc = CS_OK;
-    if (n <= im->p_cap)
+    if (n <= im->pg.cap)
         return CS_OK;
-    size_t nc = im->p_cap ? im->p_cap : 4096;
+    size_t nc = im->pg.cap ? im->pg.cap : 4096;
     while (nc < n)
         nc *= 2;
     size_t c;
-    c = im->p_cap;
-    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_host, &c, nc, sizeof *im->p_host, "page table"));
-    c = im->p_cap;
-    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_topic, &c, nc, sizeof *im->p_topic, "page table"));
-    c = im->p_cap;
-    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_rel, &c, nc, sizeof *im->p_rel, "page table"));
-    c = im->p_cap;
-    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_score, &c, nc, sizeof *im->p_score, "page table"));
-    c = im->p_cap;
-    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_feat, &c, nc, sizeof *im->p_feat, "page table"));
-    c = im->p_cap;
-    CS_TRY(im->ctx, cs_grow(im->ctx, &im->p_nfeat, &c, nc, sizeof *im->p_nfeat, "page table"));
-    for (size_t i = im->p_cap; i < nc; i++) {
-        im->p_host[i] = -1;
-        im->p_topic[i] = -1;
-        im->p_rel[i] = 0;
-        im->p_score[i] = (double)NAN;
-        im->p_feat[i] = -1;
-        im->p_nfeat[i] = 0;
+    c = im->pg.cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->pg.host, &c, nc, sizeof *im->pg.host, "page table"));
+    c = im->pg.cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->pg.topic, &c, nc, sizeof *im->pg.topic, "page table"));
+    c = im->pg.cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->pg.rel, &c, nc, sizeof *im->pg.rel, "page table"));
+    c = im->pg.cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->pg.score, &c, nc, sizeof *im->pg.score, "page table"));
+    c = im->pg.cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->pg.feat, &c, nc, sizeof *im->pg.feat, "page table"));
+    c = im->pg.cap;
+    CS_TRY(im->ctx, cs_grow(im->ctx, &im->pg.nfeat, &c, nc, sizeof *im->pg.nfeat, "page table"));
+    for (size_t i = im->pg.cap; i < nc; i++) {
+        im->pg.host[i] = -1;
+        im->pg.topic[i] = -1;
+        im->pg.rel[i] = 0;
+        im->pg.score[i] = (double)NAN;
+        im->pg.feat[i] = -1;
+        im->pg.nfeat[i] = 0;
     }
-    im->p_cap = nc;
+    im->pg.cap = nc;
     return CS_OK;
 fail:
     return rc;
@@ -680,18 +680,18 @@ static int is_attr_field(const cs_imp *im, size_t f, size_t nf)
 static cs_err push_feature(cs_imp *im, int32_t idx, float val)
 {
     cs_err rc = CS_OK;
-    if (im->nf == im->f_cap) {
-        size_t c = im->f_cap;
-        CS_TRY(im->ctx,
-               cs_grow(im->ctx, &im->f_idx, &c, im->nf + 1, sizeof *im->f_idx, "features"));
-        c = im->f_cap;
-        CS_TRY(im->ctx,
-               cs_grow(im->ctx, &im->f_val, &c, im->nf + 1, sizeof *im->f_val, "features"));
-        im->f_cap = c;
+    if (im->feat.n == im->feat.cap) {
+        size_t c = im->feat.cap;
+        CS_TRY(im->ctx, cs_grow(im->ctx, &im->feat.idx, &c, im->feat.n + 1, sizeof *im->feat.idx,
+                                "features"));
+        c = im->feat.cap;
+        CS_TRY(im->ctx, cs_grow(im->ctx, &im->feat.val, &c, im->feat.n + 1, sizeof *im->feat.val,
+                                "features"));
+        im->feat.cap = c;
     }
-    im->f_idx[im->nf] = idx;
-    im->f_val[im->nf] = val;
-    im->nf++;
+    im->feat.idx[im->feat.n] = idx;
+    im->feat.val[im->feat.n] = val;
+    im->feat.n++;
     return CS_OK;
 fail:
     return rc;
@@ -718,10 +718,10 @@ static cs_err page_features(cs_imp *im, int32_t page, size_t nf)
 {
     cs_err rc = CS_OK;
     const cs_import_config *ic = im->ic;
-    int store = im->p_feat[page] < 0; /* a page's features come from its first line */
+    int store = im->pg.feat[page] < 0; /* a page's features come from its first line */
     int64_t first = ic->page_features_first;
     if (store)
-        im->p_feat[page] = (int64_t)im->nf;
+        im->pg.feat[page] = (int64_t)im->feat.n;
     if (ic->page_features == CS_FEAT_DENSE_BINARY) {
         int64_t need = dense_min_fields(ic);
         if (im->table_fields < 0)
@@ -774,14 +774,14 @@ static cs_err page_features(cs_imp *im, int32_t page, size_t nf)
                 return bad(im, CS_ERR_FORMAT,
                            "field %zu: feature index %llu beyond page_features_count = %lld", j,
                            (unsigned long long)idx, (long long)ic->page_features_count);
-            if ((int64_t)idx + 1 > im->f_dim)
-                im->f_dim = (int64_t)idx + 1;
+            if ((int64_t)idx + 1 > im->feat.dim)
+                im->feat.dim = (int64_t)idx + 1;
             if (store)
                 CS_TRY(im->ctx, push_feature(im, (int32_t)idx, (float)v));
         }
     }
     if (store)
-        im->p_nfeat[page] = (int32_t)((int64_t)im->nf - im->p_feat[page]);
+        im->pg.nfeat[page] = (int32_t)((int64_t)im->feat.n - im->pg.feat[page]);
     return CS_OK;
 fail:
     return rc;
@@ -809,10 +809,10 @@ cs_err cs_imp_page_label(cs_imp *im, int32_t page, const char *lab, size_t ll)
     }
     int32_t topic;
     CS_TRY(im->ctx, cs_imp_strtab_intern(im->ctx, &im->topics, lab, cut, &topic, NULL, "labels"));
-    if (im->p_topic[page] < 0)
-        im->p_topic[page] = topic;
+    if (im->pg.topic[page] < 0)
+        im->pg.topic[page] = topic;
     if (label_matches(ic->target_label, strlen(ic->target_label), lab, ll)) {
-        im->p_rel[page] = 1;
+        im->pg.rel[page] = 1;
         im->any_label_match = 1;
     }
     return CS_OK;
@@ -855,11 +855,11 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
         page = (int32_t)im->table_next++;
         if (page >= im->n_pages)
             im->n_pages = (int64_t)page + 1;
-        if (page > im->max_id) {
-            im->max_id = page;
-            im->max_id_file = im->file_no;
-            im->max_id_line = im->line;
-            im->max_id_table = 1;
+        if (page > im->seen.max_id) {
+            im->seen.max_id = page;
+            im->seen.max_id_file = im->seen.file_no;
+            im->seen.max_id_line = im->line;
+            im->seen.max_id_table = 1;
         }
     } else {
         int64_t fi = list_only ? 0 : field_at(ic->page_id_field, nf);
@@ -876,16 +876,17 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
         int64_t fu = field_at(ic->page_url_field, nf);
         if (fu < 0)
             return missing(im, "page_url_field", ic->page_url_field, nf);
-        if (im->p_host[page] < 0)
-            CS_TRY(im->ctx, url_host_id(im, im->fields[fu].p, im->fields[fu].n, &im->p_host[page]));
+        if (im->pg.host[page] < 0)
+            CS_TRY(im->ctx,
+                   url_host_id(im, im->fields[fu].p, im->fields[fu].n, &im->pg.host[page]));
     }
     if (ic->hosts == CS_HOSTS_FIELD) {
         int64_t fh = field_at(ic->page_host_field, nf);
         if (fh < 0)
             return missing(im, "page_host_field", ic->page_host_field, nf);
-        if (im->p_host[page] < 0)
+        if (im->pg.host[page] < 0)
             CS_TRY(im->ctx, cs_imp_intern_host(im, im->fields[fh].p, im->fields[fh].n,
-                                               ic->lowercase_names, &im->p_host[page]));
+                                               ic->lowercase_names, &im->pg.host[page]));
     }
     if (ic->page_label_field != CS_FIELD_NONE) {
         int64_t fl = field_at(ic->page_label_field, nf);
@@ -911,8 +912,8 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
             return bad(im, CS_ERR_FORMAT,
                        "page_relevance_field (field %lld): '%.*s' is not a relevance in [0, 1]",
                        (long long)fr, cs_imp_quote_len(f->n), f->p);
-        if (isnan(im->p_score[page])) /* a page's first line gives its relevance */
-            im->p_score[page] = v;
+        if (isnan(im->pg.score[page])) /* a page's first line gives its relevance */
+            im->pg.score[page] = v;
     }
     if (ic->page_features != CS_FEAT_NONE)
         CS_TRY(im->ctx, page_features(im, page, nf));
@@ -931,7 +932,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
     size_t len;
     CS_TRY(im->ctx, cs_imp_file_begin(im, path));
     im->table_fields = -1;
-    im->reading_pages = 1;
+    im->seen.reading_pages = 1;
     CS_TRY(im->ctx, cs_imp_reader_open(im->ctx, &r, path, prog, *prog_base));
     for (;;) {
         CS_TRY(im->ctx, cs_imp_reader_next(&r, &line, &len));
@@ -942,7 +943,7 @@ cs_err cs_imp_read_page_file(cs_imp *im, const char *path, int list_only, cs_pro
             continue;
         CS_TRY(im->ctx, page_line(im, line, len, list_only));
     }
-    im->reading_pages = 0;
+    im->seen.reading_pages = 0;
     *prog_base += (uint64_t)gzoffset(r.gz);
     return cs_imp_reader_close(&r);
 fail:

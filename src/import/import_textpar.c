@@ -285,10 +285,10 @@ static void parser_init(cs_ctx *ctx, const cs_import_config *ic, cs_imp *im)
     cs_imp_strtab_init(&im->nodes);
     cs_imp_strtab_init(&im->hosts);
     cs_imp_strtab_init(&im->topics);
-    cs_imp_strtab_init(&im->files);
+    cs_imp_strtab_init(&im->seen.files);
     im->limit = ic->node_count > 0 ? ic->node_count : -1;
     im->n_pages = ic->node_count > 0 ? ic->node_count : 0;
-    im->max_id = -1;
+    im->seen.max_id = -1;
 }
 
 /* Collective. Parses this rank's files (in list order), or its byte range of one plain file, with
