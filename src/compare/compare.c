@@ -318,6 +318,80 @@ fail:
  * type, shape, then values. what: "" for a dataset, "attribute 'NAME': " for an attribute.
  * Differences are recorded with diff(); the return code is for errors only.
  */
+/* The two sides' datatypes: a difference is a line. *go_on is set when the values are still
+ * worth comparing (the same type, or fixed-length strings of other sizes or paddings: a longer
+ * /config is one with another value somewhere). */
+static cs_err same_type(cmp *c, const char *path, const char *what, const hid_t t[2],
+                        const int fixstr[2], int *go_on)
+{
+    *go_on = 0;
+    htri_t eq = H5Tequal(t[0], t[1]);
+    if (eq < 0)
+        return hfail(c, 0, path, "the datatype");
+    if (eq == 0) {
+        char da[128], db[128];
+        cs_cmp_describe_type(t[0], da, sizeof da);
+        cs_cmp_describe_type(t[1], db, sizeof db);
+        diff(c, path, "%stype %s vs %s%s", what, da, db,
+             strcmp(da, db) == 0 ? " (they differ in their details)" : "");
+        if (!fixstr[0] || !fixstr[1])
+            return CS_OK;
+    }
+    *go_on = 1;
+    return CS_OK;
+}
+
+/* Whether the two sides have one shape; a difference is a line. */
+static int same_shape(cmp *c, const char *path, const char *what, const H5S_class_t cls[2],
+                      const int nd[2], hsize_t dims[2][H5S_MAX_RANK])
+{
+    int same = cls[0] == cls[1] && nd[0] == nd[1];
+    for (int i = 0; same && i < nd[0]; i++)
+        same = dims[0][i] == dims[1][i];
+    if (!same) {
+        char da[256], db[256];
+        cs_cmp_describe_shape(cls[0], nd[0], dims[0], da, sizeof da);
+        cs_cmp_describe_shape(cls[1], nd[1], dims[1], db, sizeof db);
+        diff(c, path, "%sshape %s vs %s", what, da, db);
+    }
+    return same;
+}
+
+/* Memory types: the file types (no conversion), variable-length strings as char *; es[s] the
+ * size of one element in memory. */
+static cs_err memory_types(cmp *c, const char *path, vkind vk, const hid_t t[2], hid_t mt[2],
+                           size_t es[2])
+{
+    for (int s = 0; s < 2; s++) {
+        if (vk == VK_VARSTR) {
+            mt[s] = H5Tcopy(H5T_C_S1);
+            if (mt[s] < 0 || H5Tset_size(mt[s], H5T_VARIABLE) < 0 ||
+                H5Tset_cset(mt[s], H5Tget_cset(t[s])) < 0)
+                return hfail(c, s, path, "the string type");
+        } else {
+            mt[s] = H5Tcopy(t[s]);
+            if (mt[s] < 0)
+                return hfail(c, s, path, "the datatype");
+        }
+        es[s] = vk == VK_VARSTR ? sizeof(char *) : H5Tget_size(t[s]);
+    }
+    return CS_OK;
+}
+
+/* The line of values that differ: the value, or the first index that differs and how many. */
+static void report_values(cmp *c, const char *path, const char *what, const valcmp *vc,
+                          H5S_class_t cls, int nd, const hsize_t *dims, hssize_t np)
+{
+    if (cls == H5S_SCALAR || np == 1) {
+        diff(c, path, "%svalue differs: %s vs %s%s", what, vc->va, vc->vb, vc->note);
+    } else {
+        char idx[256];
+        cs_cmp_describe_index(nd, dims, vc->first, idx, sizeof idx);
+        diff(c, path, "%svalues differ at %s: %s vs %s%s (%" PRId64 " of %lld elements differ)",
+             what, idx, vc->va, vc->vb, vc->note, vc->ndiff, (long long)np);
+    }
+}
+
 static cs_err compare_values(cmp *c, const char *path, const char *what, const hid_t x[2],
                              int is_attr)
 {
@@ -331,30 +405,10 @@ static cs_err compare_values(cmp *c, const char *path, const char *what, const h
     int fixstr[2];
     for (int s = 0; s < 2; s++)
         fixstr[s] = H5Tget_class(t[s]) == H5T_STRING && H5Tis_variable_str(t[s]) == 0;
-    htri_t eq = H5Tequal(t[0], t[1]);
-    if (eq < 0)
-        CS_TRY(c->ctx, hfail(c, 0, path, "the datatype"));
-    if (eq == 0) {
-        char da[128], db[128];
-        cs_cmp_describe_type(t[0], da, sizeof da);
-        cs_cmp_describe_type(t[1], db, sizeof db);
-        diff(c, path, "%stype %s vs %s%s", what, da, db,
-             strcmp(da, db) == 0 ? " (they differ in their details)" : "");
-        /* Fixed-length strings of other sizes or paddings: their contents are still worth a
-         * line (a longer /config is one with another value somewhere). */
-        if (!fixstr[0] || !fixstr[1])
-            goto fail;
-    }
-    int same_shape = cls[0] == cls[1] && nd[0] == nd[1];
-    for (int i = 0; same_shape && i < nd[0]; i++)
-        same_shape = dims[0][i] == dims[1][i];
-    if (!same_shape) {
-        char da[256], db[256];
-        cs_cmp_describe_shape(cls[0], nd[0], dims[0], da, sizeof da);
-        cs_cmp_describe_shape(cls[1], nd[1], dims[1], db, sizeof db);
-        diff(c, path, "%sshape %s vs %s", what, da, db);
+    int go_on = 0;
+    CS_TRY(c->ctx, same_type(c, path, what, t, fixstr, &go_on));
+    if (!go_on || !same_shape(c, path, what, cls, nd, dims))
         goto fail;
-    }
     const hssize_t np = H5Sget_simple_extent_npoints(sp[0]);
     if (cls[0] == H5S_NULL || np == 0)
         goto fail;
@@ -374,21 +428,8 @@ static cs_err compare_values(cmp *c, const char *path, const char *what, const h
                                "variable-length data or references)",
                                what, path, c->name[0], d));
     }
-    /* Memory types: the file types (no conversion), variable-length strings as char *. */
     size_t es[2];
-    for (int s = 0; s < 2; s++) {
-        if (vk == VK_VARSTR) {
-            mt[s] = H5Tcopy(H5T_C_S1);
-            if (mt[s] < 0 || H5Tset_size(mt[s], H5T_VARIABLE) < 0 ||
-                H5Tset_cset(mt[s], H5Tget_cset(t[s])) < 0)
-                CS_TRY(c->ctx, hfail(c, s, path, "the string type"));
-        } else {
-            mt[s] = H5Tcopy(t[s]);
-            if (mt[s] < 0)
-                CS_TRY(c->ctx, hfail(c, s, path, "the datatype"));
-        }
-        es[s] = vk == VK_VARSTR ? sizeof(char *) : H5Tget_size(t[s]);
-    }
+    CS_TRY(c->ctx, memory_types(c, path, vk, t, mt, es));
     const size_t es_max = es[0] > es[1] ? es[0] : es[1];
     /* Blocks of rows along the first dimension; attributes and scalars in one read. */
     const int whole = is_attr || cls[0] == H5S_SCALAR;
@@ -427,16 +468,8 @@ static cs_err compare_values(cmp *c, const char *path, const char *what, const h
             if (st[s] < 0)
                 CS_TRY(c->ctx, hfail(c, s, path, is_attr ? "an attribute's values" : "the values"));
     }
-    if (vc.ndiff > 0) {
-        if (cls[0] == H5S_SCALAR || np == 1) {
-            diff(c, path, "%svalue differs: %s vs %s%s", what, vc.va, vc.vb, vc.note);
-        } else {
-            char idx[256];
-            cs_cmp_describe_index(nd[0], dims[0], vc.first, idx, sizeof idx);
-            diff(c, path, "%svalues differ at %s: %s vs %s%s (%" PRId64 " of %lld elements differ)",
-                 what, idx, vc.va, vc.vb, vc.note, vc.ndiff, (long long)np);
-        }
-    }
+    if (vc.ndiff > 0)
+        report_values(c, path, what, &vc, cls[0], nd[0], dims[0], np);
 fail:
     free(buf[1]);
     free(buf[0]);
