@@ -528,8 +528,8 @@ fail:
     return rc;
 }
 
-/* The reading state of an import, before any file is read. */
-static void imp_start(cs_imp *im, cs_ctx *ctx, const cs_import_config *ic)
+/* The reading state of an import, before any file is read (import_impl.h). */
+void cs_imp_start(cs_imp *im, cs_ctx *ctx, const cs_import_config *ic)
 {
     memset(im, 0, sizeof *im);
     im->ctx = ctx;
@@ -660,7 +660,7 @@ cs_err cs_import_read(cs_ctx *ctx, const cs_config *cfg, cs_graph_slice *g, cs_g
     const cs_import_config *ic = &cfg->import;
     double t0 = cs_now();
     cs_imp im;
-    imp_start(&im, ctx, ic);
+    cs_imp_start(&im, ctx, ic);
     cs_graph_slice_init(g);
     cs_graph_meta_init(meta);
     CS_TRY(ctx, cs_imp_check_config(ctx, ic));

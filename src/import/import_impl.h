@@ -237,6 +237,10 @@ typedef struct cs_imp {
     size_t low_cap;
 } cs_imp;
 
+/* An import's reading state before any file is read: the configuration's separators, tables
+ * and counts (import_build.c). */
+void cs_imp_start(cs_imp *im, cs_ctx *ctx, const cs_import_config *ic);
+
 static inline int cs_imp_quote_len(size_t n)
 {
     return (int)(n < CS_IMP_QUOTE_MAX ? n : CS_IMP_QUOTE_MAX);

@@ -274,21 +274,10 @@ static cs_err plan_files(cs_ctx *ctx, const cs_config *cfg, tpar *t)
 /* Local. The parser's state for the [import] settings ic. */
 static void parser_init(cs_ctx *ctx, const cs_import_config *ic, cs_imp *im)
 {
-    memset(im, 0, sizeof *im);
-    im->ctx = ctx;
-    im->ic = ic;
+    cs_imp_start(im, ctx, ic);
     im->names = 0;
     im->weighted = ic->weight_field != CS_FIELD_NONE;
-    cs_imp_seps_init(&im->eseps, ic->separators);
-    cs_imp_seps_init(&im->pseps, ic->page_separators);
-    im->comment_len = strlen(ic->comment);
-    cs_imp_strtab_init(&im->nodes);
-    cs_imp_strtab_init(&im->hosts);
-    cs_imp_strtab_init(&im->topics);
-    cs_imp_strtab_init(&im->seen.files);
-    im->limit = ic->node_count > 0 ? ic->node_count : -1;
     im->n_pages = ic->node_count > 0 ? ic->node_count : 0;
-    im->seen.max_id = -1;
 }
 
 /* Collective. Parses this rank's files (in list order), or its byte range of one plain file, with
