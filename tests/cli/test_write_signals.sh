@@ -32,7 +32,14 @@ attempt() {
         tmp=$(compgen -G "$dir/.$base.tmp.*" | grep -v '\.room$' | head -1)
         [ -z "$tmp" ] || break
     done
-    [ -n "$tmp" ] && kill "-$sig" "${tmp##*.}" 2> /dev/null
+    # the pid is taken from a file name: it is signalled only when it is a crawlsim process of
+    # this test's (a stale name, or a pid reused since, must never signal anything else)
+    # (argv[0] read by bash's builtins: a fork here would let short writes end first)
+    local pid=${tmp##*.} arg0=""
+    if [ -n "$tmp" ] && [[ $pid =~ ^[0-9]+$ ]] && [ "$pid" -gt 1 ]; then
+        read -r -d '' arg0 < "/proc/$pid/cmdline" 2> /dev/null
+        [ "$arg0" = "$BIN" ] && kill "-$sig" "$pid" 2> /dev/null
+    fi
     wait "$job"
     local rc=$? left
     left=$(compgen -G "$dir/.$base.tmp.*")
