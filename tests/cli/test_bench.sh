@@ -48,7 +48,7 @@ fi
 # 3. a hand edit of a figure is found
 mkdir -p copy/docs/reports copy/tools
 cp -r "$SRC/docs/reports/bench" copy/docs/reports/
-cp "$SRC/docs/reports/bench.md" copy/docs/reports/
+cp "$SRC/docs/reports/bench.md" "$SRC/docs/reports/per-link.md" copy/docs/reports/
 cp "$bench" copy/tools/bench
 cp "$SRC/docs/performance.md" copy/docs/performance.md
 python3 copy/tools/bench report --check > same.log 2>&1 || fail "the copy's check fails unedited: $(cat same.log)"
@@ -59,5 +59,72 @@ elif python3 copy/tools/bench report --check > edit.log 2>&1; then
     fail "tools/bench report --check accepts a hand-edited figure"
 else
     pass "a hand-edited figure is found"
+fi
+cp "$SRC/docs/performance.md" copy/docs/performance.md
+echo "| an added line |" >> copy/docs/reports/per-link.md
+if python3 copy/tools/bench report --check > edit2.log 2>&1; then
+    fail "tools/bench report --check accepts a hand-edited per-link report"
+else
+    pass "a hand edit of the per-link report is found"
+fi
+
+# 4. the cost curve's table and the per-link report are made from the table's rows: a table
+# of made-up rows (latency 100 ns, 2 accesses a link, 1 000 ns a link against 600 on the small
+# world, 25 bytes at 10 GB/s) gives the bounds 200 ns and 2.5 ns, the ratios 5 and 400, and a
+# point with evictions is reached, one without is not
+python3 - table.tsv << 'PY'
+import csv, sys
+cols = ["date", "commit", "machine", "load", "bench", "figure", "value", "unit", "command"]
+rows = []
+def row(bench, fig, value, unit):
+    rows.append(dict(zip(cols, ["2026-01-01 00:00", "abc", "test machine", "0.1", bench, fig,
+                                str(value), unit, "cmd " + bench])))
+for f, v, u in [("memory latency", 100, "ns"), ("memory latency, 2 MiB pages", 80, "ns"),
+                ("independent random read", 10, "ns"), ("stream read", 10, "GB/s")]:
+    row("memory", f, v, u)
+for bench, pages, ns in [("perlink", 1e9, 1000), ("perlink-small", 1e6, 600)]:
+    for f, v, u in [("world pages", pages, "pages"), ("links per fetched page", 20, "links"),
+                    ("cross-host share of links", 0.2, ""), ("generation", ns / 2, "ns/link"),
+                    ("target host", 0, "ns/link"), ("evidence", ns / 2, "ns/link"),
+                    ("per-link work", ns, "ns/link"), ("random accesses per link", 2, "accesses"),
+                    ("random accesses per link beyond the row cache", 1, "accesses"),
+                    ("sequential bytes per link", 25, "bytes")]:
+        row(bench, f, v, u)
+for cap, ev in [(100000, 5), (1000000, 0)]:
+    lab = "10^5" if cap == 100000 else "10^6"
+    for f, v, u in [("fetches/s (second half)", 12345, "fetches/s"),
+                    ("frontier peak", min(cap, 300000), "entries"), ("evictions", ev, "entries"),
+                    ("peak memory over the ranks", 700, "MiB"), ("wall", 10, "s")]:
+        row("cost-curve", f"10^8 pages, capacity {lab}: {f}", v, u)
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), cols, delimiter="\t", lineterminator="\n")
+w.writeheader()
+w.writerows(rows)
+PY
+if python3 "$bench" report --table table.tsv --out gen > gen.log 2>&1; then
+    pl=gen/docs/reports/per-link.md
+    perf=gen/docs/performance.md
+    if grep -q '| latency: 2 random accesses one after another at 100 ns | 200 | \*\*5\*\* |' $pl &&
+        grep -q '| bandwidth: 25 bytes streamed at 10 GB/s | 2.5 | \*\*400\*\* |' $pl &&
+        grep -q 'adds \*\*400 ns\*\* a link (40 % of the per-link work)' $pl &&
+        grep -q '| 10^8 | 10^5 | \*\*12 300\*\* | 1.000e5 | yes | 700 MiB |' $perf &&
+        grep -q '| 10^8 | 10^6 | \*\*12 300\*\* | 3.000e5 | no | 700 MiB |' $perf; then
+        pass "the per-link ratios and the cost curve's table come from the rows"
+    else
+        fail "per-link report or cost curve not as the rows give: $(cat $pl; grep -A6 'cost curve' $perf)"
+    fi
+else
+    fail "tools/bench report of made-up rows: $(cat gen.log)"
+fi
+
+# 5. compare: the same build twice, alternating, records one NEW/OLD ratio per figure
+if [ -x "$build/tests/bench_rng" ]; then
+    if python3 "$bench" compare rng --quick --build "$build" --build "$build" --reps 2 \
+        --table c.tsv --record > cmp.log 2>&1 &&
+        [ "$(grep -c 'run . of 2 with' cmp.log)" = 4 ] &&
+        [ "$(grep -c $'rng (compare) (quick)\t.*\tNEW/OLD\t' c.tsv)" = 3 ]; then
+        pass "tools/bench compare alternates the builds and records the ratios"
+    else
+        fail "tools/bench compare: $(cat cmp.log; cat c.tsv)"
+    fi
 fi
 finish
