@@ -70,8 +70,9 @@ fi
 
 # 4. the cost curve's table and the per-link report are made from the table's rows: a table
 # of made-up rows (latency 100 ns, 2 accesses a link, 1 000 ns a link against 600 on the small
-# world, 25 bytes at 10 GB/s) gives the bounds 200 ns and 2.5 ns, the ratios 5 and 400, and a
-# point with evictions is reached, one without is not
+# world, 25 bytes at 10 GB/s, 5 000 instructions a link) gives the bounds 200 ns and 2.5 ns, the
+# ratios 5 and 400, 5 instructions per ns, and a point with evictions is reached, one without
+# is not
 python3 - table.tsv << 'PY'
 import csv, sys
 cols = ["date", "commit", "machine", "load", "bench", "figure", "value", "unit", "command"]
@@ -90,6 +91,9 @@ for bench, pages, ns in [("perlink", 1e9, 1000), ("perlink-small", 1e6, 600)]:
                     ("random accesses per link beyond the row cache", 1, "accesses"),
                     ("sequential bytes per link", 25, "bytes")]:
         row(bench, f, v, u)
+for f, v in [("instructions per link", 5000), ("D1 read misses per link", 1.5),
+             ("LL read misses per link", 0.9)]:
+    row("perlink-cachegrind", f, v, "instructions" if f.startswith("instr") else "misses")
 for cap, ev in [(100000, 5), (1000000, 0)]:
     lab = "10^5" if cap == 100000 else "10^6"
     for f, v, u in [("fetches/s (second half)", 12345, "fetches/s"),
@@ -106,6 +110,8 @@ if python3 "$bench" report --table table.tsv --out gen > gen.log 2>&1; then
     if grep -q '| latency: 2 random accesses one after another at 100 ns | 200 | \*\*5\*\* |' $pl &&
         grep -q '| bandwidth: 25 bytes streamed at 10 GB/s | 2.5 | \*\*400\*\* |' $pl &&
         grep -q 'adds \*\*400 ns\*\* a link (40 % of the per-link work)' $pl &&
+        grep -q '| random accesses beyond the row cache | 1 | last-level read misses 0.9 |' $pl &&
+        grep -q 'retires \*\*5 instructions per ns\*\*' $pl &&
         grep -q '| 10^8 | 10^5 | \*\*12 300\*\* | 1.000e5 | yes | 700 MiB |' $perf &&
         grep -q '| 10^8 | 10^6 | \*\*12 300\*\* | 3.000e5 | no | 700 MiB |' $perf; then
         pass "the per-link ratios and the cost curve's table come from the rows"
