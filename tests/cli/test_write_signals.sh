@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# SIGTERM or SIGINT to rank 0 while it writes a file (docs/guide/robustness.md): the temporary
-# (.NAME.tmp.PID beside the output, and its ballast .NAME.tmp.PID.room) is removed, no output appears, the process dies of the
-# signal, and the input is unchanged; for the results file, a checkpoint, an import and gen, at
-# 1 rank and (but the results file, which rank 0 writes alone) 2 ranks. The signal goes to rank 0 (its pid ends the temporary's name) as soon as the
-# temporary appears; when the output is there afterwards, the write ended first and the case is
-# tried again (at most 6 times). CRAWLSIM_GRAPHIO_CHUNK=1 (one element per HDF5 call; 500 for
-# the checkpoints, written every 10 ticks) makes the collective writes long enough to be caught.
+# SIGTERM, SIGINT or SIGHUP to rank 0 while it writes a file (docs/developer/robustness.md): the
+# temporary (.NAME.tmp.PID beside the output, and its ballast .NAME.tmp.PID.room) is removed, no
+# output appears, the process dies of the signal, and the inputs are unchanged; for every write
+# path: gen, import, a checkpoint, the results file, a partition file, a schedule and bandit's
+# results, at 1 rank and at 2 or 3 (the collective writes at 3). The signal goes to rank 0 (its
+# pid ends the temporary's name) as soon as the temporary appears; when the output is there
+# afterwards, the write ended first and the case is tried again (at most 6 times).
+# CRAWLSIM_GRAPHIO_CHUNK=1 (one element per HDF5 call; 500 for the checkpoints, 50 for the
+# partitions) makes the collective writes long enough to be caught. Each case fails when the
+# guard (src/h5/h5_guard.c) is off: the temporary is left.
 source "$(dirname "$0")/lib.sh"
 
 "$BIN" gen "$SRC/graphs/tiny.ini" -o g.h5 -q || fail "gen g.h5"
@@ -13,7 +16,14 @@ printf '[run]\ngraph = g.h5\nticks = 30\n' > job.ini
 awk 'BEGIN { for (i = 0; i < 20000; i++) for (k = 1; k <= 5; k++) print i, (i * 7 + k * 131) % 20000 }' \
     > edges.txt
 printf '[import]\nedges = edges.txt\nhosts = per-page\n' > text.ini
-md5sum g.h5 job.ini edges.txt text.ini > inputs.md5
+# a page table of 2 * 10^5 rows (a schedule of 8 MB) and a bandit experiment of 8 series of
+# 10^5 values (6 MB): writes long enough to be caught
+awk 'BEGIN { print "id,mu,delta,complete"
+    for (i = 0; i < 200000; i++) printf "p%d,%g,%g,%d\n", i, 0.1 + (i % 97) / 10, 0.01 + (i % 89) / 100, i % 2 }' \
+    > pages.csv
+printf '[bandit]\nexperiment = freshness\npolicies = static-opt, uniform\nruns = 1\nhorizon = 100000\n' \
+    > bandit.ini
+md5sum g.h5 job.ini edges.txt text.ini pages.csv bandit.ini > inputs.md5
 
 # attempt SIG NP OUT ARGS...: one try; returns 0 when the signal reached rank 0 during the write
 # (the outcome checked), 1 when the write ended before it (the output is there)
@@ -88,5 +98,20 @@ done
 trace=(--set run.trace=true --set run.ticks=100 --set crawl.bandwidth=20)
 sig_case TERM 1 out/r.h5 run job.ini -o out/r.h5 "${trace[@]}"
 sig_case INT 1 out/r.h5 run job.ini -o out/r.h5 "${trace[@]}"
+# a partition file (written collectively), a schedule (rank 0, after a solve on every rank) and
+# bandit's results (rank 0)
+CHUNK=50 sig_case TERM 1 out/p.h5 partition g.h5 -k 2 --method block -o out/p.h5
+CHUNK=50 sig_case INT 3 out/p.h5 partition g.h5 -k 3 --method block -o out/p.h5
+sched=(schedule --policy lambdacrawl --bandwidth 400 --input pages.csv -o out/s.csv)
+sig_case TERM 1 out/s.csv "${sched[@]}"
+sig_case INT 2 out/s.csv "${sched[@]}"
+sig_case TERM 1 out/b.h5 bandit bandit.ini -o out/b.h5
+sig_case INT 2 out/b.h5 bandit bandit.ini -o out/b.h5
+# SIGHUP (a closed terminal or a batch system's hang-up) is taken as SIGTERM is: the temporary
+# goes, the process dies of it; also in a run with a checkpoint file, whose own handler takes
+# SIGTERM and SIGUSR1 only
+CHUNK=50 sig_case HUP 3 out/p.h5 partition g.h5 -k 3 --method block -o out/p.h5
+CHUNK=500 sig_case HUP 2 out/ck.h5 run job.ini -o r.h5 --set run.checkpoint=out/ck.h5 \
+    --set run.checkpoint_every=10
 rm -f r.h5
 finish
