@@ -104,7 +104,9 @@ CS_API cs_err cs_h5_attr_read_n(cs_ctx *ctx, hid_t obj, const char *name, H5T_cl
 CS_API cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls,
                               hid_t mtype, void *out, const char *what);
 /* Local. One string (fixed length up to CS_H5_STRING_MAX bytes, or variable length), a scalar
- * or a 1-D array of one, into out[cap] (cut to cap - 1 bytes). */
+ * or a 1-D array of one, into out[cap] whole: a string of cap bytes or more is CS_ERR_FORMAT
+ * "<what>: attribute <name> is a string of N bytes, longer than the cap - 1 it may hold" (never
+ * cut: a cut string reads as another value). */
 CS_API cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out,
                                      size_t cap, const char *what);
 /* Local. CS_ERR_NOMEM "<path>: dataset <name>: N elements of E bytes need X GiB, more than

@@ -397,6 +397,21 @@ cs_err cs_h5_attr_read(cs_ctx *ctx, hid_t obj, const char *name, H5T_class_t cls
     return cs_h5_attr_read_n(ctx, obj, name, cls, mtype, 1, out, what);
 }
 
+/* Local. The string s of attribute `name` into out[cap] whole, or CS_ERR_FORMAT when it does
+ * not fit (a cut string would be read as another value: a format, a version, a path). */
+static cs_err string_out(cs_ctx *ctx, const char *s, char *out, size_t cap, const char *name,
+                         const char *what)
+{
+    const size_t len = strlen(s);
+    if (len >= cap)
+        return cs_fail(ctx, CS_ERR_FORMAT,
+                       "%s: attribute %s is a string of %zu bytes, longer than the %zu it may "
+                       "hold",
+                       what, name, len, cap - 1);
+    memcpy(out, s, len + 1);
+    return CS_OK;
+}
+
 cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *out, size_t cap,
                               const char *what)
 {
@@ -408,10 +423,12 @@ cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *ou
     if (H5Tis_variable_str(t) > 0) {
         char *s = NULL;
         mt = H5Tcopy(H5T_C_S1);
-        if (mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0)
+        /* in the file's character set (ASCII or UTF-8): HDF5 converts neither into the other */
+        if (mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Tset_cset(mt, H5Tget_cset(t)) < 0 ||
+            H5Aread(a, mt, &s) < 0)
             rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
         else if (s != NULL)
-            snprintf(out, cap, "%s", s);
+            rc = string_out(ctx, s, out, cap, name, what);
         if (s != NULL)
             H5free_memory(s);
     } else {
@@ -425,10 +442,11 @@ cs_err cs_h5_attr_read_string(cs_ctx *ctx, hid_t obj, const char *name, char *ou
             rc = cs_calloc(ctx, &buf, sz + 1, 1, "string attribute");
         if (rc == CS_OK) {
             mt = H5Tcopy(H5T_C_S1);
-            if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0)
+            if (mt < 0 || H5Tset_size(mt, sz) < 0 || H5Tset_cset(mt, H5Tget_cset(t)) < 0 ||
+                H5Aread(a, mt, buf) < 0)
                 rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed reading attribute %s", what, name);
             else
-                snprintf(out, cap, "%s", buf);
+                rc = string_out(ctx, buf, out, cap, name, what);
         }
         free(buf);
     }

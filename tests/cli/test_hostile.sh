@@ -7,7 +7,8 @@
 #                     contract of src/h5/h5.c): a graph's format and source, a checkpoint's
 #                     format and crawlsim_version, a partition file's format and method, at 1,
 #                     2 and 3 ranks (before the contract, H5Aread wrote N strings into a buffer
-#                     for one: a heap overflow)
+#                     for one: a heap overflow); a string of 300 bytes where 255 fit is
+#                     refused (it was cut: a graph's source "gen..." read as an import's)
 #   counts            counts read from a file and trusted: n_hosts 10^9 in a graph whose host
 #                     ids stay below 350 (run, info, partition), n_topics 2^30, offsets that
 #                     give one page 2^31 links in a sparse chunked /links/targets (a 1 MB file),
@@ -69,6 +70,10 @@ with h5py.File(fn, "r+") as f:
         g.attrs.create(name, float(old) + 0.5)
     elif kind == "huge":
         g.attrs.create(name, np.uint64(2**63))
+    elif kind == "long300":  # one fixed-length string of 300 bytes, its old value first
+        g.attrs.create(name, np.bytes_(s + b"y" * (300 - len(s))))
+    elif kind == "vlen300":  # the same as a variable-length string
+        g.attrs.create(name, (s + b"y" * (300 - len(s))).decode(), dtype=h5py.string_dtype())
 EOF
 }
 
@@ -105,6 +110,31 @@ for np in 2 3; do
 done
 hostile 2 checkpoint-crawlsim_version-strings4000 ck.h5 / crawlsim_version strings4000 run \
     "${crawl[@]}" --restart bad.h5 -o out.h5
+
+# a string longer than its reader holds is refused, naming file and attribute (it was cut at 255
+# bytes: a graph's source "gen" + 297 bytes read as an imported graph's, exit 0)
+long_string() {
+    local np=$1 file=$2 grp=$3 at=$4 kind=$5 pattern=$6
+    shift 6
+    cp "$file" bad.h5
+    attr bad.h5 "$grp" "$at" "$kind" || { fail "$at $kind: could not damage $file"; return; }
+    rm -f out.h5
+    RUN_TIMEOUT=${FAULT_TIMEOUT:-60} FAULT_CLASS=attribute expect_exit 1 "$np" "$pattern" "$@"
+    [ ! -e out.h5 ] || fail "$at $kind: a result was written"
+}
+long="attribute %s is a string of [0-9]+ bytes, longer than the 255 it may hold"
+# shellcheck disable=SC2059
+long_string 1 web.h5 / source long300 "graph file bad.h5: $(printf "$long" source)" info bad.h5
+# shellcheck disable=SC2059
+long_string 3 web.h5 / source vlen300 "graph file bad.h5: $(printf "$long" source)" \
+    "${graph_run[@]}"
+# shellcheck disable=SC2059
+long_string 2 part.h5 / graph_source long300 "partition file bad.h5: $(printf "$long" \
+    graph_source)" run "${crawl[@]}" --set run.partition_method=file --set run.partition=bad.h5 \
+    -o out.h5
+# shellcheck disable=SC2059
+long_string 2 ck.h5 / crawlsim_version vlen300 "checkpoint bad.h5: $(printf "$long" \
+    crawlsim_version)" run "${crawl[@]}" --restart bad.h5 -o out.h5
 
 # count FILE KIND: a count of FILE made impossible (see the header)
 count() {
