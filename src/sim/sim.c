@@ -153,7 +153,7 @@ static cs_err tick_links(sim *s, loop_state *ls, int64_t t, int64_t nsel, int64_
     if (*local == CS_OK)
         *local = sim_fetch_pages(s, nsel);
     if (*local == CS_OK)
-        *local = sim_learn_fetches(s, nsel, tick);
+        *local = s->mode->learn(s, nsel, tick);
     if (*local == CS_OK)
         *local = s->mode->route(s, nsel);
     if (s->sum)
@@ -369,6 +369,7 @@ static cs_err setup_world(sim *s, const cs_sim_world *shared, double t_setup)
     s->w.g = shared->g;
     s->w.gen = shared->gen;
     s->w.proc = shared->proc;
+    s->w.ops = sim_world_choose(s->w.proc, s->mode->replicated);
     s->w.gen_owner = shared->gen_owner;
     s->w.owner = &shared->owner;
     s->w.cfg.gen = shared->gen_cfg;
@@ -591,6 +592,9 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     s->tally = !s->mode->replicated || ctx->rank == 0;
     CS_TRY(ctx, setup_world(s, shared, t_setup));
     CS_TRY(ctx, sim_build_hosts(s));
+    /* the strict setting counts a host's fetches over all ranks: no quota or cap is shared */
+    s->h.share_k = s->strict ? NULL : s->h.host_k;
+    s->h.share_idx = s->strict ? NULL : s->h.host_idx;
     CS_TRY(ctx, sim_choose_seeds(s));
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: hosts and seed pages (%.2f s)", cs_now() - t_setup);
     CS_TRY(ctx, setup_phases(s, &ls));

@@ -66,6 +66,9 @@ typedef struct sim_hosts {
     int32_t *host_k, *host_idx, *host_used; /* ranks owning pages of the host, this rank's index
                                                among them (both NULL when no host is split:
                                                sim_build_hosts), the host's fetches this tick */
+    const int32_t *share_k, *share_idx;     /* the ranks sharing a host's quota and MAX cap:
+                                               host_k, host_idx, or NULL when a host's counts
+                                               are over all ranks (the strict setting) */
     uint8_t *host_mark;                     /* host in touched[] this tick */
     int32_t *touched;
     int64_t n_touched;
@@ -116,6 +119,35 @@ struct cs_sim_world {
     uint16_t *host_part;   /* metis-sampled: the part of each host (owner.host_part), else NULL */
 };
 
+typedef struct sim sim;
+
+/* Where the fetch phase reads the tick's fetched pages: the arrays of their links (CSR offsets
+ * and targets), relevance and hosts, and per fetch i its page's row at[i] in them. */
+typedef struct sim_pages {
+    const int64_t *off, *tg, *at;
+    const double *relv;
+    const int64_t *hostv;
+} sim_pages;
+
+/* The world's accessors, chosen once at set-up (sim_world_choose, sim_mode.c): a materialized
+ * world's graph holds every page's links and attributes and this rank's pages' hosts (every
+ * page's in the map sim_host_map makes for the replicated mode and a global MAX cap); the
+ * procedural world's generator computes them (a host from its ranges, O(log H), nothing
+ * stored per page). The phases ask these and never which world it is. */
+typedef struct sim_world_ops {
+    const char *name;
+    /* Local. Where the links and attributes of the tick's fetched pages s->f.fx[0..n) lie. */
+    cs_err (*pages)(sim *s, int64_t n, sim_pages *p);
+    /* The host of any page (the replicated mode, a global MAX cap). */
+    int64_t (*host_any)(const sim *s, int64_t page);
+    /* The host of this rank's local page li. */
+    int64_t (*host_local)(const sim *s, int64_t li);
+    /* The host of a frontier entry's page: a local page's, or any page's (replicated mode). */
+    int64_t (*host_page)(const sim *s, int64_t page);
+    /* A hint that host_page(page) follows soon (its host is a miss at a random place). */
+    void (*prefetch_host)(const sim *s, int64_t page);
+} sim_world_ops;
+
 /* The world a run crawls as the engine sees it: set at set-up (sim.c setup_world), read-only
  * in the ticks. */
 typedef struct sim_world_view {
@@ -124,7 +156,8 @@ typedef struct sim_world_view {
     cs_sim_world *own; /* the world, when this run loaded it (else shared by the caller) */
     const cs_graph *g;
     const cs_gen *gen;         /* generated worlds at set-up; kept for the crawl when proc */
-    int proc;                  /* the procedural world (gen.materialize = false) */
+    int proc;                  /* the procedural world (gen.materialize = false): set-up only */
+    const sim_world_ops *ops;  /* its accessors (the phases' view of proc) */
     int gen_owner;             /* g's owner lookup reads gen (cs_sim_world): gen is kept */
     const cs_gen_owner *owner; /* the world's owner of a host, when gen_owner */
     cs_evidence *ev;           /* the evidence of pages and anchors (features.h) */
@@ -155,8 +188,6 @@ typedef struct sim_diag {
     double bspread[CS_WEIGHT_BLOCKS_MAX], bupdate[CS_WEIGHT_BLOCKS_MAX];
 } sim_diag;
 
-typedef struct sim sim;
-
 /* The crawl's mode, chosen once at set-up (sim_mode_choose, sim_mode.c): the steps of a tick
  * that differ between the owned crawl (each rank its own pages' frontier), the owned crawl of
  * the strict setting (decisions on global quantities in an order independent of P) and the
@@ -174,6 +205,10 @@ typedef struct sim_mode {
     cs_err (*seeded)(sim *s, int64_t n);
     /* Local. The tick's picks s->f.fx[0..*n) were taken: the fetches this rank makes. */
     cs_err (*picked)(sim *s, int64_t *n);
+    /* Local. The learn phase of the tick's n fetches (sim_learn.c). */
+    cs_err (*learn)(sim *s, int64_t n, uint64_t tick);
+    /* Local. This rank holds the host counts of page's host (the TRES features of a link). */
+    int (*knows_host)(const sim *s, int64_t page);
     /* Local. The route phase of the tick's n fetches (sim_route.c). */
     cs_err (*route)(sim *s, int64_t n);
     /* Collective. The fetched pages' visited bits reach the ranks that keep them. */
@@ -187,6 +222,15 @@ typedef struct sim_mode {
      * in, the sums out) and local are agreed here (returned), else *local is updated. */
     cs_err (*evict)(sim *s, cs_err *local, int64_t nsel, int64_t *glob);
     int fused; /* evict agrees the tick's counts: no allreduce of their own */
+    /* Local. Host h's count of the tick is over all ranks and known to every rank (rank 0
+     * counts its politeness): the strict setting's split hosts, every host when replicated. */
+    int (*host_global)(const sim *s, int64_t h);
+    /* Local. Some host's count is global (host_global): the re-crawls' quotas are gathered
+     * (sim_refresh_quota is then collective). */
+    int (*quotas_global)(const sim *s);
+    /* A MAX-capped entry met by a selection walk is demoted in the frontier (not in the strict
+     * setting: its value stays as every rank count would leave it). */
+    int demotes;
 } sim_mode;
 
 /* The engine: the world it crawls, the policy, the phases' states and the mode. */
@@ -267,12 +311,12 @@ static inline int64_t quota(const sim *s, int64_t h, int64_t t)
     const int64_t rate = s->cfg->crawl.host_rate;
     if (rate == 0)
         return INT64_MAX;
-    if (s->strict || s->h.host_k == NULL)
+    if (s->h.share_k == NULL)
         return rate; /* strict: host_used holds the host's count over all ranks (pick_strict) */
-    const int64_t k = s->h.host_k[h];
+    const int64_t k = s->h.share_k[h];
     if (k <= 1)
         return rate;
-    const int64_t extra = ((s->h.host_idx[h] + k - t % k) % k) < rate % k;
+    const int64_t extra = ((s->h.share_idx[h] + k - t % k) % k) < rate % k;
     return rate / k + extra;
 }
 
@@ -289,8 +333,8 @@ static inline int capped(const sim *s, int64_t h, int with_tick)
     const int64_t cap = s->h.cap_now;
     if (cap <= 0)
         return 0;
-    const int64_t k = s->strict || s->h.host_k == NULL ? 1 : s->h.host_k[h]; /* strict: global */
-    const int64_t mine = k <= 1 ? cap : cap / k + (s->h.host_idx[h] < cap % k);
+    const int64_t k = s->h.share_k == NULL ? 1 : s->h.share_k[h]; /* strict: global */
+    const int64_t mine = k <= 1 ? cap : cap / k + (s->h.share_idx[h] < cap % k);
     const int64_t hs = hslot(s, h);
     return s->h.host_fetched[hs] + (with_tick ? s->h.host_used[hs] : 0) >= mine;
 }
@@ -333,42 +377,33 @@ static inline int64_t visited_bit_local(const sim *s, int64_t li, int64_t page)
     return s->vis.slot != NULL ? li : page;
 }
 
-/* The host of any page (rep, cap_global): the replicated map, or in the procedural world the
- * generator's host ranges (O(log H), nothing stored per page). */
+/* The host of any page (replicated mode, cap_global): the world's accessor (sim_world_ops). */
 static inline int64_t host_any(const sim *s, int64_t page)
 {
-    return s->w.proc ? cs_gen_host_of(s->w.gen, page) : s->h.host_all[page];
+    return s->w.ops->host_any(s, page);
 }
 
 /* The host of this rank's local page li. */
 static inline int64_t host_of_local(const sim *s, int64_t li)
 {
-    return s->w.proc ? cs_gen_host_of(s->w.gen, cs_graph_local_id(s->w.g, li))
-                     : cs_graph_host(s->w.g)[li];
+    return s->w.ops->host_local(s, li);
 }
 
-/* The host of a frontier entry's page: a local page's, or any page's under rep. */
+/* The host of a frontier entry's page: a local page's, or any page's in the replicated mode. */
 static inline int64_t host_of_page(const sim *s, int64_t page)
 {
-    if (s->rep || s->w.proc)
-        return host_any(s, page);
-    return cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, page)];
+    return s->w.ops->host_page(s, page);
 }
 
 static inline int64_t host_of_key(const sim *s, uint64_t key)
 {
-    const int64_t page = cs_frontier_key_id(key);
-    if (s->w.proc)
-        return cs_gen_host_of(s->w.gen, page);
-    return cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, page)];
+    return s->w.ops->host_page(s, cs_frontier_key_id(key));
 }
 
 /* A hint that host_of_key(key) follows soon (its host is a miss at a random place). */
 static inline void prefetch_host(const sim *s, uint64_t key)
 {
-    if (!s->w.proc)
-        __builtin_prefetch(
-            &cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, cs_frontier_key_id(key))]);
+    s->w.ops->prefetch_host(s, cs_frontier_key_id(key));
 }
 
 /* An exploration key: a hash of (run seed, tick, page id) above the id. th = tick_hash(s, tick),
@@ -410,6 +445,8 @@ void sim_evict_fini(sim_evict_phase *p);
 void sim_record_fini(sim_record_phase *p);
 /* The crawl's mode of the strict setting's flags (sim_mode.c). */
 const sim_mode *sim_mode_choose(int strict, int rep);
+/* The world's accessors: procedural or materialized, and in the replicated mode (sim_mode.c). */
+const sim_world_ops *sim_world_choose(int proc, int replicated);
 /* Local. This rank's part of the tick's counts (sim.c: it takes the signals noted). */
 void sim_tick_counts(const sim *s, int64_t nsel, int64_t *c);
 /* select (sim_select.c) */
@@ -426,9 +463,15 @@ cs_err sim_sort_fetches(sim *s, int64_t n);
 cs_err sim_take_seeds(sim *s, int64_t *n);
 /* fetch (sim_fetch.c) */
 cs_err sim_fetch_pages(sim *s, int64_t n);
+/* Local. The fetched pages of a materialized world: the graph's arrays, by local index. */
+cs_err sim_pages_graph(sim *s, int64_t n, sim_pages *p);
+/* Local. The procedural world's: the tick's pages generated now (the same links and attributes
+ * as the materialized graph's, from the same function). */
+cs_err sim_pages_generated(sim *s, int64_t n, sim_pages *p);
 /* learn (sim_learn.c). Local: the statistics of the tick's n fetches and the policy's
- * observation of them (not in the replicated mode: rep_share). */
+ * observation of them; in the replicated mode the statistics only (rep_share observes). */
 cs_err sim_learn_fetches(sim *s, int64_t n, uint64_t tick);
+cs_err sim_learn_replicated(sim *s, int64_t n, uint64_t tick);
 cs_err sim_sum_sync(sim *s, int64_t t);
 cs_err sim_average_sync(sim *s);
 void sim_learn_counters(sim *s);

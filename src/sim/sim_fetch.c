@@ -43,7 +43,6 @@ typedef struct fetch_args {
     const int32_t *slot; /* NULL: visited bits by page id (sim_visited.c) */
     int64_t n;
     int GS, GA, TD, HF;
-    int rep; /* every host's counts are global and everywhere (the replicated mode) */
     cs_feat_page *pst;
     double *reward;
     const int64_t *base;
@@ -53,39 +52,62 @@ typedef struct fetch_args {
     float *tx;
 } fetch_args;
 
-/* Local. Where each fetch's page lies in the arrays the fetch reads: its local index, or in the
- * procedural world its place among the tick's pages, generated now (the same links and
- * attributes as the materialized graph's, from the same function). */
-static cs_err fetch_locate(sim *s, int64_t n, fetch_args *a)
+/* Local. The fetches' pages in a materialized world: the graph's rows, by local index. */
+cs_err sim_pages_graph(sim *s, int64_t n, sim_pages *p)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     sim_fetch_phase *f = &s->f;
     CS_TRY(ctx, cs_grow(ctx, &f->at, &f->at_cap, (size_t)n + 1, sizeof *f->at, "fetches"));
-    if (s->w.proc) {
-        CS_TRY(ctx, cs_grow(ctx, &f->pid, &f->pid_cap, (size_t)n + 1, sizeof *f->pid, "fetches"));
-        for (int64_t i = 0; i < n; i++) {
-            f->pid[i] = f->fx[i].page;
-            f->at[i] = i;
-        }
-        cs_graph_slice_fini(&f->pages);
-        CS_TRY(ctx, cs_gen_pages(ctx, s->w.gen, f->pid, n, &f->pages));
-        a->off = f->pages.offsets;
-        a->tg = f->pages.targets;
-        a->relv = f->pages.relevance;
-        a->hostv = f->pages.host;
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            f->at[i] = f->fx[i].li;
-        a->off = cs_graph_offsets(s->w.g);
-        a->tg = cs_graph_targets(s->w.g);
-        a->relv = cs_graph_relevance(s->w.g);
-        a->hostv = cs_graph_host(s->w.g);
-    }
-    a->at = f->at;
-    f->host = a->hostv;
+    for (int64_t i = 0; i < n; i++)
+        f->at[i] = f->fx[i].li;
+    p->off = cs_graph_offsets(s->w.g);
+    p->tg = cs_graph_targets(s->w.g);
+    p->relv = cs_graph_relevance(s->w.g);
+    p->hostv = cs_graph_host(s->w.g);
+    p->at = f->at;
 fail:
     return rc;
+}
+
+/* Local. The fetches' pages in the procedural world: the tick's pages generated now, page i at
+ * row i (the same links and attributes as the materialized graph's, from the same function). */
+cs_err sim_pages_generated(sim *s, int64_t n, sim_pages *p)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    sim_fetch_phase *f = &s->f;
+    CS_TRY(ctx, cs_grow(ctx, &f->at, &f->at_cap, (size_t)n + 1, sizeof *f->at, "fetches"));
+    CS_TRY(ctx, cs_grow(ctx, &f->pid, &f->pid_cap, (size_t)n + 1, sizeof *f->pid, "fetches"));
+    for (int64_t i = 0; i < n; i++) {
+        f->pid[i] = f->fx[i].page;
+        f->at[i] = i;
+    }
+    cs_graph_slice_fini(&f->pages);
+    CS_TRY(ctx, cs_gen_pages(ctx, s->w.gen, f->pid, n, &f->pages));
+    p->off = f->pages.offsets;
+    p->tg = f->pages.targets;
+    p->relv = f->pages.relevance;
+    p->hostv = f->pages.host;
+    p->at = f->at;
+fail:
+    return rc;
+}
+
+/* Local. Where each fetch's page lies in the arrays the fetch reads: the world's answer. */
+static cs_err fetch_locate(sim *s, int64_t n, fetch_args *a)
+{
+    sim_pages p;
+    const cs_err rc = s->w.ops->pages(s, n, &p);
+    if (rc != CS_OK)
+        return rc;
+    a->off = p.off;
+    a->tg = p.tg;
+    a->relv = p.relv;
+    a->hostv = p.hostv;
+    a->at = p.at;
+    s->f.host = p.hostv;
+    return CS_OK;
 }
 
 /* Local. Room for the tick's fetches and their links: the pages' out-degrees (reads at random
@@ -155,8 +177,7 @@ static inline void fetch_tres_x(const fetch_args *a, cs_link_msg *m, int64_t row
     const int64_t d = m->dst;
     m->url_rl = (uint16_t)(cs_tres_url_rl(s->w.ev, d, row) * 65535.0f + 0.5f);
     int64_t hf = 0, hr = 0;
-    /* replicated: every host's counts are global and everywhere */
-    if (a->rep || cs_graph_owner(s->w.g, d) == s->ctx->rank) {
+    if (s->mode->knows_host(s, d)) {
         const int64_t h = host_of_page(s, d);
         hf = s->h.host_fetched[hslot(s, h)];
         hr = s->h.host_rel[hslot(s, h)];
@@ -259,7 +280,6 @@ cs_err sim_fetch_pages(sim *s, int64_t n)
     a.GA = s->GA;
     a.TD = s->tres_d;
     a.HF = s->host_features;
-    a.rep = s->mode->replicated;
     a.visited = s->vis.bits;
     a.slot = s->vis.slot;
     int64_t links = 0;

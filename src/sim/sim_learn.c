@@ -9,15 +9,14 @@
 
 /* Local. The host counters of the tick's fetches (reads at random places): integer increments
  * and bit sets, the same whatever their order. The replicated mode counts every rank's fetches
- * in rep_share instead, and only the relevant hosts here. */
-static void learn_counts(sim *s, int64_t n)
+ * in rep_share instead, and only the relevant hosts here (rp: a constant of each caller). */
+static inline void learn_counts(sim *s, int64_t n, const int rp)
 {
     int64_t nrel = 0;
     const int64_t *host = s->f.host, *pat = s->f.at;
     const cs_feat_page *pst = s->f.pst;
     int32_t *hfc = s->h.host_fetched, *hrc = s->h.host_rel;
     uint64_t *relh = s->h.rel_host;
-    const int rp = s->mode->replicated;
     const sim *cs = s; /* the host slots (hslot) */
 #pragma omp parallel for if (n >= LEARN_PARALLEL) default(none)                                    \
     shared(cs, host, pat, pst, hfc, hrc, relh, rp, n) reduction(+ : nrel) schedule(static)
@@ -71,10 +70,20 @@ cs_err sim_learn_fetches(sim *s, int64_t n, uint64_t tick)
     cs_err rc = CS_OK;
     const double t0 = cs_now();
     CS_TRY(s->ctx, sim_record_trace(s, n, tick));
-    learn_counts(s, n);
-    /* the replicated mode: the one policy observes every rank's fetches (rep_share) */
-    if (s->ops->observe != NULL && !s->mode->replicated)
+    learn_counts(s, n, 0);
+    if (s->ops->observe != NULL)
         CS_TRY(s->ctx, learn_observe(s, n, tick));
+    s->m.t[PH_LEARN] += cs_now() - t0;
+fail:
+    return rc;
+}
+
+cs_err sim_learn_replicated(sim *s, int64_t n, uint64_t tick)
+{
+    cs_err rc = CS_OK;
+    const double t0 = cs_now();
+    CS_TRY(s->ctx, sim_record_trace(s, n, tick));
+    learn_counts(s, n, 1); /* the one policy observes every rank's fetches in rep_share */
     s->m.t[PH_LEARN] += cs_now() - t0;
 fail:
     return rc;

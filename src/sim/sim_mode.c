@@ -6,7 +6,8 @@
  * capacity is global; and the replicated crawl (the strict setting with a selecting policy),
  * where every rank holds the whole frontier and the one logical policy, shares every fetch with
  * every rank (rep_share) and fetches the picks it owns. The procedural world is not a mode of
- * the tick: it changes where a page's links and attributes come from (sim_fetch.c, host_any).
+ * the tick: it changes where a page's links, attributes and host come from, which the world's
+ * accessors (sim_world_ops, below) answer.
  */
 #include "sim/sim_engine.h"
 
@@ -108,6 +109,56 @@ static cs_err strict_evict(sim *s, cs_err *local, int64_t nsel, int64_t *glob)
     return sim_evict_global(s, *local, glob, 5);
 }
 
+static int host_mine(const sim *s, int64_t h)
+{
+    (void)s;
+    (void)h;
+    return 0;
+}
+
+static int host_split_global(const sim *s, int64_t h)
+{
+    return host_split(s, h);
+}
+
+static int host_everywhere(const sim *s, int64_t h)
+{
+    (void)s;
+    (void)h;
+    return 1;
+}
+
+static int quotas_mine(const sim *s)
+{
+    (void)s;
+    return 0;
+}
+
+static int quotas_split(const sim *s)
+{
+    return s->h.any_split;
+}
+
+static int quotas_everywhere(const sim *s)
+{
+    (void)s;
+    return 1;
+}
+
+/* the counts of a host are kept by the ranks owning its pages */
+static int knows_own(const sim *s, int64_t page)
+{
+    return cs_graph_owner(s->w.g, page) == s->ctx->rank;
+}
+
+/* replicated: every host's counts are global and everywhere */
+static int knows_every(const sim *s, int64_t page)
+{
+    (void)s;
+    (void)page;
+    return 1;
+}
+
 static const sim_mode mode_owned = {
     .name = "owned",
     .replicated = 0,
@@ -116,11 +167,16 @@ static const sim_mode mode_owned = {
     .seeded = no_seeded,
     .picked = owned_picked,
     .visited = sim_share_visited,
+    .learn = sim_learn_fetches,
+    .knows_host = knows_own,
     .route = sim_route_links,
     .fetched = owned_fetched,
     .exchange = owned_exchange,
     .evict = local_evict,
     .fused = 0,
+    .host_global = host_mine,
+    .quotas_global = quotas_mine,
+    .demotes = 1,
 };
 
 static const sim_mode mode_strict = {
@@ -131,11 +187,16 @@ static const sim_mode mode_strict = {
     .seeded = strict_seeded,
     .picked = strict_picked,
     .visited = sim_share_visited,
+    .learn = sim_learn_fetches,
+    .knows_host = knows_own,
     .route = sim_route_links,
     .fetched = strict_fetched,
     .exchange = strict_exchange,
     .evict = strict_evict,
     .fused = 1,
+    .host_global = host_split_global,
+    .quotas_global = quotas_split,
+    .demotes = 0,
 };
 
 static const sim_mode mode_replicated = {
@@ -146,14 +207,97 @@ static const sim_mode mode_replicated = {
     .seeded = no_seeded,
     .picked = rep_picked,
     .visited = rep_visited,
+    .learn = sim_learn_replicated,
+    .knows_host = knows_every,
     .route = sim_route_counted,
     .fetched = rep_fetched,
     .exchange = rep_exchange,
     .evict = local_evict,
     .fused = 0,
+    .host_global = host_everywhere,
+    .quotas_global = quotas_everywhere,
+    .demotes = 1,
 };
 
 const sim_mode *sim_mode_choose(int strict, int rep)
 {
     return rep ? &mode_replicated : strict ? &mode_strict : &mode_owned;
+}
+
+/* ---- the world's accessors ------------------------------------------------------------------ */
+
+/* A materialized world: the graph's hosts by local index, every page's in the host map. */
+static int64_t graph_host_local(const sim *s, int64_t li)
+{
+    return cs_graph_host(s->w.g)[li];
+}
+
+static int64_t graph_host_page(const sim *s, int64_t page)
+{
+    return cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, page)];
+}
+
+static void graph_prefetch_host(const sim *s, int64_t page)
+{
+    __builtin_prefetch(&cs_graph_host(s->w.g)[cs_graph_local_index(s->w.g, page)]);
+}
+
+static int64_t map_host(const sim *s, int64_t page)
+{
+    return s->h.host_all[page];
+}
+
+static void map_prefetch_host(const sim *s, int64_t page)
+{
+    __builtin_prefetch(&s->h.host_all[page]);
+}
+
+/* The procedural world: the generator's host ranges, nothing stored per page. */
+static int64_t gen_host(const sim *s, int64_t page)
+{
+    return cs_gen_host_of(s->w.gen, page);
+}
+
+static int64_t gen_host_local(const sim *s, int64_t li)
+{
+    return cs_gen_host_of(s->w.gen, cs_graph_local_id(s->w.g, li));
+}
+
+static void gen_prefetch_host(const sim *s, int64_t page)
+{
+    (void)s;
+    (void)page;
+}
+
+static const sim_world_ops world_graph = {
+    .name = "materialized",
+    .pages = sim_pages_graph,
+    .host_any = map_host,
+    .host_local = graph_host_local,
+    .host_page = graph_host_page,
+    .prefetch_host = graph_prefetch_host,
+};
+
+/* the replicated mode's frontier holds any page */
+static const sim_world_ops world_graph_replicated = {
+    .name = "materialized, replicated",
+    .pages = sim_pages_graph,
+    .host_any = map_host,
+    .host_local = graph_host_local,
+    .host_page = map_host,
+    .prefetch_host = map_prefetch_host,
+};
+
+static const sim_world_ops world_procedural = {
+    .name = "procedural",
+    .pages = sim_pages_generated,
+    .host_any = gen_host,
+    .host_local = gen_host_local,
+    .host_page = gen_host,
+    .prefetch_host = gen_prefetch_host,
+};
+
+const sim_world_ops *sim_world_choose(int proc, int replicated)
+{
+    return proc ? &world_procedural : replicated ? &world_graph_replicated : &world_graph;
 }

@@ -24,7 +24,7 @@ void sim_polite_check(sim *s, int64_t tick)
     for (int64_t i = 0; i < s->h.n_touched; i++) {
         int64_t h = s->h.touched[i], q = quota(s, h, tick);
         /* strict: a split host's count is global and known to every rank: rank 0 counts it */
-        if (s->strict && (s->rep || host_split(s, h)) && s->ctx->rank != 0)
+        if (s->mode->host_global(s, h) && s->ctx->rank != 0)
             continue;
         if (s->h.host_used[hslot(s, h)] > q)
             s->m.c[C_POLITE] += s->h.host_used[hslot(s, h)] - q;
@@ -81,7 +81,7 @@ cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
 {
     cs_err rc = CS_OK;
     int64_t m = 0;
-    const int global = s->rep || (s->strict && s->h.any_split);
+    const int global = s->mode->quotas_global(s);
     if (global)
         CS_TRY_AGREE(s->ctx, cs_grow(s->ctx, &s->sl.sp, &s->sl.sp_cap, 2 * (size_t)n + 2,
                                      sizeof *s->sl.sp, "host quotas"));
@@ -89,7 +89,7 @@ cs_err sim_refresh_quota(sim *s, const cs_recrawl_crawl *cr, int64_t n)
         const int64_t h = host_of_local(s, cr[i].page);
         s->h.host_used[hslot(s, h)]++;
         touch(s, h);
-        if (global && (s->rep || host_split(s, h))) {
+        if (global && s->mode->host_global(s, h)) {
             s->sl.sp[2 * m] = h;
             s->sl.sp[2 * m++ + 1] = 0;
         }
@@ -305,7 +305,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                         __builtin_prefetch(&s->h.host_k[h8]);
                 }
                 if (capped(s, h, 1)) {
-                    if (capped(s, h, 0) && !s->strict) {
+                    if (capped(s, h, 0) && s->mode->demotes) {
                         /* MAX: never again; demoted so that later ticks do not walk it first */
                         cs_frontier_view v;
                         cs_frontier_view_get(s->fr, &v);
