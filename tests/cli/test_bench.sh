@@ -51,6 +51,8 @@ cp -r "$SRC/docs/reports/bench" copy/docs/reports/
 cp "$SRC/docs/reports/bench.md" "$SRC/docs/reports/per-link.md" copy/docs/reports/
 cp "$bench" copy/tools/bench
 cp "$SRC/docs/performance.md" copy/docs/performance.md
+mkdir -p copy/docs/guide
+cp "$SRC"/docs/guide/*.md copy/docs/guide/
 python3 copy/tools/bench report --check > same.log 2>&1 || fail "the copy's check fails unedited: $(cat same.log)"
 sed 's/^\(| [^|]* | \*\*\)[0-9]/\19/' "$SRC/docs/performance.md" > copy/docs/performance.md
 if cmp -s copy/docs/performance.md "$SRC/docs/performance.md"; then
@@ -67,6 +69,30 @@ if python3 copy/tools/bench report --check > edit2.log 2>&1; then
 else
     pass "a hand edit of the per-link report is found"
 fi
+cp "$SRC/docs/reports/per-link.md" copy/docs/reports/per-link.md
+
+# 3b. the guides' "how fast" lines are the table's too: a hand-edited value, and a line whose
+# markers were removed, are found
+if ! grep -q '^<!-- bench:line crawl: ' "$SRC/docs/guide/running.md"; then
+    fail "docs/guide/running.md has no generated how-fast line (bench:line crawl)"
+fi
+sed 's/^\(\*\*How fast\..*\*\*\)\([0-9]\)/\18\2/' "$SRC/docs/guide/running.md" > copy/docs/guide/running.md
+if cmp -s copy/docs/guide/running.md "$SRC/docs/guide/running.md"; then
+    fail "could not edit the how-fast line of docs/guide/running.md for the check"
+elif python3 copy/tools/bench report --check > edit3.log 2>&1; then
+    fail "tools/bench report --check accepts a hand-edited how-fast line"
+else
+    pass "a hand-edited how-fast line of a guide is found"
+fi
+grep -v '^<!-- bench:line' "$SRC/docs/guide/running.md" > copy/docs/guide/running.md
+if python3 copy/tools/bench report --check > edit4.log 2>&1; then
+    fail "tools/bench report --check accepts a guide without its how-fast line's markers"
+elif grep -q 'no bench line marker of crawl' edit4.log; then
+    pass "a guide without its how-fast line's markers is found"
+else
+    fail "a guide without its markers: $(cat edit4.log)"
+fi
+cp "$SRC/docs/guide/running.md" copy/docs/guide/running.md
 
 # 4. the cost curve's table and the per-link report are made from the table's rows: a table
 # of made-up rows (latency 100 ns, 2 accesses a link, 1 000 ns a link against 600 on the small
