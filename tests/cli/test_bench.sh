@@ -158,5 +158,12 @@ if [ -x "$build/tests/bench_rng" ]; then
     else
         fail "tools/bench compare: $(cat cmp.log; cat c.tsv)"
     fi
+    # --args: the words reach the benchmark's command and its rows
+    if python3 "$bench" run --quick --build "$build" --table a.tsv rng --args '7' > args.log 2>&1 &&
+        [ "$(cut -f9 a.tsv | tail -1)" = "build/tests/bench_rng 1e5 7" ]; then
+        pass "tools/bench run --args appends to the command"
+    else
+        fail "tools/bench run --args: $(cat args.log; cut -f9 a.tsv)"
+    fi
 fi
 finish
