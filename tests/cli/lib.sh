@@ -172,7 +172,8 @@ no_leftovers() {
 #   wrong     exit 0: the bad input was run on, a result written
 #   disagree  the ranks' exit statuses differ
 #   leftover  a clean error that left a temporary or the output behind
-#   unclear   any other failure: no message, several, or HDF5's own error stack
+#   unclear   any other failure: no message, several, or HDF5's own error stack, or (with
+#             $FAULT_WANT, a grep -E pattern) an error that does not match it
 # and is appended as "CASE CLASS NAME OUTCOME" to $WORK/outcomes (and $CRAWLSIM_OUTCOMES when
 # set: tools/robustness collects them). Anything but clean is a test failure.
 fault() {
@@ -184,7 +185,8 @@ fault() {
     left=$(find . -maxdepth 2 -name ".*.tmp.*" | head -3)
     [ -z "${FAULT_OUT:-}" ] || [ ! -e "$FAULT_OUT" ] || left+=" $FAULT_OUT"
     if [ "$rc" -ge 1 ] && [ "$rc" -le 2 ] && [ "$(grep -c 'crawlsim: error' <<< "$out")" -eq 1 ] &&
-        ! grep -qE 'HDF5-DIAG|Sanitizer|runtime error:' <<< "$out"; then
+        ! grep -qE 'HDF5-DIAG|Sanitizer|runtime error:' <<< "$out" &&
+        { [ -z "${FAULT_WANT:-}" ] || grep -qE -- "$FAULT_WANT" <<< "$out"; }; then
         outcome=clean
         [ -z "${left// /}" ] || outcome=leftover
     else

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A full disk on every write path at 1, 2 and 3 ranks (docs/guide/robustness.md): import of a text
-# edge list and of a BVGraph, gen, partition, a checkpoint, a results file, schedule and bandit.
+# A full disk on every write path at 1, 2 and 3 ranks (docs/developer/robustness.md): import of a
+# text edge list and of a BVGraph, gen, partition, a checkpoint, a results file, schedule and
+# bandit; and on a file system that cannot reserve blocks (CRAWLSIM_H5_RESERVE=check).
 # Each case is lib.sh's `fault`: the same exit status 1 or 2 on every rank (each rank's own status,
 # not only mpiexec's), one error message, no HDF5 error stack, no crash, no hang (FAULT_TIMEOUT),
 # no temporary and no output left; and the inputs unchanged (checksums). A case where the disk is
@@ -119,6 +120,21 @@ for np in 1 2 3; do
     case_ import-text-filled "$np" import big.ini -o full/out.h5
     wait "$filler" 2> /dev/null
     filler=""
+done
+# a file system that cannot reserve blocks (CRAWLSIM_H5_RESERVE=check takes that path here):
+# the free space is checked instead before every collective write and flush, so that a disk
+# already full is still an error every rank knows before any of them writes ("no room for",
+# not a failed write: without the check the checkpoint at 3 ranks hung)
+check_case() { CRAWLSIM_H5_RESERVE=check FAULT_WANT="no room for its" case_ "$@"; }
+for np in 2 3; do
+    disk 256k
+    check_case import-text-check "$np" import text.ini -o full/out.h5
+    disk 640k
+    check_case gen-check "$np" gen "$SRC/graphs/tiny.ini" -o full/out.h5
+    disk 160k
+    check_case checkpoint-check "$np" run job.ini -o r.h5 --set run.checkpoint=full/out.h5 \
+        --set run.checkpoint_every=7
+    rm -f r.h5
 done
 grep -c ' clean$' outcomes | sed 's/^/clean cases: /'
 finish
