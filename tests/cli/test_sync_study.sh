@@ -77,9 +77,13 @@ out=$("$SS" table st 2>&1) || fail "table: $out"
     head -1 st/results.tsv | grep -q "^group	P	setting	seed	policy	world	commit	world_hash	world_seed	q" &&
     pass "table: a header and 14 runs" || fail "table: $out $(head -3 st/results.tsv)"
 col() { head -1 st/results.tsv | tr '\t' '\n' | grep -nx "$1" | cut -d: -f1; }
-# every run's provenance: policy, world, the commit that ran it, its world file's hash and seed
-want_commit=$(git -C "$SRC" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
-bad=$(awk -F'\t' -v c="$want_commit" 'NR > 1 && ($5 != "sarsa" || index($7, c) != 1) { print }' st/results.tsv)
+# every run's provenance: policy, world, the commit the binary was built from (the build's
+# crawlsim.commit, in a git checkout its hash), its world file's hash and seed
+want_commit=$(cat "$(dirname "$BIN")/crawlsim.commit" 2> /dev/null || echo missing)
+if git -C "$SRC" rev-parse HEAD > /dev/null 2>&1 && [[ ! $want_commit =~ ^[0-9a-f]{12} ]]; then
+    fail "the build's crawlsim.commit: '$want_commit' (a git checkout's build names its commit)"
+fi
+bad=$(awk -F'\t' -v c="$want_commit" 'NR > 1 && ($5 != "sarsa" || $7 != c) { print }' st/results.tsv)
 hashes_ok=yes
 while IFS=$'\t' read -r w s h; do
     [ "$(sha256sum "st/worlds/$w-s$s.h5" | cut -c1-16)" = "$h" ] || hashes_ok="no: $w $s $h"

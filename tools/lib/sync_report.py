@@ -20,7 +20,6 @@ import itertools
 import math
 import os
 import re
-import subprocess
 
 import numpy as np
 
@@ -81,16 +80,14 @@ def world_hash(path):
     return out
 
 
-def source_commit(tree):
-    """The checked-out commit of the source tree (12 hex digits, "+dirty" with uncommitted
-    changes to tracked files), or "unknown" outside a git checkout."""
+def binary_commit(binary):
+    """The commit a built crawlsim comes from: the crawlsim.commit the build writes beside it
+    (cmake/CrawlsimCommit.cmake), or "unknown" when there is none (the checked-out tree may have
+    moved on since the build)."""
     try:
-        c = subprocess.run(["git", "-C", tree, "rev-parse", "--short=12", "HEAD"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return c + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
+        with open(os.path.join(os.path.dirname(os.path.abspath(binary)), "crawlsim.commit")) as f:
+            return f.read().strip() or "unknown"
+    except OSError:
         return "unknown"
 
 
