@@ -33,6 +33,7 @@ typedef struct cs_gen_web {
     double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
     double near_forward;    /* probability that a near link goes forward (0.5: the old bit) */
     double near_snap;       /* probability that a near link lands on the directory of its gap */
+    double host_cross;      /* probability that an in-host link goes to a neighbouring host */
     double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
     double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */
     double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */

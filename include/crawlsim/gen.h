@@ -48,6 +48,10 @@ CS_API int64_t cs_gen_host_of(const cs_gen *g, int64_t page);
  * in two stages: 1, the page's bucket of the host index; 2 (once stage 1's line has come), the
  * host records the bucket points to and the host's topic. */
 CS_API void cs_gen_prefetch_host(const cs_gen *g, int64_t page, int stage);
+/* Local. A host's bow-tie role (gen.in_hosts, out_hosts, isolated_hosts): 0 open, 1 hidden (no
+ * other host links to it: IN), 2 closed (it links to no other host: OUT), 3 both (isolated);
+ * with gen.host_cross, links between hosts of the same role are kept. */
+CS_API int cs_gen_host_role(const cs_gen *g, int64_t host);
 /* Local. First page and page count of a host. */
 CS_API void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count);
 

@@ -59,6 +59,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_ROLE 0x726f6c6500000008u     /* a host's bow-tie role (gen_impl.h host_role) */
 #define CS_HASH_SNAP 0x736e617000000009u     /* a near link moved onto a directory page */
 #define CS_HASH_FORWARD 0x667764000000000au  /* a near link's direction (gen.near_forward) */
+#define CS_HASH_CROSS 0x63726f737300000bu    /* an in-host link sent to a neighbouring host */
 
 typedef struct cs_rng {
     uint64_t key[2];

@@ -21,6 +21,7 @@
  * the graph is the same for any number of ranks and threads.
  */
 #include "gen_impl.h"
+#include "gen_web.h"
 
 #include "crawlsim/gen.h"
 #include "crawlsim/partition.h"
@@ -101,6 +102,11 @@ int cs_gen_host_hash_owner(const void *arg, int64_t page)
 {
     const cs_gen_owner *o = arg;
     return cs_gen_host_owner(o, cs_gen_host_of(o->g, page));
+}
+
+int cs_gen_host_role(const cs_gen *g, int64_t host)
+{
+    return host_role(g, host);
 }
 
 void cs_gen_host_range(const cs_gen *g, int64_t host, int64_t *first, int64_t *count)
@@ -418,64 +424,11 @@ static void sort_i64(int64_t *a, int64_t n)
 
 /* ---- web-like structure: flags and links computed from ids alone ----------------------------- */
 
-/* A uniform in [0, 1) from the page's hash under salt (rng.h's CS_HASH_*): each flag of a page's
- * structure is a pure function of (gen.seed, salt, page), one hash and no stream. */
-static inline double page_flag(const cs_gen *g, int64_t page, uint64_t salt)
+/* A popular page of the page's own host (u its in-host uniform), or with gen.host_cross (a hash
+ * of the link's word w0) of a neighbouring host. */
+static int64_t own_popular(const cs_gen *g, int64_t host, uint64_t w0, double u)
 {
-    const uint64_t key = cs_mix64((uint64_t)g->cfg.seed ^ salt);
-    return (double)(cs_mix64((uint64_t)page + key) >> 11) * 0x1.0p-53;
-}
-
-/* A page without out-links (gen.dangling; gen.dangling_leaves: only a leaf of the tree). */
-static inline int is_dangling(const cs_gen *g, int64_t page)
-{
-    const cs_gen_config *c = &g->cfg;
-    if (!(c->web.dangling > 0.0 && page_flag(g, page, CS_HASH_DANGLING) < c->web.dangling))
-        return 0;
-    if (!c->web.dangling_leaves || c->web.tree_branching < 2)
-        return 1;
-    /* gen.dangling_leaves: a directory (local index a multiple of the base, with a next page:
-     * its first child) keeps its links */
-    const host_rec *hr = &g->hosts[cs_gen_host_of(g, page)];
-    const int64_t i = page - hr->first;
-    return !(i % c->web.tree_branching == 0 && i + 1 < hr->count);
-}
-
-/* A page no link points to (gen.unlinked); a host's first page never is. */
-static inline int is_unlinked(const cs_gen *g, int64_t page, int64_t host_first)
-{
-    return g->cfg.web.unlinked > 0.0 && page != host_first &&
-           page_flag(g, page, CS_HASH_UNLINKED) < g->cfg.web.unlinked;
-}
-
-/* Where a drawn link to page t of host h lands: t, or when no link may point to t, the next
- * page of the host that is not so (wrapping to the host's first page, which never is). */
-static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
-{
-    const int64_t first = g->hosts[h].first, end = first + g->hosts[h].count;
-    while (is_unlinked(g, t, first))
-        t = t + 1 < end ? t + 1 : first;
-    return t;
-}
-
-/* gen.near_snap: the directory page of a near link's target t at the level of its gap: the
- * host-local index rounded to a multiple of q, the smallest power of the base (the tree's, or
- * 2) above the gap: up for a forward link (the next directory), down for a backward one (its
- * own), and down when up leaves the host. Pages with more trailing
- * zero digits collect the links of wider windows: most pages receive none, the directories a
- * heavy tail (a gap density ~ x^-a gives in-degrees ~ x^-(1 + 1 / (2 - a)) for a < 2). */
-static int64_t snap_to_directory(const cs_gen *g, int64_t t, int64_t gap, int64_t first,
-                                 int64_t end, int forward)
-{
-    const int64_t b = g->cfg.web.tree_branching >= 2 ? g->cfg.web.tree_branching : 2;
-    int64_t q = b;
-    while (q <= gap && q <= (end - first) / b)
-        q *= b;
-    const int64_t j = t - first;
-    int64_t s = (j + (forward ? q - 1 : 0)) / q * q;
-    if (first + s >= end)
-        s -= q;
-    return first + s;
+    return page_in_host_u(g, crosses(g, w0) ? neighbour_host(g, host, w0) : host, u);
 }
 
 /* A drawn link inside the host (word w0 of the page's link stream, u its in-host uniform): with
@@ -489,7 +442,7 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
     const cs_gen_config *c = &g->cfg;
     const uint64_t h1 = cs_mix64(w0 + cs_mix64((uint64_t)c->seed ^ CS_HASH_NEAR));
     if ((double)(h1 >> 11) * 0x1.0p-53 >= c->web.near_share)
-        return page_in_host_u(g, host, u);
+        return own_popular(g, host, w0, u);
     const uint64_t h2 = cs_mix64(h1);
     const double v = (double)(h2 >> 12) * 0x1.0p-52;                  /* [0, 1) */
     const double y = -fast_log2(1.0 - v) / (c->web.near_alpha - 1.0); /* log2 X, >= 0 */
@@ -500,12 +453,16 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
     const int forward = pf == 0.5 ? (int)(h2 & 1u)
                                   : (double)(cs_mix64(h2 ^ CS_HASH_FORWARD) >> 11) * 0x1.0p-53 < pf;
     int64_t t = -1;
+    const int64_t far = forward ? fwd : back; /* gen.host_cross: past the host's edge */
+    if ((forward ? fwd >= end : back < first) && far >= 0 && far < g->cfg.pages && crosses(g, w0) &&
+        role_allows(g, host, cs_gen_host_of(g, far)))
+        return far;
     if (forward ? fwd < end : back >= first)
         t = forward ? fwd : back;
     else if (forward ? back >= first : fwd < end)
         t = forward ? back : fwd;
     else
-        return page_in_host_u(g, host, u);
+        return own_popular(g, host, w0, u);
     if (c->web.near_snap > 0.0 &&
         (double)(cs_mix64(h2 ^ CS_HASH_SNAP) >> 11) * 0x1.0p-53 < c->web.near_snap)
         t = snap_to_directory(g, t, gap, first, end, t > page);
@@ -569,8 +526,11 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
         if (page_flag(g, page, CS_HASH_TEMPLATE) < c->web.template_share) {
             cs_rng r;
             cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)host, 2);
-            for (int64_t j = 0; j < T; j++)
-                out[n++] = page_in_host_u(g, host, cs_rng_uniform(&r));
+            for (int64_t j = 0; j < T; j++) {
+                const double u = cs_rng_uniform(&r);
+                const uint64_t x = (uint64_t)host * 1024u + (uint64_t)j + CS_HASH_TEMPLATE;
+                out[n++] = page_in_host_u(g, crosses(g, x) ? neighbour_host(g, host, x) : host, u);
+            }
         }
     }
     return n;
@@ -627,10 +587,13 @@ static int64_t keep_struct_links(const cs_gen *g, int64_t page, int64_t host, in
                                  int64_t ns, int use_set, idset *set)
 {
     int64_t n = 0;
-    const int64_t host_first = g->hosts[host].first;
+    const int64_t host_first = g->hosts[host].first, host_end = host_first + g->hosts[host].count;
     for (int64_t j = 0; j < ns; j++) {
         const int64_t t = out[j];
-        if (t == page || is_unlinked(g, t, host_first))
+        const int64_t f = g->cfg.web.host_cross > 0.0 && (t < host_first || t >= host_end)
+                              ? g->hosts[cs_gen_host_of(g, t)].first /* a template target */
+                              : host_first;
+        if (t == page || is_unlinked(g, t, f))
             continue;
         if (use_set ? !idset_insert(set, t) : contains(out, n, t))
             continue;
@@ -725,9 +688,12 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             int64_t t = b[j].n < 0 ? hr->first + (int64_t)(b[j].u_in * (double)hr->count)
                         : b[j].table == NULL && c->web.near_share > 0.0
                             ? near_or_popular(g, page, host, b[j].w0, b[j].u_in)
+                        : b[j].table == NULL && c->web.host_cross > 0.0
+                            ? own_popular(g, host, b[j].w0, b[j].u_in)
                             : page_in_host_u(g, b[j].host, b[j].u_in);
-            if (c->web.unlinked > 0.0)
-                t = redirect_unlinked(g, t, b[j].host);
+            if (c->web.unlinked > 0.0) /* gen.host_cross: t may have left the host */
+                t = redirect_unlinked(g, t,
+                                      c->web.host_cross > 0.0 ? cs_gen_host_of(g, t) : b[j].host);
             if (t == page)
                 continue;
             if (use_set ? !idset_insert(set, t) : contains(out, n, t))

@@ -632,6 +632,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.near_alpha = 1.7;
     c.web.near_snap = 0.6;
     c.web.near_forward = 0.7;
+    c.web.host_cross = 0.3;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -699,6 +700,9 @@ END_TEST
  * (out_closed), the in-degree median, the pages without in-links. */
 typedef struct role_stats {
     double in_closed, out_closed, zero_in, forward; /* forward: among 0 < |gap| < 256 */
+    double within, gap4096;                         /* shares of links within host, |gap| < 4096 */
+    int64_t crossed_closed; /* links from a closed host (OUT, isolated) to another host */
+    int64_t role_breaks;    /* links to another host that its bow-tie role forbids */
     int64_t in_median;
 } role_stats;
 
@@ -723,13 +727,25 @@ static role_stats role_world(const cs_gen_config *c)
             }
         }
     role_stats r = {0};
-    int64_t big = 0, zi = 0, fw = 0, near = 0;
+    int64_t big = 0, zi = 0, fw = 0, near = 0, inside = 0, g12 = 0;
     for (int64_t u = 0; u < N; u++)
         for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
             near += llabs(s.targets[e] - u) < 256;
             fw += s.targets[e] > u && s.targets[e] - u < 256;
+            inside += s.host[s.targets[e]] == s.host[u];
+            g12 += llabs(s.targets[e] - u) < 4096;
+            const int a = cs_gen_host_role(g, s.host[u]),
+                      b = cs_gen_host_role(g, s.host[s.targets[e]]);
+            if (s.host[s.targets[e]] != s.host[u]) {
+                r.crossed_closed += (a & 2) != 0;
+                /* out of closed, into hidden: only to the same role, and then forward */
+                r.role_breaks +=
+                    ((a & 2) || (b & 1)) && (a != b || s.host[s.targets[e]] < s.host[u]);
+            }
         }
     r.forward = (double)fw / (double)near;
+    r.within = (double)inside / (double)s.offsets[N];
+    r.gap4096 = (double)g12 / (double)s.offsets[N];
     for (int64_t h = 0; h < H; h++) {
         int64_t first, count;
         cs_gen_host_range(g, h, &first, &count);
@@ -804,6 +820,26 @@ START_TEST(roles_and_snap_move_their_statistics)
                   "near_snap: in-degree median %lld, off "
                   "%lld",
                   (long long)r.in_median, (long long)r0.in_median);
+    /* host_cross: in-host links (drawn, near, template) go to neighbouring hosts: fewer links
+     * within host, the id gaps still short */
+    c = base;
+    c.web.template_links = 4;
+    const role_stats rt = role_world(&c);
+    c.web.host_cross = 0.6;
+    r = role_world(&c);
+    ck_assert_msg(r.within < rt.within - 0.3 && r.gap4096 > rt.gap4096 - 0.1,
+                  "host_cross: within host %g, |gap| < 4096 %g; off %g, %g", r.within, r.gap4096,
+                  rt.within, rt.gap4096);
+    /* ... but never into a host no other host links to, nor out of one whose links stay, unless
+     * both have the same role and the link goes forward (the bow-tie's regions stay what they
+     * are: no cycle joins such hosts) */
+    c.web.in_hosts = 0.2;
+    c.web.out_hosts = 0.2;
+    c.web.isolated_hosts = 0.2;
+    r = role_world(&c);
+    ck_assert_msg(r.role_breaks == 0 && r.crossed_closed > 1000,
+                  "host_cross with roles: %lld links against the roles, %lld out of closed hosts",
+                  (long long)r.role_breaks, (long long)r.crossed_closed);
     /* near_forward: the near links' direction */
     c = base;
     c.web.near_forward = 0.9;

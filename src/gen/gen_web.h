@@ -1,0 +1,119 @@
+/*
+ * gen_web: the flags and moves of a generated page's web-like structure (docs/guide/web-like.md),
+ * each a pure function of (gen.seed, salt, page or link word): pages without out- or in-links,
+ * near links snapped onto directories, links sent to a neighbouring host. Included by gen.c
+ * only (its hot path inlines them).
+ */
+#ifndef CRAWLSIM_GEN_WEB_H
+#define CRAWLSIM_GEN_WEB_H
+
+#include "gen_impl.h"
+
+#include "crawlsim/gen.h"
+#include "crawlsim/rng.h"
+
+/* A uniform in [0, 1) from the page's hash under salt (rng.h's CS_HASH_*): each flag of a page's
+ * structure is a pure function of (gen.seed, salt, page), one hash and no stream. */
+static inline double page_flag(const cs_gen *g, int64_t page, uint64_t salt)
+{
+    const uint64_t key = cs_mix64((uint64_t)g->cfg.seed ^ salt);
+    return (double)(cs_mix64((uint64_t)page + key) >> 11) * 0x1.0p-53;
+}
+
+/* A page without out-links (gen.dangling; gen.dangling_leaves: only a leaf of the tree). */
+static inline int is_dangling(const cs_gen *g, int64_t page)
+{
+    const cs_gen_config *c = &g->cfg;
+    if (!(c->web.dangling > 0.0 && page_flag(g, page, CS_HASH_DANGLING) < c->web.dangling))
+        return 0;
+    if (!c->web.dangling_leaves || c->web.tree_branching < 2)
+        return 1;
+    /* gen.dangling_leaves: a directory (local index a multiple of the base, with a next page:
+     * its first child) keeps its links */
+    const host_rec *hr = &g->hosts[cs_gen_host_of(g, page)];
+    const int64_t i = page - hr->first;
+    return !(i % c->web.tree_branching == 0 && i + 1 < hr->count);
+}
+
+/* A page no link points to (gen.unlinked); a host's first page never is. */
+static inline int is_unlinked(const cs_gen *g, int64_t page, int64_t host_first)
+{
+    return g->cfg.web.unlinked > 0.0 && page != host_first &&
+           page_flag(g, page, CS_HASH_UNLINKED) < g->cfg.web.unlinked;
+}
+
+/* Where a drawn link to page t of host h lands: t, or when no link may point to t, the next
+ * page of the host that is not so (wrapping to the host's first page, which never is). */
+static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
+{
+    const int64_t first = g->hosts[h].first, end = first + g->hosts[h].count;
+    while (is_unlinked(g, t, first))
+        t = t + 1 < end ? t + 1 : first;
+    return t;
+}
+
+/* gen.near_snap: the directory page of a near link's target t at the level of its gap: the
+ * host-local index rounded to a multiple of q, the smallest power of the base (the tree's, or
+ * 2) above the gap: up for a forward link (the next directory), down for a backward one (its
+ * own), and down when up leaves the host. Pages with more trailing
+ * zero digits collect the links of wider windows: most pages receive none, the directories a
+ * heavy tail (a gap density ~ x^-a gives in-degrees ~ x^-(1 + 1 / (2 - a)) for a < 2). */
+static int64_t snap_to_directory(const cs_gen *g, int64_t t, int64_t gap, int64_t first,
+                                 int64_t end, int forward)
+{
+    const int64_t b = g->cfg.web.tree_branching >= 2 ? g->cfg.web.tree_branching : 2;
+    int64_t q = b;
+    while (q <= gap && q <= (end - first) / b)
+        q *= b;
+    const int64_t j = t - first;
+    int64_t s = (j + (forward ? q - 1 : 0)) / q * q;
+    if (first + s >= end)
+        s -= q;
+    return first + s;
+}
+
+/* gen.host_cross: whether the link or template target of hash x leaves its host: drawn with
+ * probability host_cross. */
+static inline int crosses(const cs_gen *g, uint64_t x)
+{
+    const double hc = g->cfg.web.host_cross;
+    return hc > 0.0 &&
+           (double)(cs_mix64(x + cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_CROSS)) >> 11) *
+                   0x1.0p-53 <
+               hc;
+}
+
+/* gen.host_cross: whether a link of host h may go to host t under the bow-tie roles: h may link
+ * to other hosts (not OUT, not isolated) and t may be linked to (not IN, not isolated), or t has
+ * h's role and, unless both are open, comes after h: links among IN, among OUT or among isolated
+ * hosts then only go forward, so they make no cycle, no strongly connected set of such hosts,
+ * and each region stays what it is. */
+static inline int role_allows(const cs_gen *g, int64_t h, int64_t t)
+{
+    const int a = host_role(g, h), b = host_role(g, t);
+    return (!(a & HOST_CLOSED) && !(b & HOST_HIDDEN)) || (a == b && (a == HOST_OPEN || t > h));
+}
+
+/* gen.host_cross: the host k away from h (k = 1 + the trailing zero bits of x's upper word, so
+ * 1 in two, 2 in four, ..., at most 16; the direction x's lowest bit), or the next one further
+ * out that h may link to (role_allows), the other side when one side ends; h itself when
+ * neither side has one within 8 more hosts. */
+static int64_t neighbour_host(const cs_gen *g, int64_t h, uint64_t x)
+{
+    const uint64_t y = cs_mix64(x ^ CS_HASH_CROSS);
+    const int64_t k = 1 + __builtin_ctzll((y >> 32) | (1ULL << 15));
+    const int64_t dir = (y & 1u) ? 1 : -1;
+    for (int side = 0; side < 2; side++) {
+        const int64_t d = side == 0 ? dir : -dir;
+        for (int64_t j = 0; j < 8; j++) {
+            const int64_t t = h + d * (k + j);
+            if (t < 0 || t >= g->n_hosts)
+                break;
+            if (role_allows(g, h, t))
+                return t;
+        }
+    }
+    return h;
+}
+
+#endif
