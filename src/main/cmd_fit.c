@@ -26,6 +26,8 @@
  *   near_snap              += 0.5 log((in-degree median twin + 1/2) / (real + 1/2))
  *   tree_branching         *= (distance mean twin / real)^1.5, rounded, in [2, 256]
  *   dangling               += 1.2 (pages without out-links real - twin), with unlinked's group
+ *   host_cross             += 1.5 (links within host twin - real), where the real graph has
+ *                            hosts (import.hosts; the row is n/a otherwise)
  *
  * every increment times a step s; except that while the out-degree mean stays below 90 % of the
  * real one with degree_mean at 1.5 times it or more (the hosts cannot supply that many distinct
@@ -41,7 +43,9 @@
  * (at least 20; the largest at most a tenth of the pages or 10 mean hosts), a directory tree of
  * base 8 whose directories never dangle (dangling_leaves), half the in-host links near their
  * source, half of those onto directories where the real in-degree median is 3 or less, host
- * roles of the real bow-tie's shares, the defaults otherwise (or the --set values). Each key is
+ * roles of the real bow-tie's shares, half the in-host links to neighbouring hosts where the real
+ * graph has hosts and under 70 % of its links stay inside them, the defaults otherwise (or the
+ * --set values). Each key is
  * clamped to a safe range and rounded to 4 significant digits (so that the written spec
  * reproduces the twin bit for bit). A candidate is measured with a lighter sampling (16 distance
  * sources, 2000 clustering pages, 2 BFS seeds); the candidate meeting the most targets (ties: the
@@ -107,6 +111,7 @@ static const row rows[] = {
     {"directed distance mean", TOL_REL, 0.20, 1},
     {"BFS: pages known after 1 % fetched", TOL_REL, 0.20, 0},
     {"BFS: pages known after 10 % fetched", TOL_REL, 0.20, 0},
+    {"links within host", TOL_PTS, 0.05, 1},
 };
 enum { N_ROWS = (int)(sizeof rows / sizeof rows[0]) };
 
@@ -153,8 +158,10 @@ static double row_value(const cs_stats *s, int i)
         return s->shape.dist_mean.value;
     case 19:
         return s->bfs.known1.value;
-    default:
+    case 20:
         return s->bfs.known10.value;
+    default: /* NaN where the real graph has no hosts */
+        return s->has_hosts ? s->links.within_host.value : (double)NAN;
     }
 }
 
@@ -238,6 +245,10 @@ static void start(const cs_stats *real, cs_gen_config *g, double *recip)
      * real in-degree median is low; the bow-tie's regions from the real shares */
     g->web.dangling_leaves = 1;
     g->web.near_snap = real->in.median.value <= 3.0 ? 0.5 : 0.0;
+    /* a real graph with hosts: half the in-host links to neighbouring hosts where fewer than
+     * 70 % of its links stay inside */
+    if (real->has_hosts && isfinite(real->links.within_host.value))
+        g->web.host_cross = real->links.within_host.value < 0.7 ? 0.5 : 0.0;
     const cs_stats_shape *b = &real->shape;
     if (isfinite(b->in.value) && isfinite(b->out.value) && isfinite(b->rest.value)) {
         g->web.in_hosts = sig4(clamp(b->in.value, 0.0, 0.9));
@@ -262,6 +273,7 @@ enum {
     K_ROLES,
     K_SNAP,
     K_TREE,
+    K_CROSS,
     N_KEYS,
     K_ALL = (1 << N_KEYS) - 1
 };
@@ -333,7 +345,7 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
 }
 
 /* The groups the web-like keys of cs_gen_web follow (update's K_UNLINKED, K_ROLES, K_SNAP,
- * K_TREE; cmd_fit.c's header). */
+ * K_TREE, K_CROSS; cmd_fit.c's header). */
 static void update_web(const cs_stats *real, const cs_stats *t, double s, int mask,
                        cs_gen_config *g)
 {
@@ -368,6 +380,9 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
     if (ON(K_TREE) && isfinite(rd) && isfinite(td) && rd > 0.0 && td > 0.0)
         w->tree_branching = (int64_t)lround(
             clamp((double)w->tree_branching * exp(s * 1.5 * log(td / rd)), 2.0, 256.0));
+    const double rw = real->links.within_host.value, tw = t->links.within_host.value;
+    if (ON(K_CROSS) && real->has_hosts && isfinite(rw) && isfinite(tw))
+        w->host_cross = sig4(clamp(w->host_cross + s * 1.5 * (tw - rw), 0.0, 1.0));
 #undef ON
 }
 
@@ -532,7 +547,7 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc/in/out %.3g/%.3g/%.3g dist "
            "%.3g bfs %.3g/%.3g | degree_mean %g alpha %g dangling %g unlinked %g tree %lld "
            "up %g siblings %g template %lld host_size_mean %g host_skew %g page_skew %g near "
-           "%g/%g/%g p_host %g roles in %g out %g isolated %g",
+           "%g/%g/%g p_host %g roles in %g out %g isolated %g within %.3g host_cross %g",
            k + 1, step, group, met, sum, secs, t->out.mean.value, t->out.median.value,
            t->in.median.value, t->in.alpha20.value, t->links.reciprocity.value,
            t->shape.clustering.value, t->links.gap8.value, t->shape.scc.value, t->shape.in.value,
@@ -540,7 +555,8 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            g->degree_mean, g->degree_alpha, w->dangling, w->unlinked, (long long)w->tree_branching,
            w->tree_up, w->tree_siblings, (long long)w->template_links, g->host_size_mean,
            g->host_popularity_skew, g->page_popularity_skew, w->near_share, w->near_alpha,
-           w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts);
+           w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts,
+           t->links.within_host.value, w->host_cross);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */

@@ -19,7 +19,9 @@
     "(default 24) in memory, each the best one so far moved by a fixed rule that moves every\n"    \
     "fitted key towards its statistic (out-degree mean and median, dangling and unlinked\n"        \
     "shares, in-degree median and tail, reciprocity, clustering, the id-gap profile and its\n"     \
-    "direction, the bow-tie by host roles, the distances by the tree's base) with\n"               \
+    "direction, the bow-tie by host roles, the distances by the tree's base and, where\n"          \
+    "REAL.h5 has hosts (import.hosts = blocks with the twin's host_spec for LAW's graphs),\n"      \
+    "the share of links within host by gen.host_cross) with\n"                                     \
     "a step that halves when a candidate is no better, then one group of keys at a time.\n"        \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
