@@ -177,18 +177,10 @@ static cs_err tick_agree(sim *s, int64_t t, int64_t nsel, cs_err local, int64_t 
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int64_t K = s->cfg->crawl.sync_every;
     CS_TRY(ctx, s->mode->evict(s, &local, nsel, glob));
     sim_learn_counters(s);
     const double t0 = cs_now();
-    if (K > 0 && t % K == 0 && s->ops->weights != NULL && !s->sum && s->mode->averages) {
-        CS_ASSERT(!s->mode->fused);
-        CS_TRY(ctx, sim_average_sync(s));
-    }
-    if (!s->mode->fused) {
-        sim_tick_counts(s, nsel, glob);
-        CS_TRY(ctx, cs_allreduce_fused(ctx, local, glob, 5, NULL, 0, NULL, 0));
-    }
+    CS_TRY(ctx, s->mode->agree(s, t, local, nsel, glob));
     s->m.t[PH_ALLREDUCE] += cs_now() - t0;
 fail:
     return rc;
@@ -411,6 +403,7 @@ static cs_err setup_phases(sim *s, loop_state *ls)
         s->ops->sum_begin(s->pol);
     CS_TRY_AGREE(ctx, sim_diag_create(s));
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
+    s->mode = sim_mode_choose(s->strict, s->rep, s->cap_global); /* the caps are known now */
     CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
     rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
     if (rc == CS_OK)
@@ -588,7 +581,7 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
     }
     CS_TRY(ctx, setup_policy(s));
     CS_TRY_AGREE(ctx, sim_strict_setting(s));
-    s->mode = sim_mode_choose(s->strict, s->rep);
+    s->mode = sim_mode_choose(s->strict, s->rep, 0);
     s->tally = !s->mode->replicated || ctx->rank == 0;
     CS_TRY(ctx, setup_world(s, shared, t_setup));
     CS_TRY(ctx, sim_build_hosts(s));

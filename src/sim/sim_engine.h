@@ -197,11 +197,11 @@ typedef struct sim_diag {
 typedef struct sim_mode {
     const char *name;
     int replicated; /* every rank holds the same frontier and policy: counted on rank 0 only */
-    int averages;   /* crawl.weight_sync = average averages the ranks' weights (not replicated) */
     /* Collective. The tick's picks (budget Bt, exploration rate eps) into s->sl.sel[0..*nsel). */
     cs_err (*select)(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
                      int64_t *nsel);
-    /* Collective. The seed fetches of a task's first tick are taken (agreed). */
+    /* Collective. The seed fetches of a task's first tick are taken (agreed); with a global MAX
+     * cap the other ranks' seeds count towards their hosts' caps. */
     cs_err (*seeded)(sim *s, int64_t n);
     /* Local. The tick's picks s->f.fx[0..*n) were taken: the fetches this rank makes. */
     cs_err (*picked)(sim *s, int64_t *n);
@@ -218,10 +218,14 @@ typedef struct sim_mode {
     cs_err (*fetched)(sim *s, cs_err *local, int64_t n, uint64_t tick);
     /* Collective. The outboxes' exchange and insertion (every crawl.exchange_every ticks). */
     cs_err (*exchange)(sim *s, cs_err local);
-    /* Collective. The frontier's capacity; with fused, the tick's counts glob[0..5) (this rank's
-     * in, the sums out) and local are agreed here (returned), else *local is updated. */
+    /* Collective. The frontier's capacity; in the strict setting the tick's counts glob[0..5)
+     * (this rank's in, the sums out) and local are agreed here (returned), else *local is
+     * updated. */
     cs_err (*evict)(sim *s, cs_err *local, int64_t nsel, int64_t *glob);
-    int fused; /* evict agrees the tick's counts: no allreduce of their own */
+    /* Collective. The tick's agreement after the eviction (tick t): crawl.weight_sync = average
+     * averages the ranks' weights every sync_every ticks (the owned crawl), and the tick's counts
+     * glob[0..5) are summed with local agreed, unless the eviction did (returned: the code). */
+    cs_err (*agree)(sim *s, int64_t t, cs_err local, int64_t nsel, int64_t *glob);
     /* Local. Host h's count of the tick is over all ranks and known to every rank (rank 0
      * counts its politeness): the strict setting's split hosts, every host when replicated. */
     int (*host_global)(const sim *s, int64_t h);
@@ -443,8 +447,9 @@ void sim_exchange_fini(sim_exchange_phase *p);
 void sim_insert_fini(sim_insert_phase *p);
 void sim_evict_fini(sim_evict_phase *p);
 void sim_record_fini(sim_record_phase *p);
-/* The crawl's mode of the strict setting's flags (sim_mode.c). */
-const sim_mode *sim_mode_choose(int strict, int rep);
+/* The crawl's mode of the strict setting's flags and, once the hosts are known, cap_global
+ * (sim_mode.c). */
+const sim_mode *sim_mode_choose(int strict, int rep, int cap_global);
 /* The world's accessors: procedural or materialized, and in the replicated mode (sim_mode.c). */
 const sim_world_ops *sim_world_choose(int proc, int replicated);
 /* Local. This rank's part of the tick's counts (sim.c: it takes the signals noted). */
@@ -498,6 +503,8 @@ int64_t sim_visited_words(const sim *s);
 int sim_visited_get(const sim *s, int64_t page);
 void sim_visited_set(sim *s, int64_t page);
 cs_err sim_share_visited(sim *s, cs_err local, int64_t n);
+/* The same, and (cap_global) the other ranks' fetches counted towards their hosts' MAX caps. */
+cs_err sim_share_visited_counted(sim *s, cs_err local, int64_t n);
 void sim_global_counts(sim *s, int64_t *tot, int64_t *hosts);
 /* record (sim_results.c). Local: run.trace's (tick, page) pairs of the tick's n fetches. */
 cs_err sim_record_trace(sim *s, int64_t n, uint64_t tick);

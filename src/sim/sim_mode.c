@@ -23,6 +23,16 @@ static cs_err strict_seeded(sim *s, int64_t n)
     return cs_agree(s->ctx, sim_sort_fetches(s, n));
 }
 
+/* the strict setting with a MAX cap on split hosts (cap_global): every rank knows every seed,
+ * and the other ranks' count towards their hosts' caps */
+static cs_err capped_seeded(sim *s, int64_t n)
+{
+    for (int64_t i = 0; i < s->sl.n_seeds; i++)
+        if (cs_graph_local_index(s->w.g, s->sl.seeds[i]) < 0)
+            s->h.host_fetched[hslot(s, host_any(s, s->sl.seeds[i]))]++;
+    return strict_seeded(s, n);
+}
+
 static cs_err owned_picked(sim *s, int64_t *n)
 {
     (void)s;
@@ -109,6 +119,37 @@ static cs_err strict_evict(sim *s, cs_err *local, int64_t nsel, int64_t *glob)
     return sim_evict_global(s, *local, glob, 5);
 }
 
+/* the tick's counts summed over the ranks, with local agreed */
+static cs_err counts_agree(sim *s, int64_t t, cs_err local, int64_t nsel, int64_t *glob)
+{
+    (void)t;
+    sim_tick_counts(s, nsel, glob);
+    return cs_allreduce_fused(s->ctx, local, glob, 5, NULL, 0, NULL, 0);
+}
+
+/* crawl.weight_sync = average: the ranks' weights averaged every sync_every ticks first */
+static cs_err owned_agree(sim *s, int64_t t, cs_err local, int64_t nsel, int64_t *glob)
+{
+    const int64_t K = s->cfg->crawl.sync_every;
+    if (K > 0 && t % K == 0 && s->ops->weights != NULL && !s->sum) {
+        const cs_err rc = sim_average_sync(s);
+        if (rc != CS_OK)
+            return rc;
+    }
+    return counts_agree(s, t, local, nsel, glob);
+}
+
+/* the eviction's allreduce agreed the counts and the code (strict_evict) */
+static cs_err evicted_agree(sim *s, int64_t t, cs_err local, int64_t nsel, int64_t *glob)
+{
+    (void)s;
+    (void)t;
+    (void)local;
+    (void)nsel;
+    (void)glob;
+    return CS_OK;
+}
+
 static int host_mine(const sim *s, int64_t h)
 {
     (void)s;
@@ -162,7 +203,6 @@ static int knows_every(const sim *s, int64_t page)
 static const sim_mode mode_owned = {
     .name = "owned",
     .replicated = 0,
-    .averages = 1,
     .select = sim_select_owned,
     .seeded = no_seeded,
     .picked = owned_picked,
@@ -173,7 +213,7 @@ static const sim_mode mode_owned = {
     .fetched = owned_fetched,
     .exchange = owned_exchange,
     .evict = local_evict,
-    .fused = 0,
+    .agree = owned_agree,
     .host_global = host_mine,
     .quotas_global = quotas_mine,
     .demotes = 1,
@@ -182,7 +222,6 @@ static const sim_mode mode_owned = {
 static const sim_mode mode_strict = {
     .name = "strict",
     .replicated = 0,
-    .averages = 1,
     .select = sim_select_strict,
     .seeded = strict_seeded,
     .picked = strict_picked,
@@ -193,7 +232,28 @@ static const sim_mode mode_strict = {
     .fetched = strict_fetched,
     .exchange = strict_exchange,
     .evict = strict_evict,
-    .fused = 1,
+    .agree = evicted_agree,
+    .host_global = host_split_global,
+    .quotas_global = quotas_split,
+    .demotes = 0,
+};
+
+/* the strict setting with a MAX cap on split hosts (cap_global): every rank counts every
+ * fetch towards its host's cap */
+static const sim_mode mode_strict_capped = {
+    .name = "strict, global MAX caps",
+    .replicated = 0,
+    .select = sim_select_strict,
+    .seeded = capped_seeded,
+    .picked = strict_picked,
+    .visited = sim_share_visited_counted,
+    .learn = sim_learn_fetches,
+    .knows_host = knows_own,
+    .route = sim_route_links,
+    .fetched = strict_fetched,
+    .exchange = strict_exchange,
+    .evict = strict_evict,
+    .agree = evicted_agree,
     .host_global = host_split_global,
     .quotas_global = quotas_split,
     .demotes = 0,
@@ -202,7 +262,6 @@ static const sim_mode mode_strict = {
 static const sim_mode mode_replicated = {
     .name = "replicated",
     .replicated = 1,
-    .averages = 0,
     .select = sim_select_replicated,
     .seeded = no_seeded,
     .picked = rep_picked,
@@ -213,15 +272,19 @@ static const sim_mode mode_replicated = {
     .fetched = rep_fetched,
     .exchange = rep_exchange,
     .evict = local_evict,
-    .fused = 0,
+    .agree = counts_agree,
     .host_global = host_everywhere,
     .quotas_global = quotas_everywhere,
     .demotes = 1,
 };
 
-const sim_mode *sim_mode_choose(int strict, int rep)
+const sim_mode *sim_mode_choose(int strict, int rep, int cap_global)
 {
-    return rep ? &mode_replicated : strict ? &mode_strict : &mode_owned;
+    if (rep)
+        return &mode_replicated;
+    if (strict)
+        return cap_global ? &mode_strict_capped : &mode_strict;
+    return &mode_owned;
 }
 
 /* ---- the world's accessors ------------------------------------------------------------------ */

@@ -880,8 +880,6 @@ cs_err sim_take_seeds(sim *s, int64_t *n)
         sim_visited_set(s,
                         s->sl.seeds[i]); /* every rank knows every seed, and marks its own bits */
         int64_t li = cs_graph_local_index(s->w.g, s->sl.seeds[i]);
-        if (li < 0 && s->cap_global)
-            s->h.host_fetched[hslot(s, host_any(s, s->sl.seeds[i]))]++;
         if (li < 0)
             continue;
         fetch *f = &s->f.fx[(*n)++];

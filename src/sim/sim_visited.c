@@ -292,9 +292,9 @@ void sim_visited_free(sim *s)
 /*
  * Collective. Every rank learns every rank's fetches of this tick (one allgather of the counts,
  * one allgatherv of the ids): the replicated layout marks them all visited (mark), and the
- * strict setting's MAX cap on split hosts (cap_global) counts the other ranks' per host.
+ * strict setting's MAX cap on split hosts (cap_global) counts the other ranks' per host (count).
  */
-static cs_err share_all(sim *s, cs_err local, int64_t n, int mark)
+static cs_err share_all(sim *s, cs_err local, int64_t n, int mark, int count)
 {
     cs_ctx *ctx = s->ctx;
     double t0 = cs_now();
@@ -312,10 +312,9 @@ static cs_err share_all(sim *s, cs_err local, int64_t n, int mark)
     cs_allgatherv(ctx, NULL, 0, s->x.vis_all, s->x.vis_counts, s->x.vis_displs, CS_T_I64);
     for (int64_t i = 0; mark && i < tot; i++)
         BIT_SET(s->vis.bits, s->x.vis_all[i]);
-    if (s->cap_global)
-        for (int64_t i = 0; i < tot; i++)
-            if (i < mine || i >= mine + n)
-                s->h.host_fetched[hslot(s, host_any(s, s->x.vis_all[i]))]++;
+    for (int64_t i = 0; count && i < tot; i++)
+        if (i < mine || i >= mine + n)
+            s->h.host_fetched[hslot(s, host_any(s, s->x.vis_all[i]))]++;
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
 fail:
     return rc;
@@ -331,7 +330,7 @@ fail:
  * (a rank that failed sends no notes), agreed only by the allgather of the replicated layout or
  * of cap_global: the caller agrees on it with the tick's next agreement (run_task).
  */
-cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
+static cs_err share_visited(sim *s, cs_err local, int64_t n, int count)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = local;
@@ -339,7 +338,7 @@ cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
     if (ctx->size == 1) /* (the replicated mode marks every pick on every rank: not called) */
         return local;
     if (v->slot == NULL)
-        return share_all(s, local, n, 1);
+        return share_all(s, local, n, 1, count);
     double t0 = cs_now();
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         const int64_t li = s->f.fx[i].li, page = s->f.fx[i].page;
@@ -358,8 +357,18 @@ cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
         BIT_SET(v->bits, v->n_local + gi);
     }
     s->m.t[PH_EXCHANGE] += cs_now() - t0;
-    if (s->cap_global) /* the other ranks' fetches count towards their hosts' MAX caps */
-        rc = share_all(s, rc, n, 0);
+    if (count) /* the other ranks' fetches count towards their hosts' MAX caps */
+        rc = share_all(s, rc, n, 0, 1);
 fail:
     return rc;
+}
+
+cs_err sim_share_visited(sim *s, cs_err local, int64_t n)
+{
+    return share_visited(s, local, n, 0);
+}
+
+cs_err sim_share_visited_counted(sim *s, cs_err local, int64_t n)
+{
+    return share_visited(s, local, n, 1);
 }
