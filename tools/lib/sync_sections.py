@@ -158,6 +158,39 @@ def diagnostics(rows, cells, figdir, rel):
     return L + [""]
 
 
+def by_criterion(rows, cells, decl):
+    """Per cell with a collapse: the seeds each criterion counts (quality below the threshold,
+    weights diverged, diverged while above the threshold), with the median quality and the
+    median largest norm against the control's: what a quality threshold alone would count."""
+    L = ["## Collapses by criterion", "",
+         f"Per cell with a collapsed seed: the seeds whose quality is below {decl['fraction']:g} "
+         "x the control's median (the only criterion a study without the diagnostics has), the "
+         f"seeds whose weights diverged (largest norm above {decl['factor']:g} x the control's "
+         "median, or not finite), and those of them a quality threshold misses; the cell's "
+         "median quality against the control's, and its median largest norm over the "
+         "control's.", "",
+         "| group | P | setting | n | below threshold | diverged | diverged, above threshold | "
+         "quality (control) | norm / control's |", "|---" * 9 + "|"]
+    n = 0
+    for r in rows:
+        if not r["collapsed"] or r["setting"] == "control":
+            continue
+        g, P, s = r["group"], r["P"], r["setting"]
+        ctrl, runs = cells.get((g, P, "control"), {}), cells[(g, P, s)]
+        c0 = _median([x.get("wnorm_max", math.nan) for x in ctrl.values()])
+        nm = _median([x.get("wnorm_max", math.nan) for x in runs.values()])
+        q0 = _median([x["q"] for x in ctrl.values()])
+        missed = sorted(set(r["diverged"]) - set(r["low"]))
+        ratio = nm / c0 if c0 and c0 > 0 and math.isfinite(nm) else math.inf
+        L.append(f"| {g} | {P} | {_label(s)} | {r['n']} | {len(r['low'])} | "
+                 f"{len(r['diverged'])} | {len(missed)} | {r['median']:.4f} ({q0:.4f}) | "
+                 f"{ratio:.3g} |")
+        n += 1
+    if n == 0:
+        L.append("| (no cell with a collapse) | | | | | | | | |")
+    return L + [""]
+
+
 def slurm_split(cells, decl):
     """How the design splits into Slurm arrays (one per rank count, a task one run) and its
     estimated time: the core-seconds per fetch measured in this table's runs (the time per tick
