@@ -54,6 +54,9 @@ CS_API const uint8_t *cs_fstate_codes(const cs_fstate *st, int32_t sid);
  * recode. */
 CS_API void cs_fstate_table(cs_fstate *st, int64_t *n, const uint8_t **codes, float **val);
 
+/* Local. Bytes held: per entry slot (state and heap place) and heap member, per state id. */
+CS_API double cs_fstate_bytes(const cs_fstate *st);
+
 /* Local. Starts a walk of the members in decreasing key (cs_frontier_key(state's value, id)).
  * The members and values must not change until the walk's last cs_fstate_walk_next. */
 CS_API cs_err cs_fstate_walk_begin(cs_ctx *ctx, cs_fstate *st);

@@ -106,11 +106,33 @@ static int sarsa_stale(void *st)
     return s->c.mode == CS_SARSA_SYNCHRONOUS && s->dirty;
 }
 
+/* Synchronous: q(s,a) of a linear Q over discrete codes is the same for every entry of one
+ * code vector, so with the frontier's states (by_state) each distinct vector is valued once and
+ * the entries take their state's value: O(states x G + entries) instead of O(entries x G), the
+ * same bits (one kernel, one function of the codes). */
 static void sarsa_evaluate_all(void *st, cs_frontier_view *v)
 {
     sarsa *s = st;
-    cs_qlinear_eval(&s->q, v->codes, v->stride, v->n, v->q);
     s->dirty = 0;
+    if (v->st == NULL) {
+        cs_qlinear_eval(&s->q, v->codes, v->stride, v->n, v->q);
+        return;
+    }
+    int64_t ns = 0;
+    const uint8_t *codes = NULL;
+    float *val = NULL, *q = v->q;
+    cs_fstate_table(v->st, &ns, &codes, &val);
+    cs_qlinear_eval(&s->q, codes, v->stride, ns, val);
+    const cs_fstate *fs = v->st;
+    const int64_t n = v->n;
+#pragma omp parallel for default(none) shared(fs, val, q, n) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        q[i] = val[cs_fstate_of(fs, i)];
+}
+
+static int sarsa_by_state(void *st)
+{
+    return ((const sarsa *)st)->c.mode == CS_SARSA_SYNCHRONOUS;
 }
 
 /* The temporal-difference error of fetch e under the current weights (Eq. 3, or Eq. 4 when
@@ -302,6 +324,7 @@ const cs_discover_ops cs_discover_sarsa_ops = {
     .value = sarsa_value,
     .stale = sarsa_stale,
     .evaluate_all = sarsa_evaluate_all,
+    .by_state = sarsa_by_state,
     .observe = sarsa_observe,
     .weights = sarsa_weights,
     .synced = sarsa_synced,

@@ -124,6 +124,17 @@ void cs_fstate_table(cs_fstate *f, int64_t *n, const uint8_t **codes, float **va
     *val = f->val;
 }
 
+double cs_fstate_bytes(const cs_fstate *f)
+{
+    double b = (double)f->ent_cap * (double)(sizeof *f->sid + sizeof *f->pos) +
+               (double)f->nslots * sizeof *f->slots +
+               (double)f->ns_cap * (double)((size_t)f->G + sizeof *f->val + sizeof *f->st +
+                                            sizeof *f->free_ids + sizeof *f->order * 2);
+    for (int64_t i = 0; i < f->ns; i++)
+        b += (double)f->st[i].cap * sizeof *f->st[i].h;
+    return b;
+}
+
 /* ---- interning ------------------------------------------------------------------------------ */
 
 /* The state of codes c, or -1; *at: its slot, or the empty slot that ends the probe. */

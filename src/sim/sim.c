@@ -109,10 +109,12 @@ static cs_err tick_select(sim *s, loop_state *ls, int64_t t, int64_t fetched_tas
         return CS_OK;
     }
     const double t0 = cs_now();
+    s->sl.by_state = 0;
     if (s->ops->stale(s->pol)) {
         cs_frontier_view v;
         cs_frontier_view_get(s->fr, &v);
         s->ops->evaluate_all(s->pol, &v);
+        s->sl.by_state = v.st != NULL; /* every value is its state's until the insert */
         s->m.c[C_QEVALS] += v.n;
         cs_simcost_charge(CS_COST_EVALUATE, (double)v.n);
     }
@@ -406,6 +408,8 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     s->mode = sim_mode_choose(s->strict, s->rep, s->cap_global); /* the caps are known now */
     CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
     rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
+    if (rc == CS_OK && s->ops->by_state != NULL && s->ops->by_state(s->pol))
+        rc = cs_frontier_track_states(ctx, s->fr);
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->x.out, ctx->size);
     s->x.out.method = cfg->crawl.exchange;

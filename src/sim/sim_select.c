@@ -231,6 +231,100 @@ static uint64_t hist_floor(sim *s, int64_t target, cs_err *rc)
 }
 
 /*
+ * Local. The walk of keys top[0..r) (ascending) in decreasing order, accepting into
+ * s->sl.acc[*k..] under the host quotas until *k = want: the keys' hosts (reads at random places)
+ * on the rank's threads, then the walk, which depends on the counts before each key, alone.
+ * A key of a MAX-capped host is skipped (and, where the mode demotes, its entry demoted so that
+ * later ticks do not walk it first); so is a key whose host has no quota left.
+ */
+static cs_err walk_keys(sim *s, const uint64_t *top, int64_t r, int64_t tick, int64_t want,
+                        int64_t *k)
+{
+    cs_err rc = CS_OK;
+    CS_TRY(s->ctx, cs_grow(s->ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1,
+                           sizeof *s->sl.khost, "selection"));
+    int64_t *kh = s->sl.khost;
+    const sim *cs = s;
+#pragma omp parallel for if (r >= WALK_PARALLEL) default(none) shared(cs, top, kh, r)              \
+    schedule(static)
+    for (int64_t i = 0; i < r; i++) {
+        if (i + 16 < r)
+            prefetch_host(cs, top[i + 16]);
+        kh[i] = host_of_key(cs, top[i]);
+    }
+    for (int64_t i = r - 1; i >= 0 && *k < want; i--) { /* decreasing key order */
+        const int64_t h = kh[i];
+        if (i >= 8) { /* that host's counters 8 keys ahead */
+            const int64_t h8 = kh[i - 8];
+            __builtin_prefetch(&s->h.host_used[hslot(s, h8)]);
+            __builtin_prefetch(&s->h.host_mark[hslot(s, h8)]);
+            if (s->h.host_k != NULL)
+                __builtin_prefetch(&s->h.host_k[h8]);
+        }
+        if (capped(s, h, 1)) {
+            if (capped(s, h, 0) && s->mode->demotes) {
+                cs_frontier_view v;
+                cs_frontier_view_get(s->fr, &v);
+                v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
+            }
+            continue;
+        }
+        const int64_t hs = hslot(s, h);
+        if (s->h.host_used[hs] >= quota(s, h, tick))
+            continue;
+        s->h.host_used[hs]++;
+        if (!s->h.host_mark[hs]) {
+            s->h.host_mark[hs] = 1;
+            s->h.touched[s->h.n_touched++] = (int32_t)h;
+        }
+        s->sl.acc[(*k)++] = top[i];
+    }
+fail:
+    return rc;
+}
+
+/*
+ * Local. candidates() of greedy keys when every entry's value is its state's (the states were
+ * valued this tick, s->sl.by_state): the frontier's states walked in decreasing key
+ * (cs_fstate_walk) in chunks, the entries taken before skipped, each chunk walked as candidates
+ * walks its sorted keys. The keys come in the order a sort of all keys gives, so the walk
+ * accepts the same keys and demotes the same entries (an entry demoted earlier this tick is
+ * walked at its state's value instead of -infinity, and skipped all the same: its host is
+ * MAX-capped); the cost is O(S log S) for S states and O(log) per key walked, whatever the
+ * frontier's size.
+ */
+static cs_err candidates_by_state(sim *s, int64_t tick, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    CS_TRY(ctx, cs_fstate_walk_begin(ctx, v.st));
+    int64_t k = 0;
+    for (int64_t chunk = want + want / 2 + 64; k < want; chunk *= 2) {
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)chunk + 1,
+                            sizeof *s->sl.cands, "selection"));
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.went, &s->sl.went_cap, (size_t)chunk + 1,
+                            sizeof *s->sl.went, "selection"));
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)chunk + 1,
+                            sizeof *s->sl.sort_tmp, "selection"));
+        const int64_t n = cs_fstate_walk_next(ctx, v.st, chunk, s->sl.cands, s->sl.went, &rc);
+        CS_TRY(ctx, rc);
+        if (n == 0)
+            break;
+        int64_t r = 0; /* the entries not taken, ascending (walk_keys' order) */
+        for (int64_t i = n - 1; i >= 0; i--)
+            if (!s->sl.taken[s->sl.went[i]])
+                s->sl.sort_tmp[r++] = s->sl.cands[i];
+        CS_TRY(ctx, walk_keys(s, s->sl.sort_tmp, r, tick, want, &k));
+    }
+    memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
+    *got = k;
+fail:
+    return rc;
+}
+
+/*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
  *
@@ -260,6 +354,8 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                         "selection"));
     CS_TRY(ctx, cs_grow(ctx, &s->sl.acc, &s->sl.acc_cap, (size_t)want + 1, sizeof *s->sl.acc,
                         "selection"));
+    if (!explore && s->sl.by_state)
+        return candidates_by_state(s, tick, want, got);
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
         uint64_t floor = 0;
         if (explore && POOL * m < size)
@@ -282,47 +378,7 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
             CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)r + 1,
                                 sizeof *s->sl.sort_tmp, "selection"));
             cs_sort_u64(top, r, s->sl.sort_tmp);
-            /* the keys' hosts (reads at random places) on the rank's threads, then the walk,
-             * which depends on the counts before each key, alone */
-            CS_TRY(ctx, cs_grow(ctx, &s->sl.khost, &s->sl.khost_cap, (size_t)r + 1,
-                                sizeof *s->sl.khost, "selection"));
-            int64_t *kh = s->sl.khost;
-            const sim *cs = s;
-#pragma omp parallel for if (r >= WALK_PARALLEL) default(none) shared(cs, top, kh, r)              \
-    schedule(static)
-            for (int64_t i = 0; i < r; i++) {
-                if (i + 16 < r)
-                    prefetch_host(cs, top[i + 16]);
-                kh[i] = host_of_key(cs, top[i]);
-            }
-            for (int64_t i = r - 1; i >= 0 && k < want; i--) { /* decreasing key order */
-                const int64_t h = kh[i];
-                if (i >= 8) { /* that host's counters 8 keys ahead */
-                    const int64_t h8 = kh[i - 8];
-                    __builtin_prefetch(&s->h.host_used[hslot(s, h8)]);
-                    __builtin_prefetch(&s->h.host_mark[hslot(s, h8)]);
-                    if (s->h.host_k != NULL)
-                        __builtin_prefetch(&s->h.host_k[h8]);
-                }
-                if (capped(s, h, 1)) {
-                    if (capped(s, h, 0) && s->mode->demotes) {
-                        /* MAX: never again; demoted so that later ticks do not walk it first */
-                        cs_frontier_view v;
-                        cs_frontier_view_get(s->fr, &v);
-                        v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
-                    }
-                    continue;
-                }
-                const int64_t hs = hslot(s, h);
-                if (s->h.host_used[hs] >= quota(s, h, tick))
-                    continue;
-                s->h.host_used[hs]++;
-                if (!s->h.host_mark[hs]) {
-                    s->h.host_mark[hs] = 1;
-                    s->h.touched[s->h.n_touched++] = (int32_t)h;
-                }
-                s->sl.acc[k++] = top[i];
-            }
+            CS_TRY(ctx, walk_keys(s, top, r, tick, want, &k));
             pool -= r;
             if (k == want || pool == 0)
                 break;
@@ -907,4 +963,5 @@ void sim_select_fini(sim_select_phase *p)
     free(p->sp_displs);
     free(p->blk);
     free(p->hist);
+    free(p->went);
 }

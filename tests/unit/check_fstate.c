@@ -6,7 +6,10 @@
  * as cs_frontier_key ranks them; then many random insertions, removals, moves (the frontier's
  * swap with the last entry) and recodings against a reference array, each round's walk (in
  * chunks of random sizes) compared with every entry's cs_frontier_key sorted, under values drawn
- * from a few (so that many states tie), and the states released and their ids reused.
+ * from a few (so that many states tie), and the states released and their ids reused; and a
+ * frontier that tracks its states (cs_frontier_track_states) through batched additions and
+ * removals on 3 threads, recodings through its view and evictions, its states always its
+ * entries' codes and its walk its keys in order.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
@@ -15,6 +18,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +229,93 @@ START_TEST(test_random_against_reference)
 }
 END_TEST
 
+/* The tracked frontier's states against its codes and its walk against its keys. */
+static void check_tracked(cs_frontier *f, uint64_t *want, uint64_t *keys, int64_t *ents)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get(f, &v);
+    ck_assert_ptr_nonnull(v.st);
+    ck_assert_int_eq(cs_fstate_members(v.st), v.n);
+    int64_t ns;
+    const uint8_t *codes;
+    float *val;
+    cs_fstate_table(v.st, &ns, &codes, &val);
+    for (int64_t e = 0; e < v.n; e++) {
+        const int32_t sid = cs_fstate_of(v.st, e);
+        if (sid < 0 || memcmp(cs_fstate_codes(v.st, sid), v.codes + e * v.stride, RG) != 0)
+            ck_abort_msg("entry %lld is in the wrong state", (long long)e);
+        want[e] = cs_frontier_key(val[sid], v.id[e]);
+    }
+    qsort(want, (size_t)v.n, sizeof *want, cmp_desc);
+    ck_assert_int_eq(walk_all(v.st, 97, ents, keys, v.n), v.n);
+    for (int64_t i = 0; i < v.n; i++)
+        if (keys[i] != want[i] || v.id[ents[i]] != cs_frontier_key_id(keys[i]))
+            ck_abort_msg("walk %lld: key %llx, want %llx", (long long)i,
+                         (unsigned long long)keys[i], (unsigned long long)want[i]);
+}
+
+/* One round of the tracked frontier: a batch of new pages (some repeated) with random codes
+ * written through the view, some entries recoded, some removed at once. */
+static void tracked_round(cs_frontier *f, cs_rng *r, int64_t *next_id, int64_t *ids, int64_t *ent)
+{
+    const int64_t nb = 200 + (int64_t)cs_rng_below(r, 400);
+    for (int64_t j = 0; j < nb; j++)
+        ids[j] = j > 0 && cs_rng_below(r, 5) == 0 ? ids[j - 1] : (*next_id += 1);
+    ck_assert_int_eq(cs_frontier_add_new(&ctx, f, ids, nb, ent), CS_OK);
+    cs_frontier_view v;
+    cs_frontier_view_get(f, &v);
+    for (int64_t j = 0; j < nb; j++) {
+        const int64_t e = ent[j] & (CS_FRONTIER_ADDED - 1);
+        if ((ent[j] & CS_FRONTIER_ADDED) || cs_rng_below(r, 3) == 0) {
+            random_codes(r, v.codes + e * v.stride);
+            ck_assert_int_eq(cs_frontier_recode(&ctx, f, e), CS_OK);
+        }
+    }
+    int64_t k = 0;
+    for (int64_t e = 0; e < v.n; e++)
+        if (cs_rng_below(r, 6) == 0)
+            ent[k++] = e;
+    ck_assert_int_eq(cs_frontier_remove_sorted(&ctx, f, ent, k), CS_OK);
+}
+
+START_TEST(test_tracked_frontier)
+{
+    static uint64_t want[RMAX * 2], keys[RMAX * 2];
+    static int64_t ents[RMAX * 2], ids[RMAX];
+    const float vals[] = {-1.0f, 0.0f, 0.5f, 1.0f};
+    omp_set_num_threads(3);
+    cs_frontier *f = NULL;
+    ck_assert_int_eq(cs_frontier_create(&ctx, 1500, RG, &f), CS_OK);
+    ck_assert_int_eq(cs_frontier_track_states(&ctx, f), CS_OK);
+    cs_rng r;
+    cs_rng_init(&r, 9, CS_RNG_POLICY, 3, 4);
+    int64_t next_id = 0, evicted = 0;
+    for (int round = 0; round < 40; round++) {
+        tracked_round(f, &r, &next_id, ids, ents);
+        cs_frontier_view v;
+        cs_frontier_view_get(f, &v);
+        int64_t ns;
+        const uint8_t *codes;
+        float *val;
+        cs_fstate_table(v.st, &ns, &codes, &val);
+        for (int64_t s = 0; s < ns; s++)
+            val[s] = vals[cs_rng_below(&r, 4)];
+        for (int64_t e = 0; e < v.n; e++)
+            v.q[e] = val[cs_fstate_of(v.st, e)];
+        check_tracked(f, want, keys, ents);
+        evicted += cs_frontier_evict(f); /* the lowest keys leave, their states follow */
+        check_tracked(f, want, keys, ents);
+    }
+    ck_assert_int_gt(evicted, 500);
+    cs_frontier_clear(f);
+    cs_frontier_view v;
+    cs_frontier_view_get(f, &v);
+    ck_assert_int_eq(cs_fstate_members(v.st), 0);
+    ck_assert_int_eq(cs_fstate_states(v.st), 0);
+    cs_frontier_destroy(&f);
+}
+END_TEST
+
 START_TEST(test_bad_width)
 {
     cs_fstate *st = NULL;
@@ -240,6 +331,7 @@ static Suite *fstate_suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_hand_checked);
     tcase_add_test(tc, test_random_against_reference);
+    tcase_add_test(tc, test_tracked_frontier);
     tcase_add_test(tc, test_bad_width);
     suite_add_tcase(s, tc);
     return s;
