@@ -308,16 +308,17 @@ cs_err cs_fstate_insert(cs_ctx *ctx, cs_fstate *f, int64_t e, int64_t id, const 
     CS_TRY(ctx, intern(ctx, f, codes, &sid));
     fs_state *s = &f->st[sid];
     if (s->n == s->cap) {
-        size_t cap = (size_t)s->cap;
-        rc = cs_grow(ctx, &s->h, &cap, (size_t)s->n + 1, sizeof *s->h, "frontier states");
-        if (rc == CS_OK && cap > INT32_MAX)
-            cap = INT32_MAX;
-        s->cap = (int32_t)cap;
-        if (rc != CS_OK) {
+        /* doubling from 4 (cs_grow starts at 1 024: 8 KiB for a state of one member) */
+        const int32_t cap = s->cap == 0 ? 4 : s->cap <= INT32_MAX / 2 ? 2 * s->cap : INT32_MAX;
+        uint64_t *h = s->cap < INT32_MAX ? realloc(s->h, (size_t)cap * sizeof *h) : NULL;
+        if (h == NULL) {
             if (s->n == 0)
                 release(f, sid);
-            return rc;
+            return cs_fail(ctx, CS_ERR_NOMEM, "frontier states: out of memory for a state of %d",
+                           (int)cap);
         }
+        s->h = h;
+        s->cap = cap;
     }
     f->sid[e] = sid;
     s->h[s->n++] = (uint64_t)id << 32 | (uint64_t)e;

@@ -607,6 +607,11 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
             break;
     }
     cs_progress_end(&ls.progress);
+    cs_frontier_view fv;
+    cs_frontier_view_get(s->fr, &fv);
+    if (rc == CS_OK && fv.st != NULL)
+        CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: %lld entries in %lld distinct states (rank 0)",
+               (long long)fv.n, (long long)cs_fstate_states(fv.st));
     CS_TRY(ctx, rc);
     if (ls.stopped) {
         CS_LOG(ctx, CS_LOG_WARN,
