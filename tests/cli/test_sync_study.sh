@@ -53,7 +53,7 @@ grep -qE "^\| strong-default-sarsa \| 2 \| K=4 \| 2 \| .* \| ${want_end//+/\\+} 
     pass "the learning curve's table: loss at the end $want_end, of the AUC $want_auc" ||
     fail "curve table: want $want_end $want_auc: $(grep '^| strong-default-sarsa | 2 | K=4 |' st/report.md)"
 for sec in "## Run length: the control's learning curve" "## Quality along the learning curve" \
-    "## The diagnostics against quality" "## The sweep as Slurm arrays"; do
+    "## The diagnostics against quality" "## Collapses by criterion" "## The sweep as Slurm arrays"; do
     grep -qF "$sec" st/report.md && pass "report: $sec" || fail "report lacks $sec"
 done
 grep -qE "^\| sync-P2 \| 14 \| 2 \|" st/report.md && grep -qE "^\| sync-P256 \(SMPI, one process\) \| 8 \| 1 \|" st/report.md &&

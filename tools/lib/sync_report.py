@@ -189,7 +189,7 @@ def read_run(path, metric, world="?"):
 
 # the results table: one line per run, every number the report uses at full precision (repr),
 # so a report from the table is the report from the results files it was made from; and where
-# each run comes from: its policy and world, the commit of the source tree that ran it and the
+# each run comes from: its policy and world, the commit its binary was built from and the
 # world file's hash
 TEXT = ["policy", "world", "commit", "world_hash", "world_seed"]
 FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
@@ -617,15 +617,22 @@ def coverage(cells, design):
 
 
 def provenance(cells):
-    """What the runs came from: their commits and world hashes, counted."""
-    by = {}
+    """What the runs came from: their worlds and world hashes, counted, and how many commits
+    built their binaries (the commits themselves are in the table: docs/ names none)."""
+    by, commits = {}, set()
     for (g, P, s), runs in cells.items():
         for r in runs.values():
-            key = (r.get("commit", "unknown"), r.get("world", "?"), r.get("world_hash", "unknown"))
+            key = (r.get("world", "?"), r.get("world_hash", "unknown"))
             by[key] = by.get(key, 0) + 1
-    return ("Where the runs come from (commit of the source tree, world, world file's hash: "
-            "runs): " + "; ".join(f"`{c}`, {w}, `{h}`: {n}" for (c, w, h), n in sorted(by.items()))
-            + ".")
+            commits.add(r.get("commit", "unknown"))
+    known = sorted(c for c in commits if c != "unknown")
+    built = (f"binaries built from {len(known)} commit{'s' if len(known) != 1 else ''} (the "
+             "table's *commit* column)" if known else "the commits that built them unknown")
+    if known and "unknown" in commits:
+        built += ", some runs' commit unknown"
+    return ("Where the runs come from (world, world file's hash: runs): "
+            + "; ".join(f"{w}, `{h}`: {n}" for (w, h), n in sorted(by.items()))
+            + f"; {built}.")
 
 
 def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):

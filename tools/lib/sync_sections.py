@@ -188,7 +188,14 @@ def by_criterion(rows, cells, decl):
         n += 1
     if n == 0:
         L.append("| (no cell with a collapse) | | | | | | | | |")
-    return L + [""]
+        return L + [""]
+    div = sum(len(r["diverged"]) for r in rows if r["setting"] != "control")
+    miss = sum(len(set(r["diverged"]) - set(r["low"])) for r in rows if r["setting"] != "control")
+    low_only = sum(len(set(r["low"]) - set(r["diverged"])) for r in rows
+                   if r["setting"] != "control")
+    return L + ["", f"Of {div} seeds whose weights diverged, {miss} kept their quality above the "
+                f"threshold, which alone would have counted them healthy; {low_only} seeds fell "
+                "below it without diverging.", ""]
 
 
 def slurm_split(cells, decl):
