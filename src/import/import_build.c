@@ -637,6 +637,19 @@ fail:
 }
 
 /* The graph's metadata: topics and their names, the target topic, the source, the seed. */
+void cs_imp_source(char *buf, size_t cap, const char *path)
+{
+    static const char head[] = "import:", cut[] = "import:...";
+    const char *p = path[0] != '\0' ? path : "(no spec file)";
+    const size_t n = strlen(p);
+    if (sizeof head - 1 + n < cap) {
+        snprintf(buf, cap, "%s%s", head, p);
+        return;
+    }
+    const size_t keep = cap - sizeof cut; /* the path's last bytes after the marker, and '\0' */
+    snprintf(buf, cap, "%s%s", cut, p + (n - keep));
+}
+
 static cs_err import_meta(cs_imp *im, const cs_config *cfg, cs_graph_slice *g, cs_graph_meta *meta)
 {
     const cs_import_config *ic = im->ic;
@@ -646,8 +659,7 @@ static cs_err import_meta(cs_imp *im, const cs_config *cfg, cs_graph_slice *g, c
         ic->target_label[0] != '\0'
             ? cs_imp_strtab_find(&im->topics, ic->target_label, strlen(ic->target_label))
             : -1;
-    snprintf(meta->source, sizeof meta->source, "import:%.248s",
-             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
+    cs_imp_source(meta->source, sizeof meta->source, cfg->path);
     meta->seed = (uint64_t)cfg->gen.seed;
     if (im->topics.n > 0)
         return copy_names(im->ctx, &im->topics, &meta->topic_blob, &meta->topic_name_off);

@@ -415,8 +415,7 @@ cs_err cs_imp_par_meta(cs_ctx *ctx, const cs_config *cfg, int64_t N, cs_graph_sl
     meta->n_topics = 0;
     meta->target_topic = -1;
     meta->seed = (uint64_t)cfg->gen.seed;
-    snprintf(meta->source, sizeof meta->source, "import:%.248s",
-             cfg->path[0] != '\0' ? cfg->path : "(no spec file)");
+    cs_imp_source(meta->source, sizeof meta->source, cfg->path);
     if (ic->hosts == CS_HOSTS_NODE && ctx->rank == 0)
         rc = cs_imp_number_names(ctx, N, ic->id_base, meta);
     rc = cs_agree(ctx, rc);

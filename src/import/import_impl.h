@@ -338,5 +338,9 @@ cs_err cs_imp_ensure_pages(cs_imp *im, size_t n);
 void cs_imp_url_host(const char *u, size_t n, const char **h, size_t *hl);
 /* Local. Interns host string s[0, len) (lower-cased when lower) as *id. */
 cs_err cs_imp_intern_host(cs_imp *im, const char *s, size_t len, int lower, int32_t *id);
+/* Local. The graph's source attribute of an import from spec file path (empty: none) into
+ * buf[cap]: "import:PATH", or, when that does not fit, "import:..." and the path's last bytes
+ * (the end names the file; the cut is marked, never silent). */
+void cs_imp_source(char *buf, size_t cap, const char *path);
 
 #endif

@@ -12,6 +12,17 @@ grep -q "^pages 3$" <<< "$out" && grep -q "^links 3 " <<< "$out" && pass "3 page
 grep -q "^links within topic - (no topics)$" <<< "$out" && pass "info: no topics, no fraction within topic" ||
     fail "info on a graph without topics: $out"
 
+# the graph's source names the spec: whole when it fits the attribute's 255 bytes, else
+# "import:..." and the path's last 245 bytes (the cut marked, never silent)
+grep -q "^source import:ok.ini, seed" <<< "$out" && pass "source: import:ok.ini" || fail "source of a short spec path: $out"
+deep=$(printf 'd%059d/' 1 2 3 4 5)
+mkdir -p "$deep" && cp edges.txt ok.ini "$deep"
+run 1 import "${deep}ok.ini" -o deep.h5 -q || fail "import from a spec path of ${#deep} bytes"
+src=$(run 1 info deep.h5 | sed -n 's/^source \(.*\), seed .*/\1/p')
+want="import:...${deep: -239}ok.ini"
+[ "$src" = "$want" ] && [ "${#src}" = 255 ] && pass "source of a ${#deep}-byte spec path: its last 245 bytes after import:..." ||
+    fail "source of a long spec path: '$src' (${#src} bytes), want '$want'"
+
 # a temporary left by a killed import (SIGKILL: no handler ran) is named at the next import
 touch .ok2.h5.tmp.4242
 out=$(run 1 import ok.ini -o ok2.h5 2>&1) || fail "import beside a stale temporary: $out"
