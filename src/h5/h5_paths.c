@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Local. The directory part of path into dir[cap] ("." when there is none). */
@@ -289,12 +290,29 @@ void cs_h5_room_give(cs_ctx *ctx, const char *tmp, int collective)
         unlink(room);
 }
 
+/* Local. CRAWLSIM_H5_HOLD=SECONDS (tests): the writer holds a complete temporary that long
+ * before its flush and close, so that a signal sent once the temporary appears always arrives
+ * during the write, however fast the machine writes. Nothing else changes. */
+static void hold_tmp(void)
+{
+    const char *v = getenv("CRAWLSIM_H5_HOLD");
+    char *end = NULL;
+    const double sec = v != NULL ? strtod(v, &end) : 0.0;
+    if (v == NULL || end == v || *end != '\0' || !(sec > 0.0) || sec > 600.0)
+        return;
+    struct timespec ts = {(time_t)sec, (long)((sec - (double)(time_t)sec) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 cs_err cs_h5_close_tmp(cs_ctx *ctx, hid_t file, const char *tmp, int collective, cs_err rc,
                        const char *what)
 {
     cs_h5_quiet quiet;
     cs_h5_quiet_begin(&quiet);
     const int writer = !collective || ctx->rank == 0;
+    if (writer && rc == CS_OK)
+        hold_tmp();
     /* Agreed before any collective flush or close: a rank that enters one that another rank
      * knows will fail waits there forever. */
     if (collective)

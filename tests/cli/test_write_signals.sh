@@ -6,9 +6,12 @@
 # results, at 1 rank and at 2 or 3 (the collective writes at 3). The signal goes to rank 0 (its
 # pid ends the temporary's name) as soon as the temporary appears; when the output is there
 # afterwards, the write ended first and the case is tried again (at most 6 times).
-# CRAWLSIM_GRAPHIO_CHUNK=1 (one element per HDF5 call; 500 for the checkpoints, 50 for the
-# partitions) makes the collective writes long enough to be caught. Each case fails when the
-# guard (src/h5/h5_guard.c) is off: the temporary is left.
+# CRAWLSIM_H5_HOLD=2 holds every complete temporary 2 s before its close, so that the signal
+# always arrives during the write, however fast the machine (a CI machine wrote the results and
+# a partition file before the signal in 6 tries of 6); CRAWLSIM_GRAPHIO_CHUNK (500 elements
+# per HDF5 call for the checkpoints, 50 for the partitions, 1 elsewhere) also catches the
+# collective writes in the middle. Each case fails when the guard (src/h5/h5_guard.c) is off:
+# the temporary is left.
 source "$(dirname "$0")/lib.sh"
 
 "$BIN" gen "$SRC/graphs/tiny.ini" -o g.h5 -q || fail "gen g.h5"
@@ -35,7 +38,7 @@ attempt() {
     base=$(basename "$out")
     mkdir -p "$dir"
     rm -f "$out" "$dir"/."$base".tmp.*
-    CRAWLSIM_GRAPHIO_CHUNK=${CHUNK:-1} timeout 120 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" "$BIN" "$@" \
+    CRAWLSIM_H5_HOLD=2 CRAWLSIM_GRAPHIO_CHUNK=${CHUNK:-1} timeout 120 "$MPIEXEC" -n "$np" "${MPIFLAGS[@]}" "$BIN" "$@" \
         > /dev/null 2> err.txt &
     local job=$! tmp="" end=$((SECONDS + 100))
     while [ "$SECONDS" -lt "$end" ] && kill -0 "$job" 2> /dev/null; do
