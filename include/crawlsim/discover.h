@@ -122,10 +122,6 @@ typedef struct cs_discover_ops {
      * (synchronous SARSA after its weights changed); then evaluate_all is called. */
     int (*stale)(void *st);
     void (*evaluate_all)(void *st, cs_frontier_view *v);
-    /* Local; may be NULL. Nonzero when the values are a function of an entry's codes alone and
-     * evaluate_all values every entry: the engine then has the frontier group its entries by
-     * codes (cs_frontier_track_states), and evaluate_all values each distinct state once. */
-    int (*by_state)(void *st);
     /* Local. Learns from the fetches of one tick, in order (may be NULL). */
     void (*observe)(void *st, const cs_discover_fetch *f, int64_t n, uint64_t tick);
     /* Local. The weights the engine averages over ranks, or NULL (n = 0). */

@@ -22,7 +22,6 @@
 #include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/features.h"
-#include "crawlsim/fstate.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -47,7 +46,6 @@ typedef struct cs_frontier_view {
     float *q;
     uint8_t *codes; /* n * stride */
     cs_frontier_link *lk;
-    cs_fstate *st; /* the entries grouped by codes (cs_frontier_track_states), else NULL */
 } cs_frontier_view;
 
 /* Local. An empty frontier holding at most `capacity` entries after eviction, with `stride`
@@ -57,14 +55,6 @@ CS_API cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_f
 CS_API void cs_frontier_destroy(cs_frontier **f);
 CS_API int64_t cs_frontier_size(const cs_frontier *f);
 CS_API int64_t cs_frontier_capacity(const cs_frontier *f);
-/* Local. From now on (the frontier must be empty) the entries are also grouped by their codes
- * (cs_fstate, the view's st), so that values that are a function of the codes alone are computed
- * once per distinct state. Codes written through the view are followed by cs_frontier_recode.
- * CS_ERR_NOMEM. */
-CS_API cs_err cs_frontier_track_states(cs_ctx *ctx, cs_frontier *f);
-/* Local. Entry e's codes were written through the view: its state follows them (nothing when
- * the states are not tracked). CS_ERR_NOMEM. */
-CS_API cs_err cs_frontier_recode(cs_ctx *ctx, cs_frontier *f, int64_t e);
 /* Local. The borrowed arrays. */
 CS_API void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v);
 /* Local. The entry of page id, or -1. */
@@ -114,8 +104,7 @@ CS_API void cs_frontier_clear(cs_frontier *f);
  * stride), those of cs_ckpt_get, CS_ERR_NOMEM. */
 CS_API cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck);
 CS_API cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck);
-/* Local. Bytes of memory per entry at the current size (arrays, hash table and, when tracked,
- * the states). */
+/* Local. Bytes of memory per entry at the current size (arrays and hash table). */
 CS_API double cs_frontier_bytes_per_entry(const cs_frontier *f);
 
 /* Local. The selection key: higher value first, then lower id. ids must be < 2^32. */

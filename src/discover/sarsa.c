@@ -106,30 +106,11 @@ static int sarsa_stale(void *st)
     return s->c.mode == CS_SARSA_SYNCHRONOUS && s->dirty;
 }
 
-/* q(s,a) of a linear Q over discrete codes is the same for every entry of one code vector, so
- * with the frontier's states (a frontier that tracks them) each distinct vector is valued once
- * and the entries take their state's value, the same bits (one kernel, one function of the
- * codes). SARSA does not ask for the states (no by_state): with the default 12 code bytes a
- * frontier holds about one distinct state per 2 to 4 entries, and keeping them costs more at
- * insertion and removal than valuing and selecting by state saves. */
 static void sarsa_evaluate_all(void *st, cs_frontier_view *v)
 {
     sarsa *s = st;
     s->dirty = 0;
-    if (v->st == NULL) {
-        cs_qlinear_eval(&s->q, v->codes, v->stride, v->n, v->q);
-        return;
-    }
-    int64_t ns = 0;
-    const uint8_t *codes = NULL;
-    float *val = NULL, *q = v->q;
-    cs_fstate_table(v->st, &ns, &codes, &val);
-    cs_qlinear_eval(&s->q, codes, v->stride, ns, val);
-    const cs_fstate *fs = v->st;
-    const int64_t n = v->n;
-#pragma omp parallel for default(none) shared(fs, val, q, n) schedule(static)
-    for (int64_t i = 0; i < n; i++)
-        q[i] = val[cs_fstate_of(fs, i)];
+    cs_qlinear_eval(&s->q, v->codes, v->stride, v->n, v->q);
 }
 
 /* The temporal-difference error of fetch e under the current weights (Eq. 3, or Eq. 4 when

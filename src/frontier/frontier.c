@@ -22,27 +22,7 @@ struct cs_frontier {
     int64_t scratch_cap;
     int64_t *drop; /* the entries an eviction drops, increasing */
     int64_t drop_cap;
-    cs_fstate *st; /* the entries grouped by codes, or NULL */
 };
-
-/* The states of the entries appended since n0 (their codes are zero: the state of zeros). */
-static cs_err states_add(cs_ctx *ctx, cs_frontier *f, int64_t n0)
-{
-    cs_err rc = CS_OK;
-    for (int64_t e = n0; f->st != NULL && e < f->n && rc == CS_OK; e++)
-        rc = cs_fstate_insert(ctx, f->st, e, f->id[e], f->codes + e * f->stride);
-    return rc;
-}
-
-/* Entry e leaves its state, and the last entry (size - 1) moves into its place. */
-static void states_drop(cs_frontier *f, int64_t e, int64_t size)
-{
-    if (f->st == NULL)
-        return;
-    cs_fstate_remove(f->st, e);
-    if (e != size - 1)
-        cs_fstate_move(f->st, size - 1, e);
-}
 
 static inline uint64_t slot_of(const cs_frontier *f, int64_t id)
 {
@@ -162,7 +142,6 @@ void cs_frontier_destroy(cs_frontier **pf)
     free(f->slots);
     free(f->scratch);
     free(f->drop);
-    cs_fstate_destroy(&f->st);
     free(f);
     *pf = NULL;
 }
@@ -185,20 +164,6 @@ void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v)
     v->q = f->q;
     v->codes = f->codes;
     v->lk = f->lk;
-    v->st = f->st;
-}
-
-cs_err cs_frontier_track_states(cs_ctx *ctx, cs_frontier *f)
-{
-    CS_ASSERT(f->n == 0);
-    if (f->st != NULL)
-        return CS_OK;
-    return cs_fstate_create(ctx, f->stride, &f->st);
-}
-
-cs_err cs_frontier_recode(cs_ctx *ctx, cs_frontier *f, int64_t e)
-{
-    return f->st == NULL ? CS_OK : cs_fstate_recode(ctx, f->st, e, f->codes + e * f->stride);
 }
 
 int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
@@ -311,7 +276,7 @@ cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
         s = next_slot(f, s);
     f->slots[s] = (int32_t)i;
     *slot = i;
-    return states_add(ctx, f, i);
+    return CS_OK;
 }
 
 cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot, int *added)
@@ -341,7 +306,7 @@ cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t 
     f->slots[s] = (int32_t)i;
     *slot = i;
     *added = 1;
-    return states_add(ctx, f, i);
+    return CS_OK;
 }
 
 /*
@@ -498,7 +463,7 @@ cs_err cs_frontier_add_new(cs_ctx *ctx, cs_frontier *f, const int64_t *ids, int6
         write_entries(cf, slots, ids, n, nb, pos, blk, ent);
     }
     f->n = (int64_t)blk[nb];
-    return states_add(ctx, f, n0);
+    return CS_OK;
 }
 
 /* Backward-shift deletion of hash slot s (linear probing keeps no tombstones). */
@@ -527,7 +492,6 @@ static uint64_t hash_slot_of_entry(const cs_frontier *f, int64_t e)
 void cs_frontier_remove(cs_frontier *f, int64_t e)
 {
     CS_ASSERT(e >= 0 && e < f->n);
-    states_drop(f, e, f->n);
     hash_delete(f, hash_slot_of_entry(f, e));
     int64_t last = f->n - 1;
     if (e != last) {
@@ -591,7 +555,6 @@ static void remove_sorted(cs_frontier *f, const int64_t *sl, int64_t k)
         while (q > i && sl[q] > last)
             q--;
         src[i] = sl[i] == last ? -1 : q > i && sl[q] == last ? src[q] : last;
-        states_drop(f, sl[i], size); /* (the states serially: O(k log) heap updates) */
     }
     cs_frontier *cf = f;
 #pragma omp parallel default(none) shared(cf, sl, k, src, cl, at, m)
@@ -709,8 +672,6 @@ int64_t cs_frontier_evict_below_keys(cs_frontier *f, const uint64_t *keys, uint6
 
 void cs_frontier_clear(cs_frontier *f)
 {
-    for (int64_t e = f->n - 1; f->st != NULL && e >= 0; e--)
-        cs_fstate_remove(f->st, e);
     f->n = 0;
     rehash(f);
 }
@@ -719,8 +680,7 @@ double cs_frontier_bytes_per_entry(const cs_frontier *f)
 {
     double per = (double)(sizeof *f->id + sizeof *f->q + (size_t)f->stride + sizeof *f->lk);
     double n = f->n > 0 ? (double)f->n : 1.0;
-    const double st = f->st != NULL ? cs_fstate_bytes(f->st) : 0.0;
-    return per * (double)f->cap_alloc / n + ((double)f->nslots * sizeof *f->slots + st) / n;
+    return per * (double)f->cap_alloc / n + (double)f->nslots * sizeof *f->slots / n;
 }
 
 /* ---- checkpoints ---------------------------------------------------------------------------- */
@@ -776,8 +736,6 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
             rc = cs_fail(ctx, CS_ERR_FORMAT,
                          "checkpoint %s: frontier/codes[%lld] = %d is not a feature code (0-%d)",
                          cs_ckpt_path(ck), (long long)i, (int)f->codes[i], CS_FEAT_CODES - 1);
-    for (int64_t i = 0; i < n && rc == CS_OK; i++)
-        rc = cs_frontier_recode(ctx, f, i);
     CS_TRY_AGREE(ctx, rc);
 fail:
     free(id);

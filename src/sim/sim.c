@@ -109,12 +109,10 @@ static cs_err tick_select(sim *s, loop_state *ls, int64_t t, int64_t fetched_tas
         return CS_OK;
     }
     const double t0 = cs_now();
-    s->sl.by_state = 0;
     if (s->ops->stale(s->pol)) {
         cs_frontier_view v;
         cs_frontier_view_get(s->fr, &v);
         s->ops->evaluate_all(s->pol, &v);
-        s->sl.by_state = v.st != NULL; /* every value is its state's until the insert */
         s->m.c[C_QEVALS] += v.n;
         cs_simcost_charge(CS_COST_EVALUATE, (double)v.n);
     }
@@ -408,8 +406,6 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     s->mode = sim_mode_choose(s->strict, s->rep, s->cap_global); /* the caps are known now */
     CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
     rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
-    if (rc == CS_OK && s->ops->by_state != NULL && s->ops->by_state(s->pol))
-        rc = cs_frontier_track_states(ctx, s->fr);
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->x.out, ctx->size);
     s->x.out.method = cfg->crawl.exchange;
@@ -607,11 +603,6 @@ cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shar
             break;
     }
     cs_progress_end(&ls.progress);
-    cs_frontier_view fv;
-    cs_frontier_view_get(s->fr, &fv);
-    if (rc == CS_OK && fv.st != NULL)
-        CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: %lld entries in %lld distinct states (rank 0)",
-               (long long)fv.n, (long long)cs_fstate_states(fv.st));
     CS_TRY(ctx, rc);
     if (ls.stopped) {
         CS_LOG(ctx, CS_LOG_WARN,

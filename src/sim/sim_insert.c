@@ -271,9 +271,6 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     shared(cs, prr, ent, list, v, kidx, kval) reduction(+ : qevals)
     qevals += insert_merge_thread(cs, prr, ent, list, v, kidx, kval);
     s->m.c[C_QEVALS] += s->tally ? qevals : 0;
-    for (int64_t i = 0; v.st != NULL && i < n; i++) /* the states follow the codes written */
-        if (ent[i] >= 0)
-            CS_TRY(ctx, cs_frontier_recode(ctx, s->fr, ent[i] & (INS_FIRST - 1)));
 fail:
     return rc;
 }

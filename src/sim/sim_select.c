@@ -284,47 +284,6 @@ fail:
 }
 
 /*
- * Local. candidates() of greedy keys when every entry's value is its state's (the states were
- * valued this tick, s->sl.by_state): the frontier's states walked in decreasing key
- * (cs_fstate_walk) in chunks, the entries taken before skipped, each chunk walked as candidates
- * walks its sorted keys. The keys come in the order a sort of all keys gives, so the walk
- * accepts the same keys and demotes the same entries (an entry demoted earlier this tick is
- * walked at its state's value instead of -infinity, and skipped all the same: its host is
- * MAX-capped); the cost is O(S log S) for S states and O(log) per key walked, whatever the
- * frontier's size.
- */
-static cs_err candidates_by_state(sim *s, int64_t tick, int64_t want, int64_t *got)
-{
-    cs_ctx *ctx = s->ctx;
-    cs_err rc = CS_OK;
-    cs_frontier_view v;
-    cs_frontier_view_get(s->fr, &v);
-    CS_TRY(ctx, cs_fstate_walk_begin(ctx, v.st));
-    int64_t k = 0;
-    for (int64_t chunk = want + want / 2 + 64; k < want; chunk *= 2) {
-        CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)chunk + 1,
-                            sizeof *s->sl.cands, "selection"));
-        CS_TRY(ctx, cs_grow(ctx, &s->sl.went, &s->sl.went_cap, (size_t)chunk + 1,
-                            sizeof *s->sl.went, "selection"));
-        CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)chunk + 1,
-                            sizeof *s->sl.sort_tmp, "selection"));
-        const int64_t n = cs_fstate_walk_next(ctx, v.st, chunk, s->sl.cands, s->sl.went, &rc);
-        CS_TRY(ctx, rc);
-        if (n == 0)
-            break;
-        int64_t r = 0; /* the entries not taken, ascending (walk_keys' order) */
-        for (int64_t i = n - 1; i >= 0; i--)
-            if (!s->sl.taken[s->sl.went[i]])
-                s->sl.sort_tmp[r++] = s->sl.cands[i];
-        CS_TRY(ctx, walk_keys(s, s->sl.sort_tmp, r, tick, want, &k));
-    }
-    memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
-    *got = k;
-fail:
-    return rc;
-}
-
-/*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
  * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
  *
@@ -354,8 +313,6 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                         "selection"));
     CS_TRY(ctx, cs_grow(ctx, &s->sl.acc, &s->sl.acc_cap, (size_t)want + 1, sizeof *s->sl.acc,
                         "selection"));
-    if (!explore && s->sl.by_state)
-        return candidates_by_state(s, tick, want, got);
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
         uint64_t floor = 0;
         if (explore && POOL * m < size)
@@ -963,5 +920,4 @@ void sim_select_fini(sim_select_phase *p)
     free(p->sp_displs);
     free(p->blk);
     free(p->hist);
-    free(p->went);
 }

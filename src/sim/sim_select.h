@@ -32,9 +32,6 @@ typedef struct sim_select_phase {
     size_t blk_cap;
     uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
     size_t hist_cap;
-    int by_state;  /* this tick's values are the frontier's states' (candidates_by_state) */
-    int64_t *went; /* the entries of a walk of the states */
-    size_t went_cap;
 } sim_select_phase;
 
 #endif
