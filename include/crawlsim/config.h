@@ -34,6 +34,9 @@ typedef struct cs_gen_web {
     double near_forward;    /* probability that a near link goes forward (0.5: the old bit) */
     double near_snap;       /* probability that a near link lands on the directory of its gap */
     double host_cross;      /* probability that an in-host link goes to a neighbouring host */
+    double link_pairs;      /* probability that pages p and p XOR 2^k link both ways, per level */
+    int64_t pair_levels;    /* the levels k of link_pairs: 0 .. pair_levels - 1 */
+    double popular_degree;  /* probability that a page's out-degree follows its popularity */
     double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
     double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */
     double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */

@@ -60,6 +60,8 @@ typedef enum cs_rng_domain {
 #define CS_HASH_SNAP 0x736e617000000009u     /* a near link moved onto a directory page */
 #define CS_HASH_FORWARD 0x667764000000000au  /* a near link's direction (gen.near_forward) */
 #define CS_HASH_CROSS 0x63726f737300000bu    /* an in-host link sent to a neighbouring host */
+#define CS_HASH_POPDEG 0x706f706465670cu     /* a page's out-degree at its popularity quantile */
+#define CS_HASH_PAIR 0x7061697273000d00u     /* a reciprocal pair at gap 2^k (+ k: one per level) */
 
 typedef struct cs_rng {
     uint64_t key[2];
@@ -191,6 +193,9 @@ typedef struct cs_powlaw {
 CS_API void cs_powlaw_init(cs_powlaw *p, double xmin, double xmax, double alpha);
 /* Local. One draw (one word of r). */
 CS_API double cs_powlaw_draw(const cs_powlaw *p, cs_rng *r);
+/* Local, pure. The law's value at the uniform u in [0, 1): cs_powlaw_draw is this at the word's
+ * uniform, bit for bit. */
+CS_API double cs_powlaw_at(const cs_powlaw *p, double u);
 
 /* Zipf on {1..n}: P(k) proportional to k^-s, s >= 0, exact (rejection-inversion,
  * Hormann & Derflinger 1996). The constants are precomputed once per (n, s). */

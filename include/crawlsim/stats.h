@@ -32,6 +32,7 @@
  *                  0); forward8: of the links with 0 < |gap| < 2^8, the share with target > source;
  *   within host    share of links whose two pages share a host (when 1 < hosts < pages);
  *   reciprocity    share of links u->v, u != v, with v->u present;
+ *   target out     mean out-degree of a link's target (the out-degree weighted by in-degree);
  *   clustering     mean over uniformly drawn pages of the local clustering coefficient of the
  *                  undirected simple graph (0 for pages of fewer than two neighbours, as
  *                  networkx's average_clustering);
@@ -105,6 +106,7 @@ typedef struct cs_stats_dist {
 typedef struct cs_stats_links {
     cs_stats_est gap4, gap8, gap12, forward8;
     cs_stats_est within_host, reciprocity;
+    cs_stats_est target_out; /* mean out-degree of a link's target (in-degree-weighted) */
     cs_stats_est same_topic, topic_base, topic_lift;
     cs_stats_est rel_link, rel_base; /* P(relevant | link from relevant), P(relevant) */
 } cs_stats_links;

@@ -329,11 +329,13 @@ static int64_t page_in_host_u(const cs_gen *g, int64_t h, double u)
     return first + k - 1;
 }
 
-/* Out-degree of a page, from its degree stream (LINKS, page, sub 1). */
-static int64_t draw_degree(const cs_gen *g, cs_rng *r, int hub)
+/* Out-degree of a page, from its degree stream (LINKS, page, sub 1), or with
+ * gen.popular_degree at its popularity quantile (gen_web.h popular_uniform). */
+static int64_t draw_degree(const cs_gen *g, int64_t page, cs_rng *r, int hub)
 {
     const cs_gen_config *c = &g->cfg;
-    const int64_t x = (int64_t)cs_powlaw_draw(&g->deg_law, r);
+    const double u = popular_uniform(g, page, cs_rng_uniform(r));
+    const int64_t x = (int64_t)cs_powlaw_at(&g->deg_law, u);
     int64_t d = x < 1 ? 1 : x; /* the floor of the law, at least 1 */
     if (hub) {
         double hd = (double)d * c->hub_degree_factor;
@@ -469,6 +471,23 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
     return t;
 }
 
+/* gen.link_pairs: the links of `page` (of host h) to its partners p XOR 2^k, k < pair_levels,
+ * where the pair is drawn (gen_web.h paired), written to out; their count returned (with out
+ * NULL, the bound). Each partner links back: the pair is reciprocal. */
+static int64_t pair_links(const cs_gen *g, int64_t page, int64_t h, int64_t *out)
+{
+    const int64_t L = g->cfg.web.pair_levels;
+    if (out == NULL)
+        return L;
+    int64_t n = 0;
+    for (int k = 0; k < L; k++) {
+        const int64_t q = page ^ ((int64_t)1 << k);
+        if (q < g->n_pages && paired(g, page, q, k, h, cs_gen_host_of(g, q)))
+            out[n++] = q;
+    }
+    return n;
+}
+
 /*
  * The structural links of `page` (local index i in host `host` of m pages) written to out
  * unfiltered (the caller drops self links, pages no link points to and repeats), their count
@@ -489,9 +508,9 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
 {
     const cs_gen_config *c = &g->cfg;
     const int64_t first = g->hosts[host].first, m = g->hosts[host].count, i = page - first;
-    int64_t n = 0;
+    int64_t n = c->web.link_pairs > 0.0 ? pair_links(g, page, host, out) : 0;
     if (m <= 1)
-        return 0;
+        return n;
     const int64_t b = c->web.tree_branching;
     if (b >= 2) {
         int64_t pk = 1; /* b^k of the lowest nonzero digit (i > 0) */
@@ -590,9 +609,11 @@ static int64_t keep_struct_links(const cs_gen *g, int64_t page, int64_t host, in
     const int64_t host_first = g->hosts[host].first, host_end = host_first + g->hosts[host].count;
     for (int64_t j = 0; j < ns; j++) {
         const int64_t t = out[j];
-        const int64_t f = g->cfg.web.host_cross > 0.0 && (t < host_first || t >= host_end)
-                              ? g->hosts[cs_gen_host_of(g, t)].first /* a template target */
-                              : host_first;
+        const int64_t f =
+            (g->cfg.web.host_cross > 0.0 || g->cfg.web.link_pairs > 0.0) &&
+                    (t < host_first || t >= host_end)
+                ? g->hosts[cs_gen_host_of(g, t)].first /* a template target, a pair's */
+                : host_first;
         if (t == page || is_unlinked(g, t, f))
             continue;
         if (use_set ? !idset_insert(set, t) : contains(out, n, t))
@@ -721,7 +742,7 @@ static void link_bounds(const cs_gen *g, int64_t first, const int64_t *ids, int6
         }
         cs_rng dr;
         cs_rng_init(&dr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 1);
-        const int64_t d = draw_degree(g, &dr, page_is_hub(g, p));
+        const int64_t d = draw_degree(g, p, &dr, page_is_hub(g, p));
         cnt[i] = (uint32_t)d;
         ub[i + 1] = d + (g->struct_max > 0 ? struct_links(g, p, cs_gen_host_of(g, p), NULL) : 0);
     }

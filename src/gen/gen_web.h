@@ -116,4 +116,40 @@ static int64_t neighbour_host(const cs_gen *g, int64_t h, uint64_t x)
     return h;
 }
 
+/* gen.popular_degree: the uniform of a page's out-degree when its hash falls below
+ * popular_degree (else u, the stream's): 1 - (r + v) / m, r its 0-based popularity rank among the
+ * m pages of its host and v a uniform of its hash, so the pages' uniforms stay uniform over a
+ * host and the out-degree law is the same. The rank: the home page (index 0) first; with a tree
+ * of base b, then the pages by level (trailing zero base-b digits of the index, more first), each
+ * level by index; without, by index (page_in_host_u's ranks). O(log_b m). */
+static double popular_uniform(const cs_gen *g, int64_t page, double u)
+{
+    const double pd = g->cfg.web.popular_degree;
+    if (!(pd > 0.0) || page_flag(g, page, CS_HASH_POPDEG) >= pd)
+        return u;
+    const host_rec *hr = &g->hosts[cs_gen_host_of(g, page)];
+    const int64_t m = hr->count, i = page - hr->first, b = g->cfg.web.tree_branching;
+    int64_t r = i;
+    if (b >= 2 && i > 0) {
+        int64_t q = 1; /* b^L, L the level of i */
+        while ((i / q) % b == 0)
+            q *= b;
+        r = 1 + (m - 1) / (q * b) + (i - 1) / q - (i - 1) / (q * b);
+    }
+    const double v = page_flag(g, page, CS_HASH_POPDEG ^ CS_HASH_GOLDEN);
+    const double x = 1.0 - ((double)r + v) / (double)m;
+    return x < 0.0 ? 0.0 : x;
+}
+
+/* gen.link_pairs: whether page p and page p XOR 2^k (q, in [0, pages)) link to each other: a flag
+ * of the pair and its level (the hash of the smaller page under a salt of k), and, when they are
+ * in different hosts (hp, hq), links both ways allowed by the roles. */
+static inline int paired(const cs_gen *g, int64_t p, int64_t q, int k, int64_t hp, int64_t hq)
+{
+    const int64_t lo = p < q ? p : q;
+    if (page_flag(g, lo, CS_HASH_PAIR + (uint64_t)k) >= g->cfg.web.link_pairs)
+        return 0;
+    return hp == hq || (role_allows(g, hp, hq) && role_allows(g, hq, hp));
+}
+
 #endif

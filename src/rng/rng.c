@@ -261,7 +261,11 @@ void cs_powlaw_init(cs_powlaw *p, double xmin, double xmax, double alpha)
 
 double cs_powlaw_draw(const cs_powlaw *p, cs_rng *r)
 {
-    double u = cs_rng_uniform(r);
+    return cs_powlaw_at(p, cs_rng_uniform(r));
+}
+
+double cs_powlaw_at(const cs_powlaw *p, double u)
+{
     const double xmin = p->xmin, xmax = p->xmax, a = p->a;
     double x;
     if (a < 0.0)

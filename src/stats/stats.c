@@ -112,12 +112,13 @@ void st_clear(cs_stats *s)
     dist_clear(&s->host);
     cs_stats_est *l[] = {
         &s->links.gap4,        &s->links.gap8,        &s->links.gap12,      &s->links.forward8,
-        &s->links.within_host, &s->links.reciprocity, &s->links.same_topic, &s->links.topic_base,
-        &s->links.topic_lift,  &s->links.rel_link,    &s->links.rel_base,   &s->shape.clustering,
-        &s->shape.scc,         &s->shape.in,          &s->shape.out,        &s->shape.rest,
-        &s->shape.dist_mean,   &s->shape.dist_eff90,  &s->shape.reach,      &s->bfs.known1,
-        &s->bfs.known10,       &s->bfs.empty10,       &s->indeg.known1,     &s->indeg.known10,
-        &s->indeg.empty10,     &s->rnd.known1,        &s->rnd.known10,      &s->rnd.empty10};
+        &s->links.within_host, &s->links.reciprocity, &s->links.target_out, &s->links.same_topic,
+        &s->links.topic_base,  &s->links.topic_lift,  &s->links.rel_link,   &s->links.rel_base,
+        &s->shape.clustering,  &s->shape.scc,         &s->shape.in,         &s->shape.out,
+        &s->shape.rest,        &s->shape.dist_mean,   &s->shape.dist_eff90, &s->shape.reach,
+        &s->bfs.known1,        &s->bfs.known10,       &s->bfs.empty10,      &s->indeg.known1,
+        &s->indeg.known10,     &s->indeg.empty10,     &s->rnd.known1,       &s->rnd.known10,
+        &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }
@@ -332,6 +333,7 @@ enum {
     C_RLINKS,
     C_RREL,
     C_RPAGES,
+    C_TOUT,
     C_COUNT
 };
 
@@ -339,18 +341,20 @@ enum {
 static void link_counts(const st_graph *g, int64_t a, int64_t b, int64_t *c)
 {
     int64_t gap4 = 0, gap8 = 0, gap12 = 0, fwd8 = 0, near8 = 0, host = 0, self = 0, recip = 0;
+    int64_t tout = 0;
     int64_t tknown = 0, tsame = 0, rlinks = 0, rrel = 0, rpages = 0;
     const int64_t *off = g->off;
     const int32_t *tg = g->tg, *hs = g->host, *tp = g->topic;
     const uint8_t *rel = g->rel;
 #pragma omp parallel for schedule(dynamic, 1024) default(none) shared(off, tg, hs, tp, rel)      \
     firstprivate(a, b) reduction(+ : gap4, gap8, gap12, fwd8, near8, host, self, recip, tknown,    \
-                                     tsame, rlinks, rrel, rpages)
+                                     tsame, rlinks, rrel, rpages, tout)
     for (int64_t u = a; u < b; u++) {
         rpages += rel[u];
         for (int64_t e = off[u]; e < off[u + 1]; e++) {
             const int32_t v = tg[e];
             const int64_t gap = (int64_t)v - u, ag = gap < 0 ? -gap : gap;
+            tout += off[v + 1] - off[v];
             gap4 += ag < 16;
             gap8 += ag < 256;
             gap12 += ag < 4096;
@@ -374,8 +378,8 @@ static void link_counts(const st_graph *g, int64_t a, int64_t b, int64_t *c)
                 recip += st_holds32(tg + off[v], off[v + 1] - off[v], (int32_t)u);
         }
     }
-    int64_t v[C_COUNT] = {gap4,  gap8,   gap12, fwd8,   near8, host,  self,
-                          recip, tknown, tsame, rlinks, rrel,  rpages};
+    int64_t v[C_COUNT] = {gap4,  gap8,   gap12, fwd8,   near8, host,   self,
+                          recip, tknown, tsame, rlinks, rrel,  rpages, tout};
     memcpy(c, v, sizeof v);
 }
 
@@ -400,6 +404,7 @@ static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
     if (s->has_hosts)
         s->links.within_host = share(c[C_HOST], M);
     s->links.reciprocity = share(c[C_RECIP], M - c[C_SELF]);
+    s->links.target_out = share(c[C_TOUT], M);
     if (s->has_topics)
         s->links.same_topic = share(c[C_TSAME], c[C_TKNOWN]);
     if (s->has_relevance) {

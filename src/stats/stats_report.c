@@ -23,6 +23,7 @@ static int rows_of(const cs_stats *s, row *r, int cap)
         {"out.median", "out-degree median", 0, s->out.median},
         {"out.max", "out-degree max", 0, s->out.max},
         {"out.zero", "pages without out-links", 1, s->out.zero},
+        {"out.target", "out-degree of a link's target (mean)", 0, s->links.target_out},
         {"in.mean", "in-degree mean", 0, s->in.mean},
         {"in.median", "in-degree median", 0, s->in.median},
         {"in.max", "in-degree max", 0, s->in.max},

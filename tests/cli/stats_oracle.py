@@ -472,6 +472,7 @@ def main():
         c.exact("host.max", float(sizes[-1]))
     else:
         c.exact("within_host", float("nan"))
+    c.exact("out.target", float(np.mean(outdeg[tg])))
     notself = src != tg
     fwd = src[notself] * N + tg[notself]
     c.exact("reciprocity", float(np.mean(np.isin(tg[notself] * N + src[notself], fwd))))

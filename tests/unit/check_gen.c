@@ -633,6 +633,8 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.near_snap = 0.6;
     c.web.near_forward = 0.7;
     c.web.host_cross = 0.3;
+    c.web.link_pairs = 0.2;
+    c.web.popular_degree = 0.7;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -861,6 +863,59 @@ START_TEST(roles_and_snap_move_their_statistics)
 }
 END_TEST
 
+/* popular_degree: the mean out-degree of a link's target over the mean out-degree (1 when they
+ * are independent); link_pairs: the reciprocity, the reciprocal links between two hosts, and
+ * none against the roles (into an IN host or out of an OUT host from another host). */
+static void degree_pair_stats(const cs_gen_config *c, double *f)
+{
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    const int64_t N = s.n, L = s.offsets[N];
+    f[0] = f[1] = f[2] = 0.0;
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t v = s.targets[e], r = has_link(&s, v, u);
+            const int ru = cs_gen_host_role(g, s.host[u]), rv = cs_gen_host_role(g, s.host[v]);
+            f[0] += (double)(s.offsets[v + 1] - s.offsets[v]);
+            f[1] += (double)r;
+            if (s.host[u] != s.host[v] && r)
+                f[2] += (ru & 2) == 0 && (rv & 1) == 0 ? 1.0 : -1e9;
+        }
+    f[0] /= (double)L * (double)L / (double)N;
+    f[1] /= (double)L;
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+}
+
+START_TEST(popular_degree_and_pairs_move_their_statistics)
+{
+    cs_gen_config base = small_config(40000), c;
+    base.web.tree_branching = 8;
+    base.web.template_links = 4;
+    base.web.host_cross = 0.5;
+    base.web.in_hosts = 0.2;
+    base.web.out_hosts = 0.2;
+    double f0[3], f[3];
+    degree_pair_stats(&base, f0);
+    c = base;
+    c.web.popular_degree = 1.0;
+    degree_pair_stats(&c, f);
+    ck_assert_msg(f[0] > f0[0] + 0.5,
+                  "popular_degree: a link's target's out-degree %g x the mean, "
+                  "off %g",
+                  f[0], f0[0]);
+    c = base;
+    c.web.link_pairs = 0.3;
+    degree_pair_stats(&c, f);
+    ck_assert_msg(f[2] > 2.0 * f0[2] + 10000 && f0[2] >= 0.0 && f[1] > f0[1] + 0.05,
+                  "link_pairs: reciprocal links between hosts %g (off %g), reciprocity %g (off %g)",
+                  f[2], f0[2], f[1], f0[1]);
+}
+END_TEST
+
 START_TEST(mechanisms_are_pure)
 {
     const int64_t N = 30011;
@@ -928,6 +983,7 @@ static Suite *suite(void)
     tcase_add_test(tc, sampled_parts_are_thread_invariant);
     tcase_add_test(tc, mechanisms_move_their_statistics);
     tcase_add_test(tc, roles_and_snap_move_their_statistics);
+    tcase_add_test(tc, popular_degree_and_pairs_move_their_statistics);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
