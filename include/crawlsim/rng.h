@@ -162,6 +162,10 @@ static inline int cs_rng_bernoulli(cs_rng *r, double p)
 /* Local. Standard normal N(0,1) (Box-Muller on two uniforms, no cached second value so the
  * stream position is a function of the number of calls only). */
 CS_API double cs_rng_normal(cs_rng *r);
+/* Local. n cs_rng_normal draws into z[0, n), bit-identical to n calls one by one (the same words
+ * and the same libm calls), without the per-word bookkeeping of the one-by-one path: for the
+ * generator's term vectors, 2 x term_dim words a page. */
+CS_API void cs_rng_normals(cs_rng *r, int64_t n, double *z);
 /* Local. Standard normal N(0,1) by the ziggurat: about 1.01 words and no libm call per draw on
  * average, ~5x faster than cs_rng_normal, for draws on the crawl's hot paths (the world generator
  * keeps Box-Muller so that generated worlds do not change). */

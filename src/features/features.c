@@ -223,6 +223,11 @@ void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_ca
 
 /* ---- evidence ------------------------------------------------------------------------------ */
 
+/* The largest gen.term_dim (config schema), and the lanes of one dimension's prototype values:
+ * 1 + CS_FEAT_MAX_CATEGORIES, rounded up to an even count (pairs of doubles). */
+#define TERM_DIM_MAX 1024
+#define PT_LANES ((2 + CS_FEAT_MAX_CATEGORIES) / 2 * 2)
+
 struct cs_evidence {
     int cats;     /* a */
     int stride;   /* 2 + a floats per page: projections on target and categories, norm */
@@ -230,7 +235,10 @@ struct cs_evidence {
     const struct cs_gen *gen;                       /* generated worlds: the term vectors */
     const float *proto[1 + CS_FEAT_MAX_CATEGORIES]; /* target and categories' prototypes */
     int dim;                                        /* term_dim */
-    uint64_t seed;                                  /* world seed: the anchor noise stream */
+    /* the prototypes as doubles, by dimension (pt[d][j] = proto[j][d], 0 past the last): the
+     * projections of a row are one pass over the term vector, each sum in the order of d */
+    double pt[TERM_DIM_MAX][PT_LANES];
+    uint64_t seed; /* world seed: the anchor noise stream */
     double sigma;  /* anchor noise per projection: anchor_noise / sqrt(term_dim) */
     double noise2; /* anchor_noise^2: expected squared norm of the anchor noise */
     /* on demand: per OpenMP thread a direct-mapped cache of the rows made (rcache_n entries, a
@@ -262,18 +270,20 @@ static int32_t related_topic(int32_t target, int32_t k, int j)
  * demand, so that both give the same bits. */
 __attribute__((noinline)) static void gen_row(const cs_evidence *e, int64_t page, float *o)
 {
-    float t[1024];
+    float t[TERM_DIM_MAX];
     const int dim = e->dim, a = e->cats;
     cs_gen_page_terms(e->gen, page, t);
-    double nn = 0.0;
-    for (int d = 0; d < dim; d++)
-        nn += (double)t[d] * (double)t[d];
-    for (int j = 0; j <= a; j++) {
-        double s = 0.0;
-        for (int d = 0; d < dim; d++)
-            s += (double)t[d] * (double)e->proto[j][d];
-        o[j] = (float)s;
+    /* each sum accumulates its products in the order of d, as one loop per sum would: the
+     * lanes side by side change no bit of any of them */
+    double nn = 0.0, s[PT_LANES] = {0.0};
+    for (int d = 0; d < dim; d++) {
+        const double td = (double)t[d];
+        nn += td * td;
+        for (int j = 0; j < PT_LANES; j++)
+            s[j] += td * e->pt[d][j];
     }
+    for (int j = 0; j <= a; j++)
+        o[j] = (float)s[j];
     o[a + 1] = (float)sqrt(nn);
 }
 
@@ -376,6 +386,10 @@ static void evidence_gen_init(cs_evidence *e, const struct cs_gen *gen, const cs
     e->proto[0] = cs_gen_topic_prototype(gen, target);
     for (int j = 0; j < e->cats; j++)
         e->proto[1 + j] = cs_gen_topic_prototype(gen, related_topic(target, k, j));
+    CS_ASSERT(e->dim >= 1 && e->dim <= TERM_DIM_MAX);
+    for (int d = 0; d < e->dim; d++)
+        for (int j = 0; j < PT_LANES; j++)
+            e->pt[d][j] = j <= e->cats ? (double)e->proto[j][d] : 0.0;
 }
 
 /* Local. The anchor-noise constants of cfg's world. */
@@ -484,22 +498,28 @@ void cs_evidence_destroy(cs_evidence **pe)
     *pe = NULL;
 }
 
-/* Local. The calling thread's cache entry for the row of page `page` made on demand (NULL: no
- * cache for this thread, e.g. in a nested parallel region). */
-static inline row_entry *cached_row(const cs_evidence *e, int64_t page)
+/* Local. The calling thread's row cache (its rcache_n entries), NULL when it has none (e.g. in a
+ * nested parallel region). */
+static inline row_entry *thread_rows(const cs_evidence *e)
 {
     const int t = omp_get_thread_num();
     if (e->rcache == NULL || t >= e->rcache_threads || omp_get_active_level() > 1)
         return NULL;
-    const uint64_t mask = (uint64_t)e->rcache_n - 1;
-    return &e->rcache[(size_t)t * (size_t)e->rcache_n + (cs_mix64((uint64_t)page) & mask)];
+    return e->rcache + (size_t)t * (size_t)e->rcache_n;
 }
 
-/* Local. The row of page `page` made on demand: the thread's cached copy (the same bits: a row
- * is a pure function of the page), else made into on (gen_row) and cached. */
-static const float *demand_row(const cs_evidence *e, int64_t page, float *on)
+/* Local. The entry of the thread's row cache `rows` (NULL: none) for page `page`. */
+static inline row_entry *row_slot(const cs_evidence *e, row_entry *rows, int64_t page)
 {
-    row_entry *c = cached_row(e, page);
+    const uint64_t mask = (uint64_t)e->rcache_n - 1;
+    return rows == NULL ? NULL : &rows[cs_mix64((uint64_t)page) & mask];
+}
+
+/* Local. The row of page `page` made on demand: the thread's cached copy in rows (the same bits:
+ * a row is a pure function of the page), else made into on (gen_row) and cached. */
+static const float *demand_row(const cs_evidence *e, row_entry *rows, int64_t page, float *on)
+{
+    row_entry *c = row_slot(e, rows, page);
     if (c != NULL && c->key == page + 1)
         return c->row;
     gen_row(e, page, on);
@@ -518,7 +538,8 @@ static inline float clamp01(double v)
 float cs_evidence_page(const cs_evidence *e, int64_t row, float *cats)
 {
     float on[2 + CS_FEAT_MAX_CATEGORIES];
-    const float *o = e->table != NULL ? e->table + row * e->stride : demand_row(e, row, on);
+    const float *o =
+        e->table != NULL ? e->table + row * e->stride : demand_row(e, thread_rows(e), row, on);
     const double norm = o[e->cats + 1] > 0.0f ? (double)o[e->cats + 1] : 1.0;
     for (int j = 0; j < e->cats; j++)
         cats[j] = clamp01((double)o[1 + j] / norm);
@@ -531,10 +552,11 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     CS_ASSERT(n >= 0 && n <= CS_EVIDENCE_BATCH);
     const int m = 1 + e->cats;
     double z[CS_EVIDENCE_BATCH * (1 + CS_FEAT_MAX_CATEGORIES)];
+    row_entry *rows = e->table == NULL ? thread_rows(e) : NULL;
     if (e->table ==
         NULL) /* the hosts' records of the rows to make arrive while the noise is drawn */
         for (int64_t i = 0; i < n; i++) {
-            const row_entry *c = cached_row(e, drow[i]);
+            const row_entry *c = row_slot(e, rows, drow[i]);
             if (c == NULL || c->key != drow[i] + 1)
                 cs_gen_prefetch_host(e->gen, drow[i], 2);
         }
@@ -542,7 +564,7 @@ void cs_evidence_anchors(const cs_evidence *e, int64_t src, const int64_t *dst, 
     for (int64_t i = 0; i < n; i++) {
         float on[2 + CS_FEAT_MAX_CATEGORIES];
         const float *o =
-            e->table != NULL ? e->table + drow[i] * e->stride : demand_row(e, drow[i], on);
+            e->table != NULL ? e->table + drow[i] * e->stride : demand_row(e, rows, drow[i], on);
         const double nt = (double)o[e->cats + 1];
         const double inv = 1.0 / sqrt(nt * nt + e->noise2);
         const double *zi = z + i * m;
@@ -557,7 +579,7 @@ void cs_evidence_prefetch(const cs_evidence *e, int64_t row)
     if (e->table != NULL) {
         __builtin_prefetch(e->table + row * e->stride);
     } else {
-        __builtin_prefetch(cached_row(e, row));
+        __builtin_prefetch(row_slot(e, thread_rows(e), row));
         cs_gen_prefetch_host(e->gen, row, 1);
     }
 }

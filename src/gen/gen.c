@@ -278,9 +278,19 @@ static inline double fast_log2(double y)
     return (double)e + 2.8853900817779268 * atanh; /* 2 / ln 2 */
 }
 
+/* floor(v), the same value (and sign of zero but for v = -0, which fast_exp2 never passes), by a
+ * conversion to an integer: a libm call or a long inline sequence on baseline x86-64 otherwise. */
+static inline double floor_fast(double v)
+{
+    if (!(fabs(v) < 0x1.0p52)) /* also NaN: floor's own value */
+        return floor(v);
+    const double t = (double)(int64_t)v; /* v rounded towards zero */
+    return t > v ? t - 1.0 : t;
+}
+
 static inline double fast_exp2(double y)
 {
-    double n = floor(y + 0.5), f = (y - n) * 0.6931471805599453; /* |f| <= ln2 / 2 */
+    double n = floor_fast(y + 0.5), f = (y - n) * 0.6931471805599453; /* |f| <= ln2 / 2 */
     double p = 1.0 + f * (1.0 + f * (1.0 / 2 + f * (1.0 / 6 + f * (1.0 / 24 + f * (1.0 / 120)))));
     if (n < -1022.0)
         return 0.0;
@@ -439,10 +449,11 @@ static int64_t own_popular(const cs_gen *g, int64_t host, uint64_t w0, double u)
  * with gen.c's fast log2/exp2 so that no libm decides it), forward or backward by one bit of the
  * hash, reflected to the other side when it leaves the host; otherwise (or when neither side
  * fits) a popular page of the host as for every in-host link. */
-static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint64_t w0, double u)
+static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint64_t w0, double u,
+                               uint64_t near_key)
 {
     const cs_gen_config *c = &g->cfg;
-    const uint64_t h1 = cs_mix64(w0 + cs_mix64((uint64_t)c->seed ^ CS_HASH_NEAR));
+    const uint64_t h1 = cs_mix64(w0 + near_key); /* near_key: cs_mix64(seed ^ CS_HASH_NEAR) */
     if ((double)(h1 >> 11) * 0x1.0p-53 >= c->web.near_share)
         return own_popular(g, host, w0, u);
     const uint64_t h2 = cs_mix64(h1);
@@ -691,6 +702,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
     const int64_t want = n + d;
 
     cand b[GEN_BATCH];
+    const uint64_t near_key = cs_mix64((uint64_t)c->seed ^ CS_HASH_NEAR); /* once a page */
     int64_t left = d * GEN_ATTEMPTS_PER_LINK;
     while (n < want && left > 0) {
         int64_t k = want - n;
@@ -708,7 +720,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             const host_rec *hr = &g->hosts[host];
             int64_t t = b[j].n < 0 ? hr->first + (int64_t)(b[j].u_in * (double)hr->count)
                         : b[j].table == NULL && c->web.near_share > 0.0
-                            ? near_or_popular(g, page, host, b[j].w0, b[j].u_in)
+                            ? near_or_popular(g, page, host, b[j].w0, b[j].u_in, near_key)
                         : b[j].table == NULL && c->web.host_cross > 0.0
                             ? own_popular(g, host, b[j].w0, b[j].u_in)
                             : page_in_host_u(g, b[j].host, b[j].u_in);
@@ -952,8 +964,13 @@ void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out)
     double sigma = g->cfg.term_noise / sqrt((double)dim);
     cs_rng r;
     cs_rng_init(&r, (uint64_t)g->cfg.seed, CS_RNG_TERMS, (uint64_t)page, 0);
-    for (int64_t i = 0; i < dim; i++)
-        out[i] = (float)((double)pr[i] + sigma * cs_rng_normal(&r));
+    double z[64]; /* the normals in chunks: cs_rng_normals' bits, without a call per draw */
+    for (int64_t i0 = 0; i0 < dim; i0 += 64) {
+        const int64_t n = dim - i0 < 64 ? dim - i0 : 64;
+        cs_rng_normals(&r, n, z);
+        for (int64_t i = 0; i < n; i++)
+            out[i0 + i] = (float)((double)pr[i0 + i] + sigma * z[i]);
+    }
 }
 
 void cs_gen_anchor_terms(const cs_gen *g, int64_t src, int64_t dst, float *out)

@@ -55,12 +55,37 @@ uint64_t cs_rng_refill(cs_rng *r)
     return r->buf[0];
 }
 
-/* Box-Muller with the cosine branch only: two words per call, no cached sine value. */
+/* Box-Muller with the cosine branch only on the words w1 (u1 in (0, 1], under the log) and w2
+ * (u2 in [0, 1)): cs_rng_normal's value, in one place for the one-by-one and the batched draws. */
+static inline double box_muller(uint64_t w1, uint64_t w2)
+{
+    const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
+    const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
+    return sqrt(-2.0 * log(u1)) * cos(CS_TWO_PI * u2);
+}
+
+/* Two words per call, no cached sine value. */
 double cs_rng_normal(cs_rng *r)
 {
-    double u1 = cs_rng_uniform_pos(r);
-    double u2 = cs_rng_uniform(r);
-    return sqrt(-2.0 * log(u1)) * cos(CS_TWO_PI * u2);
+    const uint64_t w1 = cs_rng_u64(r);
+    const uint64_t w2 = cs_rng_u64(r);
+    return box_muller(w1, w2);
+}
+
+void cs_rng_normals(cs_rng *r, int64_t n, double *z)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (r->used >= 4) {
+            (void)cs_rng_refill(r);
+            r->used = 0;
+        }
+        if (r->used <= 2) { /* both words in the buffer: no bookkeeping per word */
+            z[i] = box_muller(r->buf[r->used], r->buf[r->used + 1]);
+            r->used += 2;
+        } else {
+            z[i] = cs_rng_normal(r); /* a pair that straddles two blocks */
+        }
+    }
 }
 
 /*

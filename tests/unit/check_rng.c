@@ -565,6 +565,43 @@ START_TEST(test_normal_zig)
 }
 END_TEST
 
+/* cs_rng_normal is Box-Muller on two words, u1 = (w1 >> 11) + 1 and u2 = w2 >> 11 times 2^-53,
+ * sqrt(-2 log u1) cos(2 pi u2): the generator's term vectors and page attributes depend on these
+ * bits. cs_rng_normals gives n one-by-one draws bit for bit from any position of the stream (an
+ * odd one: the first pair straddles two blocks), and leaves the stream where they leave it. */
+START_TEST(test_normals_batch)
+{
+    static const int64_t ns[] = {0, 1, 2, 3, 7, 16, 33};
+    int bad = 0;
+    for (int skip = 0; skip < 6; skip++)
+        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+            cs_rng a, b, w;
+            cs_rng_init(&a, SEED, CS_RNG_TERMS, 99, (uint64_t)skip);
+            b = a;
+            w = a;
+            for (int i = 0; i < skip; i++) {
+                (void)cs_rng_u64(&a);
+                (void)cs_rng_u64(&b);
+                (void)cs_rng_u64(&w);
+            }
+            double z[40];
+            cs_rng_normals(&a, ns[k], z);
+            for (int64_t i = 0; i < ns[k]; i++) {
+                const double one = cs_rng_normal(&b);
+                const uint64_t w1 = cs_rng_u64(&w), w2 = cs_rng_u64(&w);
+                const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
+                const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
+                const double want =
+                    sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
+                bad += memcmp(&one, &want, sizeof want) != 0;
+                bad += memcmp(&z[i], &want, sizeof want) != 0;
+            }
+            COUNT_UNLESS(bad, cs_rng_u64(&a) == cs_rng_u64(&b));
+        }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 /* The batch of first draws of many streams is bit-identical to drawing them one by one,
  * including the streams whose draws leave the fast path (wedge, tail, or more than one block),
  * and for m beyond one Philox block (m = 5: sarsa.categories = 4 asks for 1 + 4 draws). */
@@ -1132,6 +1169,7 @@ static Suite *rng_suite(void)
     tcase_add_test(tc, test_zig_tables);
     tcase_add_test(tc, test_normal_zig);
     tcase_add_test(tc, test_normal_zig_batch);
+    tcase_add_test(tc, test_normals_batch);
     tcase_add_test(tc, test_lognormal);
     tcase_add_test(tc, test_exponential);
     tcase_add_test(tc, test_pareto);
