@@ -34,6 +34,17 @@ CS_API void cs_h5_quiet_begin(cs_h5_quiet *q);
 /* Local. Restores the handler saved by cs_h5_quiet_begin. */
 CS_API void cs_h5_quiet_end(const cs_h5_quiet *q);
 
+/* The end of HDF5 in a process, called by every rank after its command and before
+ * MPI_Finalize. Counts the HDF5 files, groups, datasets, attributes and named types still open
+ * (none is left open by a command that ended, well or in error: one left open is a defect, and
+ * HDF5 would close it during MPI_Finalize, a file opened with MPI-IO by a collective close that
+ * the other ranks may never make) and reports them on stderr, one line naming the rank, the count
+ * and the files ("left open at exit", which the tests look for). Then shuts HDF5 down with
+ * H5close while MPI still works, so that no HDF5 clean-up runs inside or after MPI_Finalize.
+ * Returns the number of objects that were open. The SMPI build, whose simulated ranks share one
+ * process, does nothing here. */
+CS_API int cs_h5_finish(int rank);
+
 /* Local. A file access list for MPI-IO on comm, or H5I_INVALID_HID. */
 CS_API hid_t cs_h5_fapl(MPI_Comm comm);
 /* Local. A dataset transfer list for MPI-IO, collective (collective != 0) or independent, or

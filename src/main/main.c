@@ -748,6 +748,8 @@ done:
     cs_report_error(&ctx, rc);
     cs_ctx_fini(&ctx);
     cs_h5_quiet_end(&quiet);
+    /* HDF5 ends before MPI: its clean-up would otherwise run inside MPI_Finalize */
+    cs_h5_finish(ctx.rank);
     MPI_Finalize();
     return rc != CS_OK ? (rc == CS_ERR_USAGE ? 2 : cmd != NULL ? cmd->err_status : 1) : status;
 }

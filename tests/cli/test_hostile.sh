@@ -101,8 +101,9 @@ for np in 1 2 3; do
     hostile "$np" partition-method-vlen2-run part.h5 / method vlen2 "${part_run[@]}"
     hostile "$np" partition-method-strings2-run part.h5 / method strings2 "${part_run[@]}"
 done
-# a checkpoint written on 2 ranks: its format is read before its rank count
-for np in 2 3; do
+# a checkpoint written on 2 ranks: its format is read before its rank count (so at 1 and 3 ranks
+# too)
+for np in 1 2 3; do
     hostile "$np" checkpoint-format-strings2 ck.h5 / format strings2 run "${crawl[@]}" \
         --restart bad.h5 -o out.h5
     hostile "$np" checkpoint-crawlsim_version-vlen2 ck.h5 / crawlsim_version vlen2 run \

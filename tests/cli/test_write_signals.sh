@@ -101,6 +101,7 @@ done
 trace=(--set run.trace=true --set run.ticks=100 --set crawl.bandwidth=20)
 sig_case TERM 1 out/r.h5 run job.ini -o out/r.h5 "${trace[@]}"
 sig_case INT 1 out/r.h5 run job.ini -o out/r.h5 "${trace[@]}"
+sig_case TERM 3 out/r.h5 run job.ini -o out/r.h5 "${trace[@]}"
 # a partition file (written collectively), a schedule (rank 0, after a solve on every rank) and
 # bandit's results (rank 0)
 CHUNK=50 sig_case TERM 1 out/p.h5 partition g.h5 -k 2 --method block -o out/p.h5

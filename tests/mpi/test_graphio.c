@@ -286,6 +286,18 @@ static int same_message(void)
     return mpitest_all(strcmp(msg, ctx.errmsg) == 0 && msg[0] != '\0');
 }
 
+/* Local. No HDF5 file, group, dataset, attribute or named type is open: every path of graphio,
+ * a failed one too, closes what it opened (one left open would be closed by HDF5 inside
+ * MPI_Finalize, by a collective close that other ranks may never make). */
+static int nothing_open(const char *after)
+{
+    const ssize_t n = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
+    if (n != 0)
+        fprintf(stderr, "rank %d: %lld HDF5 object(s) open after %s\n", ctx.rank, (long long)n,
+                after);
+    return n == 0;
+}
+
 /* Rank 0: number of directory entries of dir other than . and .. (and the listed one). */
 static int dir_entries(const char *dir, const char *except)
 {
@@ -609,6 +621,7 @@ START_TEST(failed_write_leaves_nothing)
     MPI_ASSERT(rc == CS_ERR_IO && same_message());
     left = ctx.rank == 0 ? dir_entries(dir, "isdir.h5") : 0;
     MPI_ASSERT(left == 0);
+    MPI_ASSERT(nothing_open("the failed writes"));
 
     /* and a successful write leaves exactly the file */
     MPI_ASSERT(write_test_graph(path, TN, 0, NULL) == CS_OK);
@@ -638,6 +651,7 @@ static int header_fails(const char *path, cs_err want, const char *needle)
     cs_graph_info info;
     cs_ctx_clear_error(&ctx);
     ok = cs_graph_info_compute(&ctx, path, 0.5, &info) == want && ok;
+    ok = nothing_open(path) && ok;
     return mpitest_all(ok);
 }
 
@@ -655,6 +669,7 @@ static int slice_fails(const char *path, cs_err want, const char *needle)
     cs_graph_info info;
     cs_ctx_clear_error(&ctx);
     ok = cs_graph_info_compute(&ctx, path, 0.5, &info) == want && ok;
+    ok = nothing_open(path) && ok;
     return mpitest_all(ok);
 }
 
@@ -1150,6 +1165,26 @@ START_TEST(info_sampled_quantiles)
 }
 END_TEST
 
+/* cs_h5_finish (main.c, before MPI_Finalize) reports what was left open and closes it: a file
+ * opened on every rank with the MPI-IO driver and left open is closed by H5close, collectively,
+ * while MPI still works; nothing is open afterwards. Runs last: H5close ends HDF5 (the next call
+ * would start it again). */
+START_TEST(finish_closes_what_is_left)
+{
+    char path[512];
+    tmp_path(path, sizeof path, "left-open.h5");
+    MPI_ASSERT(write_test_graph(path, TN, 0, NULL) == CS_OK);
+    MPI_ASSERT(nothing_open("the write"));
+    hid_t f = cs_h5_fopen(MPI_COMM_WORLD, path, H5F_ACC_RDONLY);
+    hid_t d = f >= 0 ? H5Dopen2(f, "/links/offsets", H5P_DEFAULT) : H5I_INVALID_HID;
+    MPI_ASSERT(f >= 0 && d >= 0);
+    /* the file and the dataset: two objects, one file */
+    const int n = cs_h5_finish(ctx.rank);
+    MPI_ASSERT(n == 2);
+    MPI_ASSERT(nothing_open("cs_h5_finish"));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv);
@@ -1172,6 +1207,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, info_random_graph);
     tcase_add_test(tc, info_power_law);
     tcase_add_test(tc, info_sampled_quantiles);
+    tcase_add_test(tc, finish_closes_what_is_left);
     suite_add_tcase(s, tc);
     int status = mpitest_run(s);
 
