@@ -324,13 +324,22 @@ static int64_t page_in_host_u(const cs_gen *g, int64_t h, double u)
     if (m == 1)
         return first;
     double c = (double)hr->c;
+    const double q = c * u + 1.0; /* x = q^e: e = page_int_exp, or page_inv (skew != 1) */
+    /* skew > 1: the first ranks by their thresholds on q (gen_impl.h rank_hi, rank_lo), where
+     * q is far enough from a boundary that the rounding below cannot move x across it */
+    for (int k = 0; k < g->rank_n; k++) {
+        if (q > g->rank_hi[k]) /* x < k + 2, and (k > 0) x >= k + 1 */
+            return first + (k + 1 < m ? k + 1 : m) - 1;
+        if (!(q < g->rank_lo[k])) /* within the margin of k + 2: computed below */
+            break;
+    }
     double x;
     if (g->page_int_exp != 0)
-        x = ipow(c * u + 1.0, g->page_int_exp);
+        x = ipow(q, g->page_int_exp);
     else if (g->page_inv == 0.0) /* skew 1: c = log2(m+1), x = (m+1)^u */
         x = fast_exp2(u * c);
     else
-        x = fast_exp2(g->page_inv * fast_log2(c * u + 1.0));
+        x = fast_exp2(g->page_inv * fast_log2(q));
     int64_t k = (int64_t)x;
     if (k < 1)
         k = 1;

@@ -11,6 +11,12 @@
 
 #include <stdint.h>
 
+/* The in-host ranks page_in_host_u finds by thresholds, and their relative margin in x: 10 times
+ * the error of its computed x (fast_log2 and fast_exp2: below 1.5e-5 relative for |e| <= 8;
+ * ipow: a few ulps), so that a threshold's verdict is the computed x's, bit for bit. */
+#define GEN_RANKS 8
+#define GEN_RANK_MARGIN 1e-4
+
 /* A host as seen by a link into it. */
 typedef struct host_rec {
     int64_t first; /* first page */
@@ -53,6 +59,11 @@ struct cs_gen {
     double page_inv;        /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
     int page_int_exp;       /* page_inv when it is a small nonzero integer, else 0 */
     int64_t struct_max;     /* most structural links of a page (directory tree, template) */
+    /* gen.c page_in_host_u with skew > 1: x = q^e decreases in q = c u + 1; x < k + 2 for sure
+     * where q > rank_hi[k] and x >= k + 2 where q < rank_lo[k], GEN_RANK_MARGIN off the exact
+     * boundary (k + 2)^(1/e) on either side (rank_n = GEN_RANKS; 0: no table) */
+    int rank_n;
+    double rank_hi[GEN_RANKS], rank_lo[GEN_RANKS];
 };
 
 /* A host from a pick table of n entries for the random word w: its high half chooses the entry

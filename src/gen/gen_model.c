@@ -509,6 +509,15 @@ static cs_err build_model(cs_ctx *ctx, cs_gen *g)
         double ri = round(g->page_inv);
         if (!one && fabs(g->page_inv - ri) < 1e-9 && fabs(ri) <= 64.0)
             g->page_int_exp = (int)ri;
+        /* the thresholds of the first ranks (gen_impl.h), for the exponent page_in_host_u uses */
+        const double e = g->page_int_exp != 0 ? (double)g->page_int_exp : g->page_inv;
+        const char *env = getenv("CRAWLSIM_GEN_RANKS"); /* "0": none (tests: the same world) */
+        g->rank_n = e < 0.0 && e >= -8.0 && !(env != NULL && strcmp(env, "0") == 0) ? GEN_RANKS : 0;
+        for (int k = 0; k < g->rank_n; k++) {
+            const double b = (double)(k + 2);
+            g->rank_hi[k] = pow(b * (1.0 - GEN_RANK_MARGIN), 1.0 / e);
+            g->rank_lo[k] = pow(b * (1.0 + GEN_RANK_MARGIN), 1.0 / e);
+        }
     }
 fail:
     return rc;

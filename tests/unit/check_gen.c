@@ -261,6 +261,44 @@ START_TEST(terms_are_noisy_evidence)
 }
 END_TEST
 
+/* The thresholds of the first in-host ranks (gen_impl.h GEN_RANKS) give the world of the formula
+ * alone bit for bit (CRAWLSIM_GEN_RANKS=0): the links, on the default world's keys and at page
+ * popularity skews through both of the formula's paths (integral exponents: 1.25, 1.5; the
+ * others) and the table's ends (4.9; 1.13: e = -7.7). */
+START_TEST(rank_thresholds_keep_the_world)
+{
+    enum { N = 40000 };
+    static const double skews[] = {1.977, 1.25, 1.5, 1.3, 2.5, 4.9, 1.13};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof skews / sizeof *skews; k++) {
+        cs_gen_config c = small_config(N);
+        c.page_popularity_skew = skews[k];
+        c.degree_mean = 30;
+        c.web.near_share = 0.3;
+        c.web.template_links = 10;
+        c.web.template_share = 0.5;
+        cs_graph_slice s[2];
+        for (int off = 0; off < 2; off++) {
+            ck_assert_int_eq(
+                off ? setenv("CRAWLSIM_GEN_RANKS", "0", 1) : unsetenv("CRAWLSIM_GEN_RANKS"), 0);
+            cs_gen *g = NULL;
+            ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
+            cs_graph_slice_init(&s[off]);
+            ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, N, &s[off], NULL), CS_OK);
+            cs_gen_destroy(&g);
+        }
+        unsetenv("CRAWLSIM_GEN_RANKS");
+        const int64_t m = s[0].offsets[N];
+        bad += m != s[1].offsets[N] ||
+               memcmp(s[0].offsets, s[1].offsets, (N + 1) * sizeof *s[0].offsets) != 0 ||
+               memcmp(s[0].targets, s[1].targets, (size_t)m * sizeof *s[0].targets) != 0;
+        cs_graph_slice_fini(&s[0]);
+        cs_graph_slice_fini(&s[1]);
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 START_TEST(impossible_parameters_are_errors)
 {
     cs_gen_config c = small_config(1000);
@@ -975,6 +1013,7 @@ static Suite *suite(void)
     tcase_add_test(tc, link_invariants);
     tcase_add_test(tc, statistics_follow_the_parameters);
     tcase_add_test(tc, terms_are_noisy_evidence);
+    tcase_add_test(tc, rank_thresholds_keep_the_world);
     tcase_add_test(tc, impossible_parameters_are_errors);
     tcase_add_test(tc, tiny_worlds);
     tcase_add_test(tc, host_of_every_page);
