@@ -42,6 +42,10 @@ typedef struct cs_gen_web {
     double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */
 } cs_gen_web;
 
+/* [gen] term_normals: the term vectors' normal draws, Box-Muller (the default: the worlds of
+ * earlier versions) or the ziggurat (another world of the same law, far fewer instructions) */
+enum cs_term_normals { CS_TERMS_BOX_MULLER = 0, CS_TERMS_ZIGGURAT = 1 };
+
 /* [gen]: the synthetic web model (DESIGN.md "The world"; docs in schema.c). */
 typedef struct cs_gen_config {
     int64_t pages;
@@ -69,6 +73,7 @@ typedef struct cs_gen_config {
     int64_t term_dim;
     double term_noise;
     double anchor_noise;
+    int term_normals; /* how the term vectors' noise is drawn (enum cs_term_normals) */
     double delta_median;
     double delta_host_sigma;
     double delta_page_sigma;

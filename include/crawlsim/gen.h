@@ -233,7 +233,9 @@ CS_API cs_err cs_gen_partition_sampled(cs_ctx *ctx, const cs_gen *g, const cs_pa
  */
 CS_API cs_err cs_gen_graph_host_hash(cs_ctx *ctx, const cs_gen_owner *owner, cs_graph **out);
 
-/* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic. */
+/* Local. The page's term vector (length cfg.term_dim): noisy evidence of its topic, its topic's
+ * prototype plus term_noise / sqrt(term_dim) times normals of the stream (seed, TERMS, page), drawn
+ * by Box-Muller or the ziggurat (gen.term_normals). */
 CS_API void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out);
 /* Local. The anchor vector of link src->dst (length term_dim): the target's term vector plus
  * anchor noise, keyed by (seed, src, dst). */

@@ -170,6 +170,9 @@ CS_API void cs_rng_normals(cs_rng *r, int64_t n, double *z);
  * average, ~5x faster than cs_rng_normal, for draws on the crawl's hot paths (the world generator
  * keeps Box-Muller so that generated worlds do not change). */
 CS_API double cs_rng_normal_zig(cs_rng *r);
+/* Local. n cs_rng_normal_zig draws into z[0, n), bit-identical to n calls one by one, with the
+ * ziggurat's fast path on the buffered words inline (gen.term_normals = ziggurat). */
+CS_API void cs_rng_normals_zig(cs_rng *r, int64_t n, double *z);
 /* Local. For each i in [0, n), the first m >= 0 cs_rng_normal_zig draws of the stream (seed,
  * domain, id, subs[i]) into z[i * m .. i * m + m), bit-identical to drawing them one by one, but
  * with the streams' first Philox blocks computed back to back (one block covers m <= 4 draws

@@ -136,6 +136,20 @@ double cs_rng_normal_zig(cs_rng *r)
     }
 }
 
+void cs_rng_normals_zig(cs_rng *r, int64_t n, double *z)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (r->used >= 4) {
+            (void)cs_rng_refill(r);
+            r->used = 0;
+        }
+        if (zig_fast(r->buf[r->used], &z[i]))
+            r->used++;
+        else
+            z[i] = cs_rng_normal_zig(r); /* from the same word, still the stream's next one */
+    }
+}
+
 void cs_rng_normals_zig_batch(uint64_t seed, cs_rng_domain domain, uint64_t id, const int64_t *subs,
                               int64_t n, int m, double *z)
 {

@@ -299,6 +299,65 @@ START_TEST(rank_thresholds_keep_the_world)
 }
 END_TEST
 
+/* The term vectors' two draws (gen.term_normals): Box-Muller by default, the written-out formula
+ * bit for bit (prototype + term_noise / sqrt(term_dim) times cs_rng_normal of the page's TERMS
+ * stream: the worlds of earlier versions), and the ziggurat, the same formula with
+ * cs_rng_normal_zig: another vector for every page, with the same law of the noise (the mean
+ * squared norm of term - prototype within 5 standard errors of term_noise^2 for both), the
+ * pages' attributes unchanged. */
+START_TEST(term_normals_choose_the_draw)
+{
+    enum { N = 3000 };
+    cs_gen_config c = small_config(N);
+    cs_gen *g[2] = {NULL, NULL};
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g[0]), CS_OK);
+    c.term_normals = CS_TERMS_ZIGGURAT;
+    ck_assert_int_eq(cs_gen_create(&ctx, &c, &g[1]), CS_OK);
+    const int dim = (int)c.term_dim;
+    const double sigma = c.term_noise / sqrt((double)dim);
+    int bad = 0, same = 0;
+    double sq[2] = {0.0, 0.0}, sq2[2] = {0.0, 0.0};
+    for (int64_t p = 0; p < N; p++) {
+        cs_gen_page a;
+        cs_gen_page_attrs(g[0], p, &a);
+        for (int k = 0; k < 2; k++) {
+            float t[64], want[64];
+            cs_gen_page_terms(g[k], p, t);
+            const float *pr = cs_gen_topic_prototype(g[k], a.topic);
+            cs_rng r;
+            cs_rng_init(&r, (uint64_t)c.seed, CS_RNG_TERMS, (uint64_t)p, 0);
+            double s = 0.0;
+            for (int d = 0; d < dim; d++) {
+                const double z = k == 0 ? cs_rng_normal(&r) : cs_rng_normal_zig(&r);
+                want[d] = (float)((double)pr[d] + sigma * z);
+                s += ((double)t[d] - (double)pr[d]) * ((double)t[d] - (double)pr[d]);
+            }
+            bad += memcmp(t, want, sizeof(float) * (size_t)dim) != 0;
+            sq[k] += s;
+            sq2[k] += s * s;
+            if (k == 1) {
+                float t0[64];
+                cs_gen_page_terms(g[0], p, t0);
+                same += memcmp(t, t0, sizeof(float) * (size_t)dim) == 0;
+            }
+        }
+        cs_gen_page b;
+        cs_gen_page_attrs(g[1], p, &b);
+        bad += a.host != b.host || a.topic != b.topic || a.relevance != b.relevance;
+    }
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(same, 0);
+    for (int k = 0; k < 2; k++) {
+        const double m = sq[k] / N, se = sqrt((sq2[k] / N - m * m) / N);
+        ck_assert_msg(fabs(m - c.term_noise * c.term_noise) < 5.0 * se,
+                      "draw %d: mean squared noise %g, expected %g +- %g", k, m,
+                      c.term_noise * c.term_noise, 5.0 * se);
+    }
+    cs_gen_destroy(&g[0]);
+    cs_gen_destroy(&g[1]);
+}
+END_TEST
+
 START_TEST(impossible_parameters_are_errors)
 {
     cs_gen_config c = small_config(1000);
@@ -1014,6 +1073,7 @@ static Suite *suite(void)
     tcase_add_test(tc, statistics_follow_the_parameters);
     tcase_add_test(tc, terms_are_noisy_evidence);
     tcase_add_test(tc, rank_thresholds_keep_the_world);
+    tcase_add_test(tc, term_normals_choose_the_draw);
     tcase_add_test(tc, impossible_parameters_are_errors);
     tcase_add_test(tc, tiny_worlds);
     tcase_add_test(tc, host_of_every_page);

@@ -602,6 +602,32 @@ START_TEST(test_normals_batch)
 }
 END_TEST
 
+/* cs_rng_normals_zig gives n cs_rng_normal_zig draws bit for bit from any position, the slow
+ * draws (wedge, tail: a few in 100 of 4000) included, and leaves the stream where they do. */
+START_TEST(test_normals_zig_batch)
+{
+    enum { N = 4000 };
+    double *z = xmalloc(N * sizeof *z);
+    int bad = 0;
+    for (int skip = 0; skip < 5; skip++) {
+        cs_rng a, b;
+        cs_rng_init(&a, SEED, CS_RNG_TERMS, 98, (uint64_t)skip);
+        for (int i = 0; i < skip; i++)
+            (void)cs_rng_u64(&a);
+        b = a;
+        cs_rng_normals_zig(&a, N, z);
+        for (int i = 0; i < N; i++) {
+            const double want = cs_rng_normal_zig(&b);
+            bad += memcmp(&z[i], &want, sizeof want) != 0;
+        }
+        COUNT_UNLESS(bad, cs_rng_u64(&a) == cs_rng_u64(&b));
+        COUNT_UNLESS(bad, b.ctr[0] * 4 > N + (uint64_t)skip + 4); /* slow draws took words */
+    }
+    free(z);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 /* The batch of first draws of many streams is bit-identical to drawing them one by one,
  * including the streams whose draws leave the fast path (wedge, tail, or more than one block),
  * and for m beyond one Philox block (m = 5: sarsa.categories = 4 asks for 1 + 4 draws). */
@@ -1170,6 +1196,7 @@ static Suite *rng_suite(void)
     tcase_add_test(tc, test_normal_zig);
     tcase_add_test(tc, test_normal_zig_batch);
     tcase_add_test(tc, test_normals_batch);
+    tcase_add_test(tc, test_normals_zig_batch);
     tcase_add_test(tc, test_lognormal);
     tcase_add_test(tc, test_exponential);
     tcase_add_test(tc, test_pareto);
