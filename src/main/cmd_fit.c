@@ -28,6 +28,9 @@
  *   dangling               += 1.2 (pages without out-links real - twin), with unlinked's group
  *   host_cross             += 1.5 (links within host twin - real), where the real graph has
  *                            hosts (import.hosts; the row is n/a otherwise)
+ *   popular_degree         += 0.6 log(r real / r twin), r the out-degree of a link's target
+ *                            over the out-degree mean (the in/out-degree correlation)
+ *   link_pairs             += 1.5 (reciprocity real - twin), in [0, 0.6]
  *
  * every increment times a step s; except that while the out-degree mean stays below 90 % of the
  * real one with degree_mean at 1.5 times it or more (the hosts cannot supply that many distinct
@@ -112,6 +115,7 @@ static const row rows[] = {
     {"BFS: pages known after 1 % fetched", TOL_REL, 0.20, 0},
     {"BFS: pages known after 10 % fetched", TOL_REL, 0.20, 0},
     {"links within host", TOL_PTS, 0.05, 1},
+    {"out-degree of a link's target", TOL_REL, 0.20, 1},
 };
 enum { N_ROWS = (int)(sizeof rows / sizeof rows[0]) };
 
@@ -160,8 +164,10 @@ static double row_value(const cs_stats *s, int i)
         return s->bfs.known1.value;
     case 20:
         return s->bfs.known10.value;
-    default: /* NaN where the real graph has no hosts */
+    case 21: /* NaN where the real graph has no hosts */
         return s->has_hosts ? s->links.within_host.value : (double)NAN;
+    default:
+        return s->links.target_out.value;
     }
 }
 
@@ -246,9 +252,13 @@ static void start(const cs_stats *real, cs_gen_config *g, double *recip)
     g->web.dangling_leaves = 1;
     g->web.near_snap = real->in.median.value <= 3.0 ? 0.5 : 0.0;
     /* a real graph with hosts: half the in-host links to neighbouring hosts where fewer than
-     * 70 % of its links stay inside */
-    if (real->has_hosts && isfinite(real->links.within_host.value))
-        g->web.host_cross = real->links.within_host.value < 0.7 ? 0.5 : 0.0;
+     * 70 % of its links stay inside, and reciprocal pairs (which cross hosts too) where it has
+     * reciprocal links */
+    if (real->has_hosts && isfinite(real->links.within_host.value)) {
+        const int cross = real->links.within_host.value < 0.7;
+        g->web.host_cross = cross ? 0.5 : 0.0;
+        g->web.link_pairs = cross && real->links.reciprocity.value > 0.1 ? 0.1 : 0.0;
+    }
     const cs_stats_shape *b = &real->shape;
     if (isfinite(b->in.value) && isfinite(b->out.value) && isfinite(b->rest.value)) {
         g->web.in_hosts = sig4(clamp(b->in.value, 0.0, 0.9));
@@ -274,6 +284,8 @@ enum {
     K_SNAP,
     K_TREE,
     K_CROSS,
+    K_POPDEG,
+    K_PAIRS,
     N_KEYS,
     K_ALL = (1 << N_KEYS) - 1
 };
@@ -383,6 +395,14 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
     const double rw = real->links.within_host.value, tw = t->links.within_host.value;
     if (ON(K_CROSS) && real->has_hosts && isfinite(rw) && isfinite(tw))
         w->host_cross = sig4(clamp(w->host_cross + s * 1.5 * (tw - rw), 0.0, 1.0));
+    const double ro = real->links.target_out.value / real->out.mean.value,
+                 to = t->links.target_out.value / t->out.mean.value;
+    if (ON(K_POPDEG) && isfinite(ro) && isfinite(to) && ro > 0.0 && to > 0.0)
+        w->popular_degree = sig4(clamp(w->popular_degree + s * 0.6 * log(ro / to), 0.0, 1.0));
+    if (ON(K_PAIRS))
+        w->link_pairs = sig4(clamp(
+            w->link_pairs + s * 1.5 * (real->links.reciprocity.value - t->links.reciprocity.value),
+            0.0, 0.6));
 #undef ON
 }
 
@@ -547,7 +567,8 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc/in/out %.3g/%.3g/%.3g dist "
            "%.3g bfs %.3g/%.3g | degree_mean %g alpha %g dangling %g unlinked %g tree %lld "
            "up %g siblings %g template %lld host_size_mean %g host_skew %g page_skew %g near "
-           "%g/%g/%g p_host %g roles in %g out %g isolated %g within %.3g host_cross %g",
+           "%g/%g/%g p_host %g roles in %g out %g isolated %g within %.3g host_cross %g "
+           "target out %.3g popular_degree %g link_pairs %g",
            k + 1, step, group, met, sum, secs, t->out.mean.value, t->out.median.value,
            t->in.median.value, t->in.alpha20.value, t->links.reciprocity.value,
            t->shape.clustering.value, t->links.gap8.value, t->shape.scc.value, t->shape.in.value,
@@ -556,7 +577,8 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            w->tree_up, w->tree_siblings, (long long)w->template_links, g->host_size_mean,
            g->host_popularity_skew, g->page_popularity_skew, w->near_share, w->near_alpha,
            w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts,
-           t->links.within_host.value, w->host_cross);
+           t->links.within_host.value, w->host_cross, t->links.target_out.value, w->popular_degree,
+           w->link_pairs);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */

@@ -21,7 +21,8 @@
     "shares, in-degree median and tail, reciprocity, clustering, the id-gap profile and its\n"     \
     "direction, the bow-tie by host roles, the distances by the tree's base and, where\n"          \
     "REAL.h5 has hosts (import.hosts = blocks with the twin's host_spec for LAW's graphs),\n"      \
-    "the share of links within host by gen.host_cross) with\n"                                     \
+    "the share of links within host by gen.host_cross, the in/out-degree correlation by\n"         \
+    "gen.popular_degree, reciprocal pairs by gen.link_pairs) with\n"                               \
     "a step that halves when a candidate is no better, then one group of keys at a time.\n"        \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
