@@ -285,7 +285,7 @@ static const cs_conf_entry schema[] = {
     {"gen", "anchor_noise", CS_CONF_DOUBLE, "6.0", 0, 100, NULL, G(anchor_noise), 0,
      "extra noise (norm) of a link's anchor vector around its target page's term vector: anchors are weak evidence, as anchor text is (docs/guide/running.md shows how the policies compare as it varies)"},
     {"gen", "term_normals", CS_CONF_ENUM, "box-muller", 0, 0, "box-muller|ziggurat", G(term_normals), 0,
-     "how the normal noise of a page's term vector is drawn: box-muller (the worlds of earlier versions, bit for bit) or ziggurat (another world with the same law of the noise, whose evidence rows take about a fifth of the instructions: the procedural world's per-link work, docs/guide/generating.md)"},
+     "how the normal noise of a page's term vector is drawn: box-muller (the worlds of earlier versions, bit for bit) or ziggurat (another world with the same law of the noise, whose evidence rows take 40 % of the instructions: the procedural world's per-link work, docs/guide/generating.md)"},
     {"gen", "delta_median", CS_CONF_DOUBLE, "0.1", 1e-9, 1e9, NULL, G(delta_median), 0,
      "median change rate (Poisson changes per time unit) of an ordinary host"},
     {"gen", "delta_host_sigma", CS_CONF_DOUBLE, "1.0", 0, 10, NULL, G(delta_host_sigma), 0,
