@@ -4,6 +4,7 @@
  * that programs using only cs_graph_load_with do not need the partition module.
  */
 #include "crawlsim/graph.h"
+#include "crawlsim/graphio.h"
 #include "crawlsim/partition.h"
 
 cs_err cs_graph_load(cs_ctx *ctx, const char *graph_path, const char *partition_path,
@@ -20,6 +21,18 @@ cs_err cs_graph_load(cs_ctx *ctx, const char *graph_path, const char *partition_
                      "partition of %s has k = %d parts but the job runs on %d ranks: run "
                      "crawlsim partition %s -k %d",
                      where, (int)part.k, ctx->size, graph_path, ctx->size);
+    CS_TRY_AGREE(ctx, rc);
+    /* The counts too (cs_graph_load_with checks them again), to name the partition file: a
+     * damaged count there is the partition's fault, not the graph's. */
+    cs_graph_header hdr;
+    CS_TRY(ctx, cs_graphio_read_header(ctx, graph_path, &hdr));
+    if (part.n_pages != hdr.n_pages || (part.n_links != 0 && part.n_links != hdr.n_links))
+        rc = cs_fail(ctx, CS_ERR_ARG,
+                     "partition of %s has %lld pages and %lld links but graph file %s has %lld "
+                     "pages and %lld links: it was made for another graph, or is damaged; run "
+                     "crawlsim partition %s -k %d",
+                     where, (long long)part.n_pages, (long long)part.n_links, graph_path,
+                     (long long)hdr.n_pages, (long long)hdr.n_links, graph_path, ctx->size);
     CS_TRY_AGREE(ctx, rc);
     CS_TRY(ctx, cs_graph_load_with(ctx, graph_path, &part, out));
 fail:

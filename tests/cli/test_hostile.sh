@@ -44,6 +44,7 @@ run 2 -q run "${crawl[@]}" --set run.checkpoint=ck.h5 --set run.checkpoint_every
 #   strings1e5  10^5 fixed-length strings    strings4000  4000 of them
 #   ints2     two integers
 #   float     a floating-point number        huge    2^63 as an unsigned integer
+#   big       2^62 as a signed 64-bit integer
 attr() {
     "$PY" - "$@" << 'EOF'
 import sys, h5py, numpy as np
@@ -70,6 +71,8 @@ with h5py.File(fn, "r+") as f:
         g.attrs.create(name, float(old) + 0.5)
     elif kind == "huge":
         g.attrs.create(name, np.uint64(2**63))
+    elif kind == "big":  # 2^62: an int64 that no count of a file reaches
+        g.attrs.create(name, np.int64(2**62))
     elif kind == "long300":  # one fixed-length string of 300 bytes, its old value first
         g.attrs.create(name, np.bytes_(s + b"y" * (300 - len(s))))
     elif kind == "vlen300":  # the same as a variable-length string
@@ -136,6 +139,16 @@ long_string 2 part.h5 / graph_source long300 "partition file bad.h5: $(printf "$
 # shellcheck disable=SC2059
 long_string 2 ck.h5 / crawlsim_version vlen300 "checkpoint bad.h5: $(printf "$long" \
     crawlsim_version)" run "${crawl[@]}" --restart bad.h5 -o out.h5
+
+# a partition file whose link count is damaged (2^62): the error names the partition file, not
+# only the graph file (tools/hostile found it naming the graph alone: the message was unclear)
+cp part.h5 bad.h5
+attr bad.h5 / n_links big || fail "could not damage part.h5"
+rm -f out.h5
+RUN_TIMEOUT=${FAULT_TIMEOUT:-60} FAULT_CLASS=attribute expect_exit 1 2 \
+    "partition of bad.h5 has [0-9]+ pages and 4611686018427387904 links but graph file web.h5" \
+    run "${crawl[@]}" --set run.partition_method=file --set run.partition=bad.h5 -o out.h5
+[ ! -e out.h5 ] || fail "partition n_links big: a result was written"
 
 # count FILE KIND: a count of FILE made impossible (see the header)
 count() {

@@ -186,7 +186,8 @@ def dataset_variants(path):
             out.append((tag + " other-sign", mk(_d_other_sign), False))
             if _data_dtype(path, d).itemsize < 8:  # (an 8-byte integer has no wider type)
                 out.append((tag + " wider", mk(_d_wider), True))
-            out.append((tag + " big-endian", mk(_d_bigendian), True))
+            if _data_dtype(path, d).itemsize > 1:  # (one byte has no order: no damage at all)
+                out.append((tag + " big-endian", mk(_d_bigendian), True))
         elif kind == "f":
             out.append((tag + " integer-class", mk(lambda p, dd: _recreate(
                 p, dd, data=_data(p, dd).astype(np.int64))), False))
