@@ -40,8 +40,9 @@
 #define CS_CKPT_FORMAT "crawlsim-checkpoint"
 /* 1: the first; 2: the bandit re-crawl state's items moved (one bandit registry); 3: run/visited
  * holds the owned layout on more than one rank (local pages, then ghosts: sim_visited.c); 4: every
- * item carries its pieces' checksums */
-#define CS_CKPT_SCHEMA_VERSION 5
+ * item carries its pieces' checksums; 5: run/world (the world's fingerprint); 6: the frontier's
+ * compact entries (frontier/id int32, the 24-byte frontier/link records) */
+#define CS_CKPT_SCHEMA_VERSION 6
 
 typedef struct cs_ckpt cs_ckpt;
 

@@ -244,6 +244,28 @@ static inline void cs_feat_action_with(const cs_feat_layout *L, float anchor_rl,
     out[k++] = (uint8_t)(parent_idx[2] + 5 * parent_idx[3]);
 }
 
+/* Local. The anchor category buckets (as cs_feat_pack_anchor_cats) that the action codes
+ * `action` (n_groups - n_state_groups bytes, written by cs_feat_action) encode. */
+CS_API uint32_t cs_feat_action_anchor_cat(const cs_feat_layout *L, const uint8_t *action);
+
+/* Local. The action codes `out` (cs_feat_action's for anchor_rl and some anchor categories and
+ * parents) rewritten for the parents par with the same anchor evidence: exactly cs_feat_action
+ * with the anchor categories that out encodes (a frontier entry stores its codes, not its
+ * categories: cs_feat_action_anchor_cat). */
+static inline void cs_feat_action_keep_anchor(const cs_feat_layout *L, float anchor_rl,
+                                              const cs_feat_parents *par, uint8_t *out)
+{
+    if (!L->action_pairs) {
+        cs_feat_action(L, anchor_rl, cs_feat_action_anchor_cat(L, out), par, out);
+        return;
+    }
+    /* the anchor's groups (relevance, then a categories) are unchanged: the parents' two */
+    uint8_t pidx[4];
+    cs_feat_parent_idx(par, pidx);
+    out[1 + L->categories] = (uint8_t)(pidx[0] + 5 * pidx[1]);
+    out[2 + L->categories] = (uint8_t)(pidx[2] + 5 * pidx[3]);
+}
+
 /*
  * TRES features (Kontogiannis et al. Sec. 2.4.1; the authors' code's order): the shared
  * state-action vector of a link, raw values in [0, 1]:

@@ -5,10 +5,12 @@
  * the synchronous re-evaluation reads the packed feature codes (G bytes per entry) and writes
  * the values; selection reads values and ids. A hash table (open addressing, linear probing,
  * int32 slots at load factor <= 0.6) maps a page id to its entry, so a URL found again updates
- * its entry (one more parent) instead of adding a duplicate. Memory: 8 (id) + 4 (value) + G
- * (codes) + 28 (cs_frontier_link: parent aggregates 20, anchor relevance 4, anchor categories 4)
+ * its entry (one more parent) instead of adding a duplicate. Memory: 4 (id: page ids are below
+ * 2^32) + 4 (value) + G (codes) + 24 (cs_frontier_link: parent aggregates, best anchor relevance)
  * + 6.7 (hash, 5/3 int32 slots per entry of any table size) bytes per entry at capacity:
- * 46.7 + G, at most 62.7 with G <= 16 (G = 12 at the default a = 2).
+ * 38.7 + G, 50.7 at G = 12 (the default a = 2), at most 54.7 with G <= 16. What is not stored is
+ * derived: the best anchor's category buckets are the codes of the action's category groups
+ * (cs_feat_action_keep_anchor).
  *
  * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
  * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection
@@ -29,20 +31,20 @@
 typedef struct cs_frontier cs_frontier;
 
 /* What a URL found again updates (the insert of a link record): the parent aggregates and the
- * best anchor evidence, together in one 28-byte record per entry (one cache line, rarely two)
- * instead of three arrays (three lines at random places per record). */
+ * best anchor relevance, together in one aligned 24-byte record per entry (one cache line,
+ * sometimes two) instead of several arrays (a line at a random place each per record). (Packed
+ * without the TRES path, 21 bytes, it made the eviction's moves 7 % slower: bench_evict.) */
 typedef struct cs_frontier_link {
     cs_feat_parents par;
-    float anchor_rl;     /* the best anchor relevance estimate seen */
-    uint32_t anchor_cat; /* its anchor category buckets */
+    float anchor_rl; /* the best anchor relevance estimate seen */
 } cs_frontier_link;
-_Static_assert(sizeof(cs_frontier_link) == 28, "the frontier's memory figure counts 28 bytes");
+_Static_assert(sizeof(cs_frontier_link) == 24, "the frontier's memory figure counts 24 bytes");
 
 /* Borrowed arrays of the n entries, valid until the next add, remove, evict or clear. */
 typedef struct cs_frontier_view {
     int64_t n;
-    int stride; /* G: bytes of codes per entry */
-    int64_t *id;
+    int stride;   /* G: bytes of codes per entry */
+    uint32_t *id; /* page ids */
     float *q;
     uint8_t *codes; /* n * stride */
     cs_frontier_link *lk;
@@ -63,6 +65,7 @@ CS_API int64_t cs_frontier_find(const cs_frontier *f, int64_t id);
  * stage 1 prefetches its hash slot; stage 2, issued later, reads the slot and prefetches the
  * entry it points to. Neither changes anything. */
 CS_API void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage);
+/* Entries hold page ids in [0, 2^32) (the key's low word, cs_frontier_key). */
 /* Local. Appends a zeroed entry for id (which must not be present) and returns its index in
  * *slot. CS_ERR_NOMEM, CS_ERR_LIMIT (2^31 - 2 entries). */
 CS_API cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot);
@@ -98,7 +101,7 @@ CS_API int64_t cs_frontier_evict_below_keys(cs_frontier *f, const uint64_t *keys
 /* Local. Removes every entry. */
 CS_API void cs_frontier_clear(cs_frontier *f);
 /* Collective(ctx->comm) (ckpt.h). The entries in slot order as items "frontier/..." (id, value,
- * codes, and the link records: parent aggregates and anchor evidence), and their restoration into
+ * codes, the link records: parent aggregates and anchor relevance), and their restoration into
  * an empty frontier of the same stride: entries keep their slots, so a restored frontier selects,
  * evicts and removes exactly as the saved one would have. Load errors: CS_ERR_FORMAT (another
  * stride), those of cs_ckpt_get, CS_ERR_NOMEM. */

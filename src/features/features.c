@@ -221,6 +221,20 @@ void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_ca
     cs_feat_action_with(L, anchor_rl, anchor_cat, pidx, out);
 }
 
+uint32_t cs_feat_action_anchor_cat(const cs_feat_layout *L, const uint8_t *action)
+{
+    uint8_t idx[CS_FEAT_MAX_INDEXES];
+    int k = 0;
+    for (int g = L->n_state_groups; g < L->n_groups; g++)
+        k += cs_feat_unpack(L, g, action[g - L->n_state_groups], idx + k);
+    CS_ASSERT(k == L->n_action);
+    /* the action's indexes: anchor (q5, q6), then (q5, q6) per category, then the parents' */
+    uint32_t v = 0;
+    for (int j = 0; j < L->categories; j++)
+        v |= (uint32_t)(idx[2 + 2 * j] | idx[3 + 2 * j] << 4) << (8 * j);
+    return v;
+}
+
 /* ---- evidence ------------------------------------------------------------------------------ */
 
 /* The largest gen.term_dim (config schema), and the lanes of one dimension's prototype values:

@@ -12,7 +12,7 @@
 struct cs_frontier {
     int64_t n, cap_alloc, capacity;
     int stride;
-    int64_t *id;
+    uint32_t *id;
     float *q;
     uint8_t *codes;
     cs_frontier_link *lk;
@@ -23,6 +23,25 @@ struct cs_frontier {
     int64_t *drop; /* the entries an eviction drops, increasing */
     int64_t drop_cap;
 };
+
+/* Entry i becomes a zeroed entry of page id. */
+static inline void zero_entry(const cs_frontier *f, int64_t i, int64_t id)
+{
+    CS_ASSERT(id >= 0 && id <= (int64_t)UINT32_MAX);
+    f->id[i] = (uint32_t)id;
+    f->q[i] = 0.0f;
+    memset(f->codes + i * f->stride, 0, (size_t)f->stride);
+    memset(&f->lk[i], 0, sizeof f->lk[i]);
+}
+
+/* Entry `from`'s data copied into entry `to` (the hash not touched). */
+static inline void copy_entry(const cs_frontier *f, int64_t to, int64_t from)
+{
+    f->id[to] = f->id[from];
+    f->q[to] = f->q[from];
+    memcpy(f->codes + to * f->stride, f->codes + from * f->stride, (size_t)f->stride);
+    f->lk[to] = f->lk[from];
+}
 
 static inline uint64_t slot_of(const cs_frontier *f, int64_t id)
 {
@@ -173,7 +192,7 @@ int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
         int32_t e = f->slots[s];
         if (e < 0)
             return -1;
-        if (f->id[e] == id)
+        if ((int64_t)f->id[e] == id)
             return e;
         s = next_slot(f, s);
     }
@@ -267,10 +286,7 @@ cs_err cs_frontier_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t *slot)
     if (rc != CS_OK)
         return rc;
     int64_t i = f->n++;
-    f->id[i] = id;
-    f->q[i] = 0.0f;
-    memset(f->codes + i * f->stride, 0, (size_t)f->stride);
-    memset(&f->lk[i], 0, sizeof f->lk[i]);
+    zero_entry(f, i, id);
     uint64_t s = slot_of(f, id);
     while (f->slots[s] >= 0)
         s = next_slot(f, s);
@@ -287,7 +303,7 @@ cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t 
         const int32_t e = f->slots[s];
         if (e < 0)
             break;
-        if (f->id[e] == id) {
+        if ((int64_t)f->id[e] == id) {
             *slot = e;
             return CS_OK;
         }
@@ -299,10 +315,7 @@ cs_err cs_frontier_find_or_add(cs_ctx *ctx, cs_frontier *f, int64_t id, int64_t 
     }
     /* room without growing: s is the empty slot ending id's probe sequence */
     const int64_t i = f->n++;
-    f->id[i] = id;
-    f->q[i] = 0.0f;
-    memset(f->codes + i * f->stride, 0, (size_t)f->stride);
-    memset(&f->lk[i], 0, sizeof f->lk[i]);
+    zero_entry(f, i, id);
     f->slots[s] = (int32_t)i;
     *slot = i;
     *added = 1;
@@ -409,7 +422,6 @@ static void count_firsts(const int32_t *slots, const uint64_t *pos, int64_t n, i
 static void write_entries(const cs_frontier *cf, int32_t *slots, const int64_t *ids, int64_t n,
                           int64_t nb, const uint64_t *pos, const uint64_t *blk, int64_t *ent)
 {
-    const int stride = cf->stride;
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < nb; b++) {
         const int64_t e = (b + 1) * ADD_BLOCK < n ? (b + 1) * ADD_BLOCK : n;
@@ -417,10 +429,7 @@ static void write_entries(const cs_frontier *cf, int32_t *slots, const int64_t *
         for (int64_t j = b * ADD_BLOCK; j < e; j++) {
             if (ent[j] < 0)
                 continue;
-            cf->id[at] = ids[j];
-            cf->q[at] = 0.0f;
-            memset(cf->codes + at * stride, 0, (size_t)stride);
-            memset(&cf->lk[at], 0, sizeof cf->lk[at]);
+            zero_entry(cf, at, ids[j]);
             ent[j] = at++ | CS_FRONTIER_ADDED;
         }
     }
@@ -497,10 +506,7 @@ void cs_frontier_remove(cs_frontier *f, int64_t e)
     if (e != last) {
         uint64_t s = hash_slot_of_entry(f, last);
         f->slots[s] = (int32_t)e;
-        f->id[e] = f->id[last];
-        f->q[e] = f->q[last];
-        memcpy(f->codes + e * f->stride, f->codes + last * f->stride, (size_t)f->stride);
-        f->lk[e] = f->lk[last];
+        copy_entry(f, e, last);
     }
     f->n--;
 }
@@ -582,10 +588,7 @@ static void remove_sorted(cs_frontier *f, const int64_t *sl, int64_t k)
                 continue;
             const int64_t e = sl[i], v = src[i];
             cf->slots[at[i]] = (int32_t)e;
-            cf->id[e] = cf->id[v];
-            cf->q[e] = cf->q[v];
-            memcpy(cf->codes + e * cf->stride, cf->codes + v * cf->stride, (size_t)cf->stride);
-            cf->lk[e] = cf->lk[v];
+            copy_entry(cf, e, v);
         }
     }
     f->n = m;
@@ -690,7 +693,8 @@ cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck)
     cs_err rc = CS_OK;
     const int64_t n = f->n, stride = f->stride;
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/stride", CS_CK_I64, 1, &stride));
-    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/id", CS_CK_I64, n, f->id));
+    /* ids below 2^31 (pages are, gen.pages): as int32 */
+    CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/id", CS_CK_I32, n, f->id));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/q", CS_CK_F32, n, f->q));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
     CS_TRY(ctx, cs_ckpt_put(ctx, ck, "frontier/link", CS_CK_BYTES,
@@ -699,11 +703,29 @@ fail:
     return rc;
 }
 
+/* The loaded entries' values and codes checked (what would break the order or index out of
+ * bounds if a checkpoint were wrong some other way than its checksums find). */
+static cs_err check_loaded(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck)
+{
+    cs_err rc = CS_OK;
+    const int64_t n = f->n;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++)
+        if (isnan(f->q[i]))
+            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: frontier/q[%lld] is NaN",
+                         cs_ckpt_path(ck), (long long)i);
+    for (int64_t i = 0; i < n * f->stride && rc == CS_OK; i++)
+        if (f->codes[i] >= CS_FEAT_CODES)
+            rc = cs_fail(ctx, CS_ERR_FORMAT,
+                         "checkpoint %s: frontier/codes[%lld] = %d is not a feature code (0-%d)",
+                         cs_ckpt_path(ck), (long long)i, (int)f->codes[i], CS_FEAT_CODES - 1);
+    return rc;
+}
+
 cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
 {
     cs_err rc = CS_OK;
     int64_t stride = 0, n = 0, slot = 0;
-    int64_t *id = NULL;
+    int32_t *id = NULL;
     CS_ASSERT(f->n == 0);
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/stride", CS_CK_I64, 1, &stride));
     if (stride != f->stride)
@@ -711,9 +733,7 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
                      "checkpoint %s: frontier entries of %lld code bytes, this run has %d",
                      cs_ckpt_path(ck), (long long)stride, f->stride);
     CS_TRY_AGREE(ctx, rc);
-    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "frontier/id", CS_CK_I64, &n, &id));
-    /* the checkpoint's checksums find damage; these find what would index out of bounds or
-     * break the entries' order if a checkpoint were wrong some other way */
+    CS_TRY(ctx, cs_ckpt_get(ctx, ck, "frontier/id", CS_CK_I32, &n, &id));
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         if (id[i] < 0 || cs_frontier_find(f, id[i]) >= 0)
             rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: frontier/id[%lld] = %lld is %s",
@@ -727,15 +747,7 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/codes", CS_CK_BYTES, n * stride, f->codes));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/link", CS_CK_BYTES,
                                   n * (int64_t)sizeof(cs_frontier_link), f->lk));
-    for (int64_t i = 0; i < n && rc == CS_OK; i++)
-        if (isnan(f->q[i]))
-            rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: frontier/q[%lld] is NaN",
-                         cs_ckpt_path(ck), (long long)i);
-    for (int64_t i = 0; i < n * stride && rc == CS_OK; i++)
-        if (f->codes[i] >= CS_FEAT_CODES)
-            rc = cs_fail(ctx, CS_ERR_FORMAT,
-                         "checkpoint %s: frontier/codes[%lld] = %d is not a feature code (0-%d)",
-                         cs_ckpt_path(ck), (long long)i, (int)f->codes[i], CS_FEAT_CODES - 1);
+    rc = check_loaded(ctx, f, ck);
     CS_TRY_AGREE(ctx, rc);
 fail:
     free(id);

@@ -8,27 +8,25 @@
 #include <omp.h>
 
 /* Local. One record's update of its frontier entry e (first: e was created for it): the anchor
- * evidence, the state part, the parents and the action codes (Sec. 3.1). */
+ * evidence, the state part, the parents and the action codes (Sec. 3.1). The entry stores the
+ * best anchor's relevance; its categories are in the action codes (cs_feat_action_keep_anchor). */
 static inline void merge_record(const sim *s, cs_frontier_view *v, int64_t e, int first,
                                 const cs_link_msg *m)
 {
     const int GS = s->G - s->GA;
     cs_frontier_link *lk = &v->lk[e];
-    if (first) {
-        lk->anchor_rl = m->anchor_rl;
-        lk->anchor_cat = m->anchor_cat;
-        memcpy(v->codes + e * v->stride, m->state, (size_t)GS);
-    } else {
-        if (m->anchor_rl > lk->anchor_rl) {
-            lk->anchor_rl = m->anchor_rl;
-            lk->anchor_cat = m->anchor_cat;
-        }
-        /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
-        if (m->parent_wrl > lk->par.best_wrl)
-            memcpy(v->codes + e * v->stride, m->state, (size_t)GS);
-    }
+    uint8_t *codes = v->codes + e * v->stride;
+    const int anchor = first || m->anchor_rl > lk->anchor_rl;
+    /* the state part comes from the parent with the largest w_rl (Sec. 3.1's max) */
+    if (first || m->parent_wrl > lk->par.best_wrl)
+        memcpy(codes, m->state, (size_t)GS);
     cs_feat_parents_add(&lk->par, m);
-    cs_feat_action(&s->L, lk->anchor_rl, lk->anchor_cat, &lk->par, v->codes + e * v->stride + GS);
+    if (anchor) {
+        lk->anchor_rl = m->anchor_rl;
+        cs_feat_action(&s->L, m->anchor_rl, m->anchor_cat, &lk->par, codes + GS);
+    } else {
+        cs_feat_action_keep_anchor(&s->L, lk->anchor_rl, &lk->par, codes + GS);
+    }
 }
 
 /* What the first pass of sim_insert_links found for a record (else its entry, | INS_FIRST when

@@ -564,6 +564,48 @@ START_TEST(test_action_pairs_equal_packed)
 }
 END_TEST
 
+/* A frontier entry stores its action codes, not its anchor categories: the categories read back
+ * from the codes are the ones written (cs_feat_action_anchor_cat), and the codes rewritten for
+ * new parents with the anchor kept (cs_feat_action_keep_anchor) are cs_feat_action's with the
+ * categories, in the paired layout and in the general one (action_pairs off: every group packed
+ * and unpacked). */
+START_TEST(test_action_keep_anchor)
+{
+    for (int k = 0; k <= 2 * CS_FEAT_MAX_CATEGORIES + 1; k++) {
+        const int a = k / 2, pairs = k % 2;
+        cs_feat_layout L;
+        layout(&L, a);
+        L.action_pairs = pairs;
+        const int GA = L.n_groups - L.n_state_groups;
+        cs_rng r;
+        cs_rng_init(&r, 900 + (uint64_t)k, CS_RNG_TEST, 0, 0);
+        int bad = 0;
+        for (int t = 0; t < 20000; t++) {
+            float cats[CS_FEAT_MAX_CATEGORIES];
+            for (int j = 0; j < a; j++)
+                cats[j] = (float)(1.2 * cs_rng_uniform(&r) - 0.1);
+            const float anchor = (float)(1.2 * cs_rng_uniform(&r) - 0.1);
+            const uint32_t ac = cs_feat_pack_anchor_cats(&L, cats);
+            cs_feat_parents p[2];
+            for (int i = 0; i < 2; i++) {
+                memset(&p[i], 0, sizeof p[i]);
+                p[i].n = (uint16_t)cs_rng_below(&r, 4);
+                p[i].n_rel = (uint16_t)cs_rng_below(&r, (uint64_t)p[i].n + 1);
+                p[i].sum_rl = (float)(p[i].n * cs_rng_uniform(&r));
+                p[i].sum_rel = (float)(p[i].n_rel * cs_rng_uniform(&r));
+            }
+            uint8_t x[CS_FEAT_MAX_GROUPS], y[CS_FEAT_MAX_GROUPS];
+            cs_feat_action(&L, anchor, ac, &p[0], x);
+            bad += cs_feat_action_anchor_cat(&L, x) != ac;
+            cs_feat_action_keep_anchor(&L, anchor, &p[1], x);
+            cs_feat_action(&L, anchor, ac, &p[1], y);
+            bad += memcmp(x, y, (size_t)GA) != 0;
+        }
+        ck_assert_msg(bad == 0, "a = %d, pairs %d: %d differ", a, pairs, bad);
+    }
+}
+END_TEST
+
 static Suite *features_suite(void)
 {
     Suite *s = suite_create("features");
@@ -586,6 +628,7 @@ static Suite *features_suite(void)
     tcase_add_test(tc, test_action_bytes);
     tcase_add_test(tc, test_action_known);
     tcase_add_test(tc, test_action_pairs_equal_packed);
+    tcase_add_test(tc, test_action_keep_anchor);
     suite_add_tcase(s, tc);
     return s;
 }

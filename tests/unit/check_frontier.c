@@ -48,16 +48,18 @@ static int64_t add(cs_frontier *f, int64_t id)
     cs_frontier_view v;
     cs_frontier_view_get(f, &v);
     int bad = v.id[slot] != id || v.q[slot] != 0.0f || v.lk[slot].anchor_rl != 0.0f ||
-              v.lk[slot].anchor_cat != 0 || v.lk[slot].par.n != 0 || v.lk[slot].par.sum_rl != 0.0f;
+              v.lk[slot].par.sum_rel != 0.0f || v.lk[slot].par.n != 0 ||
+              v.lk[slot].par.sum_rl != 0.0f || v.lk[slot].par.path_rel != 0;
     for (int g = 0; g < v.stride; g++)
         bad |= v.codes[slot * v.stride + g] != 0;
     if (bad)
         ck_abort_msg("the new entry of %lld is not zeroed", (long long)id);
     v.q[slot] = (float)(id % 1000) * 0.5f;
     v.lk[slot].anchor_rl = (float)id;
-    v.lk[slot].anchor_cat = (uint32_t)(id * 7);
+    v.lk[slot].par.sum_rel = (float)(id * 7);
     v.lk[slot].par.n = (uint16_t)(id & 0xffff);
     v.lk[slot].par.sum_rl = 1.0f;
+    v.lk[slot].par.path_rel = (uint8_t)(id >> 3);
     for (int g = 0; g < v.stride; g++)
         v.codes[slot * v.stride + g] = (uint8_t)(id + g);
     return slot;
@@ -76,7 +78,8 @@ static int64_t check_all(cs_frontier *f, const int64_t *ref, int64_t n)
         bad += v.id[i] != id;
         bad += cs_frontier_find(f, id) != i;
         bad += v.q[i] != (float)(id % 1000) * 0.5f || v.lk[i].anchor_rl != (float)id ||
-               v.lk[i].anchor_cat != (uint32_t)(id * 7) || v.lk[i].par.n != (uint16_t)(id & 0xffff);
+               v.lk[i].par.sum_rel != (float)(id * 7) || v.lk[i].par.n != (uint16_t)(id & 0xffff) ||
+               v.lk[i].par.path_rel != (uint8_t)(id >> 3);
         for (int g = 0; g < v.stride; g++)
             bad += v.codes[i * v.stride + g] != (uint8_t)(id + g);
     }
@@ -413,8 +416,7 @@ static void evict_case(int64_t cap, int64_t n, int levels, uint64_t seed)
         kept[i] = v.id[i];
         /* the fields moved with the entry; find follows */
         bad += cs_frontier_find(f, v.id[i]) != i;
-        bad += v.lk[i].anchor_rl != (float)v.id[i] ||
-               v.lk[i].anchor_cat != (uint32_t)(v.id[i] * 7) ||
+        bad += v.lk[i].anchor_rl != (float)v.id[i] || v.lk[i].par.sum_rel != (float)(v.id[i] * 7) ||
                v.lk[i].par.n != (uint16_t)(v.id[i] & 0xffff);
         for (int g = 0; g < 7; g++)
             bad += v.codes[i * 7 + g] != (uint8_t)(v.id[i] + g);
@@ -549,22 +551,25 @@ START_TEST(test_evict_rounds)
 }
 END_TEST
 
-/* The header's budget: 46.7 + G bytes per entry at capacity, at most 64 with G <= 16 (the layout
- * of a = 4 categories has 16 groups): full frontiers of G = 16 at capacities on and off powers
- * of two (the hash is sized for the capacity, not rounded to a power of two). */
+/* The header's budget: 38.7 + G bytes per entry at capacity (50.7 at the default G = 12, 54.7
+ * with G = 16, the layout of a = 4 categories): full frontiers at capacities on and off powers of
+ * two (the hash is sized for the capacity, not rounded to a power of two). */
 START_TEST(test_bytes_per_entry)
 {
     static const int64_t caps[] = {100000, 131073};
-    for (size_t k = 0; k < sizeof caps / sizeof *caps; k++) {
-        const int64_t n = caps[k];
-        cs_frontier *f = make(n, CS_FEAT_MAX_GROUPS);
+    static const int strides[] = {12, CS_FEAT_MAX_GROUPS};
+    for (size_t k = 0; k < 4; k++) {
+        const int64_t n = caps[k / 2];
+        const int G = strides[k % 2];
+        cs_frontier *f = make(n, G);
         for (int64_t id = 0; id < n; id++) {
             int64_t s;
             ck_assert_int_eq(cs_frontier_add(&ctx, f, id, &s), CS_OK);
         }
-        const double b = cs_frontier_bytes_per_entry(f);
-        ck_assert_msg(b >= 40.0 + CS_FEAT_MAX_GROUPS && b <= 64.0,
-                      "capacity %lld: %.2f bytes per entry", (long long)n, b);
+        const double b = cs_frontier_bytes_per_entry(f), want = 38.67 + G;
+        ck_assert_msg(b >= want - 0.01 && b <= want + 0.01,
+                      "capacity %lld, G = %d: %.2f bytes per entry, not %.2f", (long long)n, G, b,
+                      want);
         cs_frontier_destroy(&f);
     }
 }
