@@ -7,7 +7,8 @@
  * Usage: bench_evict [capacity, default 1e6] [new entries per round, default 8000] [rounds, 200]
  * Prints the mean CPU time (of the calling thread) of a round and per entry of the frontier, and a
  * checksum of the set of entries left (the sum of their ids' hashes: the entries' order is not
- * part of a frontier's contract), which must not depend on the implementation.
+ * part of a frontier's contract), which must not depend on the implementation; then the
+ * frontier's bytes per entry (cs_frontier_bytes_per_entry) and the process's peak RSS.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
@@ -17,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* The thread's CPU time (the machine may be shared: time off the core is not counted). */
@@ -81,6 +83,10 @@ int main(int argc, char **argv)
            "an entry; checksum %016llx\n",
            (long long)cap, (long long)k, rounds, omp_get_max_threads(), 1e3 * t / rounds,
            1e9 * t / rounds / (double)cap, (unsigned long long)h);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("frontier memory: %.2f bytes an entry (allocated, G = 16), peak RSS %.1f MiB\n",
+           cs_frontier_bytes_per_entry(f), (double)ru.ru_maxrss / 1024.0);
     cs_frontier_destroy(&f);
     free(ids);
     free(ent);
