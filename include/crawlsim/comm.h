@@ -213,6 +213,22 @@ CS_API CS_NODISCARD cs_err cs_allreduce_fused(cs_ctx *ctx, cs_err local, int64_t
 CS_API CS_NODISCARD cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys,
                                                int64_t n, int64_t k, uint64_t *cut);
 
+/* Local. h[b] for b < nb: how many of the caller's keys have the bits above `shift` equal to
+ * (prefix >> shift) + b (prefix has no bit set below shift + log2(nb)). */
+typedef void (*cs_comm_hist_fn)(const void *arg, uint64_t prefix, int shift, int nb, int64_t *h);
+
+/*
+ * Collective(ctx->comm). Logically collective: k >= 1. cs_comm_kth_largest on keys this rank
+ * holds in an ordered structure: n keys, the smallest kmin and the largest kmax (ignored when n
+ * is 0), and hist(arg, ...) counting them per bucket of a round. The same collectives with the
+ * same contents as cs_comm_kth_largest over the same keys, so the same *cut; no pass over the
+ * keys (O(nb) hist queries a round).
+ */
+CS_API CS_NODISCARD cs_err cs_comm_kth_largest_hist(cs_ctx *ctx, cs_err local, int64_t n,
+                                                    uint64_t kmin, uint64_t kmax,
+                                                    cs_comm_hist_fn hist, const void *arg,
+                                                    int64_t k, uint64_t *cut);
+
 /*
  * Collective(ctx->comm). Logically collective: k. keys[0..n) are this rank's candidate keys in
  * strictly decreasing order (unique across ranks). Finds the k-th largest key over all ranks

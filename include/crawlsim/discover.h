@@ -122,6 +122,12 @@ typedef struct cs_discover_ops {
      * (synchronous SARSA after its weights changed); then evaluate_all is called. */
     int (*stale)(void *st);
     void (*evaluate_all)(void *st, cs_frontier_view *v);
+    /* Local; may be NULL (no). Nonzero when an entry's value changes only when the engine
+     * writes it, at the insert of the entry's link records (value or link), never through
+     * evaluate_all: the keys then stay in order between ticks, and the engine has the frontier
+     * keep them in an index (cs_frontier_index_keys) instead of passing over every entry each
+     * tick to select and evict. */
+    int (*static_values)(void *st);
     /* Local. Learns from the fetches of one tick, in order (may be NULL). */
     void (*observe)(void *st, const cs_discover_fetch *f, int64_t n, uint64_t tick);
     /* Local. The weights the engine averages over ranks, or NULL (n = 0). */

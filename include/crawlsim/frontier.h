@@ -14,7 +14,9 @@
  *
  * Ordering: entries compare by value, ties broken by the lower page id; cs_frontier_key maps
  * (value, id) to one unsigned 64-bit key with the same order, which the global top-B selection
- * searches on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys. The
+ * searches on (comm.h). The frontier is bounded: cs_frontier_evict drops the lowest keys. A
+ * frontier may keep its keys in order (cs_frontier_index_keys, findex.h), so that the best and
+ * the lowest are found in O(log n) each instead of a pass over the entries. The
  * entries' order is not part of the contract: removals and evictions fill the holes they leave
  * from the tail (what stays the same is the set of entries, and a checkpoint restores the order).
  */
@@ -24,6 +26,7 @@
 #include "crawlsim/ckpt.h"
 #include "crawlsim/core.h"
 #include "crawlsim/features.h"
+#include "crawlsim/findex.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -57,6 +60,25 @@ CS_API cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_f
 CS_API void cs_frontier_destroy(cs_frontier **f);
 CS_API int64_t cs_frontier_size(const cs_frontier *f);
 CS_API int64_t cs_frontier_capacity(const cs_frontier *f);
+/*
+ * Local. From now on (the frontier must be empty) the frontier keeps its entries' keys in an
+ * ordered index (findex.h), so that the best keys (cs_frontier_index) and the evictions'
+ * lowest are found without a pass over the entries. A key joins the index at the entry's first
+ * cs_frontier_rekey (added entries are not in it) and leaves it with the entry (removals,
+ * evictions, clear); a value written through the view is followed by cs_frontier_rekey. For
+ * policies whose values change only when the engine writes them (not re-evaluated every tick).
+ * CS_ERR_NOMEM.
+ */
+CS_API cs_err cs_frontier_index_keys(cs_ctx *ctx, cs_frontier *f);
+/* Local. The index of the entries' keys, or NULL when the frontier keeps none. Borrowed. */
+CS_API const cs_findex *cs_frontier_index(const cs_frontier *f);
+/* Local. Entry e's key was `old` (cs_frontier_key of its value before; for an entry not yet in
+ * the index, any key absent from it, such as that of its zeroed value): the index drops old and
+ * takes the entry's key now (nothing when the frontier keeps no index). Idempotent: an entry
+ * rekeyed twice from the same old key is indexed once. CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_rekey(cs_ctx *ctx, cs_frontier *f, int64_t e, uint64_t old);
+/* Local. Sets entry e's value to q and rekeys it. CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_set_value(cs_ctx *ctx, cs_frontier *f, int64_t e, float q);
 /* Local. The borrowed arrays. */
 CS_API void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v);
 /* Local. The entry of page id, or -1. */
@@ -107,7 +129,7 @@ CS_API void cs_frontier_clear(cs_frontier *f);
  * stride), those of cs_ckpt_get, CS_ERR_NOMEM. */
 CS_API cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck);
 CS_API cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck);
-/* Local. Bytes of memory per entry at the current size (arrays and hash table). */
+/* Local. Bytes of memory per entry at the current size (arrays, hash table and the index). */
 CS_API double cs_frontier_bytes_per_entry(const cs_frontier *f);
 
 /* Local. The selection key: higher value first, then lower id. ids must be < 2^32. */

@@ -143,3 +143,48 @@ cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int6
     *cut = prefix;
     return CS_OK;
 }
+
+/*
+ * The same search as cs_comm_kth_largest (the same collectives with the same contents, so the
+ * same cut) on keys this rank holds in an ordered structure: n keys in [kmin, kmax], and hist
+ * giving a round's counts per bucket (as cs_findex_hist) instead of a pass over the keys.
+ */
+cs_err cs_comm_kth_largest_hist(cs_ctx *ctx, cs_err local, int64_t n, uint64_t kmin, uint64_t kmax,
+                                cs_comm_hist_fn hist, const void *arg, int64_t k, uint64_t *cut)
+{
+    CS_ASSERT(k >= 1);
+    *cut = 0;
+    if (local != CS_OK)
+        n = 0;
+    int64_t total = n;
+    uint64_t mx[2] = {n > 0 ? kmax : 0, n > 0 ? ~kmin : 0};
+    const cs_err rc = cs_allreduce_fused(ctx, local, &total, 1, mx, 2, NULL, 0);
+    if (rc != CS_OK || total <= k)
+        return rc;
+    const uint64_t hi = mx[0], lo = ~mx[1];
+    CS_ASSERT(hi > lo);
+    int bit = 63 - __builtin_clzll(hi ^ lo);
+    uint64_t prefix = bit == 63 ? 0 : lo & ~((UINT64_C(2) << bit) - 1);
+    int64_t need = k;
+    while (bit >= 0) {
+        const int w = bit + 1 < 8 ? bit + 1 : 8, shift = bit + 1 - w;
+        const int nb = 1 << w;
+        int64_t h[256];
+        memset(h, 0, sizeof h);
+        if (n > 0)
+            hist(arg, prefix, shift, nb, h);
+        cs_allreduce(ctx, NULL, h, nb, CS_T_I64, CS_OP_SUM);
+        int b = nb - 1;
+        for (; b > 0; b--) {
+            if (h[b] >= need)
+                break;
+            need -= h[b];
+        }
+        prefix |= (uint64_t)b << shift;
+        if (shift == 0 || h[b] == need)
+            break;
+        bit = shift - 1;
+    }
+    *cut = prefix;
+    return CS_OK;
+}

@@ -53,6 +53,12 @@ static int never(void *st)
     return 0;
 }
 
+static int always(void *st)
+{
+    (void)st;
+    return 1;
+}
+
 static double no_epsilon(void *st)
 {
     (void)st;
@@ -66,6 +72,7 @@ const cs_discover_ops cs_discover_random_ops = {
     .destroy = baseline_destroy,
     .value = random_value,
     .stale = never,
+    .static_values = always,
     .epsilon = no_epsilon,
 };
 
@@ -76,5 +83,6 @@ const cs_discover_ops cs_discover_best_first_ops = {
     .destroy = baseline_destroy,
     .value = best_first_value,
     .stale = never,
+    .static_values = always,
     .epsilon = no_epsilon,
 };

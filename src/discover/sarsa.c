@@ -100,6 +100,13 @@ static void sarsa_value(void *st, cs_frontier_view *v, int64_t first, int64_t n)
     }
 }
 
+/* Asynchronous and moderated SARSA value an entry at its insert only (with the weights of that
+ * moment); synchronous SARSA values every entry again after the weights change. */
+static int sarsa_static_values(void *st)
+{
+    return ((const sarsa *)st)->c.mode != CS_SARSA_SYNCHRONOUS;
+}
+
 static int sarsa_stale(void *st)
 {
     const sarsa *s = st;
@@ -302,6 +309,7 @@ const cs_discover_ops cs_discover_sarsa_ops = {
     .value = sarsa_value,
     .stale = sarsa_stale,
     .evaluate_all = sarsa_evaluate_all,
+    .static_values = sarsa_static_values,
     .observe = sarsa_observe,
     .weights = sarsa_weights,
     .synced = sarsa_synced,

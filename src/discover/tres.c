@@ -626,6 +626,13 @@ static int never_stale(void *st)
     return 0;
 }
 
+/* The frontier's values (eviction only) change only at the insert of their samples. */
+static int static_values(void *st)
+{
+    (void)st;
+    return 1;
+}
+
 static double no_epsilon(void *st)
 {
     (void)st;
@@ -709,8 +716,9 @@ fail:
         .link = tres_link, .select = tres_select, .commit = tres_commit,                           \
         .begin_task = tres_begin_task, .counters = tres_counters, .replay_size = tres_replay_size, \
         .create = cr, .destroy = tres_destroy, .value = no_value, .stale = never_stale,            \
-        .observe = tres_observe, .weights = tres_weights, .weight_blocks = tres_networks,          \
-        .synced = tres_synced, .epsilon = no_epsilon, .save = tres_save, .load = tres_load         \
+        .static_values = static_values, .observe = tres_observe, .weights = tres_weights,          \
+        .weight_blocks = tres_networks, .synced = tres_synced, .epsilon = no_epsilon,              \
+        .save = tres_save, .load = tres_load                                                       \
     }
 
 const cs_discover_ops cs_discover_tres_ops = TRES_OPS(tres_create, 1);

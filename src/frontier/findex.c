@@ -53,7 +53,7 @@ static int reserve_raw(cs_findex *x, int64_t leaves, int64_t nodes)
     if (x->leaf_top + leaves > x->leaf_cap) {
         int64_t c = x->leaf_cap < 16 ? 16 : x->leaf_cap;
         while (c < x->leaf_top + leaves)
-            c *= 2;
+            c += c / 2; /* (x 1.5: the pool is most of the index's memory) */
         fx_leaf *p = c <= INT32_MAX ? realloc(x->leaf, (size_t)c * sizeof *p) : NULL;
         if (p == NULL)
             return 0;
@@ -63,7 +63,7 @@ static int reserve_raw(cs_findex *x, int64_t leaves, int64_t nodes)
     if (x->node_top + nodes > x->node_cap) {
         int64_t c = x->node_cap < 16 ? 16 : x->node_cap;
         while (c < x->node_top + nodes)
-            c *= 2;
+            c += c / 2;
         fx_node *p = c <= INT32_MAX ? realloc(x->node, (size_t)c * sizeof *p) : NULL;
         if (p == NULL)
             return 0;

@@ -22,6 +22,9 @@ struct cs_frontier {
     int64_t scratch_cap;
     int64_t *drop; /* the entries an eviction drops, increasing */
     int64_t drop_cap;
+    cs_findex *ix; /* the entries' keys in order (cs_frontier_index_keys), or NULL */
+    uint64_t *low; /* an indexed eviction's keys and their sort's scratch */
+    int64_t low_cap;
 };
 
 /* Entry i becomes a zeroed entry of page id. */
@@ -161,6 +164,8 @@ void cs_frontier_destroy(cs_frontier **pf)
     free(f->slots);
     free(f->scratch);
     free(f->drop);
+    free(f->low);
+    cs_findex_destroy(&f->ix);
     free(f);
     *pf = NULL;
 }
@@ -183,6 +188,35 @@ void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v)
     v->q = f->q;
     v->codes = f->codes;
     v->lk = f->lk;
+}
+
+cs_err cs_frontier_index_keys(cs_ctx *ctx, cs_frontier *f)
+{
+    CS_ASSERT(f->n == 0);
+    return f->ix != NULL ? CS_OK : cs_findex_create(ctx, &f->ix);
+}
+
+const cs_findex *cs_frontier_index(const cs_frontier *f)
+{
+    return f->ix;
+}
+
+cs_err cs_frontier_rekey(cs_ctx *ctx, cs_frontier *f, int64_t e, uint64_t old)
+{
+    if (f->ix == NULL)
+        return CS_OK;
+    const uint64_t key = cs_frontier_key(f->q[e], f->id[e]);
+    int added = 0;
+    if (key != old)
+        cs_findex_remove(f->ix, old);
+    return cs_findex_insert(ctx, f->ix, key, &added);
+}
+
+cs_err cs_frontier_set_value(cs_ctx *ctx, cs_frontier *f, int64_t e, float q)
+{
+    const uint64_t old = cs_frontier_key(f->q[e], f->id[e]);
+    f->q[e] = q;
+    return cs_frontier_rekey(ctx, f, e, old);
 }
 
 int64_t cs_frontier_find(const cs_frontier *f, int64_t id)
@@ -501,6 +535,8 @@ static uint64_t hash_slot_of_entry(const cs_frontier *f, int64_t e)
 void cs_frontier_remove(cs_frontier *f, int64_t e)
 {
     CS_ASSERT(e >= 0 && e < f->n);
+    if (f->ix != NULL)
+        cs_findex_remove(f->ix, cs_frontier_key(f->q[e], f->id[e]));
     hash_delete(f, hash_slot_of_entry(f, e));
     int64_t last = f->n - 1;
     if (e != last) {
@@ -562,6 +598,8 @@ static void remove_sorted(cs_frontier *f, const int64_t *sl, int64_t k)
             q--;
         src[i] = sl[i] == last ? -1 : q > i && sl[q] == last ? src[q] : last;
     }
+    for (int64_t i = 0; f->ix != NULL && i < k; i++) /* (the index serially: O(k log n)) */
+        cs_findex_remove(f->ix, cs_frontier_key(f->q[sl[i]], f->id[sl[i]]));
     cs_frontier *cf = f;
 #pragma omp parallel default(none) shared(cf, sl, k, src, cl, at, m)
     {
@@ -603,11 +641,42 @@ cs_err cs_frontier_remove_sorted(cs_ctx *ctx, cs_frontier *f, const int64_t *sl,
     return CS_OK;
 }
 
+/* Removes the entries of the index's k lowest keys: O(k log n), no pass over the entries. */
+static int64_t evict_lowest(cs_frontier *f, int64_t k)
+{
+    CS_ASSERT(cs_findex_size(f->ix) == f->n && k <= f->n);
+    if (k <= 0)
+        return 0;
+    if (f->low_cap < k || f->drop_cap < k) {
+        free(f->low);
+        free(f->drop);
+        f->low = malloc((size_t)k * sizeof *f->low);
+        f->drop = malloc((size_t)k * sizeof *f->drop);
+        CS_ASSERT(f->low != NULL && f->drop != NULL);
+        f->low_cap = f->drop_cap = k;
+    }
+    const int64_t got = cs_findex_up(f->ix, 0, f->low, k);
+    CS_ASSERT(got == k);
+    for (int64_t i = 0; i < k; i++) {
+        if (i + 8 < k)
+            cs_frontier_prefetch(f, cs_frontier_key_id(f->low[i + 8]), 1);
+        f->drop[i] = cs_frontier_find(f, cs_frontier_key_id(f->low[i]));
+        CS_ASSERT(f->drop[i] >= 0);
+    }
+    cs_sort_u64((uint64_t *)f->drop, k, f->low); /* entries are >= 0 */
+    const int room = !remove_parallel(k) || scratch_for(f, 3 * k);
+    CS_ASSERT(room);
+    remove_sorted(f, f->drop, k);
+    return k;
+}
+
 int64_t cs_frontier_evict(cs_frontier *f)
 {
     if (f->n <= f->capacity)
         return 0;
     const int64_t drop = f->n - f->capacity;
+    if (f->ix != NULL)
+        return evict_lowest(f, drop);
     if (f->scratch_cap < f->n) {
         free(f->scratch);
         f->scratch = malloc((size_t)f->n * sizeof *f->scratch);
@@ -640,6 +709,8 @@ static inline int below(const cs_frontier *f, const uint64_t *keys, int64_t i, u
 
 static int64_t evict_below(cs_frontier *f, const uint64_t *keys, uint64_t cut)
 {
+    if (f->ix != NULL)
+        return evict_lowest(f, cs_findex_count_below(f->ix, cut));
     const int64_t n0 = f->n;
     int64_t k = 0;
     for (int64_t i = 0; i < n0; i++)
@@ -675,6 +746,8 @@ int64_t cs_frontier_evict_below_keys(cs_frontier *f, const uint64_t *keys, uint6
 
 void cs_frontier_clear(cs_frontier *f)
 {
+    if (f->ix != NULL)
+        cs_findex_clear(f->ix);
     f->n = 0;
     rehash(f);
 }
@@ -683,7 +756,8 @@ double cs_frontier_bytes_per_entry(const cs_frontier *f)
 {
     double per = (double)(sizeof *f->id + sizeof *f->q + (size_t)f->stride + sizeof *f->lk);
     double n = f->n > 0 ? (double)f->n : 1.0;
-    return per * (double)f->cap_alloc / n + (double)f->nslots * sizeof *f->slots / n;
+    const double ix = f->ix != NULL ? cs_findex_bytes(f->ix) : 0.0;
+    return per * (double)f->cap_alloc / n + ((double)f->nslots * sizeof *f->slots + ix) / n;
 }
 
 /* ---- checkpoints ---------------------------------------------------------------------------- */
@@ -721,6 +795,21 @@ static cs_err check_loaded(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck)
     return rc;
 }
 
+/* The index of a restored frontier: its entries' keys, sorted, loaded. */
+static cs_err load_index(cs_ctx *ctx, cs_frontier *f)
+{
+    cs_err rc = CS_OK;
+    uint64_t *k = NULL;
+    CS_TRY(ctx, cs_alloc(ctx, &k, 2 * (size_t)f->n + 1, sizeof *k, "frontier index"));
+    for (int64_t i = 0; i < f->n; i++)
+        k[i] = cs_frontier_key(f->q[i], f->id[i]);
+    cs_sort_u64(k, f->n, k + f->n);
+    CS_TRY(ctx, cs_findex_load(ctx, f->ix, k, f->n));
+fail:
+    free(k);
+    return rc;
+}
+
 cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
 {
     cs_err rc = CS_OK;
@@ -748,6 +837,8 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "frontier/link", CS_CK_BYTES,
                                   n * (int64_t)sizeof(cs_frontier_link), f->lk));
     rc = check_loaded(ctx, f, ck);
+    if (rc == CS_OK && f->ix != NULL)
+        rc = load_index(ctx, f);
     CS_TRY_AGREE(ctx, rc);
 fail:
     free(id);

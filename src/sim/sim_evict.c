@@ -12,6 +12,12 @@ void sim_evict_local(sim *s)
     s->m.c[C_EVICTIONS] += s->tally ? ev : 0;
 }
 
+/* The histogram of a k-th largest round from the frontier's index (cs_comm_hist_fn). */
+static void index_hist(const void *arg, uint64_t prefix, int shift, int nb, int64_t *h)
+{
+    cs_findex_hist(arg, prefix, shift, nb, h);
+}
+
 /*
  * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
  * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
@@ -30,6 +36,18 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
     if (sums[1] <= C)
         return CS_OK;
     sums[1] = C; /* the keys are unique: the keys >= the cut are exactly C */
+    const cs_findex *ix = cs_frontier_index(s->fr);
+    uint64_t cut = 0;
+    if (ix != NULL) {
+        /* the same search on the index's counts (no pass over the entries) */
+        uint64_t kmin = 0, kmax = 0;
+        if (cs_findex_up(ix, 0, &kmin, 1) == 1)
+            (void)cs_findex_down(ix, UINT64_MAX, &kmax, 1);
+        CS_TRY(ctx, cs_comm_kth_largest_hist(ctx, local, cs_findex_size(ix), kmin, kmax, index_hist,
+                                             ix, C, &cut));
+        s->m.c[C_EVICTIONS] += cs_frontier_evict_below(s->fr, cut);
+        return CS_OK;
+    }
     local = cs_grow(ctx, &s->evict.keys, &s->evict.keys_cap, (size_t)n + 1, sizeof *s->evict.keys,
                     "eviction");
     if (local == CS_OK) {
@@ -38,7 +56,6 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
         for (int64_t i = 0; i < n; i++)
             s->evict.keys[i] = cs_frontier_key(v.q[i], v.id[i]);
     }
-    uint64_t cut = 0;
     CS_TRY(ctx, cs_comm_kth_largest(ctx, local, s->evict.keys, n, C, &cut));
     s->m.c[C_EVICTIONS] += cs_frontier_evict_below_keys(s->fr, s->evict.keys, cut);
 fail:

@@ -225,6 +225,44 @@ static int64_t insert_merge_thread(const sim *cs, const ins_recs *rr, const int6
     return qevals;
 }
 
+/* Local. An indexed frontier (cs_frontier_index): per record with an entry, the entry's key
+ * before the merge, into s->in.oldk (new entries: their zeroed value's, absent from the index). */
+static cs_err keys_before(sim *s, const int64_t *ent, int64_t n)
+{
+    const cs_err rc =
+        cs_grow(s->ctx, &s->in.oldk, &s->in.oldk_cap, (size_t)n + 1, sizeof *s->in.oldk, "links");
+    if (rc != CS_OK)
+        return rc;
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    uint64_t *oldk = s->in.oldk;
+#pragma omp parallel for if (n >= INS_PARALLEL) default(none) shared(v, ent, oldk, n)              \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t e = ent[i] & (INS_FIRST - 1);
+        oldk[i] = ent[i] >= 0 ? cs_frontier_key(v.q[e], v.id[e]) : 0;
+    }
+    return CS_OK;
+}
+
+/* Local. The index follows the merge, in record order (serial: O(log n) per changed key): a new
+ * entry's key joins it, an entry whose key changed moves. */
+static cs_err keys_after(sim *s, const int64_t *ent, int64_t n)
+{
+    cs_err rc = CS_OK;
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    const uint64_t *oldk = s->in.oldk;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (ent[i] < 0)
+            continue;
+        const int64_t e = ent[i] & (INS_FIRST - 1);
+        if ((ent[i] & INS_FIRST) || cs_frontier_key(v.q[e], v.id[e]) != oldk[i])
+            rc = cs_frontier_rekey(s->ctx, s->fr, e, oldk[i]);
+    }
+    return rc;
+}
+
 /* Inserts link records into the frontier (the owner's side of the exchange): *ptrs[i] for i in
  * [0, n) when ptrs is not NULL, else recs[idx[i]], or recs[0..n) when idx is NULL too.
  *
@@ -260,6 +298,9 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     const float *kval = NULL;
     if (s->ops->link != NULL)
         CS_TRY(ctx, link_samples(s, &rr, &kidx, &kval));
+    const int indexed = cs_frontier_index(s->fr) != NULL;
+    if (indexed)
+        CS_TRY(ctx, keys_before(s, ent, n));
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     int64_t qevals = 0;
@@ -269,6 +310,8 @@ cs_err sim_insert_links(sim *s, const cs_link_msg *const *ptrs, const cs_link_ms
     shared(cs, prr, ent, list, v, kidx, kval) reduction(+ : qevals)
     qevals += insert_merge_thread(cs, prr, ent, list, v, kidx, kval);
     s->m.c[C_QEVALS] += s->tally ? qevals : 0;
+    if (indexed)
+        CS_TRY(ctx, keys_after(s, ent, n));
 fail:
     return rc;
 }
@@ -384,4 +427,5 @@ void sim_insert_fini(sim_insert_phase *p)
     free(p->fresh);
     free(p->kidx);
     free(p->kx);
+    free(p->oldk);
 }

@@ -26,6 +26,8 @@ typedef struct sim_insert_phase {
     size_t kidx_cap;
     float *kx; /* and their TRES vectors, then their values */
     size_t kx_cap;
+    uint64_t *oldk; /* an indexed frontier: per record its entry's key before the merge */
+    size_t oldk_cap;
 } sim_insert_phase;
 
 #endif

@@ -262,11 +262,10 @@ static cs_err walk_keys(sim *s, const uint64_t *top, int64_t r, int64_t tick, in
                 __builtin_prefetch(&s->h.host_k[h8]);
         }
         if (capped(s, h, 1)) {
-            if (capped(s, h, 0) && s->mode->demotes) {
-                cs_frontier_view v;
-                cs_frontier_view_get(s->fr, &v);
-                v.q[cs_frontier_find(s->fr, cs_frontier_key_id(top[i]))] = -INFINITY;
-            }
+            if (capped(s, h, 0) && s->mode->demotes)
+                CS_TRY(s->ctx, cs_frontier_set_value(
+                                   s->ctx, s->fr,
+                                   cs_frontier_find(s->fr, cs_frontier_key_id(top[i])), -INFINITY));
             continue;
         }
         const int64_t hs = hslot(s, h);
@@ -279,6 +278,48 @@ static cs_err walk_keys(sim *s, const uint64_t *top, int64_t r, int64_t tick, in
         }
         s->sl.acc[(*k)++] = top[i];
     }
+fail:
+    return rc;
+}
+
+/* Keys a walk of the index reads at first (the walk then reads twice as many each round). */
+#define INDEX_CHUNK(want) ((want) + (want) / 2 + 64)
+
+/*
+ * Local. candidates() of greedy keys on a frontier that keeps its keys in order
+ * (cs_frontier_index): the keys are read from the index in decreasing order, in chunks, the
+ * entries taken before this tick skipped, and each chunk walked as candidates walks its sorted
+ * keys, until the walk has `want` or the keys run out. The walk sees the keys in the order a sort
+ * of all keys gives, so it accepts the same keys and demotes the same entries (an entry demoted
+ * by this walk moves to the index's end, where a walk that gets that far meets it again and
+ * skips it again: its host is MAX-capped); the cost is O(log n) per key read, whatever the
+ * frontier's size.
+ */
+static cs_err candidates_indexed(sim *s, int64_t tick, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const cs_findex *ix = cs_frontier_index(s->fr);
+    int64_t k = 0;
+    uint64_t bound = UINT64_MAX;
+    for (int64_t chunk = INDEX_CHUNK(want); k < want; chunk *= 2) {
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)chunk + 1,
+                            sizeof *s->sl.cands, "selection"));
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)chunk + 1,
+                            sizeof *s->sl.sort_tmp, "selection"));
+        const int64_t n = cs_findex_down(ix, bound, s->sl.cands, chunk);
+        int64_t r = 0; /* the entries not taken, ascending (walk_keys' order) */
+        for (int64_t i = n - 1; i >= 0; i--)
+            if (!s->sl.any_taken ||
+                !s->sl.taken[cs_frontier_find(s->fr, cs_frontier_key_id(s->sl.cands[i]))])
+                s->sl.sort_tmp[r++] = s->sl.cands[i];
+        CS_TRY(ctx, walk_keys(s, s->sl.sort_tmp, r, tick, want, &k));
+        if (n < chunk || s->sl.cands[n - 1] == 0)
+            break; /* every key was read */
+        bound = s->sl.cands[n - 1] - 1;
+    }
+    memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
+    *got = k;
 fail:
     return rc;
 }
@@ -309,9 +350,11 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
     *got = 0;
     if (want <= 0 || size == 0)
         return CS_OK;
-    CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)size + 1, sizeof *s->sl.cands,
-                        "selection"));
     CS_TRY(ctx, cs_grow(ctx, &s->sl.acc, &s->sl.acc_cap, (size_t)want + 1, sizeof *s->sl.acc,
+                        "selection"));
+    if (!explore && cs_frontier_index(s->fr) != NULL)
+        return candidates_indexed(s, tick, want, got);
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)size + 1, sizeof *s->sl.cands,
                         "selection"));
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
         uint64_t floor = 0;
@@ -401,6 +444,7 @@ static void keep(sim *s, int64_t got, int64_t take, int64_t *nsel)
         sel[i] = slot;
     }
     *nsel += take;
+    s->sl.any_taken |= take > 0;
 }
 
 /* Collective. The global top-k of this rank's candidates (keys are all a rank needs to
@@ -607,6 +651,7 @@ static int admit(void *eng, int64_t page)
     if (s->sl.taken[e] || capped(s, h, 1) || s->h.host_used[hs] >= quota(s, h, s->sl.sel_tick))
         return CS_ADMIT_LATER;
     s->sl.taken[e] = 1;
+    s->sl.any_taken = 1;
     s->h.host_used[hs]++;
     touch(s, h);
     return CS_ADMIT_OK;
@@ -748,9 +793,22 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
     /* this step's error travels with the next collective of every branch (the budget split
      * is made by every rank whatever its code) */
     cs_err local = cs_grow(ctx, &s->sl.taken, &s->sl.taken_cap, (size_t)n + 1, 1, "selection");
-    if (local == CS_OK)
-        memset(s->sl.taken, 0, (size_t)n + 1);
-    CS_TRY(ctx, s->mode->select(s, local, tick, step, Bt, eps, nsel));
+    /* a value policy on an indexed frontier clears only what it took (below), so that a tick
+     * makes no pass over the entries: the marks are zero up to taken_zero */
+    const int lazy = cs_frontier_index(s->fr) != NULL && s->ops->select == NULL;
+    if (local == CS_OK && (!lazy || s->sl.taken_zero < (size_t)n + 1)) {
+        const size_t from = lazy ? s->sl.taken_zero : 0;
+        memset(s->sl.taken + from, 0, (size_t)n + 1 - from);
+        s->sl.taken_zero = (size_t)n + 1;
+    }
+    s->sl.any_taken = 0;
+    rc = s->mode->select(s, local, tick, step, Bt, eps, nsel);
+    if (rc == CS_OK && lazy)
+        for (int64_t i = 0; i < *nsel; i++) /* every mark is a pick's (keep) */
+            s->sl.taken[s->sl.sel[i]] = 0;
+    else
+        s->sl.taken_zero = 0;
+    CS_TRY(ctx, rc);
     sim_polite_check(s, tick);
 fail:
     return rc;

@@ -15,7 +15,9 @@ typedef struct sim_select_phase {
     int64_t n_seeds;
     uint8_t *taken; /* per frontier slot, this tick */
     size_t taken_cap;
-    uint64_t *cands; /* selection keys; each encodes its page id (cs_frontier_key_id) */
+    int any_taken;     /* some entry is taken this tick */
+    size_t taken_zero; /* taken[0..taken_zero) are zero between ticks (indexed frontiers) */
+    uint64_t *cands;   /* selection keys; each encodes its page id (cs_frontier_key_id) */
     size_t cands_cap;
     int64_t *sel; /* the picks: frontier slots */
     size_t sel_cap;
