@@ -389,12 +389,15 @@ static cs_err item_open(cs_ctx *ctx, cs_ckpt *ck, const char *name, cs_ckpt_type
     int64_t total = 0;
     *off = 0;
     for (int r = 0; r < ctx->size && rc == CS_OK; r++) {
-        if (ck->counts[r] < 0 || ck->counts[r] > INT64_MAX - total)
+        if (ck->counts[r] < 0 || ck->counts[r] > INT64_MAX - total) {
             rc = cs_fail(ctx, CS_ERR_FORMAT, "checkpoint %s: item %s has a bad count for rank %d",
                          ck->path, name, r);
-        else if (r < ctx->rank)
-            *off += ck->counts[r];
-        total += ck->counts[r];
+        } else {
+            /* (summed only when it fits: counts of 2^62 each overflowed the sum) */
+            if (r < ctx->rank)
+                *off += ck->counts[r];
+            total += ck->counts[r];
+        }
     }
     if (rc == CS_OK && (uint64_t)total != (uint64_t)dim)
         rc = cs_fail(ctx, CS_ERR_FORMAT,

@@ -13,8 +13,10 @@ export OMP_NUM_THREADS=1
 DAMAGE=(/usr/bin/python3 "$SRC/tests/cli/h5damage.py")
 world=(--set gen.pages=3000 --set run.seeds=3 --set crawl.bandwidth=20)
 declare -A job
-job[sarsa-refresh]="--set run.policy=sarsa --set run.pages=0 --set run.ticks=60
-    --set refresh.policy=lambda-learn --set refresh.fraction=adaptive --set refresh.sync_every=10"
+# (one line each: `read -a` below takes the first line only; the refresh settings, on a second
+# line, were dropped and the checkpoint held no refresh items)
+job[sarsa-refresh]="--set run.policy=sarsa --set run.pages=0 --set run.ticks=60 \
+--set refresh.policy=lambda-learn --set refresh.fraction=adaptive --set refresh.sync_every=10"
 job[tres]="--set run.policy=tres --set run.pages=0 --set run.ticks=40"
 kinds=(bytes nan range negative short long missing counts)
 

@@ -12,7 +12,8 @@
 #   counts            counts read from a file and trusted: n_hosts 10^9 in a graph whose host
 #                     ids stay below 350 (run, info, partition), n_topics 2^30, offsets that
 #                     give one page 2^31 links in a sparse chunked /links/targets (a 1 MB file),
-#                     a checkpoint item of 2^33 elements never written: an error at once, on
+#                     a checkpoint item of 2^33 elements never written, an item whose
+#                     per-rank counts are 2^62 each (their sum overflowed): an error at once, on
 #                     every rank, before any allocation or loop sized by the count
 #   text              line endings and values that were misread with exit 0: a job file, a
 #                     seed file and a page table with CR-only line endings are read as with
@@ -172,6 +173,11 @@ with h5py.File(fn, "r+") as f:
         off[0] = 0
         f["links/offsets"][...] = off
         f.attrs["n_links"] = np.int64(M)
+    elif kind == "huge-counts":  # every rank's count of an item 2^62: their sum overflows
+        names = []
+        f.visititems(lambda k, o: names.append(k) if isinstance(o, h5py.Dataset) else None)
+        d = f[sorted(names)[0]]
+        d.attrs["counts"] = np.full(len(d.attrs["counts"]), 2**62, dtype="int64")
     elif kind == "sparse-item":
         names = []
         f.visititems(lambda k, o: names.append(k) if isinstance(o, h5py.Dataset) else None)
@@ -209,6 +215,9 @@ impossible 2 n_hosts-partition web.h5 "${hosts[@]}" partition bad.h5 -k 2 -o out
 impossible 1 n_topics-info web.h5 n_topics "n_topics 1073741824 exceeds" info bad.h5
 impossible 2 sparse-targets-info web.h5 "${sparse[@]}" info bad.h5
 impossible 2 sparse-item-restart ck.h5 sparse-item "not all of them are stored" run \
+    "${crawl[@]}" --restart bad.h5 -o out.h5
+# (the sum of the counts overflowed: UBSan's report under ASan, tools/hostile found it)
+impossible 2 huge-counts-restart ck.h5 huge-counts "has a bad count for rank 1" run \
     "${crawl[@]}" --restart bad.h5 -o out.h5
 
 # text: CR-only line endings read as LF ones (the same run), or refused
