@@ -409,8 +409,12 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     /* CRAWLSIM_FRONTIER_INDEX=0: the passes over the frontier instead (the tests' reference) */
     const char *fx = getenv("CRAWLSIM_FRONTIER_INDEX");
     if (rc == CS_OK && s->ops->static_values != NULL && s->ops->static_values(s->pol) &&
-        (fx == NULL || strcmp(fx, "0") != 0))
+        (fx == NULL || strcmp(fx, "0") != 0)) {
         rc = cs_frontier_index_keys(ctx, s->fr);
+        CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: selection and eviction by its ordered key index");
+    } else if (rc == CS_OK) {
+        CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: selection and eviction by passes over it");
+    }
     if (rc == CS_OK)
         rc = cs_outbox_init(ctx, &s->x.out, ctx->size);
     s->x.out.method = cfg->crawl.exchange;

@@ -26,6 +26,12 @@ both() { # NP THREADS WHAT ARGS...: the crawl with and without the index, compar
     if compare "i$n.h5" "p$n.h5"; then pass "$what: index == passes"; else
         fail "$what: $(head -4 <<< "$compared")"; fi
 }
+# the switch takes effect (else the comparisons below would compare a crawl with itself)
+small=(--set run.graph=web.h5 --set run.pages=100 --set run.policy=best-first)
+run 1 -v run "${small[@]}" -o v1.h5 2>&1 | grep -q "by its ordered key index" ||
+    fail "best-first does not say it selects by the index"
+CRAWLSIM_FRONTIER_INDEX=0 run 1 -v run "${small[@]}" -o v2.h5 2>&1 | grep -q "by passes over it" ||
+    fail "CRAWLSIM_FRONTIER_INDEX=0 does not switch the index off"
 for pol in random best-first sarsa-asynchronous sarsa-moderated; do
     case $pol in sarsa-*) pa=(--set run.policy=sarsa --set sarsa.mode="${pol#sarsa-}") ;;
         *) pa=(--set run.policy="$pol") ;; esac
