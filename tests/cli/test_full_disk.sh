@@ -36,9 +36,10 @@ empty "checkpoint of 128 KB on a 64 KB disk"
 [ ! -e r.h5 ] && pass "no results file" || fail "a results file after a failed checkpoint"
 
 # the second checkpoint does not fit beside the first: refused before it is written, the first kept
-# (the first takes 125 KB, and a 64 KB ballast and 16 KB of slack while it is written)
+# (the first takes 110-125 KB, by the frontier's layout, and a 64 KB ballast and 16 KB of slack while
+# it is written)
 disk 240k
-expect_exit 1 2 "cannot write checkpoint full/ck.h5: it needs about 0.1.. MB and full has 0.0.* MB free" run job.ini -o r.h5 "${ck[@]}"
+expect_exit 1 2 "cannot write checkpoint full/ck.h5: it needs about 0.1.. MB and full has 0\.[01][0-9]* MB free" run job.ini -o r.h5 "${ck[@]}"
 [ "$(h5int full/ck.h5 /run/state 2)" = 7 ] && [ "$(ls -A full)" = ck.h5 ] &&
     pass "the previous checkpoint (tick 7) kept, no temporary" || fail "checkpoint of tick 7 lost: $(ls -A full)"
 
