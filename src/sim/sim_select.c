@@ -1,6 +1,19 @@
 /*
  * sim: a tick's selection: candidates from the frontier, the budget modes (global top-B,
  * proportional, fixed), politeness quotas and the MAX cap, and the strict setting's global picks.
+ *
+ * The order of a value policy's picks (every mode; the index, cs_findex, and the passes over the
+ * frontier give it alike). The tick's budget Bt splits into nx exploring picks and Bt - nx greedy
+ * ones: nx counts Bt Bernoulli(epsilon) draws of the policy stream (run seed, 2^62 + tick, 0) (the
+ * global budget and the strict setting; per-rank budgets: each rank its share's count, stream
+ * (..., rank + 1)). The greedy picks come first: the entries are walked in decreasing order of
+ * cs_frontier_key(value, page id), that is higher value first (the float's order, -0 below +0)
+ * and, between equal values, the lower page id; a walk skips an entry whose host is MAX-capped
+ * (and, where the mode demotes, sets its value to -inf) or has no quota left this tick, and
+ * accepts the others until it has its count. Then the exploring picks walk the entries not
+ * taken the same way by explore_key (a hash of run seed, tick and page id; between equal hashes
+ * the lower page id): a uniform random order made of one key per entry, no draw per pick. The
+ * eviction drops the lowest keys cs_frontier_key(value, page id) (sim_evict.c).
  */
 #include "sim/sim_engine.h"
 
