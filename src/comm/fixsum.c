@@ -72,6 +72,27 @@ cs_err cs_comm_sum_fix(cs_ctx *ctx, cs_fix *a, int64_t n)
     return CS_OK;
 }
 
+/* The high bits (above bit) that every key in [lo, hi] shares, bit being the highest bit of
+ * hi ^ lo. */
+static uint64_t common_prefix(uint64_t lo, int bit)
+{
+    return bit == 63 ? 0 : lo & ~((UINT64_C(2) << bit) - 1);
+}
+
+/* From the top bucket of a round's histogram h (nb buckets) down, the bucket that holds the
+ * top-k's k-th key, *need being how many of the top-k are still to be found at or below the
+ * top bucket; on return, how many of them lie in the bucket returned. */
+static int top_bucket(const int64_t *h, int nb, int64_t *need)
+{
+    int b = nb - 1;
+    for (; b > 0; b--) {
+        if (h[b] >= *need)
+            break;
+        *need -= h[b];
+    }
+    return b;
+}
+
 cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int64_t n, int64_t k,
                            uint64_t *cut)
 {
@@ -101,7 +122,7 @@ cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int6
     const uint64_t lo = ~mx[1];
     CS_ASSERT(hi > lo);
     int bit = 63 - __builtin_clzll(hi ^ lo); /* the highest bit still to set */
-    uint64_t prefix = bit == 63 ? 0 : lo & ~((UINT64_C(2) << bit) - 1), *live = NULL;
+    uint64_t prefix = common_prefix(lo, bit), *live = NULL;
     const uint64_t *cur = keys;
     int64_t m = n;
     int64_t need = k;
@@ -114,13 +135,7 @@ cs_err cs_comm_kth_largest(cs_ctx *ctx, cs_err local, const uint64_t *keys, int6
         for (int64_t i = 0; i < m; i++) /* (after the first round, all of cur match the prefix) */
             h[(cur[i] >> shift) & mask]++;
         cs_allreduce(ctx, NULL, h, nb, CS_T_I64, CS_OP_SUM); /* a local context: as one rank */
-        /* from the top bucket down until the top-k's k-th key is inside the bucket */
-        int b = nb - 1;
-        for (; b > 0; b--) {
-            if (h[b] >= need)
-                break;
-            need -= h[b];
-        }
+        const int b = top_bucket(h, nb, &need);
         prefix |= (uint64_t)b << shift;
         if (shift == 0 || h[b] == need)
             break;
@@ -164,7 +179,7 @@ cs_err cs_comm_kth_largest_hist(cs_ctx *ctx, cs_err local, int64_t n, uint64_t k
     const uint64_t hi = mx[0], lo = ~mx[1];
     CS_ASSERT(hi > lo);
     int bit = 63 - __builtin_clzll(hi ^ lo);
-    uint64_t prefix = bit == 63 ? 0 : lo & ~((UINT64_C(2) << bit) - 1);
+    uint64_t prefix = common_prefix(lo, bit);
     int64_t need = k;
     while (bit >= 0) {
         const int w = bit + 1 < 8 ? bit + 1 : 8, shift = bit + 1 - w;
@@ -174,12 +189,7 @@ cs_err cs_comm_kth_largest_hist(cs_ctx *ctx, cs_err local, int64_t n, uint64_t k
         if (n > 0)
             hist(arg, prefix, shift, nb, h);
         cs_allreduce(ctx, NULL, h, nb, CS_T_I64, CS_OP_SUM);
-        int b = nb - 1;
-        for (; b > 0; b--) {
-            if (h[b] >= need)
-                break;
-            need -= h[b];
-        }
+        const int b = top_bucket(h, nb, &need);
         prefix |= (uint64_t)b << shift;
         if (shift == 0 || h[b] == need)
             break;
