@@ -64,9 +64,10 @@ def _attr_set(path, obj, name, value, dtype=None):
             o.attrs.create(name, value, dtype=dtype)
 
 
-def _attr_value(path, obj, name):
+def attr_value(path, obj, name):
+    """The value of attribute name of object obj in the file at path, as a numpy array."""
     with h5py.File(path, "r") as f:
-        return f[obj].attrs[name]
+        return np.asarray(f[obj].attrs[name])
 
 
 def attr_variants(path):
@@ -103,32 +104,32 @@ def attr_variants(path):
 
 
 def _attr_array2(p, o, n):
-    v = np.asarray(_attr_value(p, o, n))
+    v = np.asarray(attr_value(p, o, n))
     _attr_set(p, o, n, np.concatenate([v.reshape(-1), v.reshape(-1)]))
 
 
 def _attr_2d(p, o, n):
-    v = np.asarray(_attr_value(p, o, n))
+    v = np.asarray(attr_value(p, o, n))
     _attr_set(p, o, n, v.reshape(1, -1))
 
 
 def _attr_huge(p, o, n):
-    v = np.asarray(_attr_value(p, o, n))
+    v = np.asarray(attr_value(p, o, n))
     _attr_set(p, o, n, np.full(v.shape, 2**62, dtype=np.int64))
 
 
 def _attr_negative(p, o, n):
-    v = np.asarray(_attr_value(p, o, n))
+    v = np.asarray(attr_value(p, o, n))
     _attr_set(p, o, n, np.full(v.shape, -1, dtype=np.int64))
 
 
 def _attr_float(p, o, n):
-    v = np.asarray(_attr_value(p, o, n))
+    v = np.asarray(attr_value(p, o, n))
     _attr_set(p, o, n, v.astype(np.float64) + 0.5)
 
 
 def _attr_bigendian(p, o, n):
-    v = np.asarray(_attr_value(p, o, n))
+    v = np.asarray(attr_value(p, o, n))
     _attr_set(p, o, n, v.astype(v.dtype.newbyteorder(">")))
 
 
