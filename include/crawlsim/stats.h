@@ -107,6 +107,7 @@ typedef struct cs_stats_links {
     cs_stats_est gap4, gap8, gap12, forward8;
     cs_stats_est within_host, reciprocity;
     cs_stats_est target_out; /* mean out-degree of a link's target (in-degree-weighted) */
+    cs_stats_est top1_in;    /* share of links into the ceil(N / 100) most-linked pages */
     cs_stats_est same_topic, topic_base, topic_lift;
     cs_stats_est rel_link, rel_base; /* P(relevant | link from relevant), P(relevant) */
 } cs_stats_links;

@@ -112,13 +112,13 @@ void st_clear(cs_stats *s)
     dist_clear(&s->host);
     cs_stats_est *l[] = {
         &s->links.gap4,        &s->links.gap8,        &s->links.gap12,      &s->links.forward8,
-        &s->links.within_host, &s->links.reciprocity, &s->links.target_out, &s->links.same_topic,
-        &s->links.topic_base,  &s->links.topic_lift,  &s->links.rel_link,   &s->links.rel_base,
-        &s->shape.clustering,  &s->shape.scc,         &s->shape.in,         &s->shape.out,
-        &s->shape.rest,        &s->shape.dist_mean,   &s->shape.dist_eff90, &s->shape.reach,
-        &s->bfs.known1,        &s->bfs.known10,       &s->bfs.empty10,      &s->indeg.known1,
-        &s->indeg.known10,     &s->indeg.empty10,     &s->rnd.known1,       &s->rnd.known10,
-        &s->rnd.empty10};
+        &s->links.within_host, &s->links.reciprocity, &s->links.target_out, &s->links.top1_in,
+        &s->links.same_topic,  &s->links.topic_base,  &s->links.topic_lift, &s->links.rel_link,
+        &s->links.rel_base,    &s->shape.clustering,  &s->shape.scc,        &s->shape.in,
+        &s->shape.out,         &s->shape.rest,        &s->shape.dist_mean,  &s->shape.dist_eff90,
+        &s->shape.reach,       &s->bfs.known1,        &s->bfs.known10,      &s->bfs.empty10,
+        &s->indeg.known1,      &s->indeg.known10,     &s->indeg.empty10,    &s->rnd.known1,
+        &s->rnd.known10,       &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }
@@ -461,6 +461,17 @@ static cs_err degrees(cs_ctx *ctx, const st_graph *g, int64_t H, cs_stats *s)
     for (int64_t u = 0; u < g->N; u++)
         h[g->ioff[u + 1] - g->ioff[u]]++;
     CS_TRY(ctx, st_dist_hist(ctx, h, kmax, &s->in));
+    {
+        /* The links into the ceil(N / 100) pages of largest in-degree: the largest in-degrees
+         * summed from the top of the histogram (ties do not matter). */
+        int64_t left = (g->N + 99) / 100, into = 0;
+        for (int64_t k = kmax; k > 0 && left > 0; k--) {
+            const int64_t take = h[k] < left ? h[k] : left;
+            into += take * k;
+            left -= take;
+        }
+        s->links.top1_in = share(into, g->M);
+    }
     if (s->has_hosts) {
         CS_TRY(ctx, cs_calloc(ctx, &hsz, (size_t)H + 1, sizeof *hsz, "host sizes"));
         for (int64_t u = 0; u < g->N; u++)

@@ -28,6 +28,7 @@ static int rows_of(const cs_stats *s, row *r, int cap)
         {"in.median", "in-degree median", 0, s->in.median},
         {"in.max", "in-degree max", 0, s->in.max},
         {"in.zero", "pages without in-links", 1, s->in.zero},
+        {"in.top1", "links into the 1 % most-linked pages", 1, s->links.top1_in},
         {"in.alpha", "in-degree tail exponent (x_min by KS)", 0, s->in.alpha},
         {"in.xmin", "in-degree tail x_min", 0,
          s->in.tail > 0 ? st_exact((double)s->in.xmin) : st_none()},

@@ -473,6 +473,7 @@ def main():
     else:
         c.exact("within_host", float("nan"))
     c.exact("out.target", float(np.mean(outdeg[tg])))
+    c.exact("in.top1", float(np.sum(np.sort(indeg)[::-1][: (N + 99) // 100]) / M))
     notself = src != tg
     fwd = src[notself] * N + tg[notself]
     c.exact("reciprocity", float(np.mean(np.isin(tg[notself] * N + src[notself], fwd))))

@@ -36,6 +36,11 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     sed 's/^reciprocity\t\([0-9.]*\)/reciprocity\t0.1234567/' one.tsv > bad.tsv
     ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1 && grep -q "FAIL: reciprocity" bad.out &&
         pass "oracle rejects a wrong reciprocity" || fail "oracle accepted a wrong table: $(tail -3 bad.out)"
+    # the links into the 1 % most-linked pages: checked, and a wrong share rejected
+    sed 's/^in.top1\t\([0-9.]*\)/in.top1\t0.1234567/' one.tsv > badtop.tsv
+    grep -q "^ok: in.top1 " oracle.out && ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 badtop.tsv > badtop.out 2>&1 &&
+        grep -q "FAIL: in.top1" badtop.out && pass "oracle checks the links into the top 1 % (in.top1)" ||
+        fail "in.top1 not checked: $(grep top1 oracle.out badtop.out | head -3)"
 else
     fail "needs /usr/bin/python3 with h5py and numpy (tools/install-deps)"
 fi
@@ -66,7 +71,7 @@ pass "--orders refuses empty, repeated, unknown and trailing-comma lists"
 OMP_NUM_THREADS=1 run 1 stats "$spec" --sampled --sample 3000 -o s1.tsv > s1.out || fail "sampled on 1 rank"
 OMP_NUM_THREADS=2 run 2 stats "$spec" --sampled --sample 3000 -o s2.tsv > /dev/null || fail "sampled on 2 ranks"
 cmp -s s1.tsv s2.tsv && pass "sampled table identical on 1 and 2 ranks" || fail "sampled differs: $(diff s1.tsv s2.tsv | head)"
-grep -q "^bowtie.scc	nan	" s1.tsv && grep -q "^sampled	1	" s1.tsv && grep -qE "^gap8	0\.[0-9]+	" s1.tsv &&
+grep -q "^bowtie.scc	nan	" s1.tsv && grep -q "^in.top1	nan	" s1.tsv && grep -q "^sampled	1	" s1.tsv && grep -qE "^gap8	0\.[0-9]+	" s1.tsv &&
     pass "sampled: whole-graph rows nan, link rows present" || fail "sampled rows: $(cat s1.tsv | head -40)"
 # the sampled estimates of the 2000-page world against its exact figures: within 3 of their
 # 95 % half-widths (5.9 standard deviations; a sample of 20000 draws with replacement)
