@@ -37,6 +37,7 @@ typedef struct cs_gen_web {
     double link_pairs;      /* probability that pages p and p XOR 2^k link both ways, per level */
     int64_t pair_levels;    /* the levels k of link_pairs: 0 .. pair_levels - 1 */
     double popular_degree;  /* probability that a page's out-degree follows its popularity */
+    double home_links;      /* probability that a drawn link goes to a popular host's home page */
     double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
     double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */
     double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */

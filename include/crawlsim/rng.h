@@ -62,6 +62,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_CROSS 0x63726f737300000bu    /* an in-host link sent to a neighbouring host */
 #define CS_HASH_POPDEG 0x706f706465670cu     /* a page's out-degree at its popularity quantile */
 #define CS_HASH_PAIR 0x7061697273000d00u     /* a reciprocal pair at gap 2^k (+ k: one per level) */
+#define CS_HASH_HOME 0x686f6d6500000eu       /* a drawn link sent to a popular host's home page */
 
 typedef struct cs_rng {
     uint64_t key[2];

@@ -334,6 +334,8 @@ static const cs_conf_entry schema[] = {
      "link_pairs: the levels k = 0 .. pair_levels - 1 (pair gaps up to 2^(pair_levels - 1))"},
     {"gen", "popular_degree", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.popular_degree), 0,
      "probability (a hash of the page) that a page's out-degree is drawn at its popularity quantile in its host instead of at random: the host's home page at the top, then, with tree_branching, the directory pages by level, then the pages by host-local index (the in-host popularity ranks), so that the pages with many in-links have many out-links; the out-degree distribution stays the same"},
+    {"gen", "home_links", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.home_links), 0,
+     "probability (a hash of the link's word) that a drawn link goes instead to the home page (first page) of a host drawn by host popularity among the hosts other hosts may link to, when the bow-tie roles let the page's host link there: a few sites' front pages collect most links, so a crawl from random seeds meets mostly pages it already knows; the out-degree law stays the same"},
     {"gen", "in_hosts", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.in_hosts), 0,
      "share of hosts (flagged by a hash of the host id) that no page of another host links to: links drawn to other hosts never pick one, so its pages reach the rest but are reached only from their own host (the bow-tie's IN)"},
     {"gen", "out_hosts", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.out_hosts), 0,

@@ -736,6 +736,8 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
             if (c->web.unlinked > 0.0) /* gen.host_cross: t may have left the host */
                 t = redirect_unlinked(g, t,
                                       c->web.host_cross > 0.0 ? cs_gen_host_of(g, t) : b[j].host);
+            if (c->web.home_links > 0.0) /* after: a host's first page is never unlinked */
+                t = home_link(g, host, b[j].w0, t);
             if (t == page)
                 continue;
             if (use_set ? !idset_insert(set, t) : contains(out, n, t))

@@ -116,6 +116,19 @@ static int64_t neighbour_host(const cs_gen *g, int64_t h, uint64_t x)
     return h;
 }
 
+/* gen.home_links: where a drawn link of host h (word w0) to t goes: with probability home_links
+ * (a hash of w0) the home page (first page) of a host drawn by popularity among the hosts others
+ * may link to (gen.host_popularity_skew; a second hash of w0), when the roles let h link there
+ * (role_allows); else t. A host's first page is never unlinked. */
+static inline int64_t home_link(const cs_gen *g, int64_t h, uint64_t w0, int64_t t)
+{
+    const uint64_t x = cs_mix64(w0 ^ CS_HASH_HOME);
+    if ((double)(x >> 11) * 0x1.0p-53 >= g->cfg.web.home_links || g->n_any <= 0)
+        return t;
+    const int64_t to = pick_host(g->any_picks, g->n_any, cs_mix64(x));
+    return role_allows(g, h, to) ? g->hosts[to].first : t;
+}
+
 /* gen.popular_degree: the uniform of a page's out-degree when its hash falls below
  * popular_degree (else u, the stream's): 1 - (r + v) / m, r its 0-based popularity rank among the
  * m pages of its host and v a uniform of its hash, so the pages' uniforms stay uniform over a

@@ -732,6 +732,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.host_cross = 0.3;
     c.web.link_pairs = 0.2;
     c.web.popular_degree = 0.7;
+    c.web.home_links = 0.3;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1013,6 +1014,56 @@ START_TEST(popular_degree_and_pairs_move_their_statistics)
 }
 END_TEST
 
+/* home_links: the share of links into the 1 % of pages with the most in-links (crawlsim stats
+ * row in.top1), and no link against the roles (into an IN host or out of an OUT host). */
+static double top1_share(const cs_gen_config *c)
+{
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    const int64_t N = s.n, L = s.offsets[N];
+    int64_t *in = calloc((size_t)N, sizeof *in), against = 0;
+    ck_assert_ptr_nonnull(in);
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t v = s.targets[e];
+            const int ru = cs_gen_host_role(g, s.host[u]), rv = cs_gen_host_role(g, s.host[v]);
+            in[v]++;
+            against += s.host[u] != s.host[v] && ((ru & 2) != 0 || (rv & 1) != 0) && ru != rv;
+        }
+    ck_assert_msg(against == 0, "%lld links against the roles", (long long)against);
+    int64_t top = 0, k = (N + 99) / 100;
+    for (int64_t i = 0; i < k; i++) { /* the k largest in-degrees, by selection */
+        int64_t best = 0;
+        for (int64_t v = 1; v < N; v++)
+            best = in[v] > in[best] ? v : best;
+        top += in[best];
+        in[best] = -1;
+    }
+    free(in);
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+    return (double)top / (double)L;
+}
+
+START_TEST(home_links_move_their_statistic)
+{
+    cs_gen_config base = small_config(20000), c;
+    base.web.tree_branching = 8;
+    base.web.template_links = 4;
+    base.web.host_cross = 0.5;
+    base.web.in_hosts = 0.2;
+    base.web.out_hosts = 0.2;
+    const double t0 = top1_share(&base);
+    c = base;
+    c.web.home_links = 0.5;
+    const double t1 = top1_share(&c);
+    ck_assert_msg(t1 > t0 + 0.1, "home_links: links into the top 1 %% %g, off %g", t1, t0);
+}
+END_TEST
+
 START_TEST(mechanisms_are_pure)
 {
     const int64_t N = 30011;
@@ -1083,6 +1134,7 @@ static Suite *suite(void)
     tcase_add_test(tc, mechanisms_move_their_statistics);
     tcase_add_test(tc, roles_and_snap_move_their_statistics);
     tcase_add_test(tc, popular_degree_and_pairs_move_their_statistics);
+    tcase_add_test(tc, home_links_move_their_statistic);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
