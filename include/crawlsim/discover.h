@@ -122,6 +122,10 @@ typedef struct cs_discover_ops {
      * (synchronous SARSA after its weights changed); then evaluate_all is called. */
     int (*stale)(void *st);
     void (*evaluate_all)(void *st, cs_frontier_view *v);
+    /* Local; may be NULL. evaluate_all in parts, which the engine's threads value at once
+     * (disjoint parts; the values are evaluate_all's): entries [first, first + n) of v. The
+     * values are fresh once every entry's part is valued. */
+    void (*evaluate_part)(void *st, cs_frontier_view *v, int64_t first, int64_t n);
     /* Local; may be NULL (no). Nonzero when an entry's value changes only when the engine
      * writes it, at the insert of the entry's link records (value or link), never through
      * evaluate_all: the keys then stay in order between ticks, and the engine has the frontier

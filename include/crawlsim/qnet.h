@@ -57,6 +57,10 @@ CS_API int cs_qlinear_indexes(const cs_qlinear *q, const uint8_t *codes, int32_t
  */
 CS_API void cs_qlinear_eval(const cs_qlinear *q, const uint8_t *codes, int64_t stride, int64_t n,
                             float *out);
+/* Local. cs_qlinear_eval of out[0..n) on the calling thread alone (the same values): for a
+ * caller that shares the entries among its threads itself. */
+CS_API void cs_qlinear_eval_range(const cs_qlinear *q, const uint8_t *codes, int64_t stride,
+                                  int64_t n, float *out);
 /* Local. The kernel cs_qlinear_eval uses for rows of `stride` bytes: "avx512" (x86-64 with
  * AVX-512 F/BW/VBMI, stride <= 16) or "scalar". */
 CS_API const char *cs_qlinear_eval_kernel(const cs_qlinear *q, int64_t stride);

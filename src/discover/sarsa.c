@@ -120,6 +120,14 @@ static void sarsa_evaluate_all(void *st, cs_frontier_view *v)
     cs_qlinear_eval(&s->q, v->codes, v->stride, v->n, v->q);
 }
 
+/* Called by several threads at once: dirty is written atomically (the same value by all). */
+static void sarsa_evaluate_part(void *st, cs_frontier_view *v, int64_t first, int64_t n)
+{
+    sarsa *s = st;
+    __atomic_store_n(&s->dirty, 0, __ATOMIC_RELAXED);
+    cs_qlinear_eval_range(&s->q, v->codes + first * v->stride, v->stride, n, v->q + first);
+}
+
 /* The temporal-difference error of fetch e under the current weights (Eq. 3, or Eq. 4 when
  * moderated). Reads the weights only: the fetches of a tick may be evaluated in parallel when
  * their updates are applied afterwards (crawl.weight_sync = sum). */
@@ -309,6 +317,7 @@ const cs_discover_ops cs_discover_sarsa_ops = {
     .value = sarsa_value,
     .stale = sarsa_stale,
     .evaluate_all = sarsa_evaluate_all,
+    .evaluate_part = sarsa_evaluate_part,
     .static_values = sarsa_static_values,
     .observe = sarsa_observe,
     .weights = sarsa_weights,

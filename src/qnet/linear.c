@@ -266,6 +266,19 @@ const char *cs_qlinear_eval_kernel(const cs_qlinear *q, int64_t stride)
     return "scalar";
 }
 
+void cs_qlinear_eval_range(const cs_qlinear *q, const uint8_t *codes, int64_t stride, int64_t n,
+                           float *out)
+{
+    CS_ASSERT(q->L->n_groups <= stride);
+#ifdef CS_HAVE_AVX512_EVAL
+    if (cs_qlinear_eval_kernel(q, stride)[0] == 'a') {
+        eval_avx512(q->table, codes, stride, 0, n, q->L->n_groups, out);
+        return;
+    }
+#endif
+    eval_scalar(q->table, codes, stride, 0, n, q->L->n_groups, out);
+}
+
 void cs_qlinear_eval(const cs_qlinear *q, const uint8_t *codes, int64_t stride, int64_t n,
                      float *out)
 {

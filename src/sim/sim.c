@@ -112,7 +112,7 @@ static cs_err tick_select(sim *s, loop_state *ls, int64_t t, int64_t fetched_tas
     if (s->ops->stale(s->pol)) {
         cs_frontier_view v;
         cs_frontier_view_get(s->fr, &v);
-        s->ops->evaluate_all(s->pol, &v);
+        sim_evaluate(s);
         s->m.c[C_QEVALS] += v.n;
         cs_simcost_charge(CS_COST_EVALUATE, (double)v.n);
     }

@@ -455,6 +455,7 @@ const sim_world_ops *sim_world_choose(int proc, int replicated);
 /* Local. This rank's part of the tick's counts (sim.c: it takes the signals noted). */
 void sim_tick_counts(const sim *s, int64_t nsel, int64_t *c);
 /* select (sim_select.c) */
+void sim_evaluate(sim *s);
 cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *nsel);
 cs_err sim_select_owned(sim *s, cs_err local, int64_t tick, int64_t step, int64_t Bt, double eps,
                         int64_t *nsel);

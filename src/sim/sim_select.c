@@ -179,68 +179,157 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
 #define HIST_N (1 << HIST_BITS)
 #define HIST_CHUNK 256 /* buckets per chunk of the histogram's sums */
 
+/* The first round of the frontier's histogram is sim_evaluate's (no entry is taken yet). */
+static int hist_counted(const sim *s)
+{
+    return s->sl.hist_fresh && !s->sl.any_taken;
+}
+
+/* Local. One round of the greedy keys' histogram: each of T threads counts into its own
+ * histogram (integer counts: their sum does not depend on the thread count) the bits
+ * [shift, shift + 16) of the keys whose bits above them are `prefix`, of keys[0..n) or, when keys
+ * is NULL, of the frontier's entries not taken (their first round, shift 48, counted already when
+ * hist_counted); then the histograms are added by chunks of buckets into tot,
+ * and tot's sums per chunk into chunk (s->sl.hist's layout; the caller grew it for T). */
+static void hist_round(sim *s, const uint64_t *keys, int64_t n, int shift, uint64_t prefix, int T)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get(s->fr, &v);
+    const int counted = keys == NULL && shift == 64 - HIST_BITS && hist_counted(s);
+    if (counted)
+        T = s->sl.hist_T;
+    s->sl.hist_fresh = 0; /* a walk may demote entries: their count goes stale */
+    uint32_t *hist = s->sl.hist, *tot = hist + (size_t)T * HIST_N, *chunk = tot + HIST_N;
+    const uint8_t *taken = s->sl.taken;
+#pragma omp parallel num_threads(T) default(none)                                                  \
+    shared(v, keys, n, taken, hist, tot, chunk, T, counted) firstprivate(shift, prefix)
+    {
+        uint32_t *h = hist + (size_t)omp_get_thread_num() * HIST_N;
+        if (!counted)
+            memset(h, 0, HIST_N * sizeof *h);
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < (counted ? 0 : keys ? n : v.n); i++) {
+            const uint64_t key = keys ? keys[i] : cs_frontier_key(v.q[i], v.id[i]);
+            if ((keys || !taken[i]) && (key >> shift) >> HIST_BITS == prefix)
+                h[(key >> shift) & (HIST_N - 1)]++;
+        }
+#pragma omp for schedule(static)
+        for (int c = 0; c < HIST_N / HIST_CHUNK; c++) {
+            uint32_t sum = 0;
+            for (int b = c * HIST_CHUNK; b < (c + 1) * HIST_CHUNK; b++) {
+                uint32_t x = 0;
+                for (int t = 0; t < T; t++)
+                    x += hist[(size_t)t * HIST_N + (size_t)b];
+                tot[b] = x;
+                sum += x;
+            }
+            chunk[c] = sum;
+        }
+    }
+}
+
+/* The largest bucket of a round (hist_round) with `want` keys at or above it, or -1 when there
+ * are fewer; *above: the keys above it. */
+static int hist_cut(const sim *s, int T, int64_t want, int64_t *above)
+{
+    const uint32_t *tot = s->sl.hist + (size_t)T * HIST_N, *chunk = tot + HIST_N;
+    *above = 0;
+    int c = HIST_N / HIST_CHUNK - 1;
+    while (c >= 0 && *above + chunk[c] < want)
+        *above += chunk[c--];
+    if (c < 0)
+        return -1;
+    int b = (c + 1) * HIST_CHUNK - 1;
+    while (*above + tot[b] < want)
+        *above += tot[b--];
+    return b;
+}
+
 /* Local. A floor with at least `target` keys of the entries not yet taken at or above it (0 when
- * there are fewer), and few more: in parallel over the entries, each thread counts the keys'
- * high 16 bits in its own histogram (integer counts: their sum does not depend on the thread
- * count), the histograms are added by chunks of buckets, and the floor is the largest bucket
- * with `target` keys at or above it; when that bucket holds more keys than `target`, a second
- * pass counts its keys by their next 16 bits. Exploration keys need none (they are uniform). */
-static uint64_t hist_floor(sim *s, int64_t target, cs_err *rc)
+ * there are fewer), and few more: the largest bucket of the keys' high 16 bits with `target` keys
+ * at or above it. When that bucket holds more keys than `target`, *rest > 0: the keys collected
+ * at or above this floor are to be counted again by their next 16 bits (refine_keys), *rest of
+ * the bucket's being wanted. Exploration keys need none (they are uniform). */
+static uint64_t hist_floor(sim *s, int64_t target, int64_t *rest, cs_err *rc)
+{
+    const int T = omp_get_max_threads();
+    const size_t need = ((size_t)T + 1) * HIST_N + HIST_N / HIST_CHUNK;
+    *rest = 0;
+    *rc = cs_grow(s->ctx, &s->sl.hist, &s->sl.hist_cap, need, sizeof *s->sl.hist, "selection");
+    if (*rc != CS_OK)
+        return 0;
+    const int Tc = hist_counted(s) ? s->sl.hist_T : T; /* the round's histograms */
+    hist_round(s, NULL, 0, 64 - HIST_BITS, 0, T);
+    int64_t above = 0;
+    const int b = hist_cut(s, Tc, target, &above);
+    if (b < 0)
+        return 0; /* fewer keys than wanted: all of them */
+    const uint32_t *tot = s->sl.hist + (size_t)Tc * HIST_N;
+    if (tot[b] > (uint64_t)target)
+        *rest = target - above;
+    return (uint64_t)b << (64 - HIST_BITS);
+}
+
+/* Local. The second round of hist_floor's floor on the keys collected at or above it,
+ * s->sl.cands[0..n) (fill_keys): *floor gets the largest bucket of its bucket's next 16 bits
+ * with `rest` keys at or above it, and the keys below it leave cands (their order kept); returns
+ * how many stay. The keys and the floor are those of that round over the whole frontier. */
+static int64_t refine_keys(sim *s, int64_t n, uint64_t *floor, int64_t rest)
+{
+    const int shift = 64 - 2 * HIST_BITS;
+    const int T = n >= FILL_PARALLEL ? omp_get_max_threads() : 1;
+    uint64_t *c = s->sl.cands;
+    hist_round(s, c, n, shift, *floor >> (shift + HIST_BITS), T);
+    int64_t above = 0;
+    const int b = hist_cut(s, T, rest, &above);
+    CS_ASSERT(b >= 0); /* the bucket holds more than rest keys */
+    *floor |= (uint64_t)b << shift;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        c[k] = c[i];
+        k += c[i] >= *floor;
+    }
+    return k;
+}
+
+/* Entries per part of sim_evaluate (a multiple of 16, the evaluation's vector step). */
+#define EVAL_PART 2048
+
+/* Local. The policy's evaluate_all, and the greedy keys' first histogram round (hist_round) in
+ * the same pass: each thread values a part of the entries and counts its keys' high 16 bits
+ * while they are in cache, so that the tick's first greedy selection does not pass over the
+ * frontier to count them. The values are evaluate_all's; a walk that demotes an entry, and the
+ * tick's end, leave the counts unused (hist_fresh). */
+void sim_evaluate(sim *s)
 {
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     const int T = omp_get_max_threads();
     const size_t need = ((size_t)T + 1) * HIST_N + HIST_N / HIST_CHUNK;
-    *rc = cs_grow(s->ctx, &s->sl.hist, &s->sl.hist_cap, need, sizeof *s->sl.hist, "selection");
-    if (*rc != CS_OK)
-        return 0;
-    uint32_t *hist = s->sl.hist, *tot = hist + (size_t)T * HIST_N, *chunk = tot + HIST_N;
-    const uint8_t *taken = s->sl.taken;
-    uint64_t floor = 0;
-    int64_t want = target;
-    for (int level = 0; level < 2; level++) {
-        const int shift = 64 - HIST_BITS * (level + 1);
-        const uint64_t prefix = level == 0 ? 0 : floor >> (shift + HIST_BITS);
-#pragma omp parallel num_threads(T) default(none) shared(v, taken, hist, tot, chunk, T, level)     \
-    firstprivate(shift, prefix)
-        {
-            uint32_t *h = hist + (size_t)omp_get_thread_num() * HIST_N;
-            memset(h, 0, HIST_N * sizeof *h);
-#pragma omp for schedule(static)
-            for (int64_t i = 0; i < v.n; i++) {
-                const uint64_t key = cs_frontier_key(v.q[i], v.id[i]);
-                if (!taken[i] && (level == 0 || key >> (shift + HIST_BITS) == prefix))
-                    h[(key >> shift) & (HIST_N - 1)]++;
-            }
-#pragma omp for schedule(static)
-            for (int c = 0; c < HIST_N / HIST_CHUNK; c++) {
-                uint32_t sum = 0;
-                for (int b = c * HIST_CHUNK; b < (c + 1) * HIST_CHUNK; b++) {
-                    uint32_t x = 0;
-                    for (int t = 0; t < T; t++)
-                        x += hist[(size_t)t * HIST_N + (size_t)b];
-                    tot[b] = x;
-                    sum += x;
-                }
-                chunk[c] = sum;
-            }
-        }
-        /* the largest bucket b with `want` keys at or above it; above: the keys above b */
-        int64_t above = 0;
-        int c = HIST_N / HIST_CHUNK - 1;
-        while (c >= 0 && above + chunk[c] < want)
-            above += chunk[c--];
-        if (c < 0)
-            return floor; /* fewer keys than wanted: all of them (level 1 cannot get here) */
-        int b = (c + 1) * HIST_CHUNK - 1;
-        while (above + tot[b] < want)
-            above += tot[b--];
-        floor |= (uint64_t)b << shift;
-        if (tot[b] <= (uint64_t)want) /* at most 2 x target keys collected */
-            break;
-        want -= above;
+    s->sl.hist_fresh = 0;
+    if (s->ops->evaluate_part == NULL || cs_frontier_index(s->fr) != NULL ||
+        cs_grow(s->ctx, &s->sl.hist, &s->sl.hist_cap, need, sizeof *s->sl.hist, "selection") !=
+            CS_OK) {
+        s->ops->evaluate_all(s->pol, &v);
+        return;
     }
-    return floor;
+    const cs_discover_ops *ops = s->ops;
+    void *pol = s->pol;
+    uint32_t *hist = s->sl.hist;
+#pragma omp parallel num_threads(T) default(none) shared(v, ops, pol, hist)
+    {
+        uint32_t *h = hist + (size_t)omp_get_thread_num() * HIST_N;
+        memset(h, 0, HIST_N * sizeof *h);
+#pragma omp for schedule(static)
+        for (int64_t a = 0; a < v.n; a += EVAL_PART) {
+            const int64_t e = a + EVAL_PART < v.n ? a + EVAL_PART : v.n;
+            ops->evaluate_part(pol, &v, a, e - a);
+            for (int64_t i = a; i < e; i++)
+                h[cs_frontier_key(v.q[i], 0) >> (64 - HIST_BITS)]++;
+        }
+    }
+    s->sl.hist_fresh = 1;
+    s->sl.hist_T = T;
 }
 
 /*
@@ -350,7 +439,9 @@ fail:
  * A floor spares the quickselect most of the frontier: only keys >= floor are collected, at
  * least POOL * m of them, and their best m are the frontier's best m; when the walk runs out of
  * them before it has `want`, it is undone and repeated over all keys. So the floor changes the
- * work, never the result. Greedy keys find their floor with a histogram (hist_floor);
+ * work, never the result. Greedy keys find their floor with a histogram of their high 16 bits
+ * (hist_floor) and, when its bucket holds too many, of that bucket's next 16 bits, counted on the
+ * keys collected at or above the first floor (refine_keys);
  * exploration keys are uniform hashes, so their floor leaves POOL * m keys expected.
  */
 #define POOL 4
@@ -371,11 +462,14 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
                         "selection"));
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
         uint64_t floor = 0;
+        int64_t rest = 0;
         if (explore && POOL * m < size)
             floor = UINT64_MAX - (uint64_t)(0x1.0p64 * ((double)(POOL * m) / (double)size));
         else if (!explore && 2 * POOL * m < size)
-            floor = hist_floor(s, POOL * m, &rc);
+            floor = hist_floor(s, POOL * m, &rest, &rc);
         int64_t n = rc == CS_OK ? fill_keys(s, explore, tick, floor, &rc) : 0;
+        if (rc == CS_OK && rest > 0)
+            n = refine_keys(s, n, &floor, rest);
         if (rc == CS_OK && n < m && floor > 0) {
             floor = 0;
             n = fill_keys(s, explore, tick, 0, &rc);
@@ -821,6 +915,7 @@ cs_err sim_select_tick(sim *s, int64_t tick, int64_t step, int64_t Bt, int64_t *
             s->sl.taken[s->sl.sel[i]] = 0;
     else
         s->sl.taken_zero = 0;
+    s->sl.hist_fresh = 0; /* the frontier changes before the next tick's selection */
     CS_TRY(ctx, rc);
     sim_polite_check(s, tick);
 fail:

@@ -34,6 +34,8 @@ typedef struct sim_select_phase {
     size_t blk_cap;
     uint32_t *hist; /* hist_floor: per thread a histogram of keys, their sum, chunk sums */
     size_t hist_cap;
+    int hist_fresh; /* the per-thread histograms hold the keys' first round (sim_evaluate) */
+    int hist_T;     /* and how many threads counted them */
 } sim_select_phase;
 
 #endif
