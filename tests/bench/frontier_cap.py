@@ -24,32 +24,19 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from points import NONE, measure, points, power, read_table  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = os.path.join(HERE, "docs", "reports", "frontier-capacity", "results.tsv")
 REPORT = os.path.join(HERE, "docs", "reports", "frontier-capacity.md")
-NONE = 2000000000
 COLS = ["date", "commit", "pages", "fetches", "capacity", "fetched", "relevant", "harvest_rate",
         "relevant_hosts", "evictions", "frontier_peak", "fetches_per_s", "memory_mib", "wall_s",
         "command"]
 DEFAULT = ("1e6:1e5:none,1e6:1e5:1e3,1e6:1e5:1e6,"
            "1e7:1e6:none,1e7:1e6:1e4,1e7:1e6:1e6")
-
-
-def num(s):
-    return NONE if s == "none" else int(float(s))
-
-
-def points(s):
-    out = []
-    for p in s.split(","):
-        f = p.split(":")
-        if len(f) != 3:
-            raise argparse.ArgumentTypeError(f"'{p}' is not PAGES:FETCHES:CAP")
-        out.append((int(float(f[0])), int(float(f[1])), num(f[2])))
-    return out
 
 
 def dataset(h5, path):
@@ -106,24 +93,6 @@ def run_point(a, pages, fetches, cap, tmp):
     return row
 
 
-def power(n):
-    n = int(n)
-    if n == NONE:
-        return "none"
-    e = len(str(n)) - 1
-    return f"10^{e}" if n == 10 ** e else f"{n:,}".replace(",", " ")
-
-
-def read_table(path):
-    rows = []
-    if os.path.exists(path):
-        with open(path) as f:
-            head = f.readline().rstrip("\n").split("\t")
-            for line in f:
-                rows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
-    return rows
-
-
 def report(rows):
     """The report's text from the table's rows (the latest row of each point)."""
     latest = {}
@@ -176,24 +145,11 @@ def main():
         ap.error("sizes must be positive (pages at least 2)")
     if not a.report_only and not os.access(os.path.join(a.build, "crawlsim"), os.X_OK):
         ap.error(f"no crawlsim in {a.build}")
-    os.makedirs(os.path.dirname(os.path.abspath(a.table)), exist_ok=True)
-    if not a.report_only:
-        with tempfile.TemporaryDirectory() as tmp:
-            for pages, fetches, cap in a.points:
-                try:
-                    row = run_point(a, pages, fetches, cap, tmp)
-                except RuntimeError as e:
-                    print(f"frontier_cap: {e}", file=sys.stderr)
-                    return 1
-                new = not os.path.exists(a.table)
-                with open(a.table, "a") as f:
-                    if new:
-                        f.write("\t".join(COLS) + "\n")
-                    f.write("\t".join(str(row[c]) for c in COLS) + "\n")
-                print(f"point {pages} {fetches} {cap}: harvest {row['harvest_rate']}, "
-                      f"evicted {row['evictions']}, frontier peak {row['frontier_peak']}, "
-                      f"{row['fetches_per_s']} fetches/s, {row['memory_mib']} MiB, "
-                      f"wall {row['wall_s']} s", flush=True)
+    if not a.report_only and measure(a, "frontier_cap", COLS, run_point,
+                                     lambda row: (f"harvest {row['harvest_rate']}, evicted {row['evictions']}, frontier "
+                         f"peak {row['frontier_peak']}, {row['fetches_per_s']} fetches/s, "
+                         f"{row['memory_mib']} MiB, wall {row['wall_s']} s")):
+        return 1
     with open(a.report, "w") as f:
         f.write(report(read_table(a.table)))
     return 0

@@ -19,15 +19,16 @@ import datetime
 import os
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from points import NONE, measure, points, power, read_table  # noqa: E402
+
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = os.path.join(HERE, "docs", "reports", "frontier-codes", "results.tsv")
 REPORT = os.path.join(HERE, "docs", "reports", "frontier-codes.md")
-NONE = 2000000000
 BANDWIDTH = 1000
 ACTION_GROUPS = 5  # sarsa.categories = 2: anchor, 2 categories, parents, relevant parents
 COLS = ["date", "commit", "pages", "fetches", "capacity", "tick", "entries", "codes", "states",
@@ -35,20 +36,6 @@ COLS = ["date", "commit", "pages", "fetches", "capacity", "tick", "entries", "co
                                                                 "a_bottom")
                                            for c in ("parts", "codes", "entries")] + ["command"]
 DEFAULT = "1e6:1e5:none,1e7:3e5:none,1e7:3e5:1e5"
-
-
-def num(s):
-    return NONE if s == "none" else int(float(s))
-
-
-def points(s):
-    out = []
-    for p in s.split(","):
-        f = p.split(":")
-        if len(f) != 3:
-            raise argparse.ArgumentTypeError(f"'{p}' is not PAGES:FETCHES:CAP")
-        out.append((int(float(f[0])), int(float(f[1])), num(f[2])))
-    return out
 
 
 def layout(a=2):
@@ -224,24 +211,6 @@ def run_point(a, pages, fetches, cap, tmp):
     return row
 
 
-def power(n):
-    n = int(n)
-    if n == NONE:
-        return "none"
-    e = len(str(n)) - 1
-    return f"10^{e}" if n == 10 ** e else f"{n:,}".replace(",", " ")
-
-
-def read_table(path):
-    rows = []
-    if os.path.exists(path):
-        with open(path) as f:
-            head = f.readline().rstrip("\n").split("\t")
-            for line in f:
-                rows.append(dict(zip(head, line.rstrip("\n").split("\t"))))
-    return rows
-
-
 def share(r, walk):
     """A walk's opened entries as a share of the frontier's, with its parts opened."""
     if not r.get(walk + "_entries"):
@@ -322,23 +291,10 @@ def main():
         ap.error("sizes must be positive (pages at least 2)")
     if not a.report_only and not os.access(os.path.join(a.build, "crawlsim"), os.X_OK):
         ap.error(f"no crawlsim in {a.build}")
-    os.makedirs(os.path.dirname(os.path.abspath(a.table)), exist_ok=True)
-    if not a.report_only:
-        with tempfile.TemporaryDirectory() as tmp:
-            for pages, fetches, cap in a.points:
-                try:
-                    row = run_point(a, pages, fetches, cap, tmp)
-                except RuntimeError as e:
-                    print(f"frontier_codes: {e}", file=sys.stderr)
-                    return 1
-                new = not os.path.exists(a.table)
-                with open(a.table, "a") as f:
-                    if new:
-                        f.write("\t".join(COLS) + "\n")
-                    f.write("\t".join(str(row[c]) for c in COLS) + "\n")
-                print(f"point {pages} {fetches} {cap}: tick {row['tick']}, "
-                      f"{row['entries']} entries, {row['codes']} code vectors, "
-                      f"{row['states']} state parts, {row['actions']} action parts", flush=True)
+    if not a.report_only and measure(a, "frontier_codes", COLS, run_point,
+                                     lambda row: (f"tick {row['tick']}, {row['entries']} entries, {row['codes']} code vectors, "
+                         f"{row['states']} state parts, {row['actions']} action parts")):
+        return 1
     with open(a.report, "w") as f:
         f.write(report(read_table(a.table)))
     return 0
