@@ -961,6 +961,19 @@ START_TEST(roles_and_snap_move_their_statistics)
 }
 END_TEST
 
+/* A small world with directory trees, templates, links across hosts and IN and OUT hosts: the
+ * base of the tests of the mechanisms that act on them. */
+static cs_gen_config roles_config(int64_t pages)
+{
+    cs_gen_config c = small_config(pages);
+    c.web.tree_branching = 8;
+    c.web.template_links = 4;
+    c.web.host_cross = 0.5;
+    c.web.in_hosts = 0.2;
+    c.web.out_hosts = 0.2;
+    return c;
+}
+
 /* popular_degree: the mean out-degree of a link's target over the mean out-degree (1 when they
  * are independent); link_pairs: the reciprocity, the reciprocal links between two hosts, and
  * none against the roles (into an IN host or out of an OUT host from another host). */
@@ -990,12 +1003,7 @@ static void degree_pair_stats(const cs_gen_config *c, double *f)
 
 START_TEST(popular_degree_and_pairs_move_their_statistics)
 {
-    cs_gen_config base = small_config(40000), c;
-    base.web.tree_branching = 8;
-    base.web.template_links = 4;
-    base.web.host_cross = 0.5;
-    base.web.in_hosts = 0.2;
-    base.web.out_hosts = 0.2;
+    cs_gen_config base = roles_config(40000), c;
     double f0[3], f[3];
     degree_pair_stats(&base, f0);
     c = base;
@@ -1050,12 +1058,7 @@ static double top1_share(const cs_gen_config *c)
 
 START_TEST(home_links_move_their_statistic)
 {
-    cs_gen_config base = small_config(20000), c;
-    base.web.tree_branching = 8;
-    base.web.template_links = 4;
-    base.web.host_cross = 0.5;
-    base.web.in_hosts = 0.2;
-    base.web.out_hosts = 0.2;
+    cs_gen_config base = roles_config(20000), c;
     const double t0 = top1_share(&base);
     c = base;
     c.web.home_links = 0.5;
