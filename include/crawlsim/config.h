@@ -22,6 +22,7 @@
 typedef struct cs_gen_web {
     double dangling;        /* share of pages without out-links */
     double unlinked;        /* share of pages no link points to (never a host's first page) */
+    double tree_only;       /* share of pages only the directory tree links to */
     int dangling_leaves;    /* only pages without children in their host's tree dangle */
     int64_t tree_branching; /* directory tree per host, base b of host-local indices; 0: none */
     double tree_up;         /* probability that a page links to its directory (parent) */
@@ -38,6 +39,7 @@ typedef struct cs_gen_web {
     int64_t pair_levels;    /* the levels k of link_pairs: 0 .. pair_levels - 1 */
     double popular_degree;  /* probability that a page's out-degree follows its popularity */
     double home_links;      /* probability that a drawn link goes to a popular host's home page */
+    double site_hosts;      /* mean hosts of a site, a run of hosts sharing its first's template */
     double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
     double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */
     double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */

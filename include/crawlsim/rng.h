@@ -63,6 +63,8 @@ typedef enum cs_rng_domain {
 #define CS_HASH_POPDEG 0x706f706465670cu     /* a page's out-degree at its popularity quantile */
 #define CS_HASH_PAIR 0x7061697273000d00u     /* a reciprocal pair at gap 2^k (+ k: one per level) */
 #define CS_HASH_HOME 0x686f6d6500000eu       /* a drawn link sent to a popular host's home page */
+#define CS_HASH_TREE_ONLY 0x74726f6e6c790fu  /* a page only the directory tree links to */
+#define CS_HASH_SITE 0x7369746500000010u     /* a host that starts a site (gen.site_hosts) */
 
 typedef struct cs_rng {
     uint64_t key[2];

@@ -441,11 +441,13 @@ static int64_t pair_links(const cs_gen *g, int64_t page, int64_t h, int64_t *out
  * (as URLs sorted by path) and a page's depth is its count of nonzero digits. A page links to
  * its directory (tree_up, flag of the page), a directory to each child (tree_down, flag of the
  * child: both flags make a reciprocal pair), and a page and its next sibling i + b^k link to each
- * other (tree_siblings, flag of the pair's first page). The root (i = 0, the host's first page)
- * has b - 1 children per digit: directory pages whose fetch reveals many pages at once.
- * Template (gen.template_links = T): T targets of the host drawn by in-host popularity from the
- * host's stream (HOST, host, sub 2), linked from every page that carries it (template_share):
- * pages that share a template and link among themselves close triangles.
+ * other (tree_siblings, flag of the pair's first page; neither of them only the tree's, so that a
+ * gen.tree_only page keeps the one link from its directory and those of its children). The root (i
+ * = 0, the host's first page) has b - 1 children per digit: directory pages whose fetch reveals
+ * many pages at once. Template (gen.template_links = T): T targets of the host drawn by in-host
+ * popularity from the host's stream (HOST, host, sub 2), linked from every page that carries it
+ * (template_share): pages that share a template and link among themselves close triangles. With
+ * gen.site_hosts the host is its site's first host (gen_web.h site_lead): a site's template.
  */
 static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t *out)
 {
@@ -466,10 +468,12 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
             else {
                 if (page_flag(g, page, CS_HASH_TREE_UP) < c->web.tree_up)
                     out[n++] = page - dk * pk;
-                if (dk > 1 && page_flag(g, page - pk, CS_HASH_SIBLING) < c->web.tree_siblings)
+                if (dk > 1 && page_flag(g, page - pk, CS_HASH_SIBLING) < c->web.tree_siblings &&
+                    !tree_only_pair(g, page - pk, page, first))
                     out[n++] = page - pk;
                 if (dk + 1 < b && i + pk < m &&
-                    page_flag(g, page, CS_HASH_SIBLING) < c->web.tree_siblings)
+                    page_flag(g, page, CS_HASH_SIBLING) < c->web.tree_siblings &&
+                    !tree_only_pair(g, page, page + pk, first))
                     out[n++] = page + pk;
             }
         }
@@ -486,12 +490,17 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
         if (out == NULL)
             return n + T;
         if (page_flag(g, page, CS_HASH_TEMPLATE) < c->web.template_share) {
+            const int64_t lead = site_lead(g, host); /* gen.site_hosts; host without */
             cs_rng r;
-            cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)host, 2);
+            cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)lead, 2);
             for (int64_t j = 0; j < T; j++) {
                 const double u = cs_rng_uniform(&r);
-                const uint64_t x = (uint64_t)host * 1024u + (uint64_t)j + CS_HASH_TEMPLATE;
-                out[n++] = page_in_host_u(g, crosses(g, x) ? neighbour_host(g, host, x) : host, u);
+                const uint64_t x = (uint64_t)lead * 1024u + (uint64_t)j + CS_HASH_TEMPLATE;
+                int64_t th = crosses(g, x) ? neighbour_host(g, lead, x) : lead;
+                if (th != lead && lead != host && !role_allows(g, host, th))
+                    th = lead;
+                const int64_t t = page_in_host_u(g, th, u);
+                out[n++] = c->web.tree_only > 0.0 ? redirect_unlinked(g, t, th) : t;
             }
         }
     }
@@ -656,7 +665,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
                         : b[j].table == NULL && c->web.host_cross > 0.0
                             ? own_popular(g, host, b[j].w0, b[j].u_in)
                             : page_in_host_u(g, b[j].host, b[j].u_in);
-            if (c->web.unlinked > 0.0) /* gen.host_cross: t may have left the host */
+            if (c->web.unlinked > 0.0 || c->web.tree_only > 0.0) /* t may have left the host */
                 t = redirect_unlinked(g, t,
                                       c->web.host_cross > 0.0 ? cs_gen_host_of(g, t) : b[j].host);
             if (c->web.home_links > 0.0) /* after: a host's first page is never unlinked */

@@ -42,12 +42,27 @@ static inline int is_unlinked(const cs_gen *g, int64_t page, int64_t host_first)
            page_flag(g, page, CS_HASH_UNLINKED) < g->cfg.web.unlinked;
 }
 
-/* Where a drawn link to page t of host h lands: t, or when no link may point to t, the next
- * page of the host that is not so (wrapping to the host's first page, which never is). */
+/* A page only the directory tree links to (gen.tree_only); a host's first page never is. */
+static inline int is_tree_only(const cs_gen *g, int64_t page, int64_t host_first)
+{
+    return g->cfg.web.tree_only > 0.0 && page != host_first &&
+           page_flag(g, page, CS_HASH_TREE_ONLY) < g->cfg.web.tree_only;
+}
+
+/* Whether either page of a sibling pair (a, b, of the host starting at first) is only the
+ * tree's: the pair then has no links, and such a page keeps only its directory's and children's. */
+static inline int tree_only_pair(const cs_gen *g, int64_t a, int64_t b, int64_t first)
+{
+    return g->cfg.web.tree_only > 0.0 && (is_tree_only(g, a, first) || is_tree_only(g, b, first));
+}
+
+/* Where a drawn (or template) link to page t of host h lands: t, or when no such link may point
+ * to t (gen.unlinked, gen.tree_only), the next page of the host that is not so (wrapping to the
+ * host's first page, which never is). */
 static int64_t redirect_unlinked(const cs_gen *g, int64_t t, int64_t h)
 {
     const int64_t first = g->hosts[h].first, end = first + g->hosts[h].count;
-    while (is_unlinked(g, t, first))
+    while (is_unlinked(g, t, first) || is_tree_only(g, t, first))
         t = t + 1 < end ? t + 1 : first;
     return t;
 }
@@ -129,6 +144,23 @@ static inline int64_t home_link(const cs_gen *g, int64_t h, uint64_t w0, int64_t
     return role_allows(g, h, to) ? g->hosts[to].first : t;
 }
 
+/* gen.site_hosts: the host whose template host h's pages carry: the first host of h's site (host
+ * k starts a site when k = 0 or its hash falls below 1 / site_hosts; the walk back ends after
+ * GEN_SITE_MAX hosts), or h itself when site_hosts is 1 or the roles do not let h link there. */
+#define GEN_SITE_MAX 1024
+static int64_t site_lead(const cs_gen *g, int64_t h)
+{
+    const double sh = g->cfg.web.site_hosts;
+    if (!(sh > 1.0))
+        return h;
+    const uint64_t key = cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_SITE);
+    int64_t k = h;
+    for (int j = 0; j < GEN_SITE_MAX && k > 0; j++, k--)
+        if ((double)(cs_mix64((uint64_t)k + key) >> 11) * 0x1.0p-53 * sh < 1.0)
+            break;
+    return k == h || role_allows(g, h, k) ? k : h;
+}
+
 /* gen.popular_degree: the uniform of a page's out-degree when its hash falls below
  * popular_degree (else u, the stream's): 1 - (r + v) / m, r its 0-based popularity rank among the
  * m pages of its host and v a uniform of its hash, so the pages' uniforms stay uniform over a
@@ -155,12 +187,16 @@ static double popular_uniform(const cs_gen *g, int64_t page, double u)
 }
 
 /* gen.link_pairs: whether page p and page p XOR 2^k (q, in [0, pages)) link to each other: a flag
- * of the pair and its level (the hash of the smaller page under a salt of k), and, when they are
- * in different hosts (hp, hq), links both ways allowed by the roles. */
+ * of the pair and its level (the hash of the smaller page under a salt of k), neither of them
+ * only the tree's (gen.tree_only), and, when they are in different hosts (hp, hq), links both
+ * ways allowed by the roles. */
 static inline int paired(const cs_gen *g, int64_t p, int64_t q, int k, int64_t hp, int64_t hq)
 {
     const int64_t lo = p < q ? p : q;
     if (page_flag(g, lo, CS_HASH_PAIR + (uint64_t)k) >= g->cfg.web.link_pairs)
+        return 0;
+    if (g->cfg.web.tree_only > 0.0 &&
+        (is_tree_only(g, p, g->hosts[hp].first) || is_tree_only(g, q, g->hosts[hq].first)))
         return 0;
     return hp == hq || (role_allows(g, hp, hq) && role_allows(g, hq, hp));
 }

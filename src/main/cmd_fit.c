@@ -24,6 +24,8 @@
  *   in_hosts, out_hosts,   += the bow-tie's IN, OUT and rest, real - twin (each in [0, 0.95],
  *   isolated_hosts            scaled down together to a sum of 0.95: some hosts stay open)
  *   near_snap              += 0.5 log((in-degree median twin + 1/2) / (real + 1/2))
+ *   tree_only              += 0.3 log((in-degree median twin + 1/2) / (real + 1/2)), in
+ *                            [0, 0.8], with near_snap's group
  *   tree_branching         *= (distance mean twin / real)^1.5, rounded, in [2, 256]
  *   dangling               += 1.2 (pages without out-links real - twin), with unlinked's group
  *   host_cross             += 1.5 (links within host twin - real), where the real graph has
@@ -31,6 +33,8 @@
  *   popular_degree         += 0.6 log(r real / r twin), r the out-degree of a link's target
  *                            over the out-degree mean (the in/out-degree correlation)
  *   link_pairs             += 1.5 (reciprocity real - twin), in [0, 0.6]
+ *   site_hosts             *= exp(4 (links into the 1 % most-linked pages, real - twin)), in
+ *                            [1, 64]
  *
  * every increment times a step s; except that while the out-degree mean stays below 90 % of the
  * real one with degree_mean at 1.5 times it or more (the hosts cannot supply that many distinct
@@ -45,7 +49,8 @@
  * The start: the real dangling share and out-degree mean, hosts of 3 times the out-degree mean
  * (at least 20; the largest at most a tenth of the pages or 10 mean hosts), a directory tree of
  * base 8 whose directories never dangle (dangling_leaves), half the in-host links near their
- * source, half of those onto directories where the real in-degree median is 3 or less, host
+ * source, half of those onto directories where the real in-degree median is 3 or less (and a
+ * fifth of the pages only the tree links to where it is 2 or less), host
  * roles of the real bow-tie's shares, half the in-host links to neighbouring hosts where the real
  * graph has hosts and under 70 % of its links stay inside them, the defaults otherwise (or the
  * --set values). Each key is
@@ -116,6 +121,7 @@ static const row rows[] = {
     {"BFS: pages known after 10 % fetched", TOL_REL, 0.20, 0},
     {"links within host", TOL_PTS, 0.05, 1},
     {"out-degree of a link's target", TOL_REL, 0.20, 1},
+    {"links into the 1 % most-linked pages", TOL_PTS, 0.05, 1},
 };
 enum { N_ROWS = (int)(sizeof rows / sizeof rows[0]) };
 
@@ -166,8 +172,10 @@ static double row_value(const cs_stats *s, int i)
         return s->bfs.known10.value;
     case 21: /* NaN where the real graph has no hosts */
         return s->has_hosts ? s->links.within_host.value : (double)NAN;
-    default:
+    case 22:
         return s->links.target_out.value;
+    default:
+        return s->links.top1_in.value;
     }
 }
 
@@ -251,6 +259,7 @@ static void start(const cs_stats *real, cs_gen_config *g, double *recip)
      * real in-degree median is low; the bow-tie's regions from the real shares */
     g->web.dangling_leaves = 1;
     g->web.near_snap = real->in.median.value <= 3.0 ? 0.5 : 0.0;
+    g->web.tree_only = real->in.median.value <= 2.0 ? 0.2 : 0.0;
     /* a real graph with hosts: half the in-host links to neighbouring hosts where fewer than
      * 70 % of its links stay inside, and reciprocal pairs (which cross hosts too) where it has
      * reciprocal links */
@@ -286,6 +295,7 @@ enum {
     K_CROSS,
     K_POPDEG,
     K_PAIRS,
+    K_SITE,
     N_KEYS,
     K_ALL = (1 << N_KEYS) - 1
 };
@@ -383,11 +393,11 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
         if (w->in_hosts + w->out_hosts + w->isolated_hosts > 1.0) /* rounding */
             w->isolated_hosts = sig4(w->isolated_hosts - 0.001);
     }
-    if (ON(K_SNAP))
-        w->near_snap = sig4(
-            clamp(w->near_snap +
-                      s * 0.5 * log((t->in.median.value + 0.5) / (real->in.median.value + 0.5)),
-                  0.0, 1.0));
+    const double lm = log((t->in.median.value + 0.5) / (real->in.median.value + 0.5));
+    if (ON(K_SNAP)) {
+        w->near_snap = sig4(clamp(w->near_snap + s * 0.5 * lm, 0.0, 1.0));
+        w->tree_only = sig4(clamp(w->tree_only + s * 0.3 * lm, 0.0, 0.8));
+    }
     const double rd = rb->dist_mean.value, td = tb->dist_mean.value;
     if (ON(K_TREE) && isfinite(rd) && isfinite(td) && rd > 0.0 && td > 0.0)
         w->tree_branching = (int64_t)lround(
@@ -403,6 +413,9 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
         w->link_pairs = sig4(clamp(
             w->link_pairs + s * 1.5 * (real->links.reciprocity.value - t->links.reciprocity.value),
             0.0, 0.6));
+    const double rt = real->links.top1_in.value, tt = t->links.top1_in.value;
+    if (ON(K_SITE) && isfinite(rt) && isfinite(tt))
+        w->site_hosts = sig4(clamp(w->site_hosts * exp(s * 4.0 * (rt - tt)), 1.0, 64.0));
 #undef ON
 }
 
@@ -568,7 +581,7 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            "%.3g bfs %.3g/%.3g | degree_mean %g alpha %g dangling %g unlinked %g tree %lld "
            "up %g siblings %g template %lld host_size_mean %g host_skew %g page_skew %g near "
            "%g/%g/%g p_host %g roles in %g out %g isolated %g within %.3g host_cross %g "
-           "target out %.3g popular_degree %g link_pairs %g",
+           "target out %.3g popular_degree %g link_pairs %g tree_only %g top1 %.3g site_hosts %g",
            k + 1, step, group, met, sum, secs, t->out.mean.value, t->out.median.value,
            t->in.median.value, t->in.alpha20.value, t->links.reciprocity.value,
            t->shape.clustering.value, t->links.gap8.value, t->shape.scc.value, t->shape.in.value,
@@ -578,7 +591,7 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            g->host_popularity_skew, g->page_popularity_skew, w->near_share, w->near_alpha,
            w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts,
            t->links.within_host.value, w->host_cross, t->links.target_out.value, w->popular_degree,
-           w->link_pairs);
+           w->link_pairs, w->tree_only, t->links.top1_in.value, w->site_hosts);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */

@@ -18,11 +18,12 @@
     "statistics of crawlsim stats, then generates up to N candidate worlds of the same size\n"     \
     "(default 24) in memory, each the best one so far moved by a fixed rule that moves every\n"    \
     "fitted key towards its statistic (out-degree mean and median, dangling and unlinked\n"        \
-    "shares, in-degree median and tail, reciprocity, clustering, the id-gap profile and its\n"     \
-    "direction, the bow-tie by host roles, the distances by the tree's base and, where\n"          \
-    "REAL.h5 has hosts (import.hosts = blocks with the twin's host_spec for LAW's graphs),\n"      \
-    "the share of links within host by gen.host_cross, the in/out-degree correlation by\n"         \
-    "gen.popular_degree, reciprocal pairs by gen.link_pairs) with\n"                               \
+    "shares, in-degree median (gen.near_snap, gen.tree_only) and tail, reciprocity,\n"             \
+    "clustering, the id-gap profile and its direction, the bow-tie by host roles, the\n"           \
+    "distances by the tree's base, the links into the 1 % most-linked pages by\n"                  \
+    "gen.site_hosts and, where REAL.h5 has hosts (import.hosts = blocks with the twin's\n"         \
+    "host_spec for LAW's graphs), the share of links within host by gen.host_cross, the\n"         \
+    "in/out-degree correlation by gen.popular_degree, reciprocal pairs by gen.link_pairs) with\n"  \
     "a step that halves when a candidate is no better, then one group of keys at a time.\n"        \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \

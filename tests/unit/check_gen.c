@@ -733,6 +733,8 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.link_pairs = 0.2;
     c.web.popular_degree = 0.7;
     c.web.home_links = 0.3;
+    c.web.tree_only = 0.3;
+    c.web.site_hosts = 4.0;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1067,6 +1069,85 @@ START_TEST(home_links_move_their_statistic)
 }
 END_TEST
 
+/* site_hosts: a site's hosts share its first host's template, whose targets then collect the
+ * links of the whole site (and none against the roles: top1_share checks it) */
+START_TEST(site_hosts_move_their_statistic)
+{
+    cs_gen_config base = roles_config(20000), c;
+    base.web.template_links = 8;
+    const double t0 = top1_share(&base);
+    c = base;
+    c.web.site_hosts = 16.0;
+    const double t1 = top1_share(&c);
+    ck_assert_msg(t1 > 1.2 * t0, "site_hosts: links into the top 1 %% %g, off %g", t1, t0);
+}
+END_TEST
+
+/* tree_only: the flagged pages (gen_web.h's hash, recomputed here) receive links only from
+ * their directory and their children (the tree of base b, host-local indices), none from a
+ * sibling;
+ * returns the share of pages with at most 2 in-links. */
+static int64_t tree_parent(int64_t i, int64_t b)
+{
+    int64_t q = 1;
+    while ((i / q) % b == 0)
+        q *= b;
+    return i - (i / q) % b * q;
+}
+
+static double tree_only_stats(const cs_gen_config *c)
+{
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    const int64_t N = s.n, b = c->web.tree_branching;
+    const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_TREE_ONLY);
+    int64_t *in = calloc((size_t)N, sizeof *in), *first = malloc((size_t)N * sizeof *first);
+    ck_assert(in != NULL && first != NULL);
+    for (int64_t v = 0; v < N; v++) /* a host's first page: hosts are ranges of ids */
+        first[v] = v > 0 && s.host[v] == s.host[v - 1] ? first[v - 1] : v;
+    int64_t flagged = 0, against = 0;
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t v = s.targets[e];
+            in[v]++;
+            if (v == first[v] ||
+                (double)(cs_mix64((uint64_t)v + key) >> 11) * 0x1.0p-53 >= c->web.tree_only)
+                continue;
+            flagged++;
+            const int64_t i = v - first[v], j = u - first[v];
+            const int tree =
+                s.host[u] == s.host[v] && j >= 0 &&
+                ((i > 0 && tree_parent(i, b) == j) || (j > 0 && tree_parent(j, b) == i));
+            against += !tree;
+        }
+    ck_assert_msg(against == 0, "%lld of %lld links into tree_only pages not from the tree",
+                  (long long)against, (long long)flagged);
+    int64_t low = 0;
+    for (int64_t v = 0; v < N; v++)
+        low += in[v] <= 2;
+    free(in);
+    free(first);
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+    return (double)low / (double)N;
+}
+
+START_TEST(tree_only_moves_its_statistic)
+{
+    cs_gen_config base = roles_config(20000), c;
+    base.web.link_pairs = 0.2;
+    base.web.tree_siblings = 0.5;
+    const double l0 = tree_only_stats(&base);
+    c = base;
+    c.web.tree_only = 0.4;
+    const double l1 = tree_only_stats(&c);
+    ck_assert_msg(l1 > l0 + 0.2, "tree_only: pages with at most 2 in-links %g, off %g", l1, l0);
+}
+END_TEST
+
 START_TEST(mechanisms_are_pure)
 {
     const int64_t N = 30011;
@@ -1138,6 +1219,8 @@ static Suite *suite(void)
     tcase_add_test(tc, roles_and_snap_move_their_statistics);
     tcase_add_test(tc, popular_degree_and_pairs_move_their_statistics);
     tcase_add_test(tc, home_links_move_their_statistic);
+    tcase_add_test(tc, tree_only_moves_its_statistic);
+    tcase_add_test(tc, site_hosts_move_their_statistic);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
