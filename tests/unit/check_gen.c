@@ -698,14 +698,21 @@ static web_stats measure(const cs_graph_slice *s)
     return w;
 }
 
+/* The whole world of c: its model in *g, every page in *s (drop_world frees both). */
+static void whole_world(const cs_gen_config *c, cs_gen **g, cs_graph_slice *s)
+{
+    *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, g), CS_OK);
+    cs_graph_slice_init(s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, *g, 0, c->pages, s, NULL), CS_OK);
+}
+
 static web_stats world_stats(const cs_gen_config *c)
 {
-    cs_gen *g = NULL;
-    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_gen *g;
     cs_graph_slice s;
-    cs_graph_slice_init(&s);
     omp_set_num_threads(2);
-    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    whole_world(c, &g, &s);
     omp_set_num_threads(1);
     const web_stats w = measure(&s);
     cs_graph_slice_fini(&s);
@@ -810,11 +817,9 @@ typedef struct role_stats {
 
 static role_stats role_world(const cs_gen_config *c)
 {
-    cs_gen *g = NULL;
-    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_gen *g;
     cs_graph_slice s;
-    cs_graph_slice_init(&s);
-    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    whole_world(c, &g, &s);
     const int64_t N = s.n, H = cs_gen_n_hosts(g);
     uint8_t *in_x = calloc((size_t)H, 1), *out_x = calloc((size_t)H, 1);
     int64_t *indeg = calloc((size_t)N, sizeof *indeg), *hist = calloc((size_t)N + 1, 8);
@@ -981,11 +986,9 @@ static cs_gen_config roles_config(int64_t pages)
  * none against the roles (into an IN host or out of an OUT host from another host). */
 static void degree_pair_stats(const cs_gen_config *c, double *f)
 {
-    cs_gen *g = NULL;
-    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_gen *g;
     cs_graph_slice s;
-    cs_graph_slice_init(&s);
-    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    whole_world(c, &g, &s);
     const int64_t N = s.n, L = s.offsets[N];
     f[0] = f[1] = f[2] = 0.0;
     for (int64_t u = 0; u < N; u++)
@@ -1028,11 +1031,9 @@ END_TEST
  * row in.top1), and no link against the roles (into an IN host or out of an OUT host). */
 static double top1_share(const cs_gen_config *c)
 {
-    cs_gen *g = NULL;
-    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_gen *g;
     cs_graph_slice s;
-    cs_graph_slice_init(&s);
-    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    whole_world(c, &g, &s);
     const int64_t N = s.n, L = s.offsets[N];
     int64_t *in = calloc((size_t)N, sizeof *in), against = 0;
     ck_assert_ptr_nonnull(in);
@@ -1097,11 +1098,9 @@ static int64_t tree_parent(int64_t i, int64_t b)
 
 static double tree_only_stats(const cs_gen_config *c)
 {
-    cs_gen *g = NULL;
-    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_gen *g;
     cs_graph_slice s;
-    cs_graph_slice_init(&s);
-    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    whole_world(c, &g, &s);
     const int64_t N = s.n, b = c->web.tree_branching;
     const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_TREE_ONLY);
     int64_t *in = calloc((size_t)N, sizeof *in), *first = malloc((size_t)N * sizeof *first);
