@@ -23,6 +23,7 @@ typedef struct cs_gen_web {
     double dangling;        /* share of pages without out-links */
     double unlinked;        /* share of pages no link points to (never a host's first page) */
     double tree_only;       /* share of pages only the directory tree links to */
+    double tree_lift;       /* probability that such a page's link comes one level further up */
     int dangling_leaves;    /* only pages without children in their host's tree dangle */
     int64_t tree_branching; /* directory tree per host, base b of host-local indices; 0: none */
     double tree_up;         /* probability that a page links to its directory (parent) */

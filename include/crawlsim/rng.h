@@ -65,6 +65,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_HOME 0x686f6d6500000eu       /* a drawn link sent to a popular host's home page */
 #define CS_HASH_TREE_ONLY 0x74726f6e6c790fu  /* a page only the directory tree links to */
 #define CS_HASH_SITE 0x7369746500000010u     /* a host that starts a site (gen.site_hosts) */
+#define CS_HASH_LIFT 0x6c69667400000011u     /* the ancestor a tree_only page hangs from */
 
 typedef struct cs_rng {
     uint64_t key[2];

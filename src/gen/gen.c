@@ -431,6 +431,27 @@ static int64_t pair_links(const cs_gen *g, int64_t page, int64_t h, int64_t *out
     return n;
 }
 
+/* gen.tree_lift: the down links of `page` (host-local index i, host from first of m pages) over
+ * its subtree, the ids after it up to i + span: to each child that is not a lifted tree_only page
+ * and to each tree_only page of the subtree lifted onto it (gen_web.h lifted), each with its
+ * tree_down flag, appended to out[0, n) (with out NULL, n plus the bound span - 1). O(span). */
+static int64_t listing_links(const cs_gen *g, int64_t page, int64_t first, int64_t m, int64_t span,
+                             int64_t *out, int64_t n)
+{
+    if (out == NULL)
+        return n + span - 1;
+    const int64_t i = page - first;
+    for (int64_t e = page + 1; e < page + span && e - first < m; e++) {
+        if (page_flag(g, e, CS_HASH_TREE_DOWN) >= g->cfg.web.tree_down)
+            continue;
+        int64_t anc = -1;
+        const int lift = is_tree_only(g, e, first) && lifted(g, first, e - first, &anc);
+        if (lift ? anc == i : tree_parent_is(g, e - first, i))
+            out[n++] = e;
+    }
+    return n;
+}
+
 /*
  * The structural links of `page` (local index i in host `host` of m pages) written to out
  * unfiltered (the caller drops self links, pages no link points to and repeats), their count
@@ -477,13 +498,16 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
                     out[n++] = page + pk;
             }
         }
-        for (int64_t q = 1; q < (i == 0 ? m : pk); q *= b) /* children: digits below k */
-            for (int64_t d = 1; d < b && i + d * q < m; d++) {
-                if (out == NULL)
-                    n++;
-                else if (page_flag(g, page + d * q, CS_HASH_TREE_DOWN) < c->web.tree_down)
-                    out[n++] = page + d * q;
-            }
+        if (c->web.tree_lift > 0.0 && c->web.tree_only > 0.0)
+            n = listing_links(g, page, first, m, i == 0 ? m : pk, out, n);
+        else
+            for (int64_t q = 1; q < (i == 0 ? m : pk); q *= b) /* children: digits below k */
+                for (int64_t d = 1; d < b && i + d * q < m; d++) {
+                    if (out == NULL)
+                        n++;
+                    else if (page_flag(g, page + d * q, CS_HASH_TREE_DOWN) < c->web.tree_down)
+                        out[n++] = page + d * q;
+                }
     }
     const int64_t T = c->web.template_links;
     if (T > 0) {

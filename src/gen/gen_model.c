@@ -578,6 +578,8 @@ static cs_err gen_create(cs_ctx *ctx, const cs_gen_config *cfg, int share, cs_ge
         int64_t kids = 0;
         for (int64_t q = 1; b >= 2 && q < cfg->host_size_max; q *= b)
             kids += b - 1;
+        if (cfg->web.tree_lift > 0.0 && cfg->web.tree_only > 0.0) /* a listing: its subtree */
+            kids = cfg->host_size_max;
         g->struct_max = (b >= 2 ? 3 + kids : 0) + cfg->web.template_links +
                         (cfg->web.link_pairs > 0.0 ? cfg->web.pair_levels : 0);
     }

@@ -49,6 +49,40 @@ static inline int is_tree_only(const cs_gen *g, int64_t page, int64_t host_first
            page_flag(g, page, CS_HASH_TREE_ONLY) < g->cfg.web.tree_only;
 }
 
+/* Whether the directory of host-local index j > 0 (its lowest nonzero base-b digit cleared) is i.
+ */
+static inline int tree_parent_is(const cs_gen *g, int64_t j, int64_t i)
+{
+    const int64_t b = g->cfg.web.tree_branching;
+    int64_t q = 1;
+    while ((j / q) % b == 0)
+        q *= b;
+    return j - (j / q) % b * q == i;
+}
+
+/* gen.tree_lift: whether the tree_only page at host-local index j (> 0; host from first) hangs
+ * from an ancestor above its directory, and the ancestor's index in *anc: its directory's
+ * directory with probability tree_lift, the next one up with its square, ..., at most the root
+ * (a hash of the page against the powers of tree_lift: no libm). */
+static int lifted(const cs_gen *g, int64_t first, int64_t j, int64_t *anc)
+{
+    const int64_t b = g->cfg.web.tree_branching;
+    const double p = g->cfg.web.tree_lift;
+    const double u = page_flag(g, first + j, CS_HASH_LIFT);
+    int64_t a = j, q = 1;
+    while ((a / q) % b == 0) /* the directory: the lowest nonzero digit cleared */
+        q *= b;
+    a -= (a / q) % b * q;
+    int up = 0;
+    for (double thr = p; a > 0 && u < thr; thr *= p, up = 1) {
+        while ((a / q) % b == 0)
+            q *= b;
+        a -= (a / q) % b * q;
+    }
+    *anc = a;
+    return up;
+}
+
 /* Whether either page of a sibling pair (a, b, of the host starting at first) is only the
  * tree's: the pair then has no links, and such a page keeps only its directory's and children's. */
 static inline int tree_only_pair(const cs_gen *g, int64_t a, int64_t b, int64_t first)

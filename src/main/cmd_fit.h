@@ -21,10 +21,11 @@
     "shares, in-degree median (gen.near_snap, gen.tree_only) and tail, reciprocity,\n"             \
     "clustering, the id-gap profile and its direction, the bow-tie by host roles, the\n"           \
     "distances by the tree's base, the links into the 1 % most-linked pages by\n"                  \
-    "gen.site_hosts and, where REAL.h5 has hosts (import.hosts = blocks with the twin's\n"         \
-    "host_spec for LAW's graphs), the share of links within host by gen.host_cross, the\n"         \
-    "in/out-degree correlation by gen.popular_degree, reciprocal pairs by gen.link_pairs) with\n"  \
-    "a step that halves when a candidate is no better, then one group of keys at a time.\n"        \
+    "gen.site_hosts, breadth-first discovery by gen.tree_lift and, where REAL.h5 has hosts\n"      \
+    "(import.hosts = blocks with the twin's host_spec for LAW's graphs), the share of links\n"     \
+    "within host by gen.host_cross, the in/out-degree correlation by gen.popular_degree,\n"        \
+    "reciprocal pairs by gen.link_pairs) with a step that halves when a candidate is no\n"         \
+    "better, then one group of keys at a time.\n"                                                  \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
     "Prints the table real / twin / difference / target / met and writes it to TABLE.md\n"         \

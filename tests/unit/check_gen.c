@@ -742,6 +742,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.home_links = 0.3;
     c.web.tree_only = 0.3;
     c.web.site_hosts = 4.0;
+    c.web.tree_lift = 0.5;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1096,7 +1097,17 @@ static int64_t tree_parent(int64_t i, int64_t b)
     return i - (i / q) % b * q;
 }
 
-static double tree_only_stats(const cs_gen_config *c)
+/* Whether host-local index a is an ancestor of j (a directory on the way from j to the root). */
+static int tree_ancestor(int64_t a, int64_t j, int64_t b)
+{
+    while (j > 0 && j != a)
+        j = tree_parent(j, b);
+    return j == a;
+}
+
+/* lifted: the share of the links into flagged pages that come from an ancestor above the page's
+ * directory (gen.tree_lift) */
+static double tree_only_stats(const cs_gen_config *c, double *lifted)
 {
     cs_gen *g;
     cs_graph_slice s;
@@ -1107,7 +1118,7 @@ static double tree_only_stats(const cs_gen_config *c)
     ck_assert(in != NULL && first != NULL);
     for (int64_t v = 0; v < N; v++) /* a host's first page: hosts are ranges of ids */
         first[v] = v > 0 && s.host[v] == s.host[v - 1] ? first[v - 1] : v;
-    int64_t flagged = 0, against = 0;
+    int64_t flagged = 0, against = 0, above = 0;
     for (int64_t u = 0; u < N; u++)
         for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
             const int64_t v = s.targets[e];
@@ -1117,13 +1128,16 @@ static double tree_only_stats(const cs_gen_config *c)
                 continue;
             flagged++;
             const int64_t i = v - first[v], j = u - first[v];
-            const int tree =
-                s.host[u] == s.host[v] && j >= 0 &&
-                ((i > 0 && tree_parent(i, b) == j) || (j > 0 && tree_parent(j, b) == i));
-            against += !tree;
+            const int same = s.host[u] == s.host[v] && j >= 0;
+            const int from_dir = same && i > 0 && tree_parent(i, b) == j;
+            const int from_above = same && i > 0 && !from_dir && tree_ancestor(j, i, b);
+            const int from_child = same && j > 0 && tree_parent(j, b) == i;
+            against += !(from_dir || from_above || from_child);
+            above += from_above;
         }
     ck_assert_msg(against == 0, "%lld of %lld links into tree_only pages not from the tree",
                   (long long)against, (long long)flagged);
+    *lifted = flagged > 0 ? (double)above / (double)flagged : 0.0;
     int64_t low = 0;
     for (int64_t v = 0; v < N; v++)
         low += in[v] <= 2;
@@ -1139,11 +1153,29 @@ START_TEST(tree_only_moves_its_statistic)
     cs_gen_config base = roles_config(20000), c;
     base.web.link_pairs = 0.2;
     base.web.tree_siblings = 0.5;
-    const double l0 = tree_only_stats(&base);
+    double up0, up1;
+    const double l0 = tree_only_stats(&base, &up0);
     c = base;
     c.web.tree_only = 0.4;
-    const double l1 = tree_only_stats(&c);
+    const double l1 = tree_only_stats(&c, &up1);
     ck_assert_msg(l1 > l0 + 0.2, "tree_only: pages with at most 2 in-links %g, off %g", l1, l0);
+    ck_assert_msg(up1 == 0.0, "tree_only without tree_lift: %g of the links from above", up1);
+}
+END_TEST
+
+/* tree_lift: the links into tree_only pages come from ancestors above their directory, each page
+ * keeping one (the share of pages with at most 2 in-links does not fall) */
+START_TEST(tree_lift_moves_its_statistic)
+{
+    cs_gen_config c = roles_config(20000);
+    c.web.tree_only = 0.5;
+    c.web.tree_branching = 4; /* deep trees: most pages have ancestors above their directory */
+    double up0, up1;
+    const double l0 = tree_only_stats(&c, &up0);
+    c.web.tree_lift = 0.6;
+    const double l1 = tree_only_stats(&c, &up1);
+    ck_assert_msg(up0 == 0.0 && up1 > 0.15, "tree_lift: links from above %g, off %g", up1, up0);
+    ck_assert_msg(l1 > l0 - 0.02, "tree_lift: pages with at most 2 in-links %g, off %g", l1, l0);
 }
 END_TEST
 
@@ -1220,6 +1252,7 @@ static Suite *suite(void)
     tcase_add_test(tc, home_links_move_their_statistic);
     tcase_add_test(tc, tree_only_moves_its_statistic);
     tcase_add_test(tc, site_hosts_move_their_statistic);
+    tcase_add_test(tc, tree_lift_moves_its_statistic);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
