@@ -446,7 +446,7 @@ static int64_t listing_links(const cs_gen *g, int64_t page, int64_t first, int64
             continue;
         int64_t anc = -1;
         const int lift = is_tree_only(g, e, first) && lifted(g, first, e - first, &anc);
-        if (lift ? anc == i : tree_parent_is(g, e - first, i))
+        if (lift ? anc == i : tree_dir(e - first, g->cfg.web.tree_branching) == i)
             out[n++] = e;
     }
     return n;

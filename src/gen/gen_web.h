@@ -49,15 +49,14 @@ static inline int is_tree_only(const cs_gen *g, int64_t page, int64_t host_first
            page_flag(g, page, CS_HASH_TREE_ONLY) < g->cfg.web.tree_only;
 }
 
-/* Whether the directory of host-local index j > 0 (its lowest nonzero base-b digit cleared) is i.
- */
-static inline int tree_parent_is(const cs_gen *g, int64_t j, int64_t i)
+/* The directory of host-local index j > 0 in the tree of base b: j with its lowest nonzero
+ * base-b digit cleared. */
+static inline int64_t tree_dir(int64_t j, int64_t b)
 {
-    const int64_t b = g->cfg.web.tree_branching;
     int64_t q = 1;
     while ((j / q) % b == 0)
         q *= b;
-    return j - (j / q) % b * q == i;
+    return j - (j / q) % b * q;
 }
 
 /* gen.tree_lift: whether the tree_only page at host-local index j (> 0; host from first) hangs
@@ -69,16 +68,10 @@ static int lifted(const cs_gen *g, int64_t first, int64_t j, int64_t *anc)
     const int64_t b = g->cfg.web.tree_branching;
     const double p = g->cfg.web.tree_lift;
     const double u = page_flag(g, first + j, CS_HASH_LIFT);
-    int64_t a = j, q = 1;
-    while ((a / q) % b == 0) /* the directory: the lowest nonzero digit cleared */
-        q *= b;
-    a -= (a / q) % b * q;
+    int64_t a = tree_dir(j, b);
     int up = 0;
-    for (double thr = p; a > 0 && u < thr; thr *= p, up = 1) {
-        while ((a / q) % b == 0)
-            q *= b;
-        a -= (a / q) % b * q;
-    }
+    for (double thr = p; a > 0 && u < thr; thr *= p, up = 1)
+        a = tree_dir(a, b);
     *anc = a;
     return up;
 }

@@ -15,6 +15,21 @@
 
 static cs_ctx ctx;
 
+/* The whole world of c: its model in *g, every page in *s (drop_world frees both). */
+static void whole_world(const cs_gen_config *c, cs_gen **g, cs_graph_slice *s)
+{
+    *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, g), CS_OK);
+    cs_graph_slice_init(s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, *g, 0, c->pages, s, NULL), CS_OK);
+}
+
+static void drop_world(cs_gen **g, cs_graph_slice *s)
+{
+    cs_graph_slice_fini(s);
+    cs_gen_destroy(g);
+}
+
 static void setup(void)
 {
     cs_ctx_init_local(&ctx, CS_LOG_ERROR);
@@ -132,8 +147,7 @@ START_TEST(link_invariants)
         covered += n;
     }
     ck_assert_int_eq(covered, c.pages);
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
 }
 END_TEST
 
@@ -203,8 +217,7 @@ START_TEST(statistics_follow_the_parameters)
     double fb = (double)below / (double)N;
     ck_assert_msg(fb > 0.4 && fb < 0.6, "fraction below the median rate %g", fb);
 
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
 }
 END_TEST
 
@@ -256,8 +269,7 @@ START_TEST(terms_are_noisy_evidence)
     ck_assert_msg(anc < own - 0.1 && fabs(anc - anc_expect) < 0.06,
                   "anchor/own prototype %g, expected about %g", anc, anc_expect);
     ck_assert_msg(fabs(other) < 0.3, "page/other prototype %g", other);
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
 }
 END_TEST
 
@@ -698,15 +710,6 @@ static web_stats measure(const cs_graph_slice *s)
     return w;
 }
 
-/* The whole world of c: its model in *g, every page in *s (drop_world frees both). */
-static void whole_world(const cs_gen_config *c, cs_gen **g, cs_graph_slice *s)
-{
-    *g = NULL;
-    ck_assert_int_eq(cs_gen_create(&ctx, c, g), CS_OK);
-    cs_graph_slice_init(s);
-    ck_assert_int_eq(cs_gen_slice(&ctx, *g, 0, c->pages, s, NULL), CS_OK);
-}
-
 static web_stats world_stats(const cs_gen_config *c)
 {
     cs_gen *g;
@@ -715,8 +718,7 @@ static web_stats world_stats(const cs_gen_config *c)
     whole_world(c, &g, &s);
     omp_set_num_threads(1);
     const web_stats w = measure(&s);
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
     return w;
 }
 
@@ -879,8 +881,7 @@ static role_stats role_world(const cs_gen_config *c)
     free(out_x);
     free(indeg);
     free(hist);
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
     return r;
 }
 
@@ -1003,8 +1004,7 @@ static void degree_pair_stats(const cs_gen_config *c, double *f)
         }
     f[0] /= (double)L * (double)L / (double)N;
     f[1] /= (double)L;
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
 }
 
 START_TEST(popular_degree_and_pairs_move_their_statistics)
@@ -1055,8 +1055,7 @@ static double top1_share(const cs_gen_config *c)
         in[best] = -1;
     }
     free(in);
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
     return (double)top / (double)L;
 }
 
@@ -1143,8 +1142,7 @@ static double tree_only_stats(const cs_gen_config *c, double *lifted)
         low += in[v] <= 2;
     free(in);
     free(first);
-    cs_graph_slice_fini(&s);
-    cs_gen_destroy(&g);
+    drop_world(&g, &s);
     return (double)low / (double)N;
 }
 
