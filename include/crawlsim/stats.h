@@ -36,6 +36,9 @@
  *   clustering     mean over uniformly drawn pages of the local clustering coefficient of the
  *                  undirected simple graph (0 for pages of fewer than two neighbours, as
  *                  networkx's average_clustering);
+ *   link overlap   mean over uniformly drawn links u->v (v with out-links) of the share of v's
+ *                  out-links that u also links to (pages of one site repeat one menu: a crawl
+ *                  that follows u's links to v learns little new there);
  *   bow-tie        shares of pages in the largest strongly connected component, reaching it
  *                  (IN), reached from it (OUT), and the rest (tendrils, tubes, other components);
  *   distances      directed shortest paths from sources drawn uniformly in the largest SCC to
@@ -114,6 +117,7 @@ typedef struct cs_stats_links {
 
 typedef struct cs_stats_shape {
     cs_stats_est clustering;
+    cs_stats_est overlap; /* share of a link's target's out-links its source links to too */
     cs_stats_est scc, in, out, rest; /* bow-tie shares of the pages */
     cs_stats_est dist_mean, dist_eff90;
     cs_stats_est reach; /* share of the pages a source reaches (the SCC and OUT), mean */

@@ -47,6 +47,15 @@ cs_stats_est st_mean(const double *x, int64_t n)
     return e;
 }
 
+cs_stats_est st_mean_defined(double *x, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!isnan(x[i]))
+            x[k++] = x[i];
+    return st_mean(x, k);
+}
+
 cs_stats_est st_ratio(const double *a, const double *d, int64_t n)
 {
     double sa = 0.0, sd = 0.0, ss = 0.0;
@@ -114,11 +123,11 @@ void st_clear(cs_stats *s)
         &s->links.gap4,        &s->links.gap8,        &s->links.gap12,      &s->links.forward8,
         &s->links.within_host, &s->links.reciprocity, &s->links.target_out, &s->links.top1_in,
         &s->links.same_topic,  &s->links.topic_base,  &s->links.topic_lift, &s->links.rel_link,
-        &s->links.rel_base,    &s->shape.clustering,  &s->shape.scc,        &s->shape.in,
-        &s->shape.out,         &s->shape.rest,        &s->shape.dist_mean,  &s->shape.dist_eff90,
-        &s->shape.reach,       &s->bfs.known1,        &s->bfs.known10,      &s->bfs.empty10,
-        &s->indeg.known1,      &s->indeg.known10,     &s->indeg.empty10,    &s->rnd.known1,
-        &s->rnd.known10,       &s->rnd.empty10};
+        &s->links.rel_base,    &s->shape.clustering,  &s->shape.overlap,    &s->shape.scc,
+        &s->shape.in,          &s->shape.out,         &s->shape.rest,       &s->shape.dist_mean,
+        &s->shape.dist_eff90,  &s->shape.reach,       &s->bfs.known1,       &s->bfs.known10,
+        &s->bfs.empty10,       &s->indeg.known1,      &s->indeg.known10,    &s->indeg.empty10,
+        &s->rnd.known1,        &s->rnd.known10,       &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }

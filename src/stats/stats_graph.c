@@ -393,6 +393,30 @@ static double clustering_of(const st_graph *g, int32_t u, int64_t *mark, int64_t
     return (double)links / ((double)d * (double)(d - 1));
 }
 
+/* Local. The share of v's out-links that u links to as well, for link e = u->v (NaN when v has
+ * none: no share). mark: N entries of scratch, stamp: a value no entry holds yet. */
+static double overlap_of(const st_graph *g, int64_t e, int64_t *mark, int64_t stamp)
+{
+    int64_t lo = 0, hi = g->N; /* u: the page whose range holds e, off[u] <= e < off[u + 1] */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (g->off[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const int32_t v = g->tg[e];
+    const int64_t nv = g->off[v + 1] - g->off[v];
+    if (nv == 0)
+        return (double)NAN;
+    for (int64_t j = g->off[lo]; j < g->off[lo + 1]; j++)
+        mark[g->tg[j]] = stamp;
+    int64_t both = 0;
+    for (int64_t j = g->off[v]; j < g->off[v + 1]; j++)
+        both += mark[g->tg[j]] == stamp;
+    return (double)both / (double)nv;
+}
+
 /* ---- discovery seeds ------------------------------------------------------------------------ */
 
 /* Local. Item k of kind id (a distance source or a discovery seed): the first page drawn in its
@@ -418,9 +442,11 @@ typedef struct items {
     int64_t ns, nc, nb;
     unsigned orders;
     int32_t *src, *cpage, *seed;
-    int64_t *hist; /* ns rows of ST_DMAX + 1 */
-    double *cval;  /* nc */
-    double *brow;  /* ST_ORDERS * nb rows of ST_SEED_ROW */
+    int64_t *hist;  /* ns rows of ST_DMAX + 1 */
+    double *cval;   /* nc */
+    int64_t *olink; /* nc links of the link overlap (none in a graph without links) */
+    double *oval;   /* nc: their shares (NaN: a target without out-links) */
+    double *brow;   /* ST_ORDERS * nb rows of ST_SEED_ROW */
     uint64_t rseed;
 } items;
 
@@ -481,10 +507,12 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
                 continue;
             if (i < it->ns)
                 bfs_hist(g, it->src[i], seen, front, queue, it->hist + i * (ST_DMAX + 1));
-            else if (i < it->ns + it->nc)
-                it->cval[i - it->ns] =
-                    clustering_of(g, it->cpage[i - it->ns], mark, i - it->ns, queue);
-            else
+            else if (i < it->ns + it->nc) {
+                const int64_t k = i - it->ns;
+                it->cval[k] = clustering_of(g, it->cpage[k], mark, k, queue);
+                /* the stamps after the clustering's: nc + k */
+                it->oval[k] = g->M > 0 ? overlap_of(g, it->olink[k], mark, it->nc + k) : 0.0;
+            } else
                 crawl_item(g, it, i, &w);
         }
         free(w.cnt);
@@ -568,6 +596,10 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &it.cval, (size_t)it.nc + 1, sizeof *it.cval, "clustering");
     if (rc == CS_OK)
+        rc = cs_alloc(ctx, &it.olink, (size_t)it.nc + 1, sizeof *it.olink, "overlap links");
+    if (rc == CS_OK)
+        rc = cs_calloc(ctx, &it.oval, (size_t)it.nc + 1, sizeof *it.oval, "overlap");
+    if (rc == CS_OK)
         rc = cs_calloc(ctx, &it.brow, (size_t)(ST_ORDERS * it.nb * ST_SEED_ROW) + 1,
                        sizeof *it.brow, "discovery");
     CS_TRY_AGREE(ctx, rc);
@@ -575,6 +607,8 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
         it.src[i] = core_page(g, o->seed, ST_RNG_SOURCE, i, comp, big, big_size);
     for (int64_t i = 0; i < it.nc; i++)
         it.cpage[i] = (int32_t)st_draw(o->seed, ST_RNG_CLUSTER, i, g->N);
+    for (int64_t i = 0; g->M > 0 && i < it.nc; i++)
+        it.olink[i] = st_draw(o->seed, ST_RNG_OVERLAP, i, g->M);
     for (int b = 0; b < it.nb; b++)
         it.seed[b] = core_page(g, o->seed, ST_RNG_SEED, b, comp, big, big_size);
     free(comp);
@@ -583,12 +617,16 @@ cs_err st_shape(cs_ctx *ctx, const st_graph *g, const cs_stats_opts *o, cs_stats
     /* every row was filled by one rank and is zero on the others: exact sums */
     cs_allreduce(ctx, NULL, it.hist, it.ns * (ST_DMAX + 1), CS_T_I64, CS_OP_SUM);
     cs_allreduce(ctx, NULL, it.cval, it.nc, CS_T_F64, CS_OP_SUM);
+    cs_allreduce(ctx, NULL, it.oval, it.nc, CS_T_F64, CS_OP_SUM);
     cs_allreduce(ctx, NULL, it.brow, ST_ORDERS * it.nb * ST_SEED_ROW, CS_T_F64, CS_OP_SUM);
     s->shape.clustering = st_mean(it.cval, it.nc);
+    s->shape.overlap = g->M > 0 ? st_mean_defined(it.oval, it.nc) : st_none();
     CS_TRY_AGREE(ctx, distance_figures(ctx, g, o, it.hist, s));
     discovery_orders(&it, s);
 fail:
     free(it.brow);
+    free(it.oval);
+    free(it.olink);
     free(it.cval);
     free(it.hist);
     free(it.seed);

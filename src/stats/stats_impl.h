@@ -27,7 +27,8 @@ enum {
     ST_RNG_BOOT = 19,    /* bootstrap of the effective diameter */
     ST_RNG_PAGE = 20,    /* a spec's sampled pages */
     ST_RNG_LINK = 21,    /* the out-link drawn of each sampled page */
-    ST_RNG_ORDER = 22    /* the random discovery order: sub = the seed's index */
+    ST_RNG_ORDER = 22,   /* the random discovery order: sub = the seed's index */
+    ST_RNG_OVERLAP = 23  /* the links of the link overlap */
 };
 
 /* The discovery orders, in the order of their items and rows. */
@@ -49,6 +50,8 @@ typedef struct st_graph {
 /* Local. The whole-graph statistics' page limit (CS_STATS_MAX_PAGES, or the test hook's). */
 int64_t st_max_pages(void);
 
+/* Local. st_mean of the values of x[0..n) that are not NaN (x's order kept, moved forward). */
+cs_stats_est st_mean_defined(double *x, int64_t n);
 /* Local. An exact figure. */
 cs_stats_est st_exact(double v);
 /* Local. A figure that is not available. */

@@ -43,6 +43,8 @@ static int rows_of(const cs_stats *s, row *r, int cap)
         {"within_host", "links within host", 1, s->links.within_host},
         {"reciprocity", "reciprocity", 0, s->links.reciprocity},
         {"clustering", "average clustering (undirected)", 0, s->shape.clustering},
+        {"overlap", "link overlap: the target's out-links its source links to", 0,
+         s->shape.overlap},
         {"bowtie.scc", "bow-tie: largest SCC", 1, s->shape.scc},
         {"bowtie.in", "bow-tie: IN", 1, s->shape.in},
         {"bowtie.out", "bow-tie: OUT", 1, s->shape.out},

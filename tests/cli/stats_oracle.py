@@ -18,8 +18,9 @@ Tolerances:
 * exact figures (degrees, shares of links, bow-tie, topics, the power-law fit, discovery): relative
   1e-9 (both sides compute the same ratio of integers in double precision; the table prints 17
   digits);
-* sampled figures (clustering, distance mean, reach, effective diameter): the oracle computes the
-  population value when the graph has at most 5000 pages (every page, every source in the largest SCC), else its
+* sampled figures (clustering, link overlap, distance mean, reach, effective diameter): the oracle
+  computes the population value when the graph has at most 5000 pages (every page, every link,
+  every source in the largest SCC), else its
   own uniform sample (its own random generator); the difference must lie within 3 combined
   95 % half-widths (sqrt(h_c^2 + h_o^2)): about 5.9 standard deviations of the difference, so a
   correct pair fails with probability ~1e-8, while a systematic error (a distance off by one, a
@@ -354,6 +355,25 @@ def clustering(uoff, uadj, u):
     return links / (d * (d - 1))
 
 
+def overlap(off, tg, u, v):
+    """The share of v's out-links (v has some) that u links to as well (np.isin)."""
+    ov = tg[off[v]:off[v + 1]]
+    return int(np.isin(ov, tg[off[u]:off[u + 1]]).sum()) / len(ov)
+
+
+def check_overlap(c, t, N, off, tg, src, population, rng):
+    """The link overlap: every link whose target has out-links (small graphs), else 1000 drawn."""
+    if "overlap" not in t or len(tg) == 0:
+        return
+    deg = np.diff(off)
+    links = range(len(tg)) if population else [rng.randrange(len(tg)) for _ in range(1000)]
+    ov = [overlap(off, tg, src[e], tg[e]) for e in links if deg[tg[e]] > 0]
+    if population:
+        c.sampled("overlap", float(np.mean(ov)), pop_sd=float(np.std(ov)))
+    else:
+        c.sampled("overlap", *mean_half(ov))
+
+
 class Checker:
     def __init__(self, table):
         self.t = table
@@ -544,6 +564,7 @@ def main():
         c.sampled("clustering", float(np.mean(cl)), pop_sd=float(np.std(cl)))
     else:
         c.sampled("clustering", *mean_half(cl))
+    check_overlap(c, t, N, off, tg, src, population, rng)
     print(f"{c.failed} failed")
     sys.exit(1 if c.failed else 0)
 

@@ -41,6 +41,11 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     grep -q "^ok: in.top1 " oracle.out && ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 badtop.tsv > badtop.out 2>&1 &&
         grep -q "FAIL: in.top1" badtop.out && pass "oracle checks the links into the top 1 % (in.top1)" ||
         fail "in.top1 not checked: $(grep top1 oracle.out badtop.out | head -3)"
+    # the link overlap: checked, and a share moved by 0.05 (its interval with it) rejected
+    awk -F'\t' 'BEGIN{OFS="\t"} $1=="overlap"{$2+=0.05; $3+=0.05; $4+=0.05} {print}' one.tsv > badov.tsv
+    grep -q "^ok: overlap " oracle.out && ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 badov.tsv > badov.out 2>&1 &&
+        grep -q "FAIL: overlap" badov.out && pass "oracle checks the link overlap" ||
+        fail "overlap not checked: $(grep overlap oracle.out badov.out | head -3)"
 else
     fail "needs /usr/bin/python3 with h5py and numpy (tools/install-deps)"
 fi
