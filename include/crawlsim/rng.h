@@ -66,6 +66,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_TREE_ONLY 0x74726f6e6c790fu  /* a page only the directory tree links to */
 #define CS_HASH_SITE 0x7369746500000010u     /* a host that starts a site (gen.site_hosts) */
 #define CS_HASH_LIFT 0x6c69667400000011u     /* the ancestor a tree_only page hangs from */
+#define CS_HASH_COPY 0x636f707900000012u     /* the rounding of a page's copied links */
 
 typedef struct cs_rng {
     uint64_t key[2];

@@ -653,56 +653,86 @@ static void pick_hosts(const cs_gen *g, int64_t host, cand *b, int64_t k)
     }
 }
 
+/* Step 3 of a batch: candidate b's target, drawn as page src draws it (src: the page, or for a
+ * copied link its parent, around which its near links fall). */
+static int64_t cand_target(const cs_gen *g, int64_t src, int64_t host, const cand *b,
+                           uint64_t near_key)
+{
+    const cs_gen_config *c = &g->cfg;
+    const host_rec *hr = &g->hosts[host];
+    int64_t t = b->n < 0 ? hr->first + (int64_t)(b->u_in * (double)hr->count)
+                : b->table == NULL && c->web.near_share > 0.0
+                    ? near_or_popular(g, src, host, b->w0, b->u_in, near_key)
+                : b->table == NULL && c->web.host_cross > 0.0 ? own_popular(g, host, b->w0, b->u_in)
+                                                              : page_in_host_u(g, b->host, b->u_in);
+    if (c->web.unlinked > 0.0 || c->web.tree_only > 0.0) /* t may have left the host */
+        t = redirect_unlinked(g, t, c->web.host_cross > 0.0 ? cs_gen_host_of(g, t) : b->host);
+    if (c->web.home_links > 0.0) /* after: a host's first page is never unlinked */
+        t = home_link(g, host, b->w0, t);
+    return t;
+}
+
+/* A page's link list while it is drawn: out[0, n), and the set of its targets. */
+typedef struct link_list {
+    int64_t *out, n;
+    int use_set;
+    idset *set;
+} link_list;
+
+/* Draws candidates from stream r as page src (of draw pd, in host) draws them, in batches, and
+ * adds those that are new and not `page` to the list until it holds `want` or `attempts`
+ * candidates have been drawn. */
+static void draw_links(const cs_gen *g, int64_t page, int64_t src, int64_t host,
+                       const page_draw *pd, cs_rng *r, int64_t want, int64_t attempts, link_list *l)
+{
+    const link_tables lt = link_tables_of(g, host, pd);
+    const uint64_t near_key = cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_NEAR); /* once a page */
+    cand b[GEN_BATCH];
+    while (l->n < want && attempts > 0) {
+        int64_t k = want - l->n;
+        if (k > GEN_BATCH)
+            k = GEN_BATCH;
+        if (k > attempts)
+            k = attempts;
+        attempts -= k;
+        draw_kinds(g, pd, &lt, r, b, k);
+        pick_hosts(g, host, b, k);
+        for (int64_t j = 0; j < k; j++) { /* pages, distinct and not the page itself */
+            if (b[j].host < 0)
+                continue;
+            const int64_t t = cand_target(g, src, host, &b[j], near_key);
+            if (t == page)
+                continue;
+            if (l->use_set ? !idset_insert(l->set, t) : contains(l->out, l->n, t))
+                continue;
+            l->out[l->n++] = t;
+        }
+    }
+}
+
 static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page_draw *pd,
                          cs_rng *r, int64_t d, int with_struct, int64_t *out, idset *set)
 {
-    const cs_gen_config *c = &g->cfg;
-    const link_tables lt = link_tables_of(g, host, pd);
     /* the structural links first (none in a world without them), then d drawn ones */
     const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, out) : 0;
-    const int use_set = ns + d > 32;
-    if (use_set)
+    link_list l = {out, 0, ns + d > 32, set};
+    if (l.use_set)
         idset_reset(set, ns + d);
-    int64_t n = keep_struct_links(g, page, host, out, ns, use_set, set);
-    const int64_t want = n + d;
-
-    cand b[GEN_BATCH];
-    const uint64_t near_key = cs_mix64((uint64_t)c->seed ^ CS_HASH_NEAR); /* once a page */
-    int64_t left = d * GEN_ATTEMPTS_PER_LINK;
-    while (n < want && left > 0) {
-        int64_t k = want - n;
-        if (k > GEN_BATCH)
-            k = GEN_BATCH;
-        if (k > left)
-            k = left;
-        left -= k;
-        draw_kinds(g, pd, &lt, r, b, k);
-        pick_hosts(g, host, b, k);
-        /* 3. pages, distinct and not the page itself */
-        for (int64_t j = 0; j < k; j++) {
-            if (b[j].host < 0)
-                continue;
-            const host_rec *hr = &g->hosts[host];
-            int64_t t = b[j].n < 0 ? hr->first + (int64_t)(b[j].u_in * (double)hr->count)
-                        : b[j].table == NULL && c->web.near_share > 0.0
-                            ? near_or_popular(g, page, host, b[j].w0, b[j].u_in, near_key)
-                        : b[j].table == NULL && c->web.host_cross > 0.0
-                            ? own_popular(g, host, b[j].w0, b[j].u_in)
-                            : page_in_host_u(g, b[j].host, b[j].u_in);
-            if (c->web.unlinked > 0.0 || c->web.tree_only > 0.0) /* t may have left the host */
-                t = redirect_unlinked(g, t,
-                                      c->web.host_cross > 0.0 ? cs_gen_host_of(g, t) : b[j].host);
-            if (c->web.home_links > 0.0) /* after: a host's first page is never unlinked */
-                t = home_link(g, host, b[j].w0, t);
-            if (t == page)
-                continue;
-            if (use_set ? !idset_insert(set, t) : contains(out, n, t))
-                continue;
-            out[n++] = t;
-        }
+    l.n = keep_struct_links(g, page, host, out, ns, l.use_set, set);
+    const int64_t want = l.n + d;
+    /* gen.copy_links: the first k candidates of the parent's own stream (its own first drawn
+     * links, whatever this page keeps of them), then the page's own */
+    int64_t src = page;
+    const int64_t k = copied_links(g, page, host, d, &src);
+    if (k > 0) {
+        const page_draw sd = draw_page(g, src, host);
+        cs_rng rr;
+        cs_rng_init(&rr, (uint64_t)g->cfg.seed, CS_RNG_LINKS, (uint64_t)src, 0);
+        draw_links(g, page, src, host, &sd, &rr, l.n + k, k, &l);
     }
-    sort_i64(out, n);
-    return n;
+    draw_links(g, page, page, host, pd, r, want, d * GEN_ATTEMPTS_PER_LINK - k, &l);
+    sort_i64(out, l.n);
+    return l.n;
 }
 
 /* Pass 1 of gen_pages: each page's drawn degree (kept in cnt) and the upper bound of its link

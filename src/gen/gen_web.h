@@ -76,6 +76,24 @@ static int lifted(const cs_gen *g, int64_t first, int64_t j, int64_t *anc)
     return up;
 }
 
+/* gen.copy_links: how many of the page's d drawn links it copies (copy_links d, rounded by a
+ * hash of the page) and from which page, *src: its parent in the directory tree (gen_web.h
+ * lifted: the ancestor that lists a lifted tree_only page); 0 for a host's first page. */
+static inline int64_t copied_links(const cs_gen *g, int64_t page, int64_t host, int64_t d,
+                                   int64_t *src)
+{
+    const cs_gen_config *c = &g->cfg;
+    const int64_t first = g->hosts[host].first, i = page - first;
+    if (c->web.copy_links <= 0.0 || c->web.tree_branching < 2 || d == 0 || i == 0)
+        return 0;
+    int64_t a = tree_dir(i, c->web.tree_branching);
+    if (c->web.tree_lift > 0.0 && is_tree_only(g, page, first))
+        (void)lifted(g, first, i, &a);
+    *src = first + a;
+    const int64_t k = (int64_t)(c->web.copy_links * (double)d + page_flag(g, page, CS_HASH_COPY));
+    return k < d ? k : d;
+}
+
 /* Whether either page of a sibling pair (a, b, of the host starting at first) is only the
  * tree's: the pair then has no links, and such a page keeps only its directory's and children's. */
 static inline int tree_only_pair(const cs_gen *g, int64_t a, int64_t b, int64_t first)

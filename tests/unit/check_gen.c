@@ -745,6 +745,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.tree_only = 0.3;
     c.web.site_hosts = 4.0;
     c.web.tree_lift = 0.5;
+    c.web.copy_links = 0.5;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1177,6 +1178,57 @@ START_TEST(tree_lift_moves_its_statistic)
 }
 END_TEST
 
+/* The mean over the pages with a directory of the share of their out-links that the directory
+ * page links to as well (the pages of a host in a tree of base 8, no tree_only pages). */
+static double parent_share(const cs_gen_config *c)
+{
+    cs_gen *g = NULL;
+    ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
+    cs_graph_slice s;
+    cs_graph_slice_init(&s);
+    ck_assert_int_eq(cs_gen_slice(&ctx, g, 0, c->pages, &s, NULL), CS_OK);
+    const int64_t b = c->web.tree_branching;
+    double sum = 0.0;
+    int64_t n = 0;
+    for (int64_t p = 0; p < c->pages; p++) {
+        int64_t first, count;
+        cs_gen_host_range(g, s.host[p], &first, &count);
+        const int64_t i = p - first;
+        if (i == 0 || s.offsets[p + 1] == s.offsets[p])
+            continue;
+        int64_t q = 1;
+        while ((i / q) % b == 0)
+            q *= b;
+        const int64_t par = first + i - (i / q) % b * q;
+        int64_t both = 0; /* both lists are sorted: a merge */
+        for (int64_t x = s.offsets[p], y = s.offsets[par];
+             x < s.offsets[p + 1] && y < s.offsets[par + 1];) {
+            const int64_t tx = s.targets[x], ty = s.targets[y];
+            both += tx == ty;
+            x += tx <= ty;
+            y += ty <= tx;
+        }
+        sum += (double)both / (double)(s.offsets[p + 1] - s.offsets[p]);
+        n++;
+    }
+    cs_graph_slice_fini(&s);
+    cs_gen_destroy(&g);
+    return sum / (double)n;
+}
+
+/* copy_links: a page repeats most of its directory page's drawn links; the out-degree stays */
+START_TEST(copy_links_moves_its_statistic)
+{
+    cs_gen_config c = roles_config(20000);
+    c.web.near_share = 0.5;
+    const double s0 = parent_share(&c);
+    c.web.copy_links = 0.8;
+    const double s1 = parent_share(&c);
+    ck_assert_msg(s1 > s0 + 0.1, "copy_links: share of a page's links its directory has %g, off %g",
+                  s1, s0);
+}
+END_TEST
+
 START_TEST(mechanisms_are_pure)
 {
     const int64_t N = 30011;
@@ -1251,6 +1303,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tree_only_moves_its_statistic);
     tcase_add_test(tc, site_hosts_move_their_statistic);
     tcase_add_test(tc, tree_lift_moves_its_statistic);
+    tcase_add_test(tc, copy_links_moves_its_statistic);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
