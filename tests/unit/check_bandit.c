@@ -157,6 +157,10 @@ static double dp_opt(const inst *I)
         S *= AMAX;
     double *h = calloc((size_t)S, sizeof *h), *h2 = calloc((size_t)S, sizeof *h2);
     double gain = 0;
+    double x[4][AMAX + 1]; /* xr of every arm and age, computed once (the same values) */
+    for (int i = 0; i < I->N; i++)
+        for (int a = 1; a <= AMAX; a++)
+            x[i][a] = xr(I, i, a);
     for (int it = 0; it < 20000; it++) {
         double lo = INFINITY, hi = -INFINITY;
         for (int s = 0; s < S; s++) {
@@ -174,7 +178,7 @@ static double dp_opt(const inst *I)
                 for (int i = 0; i < I->N; i++) {
                     int na;
                     if (m >> i & 1) {
-                        r += xr(I, i, age[i]);
+                        r += x[i][age[i]];
                         na = 1;
                     } else
                         na = age[i] < AMAX ? age[i] + 1 : AMAX;

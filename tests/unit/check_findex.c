@@ -119,14 +119,23 @@ static void compare(const cs_findex *x, ref *R, cs_rng *r)
         ck_assert_int_eq(cs_findex_count_below(x, b), below);
         const int64_t m = (int64_t)cs_rng_below(r, (uint64_t)R->n + 2);
         const int64_t le = below + (below < R->n && R->s[below] == b);
+        /* one assertion per walk (an assertion per key would cost Check a write each) */
         const int64_t nd = cs_findex_down(x, b, out, m);
         ck_assert_int_eq(nd, m < le ? m : le);
-        for (int64_t i = 0; i < nd; i++)
-            ck_assert_uint_eq(out[i], R->s[le - 1 - i]);
+        int64_t bad = 0;
+        while (bad < nd && out[bad] == R->s[le - 1 - bad])
+            bad++;
+        ck_assert_msg(bad == nd, "down from %#llx: key %lld is %#llx, not %#llx",
+                      (unsigned long long)b, (long long)bad, (unsigned long long)out[bad],
+                      (unsigned long long)R->s[le - 1 - bad]);
         const int64_t nu = cs_findex_up(x, b, out, m);
         ck_assert_int_eq(nu, m < R->n - below ? m : R->n - below);
-        for (int64_t i = 0; i < nu; i++)
-            ck_assert_uint_eq(out[i], R->s[below + i]);
+        bad = 0;
+        while (bad < nu && out[bad] == R->s[below + bad])
+            bad++;
+        ck_assert_msg(bad == nu, "up from %#llx: key %lld is %#llx, not %#llx",
+                      (unsigned long long)b, (long long)bad, (unsigned long long)out[bad],
+                      (unsigned long long)R->s[below + bad]);
     }
     free(out);
 }
@@ -142,18 +151,53 @@ static void ref_add(ref *R, uint64_t key)
     R->k[R->n++] = key;
 }
 
-static int64_t ref_find(const ref *R, uint64_t key)
+/* Where each key of the reference is in R.k: open addressing with linear probing (2^17 slots,
+ * more than twice the keys the test ever holds; no key is 0 or 1: cs_frontier_key's low word is
+ * 2^32 - 1 less an id below 200000), 1 marking a removed key's slot. */
+enum { MAP_BITS = 17, MAP_N = 1 << MAP_BITS };
+typedef struct keymap {
+    uint64_t key[MAP_N];
+    int64_t at[MAP_N];
+} keymap;
+
+static int64_t map_slot(const keymap *m, uint64_t key)
 {
-    for (int64_t i = 0; i < R->n; i++)
-        if (R->k[i] == key)
-            return i;
-    return -1;
+    int64_t i = (int64_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - MAP_BITS));
+    while (m->key[i] != 0 && m->key[i] != key)
+        i = (i + 1) & (MAP_N - 1);
+    return i;
+}
+
+/* The index of key in R.k, or -1. */
+static int64_t map_find(const keymap *m, uint64_t key)
+{
+    const int64_t i = map_slot(m, key);
+    return m->key[i] == key ? m->at[i] : -1;
+}
+
+static void map_put(keymap *m, uint64_t key, int64_t at)
+{
+    int64_t i = (int64_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - MAP_BITS));
+    while (m->key[i] > 1 && m->key[i] != key)
+        i = (i + 1) & (MAP_N - 1);
+    const int64_t j = map_slot(m, key); /* key already present after a removed slot */
+    if (m->key[j] == key)
+        i = j;
+    m->key[i] = key;
+    m->at[i] = at;
+}
+
+static void map_del(keymap *m, uint64_t key)
+{
+    m->key[map_slot(m, key)] = 1;
 }
 
 START_TEST(test_random_rounds)
 {
     cs_findex *x = make();
     ref R = {0};
+    keymap *m = calloc(1, sizeof *m);
+    ck_assert_ptr_nonnull(m);
     cs_rng r;
     cs_rng_init(&r, 7, CS_RNG_POLICY, 0, 0);
     for (int round = 0; round < 40; round++) {
@@ -163,20 +207,27 @@ START_TEST(test_random_rounds)
             const uint64_t key = cs_rng_below(&r, 3) == 0 && R.n > 0
                                      ? R.k[cs_rng_below(&r, (uint64_t)R.n)]
                                      : rand_key(&r);
-            const int64_t at = ref_find(&R, key);
+            const int64_t at = map_find(m, key);
             if (cs_rng_below(&r, 10) < (grow ? 7u : 3u)) {
                 put(x, key, at < 0);
-                if (at < 0)
+                if (at < 0) {
+                    map_put(m, key, R.n);
                     ref_add(&R, key);
+                }
             } else {
                 ck_assert_int_eq(cs_findex_remove(x, key), at >= 0);
-                if (at >= 0)
+                if (at >= 0) { /* the last key moves into its place */
+                    map_del(m, key);
                     R.k[at] = R.k[--R.n];
+                    if (at < R.n)
+                        map_put(m, R.k[at], at);
+                }
             }
         }
         compare(x, &R, &r);
     }
     cs_findex_destroy(&x);
+    free(m);
     free(R.k);
     free(R.s);
 }
