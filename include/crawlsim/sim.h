@@ -80,8 +80,11 @@ CS_API cs_err cs_sim_world_load(cs_ctx *ctx, const cs_config *cfg, cs_sim_world 
 CS_API void cs_sim_world_destroy(cs_sim_world **w);
 /* Collective(ctx->comm). cs_sim_run on a loaded world (NULL: load it as cs_sim_run does). cfg
  * may differ from the world's only outside [gen], [partition] and run.graph, run.partition,
- * run.partition_method, run.relevance (CS_ERR_ARG otherwise). */
-CS_API cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *w,
-                            const char *output, const char *restart, cs_sim_summary *sum);
+ * run.partition_method, run.relevance (CS_ERR_ARG otherwise). The world keeps the evidence table
+ * the run builds (a materialized world) for the next run on it that needs the same table (the
+ * same sarsa.categories: a run of another seed), which then reads it instead of building it;
+ * runs on one world are one after the other, never at once. */
+CS_API cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *w, const char *output,
+                            const char *restart, cs_sim_summary *sum);
 
 #endif

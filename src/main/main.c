@@ -542,7 +542,8 @@ static const command commands[] = {
      "one after the other on the world loaded once, and writes each run's results to the -o\n"
      "name with {seed} replaced (-o results/job-s{seed}.h5). Each run is exactly the run of\n"
      "--set run.seed=S (its results file is the same outside /timing); the world's reading,\n"
-     "partitioning and MPI's start-up are paid once. Not with checkpoints.\n",
+     "partitioning, its evidence table (the pages' term projections) and MPI's start-up are\n"
+     "paid once. Not with checkpoints.\n",
      cmd_run, 1, print_policies},
     {"schedule",
      "crawlsim schedule --policy P --bandwidth R --input PAGES.csv -o RATES.csv [--epsilon E]",

@@ -291,7 +291,8 @@ static void sim_free(sim *s)
     if (s->pol != NULL)
         s->ops->destroy(s->pol);
     cs_frontier_destroy(&s->fr);
-    cs_evidence_destroy(&s->w.ev);
+    if (!s->w.ev_shared)
+        cs_evidence_destroy(&s->w.ev);
     cs_sim_world_destroy(&s->w.own);
     sim_visited_free(s);
     sim_diag_free(s);
@@ -343,9 +344,51 @@ static cs_err setup_policy(sim *s)
     return cs_agree(ctx, rc);
 }
 
+/* Collective. The evidence table of a materialized world with the rows `rows` (NULL: every
+ * page): the shared world's when it holds the same rows on every rank (its last run's: the
+ * same categories and ghosts), else built and, on a shared world, kept for its next run. The
+ * table is a function of the world, the categories and the rows alone, so a run reads the same
+ * bits either way; one allreduce on both paths. Errors: those of cs_evidence_create. */
+static cs_err evidence_table(sim *s, cs_sim_world *shared, const cs_evidence_rows *rows)
+{
+    cs_ctx *ctx = s->ctx;
+    const int64_t n_ghost = rows != NULL ? rows->n_ghost : -1;
+    int same = shared != NULL && shared->ev != NULL && shared->ev_cats == s->L.categories &&
+               shared->ev_n_ghost == n_ghost &&
+               (n_ghost <= 0 ||
+                memcmp(shared->ev_ghost, rows->ghost, (size_t)n_ghost * sizeof *rows->ghost) == 0);
+    cs_allreduce(ctx, NULL, &same, 1, CS_T_INT, CS_OP_MIN);
+    if (same) {
+        s->w.ev = shared->ev;
+        s->w.ev_shared = 1;
+        CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: the evidence table of the world's previous run");
+        return CS_OK;
+    }
+    cs_err rc = cs_evidence_create(ctx, s->w.g, s->w.gen, &s->w.cfg, &s->L, rows, &s->w.ev);
+    if (rc != CS_OK || shared == NULL)
+        return rc;
+    cs_evidence_destroy(&shared->ev);
+    free(shared->ev_ghost);
+    shared->ev_ghost = NULL;
+    /* (without the memory for the ghosts' copy the table is not kept: the next run builds its
+     * own, since no rank's table then matches) */
+    if (n_ghost > 0 && cs_alloc(ctx, &shared->ev_ghost, (size_t)n_ghost, sizeof *rows->ghost,
+                                "evidence rows") != CS_OK) {
+        cs_ctx_clear_error(ctx);
+        return CS_OK;
+    }
+    if (n_ghost > 0)
+        memcpy(shared->ev_ghost, rows->ghost, (size_t)n_ghost * sizeof *rows->ghost);
+    shared->ev = s->w.ev;
+    shared->ev_cats = s->L.categories;
+    shared->ev_n_ghost = n_ghost;
+    s->w.ev_shared = 1;
+    return CS_OK;
+}
+
 /* Collective. The world (shared by the caller, or loaded), the feature layout, the visited set
  * and the evidence; the generator's model is dropped when the crawl does not need it. */
-static cs_err setup_world(sim *s, const cs_sim_world *shared, double t_setup)
+static cs_err setup_world(sim *s, cs_sim_world *shared, double t_setup)
 {
     cs_ctx *ctx = s->ctx;
     const cs_config *cfg = s->cfg;
@@ -375,8 +418,7 @@ static cs_err setup_world(sim *s, const cs_sim_world *shared, double t_setup)
     if (s->w.proc)
         CS_TRY_AGREE(ctx, cs_evidence_create_on_demand(ctx, s->w.gen, &s->w.cfg, &s->L, &s->w.ev));
     else
-        CS_TRY(ctx, cs_evidence_create(ctx, s->w.g, s->w.gen, &s->w.cfg, &s->L,
-                                       v->slot != NULL ? &rows : NULL, &s->w.ev));
+        CS_TRY(ctx, evidence_table(s, shared, v->slot != NULL ? &rows : NULL));
     CS_LOG(ctx, CS_LOG_VERBOSE, "set-up: visited set and evidence (%.2f s)", cs_now() - t_setup);
     /* the model (H entries per node) is not needed further; a world shared by several runs
      * (--seeds) keeps it for their evidence, the procedural world for its pages, a generated
@@ -558,8 +600,8 @@ fail:
     return rc;
 }
 
-cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, const cs_sim_world *shared,
-                     const char *output, const char *restart, cs_sim_summary *out)
+cs_err cs_sim_run_in(cs_ctx *ctx, const cs_config *cfg, cs_sim_world *shared, const char *output,
+                     const char *restart, cs_sim_summary *out)
 {
     cs_err rc = CS_OK;
     sim S;

@@ -117,6 +117,14 @@ struct cs_sim_world {
                               host-hash or metis-sampled): gen is kept for the crawl, and no
                               host is split */
     uint16_t *host_part;   /* metis-sampled: the part of each host (owner.host_part), else NULL */
+    /* The evidence table its last run built (a materialized world), kept for the next run whose
+     * table is the same, so that a seed sweep (crawlsim run --seeds) builds it once: the only
+     * part a run writes (setup_world). It holds rows for ev_cats categories and, per rank, every
+     * page (ev_n_ghost = -1) or the rank's local pages and the ghosts ev_ghost[0..ev_n_ghost). */
+    cs_evidence *ev;
+    int ev_cats;
+    int64_t ev_n_ghost;
+    int64_t *ev_ghost;
 };
 
 typedef struct sim sim;
@@ -161,6 +169,7 @@ typedef struct sim_world_view {
     int gen_owner;             /* g's owner lookup reads gen (cs_sim_world): gen is kept */
     const cs_gen_owner *owner; /* the world's owner of a host, when gen_owner */
     cs_evidence *ev;           /* the evidence of pages and anchors (features.h) */
+    int ev_shared;             /* ev is the shared world's (cs_sim_world.ev): not freed here */
 } sim_world_view;
 
 /* The learning diagnostics (sim_diag.c): per record point on every rank the values below (rank

@@ -216,6 +216,8 @@ void cs_sim_world_destroy(cs_sim_world **w)
     cs_gen_destroy(&(*w)->gen);
     free((*w)->host_part);
     free((*w)->key);
+    cs_evidence_destroy(&(*w)->ev);
+    free((*w)->ev_ghost);
     free(*w);
     *w = NULL;
 }

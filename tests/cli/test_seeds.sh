@@ -5,7 +5,9 @@
 # SARSA with [refresh] (lambda-learn) on a graph file and TRES (its strict setting) on a world
 # generated in memory: a run that leaks state into the next (a visited bit, a weight, a cache
 # entry, an RNG position) or a world that is not the one a single run builds fails here. The
-# seeds must also give different crawls (else the comparison proves nothing), and bad lists,
+# seeds must also give different crawls (else the comparison proves nothing); every run after
+# the first reads the first run's evidence table (its rows the same: every page replicated, or a
+# rank's pages and ghosts in the owned visited layout, checked at 2 ranks); and bad lists,
 # a results name without {seed}, and --seeds with a checkpoint are refused on every rank.
 source "$(dirname "$0")/lib.sh"
 
@@ -18,8 +20,13 @@ tres=(--set gen.pages=8000 --set run.policy=tres --set run.pages=200 --set crawl
 check() { # NAME NP SEEDS ARGS...: --seeds against single runs
     local name=$1 np=$2 seeds=$3 s
     shift 3
-    run "$np" -q run "$@" --seeds "$seeds" -o "$name-s{seed}.h5" > out.txt 2>&1 ||
+    run "$np" -v run "$@" --seeds "$seeds" -o "$name-s{seed}.h5" > out.txt 2>&1 ||
         fail "$name --seeds $seeds (np $np): $(cat out.txt)"
+    # every run after the first reads the evidence table the first built
+    local reused want=$(($(tr ',' '\n' <<< "$seeds" | wc -l) - 1))
+    reused=$(grep -c "the evidence table of the world's previous run" out.txt)
+    [ "$reused" -eq "$want" ] && pass "$name, $np rank(s): $want run(s) reuse the first run's evidence" ||
+        fail "$name, $np rank(s): $reused run(s) reuse the evidence table, expected $want"
     for s in ${seeds//,/ }; do
         run "$np" -q run "$@" --set run.seed="$s" -o "$name-one$s.h5" > /dev/null 2>&1 ||
             fail "$name seed $s alone"
@@ -31,6 +38,7 @@ check() { # NAME NP SEEDS ARGS...: --seeds against single runs
     done
 }
 check sarsa 3 2,7 "${sarsa[@]}"
+check owned 2 3,5,8 "${sarsa[@]}" --set crawl.visited=owned
 check tres 1 1,2 "${tres[@]}"
 # not vacuous: the seeds crawl differently, and the re-crawls happened
 compare sarsa-s2.h5 sarsa-s7.h5 && fail "seeds 2 and 7 gave the same crawl" ||
