@@ -27,6 +27,7 @@
 #include "crawlsim/core.h"
 #include "crawlsim/features.h"
 #include "crawlsim/findex.h"
+#include "crawlsim/rng.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -58,6 +59,25 @@ typedef struct cs_frontier_view {
 CS_API cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier **out);
 /* Local. Frees; accepts NULL and sets *f = NULL. */
 CS_API void cs_frontier_destroy(cs_frontier **f);
+/*
+ * The exploration order. Every entry has a tag, cs_frontier_tag(seed, page id): the high 32 bits
+ * of a hash of (the frontier's tag seed, page id) above the page id, so tags are distinct and
+ * uniform in their high bits. The hash table places an entry by its tag's high 32 bits (a
+ * monotone map onto the slots), so the slots hold the tags in nearly increasing order and
+ * cs_frontier_tags_up reads any range of them in order, in time proportional to what it reads.
+ * cs_frontier_seed_tags sets the seed (before the first entry; 0 at creation).
+ */
+static inline uint64_t cs_frontier_tag(uint64_t seed, int64_t id)
+{
+    return (cs_mix64((uint64_t)id ^ seed) & 0xffffffff00000000u) | (uint32_t)id;
+}
+CS_API void cs_frontier_seed_tags(cs_frontier *f, uint64_t seed);
+/* Local. The tags of the entries in [lo, hi], ascending: at least the `max` smallest (all of
+ * them when there are fewer), in *tags[0..*n) (borrowed, valid until the frontier changes or this
+ * is called again; *n may exceed max). O(*n + max) expected, whatever the frontier's size.
+ * CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_tags_up(cs_ctx *ctx, cs_frontier *f, uint64_t lo, uint64_t hi,
+                                  int64_t max, const uint64_t **tags, int64_t *n);
 CS_API int64_t cs_frontier_size(const cs_frontier *f);
 CS_API int64_t cs_frontier_capacity(const cs_frontier *f);
 /*

@@ -43,9 +43,10 @@ typedef enum cs_rng_domain {
 /* Hashed choices: the few random decisions made by hashing with cs_mix64 (core.h) rather than
  * drawing from a stream, keyed by run.seed and a salt named here, one per use, so that no two
  * uses share one. Never change a value: it changes the results of every run. */
-#define CS_HASH_GOLDEN 0x9e3779b97f4a7c15u /* key of (seed, tick): seed * golden + tick + salt */
-#define CS_HASH_EXPLORE 0x0u               /* sim: exploration keys of a tick's selection */
-#define CS_HASH_TRES_EXPLORE 0x7e5u        /* tres: exploration picks of the Tree-Frontier */
+#define CS_HASH_GOLDEN 0x9e3779b97f4a7c15u  /* key of (seed, tick): seed * golden + tick + salt */
+#define CS_HASH_EXPLORE 0x0u                /* sim: the cursor of a tick's exploring picks */
+#define CS_HASH_EXPLORE_TAG 0x746167000013u /* sim: the frontier's tags (exploration order) */
+#define CS_HASH_TRES_EXPLORE 0x7e5u         /* tres: exploration picks of the Tree-Frontier */
 #define CS_HASH_SEED_PAGES 0x5eedu /* sim: the order of seed-page candidates (seed + salt) */
 #define CS_HASH_REFRESH 0x7265667265736801u /* sim: the re-crawl policy's seed (seed ^ salt) */
 /* gen: the flags of a page's web-like structure, keyed by gen.seed (gen.c page_flag) */

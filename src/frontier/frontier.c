@@ -17,7 +17,7 @@ struct cs_frontier {
     uint8_t *codes;
     cs_frontier_link *lk;
     int32_t *slots; /* nslots slots, -1 empty */
-    uint64_t nslots;
+    uint64_t nslots, tag_seed;
     uint64_t *scratch; /* eviction keys, removals' work arrays */
     int64_t scratch_cap;
     int64_t *drop; /* the entries an eviction drops, increasing */
@@ -25,6 +25,8 @@ struct cs_frontier {
     cs_findex *ix; /* the entries' keys in order (cs_frontier_index_keys), or NULL */
     uint64_t *low; /* an indexed eviction's keys and their sort's scratch */
     int64_t low_cap;
+    uint64_t *tags; /* cs_frontier_tags_up's answer */
+    size_t tags_cap;
 };
 
 /* Entry i becomes a zeroed entry of page id. */
@@ -46,11 +48,16 @@ static inline void copy_entry(const cs_frontier *f, int64_t to, int64_t from)
     f->lk[to] = f->lk[from];
 }
 
+/* The home slot of a tag: its high 32 bits times nslots, the high word (Lemire's multiply-shift
+ * range map; nslots < 2^32), monotone in the tag. */
+static inline uint64_t home_of_tag(const cs_frontier *f, uint64_t tag)
+{
+    return ((tag >> 32) * f->nslots) >> 32;
+}
+
 static inline uint64_t slot_of(const cs_frontier *f, int64_t id)
 {
-    /* any table size: the high word of hash * nslots (Lemire's multiply-shift range map) */
-    uint64_t lo;
-    return cs_rng_mul64_(cs_mix64((uint64_t)id), f->nslots, &lo);
+    return home_of_tag(f, cs_frontier_tag(f->tag_seed, id));
 }
 
 static inline uint64_t next_slot(const cs_frontier *f, uint64_t s)
@@ -165,6 +172,7 @@ void cs_frontier_destroy(cs_frontier **pf)
     free(f->scratch);
     free(f->drop);
     free(f->low);
+    free(f->tags);
     cs_findex_destroy(&f->ix);
     free(f);
     *pf = NULL;
@@ -188,6 +196,12 @@ void cs_frontier_view_get(cs_frontier *f, cs_frontier_view *v)
     v->q = f->q;
     v->codes = f->codes;
     v->lk = f->lk;
+}
+
+void cs_frontier_seed_tags(cs_frontier *f, uint64_t seed)
+{
+    CS_ASSERT(f->n == 0);
+    f->tag_seed = seed;
 }
 
 cs_err cs_frontier_index_keys(cs_ctx *ctx, cs_frontier *f)
@@ -558,6 +572,57 @@ static int scratch_for(cs_frontier *f, int64_t n)
     f->scratch = p;
     f->scratch_cap = n;
     return 1;
+}
+
+/*
+ * The tags in [lo, hi] are those of the entries whose homes lie in [home(lo), home(hi)] (the
+ * map is monotone) and whose tags are in the range (the end homes are shared with tags outside
+ * it). An entry sits at its home or after it in the same cluster of occupied slots (linear
+ * probing), so the entries of the homes [a, b) are among the slots from a on, up to the first
+ * empty slot at or after b - 1. The homes are read window after window, each window's tags
+ * sorted, the windows in order.
+ */
+cs_err cs_frontier_tags_up(cs_ctx *ctx, cs_frontier *f, uint64_t lo, uint64_t hi, int64_t max,
+                           const uint64_t **tags, int64_t *n)
+{
+    cs_err rc = CS_OK;
+    int64_t k = 0;
+    if (lo > hi || max <= 0 || f->n == 0)
+        goto fail;
+    const uint64_t last = home_of_tag(f, hi);
+    for (uint64_t a = home_of_tag(f, lo); k < max && a <= last;) {
+        /* a window with about the tags still wanted at the table's load (n / nslots) */
+        const double want = (double)(max - k) * 1.25 + 16.0;
+        const uint64_t w = (uint64_t)(want * (double)f->nslots / (double)f->n) + 1;
+        const uint64_t b = w > last + 1 - a ? last + 1 : a + w;
+        const int64_t from = k;
+        uint64_t s = a;
+        for (uint64_t pos = a;; pos++, s = next_slot(f, s)) {
+            const int32_t e = f->slots[s];
+            if (e < 0 && pos + 1 >= b)
+                break;
+            if (e < 0)
+                continue;
+            const uint64_t t = cs_frontier_tag(f->tag_seed, f->id[e]), h = home_of_tag(f, t);
+            /* (pos counts on past the table's end: an entry is met once, at h <= pos) */
+            if (h < a || h >= b || pos < h || pos >= h + f->nslots || t < lo || t > hi)
+                continue;
+            if ((size_t)k + 1 > f->tags_cap)
+                CS_TRY(ctx, cs_grow(ctx, &f->tags, &f->tags_cap, (size_t)k + 1, sizeof *f->tags,
+                                    "frontier tags"));
+            f->tags[k++] = t;
+        }
+        if (!scratch_for(f, k - from + 1)) {
+            rc = cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for its tags");
+            goto fail;
+        }
+        cs_sort_u64(f->tags + from, k - from, f->scratch);
+        a = b;
+    }
+fail:
+    *tags = f->tags;
+    *n = rc == CS_OK ? k : 0;
+    return rc;
 }
 
 /*

@@ -448,6 +448,8 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     s->mode = sim_mode_choose(s->strict, s->rep, s->cap_global); /* the caps are known now */
     CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
     rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
+    if (rc == CS_OK)
+        cs_frontier_seed_tags(s->fr, explore_tag_seed(s));
     /* CRAWLSIM_FRONTIER_INDEX=0: the passes over the frontier instead (the tests' reference) */
     const char *fx = getenv("CRAWLSIM_FRONTIER_INDEX");
     if (rc == CS_OK && s->ops->static_values != NULL && s->ops->static_values(s->pol) &&

@@ -419,17 +419,28 @@ static inline void prefetch_host(const sim *s, uint64_t key)
     s->w.ops->prefetch_host(s, cs_frontier_key_id(key));
 }
 
-/* An exploration key: a hash of (run seed, tick, page id) above the id. th = tick_hash(s, tick),
- * computed once per tick. */
-static inline uint64_t tick_hash(const sim *s, int64_t tick)
+/*
+ * Exploration. The frontier's entries stand on a circle in the order of their tags (a hash of
+ * (run seed, page id) above the id, cs_frontier_tag, seeded by explore_tag_seed); each tick starts
+ * at a cursor, a hash of (run seed, tick) in the high 32 bits, and the exploring picks walk the
+ * circle forward from it. An entry's exploration key, the larger the earlier it is walked:
+ * ~(tag - cursor), whose low 32 bits are the complement of the page id (cs_frontier_key_id).
+ */
+static inline uint64_t explore_tag_seed(const sim *s)
 {
-    return cs_mix64((uint64_t)s->cfg->run.seed * CS_HASH_GOLDEN + (uint64_t)tick + CS_HASH_EXPLORE);
+    return cs_mix64((uint64_t)s->cfg->run.seed * CS_HASH_GOLDEN + CS_HASH_EXPLORE_TAG);
 }
 
-static inline uint64_t explore_key(uint64_t th, int64_t id)
+static inline uint64_t explore_cursor(const sim *s, int64_t tick)
 {
-    uint64_t h = cs_mix64((uint64_t)id ^ th);
-    return (h & 0xffffffff00000000u) | (uint64_t)(0xffffffffu - (uint32_t)id);
+    const uint64_t h =
+        cs_mix64((uint64_t)s->cfg->run.seed * CS_HASH_GOLDEN + (uint64_t)tick + CS_HASH_EXPLORE);
+    return h & 0xffffffff00000000u;
+}
+
+static inline uint64_t explore_key(uint64_t cursor, uint64_t tag)
+{
+    return ~(tag - cursor);
 }
 
 extern const char *const sim_phase_name[NPH];

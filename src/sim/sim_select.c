@@ -11,9 +11,11 @@
  * and, between equal values, the lower page id; a walk skips an entry whose host is MAX-capped
  * (and, where the mode demotes, sets its value to -inf) or has no quota left this tick, and
  * accepts the others until it has its count. Then the exploring picks walk the entries not
- * taken the same way by explore_key (a hash of run seed, tick and page id; between equal hashes
- * the lower page id): a uniform random order made of one key per entry, no draw per pick. The
- * eviction drops the lowest keys cs_frontier_key(value, page id) (sim_evict.c).
+ * taken the same way in the order of their tags (a hash of run seed and page id, above the id)
+ * from the tick's cursor (a hash of run seed and tick) forward around the circle (explore_key,
+ * sim_engine.h): a random arc of a random circular order, read from the frontier's hash table
+ * in time proportional to the arc (cs_frontier_tags_up), no pass over the entries and no draw
+ * per pick. The eviction drops the lowest keys cs_frontier_key(value, page id) (sim_evict.c).
  */
 #include "sim/sim_engine.h"
 
@@ -122,31 +124,24 @@ fail:
     return rc;
 }
 
-/* The key of frontier entry i: its value's, or its exploration key (explore: th = tick_hash). */
-static inline uint64_t entry_key(const cs_frontier_view *v, int explore, uint64_t th, int64_t i)
-{
-    return explore ? explore_key(th, v->id[i]) : cs_frontier_key(v->q[i], v->id[i]);
-}
-
 /* Keys below which a selection walk finds their hosts without waking the threads. */
 #define WALK_PARALLEL 256
 
 /* Frontier entries below which fill_keys runs on one thread. */
 #define FILL_PARALLEL 4096
 
-/* Local. The keys >= floor of the entries not yet taken into s->sl.cands, in entry order;
+/* Local. The greedy keys >= floor of the entries not yet taken into s->sl.cands, in entry order;
  * returns how many (0 with *rc set when the scratch could not grow). One pass in parallel: each
  * thread takes a contiguous share of the entries and writes its keys from its share's first
  * index on (a share of e entries has at most e keys, so the threads' writes never meet), then
  * the shares' keys are moved together in share order; the keys and their order are those of one
  * serial pass, whatever the thread count. */
-static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_err *rc)
+static int64_t fill_keys(sim *s, uint64_t floor, cs_err *rc)
 {
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     uint64_t *c = s->sl.cands;
     const uint8_t *taken = s->sl.taken;
-    const uint64_t th = explore ? tick_hash(s, tick) : 0;
     const int T = v.n >= FILL_PARALLEL ? omp_get_max_threads() : 1;
     *rc =
         cs_grow(s->ctx, &s->sl.blk, &s->sl.blk_cap, (size_t)T + 1, sizeof *s->sl.blk, "selection");
@@ -154,13 +149,13 @@ static int64_t fill_keys(sim *s, int explore, int64_t tick, uint64_t floor, cs_e
         return 0;
     int64_t *blk = s->sl.blk; /* per share, its keys */
 #pragma omp parallel for num_threads(T) if (T > 1) default(none)                                   \
-    shared(v, c, taken, th, blk, explore, floor, T) schedule(static)
+    shared(v, c, taken, blk, floor, T) schedule(static)
     for (int t = 0; t < T; t++) {
         const int64_t a = v.n * t / T, e = v.n * (t + 1) / T;
         int64_t k = a;
         /* branch-free: a key is written, then kept by advancing k (k <= i: inside the share) */
         for (int64_t i = a; i < e; i++) {
-            const uint64_t key = entry_key(&v, explore, th, i);
+            const uint64_t key = cs_frontier_key(v.q[i], v.id[i]);
             c[k] = key;
             k += !taken[i] & (key >= floor);
         }
@@ -249,7 +244,7 @@ static int hist_cut(const sim *s, int T, int64_t want, int64_t *above)
  * there are fewer), and few more: the largest bucket of the keys' high 16 bits with `target` keys
  * at or above it. When that bucket holds more keys than `target`, *rest > 0: the keys collected
  * at or above this floor are to be counted again by their next 16 bits (refine_keys), *rest of
- * the bucket's being wanted. Exploration keys need none (they are uniform). */
+ * the bucket's being wanted. */
 static uint64_t hist_floor(sim *s, int64_t target, int64_t *rest, cs_err *rc)
 {
     const int T = omp_get_max_threads();
@@ -427,8 +422,55 @@ fail:
 }
 
 /*
+ * Local. candidates() of exploring keys: the entries' tags are read from the frontier's hash
+ * table in increasing order from the tick's cursor to the circle's end, then from its start to
+ * the cursor (cs_frontier_tags_up), in chunks, the entries taken before this tick skipped, and
+ * each chunk walked by its exploration keys (decreasing as the tags increase) until the walk has
+ * `want` or the tags run out. The cost is proportional to the tags read, whatever the
+ * frontier's size.
+ */
+static cs_err candidates_explore(sim *s, int64_t tick, int64_t want, int64_t *got)
+{
+    cs_ctx *ctx = s->ctx;
+    cs_err rc = CS_OK;
+    const uint64_t cur = explore_cursor(s, tick);
+    uint64_t lo = cur, hi = UINT64_MAX;
+    int wrapped = 0;
+    int64_t k = 0;
+    CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)want + 1, sizeof *s->sl.cands,
+                        "selection"));
+    for (int64_t chunk = INDEX_CHUNK(want); k < want; chunk *= 2) {
+        const uint64_t *tg;
+        int64_t n = 0;
+        CS_TRY(ctx, cs_frontier_tags_up(ctx, s->fr, lo, hi, chunk, &tg, &n));
+        CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)n + 1,
+                            sizeof *s->sl.sort_tmp, "selection"));
+        int64_t r = 0; /* the entries not taken, by ascending exploration key (walk_keys' order) */
+        for (int64_t i = n - 1; i >= 0; i--)
+            if (!s->sl.any_taken || !s->sl.taken[cs_frontier_find(s->fr, (int64_t)(uint32_t)tg[i])])
+                s->sl.sort_tmp[r++] = explore_key(cur, tg[i]);
+        CS_TRY(ctx, walk_keys(s, s->sl.sort_tmp, r, tick, want, &k));
+        if (n >= chunk && tg[n - 1] < hi) { /* (fewer than the chunk: the range is read) */
+            lo = tg[n - 1] + 1;
+        } else if (!wrapped && cur > 0) { /* the circle's end: on from its start */
+            wrapped = 1;
+            lo = 0;
+            hi = cur - 1;
+            chunk = INDEX_CHUNK(want) / 2;
+        } else {
+            break; /* every tag was read */
+        }
+    }
+    memcpy(s->sl.cands, s->sl.acc, (size_t)k * sizeof *s->sl.cands);
+    *got = k;
+fail:
+    return rc;
+}
+
+/*
  * Local. The best `want` entries not yet taken, in decreasing key order, under the host quotas
- * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: random keys instead of values.
+ * (s->h.host_used counts them): into s->sl.cands[0..*got). explore: the exploring picks' order
+ * (candidates_explore) instead of values.
  *
  * The keys are walked in decreasing order, m at a time: the best m of the keys not yet walked
  * are selected (quickselect) and sorted, and the walk accepts them under the quotas until it
@@ -441,8 +483,7 @@ fail:
  * them before it has `want`, it is undone and repeated over all keys. So the floor changes the
  * work, never the result. Greedy keys find their floor with a histogram of their high 16 bits
  * (hist_floor) and, when its bucket holds too many, of that bucket's next 16 bits, counted on the
- * keys collected at or above the first floor (refine_keys);
- * exploration keys are uniform hashes, so their floor leaves POOL * m keys expected.
+ * keys collected at or above the first floor (refine_keys).
  */
 #define POOL 4
 
@@ -456,23 +497,23 @@ static cs_err candidates(sim *s, int explore, int64_t tick, int64_t want, int64_
         return CS_OK;
     CS_TRY(ctx, cs_grow(ctx, &s->sl.acc, &s->sl.acc_cap, (size_t)want + 1, sizeof *s->sl.acc,
                         "selection"));
-    if (!explore && cs_frontier_index(s->fr) != NULL)
+    if (explore)
+        return candidates_explore(s, tick, want, got);
+    if (cs_frontier_index(s->fr) != NULL)
         return candidates_indexed(s, tick, want, got);
     CS_TRY(ctx, cs_grow(ctx, &s->sl.cands, &s->sl.cands_cap, (size_t)size + 1, sizeof *s->sl.cands,
                         "selection"));
     for (int64_t m = want + want / 2 + 64;; m *= 2) {
         uint64_t floor = 0;
         int64_t rest = 0;
-        if (explore && POOL * m < size)
-            floor = UINT64_MAX - (uint64_t)(0x1.0p64 * ((double)(POOL * m) / (double)size));
-        else if (!explore && 2 * POOL * m < size)
+        if (2 * POOL * m < size)
             floor = hist_floor(s, POOL * m, &rest, &rc);
-        int64_t n = rc == CS_OK ? fill_keys(s, explore, tick, floor, &rc) : 0;
+        int64_t n = rc == CS_OK ? fill_keys(s, floor, &rc) : 0;
         if (rc == CS_OK && rest > 0)
             n = refine_keys(s, n, &floor, rest);
         if (rc == CS_OK && n < m && floor > 0) {
             floor = 0;
-            n = fill_keys(s, explore, tick, 0, &rc);
+            n = fill_keys(s, 0, &rc);
         }
         CS_TRY(ctx, rc);
         if (m < n)
@@ -568,7 +609,7 @@ static cs_err keep_global(sim *s, cs_err local, int64_t got, int64_t k, int64_t 
 }
 
 /*
- * Collective. The global top-k of all ranks' candidates (explore: random keys), kept. Each rank
+ * Collective. The global top-k of all ranks' candidates (explore: exploring keys), kept. Each rank
  * first proposes about its fair share (k / P plus a margin) instead of k, which halves the keys
  * sorted and walked at 2 ranks. It is exact all the same: a rank's unproposed keys are below its
  * last proposed one, so they can only belong to the top-k when every one of its proposals did;

@@ -575,6 +575,160 @@ START_TEST(test_bytes_per_entry)
 }
 END_TEST
 
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The reference of cs_frontier_tags_up: every entry's tag, sorted, into ref[0..n). */
+static int64_t sorted_tags(cs_frontier *f, uint64_t seed, uint64_t *ref)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get(f, &v);
+    for (int64_t i = 0; i < v.n; i++)
+        ref[i] = cs_frontier_tag(seed, v.id[i]);
+    uint64_t *tmp = malloc((size_t)(v.n + 1) * sizeof *tmp);
+    ck_assert_ptr_nonnull(tmp);
+    cs_sort_u64(ref, v.n, tmp);
+    free(tmp);
+    return v.n;
+}
+
+/* The tags in [lo, hi], at most max of them, checked against the sorted reference: ascending,
+ * the range's smallest, all of them when fewer than max. Returns how many. */
+static int64_t check_range(cs_frontier *f, const uint64_t *ref, int64_t nref, uint64_t lo,
+                           uint64_t hi, int64_t max)
+{
+    const uint64_t *t;
+    int64_t n = -1;
+    ck_assert_int_eq(cs_frontier_tags_up(&ctx, f, lo, hi, max, &t, &n), CS_OK);
+    int64_t a = 0, in = 0;
+    while (a < nref && ref[a] < lo)
+        a++;
+    for (int64_t j = a; j < nref && ref[j] <= hi; j++)
+        in++;
+    if (lo > hi)
+        in = 0;
+    const int64_t expect = in < max ? in : max;
+    if (n < expect || n > in)
+        ck_abort_msg("[%llx, %llx] max %lld: %lld tags, %lld in the range", (unsigned long long)lo,
+                     (unsigned long long)hi, (long long)max, (long long)n, (long long)in);
+    for (int64_t j = 0; j < n; j++)
+        if (t[j] != ref[a + j])
+            ck_abort_msg("[%llx, %llx] max %lld: tag %lld is %llx, not %llx",
+                         (unsigned long long)lo, (unsigned long long)hi, (long long)max,
+                         (long long)j, (unsigned long long)t[j], (unsigned long long)ref[a + j]);
+    return n;
+}
+
+/* cs_frontier_tags_up against a sort of all tags: random ranges (wide, narrow, inside one home
+ * slot, empty, the whole circle) on frontiers after growth, removals, evictions and a clear. */
+START_TEST(test_tags_up)
+{
+    const uint64_t seed = 0x1234abcdu;
+    cs_frontier *f = make(20000, 4);
+    cs_frontier_seed_tags(f, seed);
+    cs_rng r;
+    cs_rng_init(&r, 7, CS_RNG_TEST, 11, 0);
+    uint64_t *ref = malloc(60000 * sizeof *ref);
+    ck_assert_ptr_nonnull(ref);
+    for (int round = 0; round < 6; round++) {
+        const int64_t add_n = round == 0 ? 5 : 12000;
+        for (int64_t i = 0; i < add_n; i++) {
+            int64_t s, id = (int64_t)(cs_rng_u64(&r) & 0xffffffffu);
+            int added = 0;
+            ck_assert_int_eq(cs_frontier_find_or_add(&ctx, f, id, &s, &added), CS_OK);
+            cs_frontier_view v;
+            cs_frontier_view_get(f, &v);
+            v.q[s] = (float)cs_rng_uniform(&r);
+        }
+        for (int64_t i = 0; round >= 3 && i < 3000 && cs_frontier_size(f) > 0; i++)
+            cs_frontier_remove(f, (int64_t)cs_rng_below(&r, (uint64_t)cs_frontier_size(f)));
+        if (round >= 2)
+            cs_frontier_evict(f);
+        const int64_t nref = sorted_tags(f, seed, ref);
+        check_range(f, ref, nref, 0, UINT64_MAX, nref + 10);
+        check_range(f, ref, nref, 0, UINT64_MAX, 1);
+        check_range(f, ref, nref, 5, 4, 10);
+        for (int q = 0; q < 300; q++) {
+            uint64_t lo = cs_rng_u64(&r), hi = cs_rng_u64(&r);
+            if (q % 3 == 1 && nref > 0) { /* a range that starts and ends at tags */
+                lo = ref[cs_rng_below(&r, (uint64_t)nref)];
+                hi = lo + (cs_rng_u64(&r) >> (1 + q % 40));
+            }
+            if (q % 3 == 2) /* narrow: inside one home or a few */
+                hi = lo + (cs_rng_u64(&r) >> 36);
+            if (hi < lo) {
+                const uint64_t x = lo;
+                lo = hi;
+                hi = x;
+            }
+            check_range(f, ref, nref, lo, hi, 1 + (int64_t)cs_rng_below(&r, 400));
+        }
+    }
+    cs_frontier_clear(f);
+    check_range(f, ref, 0, 0, UINT64_MAX, 10);
+    free(ref);
+    cs_frontier_destroy(&f);
+}
+END_TEST
+
+/* The exploration rule's statistics (sim_select.c): k picks a tick, the successors of a random
+ * cursor on the circle of n tags. Over T ticks every entry's expected count is k T / n; around
+ * it, the binomial spread and that of the entries' arcs (an entry's chance is the span of the k
+ * gaps before it, a Gamma(k) of mean k / n): variance k T / n + (T / n)^2 k. The measured
+ * variance and mean must agree with these within 15 % and 2 %, and no entry is never picked. */
+START_TEST(test_tags_arc_statistics)
+{
+    const int64_t n = 4000, k = 16, T = 20000;
+    cs_frontier *f = make(n, 4);
+    cs_frontier_seed_tags(f, 99);
+    uint64_t *ref = malloc((size_t)n * sizeof *ref);
+    int64_t *cnt = calloc((size_t)n, sizeof *cnt);
+    ck_assert(ref != NULL && cnt != NULL);
+    for (int64_t id = 0; id < n; id++) {
+        int64_t s;
+        ck_assert_int_eq(cs_frontier_add(&ctx, f, id * 7919 % 1000003, &s), CS_OK);
+    }
+    ck_assert_int_eq(sorted_tags(f, 99, ref), n);
+    cs_rng r;
+    cs_rng_init(&r, 3, CS_RNG_TEST, 12, 0);
+    for (int64_t t = 0; t < T; t++) {
+        const uint64_t cur = cs_rng_u64(&r) & 0xffffffff00000000u;
+        const uint64_t *tg;
+        int64_t m = 0, got = 0;
+        ck_assert_int_eq(cs_frontier_tags_up(&ctx, f, cur, UINT64_MAX, k, &tg, &m), CS_OK);
+        for (int64_t j = 0; j < m && got < k; j++, got++) {
+            const uint64_t *at = bsearch(&tg[j], ref, (size_t)n, sizeof *ref, cmp_u64);
+            cnt[at - ref]++;
+        }
+        if (got < k) {
+            ck_assert_int_eq(cs_frontier_tags_up(&ctx, f, 0, cur - 1, k - got, &tg, &m), CS_OK);
+            for (int64_t j = 0; j < m && got < k; j++, got++)
+                cnt[(uint64_t *)bsearch(&tg[j], ref, (size_t)n, sizeof *ref, cmp_u64) - ref]++;
+        }
+        ck_assert_int_eq(got, k);
+    }
+    double mean = 0.0, var = 0.0;
+    int64_t zero = 0;
+    for (int64_t i = 0; i < n; i++) {
+        mean += (double)cnt[i] / (double)n;
+        zero += cnt[i] == 0;
+    }
+    for (int64_t i = 0; i < n; i++)
+        var += ((double)cnt[i] - mean) * ((double)cnt[i] - mean) / (double)(n - 1);
+    const double em = (double)(k * T) / (double)n;
+    const double ev = em + (double)T * (double)T / ((double)n * (double)n) * (double)k;
+    ck_assert_msg(fabs(mean - em) < 0.02 * em, "mean count %.3f, expected %.3f", mean, em);
+    ck_assert_msg(fabs(var - ev) < 0.15 * ev, "variance %.1f, expected %.1f", var, ev);
+    ck_assert_int_eq(zero, 0);
+    free(ref);
+    free(cnt);
+    cs_frontier_destroy(&f);
+}
+END_TEST
+
 static Suite *frontier_suite(void)
 {
     Suite *s = suite_create("frontier");
@@ -593,6 +747,8 @@ static Suite *frontier_suite(void)
     tcase_add_test(tc, test_evict_after_churn);
     tcase_add_test(tc, test_evict_rounds);
     tcase_add_test(tc, test_bytes_per_entry);
+    tcase_add_test(tc, test_tags_up);
+    tcase_add_test(tc, test_tags_arc_statistics);
     tcase_set_timeout(tc, 120); /* full frontiers of 10^5 entries: slow under the sanitizers */
     suite_add_tcase(s, tc);
     return s;
