@@ -121,8 +121,8 @@ static const cs_conf_entry schema[] = {
      "K: ticks between synchronisations of the ranks' learned weights (crawl.weight_sync; 0 = never: every rank learns alone)"},
     {"crawl", "weight_sync", CS_CONF_ENUM, "sum", 0, 0, "sum|average", C(weight_sync), 0,
      "sum: one learner over all ranks (SARSA): a tick's updates are computed from the weights at its start and applied after its learning; every sync_every ticks every rank applies the exact sum (128-bit fixed point) of all ranks' updates since the last sync, so the learning rate does not depend on the rank count and, with budget = global, exchange_every = 1 and sync_every = 1, a crawl on P ranks is bit-identical to the crawl on 1 rank (docs/guide/synchronisation.md). A tick's SARSA step is then about sarsa.alpha x bandwidth: keep it <= 0.1 (a warning says so). The TRES policies take sum only in that strict setting (one logical policy on replicated state) on more than one rank. average: the weights are replaced by their mean over ranks (fixed rank order); with sync_every = 1 a step is w + (1/P) sum of the ranks' updates, i.e. SARSA learns at alpha / P"},
-    {"crawl", "frontier_capacity", CS_CONF_INT, "1000000", 1, 2e9, NULL, C(frontier_capacity), 0,
-     "most frontier entries per rank; beyond it the lowest-valued entries are evicted (and counted). In the strict setting (docs/guide/synchronisation.md) the capacity is global: the lowest-valued entries over all ranks beyond it"},
+    {"crawl", "frontier_capacity", CS_CONF_INT, "0", 0, 2e9, NULL, C(frontier_capacity), 0,
+     "most frontier entries per rank; beyond it the lowest-valued entries are evicted (and counted). In the strict setting (docs/guide/synchronisation.md) the capacity is global: the lowest-valued entries over all ranks beyond it. 0: the larger of 10^6 and a fifth of the world's pages, above the frontier's peak in the crawls measured (docs/guide/running.md); an entry costs about 50 bytes"},
     {"crawl", "host_rate", CS_CONF_INT, "8", 0, 1e12, NULL, C(host_rate), 0,
      "politeness: at most this many fetches per host per tick over all ranks (0 = unlimited)"},
 

@@ -431,6 +431,15 @@ fail:
     return rc;
 }
 
+/* crawl.frontier_capacity; 0: the larger of CAP_AUTO_MIN and a fifth of the world's pages (the
+ * frontier's peak without a capacity stays below that: docs/reports/frontier-capacity.md). */
+#define CAP_AUTO_MIN 1000000
+static int64_t frontier_capacity(const sim *s)
+{
+    const int64_t c = s->cfg->crawl.frontier_capacity, fifth = cs_graph_n_pages(s->w.g) / 5;
+    return c > 0 ? c : fifth > CAP_AUTO_MIN ? fifth : CAP_AUTO_MIN;
+}
+
 /* Collective. The phases' state of a run: the policy, the re-crawl side, the frontier, the
  * outboxes, the per-rank layouts and (replicated, or a global MAX cap) every page's host.
  * Errors agreed. */
@@ -447,7 +456,7 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
     s->mode = sim_mode_choose(s->strict, s->rep, s->cap_global); /* the caps are known now */
     CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
-    rc = cs_frontier_create(ctx, cfg->crawl.frontier_capacity, s->G, &s->fr);
+    rc = cs_frontier_create(ctx, frontier_capacity(s), s->G, &s->fr);
     if (rc == CS_OK)
         cs_frontier_seed_tags(s->fr, explore_tag_seed(s));
     /* CRAWLSIM_FRONTIER_INDEX=0: the passes over the frontier instead (the tests' reference) */

@@ -19,8 +19,9 @@ static void index_hist(const void *arg, uint64_t prefix, int shift, int nb, int6
 }
 
 /*
- * Collective. Strict setting: crawl.frontier_capacity over all ranks. When the ranks hold more,
- * the globally lowest keys are evicted (cs_comm_kth_largest), as one frontier would evict them.
+ * Collective. Strict setting: the frontier's capacity (crawl.frontier_capacity) over all ranks.
+ * When the ranks hold more, the globally lowest keys are evicted (cs_comm_kth_largest), as one
+ * frontier would evict them.
  * local: this rank's code of the tick's steps since their last agreement, agreed together with
  * sums[0..ns) (the tick's counts, summed over ranks in place) in one fused allreduce. sums[1]
  * must be this rank's frontier size; on return it is the global one after the eviction.
@@ -29,7 +30,7 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const int64_t C = s->cfg->crawl.frontier_capacity;
+    const int64_t C = cs_frontier_capacity(s->fr);
     const int64_t n = cs_frontier_size(s->fr);
     CS_ASSERT(ns >= 2 && sums[1] == n);
     CS_TRY(ctx, cs_allreduce_fused(ctx, local, sums, ns, NULL, 0, NULL, 0));

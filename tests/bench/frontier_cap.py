@@ -10,9 +10,9 @@ half, the peak memory over the ranks (the node's shared model once), the wall ti
 command); then REPORT is regenerated from TABLE alone (the latest row of each point).
 
 The scaled crawl: the 10^8-fetch crawl of the 10^9-page world at scale s is s x 10^9 pages and
-s x 10^8 fetches (a tenth of the world fetched at every scale), its default capacity (10^6)
-scaled to s x 10^6; the report gives each scale's crawl without a capacity, with the scaled one
-and with the default.
+s x 10^8 fetches (a tenth of the world fetched at every scale), a capacity of 10^6 scaled to
+s x 10^6; the report gives each scale's crawl without a capacity, with the scaled one and with
+10^6.
 
 Usage: tests/bench/frontier_cap.py BUILD_DIR [--points LIST] [--np N] [--table TSV]
          [--report MD] [--report-only]
@@ -104,8 +104,10 @@ def report(rows):
            "SARSA (asynchronous, the strict setting, B = 1 000) on the procedural classic world, "
            "2 ranks x 1 thread, the latest run of each point. A scale s stands for the 10^8-fetch "
            "crawl of the 10^9-page world: s x 10^9 pages and s x 10^8 fetches (a tenth of the "
-           "world fetched), crawled without a capacity (none: nothing is evicted), with the "
-           "default capacity scaled (s x 10^6) and with the default itself (10^6). The frontier "
+           "world fetched), crawled without a capacity (none: nothing is evicted), with a "
+           "capacity of 10^6 and with 10^6 scaled down to the world (s x 10^6). The default "
+           "capacity (crawl.frontier_capacity = 0: the larger of 10^6 and a fifth of the "
+           "world's pages) crawls as none wherever the peak stays below it. The frontier "
            "peak is the largest frontier over the record points (every 10 ticks); memory is the "
            "peak over the ranks with the node's shared model once; the rate and the wall time "
            "were measured on a shared machine.", "",

@@ -48,7 +48,8 @@ fi
 # 3. a hand edit of a figure is found
 mkdir -p copy/docs/reports copy/tools
 cp -r "$SRC/docs/reports/bench" copy/docs/reports/
-cp "$SRC/docs/reports/bench.md" "$SRC/docs/reports/per-link.md" copy/docs/reports/
+cp "$SRC/docs/reports/bench.md" "$SRC/docs/reports/per-link.md" "$SRC/docs/reports/cost-curve.md" \
+    copy/docs/reports/
 cp "$bench" copy/tools/bench
 cp "$SRC/docs/performance.md" copy/docs/performance.md
 mkdir -p copy/docs/guide
@@ -132,14 +133,14 @@ w.writerows(rows)
 PY
 if python3 "$bench" report --table table.tsv --out gen > gen.log 2>&1; then
     pl=gen/docs/reports/per-link.md
-    perf=gen/docs/performance.md
+    perf=gen/docs/reports/cost-curve.md
     if grep -q '| latency: 2 random accesses one after another at 100 ns | 200 | \*\*5\*\* |' $pl &&
         grep -q '| bandwidth: 25 bytes streamed at 10 GB/s | 2.5 | \*\*400\*\* |' $pl &&
         grep -q 'adds \*\*400 ns\*\* a link (40 % of the per-link work)' $pl &&
         grep -q "| random accesses (the row cache's included: it exceeds that cache too) | 2 | last-level read misses 0.9 |" $pl &&
         grep -q 'retires \*\*5 instructions per ns\*\*' $pl &&
-        grep -q '| 10^8 | 10^5 | \*\*12 300\*\* | 1.000e5 | yes | 700 MiB | 2026-01-01 |  |' $perf &&
-        grep -q '| 10^8 | 10^6 | \*\*6 170\*\* | 3.000e5 | no | 700 MiB | 2026-01-01 | 0.5 |' $perf; then
+        grep -q '| 10^8 | 10^5 | 1.000e6 | \*\*12 300\*\* | 1.000e5 | yes | 700 MiB | 2026-01-01 |  |' $perf &&
+        grep -q '| 10^8 | 10^6 | 1.000e6 | \*\*6 170\*\* | 3.000e5 | no | 700 MiB | 2026-01-01 | 0.5 |' $perf; then
         pass "the per-link ratios and the cost curve's table come from the rows"
     else
         fail "per-link report or cost curve not as the rows give: $(cat $pl; grep -A6 'cost curve' $perf)"
