@@ -459,6 +459,9 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     rc = cs_frontier_create(ctx, frontier_capacity(s), s->G, &s->fr);
     if (rc == CS_OK)
         cs_frontier_seed_tags(s->fr, explore_tag_seed(s));
+    CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: capacity %lld entries%s",
+           (long long)frontier_capacity(s),
+           cfg->crawl.frontier_capacity > 0 ? "" : " (the default: 10^6 or a fifth of the pages)");
     /* CRAWLSIM_FRONTIER_INDEX=0: the passes over the frontier instead (the tests' reference) */
     const char *fx = getenv("CRAWLSIM_FRONTIER_INDEX");
     if (rc == CS_OK && s->ops->static_values != NULL && s->ops->static_values(s->pol) &&

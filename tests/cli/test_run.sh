@@ -96,6 +96,12 @@ h5dump -d /tasks/fetched res.h5 | grep -q "3000, 3000" && pass "two tasks of 300
 run 1 -q run "${common[@]}" --set crawl.frontier_capacity=100 -o small.h5 2> /dev/null || fail "small frontier"
 h5dump -d /final/fetched small.h5 > /dev/null 2>&1 && ! h5dump -d /ranks/evictions small.h5 | grep -q "(0): 0$" &&
     pass "a frontier of 100 entries evicts" || fail "no evictions with frontier_capacity 100"
+# the default capacity: 10^6 on a small world, a fifth of the pages on a 10^7-page one
+run 1 -v run "${common[@]}" -o cap1.h5 2>&1 | grep -q "frontier: capacity 1000000 entries (the default" &&
+    pass "the default capacity of a small world is 10^6" || fail "the small world's default capacity"
+run 1 -v run "$SRC/jobs/quickstart.ini" --set gen.pages=1e7 --set gen.materialize=false \
+    --set run.pages=100 -o cap2.h5 2>&1 | grep -q "frontier: capacity 2000000 entries (the default" &&
+    pass "the default capacity of a 10^7-page world is 2 x 10^6" || fail "the 10^7-page world's default capacity"
 
 # 5. the quickstart learns (jobs/quickstart.ini as shipped, 2 ranks, 10^5 fetches, B = 1000): the
 # one learner (weight_sync = sum) beats best-first on the same world. On the web-like default
