@@ -33,6 +33,12 @@ CS_API int64_t cs_findex_size(const cs_findex *x);
 CS_API cs_err cs_findex_insert(cs_ctx *ctx, cs_findex *x, uint64_t key, int *added);
 /* Local. Removes key when present; returns whether it was. */
 CS_API int cs_findex_remove(cs_findex *x, uint64_t key);
+/* Local. A hint before operations on keys[0..n): brings the inner nodes and leaves their
+ * descents read into the caches, FX_GROUP keys at a time level by level, so that the misses of
+ * a group's descents overlap instead of following one another (a descent alone waits for a miss
+ * per level below the cached ones). Changes nothing; n small enough that the lines stay cached
+ * until the operations (a few dozen keys). */
+CS_API void cs_findex_prefetch(const cs_findex *x, const uint64_t *keys, int64_t n);
 /* Local. Replaces the keys with keys[0..n) (ascending, distinct): O(n). CS_ERR_NOMEM (then the
  * index is empty). */
 CS_API cs_err cs_findex_load(cs_ctx *ctx, cs_findex *x, const uint64_t *keys, int64_t n);

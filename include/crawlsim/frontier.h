@@ -97,6 +97,11 @@ CS_API const cs_findex *cs_frontier_index(const cs_frontier *f);
  * takes the entry's key now (nothing when the frontier keeps no index). Idempotent: an entry
  * rekeyed twice from the same old key is indexed once. CS_ERR_NOMEM. */
 CS_API cs_err cs_frontier_rekey(cs_ctx *ctx, cs_frontier *f, int64_t e, uint64_t old);
+/* Local. cs_frontier_rekey of entries e[i] from keys old[i], i in [0, n), in that order, the
+ * index's descents of a few dozen at a time prefetched together (cs_findex_prefetch): a
+ * tick's rekeys at random places of a large index overlap their misses. CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_rekey_many(cs_ctx *ctx, cs_frontier *f, const int64_t *e,
+                                     const uint64_t *old, int64_t n);
 /* Local. Sets entry e's value to q and rekeys it. CS_ERR_NOMEM. */
 CS_API cs_err cs_frontier_set_value(cs_ctx *ctx, cs_frontier *f, int64_t e, float q);
 /* Local. The borrowed arrays. */
@@ -149,6 +154,11 @@ CS_API void cs_frontier_clear(cs_frontier *f);
  * stride), those of cs_ckpt_get, CS_ERR_NOMEM. */
 CS_API cs_err cs_frontier_save(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck);
 CS_API cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck);
+/* Local. The smallest and largest values of the entries, NaN values left out (+inf and -inf when
+ * no value is a number): from the ends of the key index in O(log n) when the frontier keeps one,
+ * else by a pass over the values. A zero's sign may differ between the two (the index orders
+ * -0 below +0; the pass keeps the first it meets). */
+CS_API void cs_frontier_value_range(const cs_frontier *f, double *lo, double *hi);
 /* Local. Bytes of memory per entry at the current size (arrays, hash table and the index). */
 CS_API double cs_frontier_bytes_per_entry(const cs_frontier *f);
 

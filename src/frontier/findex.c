@@ -176,32 +176,32 @@ double cs_findex_bytes(const cs_findex *x)
 
 /* ---- search --------------------------------------------------------------------------------- */
 
+/* How many of the n ascending keys a[0..n) are <= key (upper) or < key (!upper), by a bisection
+ * without branches on the keys: each step keeps one of two halves by a conditional move, so
+ * the steps are as many whatever the keys and the processor mispredicts none of them (a node
+ * or leaf of 64 keys takes 6, and a misprediction costs as much as a step's load). */
+static inline int count_le(const uint64_t *a, int n, uint64_t key, int upper)
+{
+    int c = 0;
+    if (upper)
+        for (int i = 0; i < n; i++)
+            c += a[i] <= key;
+    else
+        for (int i = 0; i < n; i++)
+            c += a[i] < key;
+    return c;
+}
+
 /* The child of inner node v whose range holds key: the largest i with i == 0 or lo[i] <= key. */
 static inline int route(const fx_node *v, uint64_t key)
 {
-    int a = 1, b = v->n; /* the first i in [1, n) with lo[i] > key, by bisection */
-    while (a < b) {
-        const int m = (a + b) / 2;
-        if (v->lo[m] <= key)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a - 1;
+    return count_le(v->lo + 1, v->n - 1, key, 1);
 }
 
 /* The first i in leaf l with k[i] >= key (n if none). */
 static inline int lower(const fx_leaf *l, uint64_t key)
 {
-    int a = 0, b = l->n;
-    while (a < b) {
-        const int m = (a + b) / 2;
-        if (l->k[m] < key)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
+    return count_le(l->k, l->n, key, 0);
 }
 
 /* The leaf whose range holds key; the path in *p (may be NULL). */
@@ -217,6 +217,38 @@ static int32_t descend(const cs_findex *x, uint64_t key, fx_path *p)
         cur = x->node[cur].ch[i];
     }
     return cur;
+}
+
+/* Prefetches the n bytes at p, line by line. */
+static inline void prefetch_span(const void *p, size_t n)
+{
+    for (size_t o = 0; o < n; o += 64)
+        __builtin_prefetch((const char *)p + o);
+}
+
+#define FX_GROUP 32
+
+void cs_findex_prefetch(const cs_findex *x, const uint64_t *keys, int64_t n)
+{
+    int32_t cur[FX_GROUP];
+    for (int64_t g = 0; g < n; g += FX_GROUP) {
+        const int m = (int)(n - g < FX_GROUP ? n - g : FX_GROUP);
+        for (int j = 0; j < m; j++)
+            cur[j] = x->root;
+        for (int d = 0; d < x->height; d++)
+            for (int j = 0; j < m; j++) {
+                /* the node's keys arrived during the group's previous level */
+                const fx_node *v = &x->node[cur[j]];
+                const int i = route(v, keys[g + j]);
+                __builtin_prefetch(&v->cnt[i], 1); /* an insertion or removal counts here */
+                cur[j] = v->ch[i];
+                if (d + 1 < x->height) {
+                    prefetch_span(x->node[cur[j]].lo, sizeof v->lo);
+                    prefetch_span(x->node[cur[j]].ch, sizeof v->ch);
+                } else
+                    prefetch_span(&x->leaf[cur[j]], sizeof(fx_leaf));
+            }
+    }
 }
 
 int64_t cs_findex_count_below(const cs_findex *x, uint64_t bound)

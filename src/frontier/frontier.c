@@ -215,6 +215,41 @@ const cs_findex *cs_frontier_index(const cs_frontier *f)
     return f->ix;
 }
 
+/* The value whose key (cs_frontier_key) has `key`'s high word. */
+static float key_value(uint64_t key)
+{
+    uint32_t b = (uint32_t)(key >> 32);
+    b = (b & 0x80000000u) ? (b & 0x7fffffffu) : ~b;
+    float q;
+    memcpy(&q, &b, sizeof q);
+    return q;
+}
+
+void cs_frontier_value_range(const cs_frontier *f, double *lo, double *hi)
+{
+    float a = INFINITY, b = -INFINITY;
+    if (f->ix != NULL && cs_findex_size(f->ix) == f->n) {
+        /* the keys of the numbers run from -inf's lowest key to +inf's highest; a NaN's key lies
+         * outside them, below for a negative NaN, above for a positive one */
+        uint64_t k;
+        if (cs_findex_up(f->ix, cs_frontier_key(-INFINITY, UINT32_MAX), &k, 1) == 1 &&
+            k <= cs_frontier_key(INFINITY, 0))
+            a = key_value(k);
+        if (cs_findex_down(f->ix, cs_frontier_key(INFINITY, 0), &k, 1) == 1 &&
+            k >= cs_frontier_key(-INFINITY, UINT32_MAX))
+            b = key_value(k);
+    } else {
+        const float *q = f->q;
+#pragma omp simd reduction(min : a) reduction(max : b)
+        for (int64_t i = 0; i < f->n; i++) {
+            a = q[i] < a ? q[i] : a;
+            b = q[i] > b ? q[i] : b;
+        }
+    }
+    *lo = (double)a;
+    *hi = (double)b;
+}
+
 cs_err cs_frontier_rekey(cs_ctx *ctx, cs_frontier *f, int64_t e, uint64_t old)
 {
     if (f->ix == NULL)
@@ -224,6 +259,32 @@ cs_err cs_frontier_rekey(cs_ctx *ctx, cs_frontier *f, int64_t e, uint64_t old)
     if (key != old)
         cs_findex_remove(f->ix, old);
     return cs_findex_insert(ctx, f->ix, key, &added);
+}
+
+/* Keys per group of the index's prefetched descents (cs_findex_prefetch): enough misses in
+ * flight to cover the memory's latency, few enough lines to stay cached until used. */
+#define IX_GROUP 32
+
+cs_err cs_frontier_rekey_many(cs_ctx *ctx, cs_frontier *f, const int64_t *e, const uint64_t *old,
+                              int64_t n)
+{
+    if (f->ix == NULL)
+        return CS_OK;
+    uint64_t k[2 * IX_GROUP];
+    for (int64_t g = 0; g < n; g += IX_GROUP) {
+        const int64_t m = n - g < IX_GROUP ? n - g : IX_GROUP;
+        for (int64_t j = 0; j < m; j++) {
+            k[j] = old[g + j];
+            k[m + j] = cs_frontier_key(f->q[e[g + j]], f->id[e[g + j]]);
+        }
+        cs_findex_prefetch(f->ix, k, 2 * m);
+        for (int64_t j = 0; j < m; j++) {
+            const cs_err rc = cs_frontier_rekey(ctx, f, e[g + j], old[g + j]);
+            if (rc != CS_OK)
+                return rc;
+        }
+    }
+    return CS_OK;
 }
 
 cs_err cs_frontier_set_value(cs_ctx *ctx, cs_frontier *f, int64_t e, float q)
@@ -663,8 +724,16 @@ static void remove_sorted(cs_frontier *f, const int64_t *sl, int64_t k)
             q--;
         src[i] = sl[i] == last ? -1 : q > i && sl[q] == last ? src[q] : last;
     }
-    for (int64_t i = 0; f->ix != NULL && i < k; i++) /* (the index serially: O(k log n)) */
-        cs_findex_remove(f->ix, cs_frontier_key(f->q[sl[i]], f->id[sl[i]]));
+    /* (the index serially, O(k log n): in groups whose descents are prefetched together) */
+    for (int64_t g = 0; f->ix != NULL && g < k; g += IX_GROUP) {
+        uint64_t key[IX_GROUP];
+        const int64_t mg = k - g < IX_GROUP ? k - g : IX_GROUP;
+        for (int64_t j = 0; j < mg; j++)
+            key[j] = cs_frontier_key(f->q[sl[g + j]], f->id[sl[g + j]]);
+        cs_findex_prefetch(f->ix, key, mg);
+        for (int64_t j = 0; j < mg; j++)
+            cs_findex_remove(f->ix, key[j]);
+    }
     cs_frontier *cf = f;
 #pragma omp parallel default(none) shared(cf, sl, k, src, cl, at, m)
     {

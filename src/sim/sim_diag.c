@@ -211,21 +211,6 @@ void sim_diag_averaged(sim *s, const double *all)
     d->seconds += cs_now() - t0;
 }
 
-/* The smallest and largest of q[0..n) (+inf and -inf when n = 0): a vectorised scan of the
- * frontier at every record point, the diagnostics' largest cost (minima and maxima are exact,
- * so the lanes' order changes no bit). */
-static void qrange(const float *q, int64_t n, double *lo, double *hi)
-{
-    float a = INFINITY, b = -INFINITY;
-#pragma omp simd reduction(min : a) reduction(max : b)
-    for (int64_t i = 0; i < n; i++) {
-        a = q[i] < a ? q[i] : a;
-        b = q[i] > b ? q[i] : b;
-    }
-    *lo = (double)a;
-    *hi = (double)b;
-}
-
 /* The record point's per-block values (rank 0's are the global ones; the others NaN), from the
  * gathered rows of `row` values each, and the blocks' spreads since the last point reset. */
 static void diag_blocks(sim *s, int64_t at, int64_t row)
@@ -263,11 +248,8 @@ void sim_diag_record(sim *s, int64_t at)
     x[DR_FRONTIER] = bitsd(cs_frontier_size(s->fr));
     x[DR_LEAVES] = bitsd(leaves);
     x[DR_REPLAY] = bitsd(s->ops->replay_size != NULL ? s->ops->replay_size(s->pol) : 0);
-    {
-        cs_frontier_view v;
-        cs_frontier_view_get(s->fr, &v);
-        qrange(v.q, v.n, &x[DX_QMIN], &x[DX_QMAX]);
-    }
+    /* (O(log n) from an indexed frontier's keys, else a pass: the diagnostics' largest cost) */
+    cs_frontier_value_range(s->fr, &x[DX_QMIN], &x[DX_QMAX]);
     if (d->nw > 0) {
         int64_t nw = 0;
         const double *w = s->ops->weights(s->pol, &nw);

@@ -729,6 +729,86 @@ START_TEST(test_tags_arc_statistics)
 }
 END_TEST
 
+/* cs_frontier_value_range from the key index's ends equals a pass over the values (the frontier
+ * without an index) and a brute-force minimum and maximum that leave NaN out: negative and
+ * positive values, infinities, NaN of either sign, a frontier of NaN only, and an empty one. */
+static void range_brute(const cs_frontier *f, double *lo, double *hi)
+{
+    cs_frontier_view v;
+    cs_frontier_view_get((cs_frontier *)f, &v);
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int64_t i = 0; i < v.n; i++) {
+        if (isnan(v.q[i]))
+            continue;
+        *lo = fmin(*lo, (double)v.q[i]);
+        *hi = fmax(*hi, (double)v.q[i]);
+    }
+}
+
+static void range_agree(cs_frontier *const fr[2], const char *what)
+{
+    double lo[3], hi[3];
+    cs_frontier_value_range(fr[0], &lo[0], &hi[0]);
+    cs_frontier_value_range(fr[1], &lo[1], &hi[1]);
+    range_brute(fr[0], &lo[2], &hi[2]);
+    for (int k = 0; k < 2; k++)
+        if (lo[k] != lo[2] || hi[k] != hi[2])
+            ck_abort_msg("%s: the %s frontier's range is [%g, %g], not [%g, %g]", what,
+                         k == 0 ? "indexed" : "plain", lo[k], hi[k], lo[2], hi[2]);
+}
+
+/* Sets entry e of page id to q in both frontiers (the indexed one rekeyed). */
+static void set_both(cs_frontier *const fr[2], int64_t id, float q)
+{
+    for (int k = 0; k < 2; k++) {
+        const int64_t e = cs_frontier_find(fr[k], id);
+        ck_assert_int_ge(e, 0);
+        ck_assert_int_eq(cs_frontier_set_value(&ctx, fr[k], e, q), CS_OK);
+    }
+}
+
+START_TEST(test_value_range)
+{
+    cs_frontier *fr[2] = {make(1 << 20, 4), make(1 << 20, 4)};
+    ck_assert_int_eq(cs_frontier_index_keys(&ctx, fr[0]), CS_OK);
+    range_agree(fr, "empty");
+    double lo, hi;
+    cs_frontier_value_range(fr[0], &lo, &hi);
+    ck_assert(isinf(lo) && lo > 0 && isinf(hi) && hi < 0);
+    cs_rng r;
+    cs_rng_init(&r, 7, CS_RNG_TEST, 31, 0);
+    const int64_t n = 3000;
+    for (int64_t id = 0; id < n; id++) {
+        for (int k = 0; k < 2; k++) {
+            int64_t e = -1;
+            ck_assert_int_eq(cs_frontier_add(&ctx, fr[k], id * 977, &e), CS_OK);
+            ck_assert_int_eq(cs_frontier_rekey(&ctx, fr[k], e, cs_frontier_key(0.0f, id * 977)),
+                             CS_OK);
+        }
+        set_both(fr, id * 977, (float)(cs_rng_uniform(&r) * 200.0 - 100.0));
+    }
+    range_agree(fr, "numbers");
+    set_both(fr, 5 * 977, INFINITY);
+    set_both(fr, 6 * 977, -INFINITY);
+    range_agree(fr, "infinities");
+    set_both(fr, 7 * 977, NAN);
+    set_both(fr, 8 * 977, -NAN);
+    range_agree(fr, "NaN of both signs");
+    for (int64_t id = 0; id < n; id++)
+        set_both(fr, id * 977, id % 2 ? NAN : -NAN);
+    range_agree(fr, "NaN only");
+    cs_frontier_value_range(fr[0], &lo, &hi);
+    ck_assert(isinf(lo) && lo > 0 && isinf(hi) && hi < 0);
+    set_both(fr, 11 * 977, -3.5f);
+    range_agree(fr, "one number among NaN");
+    cs_frontier_value_range(fr[0], &lo, &hi);
+    ck_assert(lo == -3.5 && hi == -3.5);
+    cs_frontier_destroy(&fr[0]);
+    cs_frontier_destroy(&fr[1]);
+}
+END_TEST
+
 static Suite *frontier_suite(void)
 {
     Suite *s = suite_create("frontier");
@@ -749,6 +829,7 @@ static Suite *frontier_suite(void)
     tcase_add_test(tc, test_bytes_per_entry);
     tcase_add_test(tc, test_tags_up);
     tcase_add_test(tc, test_tags_arc_statistics);
+    tcase_add_test(tc, test_value_range);
     tcase_set_timeout(tc, 120); /* full frontiers of 10^5 entries: slow under the sanitizers */
     suite_add_tcase(s, tc);
     return s;
