@@ -456,11 +456,11 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     s->cap_global = s->strict && !s->rep && s->h.any_split && s->h.max_cap != CS_TRES_MAX_INF;
     s->mode = sim_mode_choose(s->strict, s->rep, s->cap_global); /* the caps are known now */
     CS_TRY(ctx, cs_simrf_create(ctx, &s->w.cfg, s->w.g, s->w.proc ? s->w.gen : NULL, &s->rf));
-    rc = cs_frontier_create(ctx, frontier_capacity(s), s->G, &s->fr);
+    const int64_t cap = frontier_capacity(s);
+    rc = cs_frontier_create(ctx, cap, s->G, &s->fr);
     if (rc == CS_OK)
         cs_frontier_seed_tags(s->fr, explore_tag_seed(s));
-    CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: capacity %lld entries%s",
-           (long long)frontier_capacity(s),
+    CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: capacity %lld entries%s", (long long)cap,
            cfg->crawl.frontier_capacity > 0 ? "" : " (the default: 10^6 or a fifth of the pages)");
     /* CRAWLSIM_FRONTIER_INDEX=0: the passes over the frontier instead (the tests' reference) */
     const char *fx = getenv("CRAWLSIM_FRONTIER_INDEX");
