@@ -37,7 +37,8 @@ CS_API int cs_findex_remove(cs_findex *x, uint64_t key);
  * descents read into the caches, FX_GROUP keys at a time level by level, so that the misses of
  * a group's descents overlap instead of following one another (a descent alone waits for a miss
  * per level below the cached ones). Changes nothing; n small enough that the lines stay cached
- * until the operations (a few dozen keys). */
+ * until the operations (a few dozen keys). Does nothing for an index of fewer than 2^19 keys,
+ * which the caches hold: there the prefetching descent would only be a second one. */
 CS_API void cs_findex_prefetch(const cs_findex *x, const uint64_t *keys, int64_t n);
 /* Local. Replaces the keys with keys[0..n) (ascending, distinct): O(n). CS_ERR_NOMEM (then the
  * index is empty). */

@@ -227,9 +227,15 @@ static inline void prefetch_span(const void *p, size_t n)
 }
 
 #define FX_GROUP 32
+/* Keys below which the index stays in the caches and the prefetching descent is only a second
+ * descent (bench_findex, one core, a 4 MiB L2: grouped over one at a time 1.42 at 10^4 keys,
+ * 1.15 at 3 x 10^5, 0.75 at 10^6, 0.53 at 10^7) */
+#define FX_PREFETCH_MIN ((int64_t)1 << 19)
 
 void cs_findex_prefetch(const cs_findex *x, const uint64_t *keys, int64_t n)
 {
+    if (x->size < FX_PREFETCH_MIN)
+        return;
     int32_t cur[FX_GROUP];
     for (int64_t g = 0; g < n; g += FX_GROUP) {
         const int m = (int)(n - g < FX_GROUP ? n - g : FX_GROUP);

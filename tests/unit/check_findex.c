@@ -352,6 +352,61 @@ START_TEST(test_hist)
 }
 END_TEST
 
+/* cs_findex_prefetch is a hint: on an index large enough for it to descend (2^19 keys and more),
+ * with keys present, absent and at both ends, in groups of any length, it leaves the index as it
+ * was (its invariants, size and every key, read by walks from both ends). */
+static uint64_t walk_sum(const cs_findex *x, int64_t *count)
+{
+    uint64_t out[512], h = 0, from = 0;
+    *count = 0;
+    for (;;) {
+        const int64_t k = cs_findex_up(x, from, out, 512);
+        for (int64_t j = 0; j < k; j++)
+            h += cs_mix64(out[j]);
+        *count += k;
+        if (k < 512 || out[k - 1] == UINT64_MAX)
+            return h;
+        from = out[k - 1] + 1;
+    }
+}
+
+START_TEST(test_prefetch_changes_nothing)
+{
+    cs_findex *x = make();
+    cs_rng r;
+    cs_rng_init(&r, 11, CS_RNG_POLICY, 0, 0);
+    const int64_t n = ((int64_t)1 << 19) + 1000;
+    uint64_t *k = malloc((size_t)n * sizeof *k);
+    ck_assert_ptr_nonnull(k);
+    for (int64_t i = 0; i < n; i++) {
+        k[i] = cs_rng_u64(&r);
+        put(x, k[i], 1);
+    }
+    int64_t c0 = 0;
+    const uint64_t h0 = walk_sum(x, &c0);
+    uint64_t q[100];
+    for (int round = 0; round < 200; round++) {
+        const int m = 1 + (int)cs_rng_below(&r, 100);
+        for (int j = 0; j < m; j++) {
+            const uint64_t c = cs_rng_below(&r, 4);
+            q[j] = c == 0   ? k[cs_rng_below(&r, (uint64_t)n)]
+                   : c == 1 ? cs_rng_u64(&r)
+                   : c == 2 ? 0
+                            : UINT64_MAX;
+        }
+        cs_findex_prefetch(x, q, m);
+    }
+    ck_assert(cs_findex_check(x));
+    int64_t c1 = 0;
+    ck_assert_int_eq(cs_findex_size(x), n);
+    ck_assert(walk_sum(x, &c1) == h0);
+    ck_assert_int_eq(c1, c0);
+    ck_assert_int_eq(c1, n);
+    cs_findex_destroy(&x);
+    free(k);
+}
+END_TEST
+
 static Suite *findex_suite(void)
 {
     Suite *s = suite_create("findex");
@@ -362,6 +417,7 @@ static Suite *findex_suite(void)
     tcase_add_test(tc, test_bulk_ends);
     tcase_add_test(tc, test_sparse_rebuild);
     tcase_add_test(tc, test_hist);
+    tcase_add_test(tc, test_prefetch_changes_nothing);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
