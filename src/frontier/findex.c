@@ -176,10 +176,9 @@ double cs_findex_bytes(const cs_findex *x)
 
 /* ---- search --------------------------------------------------------------------------------- */
 
-/* How many of the n ascending keys a[0..n) are <= key (upper) or < key (!upper), by a bisection
- * without branches on the keys: each step keeps one of two halves by a conditional move, so
- * the steps are as many whatever the keys and the processor mispredicts none of them (a node
- * or leaf of 64 keys takes 6, and a misprediction costs as much as a step's load). */
+/* How many of the n ascending keys a[0..n) are <= key (upper) or < key (!upper), counted over
+ * all of them: no branch depends on the keys (a bisection's six mispredict half the time), and
+ * the loads of a node's lines are independent of each other, so their misses overlap. */
 static inline int count_le(const uint64_t *a, int n, uint64_t key, int upper)
 {
     int c = 0;

@@ -805,9 +805,7 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
     /* Pass 2: attributes and links, each page into its own range. */
     int64_t done = 0;
     int nomem = 0;
-    size_t set_cap = 1;
-    while (set_cap < (size_t)(c->degree_max + g->struct_max) * 2)
-        set_cap <<= 1;
+    size_t set_cap = idset_slots(c->degree_max + g->struct_max);
 #pragma omp parallel default(none)                                                                 \
     shared(g, c, out, ub, cnt, first, ids, n, done, nomem, progress) firstprivate(set_cap)
     {

@@ -7,6 +7,7 @@
 #define CRAWLSIM_GEN_SETS_H
 
 #include "crawlsim/rng.h"
+#include "rng/idset.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,34 +20,7 @@ static inline int contains(const int64_t *a, int64_t n, int64_t x)
     return 0;
 }
 
-/* Open-addressing set of page ids for pages with many links (scratch per thread). */
-typedef struct idset {
-    int64_t *slot;
-    size_t mask;
-} idset;
-
-/* Empties the set and sizes it for n ids (a power of two at least 2n slots). */
-static inline void idset_reset(idset *s, int64_t n)
-{
-    size_t cap = 1;
-    while (cap < (size_t)n * 2)
-        cap <<= 1;
-    s->mask = cap - 1;
-    for (size_t i = 0; i < cap; i++)
-        s->slot[i] = -1;
-}
-
-static inline int idset_insert(idset *s, int64_t x)
-{
-    size_t i = (size_t)cs_mix64((uint64_t)x) & s->mask;
-    while (s->slot[i] != -1) {
-        if (s->slot[i] == x)
-            return 0;
-        i = (i + 1) & s->mask;
-    }
-    s->slot[i] = x;
-    return 1;
-}
+/* The set of page ids for pages with many links: rng/idset.h (scratch per thread). */
 
 /* Sorts a page's targets: insertion sort for short lists, else quicksort (median of three)
  * down to short runs. In place, no callbacks: it runs once per page in the hot loop. */

@@ -3,10 +3,10 @@
  * visited and MAX-capped ones dropped, new pages added, each entry's records merged and its
  * value computed), in an order that does not depend on the thread count.
  */
+#include "rng/idset.h"
 #include "sim/sim_engine.h"
 
 #include <omp.h>
-#include <string.h>
 
 /* Local. One record's update of its frontier entry e (first: e was created for it): the anchor
  * evidence, the state part, the parents and the action codes (Sec. 3.1). The entry stores the
@@ -246,20 +246,6 @@ static cs_err keys_before(sim *s, const int64_t *ent, int64_t n)
     return CS_OK;
 }
 
-/* Whether entry e was already in the set of moved[0..mask], which it joins (open addressing,
- * -1 empty). */
-static inline int moved_before(int64_t *moved, uint64_t mask, int64_t e)
-{
-    for (uint64_t h = cs_mix64((uint64_t)e) & mask;; h = (h + 1) & mask) {
-        if (moved[h] == e)
-            return 1;
-        if (moved[h] < 0) {
-            moved[h] = e;
-            return 0;
-        }
-    }
-}
-
 /* Local. The index follows the merge (serial: O(log n) per changed key): a new entry's key joins
  * it, an entry whose key changed moves, once: an entry's later records (a popular page has
  * several a tick) find it moved already (each would cost the index two descents for nothing,
@@ -267,16 +253,15 @@ static inline int moved_before(int64_t *moved, uint64_t mask, int64_t e)
  * the index in record order, in groups whose descents are prefetched together. */
 static cs_err keys_after(sim *s, const int64_t *ent, int64_t n)
 {
-    size_t slots = 2;
-    while (slots < 2 * (size_t)n)
-        slots *= 2;
+    const size_t slots = idset_slots(n);
     cs_err rc = cs_grow(s->ctx, &s->in.moved, &s->in.moved_cap, slots + (size_t)n,
                         sizeof *s->in.moved, "links");
     if (rc != CS_OK)
         return rc;
-    int64_t *moved = s->in.moved, *me = moved + slots; /* the set, then the moved entries */
+    idset moved = {s->in.moved, 0}; /* the set, then the moved entries */
+    int64_t *me = s->in.moved + slots;
+    idset_reset(&moved, n);
     uint64_t *oldk = s->in.oldk; /* (compacted in place: record i's old key to place m <= i) */
-    memset(moved, 0xff, slots * sizeof *moved); /* -1 */
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
     int64_t m = 0;
@@ -285,7 +270,7 @@ static cs_err keys_after(sim *s, const int64_t *ent, int64_t n)
             continue;
         const int64_t e = ent[i] & (INS_FIRST - 1);
         if (((ent[i] & INS_FIRST) || cs_frontier_key(v.q[e], v.id[e]) != oldk[i]) &&
-            !moved_before(moved, slots - 1, e)) {
+            idset_insert(&moved, e)) {
             me[m] = e;
             oldk[m++] = oldk[i];
         }
