@@ -72,6 +72,7 @@
 #define CS_STATS_MAX_SEEDS 16       /* BFS discovery seeds */
 #define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
 #define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
+#define CS_STATS_BLOCK 16           /* pages per block of consecutive ids (block_repeat) */
 
 /* Discovery orders, bits of cs_stats_opts.orders. */
 #define CS_STATS_ORDER_BFS 1u    /* breadth-first */
@@ -109,8 +110,11 @@ typedef struct cs_stats_dist {
 typedef struct cs_stats_links {
     cs_stats_est gap4, gap8, gap12, forward8;
     cs_stats_est within_host, reciprocity;
-    cs_stats_est target_out; /* mean out-degree of a link's target (in-degree-weighted) */
-    cs_stats_est top1_in;    /* share of links into the ceil(N / 100) most-linked pages */
+    cs_stats_est target_out;   /* mean out-degree of a link's target (in-degree-weighted) */
+    cs_stats_est top1_in;      /* share of links into the ceil(N / 100) most-linked pages */
+    cs_stats_est top1_club;    /* share of those pages' own links that go to one of them */
+    cs_stats_est block_repeat; /* share of links whose target an earlier link of their block of
+                                  CS_STATS_BLOCK consecutive page ids points to already */
     cs_stats_est same_topic, topic_base, topic_lift;
     cs_stats_est rel_link, rel_base; /* P(relevant | link from relevant), P(relevant) */
 } cs_stats_links;

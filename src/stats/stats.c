@@ -120,14 +120,15 @@ void st_clear(cs_stats *s)
     dist_clear(&s->in);
     dist_clear(&s->host);
     cs_stats_est *l[] = {
-        &s->links.gap4,        &s->links.gap8,        &s->links.gap12,      &s->links.forward8,
-        &s->links.within_host, &s->links.reciprocity, &s->links.target_out, &s->links.top1_in,
-        &s->links.same_topic,  &s->links.topic_base,  &s->links.topic_lift, &s->links.rel_link,
-        &s->links.rel_base,    &s->shape.clustering,  &s->shape.overlap,    &s->shape.scc,
-        &s->shape.in,          &s->shape.out,         &s->shape.rest,       &s->shape.dist_mean,
-        &s->shape.dist_eff90,  &s->shape.reach,       &s->bfs.known1,       &s->bfs.known10,
-        &s->bfs.empty10,       &s->indeg.known1,      &s->indeg.known10,    &s->indeg.empty10,
-        &s->rnd.known1,        &s->rnd.known10,       &s->rnd.empty10};
+        &s->links.gap4,        &s->links.gap8,         &s->links.gap12,      &s->links.forward8,
+        &s->links.within_host, &s->links.reciprocity,  &s->links.target_out, &s->links.top1_in,
+        &s->links.top1_club,   &s->links.block_repeat, &s->links.same_topic, &s->links.topic_base,
+        &s->links.topic_lift,  &s->links.rel_link,     &s->links.rel_base,   &s->shape.clustering,
+        &s->shape.overlap,     &s->shape.scc,          &s->shape.in,         &s->shape.out,
+        &s->shape.rest,        &s->shape.dist_mean,    &s->shape.dist_eff90, &s->shape.reach,
+        &s->bfs.known1,        &s->bfs.known10,        &s->bfs.empty10,      &s->indeg.known1,
+        &s->indeg.known10,     &s->indeg.empty10,      &s->rnd.known1,       &s->rnd.known10,
+        &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }
@@ -422,6 +423,82 @@ static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
     }
 }
 
+/* Local. The club of the ceil(N / 100) most-linked pages (in-degree, ties: the lower page id
+ * first): the share of their own links that go to one of them. On crawls of the web the pages
+ * every page links to (navigation, home pages) link mostly to each other, so fetching them
+ * first finds few new pages. */
+static cs_err top_club(cs_ctx *ctx, const st_graph *g, cs_stats *s)
+{
+    cs_err rc = CS_OK;
+    const int64_t N = g->N, k = (N + 99) / 100;
+    uint64_t *key = NULL, *tmp = NULL;
+    uint8_t *top = NULL;
+    if (N == 0 || g->M == 0)
+        return CS_OK;
+    CS_TRY(ctx, cs_alloc(ctx, &key, (size_t)N, sizeof *key, "the most-linked pages"));
+    CS_TRY(ctx, cs_alloc(ctx, &tmp, (size_t)N, sizeof *tmp, "the most-linked pages"));
+    CS_TRY(ctx, cs_calloc(ctx, &top, (size_t)N, 1, "the most-linked pages"));
+    for (int64_t u = 0; u < N; u++) { /* ascending keys: in-degree down, then page id up */
+        const int64_t in = g->ioff[u + 1] - g->ioff[u];
+        const uint64_t below = in < (int64_t)UINT32_MAX ? UINT32_MAX - (uint64_t)in : 0;
+        key[u] = below << 32 | (uint64_t)u;
+    }
+    cs_sort_u64(key, N, tmp);
+    for (int64_t j = 0; j < k; j++)
+        top[key[j] & 0xffffffffu] = 1;
+    int64_t from = 0, into = 0;
+    for (int64_t u = 0; u < N; u++)
+        if (top[u])
+            for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
+                from++;
+                into += top[g->tg[e]];
+            }
+    s->links.top1_club = share(into, from);
+fail:
+    free(key);
+    free(tmp);
+    free(top);
+    return rc;
+}
+
+/* Collective. The links whose target an earlier link from the same block of CS_STATS_BLOCK
+ * consecutive page ids (u / CS_STATS_BLOCK) points to already: the block's links less its
+ * distinct targets, over all links. Neighbouring pages of a crawl order (a directory's pages)
+ * repeat each other's links, so a crawl learns little new at most of them. Each rank counts a
+ * range of the blocks. */
+static cs_err block_repeat(cs_ctx *ctx, const st_graph *g, cs_stats *s)
+{
+    cs_err rc = CS_OK;
+    int64_t first = 0, n = 0, rep = 0;
+    uint64_t *t = NULL, *tmp = NULL;
+    size_t cap = 0, tcap = 0;
+    cs_block_range((g->N + CS_STATS_BLOCK - 1) / CS_STATS_BLOCK, ctx->rank, ctx->size, &first, &n);
+    for (int64_t b = first; b < first + n && rc == CS_OK; b++) {
+        const int64_t lo = b * CS_STATS_BLOCK,
+                      hi = lo + CS_STATS_BLOCK < g->N ? lo + CS_STATS_BLOCK : g->N;
+        const int64_t m = g->off[hi] - g->off[lo];
+        if (m < 2)
+            continue;
+        rc = cs_grow(ctx, &t, &cap, (size_t)m, sizeof *t, "a block's links");
+        if (rc == CS_OK)
+            rc = cs_grow(ctx, &tmp, &tcap, (size_t)m, sizeof *tmp, "a block's links");
+        if (rc != CS_OK)
+            break;
+        for (int64_t e = 0; e < m; e++)
+            t[e] = (uint64_t)g->tg[g->off[lo] + e];
+        cs_sort_u64(t, m, tmp);
+        for (int64_t e = 1; e < m; e++)
+            rep += t[e] == t[e - 1];
+    }
+    free(t);
+    free(tmp);
+    CS_TRY_AGREE(ctx, rc);
+    cs_allreduce(ctx, NULL, &rep, 1, CS_T_I64, CS_OP_SUM);
+    s->links.block_repeat = share(rep, g->M);
+fail:
+    return rc;
+}
+
 /* Local. The topic base rate sum_k p_k^2 over pages of known topic, and the topics used. */
 static cs_err topic_base(cs_ctx *ctx, const st_graph *g, int32_t K, cs_stats *s)
 {
@@ -524,6 +601,8 @@ cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph
     out->n_links = g.M;
     links_whole(ctx, &g, out);
     CS_TRY_AGREE(ctx, degrees(ctx, &g, H, out));
+    CS_TRY_AGREE(ctx, top_club(ctx, &g, out));
+    CS_TRY(ctx, block_repeat(ctx, &g, out));
     CS_TRY_AGREE(ctx, topic_base(ctx, &g, meta->n_topics, out));
     const double t2 = cs_now();
     CS_TRY_AGREE(ctx, st_shape(ctx, &g, o, out));

@@ -494,6 +494,14 @@ def main():
         c.exact("within_host", float("nan"))
     c.exact("out.target", float(np.mean(outdeg[tg])))
     c.exact("in.top1", float(np.sum(np.sort(indeg)[::-1][: (N + 99) // 100]) / M))
+    # the club: the ceil(N / 100) pages of largest in-degree, ties by the lower id
+    top = np.zeros(N, dtype=bool)
+    top[np.lexsort((np.arange(N), -indeg))[: (N + 99) // 100]] = True
+    from_top = top[src]
+    c.exact("in.club", float(np.mean(top[tg[from_top]])) if from_top.any() else float("nan"))
+    # links repeating a target of their block of 16 consecutive ids: links less distinct pairs
+    pairs = np.unique((src.astype(np.int64) // 16) * N + tg.astype(np.int64))
+    c.exact("block16.repeat", float((M - len(pairs)) / M))
     notself = src != tg
     fwd = src[notself] * N + tg[notself]
     c.exact("reciprocity", float(np.mean(np.isin(tg[notself] * N + src[notself], fwd))))
