@@ -425,8 +425,8 @@ static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
 
 /* Local. The club of the ceil(N / 100) most-linked pages (in-degree, ties: the lower page id
  * first): the share of their own links that go to one of them. On crawls of the web the pages
- * every page links to (navigation, home pages) link mostly to each other, so fetching them
- * first finds few new pages. */
+ * every page links to (navigation, home pages) send a large share of their links to each
+ * other, so fetching them first finds fewer new pages than their out-degree promises. */
 static cs_err top_club(cs_ctx *ctx, const st_graph *g, cs_stats *s)
 {
     cs_err rc = CS_OK;
