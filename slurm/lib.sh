@@ -72,7 +72,10 @@ cs_restart_supported() {
     case $CRAWLSIM_RESTART in
     yes) return 0 ;;
     no) return 1 ;;
-    auto) "$CRAWLSIM" run --help 2> /dev/null | grep -q -- '--restart' ;;
+    auto) # the help read whole first: a pipe into grep -q can end the writer with SIGPIPE
+        local help
+        help=$("$CRAWLSIM" run --help 2> /dev/null) || true
+        grep -q -- '--restart' <<< "$help" ;;
     *) cs_die "CRAWLSIM_RESTART='$CRAWLSIM_RESTART': expected auto, yes or no" ;;
     esac
 }
