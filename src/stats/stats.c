@@ -426,28 +426,22 @@ static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
 /* Local. The club of the ceil(N / 100) most-linked pages (in-degree, ties: the lower page id
  * first): the share of their own links that go to one of them. On crawls of the web the pages
  * every page links to (navigation, home pages) send a large share of their links to each
- * other, so fetching them first finds fewer new pages than their out-degree promises. */
-static cs_err top_club(cs_ctx *ctx, const st_graph *g, cs_stats *s)
+ * other, so fetching them first finds fewer new pages than their out-degree promises. The
+ * pages are those of in-degree above `cut` and the first `at_cut` of in-degree `cut` (the
+ * in-degree histogram's walk from the top, degrees()). */
+static cs_err top_club(cs_ctx *ctx, const st_graph *g, int64_t cut, int64_t at_cut, cs_stats *s)
 {
     cs_err rc = CS_OK;
-    const int64_t N = g->N, k = (N + 99) / 100;
-    uint64_t *key = NULL, *tmp = NULL;
     uint8_t *top = NULL;
-    if (N == 0 || g->M == 0)
-        return CS_OK;
-    CS_TRY(ctx, cs_alloc(ctx, &key, (size_t)N, sizeof *key, "the most-linked pages"));
-    CS_TRY(ctx, cs_alloc(ctx, &tmp, (size_t)N, sizeof *tmp, "the most-linked pages"));
-    CS_TRY(ctx, cs_calloc(ctx, &top, (size_t)N, 1, "the most-linked pages"));
-    for (int64_t u = 0; u < N; u++) { /* ascending keys: in-degree down, then page id up */
+    CS_TRY(ctx, cs_calloc(ctx, &top, (size_t)g->N + 1, 1, "the most-linked pages"));
+    for (int64_t u = 0; u < g->N; u++) {
         const int64_t in = g->ioff[u + 1] - g->ioff[u];
-        const uint64_t below = in < (int64_t)UINT32_MAX ? UINT32_MAX - (uint64_t)in : 0;
-        key[u] = below << 32 | (uint64_t)u;
+        const int tie = in == cut && at_cut > 0; /* (ids ascending: the lower ones first) */
+        top[u] = in > cut || tie;
+        at_cut -= tie;
     }
-    cs_sort_u64(key, N, tmp);
-    for (int64_t j = 0; j < k; j++)
-        top[key[j] & 0xffffffffu] = 1;
     int64_t from = 0, into = 0;
-    for (int64_t u = 0; u < N; u++)
+    for (int64_t u = 0; u < g->N; u++)
         if (top[u])
             for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
                 from++;
@@ -455,8 +449,6 @@ static cs_err top_club(cs_ctx *ctx, const st_graph *g, cs_stats *s)
             }
     s->links.top1_club = share(into, from);
 fail:
-    free(key);
-    free(tmp);
     free(top);
     return rc;
 }
@@ -549,14 +541,18 @@ static cs_err degrees(cs_ctx *ctx, const st_graph *g, int64_t H, cs_stats *s)
     CS_TRY(ctx, st_dist_hist(ctx, h, kmax, &s->in));
     {
         /* The links into the ceil(N / 100) pages of largest in-degree: the largest in-degrees
-         * summed from the top of the histogram (ties do not matter). */
-        int64_t left = (g->N + 99) / 100, into = 0;
-        for (int64_t k = kmax; k > 0 && left > 0; k--) {
+         * summed from the top of the histogram (ties do not matter here; the club takes the
+         * lower page ids among the pages of the last in-degree, `cut`, of which it took at_cut) */
+        int64_t left = (g->N + 99) / 100, into = 0, cut = 0, at_cut = 0;
+        for (int64_t k = kmax; k >= 0 && left > 0; k--) {
             const int64_t take = h[k] < left ? h[k] : left;
             into += take * k;
             left -= take;
+            cut = k;
+            at_cut = take;
         }
         s->links.top1_in = share(into, g->M);
+        CS_TRY(ctx, top_club(ctx, g, cut, at_cut, s));
     }
     if (s->has_hosts) {
         CS_TRY(ctx, cs_calloc(ctx, &hsz, (size_t)H + 1, sizeof *hsz, "host sizes"));
@@ -601,7 +597,6 @@ cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph
     out->n_links = g.M;
     links_whole(ctx, &g, out);
     CS_TRY_AGREE(ctx, degrees(ctx, &g, H, out));
-    CS_TRY_AGREE(ctx, top_club(ctx, &g, out));
     CS_TRY(ctx, block_repeat(ctx, &g, out));
     CS_TRY_AGREE(ctx, topic_base(ctx, &g, meta->n_topics, out));
     const double t2 = cs_now();
