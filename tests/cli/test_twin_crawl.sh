@@ -2,7 +2,8 @@
 # tools/twin-crawl on a small pair: a 3000-page "real" graph (the tiny world at another seed,
 # imported from an edge list) and a "twin" (the tiny spec at 3000 pages), at 3 ranks. It
 # must write its table, fragment and figure; every verdict in the fragment must follow from the
-# measured figures and the stated tolerances; the real graph's hosts must be the twin's blocks; a
+# measured figures and the stated tolerances; the real graph's hosts must be the twin's blocks; the
+# controls (the real graph rewired) must keep what they claim to keep and change the links; a
 # bad --pair is refused. (The figures of the real datasets are in docs/reports/realism.md.)
 source "$(dirname "$0")/lib.sh"
 
@@ -35,6 +36,14 @@ rows = [l.rstrip("\n").split("\t") for l in open("tw/twin-crawl.tsv")][1:]
 kinds = {r[1].split(".")[0] for r in rows}
 assert kinds == {"known", "cut", "bpf", "lpf", "within_host"}, kinds
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
+ctl = (".shuffled", ".block256")  # known.ORDER.SHARE.CONTROL
+controls = [r for r in rows if r[1].endswith(ctl)]
+rows = [r for r in rows if not r[1].endswith(ctl)]
+assert {r[1].rsplit(".", 1)[1] for r in controls} == {"shuffled", "block256"}, controls[:2]
+assert len(controls) == 2 * 3 * 6, len(controls)
+for g, fig, P, real, ctl, d, within in controls:
+    real, ctl, d = float(real), float(ctl), float(d)
+    assert within == "-" and 0 < ctl <= 1 and abs(d - (ctl - real) / real) < 1e-4 * max(1, abs(d))
 for g, fig, P, real, twin, d, within in rows:
     real, twin, d = float(real), float(twin), float(d)
     if fig.startswith("lpf"):  # context, no target
@@ -61,6 +70,28 @@ for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("rando
 a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
 assert int(a.attrs["n_hosts"]) < 3000
+# the controls: the real graph's pages, its links' targets moved (among all links, or among a
+# block of 256 sources), each page's out-degree and each target's in-degree at most the real
+# ones, and the links dropped (repeats, self links) the only difference in the counts
+def links(f):
+    off, tg = f["links/offsets"][:], f["links/targets"][:]
+    return off, tg, np.repeat(np.arange(len(off) - 1), np.diff(off))
+ro, rt, rs = links(a)
+n = len(ro) - 1
+for name, block in (("shuffled", n), ("block256", 256)):
+    c = h5py.File(f"tw/tiny-{name}.h5", "r")
+    co, ct, cs = links(c)
+    assert int(c.attrs["n_links"]) == len(ct) < len(rt)
+    assert np.array_equal(c["pages/host"][:], a["pages/host"][:])
+    assert np.all(np.diff(co) <= np.diff(ro)) and not np.any(cs == ct)
+    for b in range(0, n, block):  # each block's targets: a sub-multiset of the real block's
+        rb = np.bincount(rt[(rs >= b) & (rs < b + block)], minlength=n)
+        cb = np.bincount(ct[(cs >= b) & (cs < b + block)], minlength=n)
+        assert np.all(cb <= rb), (name, b)
+    same = np.mean([np.array_equal(rt[ro[u]:ro[u + 1]], ct[co[u]:co[u + 1]]) for u in range(n)
+                    if ro[u + 1] - ro[u] > 1])
+    assert same < 0.2, (name, same)
+    assert (len(rt) - len(ct)) / len(rt) < 0.5, name
 print("ok")
 EOP
 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --work tw --out out --pair "a,b,c" > bad.out 2>&1
