@@ -102,6 +102,7 @@ typedef struct cs_stats_opts {
 /* A degree (or host-size) distribution. */
 typedef struct cs_stats_dist {
     cs_stats_est mean, median, max, zero; /* zero: share of pages with none */
+    cs_stats_est one, two;                /* shares of pages with exactly 1, 2 */
     cs_stats_est alpha;                   /* power-law exponent, x_min by KS */
     int64_t xmin, tail;                   /* its x_min and the pages at or above it */
     cs_stats_est alpha20;                 /* exponent at x_min = 20 */

@@ -100,6 +100,8 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
     out->median = st_exact((double)d.median);
     out->max = st_exact((double)d.max);
     out->zero = st_exact(total > 0 ? (double)d.zeros / (double)total : (double)NAN);
+    out->one = st_exact(total > 0 ? (double)(kmax >= 1 ? h[1] : 0) / (double)total : (double)NAN);
+    out->two = st_exact(total > 0 ? (double)(kmax >= 2 ? h[2] : 0) / (double)total : (double)NAN);
     out->alpha = d.tail > 0 ? st_exact(d.alpha) : st_none();
     out->xmin = d.xmin;
     out->tail = d.tail;
@@ -109,7 +111,7 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
 
 static void dist_clear(cs_stats_dist *d)
 {
-    d->mean = d->median = d->max = d->zero = d->alpha = d->alpha20 = st_none();
+    d->mean = d->median = d->max = d->zero = d->one = d->two = d->alpha = d->alpha20 = st_none();
     d->xmin = d->tail = 0;
 }
 

@@ -28,6 +28,8 @@ static int rows_of(const cs_stats *s, row *r, int cap)
         {"in.median", "in-degree median", 0, s->in.median},
         {"in.max", "in-degree max", 0, s->in.max},
         {"in.zero", "pages without in-links", 1, s->in.zero},
+        {"in.one", "pages with one in-link", 1, s->in.one},
+        {"in.two", "pages with two in-links", 1, s->in.two},
         {"in.top1", "links into the 1 % most-linked pages", 1, s->links.top1_in},
         {"in.club", "links of the 1 % most-linked pages to them", 1, s->links.top1_club},
         {"in.alpha", "in-degree tail exponent (x_min by KS)", 0, s->in.alpha},

@@ -473,6 +473,8 @@ def main():
         c.exact(f"{name}.median", nearest_rank(s, 0.5))
         c.exact(f"{name}.max", float(s[-1]))
         c.exact(f"{name}.zero", float(np.mean(d == 0)))
+    c.exact("in.one", float(np.mean(indeg == 1)))
+    c.exact("in.two", float(np.mean(indeg == 2)))
     alpha, xmin, _ = powerlaw(indeg)
     c.exact("in.alpha", alpha)
     c.exact("in.xmin", float(xmin))
