@@ -103,6 +103,7 @@ typedef struct cs_stats_opts {
 typedef struct cs_stats_dist {
     cs_stats_est mean, median, max, zero; /* zero: share of pages with none */
     cs_stats_est one, two;                /* shares of pages with exactly 1, 2 */
+    cs_stats_est few, ten;                /* shares of pages with 3 to 9, 10 or more */
     cs_stats_est alpha;                   /* power-law exponent, x_min by KS */
     int64_t xmin, tail;                   /* its x_min and the pages at or above it */
     cs_stats_est alpha20;                 /* exponent at x_min = 20 */
@@ -114,6 +115,7 @@ typedef struct cs_stats_links {
     cs_stats_est target_out;   /* mean out-degree of a link's target (in-degree-weighted) */
     cs_stats_est top1_in;      /* share of links into the ceil(N / 100) most-linked pages */
     cs_stats_est top1_club;    /* share of those pages' own links that go to one of them */
+    cs_stats_est leaf_top1;    /* share of the links of pages with one in-link that go to them */
     cs_stats_est block_repeat; /* share of links whose target an earlier link of their block of
                                   CS_STATS_BLOCK consecutive page ids points to already */
     cs_stats_est same_topic, topic_base, topic_lift;

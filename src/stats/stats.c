@@ -102,6 +102,12 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
     out->zero = st_exact(total > 0 ? (double)d.zeros / (double)total : (double)NAN);
     out->one = st_exact(total > 0 ? (double)(kmax >= 1 ? h[1] : 0) / (double)total : (double)NAN);
     out->two = st_exact(total > 0 ? (double)(kmax >= 2 ? h[2] : 0) / (double)total : (double)NAN);
+    int64_t few = 0;
+    for (int64_t k = 3; k <= kmax && k <= 9; k++)
+        few += h[k];
+    const int64_t ten = total - d.zeros - (kmax >= 1 ? h[1] : 0) - (kmax >= 2 ? h[2] : 0) - few;
+    out->few = st_exact(total > 0 ? (double)few / (double)total : (double)NAN);
+    out->ten = st_exact(total > 0 ? (double)ten / (double)total : (double)NAN);
     out->alpha = d.tail > 0 ? st_exact(d.alpha) : st_none();
     out->xmin = d.xmin;
     out->tail = d.tail;
@@ -111,7 +117,8 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
 
 static void dist_clear(cs_stats_dist *d)
 {
-    d->mean = d->median = d->max = d->zero = d->one = d->two = d->alpha = d->alpha20 = st_none();
+    d->mean = d->median = d->max = d->zero = d->one = d->two = d->few = d->ten = d->alpha =
+        d->alpha20 = st_none();
     d->xmin = d->tail = 0;
 }
 
@@ -122,15 +129,15 @@ void st_clear(cs_stats *s)
     dist_clear(&s->in);
     dist_clear(&s->host);
     cs_stats_est *l[] = {
-        &s->links.gap4,        &s->links.gap8,         &s->links.gap12,      &s->links.forward8,
-        &s->links.within_host, &s->links.reciprocity,  &s->links.target_out, &s->links.top1_in,
-        &s->links.top1_club,   &s->links.block_repeat, &s->links.same_topic, &s->links.topic_base,
-        &s->links.topic_lift,  &s->links.rel_link,     &s->links.rel_base,   &s->shape.clustering,
-        &s->shape.overlap,     &s->shape.scc,          &s->shape.in,         &s->shape.out,
-        &s->shape.rest,        &s->shape.dist_mean,    &s->shape.dist_eff90, &s->shape.reach,
-        &s->bfs.known1,        &s->bfs.known10,        &s->bfs.empty10,      &s->indeg.known1,
-        &s->indeg.known10,     &s->indeg.empty10,      &s->rnd.known1,       &s->rnd.known10,
-        &s->rnd.empty10};
+        &s->links.gap4,        &s->links.gap8,        &s->links.gap12,        &s->links.forward8,
+        &s->links.within_host, &s->links.reciprocity, &s->links.target_out,   &s->links.top1_in,
+        &s->links.top1_club,   &s->links.leaf_top1,   &s->links.block_repeat, &s->links.same_topic,
+        &s->links.topic_base,  &s->links.topic_lift,  &s->links.rel_link,     &s->links.rel_base,
+        &s->shape.clustering,  &s->shape.overlap,     &s->shape.scc,          &s->shape.in,
+        &s->shape.out,         &s->shape.rest,        &s->shape.dist_mean,    &s->shape.dist_eff90,
+        &s->shape.reach,       &s->bfs.known1,        &s->bfs.known10,        &s->bfs.empty10,
+        &s->indeg.known1,      &s->indeg.known10,     &s->indeg.empty10,      &s->rnd.known1,
+        &s->rnd.known10,       &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }
@@ -428,7 +435,9 @@ static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
 /* Local. The club of the ceil(N / 100) most-linked pages (in-degree, ties: the lower page id
  * first): the share of their own links that go to one of them. On crawls of the web the pages
  * every page links to (navigation, home pages) send a large share of their links to each
- * other, so fetching them first finds fewer new pages than their out-degree promises. The
+ * other, so fetching them first finds fewer new pages than their out-degree promises. And the
+ * share of the links of the pages with one in-link (the leaves a crawl's frontier fills with)
+ * that go to the club: where it is high, fetching a leaf finds little that is new. The
  * pages are those of in-degree above `cut` and the first `at_cut` of in-degree `cut` (the
  * in-degree histogram's walk from the top, degrees()). */
 static cs_err top_club(cs_ctx *ctx, const st_graph *g, int64_t cut, int64_t at_cut, cs_stats *s)
@@ -442,14 +451,21 @@ static cs_err top_club(cs_ctx *ctx, const st_graph *g, int64_t cut, int64_t at_c
         top[u] = in > cut || tie;
         at_cut -= tie;
     }
-    int64_t from = 0, into = 0;
-    for (int64_t u = 0; u < g->N; u++)
-        if (top[u])
-            for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
-                from++;
-                into += top[g->tg[e]];
-            }
+    int64_t from = 0, into = 0, leaf = 0, leaf_into = 0;
+    for (int64_t u = 0; u < g->N; u++) {
+        const int is_leaf = g->ioff[u + 1] - g->ioff[u] == 1;
+        if (!top[u] && !is_leaf)
+            continue;
+        for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
+            const int to_top = top[g->tg[e]];
+            from += top[u];
+            into += top[u] & to_top;
+            leaf += is_leaf;
+            leaf_into += is_leaf & to_top;
+        }
+    }
     s->links.top1_club = share(into, from);
+    s->links.leaf_top1 = share(leaf_into, leaf);
 fail:
     free(top);
     return rc;

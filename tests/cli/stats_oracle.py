@@ -475,6 +475,8 @@ def main():
         c.exact(f"{name}.zero", float(np.mean(d == 0)))
     c.exact("in.one", float(np.mean(indeg == 1)))
     c.exact("in.two", float(np.mean(indeg == 2)))
+    c.exact("in.few", float(np.mean((indeg >= 3) & (indeg <= 9))))
+    c.exact("in.ten", float(np.mean(indeg >= 10)))
     alpha, xmin, _ = powerlaw(indeg)
     c.exact("in.alpha", alpha)
     c.exact("in.xmin", float(xmin))
@@ -501,6 +503,8 @@ def main():
     top[np.lexsort((np.arange(N), -indeg))[: (N + 99) // 100]] = True
     from_top = top[src]
     c.exact("in.club", float(np.mean(top[tg[from_top]])) if from_top.any() else float("nan"))
+    from_leaf = indeg[src] == 1
+    c.exact("leaf.top1", float(np.mean(top[tg[from_leaf]])) if from_leaf.any() else float("nan"))
     # links repeating a target of their block of 16 consecutive ids: links less distinct pairs
     pairs = np.unique((src.astype(np.int64) // 16) * N + tg.astype(np.int64))
     c.exact("block16.repeat", float((M - len(pairs)) / M))
