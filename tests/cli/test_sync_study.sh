@@ -127,6 +127,18 @@ grep -q "^strong-default-sarsa P=2 K=4, world seed 1: seeds 3,5,7,.*,29$" <<< "$
     grep -q "^strong-default-sarsa P=2 K=4, world seed 2: seeds 4,6,8,.*,30$" <<< "$out" &&
     [ "$got" = "$base" ] && pass "adaptive: the mixed cell to 30 seeds, beside $(grep -c . <<< "$base") launches mixed before" ||
     fail "adaptive: $out (before: $base)"
+# a collapse the strict control shares seed for seed (both seeds 1 made diverged) is named as the
+# control's too, in the findings and the list of collapsed seeds; the unchanged report names none
+awk -F'\t' -v OFS='\t' -v c="$(col wnorm_max)" \
+    '$1 == "strong-default-sarsa" && ($3 == "K=4" || $3 == "control") && $4 == 1 { $c = "inf" } { print }' \
+    tab/results.tsv > tab/shared.tsv
+"$SS" report tab/shared.tsv --tiny --seeds 2 --min-seeds 2 -o tab/shared.md --figures tab/fig > /dev/null 2>&1 ||
+    fail "report of a collapse the control shares"
+grep -q "^\* strong-default-sarsa, P = 2, K=4: 1/2 .*weights diverged: seeds 1; also the control's: seeds 1)" tab/shared.md &&
+    grep -q "^\* K=4: P = 2: collapses (1 of 2), .*(1 of them the control's too)" tab/shared.md &&
+    ! grep -q "control's too\|also the control's: seeds" tab/report.md &&
+    pass "a collapse the control shares is named so" ||
+    fail "shared collapse: $(grep -E "K=4" tab/shared.md | head -4)"
 sed -i 1s/seed/SEED/ tab/results.tsv
 "$SS" report tab/results.tsv -o tab/bad.md > err.txt 2>&1
 [ $? = 1 ] && grep -q "not a results table" err.txt && pass "a bad table: exit 1" ||

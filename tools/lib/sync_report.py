@@ -403,6 +403,13 @@ def analyse(cells, groups, decl=None):
                     row["ok_loss"], row["ok_lo"], row["ok_hi"] = t_interval(
                         paired(ctrl, runs, ok, higher))
         rows.append(row)
+    # the collapsed seeds the strict control collapses on too, at the same P and run seed: the
+    # world and the seed's start, not the setting (the verdicts keep the declared count)
+    ctrl_coll = {(r["group"], r["P"]): set(r["collapsed"]) for r in rows
+                 if r["setting"] == "control"}
+    for r in rows:
+        r["with_control"] = ([] if r["setting"] == "control" else
+                             [k for k in r["collapsed"] if k in ctrl_coll.get((r["group"], r["P"]), ())])
     tested = [r for r in rows if "p" in r]
     fams = [r["family"] for r in tested]
     for r, a, b in zip(tested, holm_families([r["p"] for r in tested], fams),
@@ -549,6 +556,8 @@ def findings(rows, groups):
                 coll = ""
                 if r["collapsed"]:
                     coll = f", collapsed {collapse_text(r)}"
+                    if r["with_control"]:
+                        coll += f" ({len(r['with_control'])} of them the control's too)"
                     if "ok_loss" in r:
                         coll += (f", the others {r['ok_loss']:+.4f} [{r['ok_lo']:+.4f}, "
                                  f"{r['ok_hi']:+.4f}]")
@@ -782,10 +791,13 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
             L.append("")
     tot_c = sum(len(r["collapsed"]) for r in rows)
     tot_s = sum(r["n"] for r in rows)
+    tot_w = sum(len(r["with_control"]) for r in rows)
     L += ["## Collapsed seeds", "",
           f"{tot_c} of {tot_s} runs collapsed (the declared criterion above: quality, or "
           "diverged weights); by cell, with the 95 % Clopper-Pearson interval of the collapse "
-          "probability:", ""]
+          f"probability. {tot_w} of them are seeds on which the strict control at the same P "
+          "collapses too (*also the control's*): a crawl whose start leaves it little to find, "
+          "which the setting does not cause; the verdicts keep the declared count.", ""]
     for r in rows:
         if r["collapsed"]:
             why = []
@@ -793,6 +805,8 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
                 why.append("quality: seeds " + ", ".join(str(k) for k in r["low"]))
             if r["diverged"]:
                 why.append("weights diverged: seeds " + ", ".join(str(k) for k in r["diverged"]))
+            if r["with_control"]:
+                why.append("also the control's: seeds " + ", ".join(str(k) for k in r["with_control"]))
             L.append(f"* {r['group']}, P = {r['P']}, {label(r['setting'])}: "
                      f"{collapse_text(r)} ({'; '.join(why)})")
     L.append("")
