@@ -828,6 +828,20 @@ fail:
     return rc;
 }
 
+/* Local. This rank's share of the tick's budget Bt under the fixed budget: Bt / P, and one more
+ * for the first Bt mod P ranks. When the tick's budget is below the bandwidth (the run's last
+ * pages, or re-crawls taking part of it) those ranks rotate with the tick, so that a remainder
+ * held by ranks with nothing to fetch (a world whose pages all sit on one rank) moves on to
+ * the others instead of stalling the run until its tick limit. */
+static int64_t fixed_share(const sim *s, int64_t tick, int64_t Bt)
+{
+    const int P = s->ctx->size;
+    int64_t r = s->ctx->rank;
+    if (Bt < s->cfg->crawl.bandwidth)
+        r = (r + P - tick % P) % P;
+    return cs_comm_split_fixed(Bt, (int)r, P);
+}
+
 /* Collective. A selecting policy's picks: proposed on every rank (its share of the budget Bt
  * under the fixed and proportional budgets), then with global_keep the best Bt over all ranks
  * (keep_global), else every proposal kept, and committed. */
@@ -839,7 +853,7 @@ static cs_err select_proposed(sim *s, cs_err local, int64_t tick, int64_t step, 
     const cs_crawl_config *cc = &s->cfg->crawl;
     int64_t b = Bt, got = 0;
     if (cc->budget == CS_BUDGET_FIXED)
-        b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+        b = fixed_share(s, tick, Bt);
     else if (cc->budget == CS_BUDGET_PROPORTIONAL)
         b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->sl.share) : s->sl.share;
     if (local == CS_OK)
@@ -881,7 +895,7 @@ cs_err sim_select_owned(sim *s, cs_err local, int64_t tick, int64_t step, int64_
     }
     int64_t b, got = 0;
     if (cc->budget == CS_BUDGET_FIXED)
-        b = cs_comm_split_fixed(Bt, ctx->rank, ctx->size);
+        b = fixed_share(s, tick, Bt);
     else
         b = Bt < cc->bandwidth ? cs_comm_split(ctx, Bt, s->sl.share) : s->sl.share;
     const int64_t nx = binomial(seed, tick_id, (uint64_t)ctx->rank + 1, b, eps);
