@@ -108,7 +108,7 @@ static const cs_conf_entry schema[] = {
     {"crawl", "bandwidth", CS_CONF_INT, "1000", 1, 1e12, NULL, C(bandwidth), 0,
      "global bandwidth B: fetches per tick over all ranks"},
     {"crawl", "budget", CS_CONF_ENUM, "global", 0, 0, "global|proportional|fixed", C(budget), 0,
-     "global: the exact global top-B by value across ranks (threshold by radix search on allreduced counts); proportional: B split by frontier sizes, rebalanced every rebalance_every ticks; fixed: B/P per rank, the remainder to the first ranks (rotating with the tick when the page limit or re-crawls cut the tick's budget below B)"},
+     "global: the exact global top-B by value across ranks (threshold by radix search on allreduced counts); proportional: B split by frontier sizes, rebalanced every rebalance_every ticks; fixed: B/P per rank, the remainder to ranks that rotate with the tick"},
     {"crawl", "rebalance_every", CS_CONF_INT, "0", 0, 1e12, NULL, C(rebalance_every), 0,
      "proportional budget: ticks between rebalancing (0 = every sync_every ticks, or every tick when sync_every = 0)"},
     {"crawl", "exchange_every", CS_CONF_INT, "1", 1, 1e12, NULL, C(exchange_every), 0,

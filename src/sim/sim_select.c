@@ -829,17 +829,13 @@ fail:
 }
 
 /* Local. This rank's share of the tick's budget Bt under the fixed budget: Bt / P, and one more
- * for the first Bt mod P ranks. When the tick's budget is below the bandwidth (the run's last
- * pages, or re-crawls taking part of it) those ranks rotate with the tick, so that a remainder
- * held by ranks with nothing to fetch (a world whose pages all sit on one rank) moves on to
- * the others instead of stalling the run until its tick limit. */
+ * for Bt mod P ranks that rotate with the tick, so that a remainder held by ranks with nothing to
+ * fetch (B below P, or the run's last pages, in a world whose pages all sit on other ranks)
+ * moves on to the others instead of stalling the run until its tick limit. */
 static int64_t fixed_share(const sim *s, int64_t tick, int64_t Bt)
 {
     const int P = s->ctx->size;
-    int64_t r = s->ctx->rank;
-    if (Bt < s->cfg->crawl.bandwidth)
-        r = (r + P - tick % P) % P;
-    return cs_comm_split_fixed(Bt, (int)r, P);
+    return cs_comm_split_fixed(Bt, (int)((s->ctx->rank + P - tick % P) % P), P);
 }
 
 /* Collective. A selecting policy's picks: proposed on every rank (its share of the budget Bt

@@ -102,10 +102,12 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
     out->zero = st_exact(total > 0 ? (double)d.zeros / (double)total : (double)NAN);
     out->one = st_exact(total > 0 ? (double)(kmax >= 1 ? h[1] : 0) / (double)total : (double)NAN);
     out->two = st_exact(total > 0 ? (double)(kmax >= 2 ? h[2] : 0) / (double)total : (double)NAN);
-    int64_t few = 0;
-    for (int64_t k = 3; k <= kmax && k <= 9; k++)
-        few += h[k];
-    const int64_t ten = total - d.zeros - (kmax >= 1 ? h[1] : 0) - (kmax >= 2 ? h[2] : 0) - few;
+    int64_t few = 0, below10 = 0;
+    for (int64_t k = 0; k <= kmax && k <= 9; k++) {
+        below10 += h[k];
+        few += k >= 3 ? h[k] : 0;
+    }
+    const int64_t ten = total - below10;
     out->few = st_exact(total > 0 ? (double)few / (double)total : (double)NAN);
     out->ten = st_exact(total > 0 ? (double)ten / (double)total : (double)NAN);
     out->alpha = d.tail > 0 ? st_exact(d.alpha) : st_none();

@@ -63,18 +63,19 @@ case $? in
 0) fail "budget fixed fetched the same pages as one rank: the comparison cannot fail" ;;
 *) fail "compare t_best-first_1.h5 t_fixed.h5: $compared" ;;
 esac
-# a fixed budget whose last pages fall to ranks with nothing to fetch still ends: one host, so
-# one rank holds every page, and the 201st page's budget of 1 goes first to rank 0 (the
-# remainder's ranks rotate with the tick when the page limit cuts the budget)
-for np in 3 4; do
+# a fixed budget whose remainder falls to ranks with nothing to fetch still ends: one host, so
+# one rank (not rank 0) holds every page; the 201st page's budget of 1, and at B = 1 every
+# tick's, go first to rank 0 (the remainder's ranks rotate with the tick)
+for c in "3 8 201 200" "4 8 201 200" "4 1 50 400"; do
+    read -r np b pages most <<< "$c"
     run "$np" -q run "$SRC/jobs/quickstart.ini" --set gen.pages=2000 --set gen.host_size_mean=5000 \
-        --set gen.host_size_max=5000 --set crawl.budget=fixed --set crawl.bandwidth=8 \
-        --set run.pages=201 --set run.ticks=5000 -o "one_$np.h5" 2> err.txt || fail "one host, np $np: $(cat err.txt)"
+        --set gen.host_size_max=5000 --set crawl.budget=fixed --set crawl.bandwidth=$b \
+        --set run.pages=$pages --set run.ticks=5000 -o "one_$np.h5" 2> err.txt || fail "one host, np $np: $(cat err.txt)"
     got=$(h5dump -d /final/fetched -d /final/ticks one_$np.h5 2> /dev/null | grep -o '(0): [0-9]*' | cut -d' ' -f2 | paste -sd' ')
     held=$(h5dump -d /ranks/pages one_$np.h5 2> /dev/null | grep -o '(0): .*' | tr -d ' ')
-    [[ $got =~ ^201\ [0-9]+$ ]] && [ "${got#* }" -lt 200 ] && [[ $held =~ (^|,)2000(,|$) ]] &&
-        pass "budget fixed, every page on one rank of $np: 201 pages in ${got#* } ticks" ||
-        fail "budget fixed, one host on $np ranks: fetched and ticks '$got', pages per rank $held"
+    [[ $got =~ ^$pages\ [0-9]+$ ]] && [ "${got#* }" -le "$most" ] && [[ $held =~ ^\(0\):0,(.*,)?2000(,|$) ]] &&
+        pass "budget fixed B = $b, every page on one rank of $np: $pages pages in ${got#* } ticks" ||
+        fail "budget fixed B = $b, one host on $np ranks: fetched and ticks '$got', pages per rank $held"
 done
 
 # 2. determinism for any thread count: cli.test_threads (1 and 3 threads, every policy family)
