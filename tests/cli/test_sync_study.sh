@@ -108,7 +108,7 @@ mkdir tab && cp st/results.tsv tab/
 "$SS" report tab/results.tsv --tiny --seeds 2 --min-seeds 2 -o tab/report.md --figures st/sync-study > /dev/null 2>&1 ||
     fail "report from the table"
 diff <(grep '^|' st/report.md) <(grep '^|' tab/report.md) > /dev/null &&
-    [ "$(grep -c "^| 2 |" tab/report.md)" = 7 ] && pass "the report from the table alone has the same tables" ||
+    [ "$(grep -c "^| 2 |" tab/report.md)" = 8 ] && pass "the report from the table alone has the same tables" ||
     fail "report from the table differs: $(diff <(grep '^|' st/report.md) <(grep '^|' tab/report.md) | head)"
 out=$("$SS" run --tiny --seeds 2 -o tab --bin "$BIN" 2>&1)
 grep -q "0 runs in 0 cells to do" <<< "$out" && [ ! -d tab/runs ] &&
@@ -127,6 +127,17 @@ grep -q "^strong-default-sarsa P=2 K=4, world seed 1: seeds 3,5,7,.*,29$" <<< "$
     grep -q "^strong-default-sarsa P=2 K=4, world seed 2: seeds 4,6,8,.*,30$" <<< "$out" &&
     [ "$got" = "$base" ] && pass "adaptive: the mixed cell to 30 seeds, beside $(grep -c . <<< "$base") launches mixed before" ||
     fail "adaptive: $out (before: $base)"
+# the diagnostics' test of the prediction: the one diverged seed is counted at its P, with its
+# cell and step, and a bound read only when its step exceeds every other seed's
+"$SS" report mixed/results.tsv --tiny --seeds 2 --min-seeds 2 -o mixed/report.md --figures mixed/fig \
+    > /dev/null 2>&1 || fail "report of the mixed table"
+row=$(grep "^| 2 | [0-9]* | 1 | strong-default-sarsa K=4 |" mixed/report.md)
+step=$(awk -F'\t' -v c="$(col step_max)" '$1 == "strong-default-sarsa" && $3 == "K=4" && $4 == 1 { print $c }' tab/results.tsv)
+[ -n "$row" ] && grep -q "| - (none diverged) |" tab/report.md && ! grep -q "| - (none diverged) |" <<< "$row" &&
+    grep -qE "\| (yes: between .* and |no: [0-9]+ seeds that did not diverge took a step of at least )" <<< "$row" &&
+    /usr/bin/python3 -c "import sys; s = float(sys.argv[1]); assert ('%.4g' % s) in sys.argv[2]" "$step" "$row" &&
+    pass "diagnostics: the diverged seed at its P, its cell and step ($step)" ||
+    fail "diagnostics row: '$row' (step $step)"
 # a collapse the strict control shares seed for seed (both seeds 1 made diverged) is named as the
 # control's too, in the findings and the list of collapsed seeds; the unchanged report names none
 awk -F'\t' -v OFS='\t' -v c="$(col wnorm_max)" \

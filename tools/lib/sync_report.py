@@ -717,7 +717,7 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
         # the second edition's sections: run length, the learning curve, the diagnostics
         L += sync_sections.plateau(cells, groups, decl, figdir, rel)
         L += sync_sections.curve_quality(rows, cells, groups)
-        L += sync_sections.diagnostics(rows, cells, figdir, rel)
+        L += sync_sections.diagnostics(rows, cells, decl, figdir, rel)
         L += sync_sections.by_criterion(rows, cells, decl)
     L += sensitivity(cells, groups, decl)
     mixed = [r for r in rows if 0 < len(r["collapsed"]) < r["n"] and r["n"] < 30]
