@@ -129,6 +129,33 @@ def learning_curve(fetched, relevant):
     return curve, auc, flat
 
 
+_WORLD_RELEVANT = {}
+
+
+def world_relevant(config):
+    """The relevant pages of the world a run crawled (relevance >= its gen.relevance_threshold),
+    from the graph file its /config names; NaN when it names none or the file is gone."""
+    sect, graph, th = "", None, 0.5
+    for line in config.splitlines():
+        line = line.split(";")[0].strip()
+        if line.startswith("["):
+            sect = line.strip("[]")
+        elif "=" in line:
+            k, v = (x.strip() for x in line.split("=", 1))
+            if sect == "run" and k == "graph" and v:
+                graph = v
+            elif sect == "gen" and k == "relevance_threshold":
+                th = float(v)
+    if graph is None or not os.path.isfile(graph):
+        return float("nan")
+    if (graph, th) not in _WORLD_RELEVANT:
+        with h5py.File(graph, "r") as g:
+            d = g.get("/pages/relevance")
+            _WORLD_RELEVANT[(graph, th)] = float("nan") if d is None \
+                else float(np.count_nonzero(d[()] >= th))
+    return _WORLD_RELEVANT[(graph, th)]
+
+
 def read_run(path, metric, world="?"):
     with h5py.File(path, "r") as f:
         ticks = int(f["/final/ticks"][0])
@@ -163,6 +190,8 @@ def read_run(path, metric, world="?"):
         policy = f.attrs.get("policy", b"?")
         policy = policy.decode() if isinstance(policy, bytes) else str(policy)
         commit, wh, ws = read_provenance(path)
+        cfg = f.get("/config")
+        cfg = cfg[()].decode() if cfg is not None else ""
         run = {
             "q": q, "P": P, "ticks": ticks, "fetched": fetched,
             "policy": policy, "world": world, "commit": commit, "world_hash": wh,
@@ -182,6 +211,8 @@ def read_run(path, metric, world="?"):
             # the largest weights' norm over the run (inf when not finite), the largest step
             # of a synchronisation window, the learning curve, its area and its flatness
             "wnorm_max": wmax, "step_max": step, "auc": auc, "plateau": flat,
+            # the world's relevant pages (the share of them a run finds: depletion)
+            "world_relevant": world_relevant(cfg),
         }
         run.update(("c%d" % round(100 * x), c) for x, c in zip(FRACTIONS, curve))
         return run
@@ -194,9 +225,13 @@ def read_run(path, metric, world="?"):
 TEXT = ["policy", "world", "commit", "world_hash", "world_seed"]
 FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
           "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick", "wnorm", "spread_max",
-          "wnorm_max", "step_max", "auc", "plateau"] + ["c%d" % round(100 * x) for x in FRACTIONS]
+          "wnorm_max", "step_max", "auc", "plateau"] + ["c%d" % round(100 * x) for x in FRACTIONS] \
+    + ["world_relevant"]
 INTS = ("ticks", "fetched")
 TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS[:1] + FIELDS[2:])
+# the table before world_relevant: read with it unknown
+FIELDS_2 = FIELDS[:-1]
+TABLE_HEAD_2 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS_2[:1] + FIELDS_2[2:])
 # the first edition's table (docs/reports/sync-study-first-edition/results.tsv): no provenance,
 # weights' norms or spreads; read with those unknown
 FIELDS_1 = FIELDS[:11]
@@ -214,12 +249,12 @@ def read_table(path, groups, cells):
     cells."""
     with open(path) as f:
         head = f.readline().rstrip("\n")
-        if head not in (TABLE_HEAD, TABLE_HEAD_1):
+        if head not in (TABLE_HEAD, TABLE_HEAD_1, TABLE_HEAD_2):
             raise SystemExit(f"tools/sync-study: error: {path}: not a results table "
                              f"(its first line is not the header {TABLE_HEAD!r})")
         first = head == TABLE_HEAD_1
         text = [] if first else TEXT
-        fields = FIELDS_1 if first else FIELDS
+        fields = FIELDS_1 if first else FIELDS_2 if head == TABLE_HEAD_2 else FIELDS
         for n, line in enumerate(f, 2):
             w = line.rstrip("\n").split("\t")
             if len(w) != 4 + len(text) + len(fields) - 1:
@@ -232,6 +267,7 @@ def read_table(path, groups, cells):
                 run.update(policy=first_edition_policy(groups, g, stg), world=groups[g][0],
                            commit="unknown", world_hash="unknown", world_seed="unknown")
                 run.update((k, float("nan")) for k in FIELDS[11:])
+            run.setdefault("world_relevant", float("nan"))
             v = w[4 + len(text):]
             run.update(q=float(v[0]), P=P)
             for k, x in zip(fields[2:], v[1:]):

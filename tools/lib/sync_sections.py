@@ -36,9 +36,12 @@ def plateau(cells, groups, decl, figdir, rel):
          "the rate over the two tenths before (median over seeds; the design's runs are at "
          "least 10 % of the world where the world allows it). *change* is that relative "
          "difference; a group with a P not flattened needs longer runs before its losses "
-         "speak for the end of the learning.", "",
-         "| group | P | seeds | change (median) | flattened | harvest rate at 20 / 50 / 100 % |",
-         "|---|---|---|---|---|---|"]
+         "speak for the end of the learning, unless the curve falls because the relevant pages "
+         "run out: *found* is the share of the world's relevant pages the control has fetched "
+         "by the end (median over seeds), which a longer run can only raise while the harvest "
+         "rate falls towards the world's share of relevant pages.", "",
+         "| group | P | seeds | change (median) | flattened | harvest rate at 20 / 50 / 100 % "
+         "| found |", "|---|---|---|---|---|---|---|"]
     figs = []
     for g in groups:
         ctrl = sorted((P, runs) for (gg, P, s), runs in cells.items()
@@ -51,8 +54,12 @@ def plateau(cells, groups, decl, figdir, rel):
             cur = [_median([r.get("c%d" % c, math.nan) for r in runs.values()])
                    for c in range(10, 101, 10)]
             flat = "-" if math.isnan(ch) else "yes" if ch <= tol else "**no**"
+            found = _median([r.get("c100", math.nan) * r.get("fetched", math.nan) /
+                             r.get("world_relevant", math.nan)
+                             if r.get("world_relevant", 0) else math.nan for r in runs.values()])
             L.append(f"| {g} | {P} | {len(runs)} | {ch:.3f} | {flat} | "
-                     f"{cur[1]:.4f} / {cur[4]:.4f} / {cur[9]:.4f} |")
+                     f"{cur[1]:.4f} / {cur[4]:.4f} / {cur[9]:.4f} | "
+                     + ("-" if math.isnan(found) else f"{100 * found:.1f} %") + " |")
             ax.plot(range(10, 101, 10), cur, marker="o", ms=3, label=f"P = {P}")
         ax.set_xlabel("% of the run's fetches")
         ax.set_ylabel("cumulative harvest rate (median)")
