@@ -92,6 +92,22 @@ done < <(tail -n +2 st/results.tsv | cut -f6,8,9 | awk -F'\t' '{ print $1 "\t" $
     [ "$(tail -n +2 st/results.tsv | cut -f6,9 | sort -u | tr '\n\t' ' :')" = "default:1 default:2 twin-uk:1 " ] &&
     pass "table: policy, commit $want_commit, world, world seed and world hash of every run" ||
     fail "table provenance: $bad $hashes_ok $(cut -f1-9 st/results.tsv | head -4)"
+# the share of the world's relevant pages the control found: an independent count from the world
+# file and the results files, against the run-length table's column
+want=$(/usr/bin/python3 -c '
+import glob, h5py, numpy as np
+found = []
+for f in sorted(glob.glob("st/runs/strong-default-sarsa/P2/control/seed-*.h5")):
+    with h5py.File(f) as r:
+        cfg = r["/config"][()].decode()
+        graph = [l.split("=", 1)[1].strip() for l in cfg.splitlines() if l.startswith("graph =")][0]
+        rel = int(r["/final/relevant"][0])
+    with h5py.File(graph) as w:
+        found.append(rel / np.count_nonzero(w["/pages/relevance"][()] >= 0.5))
+print("%.1f %%" % (100 * np.median(found)))')
+grep -q "^| strong-default-sarsa | 2 | [0-9]* | .* | $want |$" st/report.md &&
+    pass "run length: the control found $want of the world's relevant pages" ||
+    fail "found: want $want, $(grep '^| strong-default-sarsa | 2 |' st/report.md | head -2)"
 # the step rule reaches the runs: the largest step per window, 0.01 under window (K = 4,
 # B = 20: alpha = 0.01 / 80), alpha x K x B = 0.04 under fixed (alpha = auto, 0.01 / 20)
 sc=$(col step_max)
