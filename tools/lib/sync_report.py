@@ -642,15 +642,43 @@ def sensitivity(cells, groups, decl):
     return L + [""]
 
 
-def coverage(cells, design):
-    """What of the full design ran (10 seeds or more), by group: the rank counts complete and
-    the cells missing."""
+def short_table(short_cells, cells, decl):
+    """The cells left out for too few seeds, as measured (no verdict): per cell its seeds, median
+    quality against the control's at the same P (the control's own cell, short or not), the
+    largest weights' norm over the control's median, collective bytes and the model's
+    communication time per rank and tick."""
+    L = ["Measured in those cells (no test: too few seeds; quality as in the findings):", "",
+         "| group | P | setting | seeds | quality (median) | control's (median) | largest norm / "
+         "control's (median) | collective bytes per rank and tick | model us/tick |",
+         "|---" * 9 + "|"]
+    for (g, P, s), runs in sorted(short_cells.items()):
+        ctrl = short_cells.get((g, P, "control")) or cells.get((g, P, "control")) or {}
+        q = float(np.median([r["q"] for r in runs.values()]))
+        cq = float(np.median([r["q"] for r in ctrl.values()])) if ctrl else math.nan
+        cn = [divergence_norm(r) for r in ctrl.values() if math.isfinite(divergence_norm(r))]
+        cw = float(np.median(cn)) if cn else math.nan
+        nr = float(np.median([divergence_norm(r) for r in runs.values()])) / cw \
+            if cw and not math.isnan(cw) else math.nan
+        cost = {k: float(np.mean([r[k] for r in runs.values()]))
+                for k in ("fetched", "ticks", "coll", "coll_bytes", "msgs_per_tick",
+                          "xbytes_per_fetch")}
+        L.append(f"| {g} | {P} | {label(s)} | {len(runs)} | {q:.4f} | "
+                 + ("-" if math.isnan(cq) else f"{cq:.4f}") + " | "
+                 + ("-" if math.isnan(nr) else f"{nr:.3g}") + f" | {human(cost['coll_bytes'])} | "
+                 f"{model_comm_us(cost, P):.0f} |")
+    return L + [""]
+
+
+def coverage(cells, design, short_cells=None):
+    """What of the full design ran (10 seeds or more), by group: the rank counts complete, in
+    part (some cells, or some with fewer seeds) and the cells missing."""
     L = []
     done = set(cells)
+    some = done | set(short_cells or {})
     for g in dict.fromkeys(x[0] for x in design):
         mine = [x for x in design if x[0] == g]
         full = sorted({p for _, p, _ in mine if all(x in done for x in mine if x[1] == p)})
-        part = sorted({p for _, p, _ in mine if p not in full and any(x in done for x in mine
+        part = sorted({p for _, p, _ in mine if p not in full and any(x in some for x in mine
                                                                      if x[1] == p)})
         miss = sorted({p for _, p, _ in mine if p not in full and p not in part})
         L.append(f"* `{g}`: complete at P = {', '.join(map(str, full)) or 'none'}"
@@ -687,8 +715,7 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
         print(f"tools/sync-study: error: no results files or table under {d}")
         return 1
     short = sorted(k for k, v in cells.items() if len(v) < min_seeds)
-    for k in short:
-        del cells[k]
+    short_cells = {k: cells.pop(k) for k in short}
     rows = analyse(cells, groups, decl)
     os.makedirs(figdir, exist_ok=True)
     rel = os.path.relpath(figdir, os.path.dirname(os.path.abspath(output)))
@@ -742,10 +769,11 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
          "and overestimate by 50-70 % at 64; it predicts no computation, which is the same in "
          "every setting of a cell's P.", ""]
     if design:
-        L += coverage(cells, list(design))
+        L += coverage(cells, list(design), short_cells)
     if short:
         L += [f"Left out, fewer than {min_seeds} seeds so far: "
               + "; ".join(f"{g} P = {P} {label(st)}" for g, P, st in short) + ".", ""]
+        L += short_table(short_cells, cells, decl)
     L += findings(rows, groups)
     curves = any(not math.isnan(r.get("auc", math.nan)) for runs in cells.values()
                  for r in runs.values())
