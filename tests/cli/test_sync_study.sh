@@ -110,6 +110,13 @@ print("%.1f %%" % (100 * np.median(found)))')
 grep -q "^| strong-default-sarsa | 2 | [0-9]* | .* | $want |$" st/report.md &&
     pass "run length: the control found $want of the world's relevant pages" ||
     fail "found: want $want, $(grep '^| strong-default-sarsa | 2 |' st/report.md | head -2)"
+# a table from before the world_relevant column still reads, and its run-length table has no
+# column of pages found (the worlds are not known)
+mkdir old && cut -f"1-$(($(col world_relevant) - 1))" st/results.tsv > old/results.tsv
+"$SS" report old/results.tsv --tiny --seeds 2 --min-seeds 2 -o old/report.md --figures old/fig > /dev/null 2>&1 &&
+    grep -q "^| strong-default-sarsa | 2 | [0-9]* | [0-9.]* | [a-z*]* | [0-9.]* / [0-9.]* / [0-9.]* |$" old/report.md &&
+    ! grep -q "| found |" old/report.md && pass "a table without world_relevant: read, no found column" ||
+    fail "old table: $(grep '^| strong-default-sarsa | 2 |' old/report.md | head -2)"
 # the step rule reaches the runs: the largest step per window, 0.01 under window (K = 4,
 # B = 20: alpha = 0.01 / 80), alpha x K x B = 0.04 under fixed (alpha = auto, 0.01 / 20)
 sc=$(col step_max)

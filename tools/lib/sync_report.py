@@ -376,11 +376,23 @@ def divergence_norm(r):
     return m if not math.isnan(m) else r.get("wnorm", math.nan)
 
 
+def median_norm(runs):
+    """The median of the runs' finite divergence norms (the criterion's reference), or None."""
+    norms = [divergence_norm(r) for r in runs.values() if math.isfinite(divergence_norm(r))]
+    return float(np.median(norms)) if norms else None
+
+
+def mean_cost(runs):
+    """A cell's mean counters: every number of its runs but the quality, P and the text."""
+    seeds = sorted(runs)
+    return {k: float(np.mean([runs[x][k] for x in seeds]))
+            for k in runs[seeds[0]] if k not in ["q", "P"] + TEXT}
+
+
 def collapses(runs, ref, higher, fraction, factor):
     """(seeds below the quality threshold, seeds whose weights diverged) of a cell's runs."""
     cq = float(np.median([r["q"] for r in ref.values()]))
-    norms = [divergence_norm(r) for r in ref.values() if math.isfinite(divergence_norm(r))]
-    cw = float(np.median(norms)) if norms else None
+    cw = median_norm(ref)
     low, div = [], []
     for k in sorted(runs):
         r = runs[k]
@@ -415,8 +427,7 @@ def analyse(cells, groups, decl=None):
         q = np.array([runs[k]["q"] for k in seeds])
         row = {"group": g, "P": P, "setting": s, "n": len(seeds), "seeds": seeds, "q": q,
                "median": float(np.median(q)), "mean": float(q.mean()),
-               "cost": {k: float(np.mean([runs[x][k] for x in seeds]))
-                        for k in runs[seeds[0]] if k not in ["q", "P"] + TEXT},
+               "cost": mean_cost(runs),
                "family": decl["family"](g, s)}
         low, div = collapses(runs, reference(cells, g, P, s, runs), higher, decl["fraction"],
                              decl["factor"])
@@ -642,7 +653,7 @@ def sensitivity(cells, groups, decl):
     return L + [""]
 
 
-def short_table(short_cells, cells, decl):
+def short_table(short_cells, cells):
     """The cells left out for too few seeds, as measured (no verdict): per cell its seeds, median
     quality against the control's at the same P (the control's own cell, short or not), the
     largest weights' norm over the control's median, collective bytes and the model's
@@ -655,13 +666,10 @@ def short_table(short_cells, cells, decl):
         ctrl = short_cells.get((g, P, "control")) or cells.get((g, P, "control")) or {}
         q = float(np.median([r["q"] for r in runs.values()]))
         cq = float(np.median([r["q"] for r in ctrl.values()])) if ctrl else math.nan
-        cn = [divergence_norm(r) for r in ctrl.values() if math.isfinite(divergence_norm(r))]
-        cw = float(np.median(cn)) if cn else math.nan
-        nr = float(np.median([divergence_norm(r) for r in runs.values()])) / cw \
-            if cw and not math.isnan(cw) else math.nan
-        cost = {k: float(np.mean([r[k] for r in runs.values()]))
-                for k in ("fetched", "ticks", "coll", "coll_bytes", "msgs_per_tick",
-                          "xbytes_per_fetch")}
+        cw = median_norm(ctrl)
+        nr = float(np.median([divergence_norm(r) for r in runs.values()])) / cw if cw \
+            else math.nan
+        cost = mean_cost(runs)
         L.append(f"| {g} | {P} | {label(s)} | {len(runs)} | {q:.4f} | "
                  + ("-" if math.isnan(cq) else f"{cq:.4f}") + " | "
                  + ("-" if math.isnan(nr) else f"{nr:.3g}") + f" | {human(cost['coll_bytes'])} | "
@@ -773,7 +781,7 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
     if short:
         L += [f"Left out, fewer than {min_seeds} seeds so far: "
               + "; ".join(f"{g} P = {P} {label(st)}" for g, P, st in short) + ".", ""]
-        L += short_table(short_cells, cells, decl)
+        L += short_table(short_cells, cells)
     L += findings(rows, groups)
     curves = any(not math.isnan(r.get("auc", math.nan)) for runs in cells.values()
                  for r in runs.values())

@@ -36,12 +36,18 @@ def plateau(cells, groups, decl, figdir, rel):
          "the rate over the two tenths before (median over seeds; the design's runs are at "
          "least 10 % of the world where the world allows it). *change* is that relative "
          "difference; a group with a P not flattened needs longer runs before its losses "
-         "speak for the end of the learning, unless the curve falls because the relevant pages "
-         "run out: *found* is the share of the world's relevant pages the control has fetched "
-         "by the end (median over seeds), which a longer run can only raise while the harvest "
-         "rate falls towards the world's share of relevant pages.", "",
-         "| group | P | seeds | change (median) | flattened | harvest rate at 20 / 50 / 100 % "
-         "| found |", "|---|---|---|---|---|---|---|"]
+         "speak for the end of the learning"]
+    # the share of the world's relevant pages found, where the table knows the worlds
+    known = any(not math.isnan(r.get("world_relevant", math.nan))
+                for (g, P, s), runs in cells.items() if s == "control" for r in runs.values())
+    if known:
+        L[-1] += (", unless the curve falls because the relevant pages run out: *found* is the "
+                  "share of the world's relevant pages the control has fetched by the end "
+                  "(median over seeds), which a longer run can only raise while the harvest "
+                  "rate falls towards the world's share of relevant pages")
+    L[-1] += "."
+    L += ["", "| group | P | seeds | change (median) | flattened | harvest rate at 20 / 50 / 100 % |"
+          + (" found |" if known else ""), "|---" * (7 if known else 6) + "|"]
     figs = []
     for g in groups:
         ctrl = sorted((P, runs) for (gg, P, s), runs in cells.items()
@@ -58,8 +64,9 @@ def plateau(cells, groups, decl, figdir, rel):
                              r.get("world_relevant", math.nan)
                              if r.get("world_relevant", 0) else math.nan for r in runs.values()])
             L.append(f"| {g} | {P} | {len(runs)} | {ch:.3f} | {flat} | "
-                     f"{cur[1]:.4f} / {cur[4]:.4f} / {cur[9]:.4f} | "
-                     + ("-" if math.isnan(found) else f"{100 * found:.1f} %") + " |")
+                     f"{cur[1]:.4f} / {cur[4]:.4f} / {cur[9]:.4f} |"
+                     + ((" - |" if math.isnan(found) else f" {100 * found:.1f} % |")
+                        if known else ""))
             ax.plot(range(10, 101, 10), cur, marker="o", ms=3, label=f"P = {P}")
         ax.set_xlabel("% of the run's fetches")
         ax.set_ylabel("cumulative harvest rate (median)")
@@ -153,25 +160,22 @@ def diagnostics(rows, cells, decl, figdir, rel):
     plt.close(fig)
     L += [f"![diagnostics against quality]({rel}/diagnostics.png)", ""]
     n_col = sum(1 for p in pts if p[4])
-
-    def diverged(p):
-        return p[8]
     L.append(f"Collapsed seeds (either criterion): {n_col} of {len(pts)}. Seeds whose weights "
              f"diverged (largest norm above {decl['factor']:g} x the control's median, or not "
              "finite): "
-             f"{sum(1 for p in pts if diverged(p))}. Per P, the step per window of the diverged "
+             f"{sum(1 for p in pts if p[8])}. Per P, the step per window of the diverged "
              "seeds against the others' (seeds with a finite step):")
     L += ["", "| P | seeds | diverged | their cells | their step per window | the others' "
           "largest step | a bound? |", "|---" * 7 + "|"]
     bounds = []
     for P in sorted({p[6] for p in pts}):
         at = [p for p in pts if p[6] == P and math.isfinite(p[1])]
-        dv = [p for p in at if diverged(p)]
-        ok = [p[1] for p in at if not diverged(p)]
+        dv = [p for p in at if p[8]]
+        ok = [p[1] for p in at if not p[8]]
         where = ", ".join(sorted({f"{p[5]} {_label(p[7])}" for p in dv})) or "-"
         if dv and ok:
             lo, hi = min(p[1] for p in dv), max(ok)
-            same = [p for p in at if not diverged(p) and p[1] >= lo]
+            same = [p for p in at if not p[8] and p[1] >= lo]
             verdict = (f"yes: between {hi:.4g} and {lo:.4g}" if lo > hi else
                        f"no: {len(same)} seeds that did not diverge took a step of at least "
                        f"{lo:.4g} (" + ", ".join(sorted({f"{p[5]} {_label(p[7])}"
@@ -180,9 +184,8 @@ def diagnostics(rows, cells, decl, figdir, rel):
             span = f"{lo:.4g} to {max(p[1] for p in dv):.4g}"
         else:
             verdict, span = ("- (none diverged)" if not dv else "-"), "-"
-        L.append(f"| {P} | {len(at)} | {len(dv)} | {where} | {span} | "
-                 f"{max(ok):.4g} | {verdict} |" if ok else
-                 f"| {P} | {len(at)} | {len(dv)} | {where} | {span} | - | {verdict} |")
+        others = f"{max(ok):.4g}" if ok else "-"
+        L.append(f"| {P} | {len(at)} | {len(dv)} | {where} | {span} | {others} | {verdict} |")
     L.append("")
     if not bounds:
         L.append("No seed's weights diverged: the table bounds the step per window from below "
