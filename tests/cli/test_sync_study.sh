@@ -163,6 +163,27 @@ step=$(awk -F'\t' -v c="$(col step_max)" '$1 == "strong-default-sarsa" && $3 == 
     /usr/bin/python3 -c "import sys; s = float(sys.argv[1]); assert ('%.4g' % s) in sys.argv[2]" "$step" "$row" &&
     pass "diagnostics: the diverged seed at its P, its cell and step ($step)" ||
     fail "diagnostics row: '$row' (step $step)"
+# the active ranks, from each results file's per-rank fetches (1 / sum of squared shares): the
+# table's column, and the diverged seed's against the other seed's in the diagnostics
+ar() { /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1])["/ranks/fetched"][()].astype(float)
+s = f / f.sum()
+print(repr(float(1 / np.sum(s * s))) if sys.argv[2] == "repr" else "%.3g" % (1 / np.sum(s * s)))' "$@"; }
+k4=st/runs/strong-default-sarsa/P2/K=4
+got=$(awk -F'\t' -v c="$(col active_ranks)" '$1 == "strong-default-sarsa" && $3 == "K=4" && $4 == 1 { print $c }' tab/results.tsv)
+[ "$got" = "$(ar $k4/seed-01.h5 repr)" ] && pass "table: the active ranks $got" ||
+    fail "table active_ranks: $got, want $(ar $k4/seed-01.h5 repr)"
+row="| $(/usr/bin/python3 -c "print('%.4g' % float('$step'))") | strong-default-sarsa | 2 | K=4 | 2 | 1 | $(ar $k4/seed-01.h5 g) | $(ar $k4/seed-02.h5 g) |"
+grep -qF "$row" mixed/report.md && ! grep -q "^### Which ranks take the step" tab/report.md &&
+    pass "diagnostics: the diverged seed's active ranks against the other's" ||
+    fail "active ranks: want '$row', $(grep -A4 '^| step per window' mixed/report.md)"
+# a table from before the active_ranks column still reads
+cut -f"1-$(($(col active_ranks) - 1))" mixed/results.tsv > old/mixed.tsv
+"$SS" report old/mixed.tsv --tiny --seeds 2 --min-seeds 2 -o old/mixed.md --figures old/fig > /dev/null 2>&1 &&
+    grep -q "^| 2 | [0-9]* | 1 | strong-default-sarsa K=4 |" old/mixed.md &&
+    ! grep -q "^### Which ranks take the step" old/mixed.md &&
+    pass "a table without active_ranks: read, no section on them" || fail "old table without active_ranks"
 # a collapse the strict control shares seed for seed (both seeds 1 made diverged) is named as the
 # control's too, in the findings and the list of collapsed seeds; the unchanged report names none
 awk -F'\t' -v OFS='\t' -v c="$(col wnorm_max)" \

@@ -156,6 +156,14 @@ def world_relevant(config):
     return _WORLD_RELEVANT[(graph, th)]
 
 
+def active_ranks(fetched):
+    """The effective number of ranks that fetch: 1 / sum of s_r^2, s_r rank r's share of the
+    fetches (NaN when nothing was fetched)."""
+    fetched = np.asarray(fetched, dtype=float)
+    total = fetched.sum()
+    return float(1.0 / np.sum(np.square(fetched / total))) if total > 0 else float("nan")
+
+
 def read_run(path, metric, world="?"):
     with h5py.File(path, "r") as f:
         ticks = int(f["/final/ticks"][0])
@@ -213,6 +221,9 @@ def read_run(path, metric, world="?"):
             "wnorm_max": wmax, "step_max": step, "auc": auc, "plateau": flat,
             # the world's relevant pages (the share of them a run finds: depletion)
             "world_relevant": world_relevant(cfg),
+            # how many ranks take a window's step: 1 / sum of the squared shares of the
+            # fetches each rank made (P when all fetch alike, 1 when one rank fetches all)
+            "active_ranks": active_ranks(f["/ranks/fetched"][()]),
         }
         run.update(("c%d" % round(100 * x), c) for x, c in zip(FRACTIONS, curve))
         return run
@@ -226,11 +237,13 @@ TEXT = ["policy", "world", "commit", "world_hash", "world_seed"]
 FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
           "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick", "wnorm", "spread_max",
           "wnorm_max", "step_max", "auc", "plateau"] + ["c%d" % round(100 * x) for x in FRACTIONS] \
-    + ["world_relevant"]
+    + ["world_relevant", "active_ranks"]
 INTS = ("ticks", "fetched")
 TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS[:1] + FIELDS[2:])
-# the table before world_relevant: read with it unknown
-FIELDS_2 = FIELDS[:-1]
+# the tables before active_ranks, and before world_relevant: read with them unknown
+FIELDS_3 = FIELDS[:-1]
+TABLE_HEAD_3 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS_3[:1] + FIELDS_3[2:])
+FIELDS_2 = FIELDS[:-2]
 TABLE_HEAD_2 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS_2[:1] + FIELDS_2[2:])
 # the first edition's table (docs/reports/sync-study-first-edition/results.tsv): no provenance,
 # weights' norms or spreads; read with those unknown
@@ -249,12 +262,13 @@ def read_table(path, groups, cells):
     cells."""
     with open(path) as f:
         head = f.readline().rstrip("\n")
-        if head not in (TABLE_HEAD, TABLE_HEAD_1, TABLE_HEAD_2):
+        if head not in (TABLE_HEAD, TABLE_HEAD_1, TABLE_HEAD_2, TABLE_HEAD_3):
             raise SystemExit(f"tools/sync-study: error: {path}: not a results table "
                              f"(its first line is not the header {TABLE_HEAD!r})")
         first = head == TABLE_HEAD_1
         text = [] if first else TEXT
-        fields = FIELDS_1 if first else FIELDS_2 if head == TABLE_HEAD_2 else FIELDS
+        fields = FIELDS_1 if first else FIELDS_2 if head == TABLE_HEAD_2 else \
+            FIELDS_3 if head == TABLE_HEAD_3 else FIELDS
         for n, line in enumerate(f, 2):
             w = line.rstrip("\n").split("\t")
             if len(w) != 4 + len(text) + len(fields) - 1:
@@ -268,6 +282,7 @@ def read_table(path, groups, cells):
                            commit="unknown", world_hash="unknown", world_seed="unknown")
                 run.update((k, float("nan")) for k in FIELDS[11:])
             run.setdefault("world_relevant", float("nan"))
+            run.setdefault("active_ranks", float("nan"))
             v = w[4 + len(text):]
             run.update(q=float(v[0]), P=P)
             for k, x in zip(fields[2:], v[1:]):

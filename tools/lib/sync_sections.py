@@ -109,7 +109,7 @@ def curve_quality(rows, cells, groups):
 
 def _diag_points(rows, cells):
     """Per seed of every compared cell: (norm ratio, step per window, spread, loss, collapsed,
-    group, P, setting, weights diverged as declared)."""
+    group, P, setting, weights diverged as declared, active ranks)."""
     out = []
     for r in rows:
         if "loss" not in r:
@@ -124,7 +124,7 @@ def _diag_points(rows, cells):
             ratio = x.get("wnorm_max", math.nan) / c0 if c0 and c0 > 0 else math.nan
             out.append((ratio, x.get("step_max", math.nan), x.get("spread_max", math.nan),
                         ctrl[k]["q"] - x["q"], k in r["collapsed"], g, P, s,
-                        k in r.get("diverged", ())))
+                        k in r.get("diverged", ()), x.get("active_ranks", math.nan)))
     return out
 
 
@@ -199,7 +199,78 @@ def diagnostics(rows, cells, decl, figdir, rel):
         L.append("The step per window alone does not bound divergence at every P: at the same "
                  "step, seeds diverge at one P and not at another, or within one P some do and "
                  "some do not (the table's *no* rows).")
-    return L + [""]
+    return L + [""] + _active(pts, figdir, rel)
+
+
+def _span(xs):
+    return f"{min(xs):.3g}" if min(xs) == max(xs) else f"{min(xs):.3g} to {max(xs):.3g}"
+
+
+def _active(pts, figdir, rel):
+    """Which ranks take the step: per cell at a step per window where some seed diverged, the
+    active ranks of the diverged seeds against the others'; the figure of both diagnostics."""
+    at = [p for p in pts if math.isfinite(p[1]) and math.isfinite(p[9])]
+    steps = sorted({p[1] for p in at if p[8]})
+    if not steps:
+        return []
+    L = ["### Which ranks take the step", "",
+         "A run's active ranks: 1 / sum of s_r^2, s_r the share of the run's fetches that rank r "
+         "made (P when every rank fetches as much, 1 when one rank makes every fetch; column "
+         "`active_ranks` of the table). Under `sum` each rank takes its own part of a window's "
+         "step against weights that hold none of the other ranks' updates of that window, so "
+         "the same step taken by few ranks is closer to a serial one. The seeds at each step per "
+         "window where some diverged, by cell:", "",
+         "| step per window | group | P | setting | seeds | diverged | their active ranks | "
+         "the others' |", "|---" * 8 + "|"]
+    mixed = []
+    for step in steps:
+        cells = sorted({(p[5], p[6], p[7]) for p in at if p[1] == step},
+                       key=lambda c: (c[1], c[0], c[2]))
+        for g, P, s in cells:
+            c = [p for p in at if (p[5], p[6], p[7]) == (g, P, s) and p[1] == step]
+            dv, ok = [p[9] for p in c if p[8]], [p[9] for p in c if not p[8]]
+            if dv and ok:
+                mixed.append((g, P, s, dv, ok))
+            L.append(f"| {step:.4g} | {g} | {P} | {_label(s)} | {len(c)} | {len(dv)} | "
+                     f"{_span(dv) if dv else '-'} | {_span(ok) if ok else '-'} |")
+    L.append("")
+    if mixed:
+        more = sum(1 for m in mixed if _median(m[3]) > _median(m[4]))
+        L.append(f"In {more} of the {len(mixed)} cells where some seeds diverged and others did "
+                 "not, the diverged seeds' median active ranks exceed the others'.")
+    below = [p[9] for p in at if p[1] < steps[0]]
+    if below:
+        L.append(f"Below a step per window of {steps[0]:.4g} no seed diverged, with up to "
+                 f"{max(below):.3g} active ranks.")
+    for step in steps:
+        c = [p for p in at if p[1] == step]
+        lo = min(p[9] for p in c if p[8])
+        ok = [p for p in c if not p[8]]
+        safe = [p for p in ok if p[9] >= lo]
+        if not safe:
+            L.append(f"At {step:.4g} the active ranks separate the diverged seeds (from {lo:.3g})"
+                     + (f" from the others (up to {max(p[9] for p in ok):.3g})." if ok else
+                        "; every seed at this step diverged."))
+        else:
+            L.append(f"At {step:.4g} they do not: {len(safe)} seeds with at least {lo:.3g} "
+                     "active ranks (the fewest of a diverged seed at this step) did not "
+                     f"diverge, with up to {max(p[9] for p in safe):.3g} (" +
+                     ", ".join(sorted({p[5] for p in safe})) +
+                     "): the step and the active ranks alone do not decide.")
+    L.append("")
+    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    for flag, colour, name in ((False, "C0", "did not diverge"), (True, "red", "diverged")):
+        q = [p for p in at if p[8] == flag and p[1] > 0]
+        ax.scatter([p[9] for p in q], [p[1] for p in q], s=10, c=colour, label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("active ranks")
+    ax.set_ylabel("largest step per window")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(f"{figdir}/active-ranks.png", dpi=100)
+    plt.close(fig)
+    return L + [f"![active ranks and the step]({rel}/active-ranks.png)", ""]
 
 
 def by_criterion(rows, cells, decl):
