@@ -222,6 +222,15 @@ grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && grep -q "^strong-wikispeedia-s
     grep -q "^weak-default-sarsa .*P=1024 .*average, ranks" <<< "$out" &&
     grep -q "^# world seeds: default 1,2,3; twin-uk 1,2,3; wikispeedia 0" <<< "$out" &&
     pass "full design: $(tail -1 <<< "$out")" || fail "design: $out"
+# --simulate: the same cells at --ranks, with the simulated ranks' exchange and visited set
+sim=$("$SS" design --tiny --simulate 2>&1 | grep -c "^strong-default-sarsa .*P=2 .* crawl.exchange=node crawl.visited=owned")
+real=$("$SS" design --tiny 2>&1 | grep -c "^strong-default-sarsa .*P=2 .*crawl.exchange=node")
+[ "$sim" = "$("$SS" design --tiny 2>&1 | grep -c "^strong-default-sarsa .*P=2 ")" ] && [ "$sim" -gt 0 ] &&
+    [ "$real" = 0 ] && pass "design --simulate: $sim cells with the simulated ranks' words, none without" ||
+    fail "design --simulate: $sim, without: $real"
+"$SS" run --tiny --simulate -o st --bin "$BIN" --smpi-bin nowhere/crawlsim > err.txt 2>&1
+[ $? = 2 ] && grep -q "no SMPI build's crawlsim at nowhere/crawlsim" err.txt &&
+    pass "run --simulate without the SMPI build: exit 2" || fail "run --simulate: $(cat err.txt)"
 "$SS" slurm --tiny --seeds 2 -o st > slurm.txt 2>&1 || fail "slurm: $(cat slurm.txt)"
 [ "$(grep -vc '^#' st/slurm/P2.txt)" = 14 ] && grep -q "slurm/submit sweep -n 2" slurm.txt &&
     grep -q "run.graph=$WORK/st/worlds/default-s2.h5" st/slurm/P2.txt &&
