@@ -76,7 +76,7 @@ grep -q "^Left out, fewer than 10 seeds so far: strong-default-sarsa P = 2 K=4" 
 # and a study folder holding only the table resumes without running anything again
 out=$("$SS" table st 2>&1) || fail "table: $out"
 [ "$(wc -l < st/results.tsv)" = 15 ] &&
-    head -1 st/results.tsv | grep -q "^group	P	setting	seed	policy	world	commit	world_hash	world_seed	q" &&
+    head -1 st/results.tsv | grep -q "^group	P	setting	seed	policy	world	commit	world_hash	world_seed	launch	q" &&
     pass "table: a header and 14 runs" || fail "table: $out $(head -3 st/results.tsv)"
 col() { head -1 st/results.tsv | tr '\t' '\n' | grep -nx "$1" | cut -d: -f1; }
 # every run's provenance: policy, world, the commit the binary was built from (the build's
@@ -85,14 +85,14 @@ want_commit=$(cat "$(dirname "$BIN")/crawlsim.commit" 2> /dev/null || echo missi
 if git -C "$SRC" rev-parse HEAD > /dev/null 2>&1 && [[ ! $want_commit =~ ^[0-9a-f]{12} ]]; then
     fail "the build's crawlsim.commit: '$want_commit' (a git checkout's build names its commit)"
 fi
-bad=$(awk -F'\t' -v c="$want_commit" 'NR > 1 && ($5 != "sarsa" || $7 != c) { print }' st/results.tsv)
+bad=$(awk -F'\t' -v c="$want_commit" 'NR > 1 && ($5 != "sarsa" || $7 != c || $10 != "mpirun") { print }' st/results.tsv)
 hashes_ok=yes
 while IFS=$'\t' read -r w s h; do
     [ "$(sha256sum "st/worlds/$w-s$s.h5" | cut -c1-16)" = "$h" ] || hashes_ok="no: $w $s $h"
 done < <(tail -n +2 st/results.tsv | cut -f6,8,9 | awk -F'\t' '{ print $1 "\t" $3 "\t" $2 }' | sort -u)
 [ -z "$bad" ] && [ "$hashes_ok" = yes ] &&
     [ "$(tail -n +2 st/results.tsv | cut -f6,9 | sort -u | tr '\n\t' ' :')" = "default:1 default:2 twin-uk:1 " ] &&
-    pass "table: policy, commit $want_commit, world, world seed and world hash of every run" ||
+    pass "table: policy, commit $want_commit, world, world seed, world hash and launch of every run" ||
     fail "table provenance: $bad $hashes_ok $(cut -f1-9 st/results.tsv | head -4)"
 # the share of the world's relevant pages the control found: an independent count from the world
 # file and the results files, against the run-length table's column
@@ -112,7 +112,7 @@ grep -q "^| strong-default-sarsa | 2 | [0-9]* | .* | $want |$" st/report.md &&
     fail "found: want $want, $(grep '^| strong-default-sarsa | 2 |' st/report.md | head -2)"
 # a table from before the world_relevant column still reads, and its run-length table has no
 # column of pages found (the worlds are not known)
-mkdir old && cut -f"1-$(($(col world_relevant) - 1))" st/results.tsv > old/results.tsv
+mkdir old && cut -f"1-$(($(col launch) - 1)),$(($(col launch) + 1))-$(($(col world_relevant) - 1))" st/results.tsv > old/results.tsv
 "$SS" report old/results.tsv --tiny --seeds 2 --min-seeds 2 -o old/report.md --figures old/fig > /dev/null 2>&1 &&
     grep -q "^| strong-default-sarsa | 2 | [0-9]* | [0-9.]* | [a-z*]* | [0-9.]* / [0-9.]* / [0-9.]* |$" old/report.md &&
     ! grep -q "| found |" old/report.md && pass "a table without world_relevant: read, no found column" ||
@@ -178,12 +178,21 @@ row="| $(/usr/bin/python3 -c "print('%.4g' % float('$step'))") | strong-default-
 grep -qF "$row" mixed/report.md && ! grep -q "^### Which ranks take the step" tab/report.md &&
     pass "diagnostics: the diverged seed's active ranks against the other's" ||
     fail "active ranks: want '$row', $(grep -A4 '^| step per window' mixed/report.md)"
-# a table from before the active_ranks column still reads
-cut -f"1-$(($(col active_ranks) - 1))" mixed/results.tsv > old/mixed.tsv
+# a table from before the launch and active_ranks columns still reads
+cut -f"1-$(($(col launch) - 1)),$(($(col launch) + 1))-$(($(col active_ranks) - 1))" mixed/results.tsv > old/mixed.tsv
 "$SS" report old/mixed.tsv --tiny --seeds 2 --min-seeds 2 -o old/mixed.md --figures old/fig > /dev/null 2>&1 &&
     grep -q "^| 2 | [0-9]* | 1 | strong-default-sarsa K=4 |" old/mixed.md &&
     ! grep -q "^### Which ranks take the step" old/mixed.md &&
-    pass "a table without active_ranks: read, no section on them" || fail "old table without active_ranks"
+    pass "a table without launch and active_ranks: read, no section on them" ||
+    fail "old table without launch and active_ranks"
+# runs made on simulated ranks (launch smpi) give the Slurm estimate the simulated cluster's time,
+# and say so
+awk -F'\t' -v OFS='\t' -v c="$(col launch)" 'NR > 1 { $c = "smpi" } { print }' tab/results.tsv > tab/sim.tsv
+"$SS" report tab/sim.tsv --tiny --seeds 2 --min-seeds 2 -o tab/sim.md --figures tab/fig > /dev/null 2>&1 &&
+    grep -qE "^\| sync-P2 \| 14 \| 2 \| [0-9.e-]+ \(P = 2, simulated\) \|" tab/sim.md &&
+    grep -qE "^\| sync-P2 \| 14 \| 2 \| [0-9.e-]+ \(P = 2\) \|" tab/report.md &&
+    pass "Slurm estimate: measured on simulated ranks, said so" ||
+    fail "Slurm estimate: $(grep '^| sync-P2 ' tab/sim.md tab/report.md)"
 # a collapse the strict control shares seed for seed (both seeds 1 made diverged) is named as the
 # control's too, in the findings and the list of collapsed seeds; the unchanged report names none
 awk -F'\t' -v OFS='\t' -v c="$(col wnorm_max)" \

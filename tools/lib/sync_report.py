@@ -92,15 +92,16 @@ def binary_commit(binary):
 
 
 def read_provenance(path):
-    """(commit, world hash, world seed) of a results file, from the PATH.prov that
-    tools/sync-study run writes beside it; "unknown" for what it lacks."""
+    """(commit, world hash, world seed, launch) of a results file, from the PATH.prov that
+    tools/sync-study run writes beside it (launch: mpirun, smpi for simulated ranks, slurm);
+    "unknown" for what it lacks."""
     prov = path[:-3] + ".prov" if path.endswith(".h5") else path + ".prov"
     w = []
     if os.path.isfile(prov):
         with open(prov) as f:
             w = f.read().split()
-    w = (w + ["unknown"] * 3)[:3] if len(w) >= 2 else ["unknown"] * 3
-    return w[0], w[1], w[2]
+    w = (w + ["unknown"] * 4)[:4] if len(w) >= 2 else ["unknown"] * 4
+    return w[0], w[1], w[2], w[3]
 
 
 # the learning curve: the cumulative harvest rate at these fractions of the run's fetches
@@ -197,13 +198,13 @@ def read_run(path, metric, world="?"):
             else float("nan")
         policy = f.attrs.get("policy", b"?")
         policy = policy.decode() if isinstance(policy, bytes) else str(policy)
-        commit, wh, ws = read_provenance(path)
+        commit, wh, ws, launch = read_provenance(path)
         cfg = f.get("/config")
         cfg = cfg[()].decode() if cfg is not None else ""
         run = {
             "q": q, "P": P, "ticks": ticks, "fetched": fetched,
             "policy": policy, "world": world, "commit": commit, "world_hash": wh,
-            "world_seed": ws,
+            "world_seed": ws, "launch": launch,
             # the final weights' norm (NaN for a policy without weights) and the largest spread
             # of the ranks' weights over the run (the results' diagnostics; NaN before them)
             "wnorm": wnorm, "spread_max": spread,
@@ -233,18 +234,19 @@ def read_run(path, metric, world="?"):
 # so a report from the table is the report from the results files it was made from; and where
 # each run comes from: its policy and world, the commit its binary was built from and the
 # world file's hash
-TEXT = ["policy", "world", "commit", "world_hash", "world_seed"]
+TEXT = ["policy", "world", "commit", "world_hash", "world_seed", "launch"]
 FIELDS = ["q", "P", "ticks", "fetched", "coll", "coll_bytes", "allreduce", "allreduce_bytes",
           "xbytes_per_fetch", "msgs_per_tick", "sec_per_tick", "wnorm", "spread_max",
           "wnorm_max", "step_max", "auc", "plateau"] + ["c%d" % round(100 * x) for x in FRACTIONS] \
     + ["world_relevant", "active_ranks"]
 INTS = ("ticks", "fetched")
 TABLE_HEAD = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS[:1] + FIELDS[2:])
-# the tables before active_ranks, and before world_relevant: read with them unknown
+# the tables before launch and active_ranks, and before world_relevant: read with them unknown
+TEXT_3 = TEXT[:-1]
 FIELDS_3 = FIELDS[:-1]
-TABLE_HEAD_3 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS_3[:1] + FIELDS_3[2:])
+TABLE_HEAD_3 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT_3 + FIELDS_3[:1] + FIELDS_3[2:])
 FIELDS_2 = FIELDS[:-2]
-TABLE_HEAD_2 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT + FIELDS_2[:1] + FIELDS_2[2:])
+TABLE_HEAD_2 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT_3 + FIELDS_2[:1] + FIELDS_2[2:])
 # the first edition's table (docs/reports/sync-study-first-edition/results.tsv): no provenance,
 # weights' norms or spreads; read with those unknown
 FIELDS_1 = FIELDS[:11]
@@ -266,7 +268,7 @@ def read_table(path, groups, cells):
             raise SystemExit(f"tools/sync-study: error: {path}: not a results table "
                              f"(its first line is not the header {TABLE_HEAD!r})")
         first = head == TABLE_HEAD_1
-        text = [] if first else TEXT
+        text = [] if first else TEXT if head == TABLE_HEAD else TEXT_3
         fields = FIELDS_1 if first else FIELDS_2 if head == TABLE_HEAD_2 else \
             FIELDS_3 if head == TABLE_HEAD_3 else FIELDS
         for n, line in enumerate(f, 2):
@@ -283,6 +285,7 @@ def read_table(path, groups, cells):
                 run.update((k, float("nan")) for k in FIELDS[11:])
             run.setdefault("world_relevant", float("nan"))
             run.setdefault("active_ranks", float("nan"))
+            run.setdefault("launch", "unknown")
             v = w[4 + len(text):]
             run.update(q=float(v[0]), P=P)
             for k, x in zip(fields[2:], v[1:]):

@@ -326,13 +326,16 @@ def slurm_split(cells, decl):
          "machine, oversubscribed: indicative only) by the design's fetches; mixed cells add "
          f"up to {decl.get('mixed_seeds', 30)} seeds. The cells beyond 64 ranks run on "
          "simulated ranks (`tools/sync-study run --smpi`), each in one process; their "
-         "estimate assumes the simulation costs what the ranks' crawl costs.", ""]
-    per = {}
+         "estimate assumes the simulation costs what the ranks' crawl costs. Where the "
+         "measured runs were simulated (*simulated*), their time is the simulated "
+         "cluster's.", ""]
+    per = {}  # (P, on simulated ranks): core-seconds per fetch
     for runs_ in cells.values():
         for r in runs_.values():
             fpt = r["fetched"] / max(r["ticks"], 1)
             if r["sec_per_tick"] > 0 and fpt > 0:
-                per.setdefault(r["P"], []).append(r["sec_per_tick"] * r["P"] / fpt)
+                per.setdefault((r["P"], r.get("launch") == "smpi"), []).append(
+                    r["sec_per_tick"] * r["P"] / fpt)
     every = [x for v in per.values() for x in v]
     if not runs or not every:
         return L + ["(no design runs or no timed runs to estimate from)", ""]
@@ -342,8 +345,10 @@ def slurm_split(cells, decl):
     tasks = 0
     for P, sim in sorted({(p, sim) for p, _, sim in runs}):
         mine = [w for p, w, s in runs if p == P and s == sim]
-        cs = float(np.median(per[P])) if P in per else float(np.median(every))
-        src = f"P = {P}" if P in per else "all P"
+        at = per.get((P, sim)) or per.get((P, not sim))
+        cs = float(np.median(at)) if at else float(np.median(every))
+        src = "all P" if not at else f"P = {P}" + (", simulated" if (P, True) in per and
+                                                    at is per[(P, True)] else "")
         ch = cs * sum(mine) / 3600
         tot += ch
         tasks += len(mine)
