@@ -251,6 +251,9 @@ TABLE_HEAD_2 = "group\tP\tsetting\tseed\t" + "\t".join(TEXT_3 + FIELDS_2[:1] + F
 # weights' norms or spreads; read with those unknown
 FIELDS_1 = FIELDS[:11]
 TABLE_HEAD_1 = "group\tP\tsetting\tseed\t" + "\t".join(FIELDS_1[:1] + FIELDS_1[2:])
+# every header read, with its text columns and fields
+FORMATS = {TABLE_HEAD: (TEXT, FIELDS), TABLE_HEAD_3: (TEXT_3, FIELDS_3),
+           TABLE_HEAD_2: (TEXT_3, FIELDS_2), TABLE_HEAD_1: ([], FIELDS_1)}
 
 
 def first_edition_policy(groups, g, setting):
@@ -264,13 +267,11 @@ def read_table(path, groups, cells):
     cells."""
     with open(path) as f:
         head = f.readline().rstrip("\n")
-        if head not in (TABLE_HEAD, TABLE_HEAD_1, TABLE_HEAD_2, TABLE_HEAD_3):
+        if head not in FORMATS:
             raise SystemExit(f"tools/sync-study: error: {path}: not a results table "
                              f"(its first line is not the header {TABLE_HEAD!r})")
         first = head == TABLE_HEAD_1
-        text = [] if first else TEXT if head == TABLE_HEAD else TEXT_3
-        fields = FIELDS_1 if first else FIELDS_2 if head == TABLE_HEAD_2 else \
-            FIELDS_3 if head == TABLE_HEAD_3 else FIELDS
+        text, fields = FORMATS[head]
         for n, line in enumerate(f, 2):
             w = line.rstrip("\n").split("\t")
             if len(w) != 4 + len(text) + len(fields) - 1:

@@ -5,6 +5,7 @@ its area), the diagnostics against quality (the weights' divergence and the step
 against the loss, per seed) and how the design splits into Slurm arrays, with its estimated
 time.
 """
+import collections
 import math
 
 import numpy as np
@@ -107,9 +108,14 @@ def curve_quality(rows, cells, groups):
     return L + [""]
 
 
+Point = collections.namedtuple(
+    "Point", "ratio step spread loss collapsed group P setting diverged active")
+
+
 def _diag_points(rows, cells):
-    """Per seed of every compared cell: (norm ratio, step per window, spread, loss, collapsed,
-    group, P, setting, weights diverged as declared, active ranks)."""
+    """Per seed of every compared cell, a Point: its largest norm over the control's median
+    (ratio), step per window, spread, paired loss, whether it collapsed or its weights diverged
+    as declared, its cell (group, P, setting) and its active ranks."""
     out = []
     for r in rows:
         if "loss" not in r:
@@ -122,9 +128,9 @@ def _diag_points(rows, cells):
                 continue
             x = runs[k]
             ratio = x.get("wnorm_max", math.nan) / c0 if c0 and c0 > 0 else math.nan
-            out.append((ratio, x.get("step_max", math.nan), x.get("spread_max", math.nan),
-                        ctrl[k]["q"] - x["q"], k in r["collapsed"], g, P, s,
-                        k in r.get("diverged", ()), x.get("active_ranks", math.nan)))
+            out.append(Point(ratio, x.get("step_max", math.nan), x.get("spread_max", math.nan),
+                             ctrl[k]["q"] - x["q"], k in r["collapsed"], g, P, s,
+                             k in r.get("diverged", ()), x.get("active_ranks", math.nan)))
     return out
 
 
@@ -144,11 +150,11 @@ def diagnostics(rows, cells, decl, figdir, rel):
     if not pts:
         return L + ["No compared cells in this table.", ""]
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
-    for ax, i, name in ((axes[0], 0, "largest weights' norm / control's"),
-                        (axes[1], 1, "largest step per window")):
-        xs = [p[i] for p in pts]
-        ys = [p[3] for p in pts]
-        cs = ["red" if p[4] else "C0" for p in pts]
+    for ax, i, name in ((axes[0], "ratio", "largest weights' norm / control's"),
+                        (axes[1], "step", "largest step per window")):
+        xs = [getattr(p, i) for p in pts]
+        ys = [p.loss for p in pts]
+        cs = ["red" if p.collapsed else "C0" for p in pts]
         ok = [j for j, x in enumerate(xs) if math.isfinite(x) and x > 0]
         ax.scatter([xs[j] for j in ok], [ys[j] for j in ok], s=10, c=[cs[j] for j in ok])
         ax.set_xscale("log")
@@ -159,29 +165,29 @@ def diagnostics(rows, cells, decl, figdir, rel):
     fig.savefig(f"{figdir}/diagnostics.png", dpi=100)
     plt.close(fig)
     L += [f"![diagnostics against quality]({rel}/diagnostics.png)", ""]
-    n_col = sum(1 for p in pts if p[4])
+    n_col = sum(1 for p in pts if p.collapsed)
     L.append(f"Collapsed seeds (either criterion): {n_col} of {len(pts)}. Seeds whose weights "
              f"diverged (largest norm above {decl['factor']:g} x the control's median, or not "
              "finite): "
-             f"{sum(1 for p in pts if p[8])}. Per P, the step per window of the diverged "
+             f"{sum(1 for p in pts if p.diverged)}. Per P, the step per window of the diverged "
              "seeds against the others' (seeds with a finite step):")
     L += ["", "| P | seeds | diverged | their cells | their step per window | the others' "
           "largest step | a bound? |", "|---" * 7 + "|"]
     bounds = []
-    for P in sorted({p[6] for p in pts}):
-        at = [p for p in pts if p[6] == P and math.isfinite(p[1])]
-        dv = [p for p in at if p[8]]
-        ok = [p[1] for p in at if not p[8]]
-        where = ", ".join(sorted({f"{p[5]} {_label(p[7])}" for p in dv})) or "-"
+    for P in sorted({p.P for p in pts}):
+        at = [p for p in pts if p.P == P and math.isfinite(p.step)]
+        dv = [p for p in at if p.diverged]
+        ok = [p.step for p in at if not p.diverged]
+        where = ", ".join(sorted({f"{p.group} {_label(p.setting)}" for p in dv})) or "-"
         if dv and ok:
-            lo, hi = min(p[1] for p in dv), max(ok)
-            same = [p for p in at if not p[8] and p[1] >= lo]
+            lo, hi = min(p.step for p in dv), max(ok)
+            same = [p for p in at if not p.diverged and p.step >= lo]
             verdict = (f"yes: between {hi:.4g} and {lo:.4g}" if lo > hi else
                        f"no: {len(same)} seeds that did not diverge took a step of at least "
-                       f"{lo:.4g} (" + ", ".join(sorted({f"{p[5]} {_label(p[7])}"
+                       f"{lo:.4g} (" + ", ".join(sorted({f"{p.group} {_label(p.setting)}"
                                                         for p in same})) + ")")
             bounds.append((P, lo > hi, lo, hi))
-            span = f"{lo:.4g} to {max(p[1] for p in dv):.4g}"
+            span = f"{lo:.4g} to {max(p.step for p in dv):.4g}"
         else:
             verdict, span = ("- (none diverged)" if not dv else "-"), "-"
         others = f"{max(ok):.4g}" if ok else "-"
@@ -209,8 +215,8 @@ def _span(xs):
 def _active(pts, figdir, rel):
     """Which ranks take the step: per cell at a step per window where some seed diverged, the
     active ranks of the diverged seeds against the others'; the figure of both diagnostics."""
-    at = [p for p in pts if math.isfinite(p[1]) and math.isfinite(p[9])]
-    steps = sorted({p[1] for p in at if p[8]})
+    at = [p for p in pts if math.isfinite(p.step) and math.isfinite(p.active)]
+    steps = sorted({p.step for p in at if p.diverged})
     if not steps:
         return []
     L = ["### Which ranks take the step", "",
@@ -224,11 +230,11 @@ def _active(pts, figdir, rel):
          "the others' |", "|---" * 8 + "|"]
     mixed = []
     for step in steps:
-        cells = sorted({(p[5], p[6], p[7]) for p in at if p[1] == step},
+        cells = sorted({(p.group, p.P, p.setting) for p in at if p.step == step},
                        key=lambda c: (c[1], c[0], c[2]))
         for g, P, s in cells:
-            c = [p for p in at if (p[5], p[6], p[7]) == (g, P, s) and p[1] == step]
-            dv, ok = [p[9] for p in c if p[8]], [p[9] for p in c if not p[8]]
+            c = [p for p in at if (p.group, p.P, p.setting) == (g, P, s) and p.step == step]
+            dv, ok = [p.active for p in c if p.diverged], [p.active for p in c if not p.diverged]
             if dv and ok:
                 mixed.append((g, P, s, dv, ok))
             L.append(f"| {step:.4g} | {g} | {P} | {_label(s)} | {len(c)} | {len(dv)} | "
@@ -238,30 +244,30 @@ def _active(pts, figdir, rel):
         more = sum(1 for m in mixed if _median(m[3]) > _median(m[4]))
         L.append(f"In {more} of the {len(mixed)} cells where some seeds diverged and others did "
                  "not, the diverged seeds' median active ranks exceed the others'.")
-    below = [p[9] for p in at if p[1] < steps[0]]
+    below = [p.active for p in at if p.step < steps[0]]
     if below:
         L.append(f"Below a step per window of {steps[0]:.4g} no seed diverged, with up to "
                  f"{max(below):.3g} active ranks.")
     for step in steps:
-        c = [p for p in at if p[1] == step]
-        lo = min(p[9] for p in c if p[8])
-        ok = [p for p in c if not p[8]]
-        safe = [p for p in ok if p[9] >= lo]
+        c = [p for p in at if p.step == step]
+        lo = min(p.active for p in c if p.diverged)
+        ok = [p for p in c if not p.diverged]
+        safe = [p for p in ok if p.active >= lo]
         if not safe:
             L.append(f"At {step:.4g} the active ranks separate the diverged seeds (from {lo:.3g})"
-                     + (f" from the others (up to {max(p[9] for p in ok):.3g})." if ok else
+                     + (f" from the others (up to {max(p.active for p in ok):.3g})." if ok else
                         "; every seed at this step diverged."))
         else:
             L.append(f"At {step:.4g} they do not: {len(safe)} seeds with at least {lo:.3g} "
                      "active ranks (the fewest of a diverged seed at this step) did not "
-                     f"diverge, with up to {max(p[9] for p in safe):.3g} (" +
-                     ", ".join(sorted({p[5] for p in safe})) +
+                     f"diverge, with up to {max(p.active for p in safe):.3g} (" +
+                     ", ".join(sorted({p.group for p in safe})) +
                      "): the step and the active ranks alone do not decide.")
     L.append("")
     fig, ax = plt.subplots(figsize=(5.2, 3.6))
     for flag, colour, name in ((False, "C0", "did not diverge"), (True, "red", "diverged")):
-        q = [p for p in at if p[8] == flag and p[1] > 0]
-        ax.scatter([p[9] for p in q], [p[1] for p in q], s=10, c=colour, label=name)
+        q = [p for p in at if p.diverged == flag and p.step > 0]
+        ax.scatter([p.active for p in q], [p.step for p in q], s=10, c=colour, label=name)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("active ranks")
@@ -345,10 +351,10 @@ def slurm_split(cells, decl):
     tasks = 0
     for P, sim in sorted({(p, sim) for p, _, sim in runs}):
         mine = [w for p, w, s in runs if p == P and s == sim]
-        at = per.get((P, sim)) or per.get((P, not sim))
+        key = (P, sim) if (P, sim) in per else (P, not sim)  # the same kind of ranks first
+        at = per.get(key)
         cs = float(np.median(at)) if at else float(np.median(every))
-        src = "all P" if not at else f"P = {P}" + (", simulated" if (P, True) in per and
-                                                    at is per[(P, True)] else "")
+        src = f"P = {P}" + (", simulated" if key[1] else "") if at else "all P"
         ch = cs * sum(mine) / 3600
         tot += ch
         tasks += len(mine)
