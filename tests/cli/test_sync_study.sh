@@ -205,6 +205,25 @@ grep -q "^\* strong-default-sarsa, P = 2, K=4: 1/2 .*weights diverged: seeds 1; 
     ! grep -q "control's too\|also the control's: seeds" tab/report.md &&
     pass "a collapse the control shares is named so" ||
     fail "shared collapse: $(grep -E "K=4" tab/shared.md | head -4)"
+# collapses without divergence: a "K=4, budget proportional" cell made from K=4's rows with
+# seed 2 made low under K=4 only: one seed collapsed only under the global budget, paired by seed,
+# and the exact sign test of 1 against 0 (p = 0.5: not shown)
+awk -F'\t' -v OFS='\t' -v c="$(col q)" '
+    NR == 1 { print; next }
+    $1 == "strong-default-sarsa" && $3 == "K=4" { p = $0; $3 = "K=4, budget proportional"; print; $0 = p
+                                                  if ($4 == 2) $c = 0.0001 }
+    { print }' tab/results.tsv > tab/budget.tsv
+"$SS" report tab/budget.tsv --tiny --seeds 2 --min-seeds 2 -o tab/budget.md --figures tab/fig > /dev/null 2>&1 &&
+    grep -q "^## Collapses without divergence" tab/budget.md &&
+    grep -qF "| strong-default-sarsa | 2 | 4 | 2 | 1 | 0 | 2 | - |" tab/budget.md &&
+    grep -q "1 seeds collapsed only under the global budget, 0 only under the proportional one; the exact one-sided sign test gives p = 0.5: the prediction is not shown" tab/budget.md &&
+    pass "collapses without divergence: the budget's test, paired by seed" ||
+    fail "budget test: $(sed -n '/^## Collapses without/,/^## Sens/p' tab/budget.md)"
+/usr/bin/python3 -c "
+import sys; sys.path.insert(0, '$SRC/tools/lib'); import sync_stats as st
+assert st.sign_test(5, 0) == 1 / 32 and st.sign_test(3, 1) == 5 / 16 and st.sign_test(0, 0) == 1
+assert st.sign_test(0, 4) == 1 and abs(st.sign_test(2, 2) - 11 / 16) < 1e-15" &&
+    pass "sign test: exact one-sided binomial tails" || fail "sign test"
 sed -i 1s/seed/SEED/ tab/results.tsv
 "$SS" report tab/results.tsv -o tab/bad.md > err.txt 2>&1
 [ $? = 1 ] && grep -q "not a results table" err.txt && pass "a bad table: exit 1" ||
@@ -229,6 +248,10 @@ out=$("$SS" design 2>&1) || fail "design: $out"
 grep -qE '^[0-9]+ cells x 10 seeds' <<< "$out" && grep -q "^strong-wikispeedia-sarsa .*P=16 " <<< "$out" &&
     grep -q "^weak-twin-uk-sarsa .*P=64 .*K=16, window .*sarsa.step_rule=window" <<< "$out" &&
     grep -q "^weak-default-sarsa .*P=1024 .*average, ranks" <<< "$out" &&
+    grep -q "^strong-default-sarsa .*P=1 .*null, alpha x 1.01 .*sarsa.alpha=0.0001578125 " <<< "$out" &&
+    grep -q "^strong-wikispeedia-sarsa .*P=1 .*null, alpha x 0.99 .*sarsa.alpha=0.00061875 " <<< "$out" &&
+    grep -q "^weak-twin-uk-sarsa .*P=16 .*K=16, budget proportional .*crawl.budget=proportional .*crawl.sync_every=16 " <<< "$out" &&
+    ! grep -q "tres .*P=1 .*null" <<< "$out" &&
     grep -q "^# world seeds: default 1,2,3; twin-uk 1,2,3; wikispeedia 0" <<< "$out" &&
     pass "full design: $(tail -1 <<< "$out")" || fail "design: $out"
 # --simulate: the same cells at --ranks, with the simulated ranks' exchange and visited set

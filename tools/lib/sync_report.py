@@ -810,6 +810,7 @@ def main(d, output, figdir, title, groups, design=(), min_seeds=10, decl=None):
         L += sync_sections.curve_quality(rows, cells, groups)
         L += sync_sections.diagnostics(rows, cells, decl, figdir, rel)
         L += sync_sections.by_criterion(rows, cells, decl)
+        L += sync_sections.quiet_collapses(rows, cells, decl, figdir, rel)
     L += sensitivity(cells, groups, decl)
     mixed = [r for r in rows if 0 < len(r["collapsed"]) < r["n"] and r["n"] < 30]
     if mixed:

@@ -12,6 +12,8 @@ import numpy as np
 
 import matplotlib.pyplot as plt
 
+import sync_stats as st
+
 # the fractions of the run the curve table gives (the table holds the cumulative harvest rate
 # at every tenth: c10 ... c100)
 CURVE_AT = [20, 50, 80, 100]
@@ -317,6 +319,146 @@ def by_criterion(rows, cells, decl):
     return L + ["", f"Of {div} seeds whose weights diverged, {miss} kept their quality above the "
                 f"threshold, which alone would have counted them healthy; {low_only} seeds fell "
                 "below it without diverging.", ""]
+
+
+def _quiet(r):
+    """A cell's seeds below the quality threshold whose weights did not diverge."""
+    return sorted(set(r["low"]) - set(r["diverged"]))
+
+
+def _stale(setting):
+    """Whether a setting leaves the ranks' weights apart between synchronisations (K > 1)."""
+    return "K=" in setting
+
+
+def quiet_collapses(rows, cells, decl, figdir, rel):
+    """Collapses without divergence: how many, where (and how many of them the control collapses
+    on too, at the same P and seed), the negative control (the control's step moved by 1 % at
+    P = 1), when they are decided (the harvest rate over the first tenth of the run against the
+    control's), and the design's test of a mechanism: K under the global budget against the
+    same K with each rank's own share, paired by seed (an exact sign test, one-sided)."""
+    quiet = [(r, k) for r in rows if r["setting"] != "control" and not r["setting"].startswith(
+        "null") for k in _quiet(r)]
+    L = ["## Collapses without divergence", "",
+         f"A seed can fall below {decl['fraction']:g} x the control's median quality while its "
+         "weights stay bounded: the crawl lost the relevant region rather than its model. "
+         f"Seeds so collapsed in the loosened settings: {len(quiet)}, "
+         f"{sum(1 for r, k in quiet if k in r['with_control'])} of them on a seed the control "
+         "collapses on too (at the same P: the world and the seed's start, not the setting)."]
+    null = [r for r in rows if r["setting"].startswith("null")]
+    if null:
+        n = sum(r["n"] for r in null)
+        k = sum(len(r["collapsed"]) for r in null)
+        own = sum(len(r["with_control"]) for r in null)
+        ctl = {(r["group"], r["P"]): r for r in rows if r["setting"] == "control"}
+        saved = sum(1 for r in null for x in ctl[(r["group"], r["P"])]["collapsed"]
+                    if x in r["seeds"] and x not in r["collapsed"])
+        lo, hi = st.clopper_pearson(k - own, n)
+        L += ["", "**The negative control.** At P = 1 the control's step moved by 1 % (cells "
+              "*null*, every SARSA group) changes the trajectory as a loosened setting does, "
+              f"with no synchronisation at all: {k} of {n} seeds collapsed, {own} of them seeds "
+              f"the control collapses on too; {k - own} collapsed where the control did not "
+              f"(95 % interval of that probability {lo:.3f} to {hi:.3f}) and {saved} did not "
+              "where the control did. Which seeds collapse at P = 1 is the world's and the "
+              "start's; a trajectory that merely strays from the control's rarely changes it."]
+    if not quiet:
+        return L + [""]
+    L += ["", "Where they happen (per group and P: the seeds compared, those collapsed without "
+          "divergence, how many of them the control collapses on too, and how many are in "
+          "settings that synchronise the weights less often than every tick, K > 1 or never):",
+          "", "| group | P | seeds compared | collapsed, not diverged | the control's too | "
+          "with K > 1 | settings |", "|---" * 7 + "|"]
+    by = collections.defaultdict(list)
+    for r, k in quiet:
+        by[(r["group"], r["P"])].append((r, k))
+    for (g, P), v in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        n = sum(r["n"] for r in rows if r["group"] == g and r["P"] == P
+                and r["setting"] != "control")
+        names = "; ".join(sorted({_label(r["setting"]) for r, _ in v}))
+        L.append(f"| {g} | {P} | {n} | {len(v)} | "
+                 f"{sum(1 for r, k in v if k in r['with_control'])} | "
+                 f"{sum(1 for r, _ in v if _stale(r['setting']))} | {names} |")
+    # decided early: the harvest rate over the first tenth of the run against the control's
+    def early(r, k):
+        c = cells.get((r["group"], r["P"], "control"), {}).get(k)
+        x = cells[(r["group"], r["P"], r["setting"])][k]
+        if c is None or not c.get("c10"):
+            return math.nan, math.nan
+        return x.get("c10", math.nan) / c["c10"], x["q"] / c["q"] if c["q"] else math.nan
+    own = [early(r, k) for r, k in quiet if k not in r["with_control"]]
+    rest = [early(r, k) for r in rows if r["setting"] != "control"
+            and not r["setting"].startswith("null") for k in r["seeds"]
+            if k not in r["collapsed"]]
+    own = [x for x in own if math.isfinite(x[0])]
+    rest = [x for x in rest if math.isfinite(x[0])]
+    if own and rest:
+        half = [sum(1 for a, _ in xs if a < 0.5) / len(xs) for xs in (own, rest)]
+        L += ["", "**Decided early?** The harvest rate over the first tenth of the run (`c10`) "
+              "over the control's at the same seed: for the seeds collapsed without divergence "
+              f"where the control did not, median {_median([a for a, _ in own]):.3g} "
+              f"({100 * half[0]:.0f} % of them below half the control's); for the seeds that "
+              f"did not collapse, median {_median([a for a, _ in rest]):.3g} "
+              f"({100 * half[1]:.0f} % below half): most of these collapses are decided in the "
+              "first tenth of the run."]
+        fig, ax = plt.subplots(figsize=(5.2, 3.6))
+        ax.scatter([a for a, _ in rest], [b for _, b in rest], s=8, c="C0",
+                   label="not collapsed")
+        ax.scatter([a for a, _ in own], [b for _, b in own], s=10, c="red",
+                   label="collapsed, not diverged")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("harvest over the first tenth / the control's")
+        ax.set_ylabel("quality / the control's")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(f"{figdir}/quiet-collapses.png", dpi=100)
+        plt.close(fig)
+        L += ["", f"![collapses without divergence]({rel}/quiet-collapses.png)"]
+    return L + [""] + _budget_test(rows)
+
+
+def _budget_test(rows):
+    """The mechanism's test: between synchronisations the global budget ranks every rank's
+    entries by Q-values computed with different weights, so that a rank whose weights learned
+    more from its first pages takes the budget whatever its pages are worth. Prediction: K with
+    each rank's own share of the budget (proportional) collapses fewer seeds than the same K
+    under the global budget, at the same P and seeds."""
+    at = {(r["group"], r["P"], r["setting"]): r for r in rows}
+    pairs = []
+    for (g, P, s), r in sorted(at.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
+        if not (s.startswith("K=") and s.endswith(", budget proportional")):
+            continue
+        glob = at.get((g, P, s[:-len(", budget proportional")]))
+        if glob is None:
+            continue
+        seeds = sorted(set(r["seeds"]) & set(glob["seeds"]))
+        b = [k for k in seeds if k in glob["collapsed"] and k not in r["collapsed"]]
+        c = [k for k in seeds if k in r["collapsed"] and k not in glob["collapsed"]]
+        pairs.append((g, P, s[:-len(", budget proportional")], len(seeds),
+                      sum(1 for k in seeds if k in glob["collapsed"]),
+                      sum(1 for k in seeds if k in r["collapsed"]), b, c))
+    L = ["**A mechanism, tested.** The hypothesis: between synchronisations the global budget "
+         "ranks every rank's entries by Q-values computed with different weights, so a rank "
+         "whose weights learned most from its first pages can take the budget whatever its "
+         "pages are worth. Each rank's own share of the budget (`crawl.budget = proportional`) "
+         "cannot. The prediction, declared in the design (cells *K=4, budget proportional* "
+         "and *K=16, budget proportional*): the same K with the proportional budget collapses "
+         "fewer seeds than under the global one, at the same P and run seeds."]
+    if not pairs:
+        return L + ["", "No such pair of cells in this table yet.", ""]
+    L += ["", "| group | P | K | seeds | collapsed, global budget | collapsed, proportional | "
+          "only under global | only under proportional |", "|---" * 8 + "|"]
+    for g, P, K, n, kg, kp, b, c in pairs:
+        L.append(f"| {g} | {P} | {K[2:]} | {n} | {kg} | {kp} | "
+                 f"{', '.join(map(str, b)) or '-'} | {', '.join(map(str, c)) or '-'} |")
+    B, C = sum(len(p[6]) for p in pairs), sum(len(p[7]) for p in pairs)
+    p = st.sign_test(B, C)
+    verdict = ("confirmed" if p < 0.05 else "not shown (too few discordant seeds)" if B > C
+               else "refuted" if C > B else "not shown")
+    L += ["", f"Over the {len(pairs)} pairs of cells: {B} seeds collapsed only under the global "
+          f"budget, {C} only under the proportional one; the exact one-sided sign test gives "
+          f"p = {p:.3g}: the prediction is {verdict}.", ""]
+    return L
 
 
 def slurm_split(cells, decl):

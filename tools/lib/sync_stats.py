@@ -125,6 +125,13 @@ def holm_families(ps, families):
     return out
 
 
+def sign_test(b, c):
+    """The exact one-sided sign test of b discordant pairs against c: P(X >= b) for X binomial
+    with b + c trials and probability 1/2 (McNemar's exact test, one-sided); 1 without pairs."""
+    n = b + c
+    return sum(math.comb(n, k) for k in range(b, n + 1)) / 2.0 ** n if n else 1.0
+
+
 def diverged(wnorm, ref_wnorm, factor):
     """Whether final weights diverged: their norm is infinite (weights that are not finite) or
     above factor x the reference's. NaN (no weights, or not known) is not a divergence."""
