@@ -112,12 +112,16 @@ typedef struct cs_stats_dist {
 typedef struct cs_stats_links {
     cs_stats_est gap4, gap8, gap12, forward8;
     cs_stats_est within_host, reciprocity;
-    cs_stats_est target_out;   /* mean out-degree of a link's target (in-degree-weighted) */
-    cs_stats_est top1_in;      /* share of links into the ceil(N / 100) most-linked pages */
-    cs_stats_est top1_club;    /* share of those pages' own links that go to one of them */
-    cs_stats_est leaf_top1;    /* share of the links of pages with one in-link that go to them */
-    cs_stats_est block_repeat; /* share of links whose target an earlier link of their block of
-                                  CS_STATS_BLOCK consecutive page ids points to already */
+    cs_stats_est target_out;     /* mean out-degree of a link's target (in-degree-weighted) */
+    cs_stats_est top1_in;        /* share of links into the ceil(N / 100) most-linked pages */
+    cs_stats_est top1_club;      /* share of those pages' own links that go to one of them */
+    cs_stats_est leaf_top1;      /* share of the links of pages with one in-link that go to them */
+    cs_stats_est block_repeat;   /* share of links whose target an earlier link of their block of
+                                    CS_STATS_BLOCK consecutive page ids points to already */
+    cs_stats_est lone_parents;   /* share of pages linking to a page no other page links to */
+    cs_stats_est lone_top1;      /* share of those lone pages listed by the ceil(N / 100) pages
+                                    that list the most of them */
+    cs_stats_est lone_parent_in; /* in-degree of a lone page's one parent, median over them */
     cs_stats_est same_topic, topic_base, topic_lift;
     cs_stats_est rel_link, rel_base; /* P(relevant | link from relevant), P(relevant) */
 } cs_stats_links;

@@ -130,16 +130,25 @@ void st_clear(cs_stats *s)
     dist_clear(&s->out);
     dist_clear(&s->in);
     dist_clear(&s->host);
-    cs_stats_est *l[] = {
-        &s->links.gap4,        &s->links.gap8,        &s->links.gap12,        &s->links.forward8,
-        &s->links.within_host, &s->links.reciprocity, &s->links.target_out,   &s->links.top1_in,
-        &s->links.top1_club,   &s->links.leaf_top1,   &s->links.block_repeat, &s->links.same_topic,
-        &s->links.topic_base,  &s->links.topic_lift,  &s->links.rel_link,     &s->links.rel_base,
-        &s->shape.clustering,  &s->shape.overlap,     &s->shape.scc,          &s->shape.in,
-        &s->shape.out,         &s->shape.rest,        &s->shape.dist_mean,    &s->shape.dist_eff90,
-        &s->shape.reach,       &s->bfs.known1,        &s->bfs.known10,        &s->bfs.empty10,
-        &s->indeg.known1,      &s->indeg.known10,     &s->indeg.empty10,      &s->rnd.known1,
-        &s->rnd.known10,       &s->rnd.empty10};
+    cs_stats_est *l[] = {&s->links.gap4,         &s->links.gap8,
+                         &s->links.gap12,        &s->links.forward8,
+                         &s->links.within_host,  &s->links.reciprocity,
+                         &s->links.target_out,   &s->links.top1_in,
+                         &s->links.top1_club,    &s->links.leaf_top1,
+                         &s->links.block_repeat, &s->links.lone_parents,
+                         &s->links.lone_top1,    &s->links.lone_parent_in,
+                         &s->links.same_topic,   &s->links.topic_base,
+                         &s->links.topic_lift,   &s->links.rel_link,
+                         &s->links.rel_base,     &s->shape.clustering,
+                         &s->shape.overlap,      &s->shape.scc,
+                         &s->shape.in,           &s->shape.out,
+                         &s->shape.rest,         &s->shape.dist_mean,
+                         &s->shape.dist_eff90,   &s->shape.reach,
+                         &s->bfs.known1,         &s->bfs.known10,
+                         &s->bfs.empty10,        &s->indeg.known1,
+                         &s->indeg.known10,      &s->indeg.empty10,
+                         &s->rnd.known1,         &s->rnd.known10,
+                         &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
 }
@@ -473,6 +482,63 @@ fail:
     return rc;
 }
 
+/* The smallest k whose histogram count h[0..k] reaches `rank` (1-based); -1 if none. */
+static int64_t hist_rank(const int64_t *h, int64_t kmax, int64_t rank)
+{
+    int64_t cum = 0;
+    for (int64_t k = 0; k <= kmax; k++)
+        if ((cum += h[k]) >= rank)
+            return k;
+    return -1;
+}
+
+/* Local. Where a crawl finds the pages only one link leads to (lone pages: one in-link, not
+ * their own): the share of pages that list at least one, the share of the lone pages that the
+ * ceil(N / 100) pages listing the most of them list, and the in-degree of a lone page's parent
+ * (the nearest-rank median over the lone pages). On a crawl of the web few pages list most of
+ * them, and those pages are not the most-linked ones, so a crawl finds them in bursts when it
+ * happens on such a page; where every page lists one or two, every fetch finds something new. */
+static cs_err lone_pages(cs_ctx *ctx, const st_graph *g, cs_stats *s)
+{
+    cs_err rc = CS_OK;
+    int64_t *kids = NULL, *h = NULL, *hin = NULL;
+    int64_t lone = 0, parents = 0, kmax = 0, imax = 0;
+    CS_TRY(ctx, cs_calloc(ctx, &kids, (size_t)g->N + 1, sizeof *kids, "lone pages per parent"));
+    for (int64_t u = 0; u < g->N; u++) {
+        for (int64_t e = g->off[u]; e < g->off[u + 1]; e++) {
+            const int64_t t = g->tg[e];
+            kids[u] += t != u && g->ioff[t + 1] - g->ioff[t] == 1;
+        }
+        lone += kids[u];
+        parents += kids[u] > 0;
+        kmax = kids[u] > kmax ? kids[u] : kmax;
+        const int64_t in = g->ioff[u + 1] - g->ioff[u];
+        imax = in > imax ? in : imax;
+    }
+    s->links.lone_parents = share(parents, g->N);
+    if (lone == 0)
+        goto fail; /* no lone page: the other two are not defined */
+    CS_TRY(ctx, cs_calloc(ctx, &h, (size_t)kmax + 1, sizeof *h, "lone pages histogram"));
+    CS_TRY(ctx, cs_calloc(ctx, &hin, (size_t)imax + 1, sizeof *hin, "parents' in-degrees"));
+    for (int64_t u = 0; u < g->N; u++) {
+        h[kids[u]]++;
+        hin[g->ioff[u + 1] - g->ioff[u]] += kids[u]; /* each lone page: its parent's in-degree */
+    }
+    int64_t left = (g->N + 99) / 100, listed = 0;
+    for (int64_t k = kmax; k > 0 && left > 0; k--) {
+        const int64_t take = h[k] < left ? h[k] : left;
+        listed += take * k;
+        left -= take;
+    }
+    s->links.lone_top1 = share(listed, lone);
+    s->links.lone_parent_in = st_exact((double)hist_rank(hin, imax, (lone + 1) / 2));
+fail:
+    free(hin);
+    free(h);
+    free(kids);
+    return rc;
+}
+
 /* Collective. The links whose target an earlier link from the same block of CS_STATS_BLOCK
  * consecutive page ids (u / CS_STATS_BLOCK) points to already: the block's links less its
  * distinct targets, over all links. Neighbouring pages of a crawl order (a directory's pages)
@@ -618,6 +684,7 @@ cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph
     links_whole(ctx, &g, out);
     CS_TRY_AGREE(ctx, degrees(ctx, &g, H, out));
     CS_TRY(ctx, block_repeat(ctx, &g, out));
+    CS_TRY_AGREE(ctx, lone_pages(ctx, &g, out));
     CS_TRY_AGREE(ctx, topic_base(ctx, &g, meta->n_topics, out));
     const double t2 = cs_now();
     CS_TRY_AGREE(ctx, st_shape(ctx, &g, o, out));

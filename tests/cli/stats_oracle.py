@@ -505,6 +505,14 @@ def main():
     c.exact("in.club", float(np.mean(top[tg[from_top]])) if from_top.any() else float("nan"))
     from_leaf = indeg[src] == 1
     c.exact("leaf.top1", float(np.mean(top[tg[from_leaf]])) if from_leaf.any() else float("nan"))
+    # lone pages (one in-link, not their own): the pages listing one, the share the 1 % of
+    # pages listing most of them list, and the nearest-rank median in-degree of their parents
+    lone = (indeg[tg] == 1) & (src != tg)
+    kids = np.bincount(src[lone], minlength=N)
+    c.exact("lone.parents", float(np.mean(kids > 0)))
+    if lone.any():
+        c.exact("lone.top1", float(np.sum(np.sort(kids)[::-1][: (N + 99) // 100]) / lone.sum()))
+        c.exact("lone.parent_in", nearest_rank(np.sort(indeg[src[lone]]), 0.5))
     # links repeating a target of their block of 16 consecutive ids: links less distinct pairs
     pairs = np.unique((src.astype(np.int64) // 16) * N + tg.astype(np.int64))
     c.exact("block16.repeat", float((M - len(pairs)) / M))

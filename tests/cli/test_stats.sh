@@ -31,7 +31,8 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     # figure moved in its 6th digit (reciprocity), the links into the top 1 % (in.top1) and among
     # them (in.club) and from the pages with one in-link (leaf.top1), the links repeating a target
     # of their block (block16.repeat), the pages with one, two, 3 to 9 and 10 or more in-links
-    # (in.one, in.two, in.few, in.ten), and the link overlap moved by 0.05 with its interval
+    # (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
+    # lone.parent_in), and the link overlap moved by 0.05 with its interval
     sed -e 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' \
         -e 's/^indeg.known10\t\([0-9.]*\)/indeg.known10\t0.987654/' \
         -e 's/^reciprocity\t\([0-9.]*\)/reciprocity\t0.1234567/' \
@@ -42,18 +43,23 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
         -e 's/^in.two\t\([0-9.]*\)/in.two\t0.1234567/' \
         -e 's/^in.few\t\([0-9.]*\)/in.few\t0.1234567/' \
         -e 's/^in.ten\t\([0-9.]*\)/in.ten\t0.1234567/' \
-        -e 's/^leaf.top1\t\([0-9.]*\)/leaf.top1\t0.1234567/' one.tsv |
+        -e 's/^leaf.top1\t\([0-9.]*\)/leaf.top1\t0.1234567/' \
+        -e 's/^lone.parents\t\([0-9.]*\)/lone.parents\t0.1234567/' \
+        -e 's/^lone.top1\t\([0-9.]*\)/lone.top1\t0.1234567/' \
+        -e 's/^lone.parent_in\t\([0-9.]*\)/lone.parent_in\t1234567/' one.tsv |
         awk -F'\t' 'BEGIN{OFS="\t"} $1=="overlap"{$2+=0.05; $3+=0.05; $4+=0.05} {print}' > bad.tsv
     if ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1; then
         for want in "random curve of seed 2" indeg.known10 reciprocity in.top1 in.club \
-            block16.repeat in.one in.two in.few in.ten leaf.top1 overlap; do
+            block16.repeat in.one in.two in.few in.ten leaf.top1 lone.parents lone.top1 \
+            lone.parent_in overlap; do
             grep -q "FAIL: $want" bad.out && pass "oracle rejects a wrong $want" ||
                 fail "oracle accepted a wrong $want: $(tail -3 bad.out)"
         done
     else
-        fail "oracle accepted a table with twelve wrong figures"
+        fail "oracle accepted a table with fifteen wrong figures"
     fi
-    for k in in.top1 in.club leaf.top1 block16.repeat in.one in.two in.few in.ten overlap; do
+    for k in in.top1 in.club leaf.top1 block16.repeat in.one in.two in.few in.ten lone.parents \
+        lone.top1 lone.parent_in overlap; do
         grep -q "^ok: $k " oracle.out && pass "oracle checks $k" ||
             fail "$k not checked: $(grep -E "$k" oracle.out | head -3)"
     done

@@ -351,7 +351,8 @@ def quiet_collapses(rows, cells, decl, figdir, rel):
         k = sum(len(r["collapsed"]) for r in null)
         own = sum(len(r["with_control"]) for r in null)
         ctl = {(r["group"], r["P"]): r for r in rows if r["setting"] == "control"}
-        saved = sum(1 for r in null for x in ctl[(r["group"], r["P"])]["collapsed"]
+        saved = sum(1 for r in null
+                    for x in ctl.get((r["group"], r["P"]), {"collapsed": []})["collapsed"]
                     if x in r["seeds"] and x not in r["collapsed"])
         lo, hi = st.clopper_pearson(k - own, n)
         L += ["", "**The negative control.** At P = 1 the control's step moved by 1 % (cells "
