@@ -205,12 +205,13 @@ grep -q "^\* strong-default-sarsa, P = 2, K=4: 1/2 .*weights diverged: seeds 1; 
     ! grep -q "control's too\|also the control's: seeds" tab/report.md &&
     pass "a collapse the control shares is named so" ||
     fail "shared collapse: $(grep -E "K=4" tab/shared.md | head -4)"
-# collapses without divergence: a "K=4, budget proportional" cell made from K=4's rows with
+# collapses without divergence: a "K=4, budget proportional" cell (its slug, as the table names
+# it) made from K=4's rows with
 # seed 2 made low under K=4 only: one seed collapsed only under the global budget, paired by seed,
 # and the exact sign test of 1 against 0 (p = 0.5: not shown)
 awk -F'\t' -v OFS='\t' -v c="$(col q)" '
     NR == 1 { print; next }
-    $1 == "strong-default-sarsa" && $3 == "K=4" { p = $0; $3 = "K=4, budget proportional"; print; $0 = p
+    $1 == "strong-default-sarsa" && $3 == "K=4" { p = $0; $3 = "K=4__budget_proportional"; print; $0 = p
                                                   if ($4 == 2) $c = 0.0001 }
     { print }' tab/results.tsv > tab/budget.tsv
 "$SS" report tab/budget.tsv --tiny --seeds 2 --min-seeds 2 -o tab/budget.md --figures tab/fig > /dev/null 2>&1 &&

@@ -424,18 +424,19 @@ def _budget_test(rows):
     more from its first pages takes the budget whatever its pages are worth. Prediction: K with
     each rank's own share of the budget (proportional) collapses fewer seeds than the same K
     under the global budget, at the same P and seeds."""
-    at = {(r["group"], r["P"], r["setting"]): r for r in rows}
+    at = {(r["group"], r["P"], _label(r["setting"])): r for r in rows}  # by name: slugs differ
+    tail = ", budget proportional"
     pairs = []
     for (g, P, s), r in sorted(at.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        if not (s.startswith("K=") and s.endswith(", budget proportional")):
+        if not (s.startswith("K=") and s.endswith(tail)):
             continue
-        glob = at.get((g, P, s[:-len(", budget proportional")]))
+        glob = at.get((g, P, s[:-len(tail)]))
         if glob is None:
             continue
         seeds = sorted(set(r["seeds"]) & set(glob["seeds"]))
         b = [k for k in seeds if k in glob["collapsed"] and k not in r["collapsed"]]
         c = [k for k in seeds if k in r["collapsed"] and k not in glob["collapsed"]]
-        pairs.append((g, P, s[:-len(", budget proportional")], len(seeds),
+        pairs.append((g, P, s[:-len(tail)], len(seeds),
                       sum(1 for k in seeds if k in glob["collapsed"]),
                       sum(1 for k in seeds if k in r["collapsed"]), b, c))
     L = ["**A mechanism, tested.** The hypothesis: between synchronisations the global budget "
@@ -449,7 +450,7 @@ def _budget_test(rows):
         return L + ["", "No such pair of cells in this table yet.", ""]
     L += ["", "| group | P | K | seeds | collapsed, global budget | collapsed, proportional | "
           "only under global | only under proportional |", "|---" * 8 + "|"]
-    for g, P, K, n, kg, kp, b, c in pairs:
+    for g, P, K, n, kg, kp, b, c in sorted(pairs, key=lambda x: (x[0], x[1], int(x[2][2:]))):
         L.append(f"| {g} | {P} | {K[2:]} | {n} | {kg} | {kp} | "
                  f"{', '.join(map(str, b)) or '-'} | {', '.join(map(str, c)) or '-'} |")
     B, C = sum(len(p[6]) for p in pairs), sum(len(p[7]) for p in pairs)
