@@ -433,7 +433,9 @@ def _budget_test(rows):
         glob = at.get((g, P, s[:-len(tail)]))
         if glob is None:
             continue
-        seeds = sorted(set(r["seeds"]) & set(glob["seeds"]))
+        # the seeds the control collapses on at this P are the world's: not counted
+        ctrl = at.get((g, P, "control"), {"collapsed": []})["collapsed"]
+        seeds = sorted((set(r["seeds"]) & set(glob["seeds"])) - set(ctrl))
         b = [k for k in seeds if k in glob["collapsed"] and k not in r["collapsed"]]
         c = [k for k in seeds if k in r["collapsed"] and k not in glob["collapsed"]]
         pairs.append((g, P, s[:-len(tail)], len(seeds),
@@ -448,7 +450,9 @@ def _budget_test(rows):
          "fewer seeds than under the global one, at the same P and run seeds."]
     if not pairs:
         return L + ["", "No such pair of cells in this table yet.", ""]
-    L += ["", "| group | P | K | seeds | collapsed, global budget | collapsed, proportional | "
+    L += ["", "Seeds the control collapses on at the same P are left out (the world's, not the "
+          "setting's).", "",
+          "| group | P | K | seeds | collapsed, global budget | collapsed, proportional | "
           "only under global | only under proportional |", "|---" * 8 + "|"]
     for g, P, K, n, kg, kp, b, c in sorted(pairs, key=lambda x: (x[0], x[1], int(x[2][2:]))):
         L.append(f"| {g} | {P} | {K[2:]} | {n} | {kg} | {kp} | "
