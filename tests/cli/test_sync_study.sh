@@ -225,6 +225,18 @@ import sys; sys.path.insert(0, '$SRC/tools/lib'); import sync_stats as st
 assert st.sign_test(5, 0) == 1 / 32 and st.sign_test(3, 1) == 5 / 16 and st.sign_test(0, 0) == 1
 assert st.sign_test(0, 4) == 1 and abs(st.sign_test(2, 2) - 11 / 16) < 1e-15" &&
     pass "sign test: exact one-sided binomial tails" || fail "sign test"
+# a cell whose runs were launched two ways takes its counters from the runs launched as its first
+# seed was: K=4's seed 2 relabelled smpi with a huge payload leaves seed 1's against the control's
+awk -F'\t' -v OFS='\t' -v l="$(col launch)" -v b="$(col coll_bytes)" \
+    '$1 == "strong-default-sarsa" && $3 == "K=4" && $4 == 2 { $l = "smpi"; $b = 1e12 } { print }' \
+    tab/results.tsv > tab/launch.tsv
+want=$(awk -F'\t' -v b="$(col coll_bytes)" '$1 == "strong-default-sarsa" && $2 == 2 && $3 == "control" { c += $b; n++ }
+    $1 == "strong-default-sarsa" && $2 == 2 && $3 == "K=4" && $4 == 1 { k = $b }
+    END { printf "%+.0f", -(1 - k / (c / n)) * 100 }' tab/results.tsv)
+"$SS" report tab/launch.tsv --tiny --seeds 2 --min-seeds 2 -o tab/launch.md --figures tab/fig > /dev/null 2>&1 &&
+    grep -q "^\* K=4: P = 2: .*, $want % collective bytes" tab/launch.md &&
+    pass "counters of one launch per cell ($want % collective bytes)" ||
+    fail "mixed launches: want $want: $(grep '^\* K=4: P = 2' tab/launch.md)"
 sed -i 1s/seed/SEED/ tab/results.tsv
 "$SS" report tab/results.tsv -o tab/bad.md > err.txt 2>&1
 [ $? = 1 ] && grep -q "not a results table" err.txt && pass "a bad table: exit 1" ||

@@ -402,8 +402,13 @@ def median_norm(runs):
 
 
 def mean_cost(runs):
-    """A cell's mean counters: every number of its runs but the quality, P and the text."""
+    """A cell's mean counters: every number of its runs but the quality, P and the text. Where
+    its runs were launched two ways (mpirun, simulated ranks: the same crawl, other messages and
+    collectives), only the runs launched as its first seed was, so that a cell and its control
+    compare counters of one kind."""
     seeds = sorted(runs)
+    first = runs[seeds[0]].get("launch")
+    seeds = [x for x in seeds if runs[x].get("launch") == first]
     return {k: float(np.mean([runs[x][k] for x in seeds]))
             for k in runs[seeds[0]] if k not in ["q", "P"] + TEXT}
 
