@@ -355,13 +355,14 @@ def quiet_collapses(rows, cells, decl, figdir, rel):
                     for x in ctl.get((r["group"], r["P"]), {"collapsed": []})["collapsed"]
                     if x in r["seeds"] and x not in r["collapsed"])
         lo, hi = st.clopper_pearson(k - own, n)
-        L += ["", "**The negative control.** At P = 1 the control's step moved by 1 % (cells "
-              "*null*, every SARSA group) changes the trajectory as a loosened setting does, "
-              f"with no synchronisation at all: {k} of {n} seeds collapsed, {own} of them seeds "
-              f"the control collapses on too; {k - own} collapsed where the control did not "
-              f"(95 % interval of that probability {lo:.3f} to {hi:.3f}) and {saved} did not "
-              "where the control did. Which seeds collapse at P = 1 is the world's and the "
-              "start's; a trajectory that merely strays from the control's rarely changes it."]
+        names = ", ".join(f"*{x}*" for x in sorted({_label(r["setting"]) for r in null}))
+        L += ["", f"**The negative control.** At P = 1 the control's step moved a little (cells "
+              f"{names}) changes the trajectory as a loosened setting does, with no "
+              f"synchronisation at all: {k} of {n} seeds collapsed, {own} of them seeds the "
+              f"control collapses on too; {k - own} collapsed where the control did not (95 % "
+              f"interval of that probability {lo:.3f} to {hi:.3f}) and {saved} did not where "
+              "the control did." + (" Which seeds collapse at P = 1 is then the world's and the "
+                                    "start's, not the trajectory's." if k == own else "")]
     if not quiet:
         return L + [""]
     L += ["", "Where they happen (per group and P: the seeds compared, those collapsed without "
@@ -399,8 +400,9 @@ def quiet_collapses(rows, cells, decl, figdir, rel):
               f"where the control did not, median {_median([a for a, _ in own]):.3g} "
               f"({100 * half[0]:.0f} % of them below half the control's); for the seeds that "
               f"did not collapse, median {_median([a for a, _ in rest]):.3g} "
-              f"({100 * half[1]:.0f} % below half): most of these collapses are decided in the "
-              "first tenth of the run."]
+              f"({100 * half[1]:.0f} % below half)" +
+              (": most of these collapses are decided in the first tenth of the run."
+               if half[0] > 0.5 > half[1] else ".")]
         fig, ax = plt.subplots(figsize=(5.2, 3.6))
         ax.scatter([a for a, _ in rest], [b for _, b in rest], s=8, c="C0",
                    label="not collapsed")
