@@ -187,6 +187,11 @@ CS_API cs_err cs_graph_info_compute(cs_ctx *ctx, const char *path, double releva
 CS_API cs_err cs_graphio_hist_stats(cs_ctx *ctx, const int64_t *h, int64_t kmax,
                                     cs_degree_stats *st);
 
+/* Local. The nearest-rank quantile (permille / 1000) of a histogram h[0..kmax] of total entries:
+ * the smallest k whose count h[0..k] reaches ceil(permille x total / 1000), at least 1. */
+CS_API int64_t cs_graphio_hist_quantile(const int64_t *h, int64_t kmax, int64_t total,
+                                        int64_t permille);
+
 /* Local. Prints the statistics as a readable report, one item per line. */
 CS_API void cs_graph_info_print(FILE *out, const cs_graph_info *info);
 

@@ -55,8 +55,7 @@ static int gio_block_owner(int64_t n, int size, int64_t v)
 
 /* ---- histograms and power laws ------------------------------------------------------------- */
 
-/* Local. Nearest-rank quantile (permille / 1000) of a histogram h[0..kmax] of total entries. */
-static int64_t hist_quantile(const int64_t *h, int64_t kmax, int64_t total, int64_t permille)
+int64_t cs_graphio_hist_quantile(const int64_t *h, int64_t kmax, int64_t total, int64_t permille)
 {
     int64_t want = (permille * total + 999) / 1000;
     if (want < 1)
@@ -176,9 +175,9 @@ cs_err cs_graphio_hist_stats(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_deg
             st->max = k;
         }
     st->mean = (double)sum / (double)total;
-    st->median = hist_quantile(h, kmax, total, 500);
-    st->p90 = hist_quantile(h, kmax, total, 900);
-    st->p99 = hist_quantile(h, kmax, total, 990);
+    st->median = cs_graphio_hist_quantile(h, kmax, total, 500);
+    st->p90 = cs_graphio_hist_quantile(h, kmax, total, 900);
+    st->p99 = cs_graphio_hist_quantile(h, kmax, total, 990);
     st->zeros = h[0];
     return powerlaw_fit(ctx, h, kmax, st);
 }

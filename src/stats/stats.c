@@ -443,6 +443,22 @@ static void links_whole(cs_ctx *ctx, const st_graph *g, cs_stats *s)
     }
 }
 
+/* The sum of the n largest values of a histogram h[0..kmax] (h[k]: items of value k), walked
+ * from the top; the last value taken in *cut and how many items of it in *at_cut. */
+static int64_t top_sum(const int64_t *h, int64_t kmax, int64_t n, int64_t *cut, int64_t *at_cut)
+{
+    int64_t sum = 0;
+    *cut = *at_cut = 0;
+    for (int64_t k = kmax; k >= 0 && n > 0; k--) {
+        const int64_t take = h[k] < n ? h[k] : n;
+        sum += take * k;
+        n -= take;
+        *cut = k;
+        *at_cut = take;
+    }
+    return sum;
+}
+
 /* Local. The club of the ceil(N / 100) most-linked pages (in-degree, ties: the lower page id
  * first): the share of their own links that go to one of them. On crawls of the web the pages
  * every page links to (navigation, home pages) send a large share of their links to each
@@ -482,16 +498,6 @@ fail:
     return rc;
 }
 
-/* The smallest k whose histogram count h[0..k] reaches `rank` (1-based); -1 if none. */
-static int64_t hist_rank(const int64_t *h, int64_t kmax, int64_t rank)
-{
-    int64_t cum = 0;
-    for (int64_t k = 0; k <= kmax; k++)
-        if ((cum += h[k]) >= rank)
-            return k;
-    return -1;
-}
-
 /* Local. Where a crawl finds the pages only one link leads to (lone pages: one in-link, not
  * their own): the share of pages that list at least one, the share of the lone pages that the
  * ceil(N / 100) pages listing the most of them list, and the in-degree of a lone page's parent
@@ -524,14 +530,9 @@ static cs_err lone_pages(cs_ctx *ctx, const st_graph *g, cs_stats *s)
         h[kids[u]]++;
         hin[g->ioff[u + 1] - g->ioff[u]] += kids[u]; /* each lone page: its parent's in-degree */
     }
-    int64_t left = (g->N + 99) / 100, listed = 0;
-    for (int64_t k = kmax; k > 0 && left > 0; k--) {
-        const int64_t take = h[k] < left ? h[k] : left;
-        listed += take * k;
-        left -= take;
-    }
-    s->links.lone_top1 = share(listed, lone);
-    s->links.lone_parent_in = st_exact((double)hist_rank(hin, imax, (lone + 1) / 2));
+    int64_t cut, at_cut;
+    s->links.lone_top1 = share(top_sum(h, kmax, (g->N + 99) / 100, &cut, &at_cut), lone);
+    s->links.lone_parent_in = st_exact((double)cs_graphio_hist_quantile(hin, imax, lone, 500));
 fail:
     free(hin);
     free(h);
@@ -629,15 +630,8 @@ static cs_err degrees(cs_ctx *ctx, const st_graph *g, int64_t H, cs_stats *s)
         /* The links into the ceil(N / 100) pages of largest in-degree: the largest in-degrees
          * summed from the top of the histogram (ties do not matter here; the club takes the
          * lower page ids among the pages of the last in-degree, `cut`, of which it took at_cut) */
-        int64_t left = (g->N + 99) / 100, into = 0, cut = 0, at_cut = 0;
-        for (int64_t k = kmax; k >= 0 && left > 0; k--) {
-            const int64_t take = h[k] < left ? h[k] : left;
-            into += take * k;
-            left -= take;
-            cut = k;
-            at_cut = take;
-        }
-        s->links.top1_in = share(into, g->M);
+        int64_t cut, at_cut;
+        s->links.top1_in = share(top_sum(h, kmax, (g->N + 99) / 100, &cut, &at_cut), g->M);
         CS_TRY(ctx, top_club(ctx, g, cut, at_cut, s));
     }
     if (s->has_hosts) {

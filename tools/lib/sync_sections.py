@@ -266,19 +266,27 @@ def _active(pts, figdir, rel):
                      ", ".join(sorted({p.group for p in safe})) +
                      "): the step and the active ranks alone do not decide.")
     L.append("")
-    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    series = []
     for flag, colour, name in ((False, "C0", "did not diverge"), (True, "red", "diverged")):
         q = [p for p in at if p.diverged == flag and p.step > 0]
-        ax.scatter([p.active for p in q], [p.step for p in q], s=10, c=colour, label=name)
+        series.append(([p.active for p in q], [p.step for p in q], 10, colour, name))
+    _loglog(series, "active ranks", "largest step per window", f"{figdir}/active-ranks.png")
+    return L + [f"![active ranks and the step]({rel}/active-ranks.png)", ""]
+
+
+def _loglog(series, xlabel, ylabel, path):
+    """A scatter figure on log-log axes: series of (xs, ys, marker size, colour, label)."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    for xs, ys, size, colour, name in series:
+        ax.scatter(xs, ys, s=size, c=colour, label=name)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("active ranks")
-    ax.set_ylabel("largest step per window")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(f"{figdir}/active-ranks.png", dpi=100)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
-    return L + [f"![active ranks and the step]({rel}/active-ranks.png)", ""]
 
 
 def by_criterion(rows, cells, decl):
@@ -403,19 +411,10 @@ def quiet_collapses(rows, cells, decl, figdir, rel):
               f"({100 * half[1]:.0f} % below half)" +
               (": most of these collapses are decided in the first tenth of the run."
                if half[0] > 0.5 > half[1] else ".")]
-        fig, ax = plt.subplots(figsize=(5.2, 3.6))
-        ax.scatter([a for a, _ in rest], [b for _, b in rest], s=8, c="C0",
-                   label="not collapsed")
-        ax.scatter([a for a, _ in own], [b for _, b in own], s=10, c="red",
-                   label="collapsed, not diverged")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("harvest over the first tenth / the control's")
-        ax.set_ylabel("quality / the control's")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(f"{figdir}/quiet-collapses.png", dpi=100)
-        plt.close(fig)
+        _loglog([([a for a, _ in rest], [b for _, b in rest], 8, "C0", "not collapsed"),
+                 ([a for a, _ in own], [b for _, b in own], 10, "red", "collapsed, not diverged")],
+                "harvest over the first tenth / the control's", "quality / the control's",
+                f"{figdir}/quiet-collapses.png")
         L += ["", f"![collapses without divergence]({rel}/quiet-collapses.png)"]
     return L + [""] + _budget_test(rows)
 
