@@ -41,7 +41,13 @@ mpirun -n "$np" --oversubscribe --bind-to none "$build/crawlsim" run "$here/jobs
 mp=$!
 peak=0
 while kill -0 "$mp" 2> /dev/null; do
-    sleep "$every"
+    # a second at a time, so that the wall time below ends when the run does, not up to
+    # MONITOR seconds later
+    for ((i = 0; i < every; i++)); do
+        kill -0 "$mp" 2> /dev/null || break
+        sleep 1
+    done
+    kill -0 "$mp" 2> /dev/null || break
     now=$(($(date +%s) - t0))
     rss=0
     for p in $(pgrep -P "$mp"); do
