@@ -68,6 +68,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_SITE 0x7369746500000010u     /* a host that starts a site (gen.site_hosts) */
 #define CS_HASH_LIFT 0x6c69667400000011u     /* the ancestor a tree_only page hangs from */
 #define CS_HASH_COPY 0x636f707900000012u     /* the rounding of a page's copied links */
+#define CS_HASH_POOL 0x706f6f6c00000013u     /* a host's pool of link draws (gen.host_pool) */
 
 typedef struct cs_rng {
     uint64_t key[2];

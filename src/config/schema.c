@@ -324,6 +324,8 @@ static const cs_conf_entry schema[] = {
      "template_links: probability that a page carries its host's template"},
     {"gen", "copy_links", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.copy_links), 0,
      "tree_branching: share of a page's drawn links copied from its parent in the directory tree (its directory, or for a lifted tree_only page the ancestor that lists it): the page's first drawn links, that share of its drawn out-degree rounded by a hash of the page, are the parent's own first drawn links (the same stream, drawn as the parent draws them), as a real page found through a link mostly repeats the links of the page it was found on, so that a crawl learns little new at it; the drawn out-degree is unchanged"},
+    {"gen", "host_pool", CS_CONF_DOUBLE, "0", 0, 1000, NULL, G(web.host_pool), 0,
+     "size of each host's pool of link draws, in multiples of degree_mean (rounded up; 0: none, each page draws from its own stream): a page's drawn links take their draws from consecutive slots of its host's pool, starting at a slot its hash picks, so the pages of a host link to the same few targets outside their near links and a draw that repeats an earlier one of the page is dropped, as the pages of a real site repeat its menus and the pages they all point to; a crawl that has fetched a few pages of a host knows most of what the others link to"},
     {"gen", "near_share", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.near_share), 0,
      "share of the drawn links inside a host placed near their source instead of on a popular page: the id gap is a power law from 1 (near_alpha), either direction, kept inside the host (the gap profile of a crawl sorted by URL)"},
     {"gen", "near_alpha", CS_CONF_DOUBLE, "2", 1.05, 10, NULL, G(web.near_alpha), 0,

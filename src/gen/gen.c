@@ -602,11 +602,11 @@ static int64_t keep_struct_links(const cs_gen *g, int64_t page, int64_t host, in
 /* Step 1 of a batch: each candidate's words, its kind (own host, topic, hub topic, anywhere)
  * and its pick entry, prefetched. */
 static void draw_kinds(const cs_gen *g, const page_draw *pd, const link_tables *lt, cs_rng *r,
-                       cand *b, int64_t k)
+                       link_pool *pl, cand *b, int64_t k)
 {
     const cs_gen_config *c = &g->cfg;
     for (int64_t j = 0; j < k; j++) {
-        uint64_t w0 = cs_rng_u64(r);
+        uint64_t w0 = pl != NULL ? pool_word(pl) : cs_rng_u64(r);
         double u = (double)(w0 >> 40) * 0x1.0p-24;
         b[j].u_in = (double)(w0 & 0xffffffffffULL) * 0x1.0p-40;
         b[j].w0 = w0;
@@ -629,7 +629,7 @@ static void draw_kinds(const cs_gen *g, const page_draw *pd, const link_tables *
         if (lt->closed && b[j].table != NULL) /* a closed host keeps it, anywhere inside */
             b[j].table = NULL, b[j].n = -1;
         if (b[j].table != NULL) {
-            b[j].w1 = cs_rng_u64(r);
+            b[j].w1 = pl != NULL ? pool_word2(w0) : cs_rng_u64(r);
             if (b[j].n > 0)
                 __builtin_prefetch(&b[j].table[((b[j].w1 >> 32) * (uint64_t)b[j].n) >> 32]);
         }
@@ -683,7 +683,8 @@ typedef struct link_list {
  * adds those that are new and not `page` to the list until it holds `want` or `attempts`
  * candidates have been drawn. */
 static void draw_links(const cs_gen *g, int64_t page, int64_t src, int64_t host,
-                       const page_draw *pd, cs_rng *r, int64_t want, int64_t attempts, link_list *l)
+                       const page_draw *pd, cs_rng *r, link_pool *pl, int64_t want,
+                       int64_t attempts, link_list *l)
 {
     const link_tables lt = link_tables_of(g, host, pd);
     const uint64_t near_key = cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_NEAR); /* once a page */
@@ -695,7 +696,7 @@ static void draw_links(const cs_gen *g, int64_t page, int64_t src, int64_t host,
         if (k > attempts)
             k = attempts;
         attempts -= k;
-        draw_kinds(g, pd, &lt, r, b, k);
+        draw_kinds(g, pd, &lt, r, pl, b, k);
         pick_hosts(g, host, b, k);
         for (int64_t j = 0; j < k; j++) { /* pages, distinct and not the page itself */
             if (b[j].host < 0)
@@ -728,9 +729,14 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         const page_draw sd = draw_page(g, src, host);
         cs_rng rr;
         cs_rng_init(&rr, (uint64_t)g->cfg.seed, CS_RNG_LINKS, (uint64_t)src, 0);
-        draw_links(g, page, src, host, &sd, &rr, l.n + k, k, &l);
+        draw_links(g, page, src, host, &sd, &rr, NULL, l.n + k, k, &l);
     }
-    draw_links(g, page, page, host, pd, r, want, d * GEN_ATTEMPTS_PER_LINK - k, &l);
+    link_pool pool, *pl = NULL; /* gen.host_pool: the page's own draws from its host's pool */
+    if (g->cfg.web.host_pool > 0.0) {
+        pool = link_pool_of(g, page, host);
+        pl = &pool;
+    }
+    draw_links(g, page, page, host, pd, r, pl, want, d * GEN_ATTEMPTS_PER_LINK - k, &l);
     sort_i64(out, l.n);
     return l.n;
 }

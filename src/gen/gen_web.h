@@ -12,6 +12,8 @@
 #include "crawlsim/gen.h"
 #include "crawlsim/rng.h"
 
+#include <math.h>
+
 /* A uniform in [0, 1) from the page's hash under salt (rng.h's CS_HASH_*): each flag of a page's
  * structure is a pure function of (gen.seed, salt, page), one hash and no stream. */
 static inline double page_flag(const cs_gen *g, int64_t page, uint64_t salt)
@@ -244,6 +246,37 @@ static inline int paired(const cs_gen *g, int64_t p, int64_t q, int k, int64_t h
         (is_tree_only(g, p, g->hosts[hp].first) || is_tree_only(g, q, g->hosts[hq].first)))
         return 0;
     return hp == hq || (role_allows(g, hp, hq) && role_allows(g, hq, hp));
+}
+
+/* gen.host_pool: the host's pool of link draws, m slots, and the page's next slot (NULL in
+ * draw_kinds: the page's own stream). Slot s of host h is two words, a pure function of (seed, h,
+ * s); page p reads slots start, start + 1, ... (mod m) from a start its hash picks. */
+typedef struct link_pool {
+    uint64_t key; /* the world's and the host's */
+    int64_t m, next;
+} link_pool;
+
+static inline link_pool link_pool_of(const cs_gen *g, int64_t page, int64_t host)
+{
+    const double m = ceil(g->cfg.web.host_pool * g->cfg.degree_mean);
+    link_pool pl;
+    pl.key = cs_mix64(cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_POOL) + (uint64_t)host);
+    pl.m = m < 1.0 ? 1 : (int64_t)m;
+    pl.next = (int64_t)(page_flag(g, page, CS_HASH_POOL) * (double)pl.m);
+    return pl;
+}
+
+/* The first word of the pool's next slot (the second: pool_word2), and the cursor moved on. */
+static inline uint64_t pool_word(link_pool *pl)
+{
+    const uint64_t s = (uint64_t)pl->next;
+    pl->next = pl->next + 1 == pl->m ? 0 : pl->next + 1;
+    return cs_mix64(pl->key + s * CS_HASH_GOLDEN);
+}
+
+static inline uint64_t pool_word2(uint64_t w0)
+{
+    return cs_mix64(w0 ^ CS_HASH_POOL);
 }
 
 #endif

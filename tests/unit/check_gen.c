@@ -746,6 +746,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.site_hosts = 4.0;
     c.web.tree_lift = 0.5;
     c.web.copy_links = 0.5;
+    c.web.host_pool = 0.5;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1179,8 +1180,9 @@ START_TEST(tree_lift_moves_its_statistic)
 END_TEST
 
 /* The mean over the pages with a directory of the share of their out-links that the directory
- * page links to as well (the pages of a host in a tree of base 8, no tree_only pages). */
-static double parent_share(const cs_gen_config *c)
+ * page links to as well (the pages of a host in a tree of base 8, no tree_only pages); with
+ * `previous`, over the pages after their host's first, of those the page before it links to. */
+static double parent_share(const cs_gen_config *c, int previous)
 {
     cs_gen *g = NULL;
     ck_assert_int_eq(cs_gen_create(&ctx, c, &g), CS_OK);
@@ -1197,9 +1199,9 @@ static double parent_share(const cs_gen_config *c)
         if (i == 0 || s.offsets[p + 1] == s.offsets[p])
             continue;
         int64_t q = 1;
-        while ((i / q) % b == 0)
+        while (!previous && (i / q) % b == 0)
             q *= b;
-        const int64_t par = first + i - (i / q) % b * q;
+        const int64_t par = previous ? p - 1 : first + i - (i / q) % b * q;
         int64_t both = 0; /* both lists are sorted: a merge */
         for (int64_t x = s.offsets[p], y = s.offsets[par];
              x < s.offsets[p + 1] && y < s.offsets[par + 1];) {
@@ -1216,16 +1218,24 @@ static double parent_share(const cs_gen_config *c)
     return sum / (double)n;
 }
 
-/* copy_links: a page repeats most of its directory page's drawn links; the out-degree stays */
-START_TEST(copy_links_moves_its_statistic)
+/* copy_links: a page repeats most of its directory page's drawn links (the out-degree stays);
+ * host_pool: most of those of the page before it in its host, where the pages' own draws share
+ * few (the degree falls by the repeats dropped) */
+START_TEST(copied_links_move_their_statistic)
 {
-    cs_gen_config c = roles_config(20000);
-    c.web.near_share = 0.5;
-    const double s0 = parent_share(&c);
-    c.web.copy_links = 0.8;
-    const double s1 = parent_share(&c);
-    ck_assert_msg(s1 > s0 + 0.1, "copy_links: share of a page's links its directory has %g, off %g",
-                  s1, s0);
+    static const char *const what[2] = {"copy_links: its directory", "host_pool: the page before"};
+    for (int previous = 0; previous < 2; previous++) {
+        cs_gen_config c = roles_config(20000);
+        c.web.near_share = 0.5;
+        const double s0 = parent_share(&c, previous);
+        if (previous)
+            c.web.host_pool = 1.0;
+        else
+            c.web.copy_links = 0.8;
+        const double s1 = parent_share(&c, previous);
+        ck_assert_msg(s1 > s0 + (previous ? 0.2 : 0.1),
+                      "%s: share of a page's links it has %g, off %g", what[previous], s1, s0);
+    }
 }
 END_TEST
 
@@ -1303,7 +1313,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tree_only_moves_its_statistic);
     tcase_add_test(tc, site_hosts_move_their_statistic);
     tcase_add_test(tc, tree_lift_moves_its_statistic);
-    tcase_add_test(tc, copy_links_moves_its_statistic);
+    tcase_add_test(tc, copied_links_move_their_statistic);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
