@@ -32,7 +32,7 @@ typedef struct cs_gen_web {
     int64_t template_links; /* links of a host's template (navigation) to its popular pages */
     double template_share;  /* probability that a page carries its host's template */
     double copy_links;      /* share of a page's drawn links copied from its tree parent's */
-    double host_pool;       /* a host's drawn links from a pool of host_pool x degree_mean words */
+    double host_pool;       /* a host's pool of link draws: host_pool x degree_mean slots */
     double near_share;      /* share of drawn in-host links placed near their source */
     double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
     double near_forward;    /* probability that a near link goes forward (0.5: the old bit) */
