@@ -90,8 +90,29 @@ CS_API int64_t cs_frontier_capacity(const cs_frontier *f);
  * CS_ERR_NOMEM.
  */
 CS_API cs_err cs_frontier_index_keys(cs_ctx *ctx, cs_frontier *f);
-/* Local. The index of the entries' keys, or NULL when the frontier keeps none. Borrowed. */
+/* Local. The index of the entries' keys, or NULL when the frontier keeps none. Borrowed. With
+ * tiers (cs_frontier_set_hot) it holds the best keys only: read the best through
+ * cs_frontier_index_down, the lowest after cs_frontier_index_whole. */
 CS_API const cs_findex *cs_frontier_index(const cs_frontier *f);
+/*
+ * Local. The index's tiers: once the index holds more than 2 hot_max keys, it keeps the best
+ * hot_max to 2 hot_max of them (those >= a threshold) and the others stay in their entries
+ * alone, so that a record that changes a key below the threshold costs no descent of the index;
+ * the best keys join the index again when a walk from the top needs them
+ * (cs_frontier_index_down). 0 (at creation): every key in the index. Changes the time and the
+ * memory, never what the frontier answers. Every entry must be indexed (rekeyed since it was
+ * added) when the index is walked, made whole or asked for the value range.
+ */
+CS_API void cs_frontier_set_hot(cs_frontier *f, int64_t hot_max);
+/* Local. cs_findex_down on the whole frontier's keys: the largest min(m, count) keys <= bound into
+ * out[] in decreasing order, *got of them; with tiers, the cold keys' best join the index first
+ * when it runs out. CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_index_down(cs_ctx *ctx, cs_frontier *f, uint64_t bound, uint64_t *out,
+                                     int64_t m, int64_t *got);
+/* Local. Every key into the index and no tiers from now on (before reading the lowest keys,
+ * cs_findex_up, _count_below, _hist; the frontier's evictions do it themselves). Nothing when
+ * the frontier keeps no index. CS_ERR_NOMEM. */
+CS_API cs_err cs_frontier_index_whole(cs_ctx *ctx, cs_frontier *f);
 /* Local. Entry e's key was `old` (cs_frontier_key of its value before; for an entry not yet in
  * the index, any key absent from it, such as that of its zeroed value): the index drops old and
  * takes the entry's key now (nothing when the frontier keeps no index). Idempotent: an entry
@@ -158,7 +179,7 @@ CS_API cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck);
  * no value is a number): from the ends of the key index in O(log n) when the frontier keeps one,
  * else by a pass over the values. A zero's sign may differ between the two (the index orders
  * -0 below +0; the pass keeps the first it meets). */
-CS_API void cs_frontier_value_range(const cs_frontier *f, double *lo, double *hi);
+CS_API void cs_frontier_value_range(cs_frontier *f, double *lo, double *hi);
 /* Local. Bytes of memory per entry at the current size (arrays, hash table and the index). */
 CS_API double cs_frontier_bytes_per_entry(const cs_frontier *f);
 

@@ -1,33 +1,13 @@
 /*
  * frontier: the bounded frontier (structure of arrays + id hash), see frontier.h.
  */
-#include "crawlsim/frontier.h"
 #include "crawlsim/rng.h"
+#include "frontier/frontier_impl.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct cs_frontier {
-    int64_t n, cap_alloc, capacity;
-    int stride;
-    uint32_t *id;
-    float *q;
-    uint8_t *codes;
-    cs_frontier_link *lk;
-    int32_t *slots; /* nslots slots, -1 empty */
-    uint64_t nslots, tag_seed;
-    uint64_t *scratch; /* eviction keys, removals' work arrays */
-    int64_t scratch_cap;
-    int64_t *drop; /* the entries an eviction drops, increasing */
-    int64_t drop_cap;
-    cs_findex *ix; /* the entries' keys in order (cs_frontier_index_keys), or NULL */
-    uint64_t *low; /* an indexed eviction's keys and their sort's scratch */
-    int64_t low_cap;
-    uint64_t *tags; /* cs_frontier_tags_up's answer */
-    size_t tags_cap;
-};
 
 /* Entry i becomes a zeroed entry of page id. */
 static inline void zero_entry(const cs_frontier *f, int64_t i, int64_t id)
@@ -150,6 +130,7 @@ cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier
     f->capacity = capacity;
     f->stride = stride;
     f->nslots = 1024;
+    fr_tier_reset(f);
     CS_TRY(ctx, cs_alloc(ctx, &f->slots, (size_t)f->nslots, sizeof *f->slots, "frontier hash"));
     rehash(f);
     *out = f;
@@ -215,49 +196,22 @@ const cs_findex *cs_frontier_index(const cs_frontier *f)
     return f->ix;
 }
 
-/* The value whose key (cs_frontier_key) has `key`'s high word. */
-static float key_value(uint64_t key)
-{
-    uint32_t b = (uint32_t)(key >> 32);
-    b = (b & 0x80000000u) ? (b & 0x7fffffffu) : ~b;
-    float q;
-    memcpy(&q, &b, sizeof q);
-    return q;
-}
-
-void cs_frontier_value_range(const cs_frontier *f, double *lo, double *hi)
-{
-    float a = INFINITY, b = -INFINITY;
-    if (f->ix != NULL && cs_findex_size(f->ix) == f->n) {
-        /* the keys of the numbers run from -inf's lowest key to +inf's highest; a NaN's key lies
-         * outside them, below for a negative NaN, above for a positive one */
-        uint64_t k;
-        if (cs_findex_up(f->ix, cs_frontier_key(-INFINITY, UINT32_MAX), &k, 1) == 1 &&
-            k <= cs_frontier_key(INFINITY, 0))
-            a = key_value(k);
-        if (cs_findex_down(f->ix, cs_frontier_key(INFINITY, 0), &k, 1) == 1 &&
-            k >= cs_frontier_key(-INFINITY, UINT32_MAX))
-            b = key_value(k);
-    } else {
-        const float *q = f->q;
-#pragma omp simd reduction(min : a) reduction(max : b)
-        for (int64_t i = 0; i < f->n; i++) {
-            a = q[i] < a ? q[i] : a;
-            b = q[i] > b ? q[i] : b;
-        }
-    }
-    *lo = (double)a;
-    *hi = (double)b;
-}
-
 cs_err cs_frontier_rekey(cs_ctx *ctx, cs_frontier *f, int64_t e, uint64_t old)
 {
     if (f->ix == NULL)
         return CS_OK;
     const uint64_t key = cs_frontier_key(f->q[e], f->id[e]);
     int added = 0;
-    if (key != old)
-        cs_findex_remove(f->ix, old);
+    if (key != old) {
+        if (old >= f->tau)
+            cs_findex_remove(f->ix, old);
+        else
+            fr_cold_gone(f, old);
+    }
+    if (key < f->tau) { /* the cold tier: the entry alone holds it */
+        fr_cold_came(f, key);
+        return CS_OK;
+    }
     return cs_findex_insert(ctx, f->ix, key, &added);
 }
 
@@ -273,18 +227,22 @@ cs_err cs_frontier_rekey_many(cs_ctx *ctx, cs_frontier *f, const int64_t *e, con
     uint64_t k[2 * IX_GROUP];
     for (int64_t g = 0; g < n; g += IX_GROUP) {
         const int64_t m = n - g < IX_GROUP ? n - g : IX_GROUP;
+        int64_t h = 0; /* the keys the index holds or takes (the cold tier's: no descent) */
         for (int64_t j = 0; j < m; j++) {
-            k[j] = old[g + j];
-            k[m + j] = cs_frontier_key(f->q[e[g + j]], f->id[e[g + j]]);
+            const uint64_t ko = old[g + j], kn = cs_frontier_key(f->q[e[g + j]], f->id[e[g + j]]);
+            k[h] = ko;
+            h += ko >= f->tau;
+            k[h] = kn;
+            h += kn >= f->tau && kn != ko;
         }
-        cs_findex_prefetch(f->ix, k, 2 * m);
+        cs_findex_prefetch(f->ix, k, h);
         for (int64_t j = 0; j < m; j++) {
             const cs_err rc = cs_frontier_rekey(ctx, f, e[g + j], old[g + j]);
             if (rc != CS_OK)
                 return rc;
         }
     }
-    return CS_OK;
+    return fr_tier_trim(ctx, f);
 }
 
 cs_err cs_frontier_set_value(cs_ctx *ctx, cs_frontier *f, int64_t e, float q)
@@ -610,8 +568,13 @@ static uint64_t hash_slot_of_entry(const cs_frontier *f, int64_t e)
 void cs_frontier_remove(cs_frontier *f, int64_t e)
 {
     CS_ASSERT(e >= 0 && e < f->n);
-    if (f->ix != NULL)
-        cs_findex_remove(f->ix, cs_frontier_key(f->q[e], f->id[e]));
+    if (f->ix != NULL) {
+        const uint64_t key = cs_frontier_key(f->q[e], f->id[e]);
+        if (key >= f->tau)
+            cs_findex_remove(f->ix, key);
+        else
+            fr_cold_gone(f, key);
+    }
     hash_delete(f, hash_slot_of_entry(f, e));
     int64_t last = f->n - 1;
     if (e != last) {
@@ -728,10 +691,16 @@ static void remove_sorted(cs_frontier *f, const int64_t *sl, int64_t k)
     for (int64_t g = 0; f->ix != NULL && g < k; g += IX_GROUP) {
         uint64_t key[IX_GROUP];
         const int64_t mg = k - g < IX_GROUP ? k - g : IX_GROUP;
-        for (int64_t j = 0; j < mg; j++)
-            key[j] = cs_frontier_key(f->q[sl[g + j]], f->id[sl[g + j]]);
-        cs_findex_prefetch(f->ix, key, mg);
-        for (int64_t j = 0; j < mg; j++)
+        int64_t h = 0; /* the index's keys (a cold key: its entry alone holds it) */
+        for (int64_t j = 0; j < mg; j++) {
+            key[h] = cs_frontier_key(f->q[sl[g + j]], f->id[sl[g + j]]);
+            if (key[h] >= f->tau)
+                h++;
+            else
+                fr_cold_gone(f, key[h]);
+        }
+        cs_findex_prefetch(f->ix, key, h);
+        for (int64_t j = 0; j < h; j++)
             cs_findex_remove(f->ix, key[j]);
     }
     cs_frontier *cf = f;
@@ -809,8 +778,11 @@ int64_t cs_frontier_evict(cs_frontier *f)
     if (f->n <= f->capacity)
         return 0;
     const int64_t drop = f->n - f->capacity;
-    if (f->ix != NULL)
+    if (f->ix != NULL) {
+        const cs_err rc = fr_tier_whole(NULL, f); /* the lowest keys are read */
+        CS_ASSERT(rc == CS_OK);
         return evict_lowest(f, drop);
+    }
     if (f->scratch_cap < f->n) {
         free(f->scratch);
         f->scratch = malloc((size_t)f->n * sizeof *f->scratch);
@@ -843,8 +815,11 @@ static inline int below(const cs_frontier *f, const uint64_t *keys, int64_t i, u
 
 static int64_t evict_below(cs_frontier *f, const uint64_t *keys, uint64_t cut)
 {
-    if (f->ix != NULL)
+    if (f->ix != NULL) {
+        const cs_err rc = fr_tier_whole(NULL, f); /* the lowest keys are read */
+        CS_ASSERT(rc == CS_OK);
         return evict_lowest(f, cs_findex_count_below(f->ix, cut));
+    }
     const int64_t n0 = f->n;
     int64_t k = 0;
     for (int64_t i = 0; i < n0; i++)
@@ -882,6 +857,7 @@ void cs_frontier_clear(cs_frontier *f)
 {
     if (f->ix != NULL)
         cs_findex_clear(f->ix);
+    fr_tier_reset(f);
     f->n = 0;
     rehash(f);
 }
@@ -929,8 +905,9 @@ static cs_err check_loaded(cs_ctx *ctx, const cs_frontier *f, cs_ckpt *ck)
     return rc;
 }
 
-/* The index of a restored frontier: its entries' keys, sorted, loaded. */
-static cs_err load_index(cs_ctx *ctx, cs_frontier *f)
+/* The index of a restored frontier, or of one whose tiers end: its entries' keys, sorted,
+ * loaded (no tiers). */
+cs_err fr_load_index(cs_ctx *ctx, cs_frontier *f)
 {
     cs_err rc = CS_OK;
     uint64_t *k = NULL;
@@ -939,6 +916,7 @@ static cs_err load_index(cs_ctx *ctx, cs_frontier *f)
         k[i] = cs_frontier_key(f->q[i], f->id[i]);
     cs_sort_u64(k, f->n, k + f->n);
     CS_TRY(ctx, cs_findex_load(ctx, f->ix, k, f->n));
+    fr_tier_reset(f);
 fail:
     free(k);
     return rc;
@@ -972,7 +950,7 @@ cs_err cs_frontier_load(cs_ctx *ctx, cs_frontier *f, cs_ckpt *ck)
                                   n * (int64_t)sizeof(cs_frontier_link), f->lk));
     rc = check_loaded(ctx, f, ck);
     if (rc == CS_OK && f->ix != NULL)
-        rc = load_index(ctx, f);
+        rc = fr_load_index(ctx, f);
     CS_TRY_AGREE(ctx, rc);
 fail:
     free(id);

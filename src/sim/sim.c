@@ -434,6 +434,9 @@ fail:
 /* crawl.frontier_capacity; 0: the larger of CAP_AUTO_MIN and a fifth of the world's pages (the
  * frontier's peak without a capacity stays below that: docs/reports/frontier-capacity.md). */
 #define CAP_AUTO_MIN 1000000
+/* The keys the frontier's index keeps when it has tiers (cs_frontier_set_hot): 2^22, a tree of
+ * about 46 MB whose upper levels stay in the caches. */
+#define FRONTIER_HOT ((int64_t)1 << 22)
 static int64_t frontier_capacity(const sim *s)
 {
     const int64_t c = s->cfg->crawl.frontier_capacity, fifth = cs_graph_n_pages(s->w.g) / 5;
@@ -467,7 +470,18 @@ static cs_err setup_phases(sim *s, loop_state *ls)
     if (rc == CS_OK && s->ops->static_values != NULL && s->ops->static_values(s->pol) &&
         (fx == NULL || strcmp(fx, "0") != 0)) {
         rc = cs_frontier_index_keys(ctx, s->fr);
-        CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: selection and eviction by its ordered key index");
+        /* CRAWLSIM_FRONTIER_HOT: the keys the index keeps in its tiers (0: all; the tests') */
+        const char *fh = getenv("CRAWLSIM_FRONTIER_HOT");
+        const int64_t hot = fh != NULL ? strtoll(fh, NULL, 10) : FRONTIER_HOT;
+        cs_frontier_set_hot(s->fr, hot);
+        if (hot > 0)
+            CS_LOG(ctx, CS_LOG_VERBOSE,
+                   "frontier: selection and eviction by its ordered key index (in tiers: it "
+                   "keeps the best %lld keys of a larger frontier)",
+                   (long long)hot);
+        else
+            CS_LOG(ctx, CS_LOG_VERBOSE,
+                   "frontier: selection and eviction by its ordered key index (every key)");
     } else if (rc == CS_OK) {
         CS_LOG(ctx, CS_LOG_VERBOSE, "frontier: selection and eviction by passes over it");
     }

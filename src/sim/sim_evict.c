@@ -37,6 +37,7 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
     if (sums[1] <= C)
         return CS_OK;
     sums[1] = C; /* the keys are unique: the keys >= the cut are exactly C */
+    CS_TRY(ctx, cs_frontier_index_whole(ctx, s->fr)); /* the lowest keys are read */
     const cs_findex *ix = cs_frontier_index(s->fr);
     uint64_t cut = 0;
     if (ix != NULL) {

@@ -396,7 +396,6 @@ static cs_err candidates_indexed(sim *s, int64_t tick, int64_t want, int64_t *go
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
-    const cs_findex *ix = cs_frontier_index(s->fr);
     int64_t k = 0;
     uint64_t bound = UINT64_MAX;
     for (int64_t chunk = INDEX_CHUNK(want); k < want; chunk *= 2) {
@@ -404,7 +403,8 @@ static cs_err candidates_indexed(sim *s, int64_t tick, int64_t want, int64_t *go
                             sizeof *s->sl.cands, "selection"));
         CS_TRY(ctx, cs_grow(ctx, &s->sl.sort_tmp, &s->sl.sort_tmp_cap, (size_t)chunk + 1,
                             sizeof *s->sl.sort_tmp, "selection"));
-        const int64_t n = cs_findex_down(ix, bound, s->sl.cands, chunk);
+        int64_t n = 0;
+        CS_TRY(ctx, cs_frontier_index_down(ctx, s->fr, bound, s->sl.cands, chunk, &n));
         int64_t r = 0; /* the entries not taken, ascending (walk_keys' order) */
         for (int64_t i = n - 1; i >= 0; i--)
             if (!s->sl.any_taken ||
