@@ -434,9 +434,9 @@ fail:
 /* crawl.frontier_capacity; 0: the larger of CAP_AUTO_MIN and a fifth of the world's pages (the
  * frontier's peak without a capacity stays below that: docs/reports/frontier-capacity.md). */
 #define CAP_AUTO_MIN 1000000
-/* The keys the frontier's index keeps when it has tiers (cs_frontier_set_hot): 2^22, a tree of
- * about 46 MB whose upper levels stay in the caches. */
-#define FRONTIER_HOT ((int64_t)1 << 22)
+/* The keys the frontier's index keeps when it has tiers (cs_frontier_set_hot): 2^18, a tree of
+ * about 3 MB that the caches hold (2^22, 46 MB, is slower: docs/reports/procedural-world.md). */
+#define FRONTIER_HOT ((int64_t)1 << 18)
 static int64_t frontier_capacity(const sim *s)
 {
     const int64_t c = s->cfg->crawl.frontier_capacity, fifth = cs_graph_n_pages(s->w.g) / 5;
