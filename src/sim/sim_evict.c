@@ -37,7 +37,11 @@ cs_err sim_evict_global(sim *s, cs_err local, int64_t *sums, int ns)
     if (sums[1] <= C)
         return CS_OK;
     sums[1] = C; /* the keys are unique: the keys >= the cut are exactly C */
-    CS_TRY(ctx, cs_frontier_index_whole(ctx, s->fr)); /* the lowest keys are read */
+    /* the lowest keys are read: the index whole first (a local failure is agreed by the search
+     * below, which every rank enters, instead of leaving it on this rank alone) */
+    const cs_err whole = cs_frontier_index_whole(ctx, s->fr);
+    if (local == CS_OK)
+        local = whole;
     const cs_findex *ix = cs_frontier_index(s->fr);
     uint64_t cut = 0;
     if (ix != NULL) {
