@@ -8,7 +8,15 @@ frontier's largest size over the ranks at the record points (/series/frontier of
 file, every 10 ticks), whether the capacity was reached (entries evicted), the peak memory
 over the ranks (the node's shared model counted once) and the wall time:
 
-  point PAGES CAP: RATE fetches/s, frontier peak N, evictions E, memory M MiB, wall W s
+  point PAGES CAP: RATE fetches/s, frontier peak N, evictions E, memory M MiB, wall W s,
+    records R a fetch, frontier phases F us a fetch, crawl C us a record
+
+and, over the whole crawl (from the results file): R the link records routed per fetch (out-links
+to pages not visited when the page was fetched, /ranks/links over /ranks/fetched), F the
+frontier's phases (select and insert, the larger rank's seconds) per fetch, and C the crawl's
+wall time (/timing/seconds) per routed record. A capacity changes the crawl, not only the
+frontier: a crawl that keeps only its best entries fetches pages whose links were seen before,
+so fewer records reach a frontier per fetch; R and C tell that apart from the frontier's cost.
 
 The capacity of the strict setting is global (over all ranks). A point whose frontier never
 reaches its capacity measures a smaller frontier than its label: its peak says which.
@@ -31,15 +39,32 @@ def ints(s):
     return [int(float(x)) for x in s.split(",") if x]
 
 
-def series_max(h5, name):
-    """The largest value of /series/NAME in the results file (h5dump's text)."""
-    p = subprocess.run(["h5dump", "-d", "/series/" + name, "-y", "-w", "0", h5],
-                       capture_output=True, text=True)
+def values(h5, path):
+    """The numbers of dataset PATH in the results file (h5dump's text)."""
+    p = subprocess.run(["h5dump", "-d", path, "-y", "-w", "0", h5], capture_output=True,
+                       text=True)
     if p.returncode != 0:
-        raise RuntimeError(f"h5dump /series/{name}: {p.stderr.strip()[-300:]}")
+        raise RuntimeError(f"h5dump {path}: {p.stderr.strip()[-300:]}")
     body = p.stdout.split("DATA {", 1)[1] if "DATA {" in p.stdout else ""
-    vals = [int(v) for v in re.findall(r"-?\d+", body.split("}", 1)[0])]
-    return max(vals) if vals else 0
+    return [float(v) for v in re.findall(r"-?[0-9.]+(?:e[-+]?\d+)?", body.split("}", 1)[0])]
+
+
+def series_max(h5, name):
+    """The largest value of /series/NAME in the results file."""
+    vals = values(h5, "/series/" + name)
+    return int(max(vals)) if vals else 0
+
+
+def per_record(h5):
+    """(records routed per fetch, the frontier phases' microseconds per fetch, the crawl's
+    microseconds per record) over the whole crawl."""
+    fetched, links = sum(values(h5, "/ranks/fetched")), sum(values(h5, "/ranks/links"))
+    front = max(s + i for s, i in zip(values(h5, "/timing/ranks/select"),
+                                      values(h5, "/timing/ranks/insert")))
+    secs = values(h5, "/timing/seconds")[0]
+    if fetched <= 0 or links <= 0:
+        raise RuntimeError("a crawl without fetches or routed records")
+    return links / fetched, 1e6 * front / fetched, 1e6 * secs / links
 
 
 def run_point(a, pages, cap, tmp):
@@ -68,10 +93,12 @@ def run_point(a, pages, cap, tmp):
         raise RuntimeError(f"no rate or memory in crawlsim's output:\n{p.stdout[-500:]}")
     peak = series_max(out, "frontier")
     ev = series_max(out, "evictions")
+    rec, front, per = per_record(out)
     os.remove(out)
     m = float(mem.group(2) or mem.group(1))
     print(f"point {pages} {cap}: {float(rate.group(1)):.4g} fetches/s, frontier peak {peak}, "
-          f"evictions {ev}, memory {m:.1f} MiB, wall {wall:.1f} s", flush=True)
+          f"evictions {ev}, memory {m:.1f} MiB, wall {wall:.1f} s, records {rec:.3f} a fetch, "
+          f"frontier phases {front:.4g} us a fetch, crawl {per:.4g} us a record", flush=True)
 
 
 def main():
