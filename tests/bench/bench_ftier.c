@@ -60,11 +60,12 @@ static void set_q(cs_frontier *f, int64_t e, float q, int64_t *ent, uint64_t *ol
 static int run(cs_ctx *ctx, setting *st)
 {
     const int64_t n = st->n, m = st->m, b = st->b, most = n + b * st->ticks;
+    const int64_t w = n > m ? (n > b ? n : b) : (m > b ? m : b); /* the work arrays' length */
     int ok = 0;
     cs_frontier *f = NULL;
-    int64_t *ids = malloc((size_t)(n > b ? n : b) * sizeof *ids);
-    int64_t *ent = malloc((size_t)(n > m ? n : m) * sizeof *ent);
-    uint64_t *old = malloc((size_t)(n > m ? n : m) * sizeof *old);
+    int64_t *ids = malloc((size_t)w * sizeof *ids);
+    int64_t *ent = malloc((size_t)w * sizeof *ent);
+    uint64_t *old = malloc((size_t)w * sizeof *old);
     uint64_t *best = malloc((size_t)b * sizeof *best);
     uint32_t *stamp = calloc((size_t)most, sizeof *stamp);
     if (ids == NULL || ent == NULL || old == NULL || best == NULL || stamp == NULL ||
