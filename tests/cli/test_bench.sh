@@ -15,7 +15,8 @@ else
     fail "generated pages differ from the table (run tools/bench report): $(cat check.log)"
 fi
 
-# 2. a quick run appends complete rows; the report of a table of quick rows alone shows none
+# 2. a quick run appends complete rows; the report of a table of quick rows alone shows none.
+# bench_ftier's quick run also compares the picks of its two index settings (exit 1 if differ)
 if [ -x "$build/tests/bench_rng" ]; then
     if python3 "$bench" run --quick --build "$build" --table t.tsv rng > run.log 2>&1; then
         pass "tools/bench run --quick rng"
@@ -40,6 +41,12 @@ PY
         pass "quick rows stay out of the pages"
     else
         fail "quick rows in the pages: $(cat rep.log; head -30 out/docs/reports/bench.md)"
+    fi
+    if python3 "$bench" run --quick --build "$build" --table f.tsv ftier > ftier.log 2>&1 &&
+        [ "$(grep -c "frontier tick" f.tsv)" = 3 ]; then
+        pass "tools/bench run --quick ftier: the same picks in tiers, three figures"
+    else
+        fail "tools/bench run --quick ftier: $(cat ftier.log)"
     fi
 else
     pass "no bench_rng in $build (CRAWLSIM_BENCH=OFF): the run is not checked"
@@ -125,7 +132,10 @@ for cap, ev in [(100000, 5), (1000000, 0)]:
     lab = "10^5" if cap == 100000 else "10^6"
     for f, v, u in [("fetches/s (second half)", 12345 if ev else 6172.5, "fetches/s"),
                     ("frontier peak", min(cap, 300000), "entries"), ("evictions", ev, "entries"),
-                    ("peak memory over the ranks", 700, "MiB"), ("wall", 10, "s")]:
+                    ("peak memory over the ranks", 700, "MiB"), ("wall", 10, "s")] + (
+                    [] if ev else [("records per fetch", 17.5, "records"),
+                                   ("frontier phases per fetch", 2.5, "us"),
+                                   ("crawl per record", 0.7, "us")]):
         row("cost-curve", f"10^8 pages, capacity {lab}: {f}", v, u)
 w = csv.DictWriter(open(sys.argv[1], "w", newline=""), cols, delimiter="\t", lineterminator="\n")
 w.writeheader()
@@ -140,7 +150,7 @@ if python3 "$bench" report --table table.tsv --out gen > gen.log 2>&1; then
         grep -q "| random accesses (the row cache's included: it exceeds that cache too) | 2 | last-level read misses 0.9 |" $pl &&
         grep -q 'retires \*\*5 instructions per ns\*\*' $pl &&
         grep -q '| 10^8 | 10^5 | 1.000e6 | \*\*12 300\*\* | 1.000e5 | yes | 700 MiB | 2026-01-01 |  |' $perf &&
-        grep -q '| 10^8 | 10^6 | 1.000e6 | \*\*6 170\*\* | 3.000e5 | no | 700 MiB | 2026-01-01 | 0.5 |' $perf; then
+        grep -q '| 10^8 | 10^6 | 1.000e6 | \*\*6 170\*\* | 3.000e5 | no | 700 MiB | 2026-01-01 | 0.5 | 17.5 | 2.5 us | 0.7 us |' $perf; then
         pass "the per-link ratios and the cost curve's table come from the rows"
     else
         fail "per-link report or cost curve not as the rows give: $(cat $pl; grep -A6 'cost curve' $perf)"
