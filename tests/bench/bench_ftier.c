@@ -164,9 +164,9 @@ int main(int argc, char **argv)
     printf("bench_ftier: %lld entries, %lld moves a tick, B = %lld, %d ticks, one thread\n",
            (long long)s.n, (long long)s.m, (long long)s.b, s.ticks);
     int rc = 0;
-    const setting *both[2] = {&every, &tiers};
+    setting *both[2] = {&every, &tiers};
     for (int i = 0; i < 2; i++) {
-        setting *st = (setting *)both[i];
+        setting *st = both[i];
         if (!run(&ctx, st)) {
             fprintf(stderr, "bench_ftier: %s\n", ctx.errmsg[0] ? ctx.errmsg : "no memory");
             rc = 1;
