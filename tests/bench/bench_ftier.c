@@ -57,6 +57,21 @@ static void set_q(cs_frontier *f, int64_t e, float q, int64_t *ent, uint64_t *ol
     v.q[e] = q;
 }
 
+/* The k new pages first, first + 1, ... join the frontier, each with a value drawn from r,
+ * rekeyed in one batch. */
+static cs_err add_pages(cs_ctx *ctx, cs_frontier *f, cs_rng *r, int64_t first, int64_t k,
+                        int64_t *ids, int64_t *ent, uint64_t *old)
+{
+    for (int64_t j = 0; j < k; j++)
+        ids[j] = first + j;
+    cs_err rc = cs_frontier_add_new(ctx, f, ids, k, ent);
+    if (rc != CS_OK)
+        return rc;
+    for (int64_t j = 0; j < k; j++)
+        set_q(f, ent[j] & (CS_FRONTIER_ADDED - 1), (float)cs_rng_uniform(r), ent, old, j);
+    return cs_frontier_rekey_many(ctx, f, ent, old, k);
+}
+
 static int run(cs_ctx *ctx, setting *st)
 {
     const int64_t n = st->n, m = st->m, b = st->b, most = n + b * st->ticks;
@@ -75,13 +90,7 @@ static int run(cs_ctx *ctx, setting *st)
     cs_rng r;
     cs_rng_init(&r, 7, CS_RNG_TEST, 0, 0);
     /* the start: n entries, each with a value */
-    for (int64_t i = 0; i < n; i++)
-        ids[i] = i;
-    if (cs_frontier_add_new(ctx, f, ids, n, ent) != CS_OK)
-        goto done;
-    for (int64_t i = 0; i < n; i++)
-        set_q(f, ent[i] & (CS_FRONTIER_ADDED - 1), (float)cs_rng_uniform(&r), ent, old, i);
-    if (cs_frontier_rekey_many(ctx, f, ent, old, n) != CS_OK)
+    if (add_pages(ctx, f, &r, 0, n, ids, ent, old) != CS_OK)
         goto done;
     int64_t next_id = n;
     uint64_t h = 1469598103934665603ULL;
@@ -116,14 +125,9 @@ static int run(cs_ctx *ctx, setting *st)
         if (cs_frontier_remove_sorted(ctx, f, ent, got) != CS_OK)
             goto done;
         /* B new pages */
-        for (int64_t j = 0; j < b; j++)
-            ids[j] = next_id++;
-        if (cs_frontier_add_new(ctx, f, ids, b, ent) != CS_OK)
+        if (add_pages(ctx, f, &r, next_id, b, ids, ent, old) != CS_OK)
             goto done;
-        for (int64_t j = 0; j < b; j++)
-            set_q(f, ent[j] & (CS_FRONTIER_ADDED - 1), (float)cs_rng_uniform(&r), ent, old, j);
-        if (cs_frontier_rekey_many(ctx, f, ent, old, b) != CS_OK)
-            goto done;
+        next_id += b;
         t += cpu_now() - t0;
     }
     st->us = 1e6 * t / st->ticks;
