@@ -31,12 +31,21 @@ void cs_xsum_norm(cs_xsum *s)
 
 void cs_xsum_add(cs_xsum *s, double x)
 {
-    if (x == 0.0 || !isfinite(x))
-        return;
-    int e = 0;
-    const double f = frexp(fabs(x), &e); /* |x| = f 2^e, f in [0.5, 1) */
-    uint64_t m = (uint64_t)ldexp(f, 53); /* |x| = m 2^(e - 53), exactly */
-    int p = e - 53 + CS_XSUM_LOW;        /* bit position of m's lowest bit */
+    /* |x| = m 2^(p - CS_XSUM_LOW) read off the bits (no frexp and ldexp calls: the same m and
+     * p for a normal x; a subnormal one lies far below the range either way) */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const int eb = (int)((bits >> 52) & 0x7ff);
+    uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+    if (eb == 0x7ff || (eb == 0 && m == 0))
+        return; /* not finite, or zero */
+    int p;
+    if (eb == 0) {
+        p = -1074 + CS_XSUM_LOW;
+    } else {
+        m |= (uint64_t)1 << 52;
+        p = eb - 1075 + CS_XSUM_LOW; /* bit position of m's lowest bit */
+    }
     if (p < 0) {
         if (p <= -64)
             return;
@@ -51,7 +60,7 @@ void cs_xsum_add(cs_xsum *s, double x)
     const int64_t a0 = (int64_t)(lo & (uint64_t)XS_MASK);
     const int64_t a1 = (int64_t)(lo >> 32) + (int64_t)(hi & (uint64_t)XS_MASK);
     const int64_t a2 = (int64_t)(hi >> 32);
-    if (x > 0.0) {
+    if (!(bits >> 63)) {
         s->limb[li] += a0;
         s->limb[li + 1] += a1;
         s->limb[li + 2] += a2;
