@@ -223,9 +223,17 @@ fail:
     return rc;
 }
 
+/* A group without object times (as the root and the datasets: a graph file's bytes are a
+ * function of its contents, so the same world has the same hash). */
 static hid_t group_create(hid_t file, const char *name)
 {
-    return H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    hid_t g = -1;
+    if (gcpl >= 0 && H5Pset_obj_track_times(gcpl, 0) >= 0)
+        g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (gcpl >= 0)
+        H5Pclose(gcpl);
+    return g;
 }
 
 /* Rank 0: the directory of path must exist (a clearer message than HDF5's). */
@@ -502,7 +510,7 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     wlayout L;
     wgroups G = {-1, -1, -1, -1, -1};
     char *spec = NULL, *tmp = NULL;
-    hid_t file = -1, fapl = -1;
+    hid_t file = -1, fapl = -1, fcpl = -1;
     int created = 0;
     char what[CS_ERRMSG_MAX];
     snprintf(what, sizeof what, "graph file %s", path);
@@ -518,8 +526,10 @@ cs_err cs_graphio_write(cs_ctx *ctx, const char *path, const cs_graph_slice *g,
     created = 1; /* from here on rank 0 removes the temporary (and its ballast) on failure */
     CS_TRY(ctx, cs_h5_room_take(ctx, tmp, 1, what));
     fapl = cs_h5_fapl(ctx->comm);
-    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
-        file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fapl >= 0 && fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0 &&
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+        file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
     if (file < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "cannot write graph file %s: HDF5 cannot create %s", path,
                      tmp);
@@ -547,6 +557,8 @@ fail:
         cs_h5_close_tmp(ctx, file, tmp, 1, rc, what);
     if (fapl >= 0)
         H5Pclose(fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
     if (created && ctx->rank == 0)
         unlink(tmp);
     if (created)

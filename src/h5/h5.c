@@ -284,8 +284,10 @@ cs_err cs_h5_create_write_1d(cs_ctx *ctx, hid_t loc, const char *leaf, hid_t fty
     hid_t sp = H5Screate_simple(1, &dim, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = -1;
-    /* Every element is written: skip HDF5's fill pass over the whole dataset. */
-    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+    /* Every element is written: skip HDF5's fill pass over the whole dataset. No object times:
+     * the same contents make the same bytes. */
+    if (sp >= 0 && dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+        H5Pset_obj_track_times(dcpl, 0) >= 0)
         d = H5Dcreate2(loc, leaf, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0)
         rc = cs_fail(ctx, CS_ERR_HDF5, "%s: HDF5 failed creating dataset %s (%lld elements)", what,
