@@ -148,11 +148,14 @@ static double next_crawl(cs_recrawl *r, int64_t i, double t)
 
 static inline void clock_prefetch(const cs_recrawl *r, int64_t i)
 {
-    __builtin_prefetch(&r->rate[i]);
+    if (r->ops->next != NULL) { /* an interval policy: it reads the last crawl */
+        __builtin_prefetch(&r->t_last[i]);
+        return;
+    }
+    __builtin_prefetch(&r->rate[i]); /* a Poisson clock (next_crawl) */
     __builtin_prefetch(&r->prob[i]);
     __builtin_prefetch(&r->draws[i], 1);
     __builtin_prefetch(&r->pg.id[i]);
-    __builtin_prefetch(&r->t_last[i]);
 }
 
 int64_t recrawl_cached(cs_recrawl *r)

@@ -31,21 +31,15 @@ void cs_xsum_norm(cs_xsum *s)
 
 void cs_xsum_add(cs_xsum *s, double x)
 {
-    /* |x| = m 2^(p - CS_XSUM_LOW) read off the bits (no frexp and ldexp calls: the same m and
-     * p for a normal x; a subnormal one lies far below the range either way) */
+    /* |x| = m 2^(p - CS_XSUM_LOW) read off the bits (no frexp and ldexp calls). Zeros and
+     * subnormals (below 2^-1022, far under the lowest bit) add nothing, nor what is not finite. */
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     const int eb = (int)((bits >> 52) & 0x7ff);
-    uint64_t m = bits & (((uint64_t)1 << 52) - 1);
-    if (eb == 0x7ff || (eb == 0 && m == 0))
-        return; /* not finite, or zero */
-    int p;
-    if (eb == 0) {
-        p = -1074 + CS_XSUM_LOW;
-    } else {
-        m |= (uint64_t)1 << 52;
-        p = eb - 1075 + CS_XSUM_LOW; /* bit position of m's lowest bit */
-    }
+    if (eb == 0 || eb == 0x7ff)
+        return;
+    uint64_t m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+    int p = eb - 1075 + CS_XSUM_LOW; /* bit position of m's lowest bit */
     if (p < 0) {
         if (p <= -64)
             return;
