@@ -36,11 +36,11 @@ rows = [l.rstrip("\n").split("\t") for l in open("tw/twin-crawl.tsv")][1:]
 kinds = {r[1].split(".")[0] for r in rows}
 assert kinds == {"known", "cut", "bpf", "lpf", "within_host"}, kinds
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
-ctl = (".shuffled", ".block256")  # known.ORDER.SHARE.CONTROL
+ctl = (".shuffled", ".block256", ".in-host", ".cross-host")  # known.ORDER.SHARE.CONTROL
 controls = [r for r in rows if r[1].endswith(ctl)]
 rows = [r for r in rows if not r[1].endswith(ctl)]
-assert {r[1].rsplit(".", 1)[1] for r in controls} == {"shuffled", "block256"}, controls[:2]
-assert len(controls) == 2 * 3 * 6, len(controls)
+assert {r[1].rsplit(".", 1)[1] for r in controls} == {c[1:] for c in ctl}, controls[:2]
+assert len(controls) == 4 * 3 * 6, len(controls)
 for g, fig, P, real, ctl, d, within in controls:
     real, ctl, d = float(real), float(ctl), float(d)
     assert within == "-" and 0 < ctl <= 1 and abs(d - (ctl - real) / real) < 1e-4 * max(1, abs(d))
@@ -92,6 +92,33 @@ for name, block in (("shuffled", n), ("block256", 256)):
                     if ro[u + 1] - ro[u] > 1])
     assert same < 0.2, (name, same)
     assert (len(rt) - len(ct)) / len(rt) < 0.5, name
+# in-host and cross-host: one kind of link moved, the other kept link for link; each host's links
+# inside it keep their targets (as a multiset), and the links between hosts theirs
+hp = a["pages/host"][:]
+rin = hp[rs] == hp[rt]
+for name in ("in-host", "cross-host"):
+    c = h5py.File(f"tw/tiny-{name}.h5", "r")
+    co, ct, cs = links(c)
+    assert int(c.attrs["n_links"]) == len(ct) <= len(rt) and not np.any(cs == ct)
+    assert np.all(np.diff(co) <= np.diff(ro))
+    cin = hp[cs] == hp[ct]
+    moved, kept = (rin, ~rin) if name == "in-host" else (~rin, rin)
+    cmoved, ckept = (cin, ~cin) if name == "in-host" else (~cin, cin)
+    key = lambda s_, t_: set((s_ * n + t_).tolist())
+    assert key(rs[kept], rt[kept]) <= key(cs, ct), name  # the other kind kept, link for link
+    if name == "in-host":  # a move inside a host stays inside: the links between hosts are the real ones
+        assert key(cs[ckept], ct[ckept]) == key(rs[kept], rt[kept]), name
+    if name == "in-host":
+        assert not np.any(ckept & ~np.isin(cs * n + ct, rs * n + rt)), name
+        for h in np.unique(hp):  # each host's inside links: targets a sub-multiset of the real
+            rb = np.bincount(rt[rin & (hp[rs] == h)], minlength=n)
+            cb = np.bincount(ct[cin & (hp[cs] == h)], minlength=n)
+            assert np.all(cb <= rb), (name, h)
+    else:  # the links between hosts: targets a sub-multiset of the real ones (a move may land inside)
+        new = ~np.isin(cs * n + ct, (rs * n + rt)[rin])
+        assert np.all(np.bincount(ct[new], minlength=n) <= np.bincount(rt[~rin], minlength=n)), name
+    changed = np.sum(~np.isin(cs * n + ct, rs * n + rt))
+    assert changed > 0.3 * moved.sum(), (name, changed, moved.sum())
 print("ok")
 EOP
 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --work tw --out out --pair "a,b,c" > bad.out 2>&1
