@@ -72,7 +72,7 @@
 #define CS_STATS_MAX_SEEDS 16       /* BFS discovery seeds */
 #define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
 #define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
-#define CS_STATS_BLOCK 16           /* pages per block of consecutive ids (block_repeat) */
+#define CS_STATS_N_BLOCKS 3 /* block sizes of block_repeat: 16, 256, 4096 consecutive ids */
 
 /* Discovery orders, bits of cs_stats_opts.orders. */
 #define CS_STATS_ORDER_BFS 1u    /* breadth-first */
@@ -116,8 +116,8 @@ typedef struct cs_stats_links {
     cs_stats_est top1_in;        /* share of links into the ceil(N / 100) most-linked pages */
     cs_stats_est top1_club;      /* share of those pages' own links that go to one of them */
     cs_stats_est leaf_top1;      /* share of the links of pages with one in-link that go to them */
-    cs_stats_est block_repeat;   /* share of links whose target an earlier link of their block of
-                                    CS_STATS_BLOCK consecutive page ids points to already */
+    cs_stats_est block_repeat[CS_STATS_N_BLOCKS]; /* share of links whose target an earlier
+                                    link of their block of 16^(k+1) consecutive ids points to */
     cs_stats_est lone_parents;   /* share of pages linking to a page no other page links to */
     cs_stats_est lone_top1;      /* share of those lone pages listed by the ceil(N / 100) pages
                                     that list the most of them */

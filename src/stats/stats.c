@@ -130,24 +130,44 @@ void st_clear(cs_stats *s)
     dist_clear(&s->out);
     dist_clear(&s->in);
     dist_clear(&s->host);
-    cs_stats_est *l[] = {&s->links.gap4,         &s->links.gap8,
-                         &s->links.gap12,        &s->links.forward8,
-                         &s->links.within_host,  &s->links.reciprocity,
-                         &s->links.target_out,   &s->links.top1_in,
-                         &s->links.top1_club,    &s->links.leaf_top1,
-                         &s->links.block_repeat, &s->links.lone_parents,
-                         &s->links.lone_top1,    &s->links.lone_parent_in,
-                         &s->links.same_topic,   &s->links.topic_base,
-                         &s->links.topic_lift,   &s->links.rel_link,
-                         &s->links.rel_base,     &s->shape.clustering,
-                         &s->shape.overlap,      &s->shape.scc,
-                         &s->shape.in,           &s->shape.out,
-                         &s->shape.rest,         &s->shape.dist_mean,
-                         &s->shape.dist_eff90,   &s->shape.reach,
-                         &s->bfs.known1,         &s->bfs.known10,
-                         &s->bfs.empty10,        &s->indeg.known1,
-                         &s->indeg.known10,      &s->indeg.empty10,
-                         &s->rnd.known1,         &s->rnd.known10,
+    cs_stats_est *l[] = {&s->links.gap4,
+                         &s->links.gap8,
+                         &s->links.gap12,
+                         &s->links.forward8,
+                         &s->links.within_host,
+                         &s->links.reciprocity,
+                         &s->links.target_out,
+                         &s->links.top1_in,
+                         &s->links.top1_club,
+                         &s->links.leaf_top1,
+                         &s->links.block_repeat[0],
+                         &s->links.block_repeat[1],
+                         &s->links.block_repeat[2],
+                         &s->links.lone_parents,
+                         &s->links.lone_top1,
+                         &s->links.lone_parent_in,
+                         &s->links.same_topic,
+                         &s->links.topic_base,
+                         &s->links.topic_lift,
+                         &s->links.rel_link,
+                         &s->links.rel_base,
+                         &s->shape.clustering,
+                         &s->shape.overlap,
+                         &s->shape.scc,
+                         &s->shape.in,
+                         &s->shape.out,
+                         &s->shape.rest,
+                         &s->shape.dist_mean,
+                         &s->shape.dist_eff90,
+                         &s->shape.reach,
+                         &s->bfs.known1,
+                         &s->bfs.known10,
+                         &s->bfs.empty10,
+                         &s->indeg.known1,
+                         &s->indeg.known10,
+                         &s->indeg.empty10,
+                         &s->rnd.known1,
+                         &s->rnd.known10,
                          &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
@@ -540,40 +560,45 @@ fail:
     return rc;
 }
 
-/* Collective. The links whose target an earlier link from the same block of CS_STATS_BLOCK
- * consecutive page ids (u / CS_STATS_BLOCK) points to already: the block's links less its
+/* Collective. For blocks of B = 16, 256 and 4096 consecutive page ids (u / B): the links whose
+ * target an earlier link from the same block points to already, the block's links less its
  * distinct targets, over all links. Neighbouring pages of a crawl order (a directory's pages)
- * repeat each other's links, so a crawl learns little new at most of them. Each rank counts a
- * range of the blocks. */
+ * repeat each other's links, so a crawl learns little new at most of them; at 256 and 4096 ids
+ * the share says how many distinct pages a region of the crawl order links to, which sets the
+ * pace of a crawl that fetches at random from its frontier. Each rank counts a range of the
+ * blocks of each size. */
 static cs_err block_repeat(cs_ctx *ctx, const st_graph *g, cs_stats *s)
 {
     cs_err rc = CS_OK;
-    int64_t first = 0, n = 0, rep = 0;
+    int64_t rep[CS_STATS_N_BLOCKS] = {0};
     uint64_t *t = NULL, *tmp = NULL;
     size_t cap = 0, tcap = 0;
-    cs_block_range((g->N + CS_STATS_BLOCK - 1) / CS_STATS_BLOCK, ctx->rank, ctx->size, &first, &n);
-    for (int64_t b = first; b < first + n && rc == CS_OK; b++) {
-        const int64_t lo = b * CS_STATS_BLOCK,
-                      hi = lo + CS_STATS_BLOCK < g->N ? lo + CS_STATS_BLOCK : g->N;
-        const int64_t m = g->off[hi] - g->off[lo];
-        if (m < 2)
-            continue;
-        rc = cs_grow(ctx, &t, &cap, (size_t)m, sizeof *t, "a block's links");
-        if (rc == CS_OK)
-            rc = cs_grow(ctx, &tmp, &tcap, (size_t)m, sizeof *tmp, "a block's links");
-        if (rc != CS_OK)
-            break;
-        for (int64_t e = 0; e < m; e++)
-            t[e] = (uint64_t)g->tg[g->off[lo] + e];
-        cs_sort_u64(t, m, tmp);
-        for (int64_t e = 1; e < m; e++)
-            rep += t[e] == t[e - 1];
+    for (int k = 0, size = 16; k < CS_STATS_N_BLOCKS && rc == CS_OK; k++, size *= 16) {
+        int64_t first = 0, n = 0;
+        cs_block_range((g->N + size - 1) / size, ctx->rank, ctx->size, &first, &n);
+        for (int64_t b = first; b < first + n && rc == CS_OK; b++) {
+            const int64_t lo = b * size, hi = lo + size < g->N ? lo + size : g->N;
+            const int64_t m = g->off[hi] - g->off[lo];
+            if (m < 2)
+                continue;
+            rc = cs_grow(ctx, &t, &cap, (size_t)m, sizeof *t, "a block's links");
+            if (rc == CS_OK)
+                rc = cs_grow(ctx, &tmp, &tcap, (size_t)m, sizeof *tmp, "a block's links");
+            if (rc != CS_OK)
+                break;
+            for (int64_t e = 0; e < m; e++)
+                t[e] = (uint64_t)g->tg[g->off[lo] + e];
+            cs_sort_u64(t, m, tmp);
+            for (int64_t e = 1; e < m; e++)
+                rep[k] += t[e] == t[e - 1];
+        }
     }
     free(t);
     free(tmp);
     CS_TRY_AGREE(ctx, rc);
-    cs_allreduce(ctx, NULL, &rep, 1, CS_T_I64, CS_OP_SUM);
-    s->links.block_repeat = share(rep, g->M);
+    cs_allreduce(ctx, NULL, rep, CS_STATS_N_BLOCKS, CS_T_I64, CS_OP_SUM);
+    for (int k = 0; k < CS_STATS_N_BLOCKS; k++)
+        s->links.block_repeat[k] = share(rep[k], g->M);
 fail:
     return rc;
 }

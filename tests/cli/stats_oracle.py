@@ -513,9 +513,11 @@ def main():
     if lone.any():
         c.exact("lone.top1", float(np.sum(np.sort(kids)[::-1][: (N + 99) // 100]) / lone.sum()))
         c.exact("lone.parent_in", nearest_rank(np.sort(indeg[src[lone]]), 0.5))
-    # links repeating a target of their block of 16 consecutive ids: links less distinct pairs
-    pairs = np.unique((src.astype(np.int64) // 16) * N + tg.astype(np.int64))
-    c.exact("block16.repeat", float((M - len(pairs)) / M))
+    # links repeating a target of their block of 16, 256, 4096 consecutive ids: links less
+    # distinct (block, target) pairs
+    for size in (16, 256, 4096):
+        pairs = np.unique((src.astype(np.int64) // size) * N + tg.astype(np.int64))
+        c.exact(f"block{size}.repeat", float((M - len(pairs)) / M))
     notself = src != tg
     fwd = src[notself] * N + tg[notself]
     c.exact("reciprocity", float(np.mean(np.isin(tg[notself] * N + src[notself], fwd))))

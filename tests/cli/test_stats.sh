@@ -30,7 +30,7 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     # seconds): a random crawl's curve changed at one point, an in-degree-first row, an exact
     # figure moved in its 6th digit (reciprocity), the links into the top 1 % (in.top1) and among
     # them (in.club) and from the pages with one in-link (leaf.top1), the links repeating a target
-    # of their block (block16.repeat), the pages with one, two, 3 to 9 and 10 or more in-links
+    # of their block (block16.repeat, block4096.repeat), the pages with one, two, 3 to 9 and 10 or more in-links
     # (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
     # lone.parent_in), and the link overlap moved by 0.05 with its interval
     sed -e 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' \
@@ -39,6 +39,7 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
         -e 's/^in.top1\t\([0-9.]*\)/in.top1\t0.1234567/' \
         -e 's/^in.club\t\([0-9.]*\)/in.club\t0.1234567/' \
         -e 's/^block16.repeat\t\([0-9.]*\)/block16.repeat\t0.1234567/' \
+        -e 's/^block4096.repeat\t\([0-9.]*\)/block4096.repeat\t0.1234567/' \
         -e 's/^in.one\t\([0-9.]*\)/in.one\t0.1234567/' \
         -e 's/^in.two\t\([0-9.]*\)/in.two\t0.1234567/' \
         -e 's/^in.few\t\([0-9.]*\)/in.few\t0.1234567/' \
@@ -50,15 +51,15 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
         awk -F'\t' 'BEGIN{OFS="\t"} $1=="overlap"{$2+=0.05; $3+=0.05; $4+=0.05} {print}' > bad.tsv
     if ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1; then
         for want in "random curve of seed 2" indeg.known10 reciprocity in.top1 in.club \
-            block16.repeat in.one in.two in.few in.ten leaf.top1 lone.parents lone.top1 \
+            block16.repeat block4096.repeat in.one in.two in.few in.ten leaf.top1 lone.parents lone.top1 \
             lone.parent_in overlap; do
             grep -q "FAIL: $want" bad.out && pass "oracle rejects a wrong $want" ||
                 fail "oracle accepted a wrong $want: $(tail -3 bad.out)"
         done
     else
-        fail "oracle accepted a table with fifteen wrong figures"
+        fail "oracle accepted a table with sixteen wrong figures"
     fi
-    for k in in.top1 in.club leaf.top1 block16.repeat in.one in.two in.few in.ten lone.parents \
+    for k in in.top1 in.club leaf.top1 block16.repeat block256.repeat block4096.repeat in.one in.two in.few in.ten lone.parents \
         lone.top1 lone.parent_in overlap; do
         grep -q "^ok: $k " oracle.out && pass "oracle checks $k" ||
             fail "$k not checked: $(grep -E "$k" oracle.out | head -3)"
