@@ -72,7 +72,7 @@
 #define CS_STATS_MAX_SEEDS 16       /* BFS discovery seeds */
 #define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
 #define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
-#define CS_STATS_N_BLOCKS 3 /* block sizes of block_repeat: 16, 256, 4096 consecutive ids */
+#define CS_STATS_N_BLOCKS 3         /* block sizes of block_repeat: 16, 256, 4096 consecutive ids */
 
 /* Discovery orders, bits of cs_stats_opts.orders. */
 #define CS_STATS_ORDER_BFS 1u    /* breadth-first */
@@ -112,10 +112,10 @@ typedef struct cs_stats_dist {
 typedef struct cs_stats_links {
     cs_stats_est gap4, gap8, gap12, forward8;
     cs_stats_est within_host, reciprocity;
-    cs_stats_est target_out;     /* mean out-degree of a link's target (in-degree-weighted) */
-    cs_stats_est top1_in;        /* share of links into the ceil(N / 100) most-linked pages */
-    cs_stats_est top1_club;      /* share of those pages' own links that go to one of them */
-    cs_stats_est leaf_top1;      /* share of the links of pages with one in-link that go to them */
+    cs_stats_est target_out; /* mean out-degree of a link's target (in-degree-weighted) */
+    cs_stats_est top1_in;    /* share of links into the ceil(N / 100) most-linked pages */
+    cs_stats_est top1_club;  /* share of those pages' own links that go to one of them */
+    cs_stats_est leaf_top1;  /* share of the links of pages with one in-link that go to them */
     cs_stats_est block_repeat[CS_STATS_N_BLOCKS]; /* share of links whose target an earlier
                                     link of their block of 16^(k+1) consecutive ids points to */
     cs_stats_est lone_parents;   /* share of pages linking to a page no other page links to */
