@@ -7,7 +7,7 @@
 # end, equal ones computed here from the results files and from the results table alone; the
 # table records every run's policy, world, commit, world hash and world seed; the report has the
 # run-length, learning-curve, diagnostics and Slurm sections, collapse intervals and no untested
-# "no effect"; a cell made mixed is run to 30 seeds (--adaptive, listed by --dry-run); the
+# "no effect"; a cell made mixed is run to 30 seeds with its control (--adaptive, listed by --dry-run); the
 # first edition's report regenerates byte for byte from its table; the figures are PNG images;
 # the Slurm specs hold every run; bad command lines and missing results fail with a message.
 source "$(dirname "$0")/lib.sh"
@@ -139,18 +139,22 @@ out=$("$SS" run --tiny --seeds 2 -o tab --bin "$BIN" 2>&1)
 grep -q "0 runs in 0 cells to do" <<< "$out" && [ ! -d tab/runs ] &&
     pass "a folder with only the table resumes: nothing to do" || fail "resume from the table: $out"
 # adaptive seeds: a cell with one diverged seed (its largest norm made infinite) becomes mixed,
-# and run --adaptive runs it to 30 seeds (listed here with --dry-run) beside the cells that were
-# mixed already (the tiny runs may have some), and no other
+# and run --adaptive runs it and its group's control at its P to 30 seeds (listed here with
+# --dry-run) beside the cells that were mixed already (the tiny runs may have some), and no other
 awk -F'\t' -v OFS='\t' -v c="$(col wnorm_max)" \
     '$1 == "strong-default-sarsa" && $3 == "K=4" && $4 == 1 { $c = "inf" } { print }' \
     tab/results.tsv > tab/mixed.tsv && mkdir mixed && cp tab/mixed.tsv mixed/results.tsv
 base=$("$SS" run --tiny --seeds 2 --adaptive --dry-run -o tab --bin "$BIN" 2>&1 | grep ' P=2 .*: seeds ' | sort)
 grep -q "strong-default-sarsa P=2 K=4," <<< "$base" && fail "adaptive: the K = 4 cell mixed already: $base"
 out=$("$SS" run --tiny --seeds 2 --adaptive --dry-run -o mixed --bin "$BIN" 2>&1)
-got=$(grep ' P=2 .*: seeds ' <<< "$out" | grep -v "^strong-default-sarsa P=2 K=4, world seed" | sort)
+mine="^strong-default-sarsa P=2 \(K=4\|control\), world seed"
+got=$(grep ' P=2 .*: seeds ' <<< "$out" | grep -v "$mine" | sort)
 grep -q "^strong-default-sarsa P=2 K=4, world seed 1: seeds 3,5,7,.*,29$" <<< "$out" &&
     grep -q "^strong-default-sarsa P=2 K=4, world seed 2: seeds 4,6,8,.*,30$" <<< "$out" &&
-    [ "$got" = "$base" ] && pass "adaptive: the mixed cell to 30 seeds, beside $(grep -c . <<< "$base") launches mixed before" ||
+    grep -q "^strong-default-sarsa P=2 control, world seed 1: seeds 3,5,7,.*,29$" <<< "$out" &&
+    grep -q "^strong-default-sarsa P=2 control, world seed 2: seeds 4,6,8,.*,30$" <<< "$out" &&
+    [ "$got" = "$(grep -v "$mine" <<< "$base")" ] &&
+    pass "adaptive: the mixed cell and its control to 30 seeds, beside $(grep -c . <<< "$base") launches mixed before" ||
     fail "adaptive: $out (before: $base)"
 # the diagnostics' test of the prediction: the one diverged seed is counted at its P, with its
 # cell and step, and a bound read only when its step exceeds every other seed's
