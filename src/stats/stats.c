@@ -140,9 +140,6 @@ void st_clear(cs_stats *s)
                          &s->links.top1_in,
                          &s->links.top1_club,
                          &s->links.leaf_top1,
-                         &s->links.block_repeat[0],
-                         &s->links.block_repeat[1],
-                         &s->links.block_repeat[2],
                          &s->links.lone_parents,
                          &s->links.lone_top1,
                          &s->links.lone_parent_in,
@@ -171,6 +168,8 @@ void st_clear(cs_stats *s)
                          &s->rnd.empty10};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
+    for (int k = 0; k < CS_STATS_N_BLOCKS; k++)
+        s->links.block_repeat[k] = st_none();
 }
 
 void cs_stats_opts_default(cs_stats_opts *o)

@@ -30,8 +30,8 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     # seconds): a random crawl's curve changed at one point, an in-degree-first row, an exact
     # figure moved in its 6th digit (reciprocity), the links into the top 1 % (in.top1) and among
     # them (in.club) and from the pages with one in-link (leaf.top1), the links repeating a target
-    # of their block (block16.repeat, block4096.repeat), the pages with one, two, 3 to 9 and 10 or more in-links
-    # (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
+    # of their block (block16.repeat, block4096.repeat), the pages with one, two, 3 to 9 and 10 or
+    # more in-links (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
     # lone.parent_in), and the link overlap moved by 0.05 with its interval
     sed -e 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' \
         -e 's/^indeg.known10\t\([0-9.]*\)/indeg.known10\t0.987654/' \

@@ -103,18 +103,18 @@ for name in ("in-host", "cross-host"):
     assert np.all(np.diff(co) <= np.diff(ro))
     cin = hp[cs] == hp[ct]
     moved, kept = (rin, ~rin) if name == "in-host" else (~rin, rin)
-    cmoved, ckept = (cin, ~cin) if name == "in-host" else (~cin, cin)
+    ckept = ~cin if name == "in-host" else cin
     key = lambda s_, t_: set((s_ * n + t_).tolist())
     assert key(rs[kept], rt[kept]) <= key(cs, ct), name  # the other kind kept, link for link
-    if name == "in-host":  # a move inside a host stays inside: the links between hosts are the real ones
+    if name == "in-host":  # a move inside a host stays inside: the links between are the real ones
         assert key(cs[ckept], ct[ckept]) == key(rs[kept], rt[kept]), name
-    if name == "in-host":
         assert not np.any(ckept & ~np.isin(cs * n + ct, rs * n + rt)), name
         for h in np.unique(hp):  # each host's inside links: targets a sub-multiset of the real
             rb = np.bincount(rt[rin & (hp[rs] == h)], minlength=n)
             cb = np.bincount(ct[cin & (hp[cs] == h)], minlength=n)
             assert np.all(cb <= rb), (name, h)
-    else:  # the links between hosts: targets a sub-multiset of the real ones (a move may land inside)
+    else:  # the links between hosts: targets a sub-multiset of the real ones (a move may land
+        # inside a host)
         new = ~np.isin(cs * n + ct, (rs * n + rt)[rin])
         assert np.all(np.bincount(ct[new], minlength=n) <= np.bincount(rt[~rin], minlength=n)), name
     changed = np.sum(~np.isin(cs * n + ct, rs * n + rt))
