@@ -193,6 +193,21 @@ CS_API cs_err cs_open_regular(cs_ctx *ctx, const char *path, const char *kind, i
  * is /sys/devices/system/cpu on Linux) the CPUs cpus[0..n) belong to: 0 when any is unknown. */
 CS_API int cs_cpu_packages(const char *sys_cpu, const int *cpus, int n);
 
+/*
+ * Local. Asks the kernel to back the whole 2 MiB pages inside [p, p + bytes) with transparent
+ * huge pages (madvise MADV_HUGEPAGE), for arrays of at least CS_HUGE_MIN bytes read at random
+ * places (the generator's model held by one rank, the frontier and its index, the visited bits,
+ * the re-crawl cache): one TLB entry then covers 512 times the memory, and a random access takes
+ * fewer page walks. The first `filled` bytes already hold data (an array realloc has moved:
+ * its pages stay small until the kernel's background scan, which takes hours for gigabytes):
+ * their whole 2 MiB pages are collapsed into huge pages now (MADV_COLLAPSE, Linux 6.1 or
+ * later). Advice only: nothing happens when the kernel refuses it, below CS_HUGE_MIN, or with
+ * CRAWLSIM_HUGE_PAGES=0 in the environment. Changes no result, only the time and the memory's
+ * granularity. cs_alloc, cs_calloc and cs_grow call it on what they allocate.
+ */
+#define CS_HUGE_MIN ((size_t)4 << 20)
+CS_API void cs_mem_huge(void *p, size_t bytes, size_t filled);
+
 /* Local. malloc/calloc that record CS_ERR_NOMEM with the size and what it was for. */
 CS_API cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);
 CS_API cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what);

@@ -89,6 +89,7 @@ cs_err cs_node_alloc(cs_ctx *ctx, cs_node *n, size_t bytes, void **ptr)
     if (n->comm == MPI_COMM_NULL) {
         base = bad ? NULL : malloc(bytes > 0 ? bytes : 1);
         bad = base == NULL;
+        cs_mem_huge(base, bytes, 0); /* (the node's shared memory stays in the system's pages) */
     } else {
         /* rank 0 of the node holds the memory; the others map it (MPI collective: every rank
          * of the node calls it, also one that failed above) */

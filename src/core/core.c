@@ -1,13 +1,16 @@
 /*
  * core: the error table, collective error agreement, logging, progress and assertions.
  */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (a Linux extension beyond POSIX) */
 #include "crawlsim/core.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,6 +284,34 @@ void cs_assert_fail(const char *file, int line, const char *expr)
     abort();
 }
 
+#if defined(MADV_HUGEPAGE) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25 /* Linux 6.1; older kernels refuse it (EINVAL): advice only */
+#endif
+
+void cs_mem_huge(void *p, size_t bytes, size_t filled)
+{
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p == NULL || bytes < CS_HUGE_MIN)
+        return;
+    const char *e = getenv("CRAWLSIM_HUGE_PAGES"); /* each time: no state shared by threads */
+    if (e != NULL && strcmp(e, "0") == 0)
+        return;
+    const uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi <= lo)
+        return;
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: a refusal changes nothing */
+    const uintptr_t fh = ((uintptr_t)p + (filled < bytes ? filled : bytes)) & ~(huge - 1);
+    if (fh > lo)
+        (void)madvise((void *)lo, fh - lo, MADV_COLLAPSE);
+#else
+    (void)p;
+    (void)bytes;
+    (void)filled;
+#endif
+}
+
 static cs_err alloc_impl(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what,
                          int zero)
 {
@@ -295,6 +326,7 @@ static cs_err alloc_impl(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, 
     if (p == NULL)
         return cs_fail(ctx, CS_ERR_NOMEM, "out of memory allocating %.1f MiB for %s",
                        (double)(count * size) / 1048576.0, what);
+    cs_mem_huge(p, count * size, 0);
     *out = p;
     return CS_OK;
 }
@@ -325,6 +357,7 @@ cs_err cs_grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz, const
     if (q == NULL)
         return cs_fail(ctx, CS_ERR_NOMEM, "out of memory growing %s to %.1f MiB", what,
                        (double)nc * (double)sz / 1048576.0);
+    cs_mem_huge(q, nc * sz, *cap * sz);
     *p = q;
     *cap = nc;
     return CS_OK;

@@ -57,6 +57,7 @@ static int reserve_raw(cs_findex *x, int64_t leaves, int64_t nodes)
         fx_leaf *p = c <= INT32_MAX ? realloc(x->leaf, (size_t)c * sizeof *p) : NULL;
         if (p == NULL)
             return 0;
+        cs_mem_huge(p, (size_t)c * sizeof *p, (size_t)x->leaf_top * sizeof *p);
         x->leaf = p;
         x->leaf_cap = (int32_t)c;
     }
@@ -67,6 +68,7 @@ static int reserve_raw(cs_findex *x, int64_t leaves, int64_t nodes)
         fx_node *p = c <= INT32_MAX ? realloc(x->node, (size_t)c * sizeof *p) : NULL;
         if (p == NULL)
             return 0;
+        cs_mem_huge(p, (size_t)c * sizeof *p, (size_t)x->node_top * sizeof *p);
         x->node = p;
         x->node_cap = (int32_t)c;
     }

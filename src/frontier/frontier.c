@@ -288,11 +288,15 @@ void cs_frontier_prefetch(const cs_frontier *f, int64_t id, int stage)
 #define REGROW_PAR (1 << 20) /* bytes */
 static void *regrow(void *p, size_t bytes, size_t used)
 {
-    if (used < REGROW_PAR || omp_get_max_threads() == 1)
-        return realloc(p, bytes);
+    if (used < REGROW_PAR || omp_get_max_threads() == 1) {
+        void *r = realloc(p, bytes);
+        cs_mem_huge(r, bytes, used);
+        return r;
+    }
     char *q = malloc(bytes);
     if (q == NULL)
         return NULL;
+    cs_mem_huge(q, bytes, 0); /* before the copy's first touch */
     const char *from = p;
     const int64_t nb = (int64_t)((used + REGROW_PAR - 1) / REGROW_PAR);
 #pragma omp parallel for default(none) shared(q, from, used, nb) schedule(static)
@@ -339,6 +343,7 @@ static cs_err grow(cs_ctx *ctx, cs_frontier *f, int64_t need)
         int32_t *s = malloc((size_t)slots * sizeof *s); /* (rehash writes every slot) */
         if (s == NULL)
             return cs_fail(ctx, CS_ERR_NOMEM, "frontier: out of memory for its hash table");
+        cs_mem_huge(s, (size_t)slots * sizeof *s, 0);
         free(f->slots);
         f->slots = s;
         f->nslots = slots;

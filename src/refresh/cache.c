@@ -336,6 +336,7 @@ cs_err cs_slots_reserve(void *const *pp, const size_t *sz, int n, int64_t *cap, 
         void *q = realloc(*p, (size_t)c * sz[j]);
         if (q == NULL)
             return CS_ERR_NOMEM;
+        cs_mem_huge(q, (size_t)c * sz[j], (size_t)*cap * sz[j]);
         *p = q;
     }
     *cap = c;

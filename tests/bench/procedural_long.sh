@@ -12,7 +12,9 @@
 # ranks with the shared memory counted once) and the wall time. With LIMIT minutes (0: none),
 # SIGTERM goes to mpirun after that time (the run stops at a tick boundary with exit status 3
 # and no results file) and the last progress line is what was done. With KEEP=FILE the results
-# file (its /timing/ranks holds each phase's seconds) is copied to FILE.
+# file (its /timing/ranks holds each phase's seconds) is copied to FILE. The ranks inherit the
+# environment: CRAWLSIM_SHARED=0 (a model per rank, in huge pages) and CRAWLSIM_HUGE_PAGES=0 (no
+# huge-page advice) compare the ways memory is held (docs/reports/procedural-world.md).
 # Usage: tests/bench/procedural_long.sh BUILD_DIR [PAGES] [FETCHES] [NP] [--set ...]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
