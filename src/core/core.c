@@ -1,7 +1,9 @@
 /*
  * core: the error table, collective error agreement, logging, progress and assertions.
  */
+#ifndef _DEFAULT_SOURCE /* (smpicc defines it) */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (a Linux extension beyond POSIX) */
+#endif
 #include "crawlsim/core.h"
 
 #include <errno.h>

@@ -6,7 +6,9 @@
  * only cs_alloc's and cs_grow's advice marks their blocks). Exit status 77
  * (ctest: skipped) on a kernel without transparent huge pages, where there is nothing to see.
  */
+#ifndef _DEFAULT_SOURCE /* (smpicc defines it) */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#endif
 #include "crawlsim/core.h"
 
 #include <check.h>
