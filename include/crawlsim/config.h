@@ -31,6 +31,7 @@ typedef struct cs_gen_web {
     double tree_siblings;   /* probability that a page and its next sibling link both ways */
     int64_t template_links; /* links of a host's template (navigation) to its popular pages */
     double template_share;  /* probability that a page carries its host's template */
+    int template_menu;      /* the template is its lead host's first pages (a site's menu) */
     double copy_links;      /* share of a page's drawn links copied from its tree parent's */
     double host_pool;       /* a host's pool of link draws: host_pool x degree_mean slots */
     double near_share;      /* share of drawn in-host links placed near their source */

@@ -322,6 +322,8 @@ static const cs_conf_entry schema[] = {
      "size of each host's template: navigation targets drawn from the host's stream by in-host popularity, linked from every page that carries it, added to the drawn out-degree (clustering)"},
     {"gen", "template_share", CS_CONF_DOUBLE, "1", 0, 1, NULL, G(web.template_share), 0,
      "template_links: probability that a page carries its host's template"},
+    {"gen", "template_menu", CS_CONF_BOOL, "false", 0, 0, NULL, G(web.template_menu), 0,
+     "template_links: the template is a menu, the template_links consecutive pages from the first page of the host whose template it is (with site_hosts, the site's first host; past its end, the hosts after it that the roles let the page link to) instead of pages drawn by in-host popularity and moved by host_cross: every page of a large site links to the same few front pages, so a crawl inside the site learns almost nothing new from them, as in a real crawl whose most-linked pages are a few sites' menus"},
     {"gen", "copy_links", CS_CONF_DOUBLE, "0", 0, 1, NULL, G(web.copy_links), 0,
      "tree_branching: share of a page's drawn links copied from its parent in the directory tree (its directory, or for a lifted tree_only page the ancestor that lists it): the page's first drawn links, that share of its drawn out-degree rounded by a hash of the page, are the parent's own first drawn links (the same stream, drawn as the parent draws them), as a real page found through a link mostly repeats the links of the page it was found on, so that a crawl learns little new at it; the drawn out-degree is unchanged"},
     {"gen", "host_pool", CS_CONF_DOUBLE, "0", 0, 1000, NULL, G(web.host_pool), 0,

@@ -515,6 +515,8 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
             return n + T;
         if (page_flag(g, page, CS_HASH_TEMPLATE) < c->web.template_share) {
             const int64_t lead = site_lead(g, host); /* gen.site_hosts; host without */
+            if (c->web.template_menu)
+                return menu_links(g, page, host, lead, out, n);
             cs_rng r;
             cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)lead, 2);
             for (int64_t j = 0; j < T; j++) {

@@ -208,6 +208,23 @@ static int64_t site_lead(const cs_gen *g, int64_t h)
     return k == h || role_allows(g, h, k) ? k : h;
 }
 
+/* gen.template_menu: the template_links pages from the first page of host `lead` (whose
+ * template `page` of host h carries), appended to out[0, n): past the lead's end the pages of the
+ * hosts after it, each only where the roles let h link there; the count returned. The links are
+ * the same for every page of the site: its menu. */
+static int64_t menu_links(const cs_gen *g, int64_t page, int64_t h, int64_t lead, int64_t *out,
+                          int64_t n)
+{
+    const int64_t first = g->hosts[lead].first, end = first + g->hosts[lead].count;
+    const int64_t stop = first + g->cfg.web.template_links;
+    for (int64_t t = first; t < stop && t < g->n_pages; t++) {
+        const int64_t th = t < end ? lead : cs_gen_host_of(g, t);
+        if (t != page && (th == h || role_allows(g, h, th)))
+            out[n++] = g->cfg.web.tree_only > 0.0 ? redirect_unlinked(g, t, th) : t;
+    }
+    return n;
+}
+
 /* gen.popular_degree: the uniform of a page's out-degree when its hash falls below
  * popular_degree (else u, the stream's): 1 - (r + v) / m, r its 0-based popularity rank among the
  * m pages of its host and v a uniform of its hash, so the pages' uniforms stay uniform over a

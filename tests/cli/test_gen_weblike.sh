@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The web-like mechanisms of the generator (gen.dangling, dangling_leaves, unlinked, tree_*,
 # template_*, near_*, in_hosts, out_hosts, isolated_hosts, host_cross, link_pairs, popular_degree,
-# home_links, tree_only, tree_lift, site_hosts, copy_links, host_pool;
+# home_links, tree_only, tree_lift, site_hosts, copy_links, host_pool, template_menu;
 # docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
 # the graph file `crawlsim gen` writes is the same on 1 rank (1 thread) and 3 ranks (2 threads),
 # and a crawl of the procedural world (gen.materialize = false) is bit-identical to the crawl of
@@ -28,6 +28,27 @@ if compare web1.h5 web3.h5; then
     pass "the world written by 1 rank = by 3 ranks of 2 threads"
 else
     fail "gen 1 vs 3 ranks: $(head -4 <<< "$compared")"
+fi
+# the template as a menu (gen.template_menu): the same world on 1 and 3 ranks, and the
+# procedural crawl at 3 ranks equal to the crawl of its file
+menu=("${spec[@]}" --set gen.template_menu=true)
+run 1 -q gen "${menu[@]}" -o menu1.h5 > /dev/null 2>&1 || fail "gen with the menu at 1 rank"
+OMP_NUM_THREADS=2 run 3 -q gen "${menu[@]}" -o menu3.h5 > /dev/null 2>&1 ||
+    fail "gen with the menu at 3 ranks"
+if compare menu1.h5 menu3.h5 && ! compare menu1.h5 web1.h5; then
+    pass "template_menu: the world written by 1 rank = by 3 ranks of 2 threads (not the popular one)"
+else
+    fail "template_menu: gen 1 vs 3 ranks, or the same world as without: $(head -4 <<< "$compared")"
+fi
+mcrawl=(-q "${menu[@]}" --set run.pages=1500 --set crawl.bandwidth=30 --set run.ticks=60)
+run 3 run "${mcrawl[@]}" --set run.graph="$PWD/menu1.h5" -o mf3.h5 > /dev/null 2>&1 ||
+    fail "template_menu: the crawl of the file"
+run 3 run "${mcrawl[@]}" --set gen.materialize=false -o mp3.h5 > /dev/null 2>&1 ||
+    fail "template_menu: the procedural crawl"
+if compare mf3.h5 mp3.h5 --ignore /config; then
+    pass "template_menu, np 3: procedural = file"
+else
+    fail "template_menu, np 3: $(head -4 <<< "$compared")"
 fi
 run 1 -q gen "$SRC/graphs/tiny.ini" --set gen.pages=20000 -o plain.h5 > /dev/null 2>&1 ||
     fail "gen of the plain world"
