@@ -3,8 +3,9 @@
 # imported from an edge list) and a "twin" (the tiny spec at 3000 pages), at 3 ranks. It
 # must write its table, fragment and figure; every verdict in the fragment must follow from the
 # measured figures and the stated tolerances; the real graph's hosts must be the twin's blocks; the
-# controls (the real graph rewired) must keep what they claim to keep and change the links; a
-# bad --pair is refused. (The figures of the real datasets are in docs/reports/realism.md.)
+# controls (the real graph rewired) must keep what they claim to keep and change the links, the
+# twin controls must be the twin with their key changed; a bad --pair is refused. (The figures
+# of the real datasets are in docs/reports/realism.md.)
 source "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -22,8 +23,9 @@ with open("pairs.txt", "w") as p:
             p.write(f"{u} {v}\n")
 EOP
 printf '[import]\nedges = pairs.txt\nedge_format = pairs\nnode_ids = integer\nnode_count = 3000\nhosts = per-page\n' > real.ini
-sed 's/^pages = .*/pages = 3000/' "$SRC/graphs/tiny.ini" > twin.ini
-grep -q "^pages = 3000" twin.ini || fail "twin spec"
+# (with the out-degree following popularity, which the twin control popular-degree-0 turns off)
+sed 's/^pages = .*/pages = 3000\npopular_degree = 0.8/' "$SRC/graphs/tiny.ini" > twin.ini
+grep -q "^popular_degree = 0.8" twin.ini || fail "twin spec"
 # the tool runs mpirun itself: its flags as the tests' (oversubscription)
 export OMP_NUM_THREADS=1
 timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --work tw --out out --ranks 3 --fetch-share 0.05 \
@@ -37,10 +39,11 @@ kinds = {r[1].split(".")[0] for r in rows}
 assert kinds == {"known", "cut", "bpf", "lpf", "within_host"}, kinds
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
 ctl = (".shuffled", ".block256", ".in-host", ".cross-host")  # known.ORDER.SHARE.CONTROL
-controls = [r for r in rows if r[1].endswith(ctl)]
-rows = [r for r in rows if not r[1].endswith(ctl)]
-assert {r[1].rsplit(".", 1)[1] for r in controls} == {c[1:] for c in ctl}, controls[:2]
-assert len(controls) == 4 * 3 * 6, len(controls)
+tctl = (".popular-degree-0", ".menu")  # the twin regenerated with a key changed
+controls = [r for r in rows if r[1].endswith(ctl + tctl)]
+rows = [r for r in rows if not r[1].endswith(ctl + tctl)]
+assert {r[1].rsplit(".", 1)[1] for r in controls} == {c[1:] for c in ctl + tctl}, controls[:2]
+assert len(controls) == 6 * 3 * 6, len(controls)
 for g, fig, P, real, ctl, d, within in controls:
     real, ctl, d = float(real), float(ctl), float(d)
     assert within == "-" and 0 < ctl <= 1 and abs(d - (ctl - real) / real) < 1e-4 * max(1, abs(d))
@@ -69,6 +72,14 @@ for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("rando
 # the real graph's hosts are the twin's blocks, page for page
 a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
+# the twin controls: the twin's pages and hosts, the key changed in the spec, other links
+for name, key in (("popular-degree-0", "popular_degree = 0"), ("menu", "template_menu = true")):
+    c = h5py.File(f"tw/tiny-{name}.h5", "r")
+    assert np.array_equal(c["pages/host"][:], b["pages/host"][:]), name
+    spec = c.attrs["spec"]
+    spec = spec.decode() if isinstance(spec, bytes) else str(spec)
+    assert key in spec, (name, key)
+    assert not np.array_equal(c["links/targets"][:], b["links/targets"][:]), name
 assert int(a.attrs["n_hosts"]) < 3000
 # the controls: the real graph's pages, its links' targets moved (among all links, or among a
 # block of 256 sources), each page's out-degree and each target's in-degree at most the real
