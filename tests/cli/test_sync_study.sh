@@ -94,6 +94,12 @@ done < <(tail -n +2 st/results.tsv | cut -f6,8,9 | awk -F'\t' '{ print $1 "\t" $
     [ "$(tail -n +2 st/results.tsv | cut -f6,9 | sort -u | tr '\n\t' ' :')" = "default:1 default:2 twin-uk:1 " ] &&
     pass "table: policy, commit $want_commit, world, world seed, world hash and launch of every run" ||
     fail "table provenance: $bad $hashes_ok $(cut -f1-9 st/results.tsv | head -4)"
+# how long the table's runs took here: their crawls' time per tick x ticks, summed from the table
+want=$(awk -F'\t' -v s="$(col sec_per_tick)" -v t="$(col ticks)" -v l="$(col launch)" \
+    'NR > 1 && $l != "smpi" { h += $s * $t / 3600 } END { printf "%.3g", h }' st/results.tsv)
+grep -qF "The table's runs took $want hours of crawl" st/report.md &&
+    pass "report: the runs took $want hours here, as the table's times add up" ||
+    fail "report: the sweep's time, want $want: $(grep -F "runs took" st/report.md)"
 # the share of the world's relevant pages the control found: an independent count from the world
 # file and the results files, against the run-length table's column
 want=$(/usr/bin/python3 -c '

@@ -512,4 +512,22 @@ def slurm_split(cells, decl):
                  f"{1 if sim else P} | {cs:.3g} ({src}) | {ch:.3g} | "
                  f"{ch / len(mine) / (1 if sim else P):.3g} |")
     L += ["", f"In all {tasks} tasks, about {tot:.3g} core-hours at this table's speed.", ""]
+    # what the table's own runs took: their crawls' wall-clock time (start-up not counted); a
+    # simulated run's time is the simulated cluster's, not this machine's
+    took, nsim = {}, 0
+    for runs_ in cells.values():
+        for r in runs_.values():
+            k = r.get("launch") or "mpirun"
+            if k == "smpi":
+                nsim += 1
+            else:
+                took[k] = took.get(k, 0.0) + r["sec_per_tick"] * r["ticks"]
+    if took:
+        how = {"slurm": "as Slurm tasks"}
+        parts = ", ".join(f"{v / 3600:.3g} hours {how.get(k, 'under ' + k)}"
+                          for k, v in sorted(took.items()))
+        L += [f"The table's runs took {sum(took.values()) / 3600:.3g} hours of crawl, one after "
+              f"another, on the machine that ran them ({parts}; start-up, world generation, "
+              f"the {nsim} runs on simulated ranks and runs no longer in the table not "
+              "counted).", ""]
     return L
