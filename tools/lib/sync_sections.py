@@ -427,13 +427,25 @@ def _budget_test(rows):
     under the global budget, at the same P and seeds."""
     at = {(r["group"], r["P"], _label(r["setting"])): r for r in rows}  # by name: slugs differ
     tail = ", budget proportional"
-    pairs = []
+    def same(x, y):  # the same runs: every common seed (at least 2) of the same quality
+        qx, qy = dict(zip(x["seeds"], x["q"])), dict(zip(y["seeds"], y["q"]))
+        common = set(qx) & set(qy)
+        return len(common) >= 2 and all(qx[k] == qy[k] for k in common)
+
+    pairs, seen, twice = [], [], 0
     for (g, P, s), r in sorted(at.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
         if not (s.startswith("K=") and s.endswith(tail)):
             continue
         glob = at.get((g, P, s[:-len(tail)]))
         if glob is None:
             continue
+        # where two designs coincide (weak scaling at P = the strong design's B) their cells
+        # are the same runs: counted once
+        if any(P == P2 and s == s2 and same(glob, g2) and same(r, r2)
+               for P2, s2, g2, r2 in seen):
+            twice += 1
+            continue
+        seen.append((P, s, glob, r))
         # the seeds the control collapses on at this P are the world's: not counted
         ctrl = at.get((g, P, "control"), {"collapsed": []})["collapsed"]
         seeds = sorted((set(r["seeds"]) & set(glob["seeds"])) - set(ctrl))
@@ -452,7 +464,9 @@ def _budget_test(rows):
     if not pairs:
         return L + ["", "No such pair of cells in this table yet.", ""]
     L += ["", "Seeds the control collapses on at the same P are left out (the world's, not the "
-          "setting's).", "",
+          "setting's)" + (f"; {twice} pairs whose cells are another group's runs (weak scaling "
+                          "at P = the strong design's B: the same cells) are counted once"
+                          if twice else "") + ".", "",
           "| group | P | K | seeds | collapsed, global budget | collapsed, proportional | "
           "only under global | only under proportional |", "|---" * 8 + "|"]
     for g, P, K, n, kg, kp, b, c in sorted(pairs, key=lambda x: (x[0], x[1], int(x[2][2:]))):
