@@ -302,4 +302,21 @@ real=$("$SS" design --tiny 2>&1 | grep -c "^strong-default-sarsa .*P=2 .*crawl.e
     pass "run --smpi without the SMPI build: exit 2" || fail "run --smpi: $(cat err.txt)"
 "$SS" run --tiny > err.txt 2>&1
 [ $? = 2 ] && grep -q "needs -o DIR" err.txt && pass "run without -o: exit 2" || fail "run without -o: $(cat err.txt)"
+
+# the budget mechanism's sign test counts a configuration once: a weak-scaling pair whose cells
+# are the strong design's runs (the same quality seed for seed) is left out, another is not
+out=$(PYTHONPATH="$SRC/tools/lib" /usr/bin/python3 -c '
+import sync_sections as ss
+def row(g, s, q, coll):
+    return {"group": g, "P": 64, "setting": s, "seeds": [1, 2, 3], "q": q, "collapsed": coll}
+rows = []
+for g, k in (("strong-x", 0.0), ("weak-x", 0.0), ("weak-y", 0.5)):
+    rows += [row(g, "control", [0.3, 0.3, 0.3], []),
+             row(g, "K=4", [0.1 + k, 0.3, 0.3], [1]),
+             row(g, "K=4__budget_proportional", [0.3, 0.2 + k, 0.3], [])]
+print(" ".join(ss._budget_test(rows)))' 2>&1)
+grep -q "is counted once (1 such)" <<< "$out" &&
+    grep -q "Over the 2 pairs of cells: 2 seeds collapsed only under the global budget, 0 only" <<< "$out" &&
+    pass "budget sign test: the strong design's cells run again by weak scaling counted once" ||
+    fail "budget sign test with a repeated configuration: $out"
 finish

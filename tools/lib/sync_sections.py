@@ -464,8 +464,8 @@ def _budget_test(rows):
     if not pairs:
         return L + ["", "No such pair of cells in this table yet.", ""]
     L += ["", "Seeds the control collapses on at the same P are left out (the world's, not the "
-          "setting's)" + (f"; {twice} pairs whose cells are another group's runs (weak scaling "
-                          "at P = the strong design's B: the same cells) are counted once"
+          "setting's)" + ("; a pair whose cells are another group's runs (weak scaling at P = "
+                          f"the strong design's B: the same cells) is counted once ({twice} such)"
                           if twice else "") + ".", "",
           "| group | P | K | seeds | collapsed, global budget | collapsed, proportional | "
           "only under global | only under proportional |", "|---" * 8 + "|"]
