@@ -94,6 +94,21 @@ typedef struct cs_ctx {
     cs_coll_stats coll; /* collectives made on comm since init (cs_ctx_count) */
 } cs_ctx;
 
+
+/* Bits set in x, inline: the x86-64 baseline has no popcnt instruction, so without it
+ * (__POPCNT__, set by -mpopcnt or -march) __builtin_popcountll is a call into libgcc, which the
+ * hot lookups (a host's slot, a page's local index) cannot afford. */
+static inline int cs_popcount64(uint64_t x)
+{
+#if defined(__POPCNT__)
+    return __builtin_popcountll(x);
+#else
+    x -= (x >> 1) & 0x5555555555555555u;
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (int)((x * 0x0101010101010101u) >> 56);
+#endif
+}
 /* Local. Counts one collective of `kind` with `bytes` of payload from this rank. */
 static inline void cs_ctx_count(cs_ctx *ctx, cs_coll kind, int64_t bytes)
 {

@@ -106,16 +106,6 @@ static void runs_fini(graph_runs *r)
 
 /* ---- lookups -------------------------------------------------------------------------------- */
 
-/* Bits set in x, inline: the x86-64 baseline has no popcnt instruction, so
- * __builtin_popcountll would be a libgcc call on every local-index lookup (a hot path). */
-static inline int64_t popcount64(uint64_t x)
-{
-    x -= (x >> 1) & 0x5555555555555555u;
-    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (int64_t)((x * 0x0101010101010101u) >> 56);
-}
-
 int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
 {
     if (g->n_local == 0 || page < g->id_lo || page > g->id_hi)
@@ -129,7 +119,7 @@ int64_t cs_graph_local_index(const cs_graph *g, int64_t page)
     const uint64_t w = g->mine[page >> 6], bit = (uint64_t)1 << (page & 63);
     if (!(w & bit))
         return -1;
-    return g->below[page >> 6] + popcount64(w & (bit - 1));
+    return g->below[page >> 6] + cs_popcount64(w & (bit - 1));
 }
 
 int64_t cs_graph_n_local_runs(const cs_graph *g)
@@ -418,7 +408,7 @@ cs_err graph_build_local(cs_ctx *ctx, cs_graph *g, const cs_partition *part)
     int32_t c = 0;
     for (int64_t w = 0; w < words; w++) {
         g->below[w] = c;
-        c += (int32_t)__builtin_popcountll(g->mine[w]);
+        c += (int32_t)cs_popcount64(g->mine[w]);
     }
 fail:
     return rc;

@@ -313,7 +313,7 @@ static inline int64_t hslot(const sim *s, int64_t h)
     if (s->h.slot_bits == NULL)
         return h;
     const uint64_t below = (1ULL << (h & 63)) - 1;
-    return s->h.slot_below[h >> 6] + __builtin_popcountll(s->h.slot_bits[h >> 6] & below);
+    return s->h.slot_below[h >> 6] + cs_popcount64(s->h.slot_bits[h >> 6] & below);
 }
 
 /* The most fetches of host h this rank may make in tick t: the host's rate, split over the

@@ -86,7 +86,7 @@ static cs_err global_totals(sim *s, cs_err local, int64_t *tot, int64_t *hosts, 
         memcpy(tmax, tb, sizeof tb);
     int64_t h = 0;
     for (int64_t i = 0; i < hw; i++)
-        h += __builtin_popcountll(u[i]);
+        h += cs_popcount64(u[i]);
     *hosts = h;
 fail:
     return rc;

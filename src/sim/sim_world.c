@@ -297,7 +297,7 @@ static cs_err host_slots(sim *s, int64_t H)
     int64_t n = 0;
     for (int64_t w = 0; w <= W; w++) {
         s->h.slot_below[w] = (int32_t)n;
-        n += w < W ? __builtin_popcountll(bits[w]) : 0;
+        n += w < W ? cs_popcount64(bits[w]) : 0;
     }
     s->h.n_slots = n;
     /* the partition is the one the graph's owner lookup holds */

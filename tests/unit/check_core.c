@@ -2,7 +2,8 @@
  * check_core: unit tests of the core helpers used on the crawl's hot paths (serial, forked, no
  * MPI_Init): cs_sort_u64 (radix sort) and cs_select_u64 (quickselect) against qsort on random,
  * sorted, reversed, constant and few-distinct inputs, at sizes around the insertion-sort cut;
- * cs_cpu_packages (the placement check's sockets) on a fake sysfs tree.
+ * cs_cpu_packages (the placement check's sockets) on a fake sysfs tree; cs_popcount64 against
+ * a bit-by-bit count.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/rng.h"
@@ -142,6 +143,20 @@ START_TEST(test_cpu_packages)
 }
 END_TEST
 
+START_TEST(test_popcount)
+{
+    const uint64_t fixed[] = {0, 1, 3, 0x8000000000000000u, UINT64_MAX, 0x5555555555555555u,
+                              0xaaaaaaaaaaaaaaaau, 0x0123456789abcdefu};
+    for (int i = 0; i < 8 + 10000; i++) {
+        const uint64_t x = i < 8 ? fixed[i] : cs_mix64((uint64_t)i) >> (i % 64);
+        int n = 0;
+        for (int b = 0; b < 64; b++)
+            n += (int)((x >> b) & 1);
+        ck_assert_int_eq(cs_popcount64(x), n);
+    }
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
     Suite *s = suite_create("core");
@@ -149,6 +164,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, test_sort);
     tcase_add_test(tc, test_select);
     tcase_add_test(tc, test_cpu_packages);
+    tcase_add_test(tc, test_popcount);
     suite_add_tcase(s, tc);
     return s;
 }
