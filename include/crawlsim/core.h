@@ -94,7 +94,6 @@ typedef struct cs_ctx {
     cs_coll_stats coll; /* collectives made on comm since init (cs_ctx_count) */
 } cs_ctx;
 
-
 /* Bits set in x, inline: the x86-64 baseline has no popcnt instruction, so without it
  * (__POPCNT__, set by -mpopcnt or -march) __builtin_popcountll is a call into libgcc, which the
  * hot lookups (a host's slot, a page's local index) cannot afford. */

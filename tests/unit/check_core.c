@@ -145,8 +145,14 @@ END_TEST
 
 START_TEST(test_popcount)
 {
-    const uint64_t fixed[] = {0, 1, 3, 0x8000000000000000u, UINT64_MAX, 0x5555555555555555u,
-                              0xaaaaaaaaaaaaaaaau, 0x0123456789abcdefu};
+    const uint64_t fixed[] = {0,
+                              1,
+                              3,
+                              0x8000000000000000u,
+                              UINT64_MAX,
+                              0x5555555555555555u,
+                              0xaaaaaaaaaaaaaaaau,
+                              0x0123456789abcdefu};
     for (int i = 0; i < 8 + 10000; i++) {
         const uint64_t x = i < 8 ? fixed[i] : cs_mix64((uint64_t)i) >> (i % 64);
         int n = 0;
