@@ -57,6 +57,7 @@ static cs_err task_begin(sim *s, loop_state *ls, int64_t task)
     cs_frontier_clear(s->fr);
     sim_visited_clear(s);
     memset(s->h.rel_host, 0, (size_t)s->h.host_words * 8);
+    s->h.rel_count = 0;
     cs_outbox_clear(&s->x.out);
     memset(s->h.host_fetched, 0, (size_t)s->h.n_slots * 4);
     memset(s->h.host_rel, 0, (size_t)s->h.n_slots * 4);

@@ -61,8 +61,11 @@ typedef struct sim_hosts {
     int64_t cap_now;                  /* the cap this tick (0: none) */
     int32_t *host_fetched, *host_rel; /* this rank's fetches per host in the task */
     uint64_t *rel_host;     /* bitset over hosts: a relevant page was fetched (this task) */
-    uint64_t *rel_host_all; /* its OR over ranks (global_counts) */
+    uint64_t *rel_host_all; /* its OR over ranks (global_counts); NULL when rel_disjoint */
     int64_t host_words;
+    int64_t rel_count; /* bits set in rel_host */
+    int rel_disjoint;  /* no two ranks share a host (one rank, or the host slots): the relevant
+                          hosts are the sum of the ranks' rel_count, no bitmap travels */
     int32_t *host_k, *host_idx, *host_used; /* ranks owning pages of the host, this rank's index
                                                among them (both NULL when no host is split:
                                                sim_build_hosts), the host's fetches this tick */

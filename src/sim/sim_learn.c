@@ -12,14 +12,14 @@
  * in rep_share instead, and only the relevant hosts here (rp: a constant of each caller). */
 static inline void learn_counts(sim *s, int64_t n, const int rp)
 {
-    int64_t nrel = 0;
+    int64_t nrel = 0, nhost = 0;
     const int64_t *host = s->f.host, *pat = s->f.at;
     const cs_feat_page *pst = s->f.pst;
     int32_t *hfc = s->h.host_fetched, *hrc = s->h.host_rel;
     uint64_t *relh = s->h.rel_host;
     const sim *cs = s; /* the host slots (hslot) */
 #pragma omp parallel for if (n >= LEARN_PARALLEL) default(none)                                    \
-    shared(cs, host, pat, pst, hfc, hrc, relh, rp, n) reduction(+ : nrel) schedule(static)
+    shared(cs, host, pat, pst, hfc, hrc, relh, rp, n) reduction(+ : nrel, nhost) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         const int64_t h = host[pat[i]];
         if (!rp)
@@ -28,9 +28,11 @@ static inline void learn_counts(sim *s, int64_t n, const int rp)
             nrel++;
             if (!rp)
                 __atomic_fetch_add(&hrc[hslot(cs, h)], 1, __ATOMIC_RELAXED);
-            __atomic_fetch_or(&relh[h >> 6], (uint64_t)1 << (h & 63), __ATOMIC_RELAXED);
+            const uint64_t bit = (uint64_t)1 << (h & 63);
+            nhost += (__atomic_fetch_or(&relh[h >> 6], bit, __ATOMIC_RELAXED) & bit) == 0;
         }
     }
+    s->h.rel_count += nhost; /* the bits this loop set: one fetch_or saw each of them clear */
     s->m.c[C_FETCHED] += n;
     s->m.c[C_RELEVANT] += nrel;
 }

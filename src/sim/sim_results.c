@@ -62,32 +62,41 @@ const char *const sim_series_name[NS] = {"fetched",
 
 /*
  * Collective. Global totals of the counters and of the relevant hosts, and (tmax not NULL) the
- * largest phase timers: one fused allreduce (two with many hosts). local: this rank's code of
- * its last step, agreed with them (cs_allreduce_fused).
+ * largest phase timers: one fused allreduce. When no two ranks share a host (rel_disjoint) the
+ * relevant hosts are the sum of the ranks' counts, one more number in it; otherwise the ranks'
+ * bitmaps are OR-ed, in it or (with many hosts) in an allreduce of their own, and counted. The
+ * same count either way. local: this rank's code of its last step, agreed with them
+ * (cs_allreduce_fused).
  */
 static cs_err global_totals(sim *s, cs_err local, int64_t *tot, int64_t *hosts, double *tmax)
 {
     cs_ctx *ctx = s->ctx;
     cs_err rc = CS_OK;
     s->m.c[C_FRONTIER] = s->tally ? cs_frontier_size(s->fr) : 0; /* replicated: counted once */
-    memcpy(tot, s->m.c, sizeof s->m.c);
+    int64_t sums[NC + 1];
+    memcpy(sums, s->m.c, sizeof s->m.c);
+    sums[NC] = s->h.rel_count;
     uint64_t tb[NPH];
     if (tmax != NULL) /* non-negative doubles: their order is that of their bits */
         memcpy(tb, s->m.t, sizeof tb);
+    const int disjoint = s->h.rel_disjoint;
     uint64_t *u = s->h.rel_host_all;
     const int64_t hw = s->h.host_words;
-    memcpy(u, s->h.rel_host, (size_t)hw * 8);
-    const int fuse = hw <= FUSED_HOST_WORDS;
-    CS_TRY(ctx, cs_allreduce_fused(ctx, local, tot, NC, tmax != NULL ? tb : NULL,
-                                   tmax != NULL ? NPH : 0, fuse ? u : NULL, fuse ? (int)hw : 0));
-    if (!fuse)
+    const int fuse = !disjoint && hw <= FUSED_HOST_WORDS;
+    if (fuse)
+        memcpy(u, s->h.rel_host, (size_t)hw * 8);
+    CS_TRY(ctx,
+           cs_allreduce_fused(ctx, local, sums, disjoint ? NC + 1 : NC, tmax != NULL ? tb : NULL,
+                              tmax != NULL ? NPH : 0, fuse ? u : NULL, fuse ? (int)hw : 0));
+    if (!disjoint && !fuse)
         cs_allreduce(ctx, s->h.rel_host, u, hw, CS_T_U64, CS_OP_BOR);
+    memcpy(tot, sums, sizeof s->m.c);
     if (tmax != NULL)
         memcpy(tmax, tb, sizeof tb);
     int64_t h = 0;
-    for (int64_t i = 0; i < hw; i++)
+    for (int64_t i = 0; !disjoint && i < hw; i++)
         h += cs_popcount64(u[i]);
-    *hosts = h;
+    *hosts = disjoint ? sums[NC] : h;
 fail:
     return rc;
 }

@@ -331,7 +331,10 @@ cs_err sim_build_hosts(sim *s)
     const size_t ns = (size_t)s->h.n_slots + 1;
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
-    if (rc == CS_OK)
+    /* a rank's relevant hosts are its own when it is alone or has host slots (its fetches are
+     * of its own hosts, which no other rank holds) */
+    s->h.rel_disjoint = ctx->size == 1 || s->h.slot_bits != NULL;
+    if (rc == CS_OK && !s->h.rel_disjoint)
         rc = cs_calloc(ctx, &s->h.rel_host_all, (size_t)s->h.host_words + 1, 8, "relevant hosts");
     if (rc == CS_OK && split)
         rc = cs_calloc(ctx, &s->h.host_k, (size_t)H + 1, 4, "host owners");

@@ -10,7 +10,9 @@
 #   the split hosts' quotas;
 # the generator's model shared by the ranks of the node (cs_gen_create_shared, built by the 3
 # ranks together) gives the crawl of a model per rank (CRAWLSIM_SHARED=0), and the ranks that
-# map it report its pages (/timing/ranks/shared_rss);
+# map it report its pages (/timing/ranks/shared_rss); the relevant hosts' count summed over
+# the ranks under host-hash (each rank's hosts its own) equals the count of the OR-ed bitmaps
+# (block: split hosts) and one rank's;
 # run.partition_method = metis-sampled gives the same crawl on the procedural and the
 # materialized world at 1, 2 and 3 ranks, owners other than host-hash's and fewer bytes
 # exchanged; and the options that need the graph before the crawl are refused with an error
@@ -91,6 +93,28 @@ shm=$(h5int shared.h5 /timing/ranks/shared_rss 1)
 [ "${shm:-0}" -gt 0 ] && [ "$(h5int private.h5 /timing/ranks/shared_rss 1)" = 0 ] &&
     pass "rank 1 maps the shared model ($shm bytes resident), not without it" ||
     fail "shared_rss: ${shm:-none} shared, $(h5int private.h5 /timing/ranks/shared_rss 1) private"
+
+# the relevant hosts' count: under host-hash a rank's relevant hosts are its own, so their count
+# is the sum of the ranks' counts (no bitmap travels); with split hosts (block) the ranks' bitmaps
+# are OR-ed and counted; on one rank its own count. The same crawl (the strict setting) gives the
+# same series both ways.
+rh=("${crawl[@]}" "${strict[@]}" --set gen.materialize=false)
+for p in 1:host-hash 3:host-hash 3:block; do
+    run "${p%%:*}" run "${rh[@]}" --set run.partition_method="${p#*:}" -o "rh-${p/:/-}.h5" \
+        > /dev/null 2>&1 || fail "relevant hosts: the crawl at $p"
+done
+series() { h5dump -d "$2" "$1" 2> /dev/null | sed -n '/DATA {/,/}/p'; }
+for f in rh-3-host-hash.h5 rh-3-block.h5; do
+    for d in /series/relevant_hosts /final/relevant_hosts; do
+        if [ -n "$(series rh-1-host-hash.h5 $d)" ] && [ "$(series $f $d)" = "$(series rh-1-host-hash.h5 $d)" ]; then
+            pass "relevant hosts: $d of $f = one rank's"
+        else
+            fail "relevant hosts: $d of $f differs from one rank's"
+        fi
+    done
+done
+last=$(h5int rh-3-host-hash.h5 /final/relevant_hosts 0)
+[ "${last:-0}" -gt 0 ] && pass "relevant hosts found: $last" || fail "no relevant host found"
 
 # run.partition_method = metis-sampled (METIS on the host graph estimated from 2 pages a host,
 # on rank 0, broadcast; owners from the host's entry): the procedural crawl = the materialized
