@@ -64,8 +64,8 @@ typedef struct sim_hosts {
     uint64_t *rel_host_all; /* its OR over ranks (global_counts); NULL when rel_disjoint */
     int64_t host_words;
     int64_t rel_count; /* bits set in rel_host */
-    int rel_disjoint;  /* no two ranks share a host (one rank, or the host slots): the relevant
-                          hosts are the sum of the ranks' rel_count, no bitmap travels */
+    int rel_disjoint;  /* no two ranks share a relevant host (one rank, or no host split and
+                          not replicated): their count is the sum of the ranks' rel_count */
     int32_t *host_k, *host_idx, *host_used; /* ranks owning pages of the host, this rank's index
                                                among them (both NULL when no host is split:
                                                sim_build_hosts), the host's fetches this tick */

@@ -314,6 +314,20 @@ static cs_err host_slots(sim *s, int64_t H)
  * that keeps hosts whole every host has one owner. Per host, 17 bytes on every rank (quotas,
  * the tick's list, the task's counts), 8 more with split hosts; in the procedural world under
  * host-hash 17 per host of this rank (host_slots). */
+/* Collective. How the relevant hosts are counted (global_totals): a rank's are its own when it
+ * is alone, or when no host is split and each rank fetches only its own pages (not replicated),
+ * and their count is then the sum of the ranks' counts; otherwise the ranks' bitmaps are OR-ed
+ * into rel_host_all. */
+static cs_err rel_hosts_mode(sim *s)
+{
+    cs_ctx *ctx = s->ctx;
+    s->h.rel_disjoint = ctx->size == 1 || (!s->rep && !s->h.any_split);
+    if (s->h.rel_disjoint)
+        return CS_OK;
+    return cs_agree(
+        ctx, cs_calloc(ctx, &s->h.rel_host_all, (size_t)s->h.host_words + 1, 8, "relevant hosts"));
+}
+
 cs_err sim_build_hosts(sim *s)
 {
     cs_ctx *ctx = s->ctx;
@@ -331,11 +345,6 @@ cs_err sim_build_hosts(sim *s)
     const size_t ns = (size_t)s->h.n_slots + 1;
     if (rc == CS_OK)
         rc = cs_calloc(ctx, &s->h.rel_host, (size_t)s->h.host_words + 1, 8, "relevant hosts");
-    /* a rank's relevant hosts are its own when it is alone or has host slots (its fetches are
-     * of its own hosts, which no other rank holds) */
-    s->h.rel_disjoint = ctx->size == 1 || s->h.slot_bits != NULL;
-    if (rc == CS_OK && !s->h.rel_disjoint)
-        rc = cs_calloc(ctx, &s->h.rel_host_all, (size_t)s->h.host_words + 1, 8, "relevant hosts");
     if (rc == CS_OK && split)
         rc = cs_calloc(ctx, &s->h.host_k, (size_t)H + 1, 4, "host owners");
     if (rc == CS_OK && split)
@@ -357,7 +366,7 @@ cs_err sim_build_hosts(sim *s)
     CS_TRY_AGREE(ctx, rc);
     if (s->w.proc || !split) {
         s->h.any_split = s->w.proc && proc_split_hosts(s);
-        return CS_OK;
+        return rel_hosts_mode(s);
     }
     for (int64_t i = 0; i < nl; i++)
         mine[host[i]] = 1;
@@ -370,6 +379,8 @@ cs_err sim_build_hosts(sim *s)
         free(s->h.host_idx);
         s->h.host_k = s->h.host_idx = NULL;
     }
+    free(mine);
+    return rel_hosts_mode(s);
 fail:
     free(mine);
     return rc;
