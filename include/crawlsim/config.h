@@ -20,33 +20,34 @@
 /* [gen]'s web-like structure (docs/guide/web-like.md); the defaults leave the links as they are
  * without it. */
 typedef struct cs_gen_web {
-    double dangling;        /* share of pages without out-links */
-    double unlinked;        /* share of pages no link points to (never a host's first page) */
-    double tree_only;       /* share of pages only the directory tree links to */
-    double tree_lift;       /* probability that such a page's link comes one level further up */
-    int dangling_leaves;    /* only pages without children in their host's tree dangle */
-    int64_t tree_branching; /* directory tree per host, base b of host-local indices; 0: none */
-    double tree_up;         /* probability that a page links to its directory (parent) */
-    double tree_down;       /* probability that a directory links to a given child */
-    double tree_siblings;   /* probability that a page and its next sibling link both ways */
-    int64_t template_links; /* links of a host's template (navigation) to its popular pages */
-    double template_share;  /* probability that a page carries its host's template */
-    int template_menu;      /* the template is its lead host's first pages (a site's menu) */
-    double copy_links;      /* share of a page's drawn links copied from its tree parent's */
-    double host_pool;       /* a host's pool of link draws: host_pool x degree_mean slots */
-    double near_share;      /* share of drawn in-host links placed near their source */
-    double near_alpha;      /* density exponent of those links' id gap (power law from 1) */
-    double near_forward;    /* probability that a near link goes forward (0.5: the old bit) */
-    double near_snap;       /* probability that a near link lands on the directory of its gap */
-    double host_cross;      /* probability that an in-host link goes to a neighbouring host */
-    double link_pairs;      /* probability that pages p and p XOR 2^k link both ways, per level */
-    int64_t pair_levels;    /* the levels k of link_pairs: 0 .. pair_levels - 1 */
-    double popular_degree;  /* probability that a page's out-degree follows its popularity */
-    double home_links;      /* probability that a drawn link goes to a popular host's home page */
-    double site_hosts;      /* mean hosts of a site, a run of hosts sharing its first's template */
-    double in_hosts;        /* share of hosts no other host links to (bow-tie IN) */
-    double out_hosts;       /* share of hosts whose pages link only inside it (bow-tie OUT) */
-    double isolated_hosts;  /* share of hosts both (disconnected: the bow-tie's rest) */
+    double dangling;         /* share of pages without out-links */
+    double unlinked;         /* share of pages no link points to (never a host's first page) */
+    double tree_only;        /* share of pages only the directory tree links to */
+    double tree_lift;        /* probability that such a page's link comes one level further up */
+    int dangling_leaves;     /* only pages without children in their host's tree dangle */
+    int64_t tree_branching;  /* directory tree per host, base b of host-local indices; 0: none */
+    double tree_up;          /* probability that a page links to its directory (parent) */
+    double tree_down;        /* probability that a directory links to a given child */
+    double tree_siblings;    /* probability that a page and its next sibling link both ways */
+    int64_t template_links;  /* links of a host's template (navigation) to its popular pages */
+    double template_share;   /* probability that a page carries its host's template */
+    int template_menu;       /* the template is its lead host's first pages (a site's menu) */
+    double copy_links;       /* share of a page's drawn links copied from its tree parent's */
+    double host_pool;        /* a host's pool of link draws: host_pool x degree_mean slots */
+    int64_t community_hosts; /* far links stay in their source's run of this many hosts; 0: no */
+    double near_share;       /* share of drawn in-host links placed near their source */
+    double near_alpha;       /* density exponent of those links' id gap (power law from 1) */
+    double near_forward;     /* probability that a near link goes forward (0.5: the old bit) */
+    double near_snap;        /* probability that a near link lands on the directory of its gap */
+    double host_cross;       /* probability that an in-host link goes to a neighbouring host */
+    double link_pairs;       /* probability that pages p and p XOR 2^k link both ways, per level */
+    int64_t pair_levels;     /* the levels k of link_pairs: 0 .. pair_levels - 1 */
+    double popular_degree;   /* probability that a page's out-degree follows its popularity */
+    double home_links;       /* probability that a drawn link goes to a popular host's home page */
+    double site_hosts;       /* mean hosts of a site, a run of hosts sharing its first's template */
+    double in_hosts;         /* share of hosts no other host links to (bow-tie IN) */
+    double out_hosts;        /* share of hosts whose pages link only inside it (bow-tie OUT) */
+    double isolated_hosts;   /* share of hosts both (disconnected: the bow-tie's rest) */
 } cs_gen_web;
 
 /* [gen] term_normals: the term vectors' normal draws, Box-Muller (the default: the worlds of

@@ -650,8 +650,8 @@ static void pick_hosts(const cs_gen *g, int64_t host, cand *b, int64_t k)
         /* a link "elsewhere" re-picks its own host a few times (the any-links may stay) */
         for (int i = 1; i <= GEN_HOST_REDRAWS && h == host && b[j].table != g->any_picks; i++)
             h = pick_host(b[j].table, b[j].n, cs_mix64(w + (uint64_t)i));
-        b[j].host = h;
-        __builtin_prefetch(&g->hosts[h]);
+        b[j].host = community_host(g, host, h);
+        __builtin_prefetch(&g->hosts[b[j].host]);
     }
 }
 

@@ -265,6 +265,22 @@ static inline int paired(const cs_gen *g, int64_t p, int64_t q, int k, int64_t h
     return hp == hq || (role_allows(g, hp, hq) && role_allows(g, hq, hp));
 }
 
+/* gen.community_hosts: the host a link of a page of `host` to host h goes to: h when it lies
+ * within COMMUNITY_NEAR hosts of `host` (or without communities), else the host at h's place
+ * modulo the community's size in `host`'s community (an aligned run of community_hosts ids;
+ * `host` itself past the last host), when the roles allow the link, else h. */
+#define COMMUNITY_NEAR 16
+static inline int64_t community_host(const cs_gen *g, int64_t host, int64_t h)
+{
+    const int64_t w = g->cfg.web.community_hosts;
+    if (w <= 0 || h < 0 || (h > host ? h - host : host - h) <= COMMUNITY_NEAR)
+        return h;
+    int64_t c = host / w * w + h % w;
+    if (c >= g->n_hosts)
+        c = host;
+    return c == host || role_allows(g, host, c) ? c : h;
+}
+
 /* gen.host_pool: the host's pool of link draws, m slots, and the page's next slot (NULL in
  * draw_kinds: the page's own stream). Slot s of host h is two words, a pure function of (seed, h,
  * s); page p reads slots start, start + 1, ... (mod m) from a start its hash picks. */

@@ -747,6 +747,7 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.tree_lift = 0.5;
     c.web.copy_links = 0.5;
     c.web.host_pool = 0.5;
+    c.web.community_hosts = 64;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1086,6 +1087,39 @@ START_TEST(site_hosts_move_their_statistic)
 }
 END_TEST
 
+/* community_hosts: the share of links to a host more than 16 hosts away in another aligned run
+ * of w hosts (none with communities and no roles; their share of the links without), and the
+ * links stay as many. */
+static double far_cross_share(const cs_gen_config *c, int64_t w, int64_t *links)
+{
+    cs_gen *g;
+    cs_graph_slice s;
+    whole_world(c, &g, &s);
+    int64_t far = 0;
+    for (int64_t u = 0; u < s.n; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t hu = s.host[u], ht = cs_gen_host_of(g, s.targets[e]);
+            far += (ht > hu + 16 || ht < hu - 16) && ht / w != hu / w;
+        }
+    *links = s.offsets[s.n];
+    drop_world(&g, &s);
+    return (double)far / (double)*links;
+}
+
+START_TEST(community_hosts_move_their_statistic)
+{
+    cs_gen_config c = small_config(40000);
+    int64_t l0 = 0, l1 = 0;
+    const double f0 = far_cross_share(&c, 64, &l0);
+    c.web.community_hosts = 64;
+    const double f1 = far_cross_share(&c, 64, &l1);
+    ck_assert_msg(f0 > 0.05 && f1 == 0.0,
+                  "community_hosts: far links between communities %g, off %g", f1, f0);
+    ck_assert_msg(fabs((double)(l1 - l0)) < 0.02 * (double)l0, "links %lld, off %lld",
+                  (long long)l1, (long long)l0);
+}
+END_TEST
+
 /* template_menu: the template is the first template_links pages of the host (without sites):
  * every page of a host larger than that links to each of them but itself; off, the popularity
  * draws repeat and miss some. With sites under the bow-tie roles, no menu link goes against a
@@ -1361,6 +1395,7 @@ static Suite *suite(void)
     tcase_add_test(tc, template_menu_moves_its_statistic);
     tcase_add_test(tc, tree_lift_moves_its_statistic);
     tcase_add_test(tc, copied_links_move_their_statistic);
+    tcase_add_test(tc, community_hosts_move_their_statistic);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
