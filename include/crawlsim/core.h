@@ -108,6 +108,7 @@ static inline int cs_popcount64(uint64_t x)
     return (int)((x * 0x0101010101010101u) >> 56);
 #endif
 }
+
 /* Local. Counts one collective of `kind` with `bytes` of payload from this rank. */
 static inline void cs_ctx_count(cs_ctx *ctx, cs_coll kind, int64_t bytes)
 {
