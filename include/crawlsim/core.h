@@ -109,6 +109,15 @@ static inline int cs_popcount64(uint64_t x)
 #endif
 }
 
+/* Bits set in the words w[0..n). */
+static inline int64_t cs_popcount_words(const uint64_t *w, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++)
+        c += cs_popcount64(w[i]);
+    return c;
+}
+
 /* Local. Counts one collective of `kind` with `bytes` of payload from this rank. */
 static inline void cs_ctx_count(cs_ctx *ctx, cs_coll kind, int64_t bytes)
 {

@@ -324,9 +324,7 @@ static cs_err load_crawl(sim *s, cs_ckpt *ck, const char *path)
            cs_ckpt_get_exact(ctx, ck, "run/visited", CS_CK_U64, sim_visited_words(s), s->vis.bits));
     CS_TRY(ctx,
            cs_ckpt_get_exact(ctx, ck, "run/rel_host", CS_CK_U64, s->h.host_words, s->h.rel_host));
-    s->h.rel_count = 0;
-    for (int64_t w = 0; w < s->h.host_words; w++)
-        s->h.rel_count += cs_popcount64(s->h.rel_host[w]);
+    s->h.rel_count = cs_popcount_words(s->h.rel_host, s->h.host_words);
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_fetched", CS_CK_I32, s->h.n_slots,
                                   s->h.host_fetched));
     CS_TRY(ctx, cs_ckpt_get_exact(ctx, ck, "run/host_rel", CS_CK_I32, s->h.n_slots, s->h.host_rel));

@@ -93,10 +93,7 @@ static cs_err global_totals(sim *s, cs_err local, int64_t *tot, int64_t *hosts, 
     memcpy(tot, sums, sizeof s->m.c);
     if (tmax != NULL)
         memcpy(tmax, tb, sizeof tb);
-    int64_t h = 0;
-    for (int64_t i = 0; !disjoint && i < hw; i++)
-        h += cs_popcount64(u[i]);
-    *hosts = disjoint ? sums[NC] : h;
+    *hosts = disjoint ? sums[NC] : cs_popcount_words(u, hw);
 fail:
     return rc;
 }

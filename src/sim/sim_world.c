@@ -379,8 +379,7 @@ cs_err sim_build_hosts(sim *s)
         free(s->h.host_idx);
         s->h.host_k = s->h.host_idx = NULL;
     }
-    free(mine);
-    return rel_hosts_mode(s);
+    rc = rel_hosts_mode(s);
 fail:
     free(mine);
     return rc;

@@ -104,9 +104,10 @@ for p in 1:host-hash 3:host-hash 3:block; do
         > /dev/null 2>&1 || fail "relevant hosts: the crawl at $p"
 done
 series() { h5dump -d "$2" "$1" 2> /dev/null | sed -n '/DATA {/,/}/p'; }
-for f in rh-3-host-hash.h5 rh-3-block.h5; do
-    for d in /series/relevant_hosts /final/relevant_hosts; do
-        if [ -n "$(series rh-1-host-hash.h5 $d)" ] && [ "$(series $f $d)" = "$(series rh-1-host-hash.h5 $d)" ]; then
+for d in /series/relevant_hosts /final/relevant_hosts; do
+    one=$(series rh-1-host-hash.h5 "$d")
+    for f in rh-3-host-hash.h5 rh-3-block.h5; do
+        if [ -n "$one" ] && [ "$(series "$f" "$d")" = "$one" ]; then
             pass "relevant hosts: $d of $f = one rank's"
         else
             fail "relevant hosts: $d of $f differs from one rank's"

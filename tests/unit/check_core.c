@@ -3,7 +3,7 @@
  * MPI_Init): cs_sort_u64 (radix sort) and cs_select_u64 (quickselect) against qsort on random,
  * sorted, reversed, constant and few-distinct inputs, at sizes around the insertion-sort cut;
  * cs_cpu_packages (the placement check's sockets) on a fake sysfs tree; cs_popcount64 against
- * a bit-by-bit count.
+ * a bit-by-bit count, cs_popcount_words against known sums.
  */
 #include "crawlsim/core.h"
 #include "crawlsim/rng.h"
@@ -160,6 +160,9 @@ START_TEST(test_popcount)
             n += (int)((x >> b) & 1);
         ck_assert_int_eq(cs_popcount64(x), n);
     }
+    /* 0 + 1 + 2 + 1 + 64 + 32 + 32 + 32 */
+    ck_assert_int_eq(cs_popcount_words(fixed, 8), 164);
+    ck_assert_int_eq(cs_popcount_words(fixed, 0), 0);
 }
 END_TEST
 
