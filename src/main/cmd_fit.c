@@ -31,7 +31,9 @@
  *   host_cross             += 1.5 (links within host twin - real), where the real graph has
  *                            hosts (import.hosts; the row is n/a otherwise)
  *   popular_degree         += 0.6 log(r real / r twin), r the out-degree of a link's target
- *                            over the out-degree mean (the in/out-degree correlation)
+ *                            over the out-degree mean (the in/out-degree correlation); with
+ *                            --orders indeg, += 0.5 log(k1 k10 real / k1 k10 twin) instead, kX
+ *                            the pages an in-degree-first crawl knows after X % fetched
  *   link_pairs             += 1.5 (reciprocity real - twin), in [0, 0.6]
  *   site_hosts             *= exp(4 (links into the 1 % most-linked pages, real - twin)), in
  *                            [1, 64]
@@ -40,7 +42,9 @@
  *   community_hosts        2^k, k += round(3 log2(BFS known after 1 % real / twin)) (at least
  *                            1 when off by > 10 %), k in [6, log2 of the hosts], 0 above; off,
  *                            an eighth of the hosts when the twin discovers > 20 % too fast; in
- *                            phase 2 only, and a move that leaves it unchanged is no candidate
+ *                            phase 2 only, and a move that leaves it unchanged is no candidate;
+ *                            with --orders random, BFS's and the random crawl's known after 1 %
+ *                            (geometric means) instead of BFS's
  *
  * every increment times a step s; except that while the out-degree mean stays below 90 % of the
  * real one with degree_mean at 1.5 times it or more (the hosts cannot supply that many distinct
@@ -72,6 +76,7 @@
 #include "crawlsim/config.h"
 #include "crawlsim/gen.h"
 #include "crawlsim/stats.h"
+#include "main/cmd_stats.h"
 #include "main/main_impl.h"
 
 #include <errno.h>
@@ -128,6 +133,11 @@ static const row rows[] = {
     {"links within host", TOL_PTS, 0.05, 1},
     {"out-degree of a link's target", TOL_REL, 0.20, 1},
     {"links into the 1 % most-linked pages", TOL_PTS, 0.05, 1},
+    /* --orders indeg, random: shown only where measured */
+    {"in-degree first: pages known after 1 % fetched", TOL_REL, 0.20, 1},
+    {"in-degree first: pages known after 10 % fetched", TOL_REL, 0.20, 1},
+    {"random: pages known after 1 % fetched", TOL_REL, 0.20, 1},
+    {"random: pages known after 10 % fetched", TOL_REL, 0.20, 1},
 };
 enum { N_ROWS = (int)(sizeof rows / sizeof rows[0]) };
 
@@ -180,10 +190,22 @@ static double row_value(const cs_stats *s, int i)
         return s->has_hosts ? s->links.within_host.value : (double)NAN;
     case 22:
         return s->links.target_out.value;
-    default:
+    case 23:
         return s->links.top1_in.value;
+    case 24:
+    case 25:
+        return s->indeg.seeds == 0 ? (double)NAN
+               : i == 24           ? s->indeg.known1.value
+                                   : s->indeg.known10.value;
+    default:
+        return s->rnd.seeds == 0 ? (double)NAN
+               : i == 26         ? s->rnd.known1.value
+                                 : s->rnd.known10.value;
     }
 }
+
+/* The rows of the discovery orders but breadth-first (--orders): left out where not measured. */
+#define ROW_ORDERS 24
 
 /* The row's error over its tolerance (<= 1: met); NaN when either value is missing. */
 static double row_error(int i, double real, double twin)
@@ -230,6 +252,12 @@ static double sig4(double x)
 static double clamp(double x, double lo, double hi)
 {
     return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* log(a / b), NaN unless both are positive and finite. */
+static double log_ratio(double a, double b)
+{
+    return a > 0.0 && b > 0.0 && isfinite(a) && isfinite(b) ? log(a / b) : (double)NAN;
 }
 
 /* The reciprocity knob r in [0, 2] onto tree_up and tree_siblings. */
@@ -430,8 +458,12 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
         w->host_cross = sig4(clamp(w->host_cross + s * 1.5 * (tw - rw), 0.0, 1.0));
     const double ro = real->links.target_out.value / real->out.mean.value,
                  to = t->links.target_out.value / t->out.mean.value;
-    if (ON(K_POPDEG) && isfinite(ro) && isfinite(to) && ro > 0.0 && to > 0.0)
-        w->popular_degree = sig4(clamp(w->popular_degree + s * 0.6 * log(ro / to), 0.0, 1.0));
+    const double pd = real->indeg.seeds > 0 && t->indeg.seeds > 0 /* --orders indeg */
+                          ? 0.5 * log_ratio(real->indeg.known1.value * real->indeg.known10.value,
+                                            t->indeg.known1.value * t->indeg.known10.value)
+                          : 0.6 * log_ratio(ro, to);
+    if (ON(K_POPDEG) && isfinite(pd))
+        w->popular_degree = sig4(clamp(w->popular_degree + s * pd, 0.0, 1.0));
     if (ON(K_PAIRS))
         w->link_pairs = sig4(clamp(
             w->link_pairs + s * 1.5 * (real->links.reciprocity.value - t->links.reciprocity.value),
@@ -442,7 +474,11 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
     const double rk = real->bfs.known10.value, tk = t->bfs.known10.value;
     if (ON(K_LIFT) && w->tree_only > 0.0 && isfinite(rk) && isfinite(tk) && rk > 0.0 && tk > 0.0)
         w->tree_lift = sig4(clamp(w->tree_lift + s * log(rk / tk), 0.0, 0.95));
-    const double r1 = real->bfs.known1.value, t1 = t->bfs.known1.value;
+    double r1 = real->bfs.known1.value, t1 = t->bfs.known1.value;
+    if (real->rnd.seeds > 0 && t->rnd.seeds > 0) { /* --orders random: with the random crawl's */
+        r1 = sqrt(r1 * real->rnd.known1.value);
+        t1 = sqrt(t1 * t->rnd.known1.value);
+    }
     if (ON(K_COMM) && isfinite(r1) && isfinite(t1) && r1 > 0.0 && t1 > 0.0)
         w->community_hosts = community_move(g, s, r1, t1);
 #undef ON
@@ -480,7 +516,8 @@ static void fmt_value(char *buf, size_t n, int i, double v)
 {
     if (isnan(v))
         snprintf(buf, n, "-");
-    else if (rows[i].kind == TOL_PTS || rows[i].kind == TOL_ZERO || i == 19 || i == 20)
+    else if (rows[i].kind == TOL_PTS || rows[i].kind == TOL_ZERO || i == 19 || i == 20 ||
+             i >= ROW_ORDERS)
         snprintf(buf, n, "%.2f %%", 100.0 * v);
     else
         snprintf(buf, n, "%.4g", v);
@@ -509,6 +546,8 @@ static void print_table(FILE *f, const char *real_path, const cs_stats *real, co
     int met = 0, known = 0, unmet_fitted = 0, unmet_free = 0;
     for (int i = 0; i < N_ROWS; i++) {
         const double a = row_value(real, i), b = row_value(twin, i), e = row_error(i, a, b);
+        if (i >= ROW_ORDERS && isnan(a))
+            continue;
         char ra[32], tb[32], df[32], tg[32];
         fmt_value(ra, sizeof ra, i, a);
         fmt_value(tb, sizeof tb, i, b);
@@ -607,7 +646,8 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
     CS_LOG(ctx, CS_LOG_VERBOSE,
            "fit: candidate %d (step %.3g, keys %d): %d targets met, error %.2f (%.1f s): out "
            "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc/in/out %.3g/%.3g/%.3g dist "
-           "%.3g bfs %.3g/%.3g | degree_mean %g alpha %g dangling %g unlinked %g tree %lld "
+           "%.3g bfs %.3g/%.3g indeg %.3g random %.3g | degree_mean %g alpha %g dangling %g "
+           "unlinked %g tree %lld "
            "up %g siblings %g template %lld host_size_mean %g host_skew %g page_skew %g near "
            "%g/%g/%g p_host %g roles in %g out %g isolated %g within %.3g host_cross %g "
            "target out %.3g popular_degree %g link_pairs %g tree_only %g top1 %.3g site_hosts %g "
@@ -616,13 +656,14 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            t->in.median.value, t->in.alpha20.value, t->links.reciprocity.value,
            t->shape.clustering.value, t->links.gap8.value, t->shape.scc.value, t->shape.in.value,
            t->shape.out.value, t->shape.dist_mean.value, t->bfs.known1.value, t->bfs.known10.value,
-           g->degree_mean, g->degree_alpha, w->dangling, w->unlinked, (long long)w->tree_branching,
-           w->tree_up, w->tree_siblings, (long long)w->template_links, g->host_size_mean,
-           g->host_popularity_skew, g->page_popularity_skew, w->near_share, w->near_alpha,
-           w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts,
-           t->links.within_host.value, w->host_cross, t->links.target_out.value, w->popular_degree,
-           w->link_pairs, w->tree_only, t->links.top1_in.value, w->site_hosts, w->tree_lift,
-           (long long)w->community_hosts);
+           t->indeg.seeds > 0 ? t->indeg.known1.value : (double)NAN,
+           t->rnd.seeds > 0 ? t->rnd.known1.value : (double)NAN, g->degree_mean, g->degree_alpha,
+           w->dangling, w->unlinked, (long long)w->tree_branching, w->tree_up, w->tree_siblings,
+           (long long)w->template_links, g->host_size_mean, g->host_popularity_skew,
+           g->page_popularity_skew, w->near_share, w->near_alpha, w->near_snap, g->p_host,
+           w->in_hosts, w->out_hosts, w->isolated_hosts, t->links.within_host.value, w->host_cross,
+           t->links.target_out.value, w->popular_degree, w->link_pairs, w->tree_only,
+           t->links.top1_in.value, w->site_hosts, w->tree_lift, (long long)w->community_hosts);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */
@@ -752,6 +793,12 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         return rc;
     cs_stats_opts full, light;
     cs_stats_opts_default(&full);
+    if (a->orders != NULL && cs_cmd_stats_orders(a->orders, &full.orders) != 0)
+        return main_usage(ctx, " fit",
+                          "--orders '%s' is not a comma-separated list of distinct orders bfs, "
+                          "indeg and random",
+                          a->orders);
+    full.orders |= CS_STATS_ORDER_BFS; /* breadth-first discovery is always a target */
     light = full;
     light.sources = 16;
     light.cluster_pages = 2000;

@@ -11,7 +11,7 @@
 
 #define CS_FIT_SYNOPSIS                                                                            \
     "crawlsim fit REAL.h5 -o TWIN.ini [--candidates N] [--table TABLE.md] "                        \
-    "[--set gen.KEY=VALUE ...]"
+    "[--orders bfs,indeg,random] [--set gen.KEY=VALUE ...]"
 
 #define CS_FIT_HELP                                                                                \
     "Fits the generator to a real graph (docs/guide/fitting.md): measures REAL.h5 with the\n"      \
@@ -21,11 +21,14 @@
     "shares, in-degree median (gen.near_snap, gen.tree_only) and tail, reciprocity,\n"             \
     "clustering, the id-gap profile and its direction, the bow-tie by host roles, the\n"           \
     "distances by the tree's base, the links into the 1 % most-linked pages by\n"                  \
-    "gen.site_hosts, breadth-first discovery by gen.tree_lift and, where REAL.h5 has hosts\n"      \
+    "gen.site_hosts, breadth-first discovery by gen.tree_lift and gen.community_hosts and,\n"      \
+    "where REAL.h5 has hosts\n"                                                                    \
     "(import.hosts = blocks with the twin's host_spec for LAW's graphs), the share of links\n"     \
     "within host by gen.host_cross, the in/out-degree correlation by gen.popular_degree,\n"        \
     "reciprocal pairs by gen.link_pairs) with a step that halves when a candidate is no\n"         \
-    "better, then one group of keys at a time.\n"                                                  \
+    "better, then one group of keys at a time. --orders LIST (default bfs) adds the discovery\n"   \
+    "crawls of the other orders to the targets (indeg, random: pages known after 1 % and 10 %\n"   \
+    "fetched); with indeg, gen.popular_degree follows in-degree-first discovery instead.\n"        \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
     "Prints the table real / twin / difference / target / met and writes it to TABLE.md\n"         \
@@ -40,6 +43,7 @@ typedef struct cs_fit_args {
     const char *output; /* the twin spec */
     const char *table;  /* NULL: derived from output */
     const char *candidates;
+    const char *orders; /* --orders: discovery orders compared (NULL: bfs) */
     const char *const *sets;
     int nsets;
 } cs_fit_args;

@@ -26,8 +26,7 @@ int cs_cmd_stats_option(const char *a)
     return 0;
 }
 
-/* Local. --orders' comma-separated list (bfs, indeg, random) into *orders; -1 for a bad list. */
-static int parse_orders(const char *val, unsigned *orders)
+int cs_cmd_stats_orders(const char *val, unsigned *orders)
 {
     const char *names[3] = {"bfs", "indeg", "random"};
     const unsigned bits[3] = {CS_STATS_ORDER_BFS, CS_STATS_ORDER_INDEG, CS_STATS_ORDER_RANDOM};
@@ -62,7 +61,7 @@ static cs_err parse_opts(cs_ctx *ctx, const cs_stats_args *a, cs_stats_opts *o, 
             continue;
         }
         if (strcmp(name, "--orders") == 0) {
-            if (parse_orders(val, &o->orders) != 0)
+            if (cs_cmd_stats_orders(val, &o->orders) != 0)
                 return main_usage(ctx, " stats",
                                   "--orders '%s' is not a comma-separated list of distinct "
                                   "orders bfs, indeg and random",

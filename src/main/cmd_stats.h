@@ -52,6 +52,10 @@ typedef struct cs_stats_args {
 /* Local. 0 when a is not an option of stats, 1 for a flag (--sampled), 2 for one with a value. */
 int cs_cmd_stats_option(const char *a);
 
+/* Local. --orders' comma-separated list of distinct orders (bfs, indeg, random) into *orders,
+ * CS_STATS_ORDER_* bits; -1 for a bad list (fit takes it too). */
+int cs_cmd_stats_orders(const char *val, unsigned *orders);
+
 /*
  * Collective(ctx->comm). Logically collective: a. Computes the statistics (cs_stats_file or
  * cs_stats_spec), prints them from rank 0 and writes the table to a->output (rank 0, under a

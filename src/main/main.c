@@ -412,6 +412,7 @@ static cs_err cmd_fit(cs_ctx *ctx, const cli *c)
                            c->output,
                            c->fit_table,
                            c->fit_candidates,
+                           c->nstats_opt == 2 ? c->stats_opt[1] : NULL,
                            c->sets,
                            c->nsets};
     return cs_cmd_fit(ctx, &a);
@@ -699,7 +700,10 @@ int main(int argc, char **argv)
         rc = main_usage(&ctx, "", "--restart applies to crawlsim run only");
     if (rc == CS_OK && c.seeds != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
         rc = main_usage(&ctx, "", "--seeds applies to crawlsim run only");
-    if (rc == CS_OK && c.nstats_opt > 0 && (c.cmd == NULL || strcmp(c.cmd, "stats") != 0))
+    const int fit_orders = c.cmd != NULL && strcmp(c.cmd, "fit") == 0 && c.nstats_opt == 2 &&
+                           strcmp(c.stats_opt[0], "--orders") == 0; /* fit's discovery orders */
+    if (rc == CS_OK && c.nstats_opt > 0 && !fit_orders &&
+        (c.cmd == NULL || strcmp(c.cmd, "stats") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim stats only", c.stats_opt[0]);
     if (rc == CS_OK && c.fit_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "fit") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim fit only", c.fit_opt);
