@@ -96,6 +96,9 @@ run 1 -q fit piece.h5 -o twino.ini --candidates 4 --orders bfs,indeg,random > /d
 rows=$(grep -E '\| (met|not met|n/a) \|$' twino.fit.md | grep -vc '^| statistic ')
 grep -qF '| random: pages known after 10 % fetched |' twino.fit.md && [ "$rows" = 28 ] &&
     pass "fit --orders bfs,indeg,random: 28 rows" || fail "fit --orders: $rows rows"
+run 2 -q fit piece.h5 -o twino2.ini --candidates 4 --orders bfs,indeg,random > /dev/null 2>&1 &&
+    diff -q twino.fit.md twino2.fit.md > /dev/null && pass "fit --orders at 2 ranks = at 1 rank" ||
+    fail "fit --orders at 2 ranks differs: $(diff twino.fit.md twino2.fit.md | head -4)"
 expect_exit 2 1 "not a comma-separated list" fit piece.h5 -o bad.ini --orders bfs,bfs
 expect_exit 2 1 "applies to crawlsim stats only" gen piece.ini --orders indeg -o bad.h5
 # communities (docs/guide/web-like.md): a world whose far links stay in runs of 64 hosts discovers
