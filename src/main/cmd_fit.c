@@ -408,11 +408,12 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
 static int64_t community_move(const cs_gen_config *g, double s, double r1, double t1)
 {
     const double hosts = (double)g->pages / g->host_size_mean;
-    const int top = (int)floor(log2(fmax(hosts, 64.0))), w = (int)g->web.community_hosts;
-    if (w <= 0)
+    const int top = (int)floor(log2(fmax(hosts, 64.0)));
+    if (g->web.community_hosts <= 0)
         return t1 > 1.2 * r1 && top - 3 >= 6 ? (int64_t)1 << (top - 3) : 0;
-    long k = lround(log2((double)w) + s * 3.0 * log2(r1 / t1));
-    if (k == lround(log2((double)w)) && fabs(t1 / r1 - 1.0) > 0.1)
+    const long k0 = lround(log2((double)g->web.community_hosts));
+    long k = lround((double)k0 + s * 3.0 * log2(r1 / t1));
+    if (k == k0 && fabs(t1 / r1 - 1.0) > 0.1)
         k += t1 > r1 ? -1 : 1; /* at least one halving or doubling off the target */
     return k < 6 ? 64 : k > top ? 0 : (int64_t)1 << k;
 }
