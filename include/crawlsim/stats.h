@@ -107,6 +107,9 @@ typedef struct cs_stats_dist {
     cs_stats_est alpha;                   /* power-law exponent, x_min by KS */
     int64_t xmin, tail;                   /* its x_min and the pages at or above it */
     cs_stats_est alpha20;                 /* exponent at x_min = 20 */
+    cs_stats_est rich; /* out-degrees only: the 90th percentile (the page at 0-based rank
+                          floor(0.9 N) in ascending order), at least 1: link-rich pages have
+                          at least this many out-links */
 } cs_stats_dist;
 
 typedef struct cs_stats_links {
@@ -138,7 +141,10 @@ typedef struct cs_stats_shape {
 typedef struct cs_stats_bfs {
     int seeds; /* 0: the order was not crawled */
     int64_t seed_page[CS_STATS_MAX_SEEDS];
-    cs_stats_est known1, known10, empty10;            /* mean over seeds, [min, max] */
+    cs_stats_est known1, known10, empty10; /* mean over seeds, [min, max] */
+    cs_stats_est rich1;      /* share of the first 1 % fetches at link-rich pages (out.rich) */
+    cs_stats_est rich_new1;  /* new pages per such fetch */
+    cs_stats_est other_new1; /* new pages per other fetch of the first 1 % */
     double curve[CS_STATS_MAX_SEEDS][CS_STATS_CURVE]; /* known share at fetched share x_k */
     int64_t fetched[CS_STATS_MAX_SEEDS];              /* fetches until the frontier emptied */
 } cs_stats_bfs;

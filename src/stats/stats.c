@@ -120,7 +120,7 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
 static void dist_clear(cs_stats_dist *d)
 {
     d->mean = d->median = d->max = d->zero = d->one = d->two = d->few = d->ten = d->alpha =
-        d->alpha20 = st_none();
+        d->alpha20 = d->rich = st_none();
     d->xmin = d->tail = 0;
 }
 
@@ -165,7 +165,16 @@ void st_clear(cs_stats *s)
                          &s->indeg.empty10,
                          &s->rnd.known1,
                          &s->rnd.known10,
-                         &s->rnd.empty10};
+                         &s->rnd.empty10,
+                         &s->bfs.rich1,
+                         &s->bfs.rich_new1,
+                         &s->bfs.other_new1,
+                         &s->indeg.rich1,
+                         &s->indeg.rich_new1,
+                         &s->indeg.other_new1,
+                         &s->rnd.rich1,
+                         &s->rnd.rich_new1,
+                         &s->rnd.other_new1};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
     for (int k = 0; k < CS_STATS_N_BLOCKS; k++)
@@ -646,6 +655,13 @@ static cs_err degrees(cs_ctx *ctx, const st_graph *g, int64_t H, cs_stats *s)
     for (int64_t u = 0; u < g->N; u++)
         h[g->off[u + 1] - g->off[u]]++;
     CS_TRY(ctx, st_dist_hist(ctx, h, kmax, &s->out));
+    if (g->N > 0) { /* the out-degree at 0-based rank floor(0.9 N), ascending; at least 1 */
+        const int64_t rank = (int64_t)(0.9 * (double)g->N);
+        int64_t k = 0, below = h[0];
+        while (below <= rank)
+            below += h[++k];
+        s->out.rich = st_exact((double)(k > 1 ? k : 1));
+    }
     memset(h, 0, ((size_t)kmax + 1) * sizeof *h);
     for (int64_t u = 0; u < g->N; u++)
         h[g->ioff[u + 1] - g->ioff[u]]++;
@@ -701,6 +717,7 @@ cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph
     out->n_links = g.M;
     links_whole(ctx, &g, out);
     CS_TRY_AGREE(ctx, degrees(ctx, &g, H, out));
+    g.rich = isnan(out->out.rich.value) ? 1 : (int64_t)out->out.rich.value;
     CS_TRY(ctx, block_repeat(ctx, &g, out));
     CS_TRY_AGREE(ctx, lone_pages(ctx, &g, out));
     CS_TRY_AGREE(ctx, topic_base(ctx, &g, meta->n_topics, out));

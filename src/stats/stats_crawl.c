@@ -4,8 +4,10 @@
  * pages fetched so far, the smallest page id among equals: an indexed binary max-heap whose keys
  * only grow) and random (uniform among the known unfetched pages: a pool with swap removal, the
  * draws from a stream keyed by the sampling seed and the seed's index). A crawl fetches until no
- * known page is left unfetched. Each is a pure function of the gathered graph, the seed page and
- * (sampling seed, seed index), so it gives the same row on any rank and thread.
+ * known page is left unfetched. Of its first 1 % fetches it counts those at link-rich pages
+ * (out.rich out-links or more) and the others, and the pages each kind made known: what the order
+ * fetched early and what that taught it. Each is a pure function of the gathered graph, the seed
+ * page and (sampling seed, seed index), so it gives the same row on any rank and thread.
  */
 #include "stats_impl.h"
 
@@ -23,14 +25,15 @@ int64_t st_curve_fetches(int64_t N, int k)
 
 /* The figures of a crawl as it goes: row as ST_SEED_ROW. */
 typedef struct recorder {
-    int64_t N, f1, f10, nknown, empty, fetched;
+    int64_t N, f1, f10, nknown, empty, fetched, rich;
     int k;
     double *row;
 } recorder;
 
-static void rec_init(recorder *r, int64_t N, double *row)
+static void rec_init(recorder *r, int64_t N, int64_t rich, double *row)
 {
     r->N = N;
+    r->rich = rich;
     r->f1 = llround(0.01 * (double)N) > 0 ? llround(0.01 * (double)N) : 1;
     r->f10 = llround(0.1 * (double)N) > 0 ? llround(0.1 * (double)N) : 1;
     r->nknown = 1; /* the seed */
@@ -39,12 +42,17 @@ static void rec_init(recorder *r, int64_t N, double *row)
     r->row = row;
 }
 
-/* Local. One fetch that made `fresh` pages known. */
-static void rec_fetch(recorder *r, int64_t fresh)
+/* Local. One fetch, of a page with `deg` out-links, that made `fresh` pages known. */
+static void rec_fetch(recorder *r, int64_t deg, int64_t fresh)
 {
     const double N = (double)r->N;
     r->fetched++;
     r->nknown += fresh;
+    if (r->fetched <= r->f1) {
+        const int kind = deg >= r->rich ? 0 : 2;
+        r->row[ST_ROW_RICH + kind] += 1.0;
+        r->row[ST_ROW_RICH + kind + 1] += (double)fresh;
+    }
     if (r->fetched <= r->f10)
         r->empty += fresh == 0;
     if (r->fetched == r->f1)
@@ -86,7 +94,7 @@ static void crawl_bfs(const st_graph *g, int32_t seed, st_crawl_scratch *w, reco
                 fresh++;
             }
         }
-        rec_fetch(r, fresh);
+        rec_fetch(r, g->off[u + 1] - g->off[u], fresh);
     }
     for (int64_t i = 0; i < tail; i++)
         w->known[w->queue[i]] = 0;
@@ -166,7 +174,7 @@ static void crawl_indeg(const st_graph *g, int32_t seed, st_crawl_scratch *w, re
                 heap_up(w, w->pos[v]);
             }
         }
-        rec_fetch(r, fresh);
+        rec_fetch(r, g->off[u + 1] - g->off[u], fresh);
     }
     for (int64_t i = 0; i < tail; i++)
         w->known[w->queue[i]] = 0;
@@ -195,7 +203,7 @@ static void crawl_random(const st_graph *g, int32_t seed, cs_rng *rng, st_crawl_
                 fresh++;
             }
         }
-        rec_fetch(r, fresh);
+        rec_fetch(r, g->off[u + 1] - g->off[u], fresh);
     }
     for (int64_t i = 0; i < tail; i++)
         w->known[w->queue[i]] = 0;
@@ -205,7 +213,7 @@ void st_crawl(const st_graph *g, int order, int32_t seed, uint64_t rseed, int64_
               st_crawl_scratch *w, double *row)
 {
     recorder r;
-    rec_init(&r, g->N, row);
+    rec_init(&r, g->N, g->rich, row);
     if (order == ST_ORDER_BFS) {
         crawl_bfs(g, seed, w, &r);
     } else if (order == ST_ORDER_INDEG) {

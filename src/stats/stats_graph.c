@@ -532,6 +532,30 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
     return CS_OK;
 }
 
+/* Local. The mean over the seeds b < nb of num_b / den_b (the seeds with den_b > 0), with the
+ * range over them; num a column of rows[nb][ST_SEED_ROW], den_b the sum of its columns den and,
+ * when plus > 0, den + plus. */
+static cs_stats_est seed_ratio(const double *rows, int64_t nb, int num, int den, int plus)
+{
+    double sum = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
+    int64_t n = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        const double *x = rows + b * ST_SEED_ROW;
+        const double d = x[den] + (plus > 0 ? x[den + plus] : 0.0);
+        if (!(d > 0.0))
+            continue;
+        const double v = x[num] / d;
+        sum += v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        n++;
+    }
+    if (n == 0)
+        return st_none();
+    cs_stats_est e = {sum / (double)n, lo, hi, n};
+    return e;
+}
+
 /* Local. The figures of one order's crawls from rows[nb][ST_SEED_ROW] into d. */
 static void discovery_figures(const items *it, const double *rows, cs_stats_bfs *d)
 {
@@ -547,6 +571,10 @@ static void discovery_figures(const items *it, const double *rows, cs_stats_bfs 
         cs_stats_est e = {sum / (double)it->nb, lo, hi, it->nb};
         *f[j] = e;
     }
+    /* the first 1 % fetches: [rich, their new pages, other, theirs] */
+    d->rich1 = seed_ratio(rows, it->nb, ST_ROW_RICH, ST_ROW_RICH, 2);
+    d->rich_new1 = seed_ratio(rows, it->nb, ST_ROW_RICH + 1, ST_ROW_RICH, 0);
+    d->other_new1 = seed_ratio(rows, it->nb, ST_ROW_RICH + 3, ST_ROW_RICH + 2, 0);
     d->seeds = (int)it->nb;
     for (int64_t b = 0; b < it->nb; b++) {
         d->seed_page[b] = it->seed[b];

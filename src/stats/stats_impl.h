@@ -45,6 +45,7 @@ typedef struct st_graph {
     int32_t *host;       /* N, or NULL without hosts */
     int32_t *topic;      /* N, -1 unknown */
     uint8_t *rel;        /* N: relevance >= threshold */
+    int64_t rich;        /* link-rich pages: at least this many out-links (cs_stats_dist) */
 } st_graph;
 
 /* Local. The whole-graph statistics' page limit (CS_STATS_MAX_PAGES, or the test hook's). */
@@ -86,8 +87,10 @@ static inline int st_holds32(const int32_t *a, int64_t n, int32_t x)
     return lo < n && a[lo] == x;
 }
 
-/* A discovery crawl's row: known1, known10, empty10, fetched, then the curve. */
-#define ST_SEED_ROW (4 + CS_STATS_CURVE)
+/* A discovery crawl's row: known1, known10, empty10, fetched, the curve, then of the first 1 %
+ * fetches: those at link-rich pages, the pages they made known, the other fetches, theirs. */
+#define ST_SEED_ROW (4 + CS_STATS_CURVE + 4)
+#define ST_ROW_RICH (4 + CS_STATS_CURVE)
 
 /* A thread's scratch for the discovery crawls: known N + 1 bytes, zero on entry and on return;
  * queue, heap, pos and cnt N + 1 entries each (heap, pos and cnt for in-degree first and random

@@ -85,6 +85,16 @@ static int rows_of(const cs_stats *s, row *r, int cap)
         {"random.known1", "random: pages known after fetching 1 %", 1, s->rnd.known1},
         {"random.known10", "random: pages known after fetching 10 %", 1, s->rnd.known10},
         {"random.empty10", "random: first 10 % fetches, none new", 1, s->rnd.empty10},
+        {"out.rich", "link-rich: out-degree at least (90th pctl)", 0, s->out.rich},
+        {"bfs.rich1", "BFS: first 1 % fetches at link-rich pages", 1, s->bfs.rich1},
+        {"bfs.rich_new1", "BFS: new pages per such fetch", 0, s->bfs.rich_new1},
+        {"bfs.other_new1", "BFS: new pages per other fetch", 0, s->bfs.other_new1},
+        {"indeg.rich1", "in-degree first: first 1 % at link-rich pages", 1, s->indeg.rich1},
+        {"indeg.rich_new1", "in-degree first: new pages per such fetch", 0, s->indeg.rich_new1},
+        {"indeg.other_new1", "in-degree first: new pages per other fetch", 0, s->indeg.other_new1},
+        {"random.rich1", "random: first 1 % fetches at link-rich pages", 1, s->rnd.rich1},
+        {"random.rich_new1", "random: new pages per such fetch", 0, s->rnd.rich_new1},
+        {"random.other_new1", "random: new pages per other fetch", 0, s->rnd.other_new1},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < cap; i++)
@@ -92,7 +102,7 @@ static int rows_of(const cs_stats *s, row *r, int cap)
     return n;
 }
 
-#define MAX_ROWS 64
+#define MAX_ROWS 80
 
 /* Local. Whether a row is a discovery crawl's (its lo and hi are the range over seeds). */
 static int is_crawl(const char *key)

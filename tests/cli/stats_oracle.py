@@ -249,9 +249,20 @@ def effective(hist, q=0.9):
     return float(len(hist))
 
 
-def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0):
+def rich_of(off):
+    """The out-degree of the page at 0-based rank floor(0.9 N) in ascending order, at least 1."""
+    deg = np.sort(np.diff(off))
+    return max(1, int(deg[int(0.9 * len(deg))]))
+
+
+def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0, rich=None):
     """A crawl from seed until no known page is left unfetched: pages known after 1 % and 10 %
-    fetched, the share of the first 10 % fetches that found nothing new, and the curve."""
+    fetched, the share of the first 10 % fetches that found nothing new, the curve, and of the
+    first 1 % fetches [at link-rich pages (rich out-links or more), the pages they made known,
+    the other fetches, theirs]."""
+    if rich is None:
+        rich = rich_of(off)
+    first = [0, 0, 0, 0]
     f1 = max(1, round(0.01 * N))
     f10 = max(1, round(0.1 * N))
     known = bytearray(N)  # 1 known, 2 fetched
@@ -316,6 +327,10 @@ def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0):
             elif order == "indeg":
                 put(v)
         nknown += fresh
+        if fetched <= f1:
+            kind = 0 if offl[u + 1] - offl[u] >= rich else 2
+            first[kind] += 1
+            first[kind + 1] += fresh
         if fetched <= f10 and fresh == 0:
             empty += 1
         if fetched in want:
@@ -325,7 +340,7 @@ def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0):
     k1 = at.get(f1, final)
     k10 = at.get(f10, final)
     curve = [at.get(f, final) for f in curve_f]
-    return k1, k10, empty / min(fetched, f10), curve
+    return k1, k10, empty / min(fetched, f10), curve, first
 
 
 def undirected(N, off, tg, src):
@@ -417,12 +432,14 @@ def check_order(c, t, curve, order, N, off, tg, scc, stats_seed, order_seeds):
     seeds = sorted(curve)
     if order != "bfs" and order_seeds is not None:
         seeds = seeds[:order_seeds]
-    k1, k10, e10 = [], [], []
+    k1, k10, e10, firsts = [], [], [], []
+    rich = rich_of(off)
     for s in seeds:
-        a, b, e, cv = discovery(N, off, tg, curve[s]["seed"], order, stats_seed, s)
+        a, b, e, cv, first = discovery(N, off, tg, curve[s]["seed"], order, stats_seed, s, rich)
         k1.append(a)
         k10.append(b)
         e10.append(e)
+        firsts.append(first)
         bad = [k for k in range(CURVE) if abs(cv[k] - curve[s]["y"][k]) > 1e-12]
         if bad:
             print(f"FAIL: {order} curve of seed {s} differs at points {bad[:5]}")
@@ -435,6 +452,23 @@ def check_order(c, t, curve, order, N, off, tg, scc, stats_seed, order_seeds):
             v, lo, hi, n = t[f"{key}.{name}"]
             if abs(lo - min(x)) > 1e-12 or abs(hi - max(x)) > 1e-12:
                 print(f"FAIL: {key}.{name} range [{lo}, {hi}] against [{min(x)}, {max(x)}]")
+                c.failed += 1
+        # the first 1 % fetches: means over the seeds where the ratio is defined
+        for name, num, den in (("rich1", (0,), (0, 2)), ("rich_new1", (1,), (0,)),
+                               ("other_new1", (3,), (2,))):
+            x = [sum(f[i] for i in num) / sum(f[i] for i in den) for f in firsts
+                 if sum(f[i] for i in den) > 0]
+            v, lo, hi, n = t[f"{key}.{name}"]
+            if not x:
+                ok = math.isnan(v)
+            else:
+                ok = (abs(v - sum(x) / len(x)) <= 1e-12 * max(1.0, abs(v)) and n == len(x)
+                      and abs(lo - min(x)) <= 1e-12 * max(1.0, abs(lo))
+                      and abs(hi - max(x)) <= 1e-12 * max(1.0, abs(hi)))
+            if ok:
+                print(f"ok: {key}.{name} {v:.6g} over {n} seeds")
+            else:
+                print(f"FAIL: {key}.{name} {v} [{lo}, {hi}] n {n} against {x}")
                 c.failed += 1
     if not all(scc[curve[s]["seed"]] for s in curve):
         print(f"FAIL: a {order} seed outside the largest SCC")
@@ -467,6 +501,7 @@ def main():
     indeg = np.bincount(tg, minlength=N)
     c.exact("pages", N)
     c.exact("links", M)
+    c.exact("out.rich", rich_of(off))
     for name, d in (("out", outdeg), ("in", indeg)):
         s = np.sort(d)
         c.exact(f"{name}.mean", M / N)

@@ -32,7 +32,9 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     # them (in.club) and from the pages with one in-link (leaf.top1), the links repeating a target
     # of their block (block16.repeat, block4096.repeat), the pages with one, two, 3 to 9 and 10 or
     # more in-links (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
-    # lone.parent_in), and the link overlap moved by 0.05 with its interval
+    # lone.parent_in), the link-rich threshold (out.rich), the first 1 % fetches' figures
+    # (random.rich1, bfs.rich_new1, indeg.other_new1), and the link overlap moved by 0.05 with its
+    # interval
     sed -e 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' \
         -e 's/^indeg.known10\t\([0-9.]*\)/indeg.known10\t0.987654/' \
         -e 's/^reciprocity\t\([0-9.]*\)/reciprocity\t0.1234567/' \
@@ -47,20 +49,25 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
         -e 's/^leaf.top1\t\([0-9.]*\)/leaf.top1\t0.1234567/' \
         -e 's/^lone.parents\t\([0-9.]*\)/lone.parents\t0.1234567/' \
         -e 's/^lone.top1\t\([0-9.]*\)/lone.top1\t0.1234567/' \
-        -e 's/^lone.parent_in\t\([0-9.]*\)/lone.parent_in\t1234567/' one.tsv |
+        -e 's/^lone.parent_in\t\([0-9.]*\)/lone.parent_in\t1234567/' \
+        -e 's/^out.rich\t\([0-9.]*\)/out.rich\t1234567/' \
+        -e 's/^random.rich1\t\([0-9.]*\)/random.rich1\t0.1234567/' \
+        -e 's/^bfs.rich_new1\t\([0-9.]*\)/bfs.rich_new1\t1.234567/' \
+        -e 's/^indeg.other_new1\t\([0-9.]*\)/indeg.other_new1\t1.234567/' one.tsv |
         awk -F'\t' 'BEGIN{OFS="\t"} $1=="overlap"{$2+=0.05; $3+=0.05; $4+=0.05} {print}' > bad.tsv
     if ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1; then
         for want in "random curve of seed 2" indeg.known10 reciprocity in.top1 in.club \
             block16.repeat block4096.repeat in.one in.two in.few in.ten leaf.top1 lone.parents lone.top1 \
-            lone.parent_in overlap; do
+            lone.parent_in out.rich random.rich1 bfs.rich_new1 indeg.other_new1 overlap; do
             grep -q "FAIL: $want" bad.out && pass "oracle rejects a wrong $want" ||
                 fail "oracle accepted a wrong $want: $(tail -3 bad.out)"
         done
     else
-        fail "oracle accepted a table with sixteen wrong figures"
+        fail "oracle accepted a table with twenty wrong figures"
     fi
     for k in in.top1 in.club leaf.top1 block16.repeat block256.repeat block4096.repeat in.one in.two in.few in.ten lone.parents \
-        lone.top1 lone.parent_in overlap; do
+        lone.top1 lone.parent_in overlap out.rich bfs.rich1 bfs.rich_new1 bfs.other_new1 indeg.rich1 \
+        indeg.rich_new1 indeg.other_new1 random.rich1 random.rich_new1 random.other_new1; do
         grep -q "^ok: $k " oracle.out && pass "oracle checks $k" ||
             fail "$k not checked: $(grep -E "$k" oracle.out | head -3)"
     done

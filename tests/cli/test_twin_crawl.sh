@@ -36,7 +36,17 @@ timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --wor
 import math, h5py, numpy as np
 rows = [l.rstrip("\n").split("\t") for l in open("tw/twin-crawl.tsv")][1:]
 kinds = {r[1].split(".")[0] for r in rows}
-assert kinds == {"known", "cut", "bpf", "lpf", "within_host"}, kinds
+assert kinds == {"known", "cut", "bpf", "lpf", "within_host", "first1"}, kinds
+# the first 1 % fetches' figures: each order's three rows, as crawlsim stats gave them
+def stats(path):
+    return {l.split("\t")[0]: float(l.split("\t")[1]) for l in list(open(path))[1:]}
+sr, st = stats("tw/tiny-real.tsv"), stats("tw/tiny-twin.tsv")
+first = [r for r in rows if r[1].startswith("first1.")]
+assert len(first) == 9, first
+for g, fig, P, real, twin, d, within in first:
+    key = fig.split(".", 1)[1]
+    assert within == "-" and float(real) == sr[key] and float(twin) == st[key], (fig, real, twin)
+rows = [r for r in rows if not r[1].startswith("first1.")]
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
 ctl = (".shuffled", ".block256", ".in-host", ".cross-host")  # known.ORDER.SHARE.CONTROL
 tctl = (".popular-degree-0", ".menu")  # the twin regenerated with a key changed
