@@ -534,14 +534,14 @@ static cs_err run_items(cs_ctx *ctx, const st_graph *g, items *it)
 
 /* Local. The mean over the seeds b < nb of num_b / den_b (the seeds with den_b > 0), with the
  * range over them; num a column of rows[nb][ST_SEED_ROW], den_b the sum of its columns den and,
- * when plus > 0, den + plus. */
+ * when plus > 0, den + plus; den < 0: den_b = 1 (the mean of column num over every seed). */
 static cs_stats_est seed_ratio(const double *rows, int64_t nb, int num, int den, int plus)
 {
     double sum = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
     int64_t n = 0;
     for (int64_t b = 0; b < nb; b++) {
         const double *x = rows + b * ST_SEED_ROW;
-        const double d = x[den] + (plus > 0 ? x[den + plus] : 0.0);
+        const double d = den < 0 ? 1.0 : x[den] + (plus > 0 ? x[den + plus] : 0.0);
         if (!(d > 0.0))
             continue;
         const double v = x[num] / d;
@@ -559,18 +559,9 @@ static cs_stats_est seed_ratio(const double *rows, int64_t nb, int num, int den,
 /* Local. The figures of one order's crawls from rows[nb][ST_SEED_ROW] into d. */
 static void discovery_figures(const items *it, const double *rows, cs_stats_bfs *d)
 {
-    cs_stats_est *f[3] = {&d->known1, &d->known10, &d->empty10};
-    for (int j = 0; j < 3; j++) {
-        double sum = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
-        for (int64_t b = 0; b < it->nb; b++) {
-            const double x = rows[b * ST_SEED_ROW + j];
-            sum += x;
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-        }
-        cs_stats_est e = {sum / (double)it->nb, lo, hi, it->nb};
-        *f[j] = e;
-    }
+    d->known1 = seed_ratio(rows, it->nb, 0, -1, 0);
+    d->known10 = seed_ratio(rows, it->nb, 1, -1, 0);
+    d->empty10 = seed_ratio(rows, it->nb, 2, -1, 0);
     /* the first 1 % fetches: [rich, their new pages, other, theirs] */
     d->rich1 = seed_ratio(rows, it->nb, ST_ROW_RICH, ST_ROW_RICH, 2);
     d->rich_new1 = seed_ratio(rows, it->nb, ST_ROW_RICH + 1, ST_ROW_RICH, 0);
