@@ -166,6 +166,9 @@ static inline int cs_rng_bernoulli(cs_rng *r, double p)
     return cs_rng_uniform(r) < p;
 }
 
+/* Local. The stream's next n words into w[0, n), the same as n cs_rng_u64 calls, with its whole
+ * Philox blocks computed back to back. */
+CS_API void cs_rng_words(cs_rng *r, int64_t n, uint64_t *w);
 /* Local. Standard normal N(0,1) (Box-Muller on two uniforms, no cached second value so the
  * stream position is a function of the number of calls only). */
 CS_API double cs_rng_normal(cs_rng *r);
@@ -173,6 +176,20 @@ CS_API double cs_rng_normal(cs_rng *r);
  * and the same libm calls), without the per-word bookkeeping of the one-by-one path: for the
  * generator's term vectors, 2 x term_dim words a page. */
 CS_API void cs_rng_normals(cs_rng *r, int64_t n, double *z);
+/* Local. out[i] = (float)((double)base[i] + scale z_i) for i in [0, n), z the stream's next n
+ * cs_rng_normal draws: the same words and the same floats as cs_rng_normals and that sum, with
+ * libm's log and cos called only for the draws whose float an approximation of them could
+ * change (src/rng/normals_f32.c: about one in a few hundred). Returns how many those were. */
+CS_API int64_t cs_rng_normals_f32(cs_rng *r, int64_t n, const float *base, double scale,
+                                  float *out);
+/* Process-wide. The vector kernel of cs_rng_normals_f32, for tests and benchmarks (the floats are
+ * the same with each): force "base" (the build's baseline vectors), "avx2" or "avx512" if this
+ * CPU runs it, or NULL for the best it runs (the default). Returns the kernel's name, or NULL
+ * (nothing changed) when it is unknown or this CPU cannot run it. */
+CS_API const char *cs_rng_normals_f32_kernel(const char *force);
+/* Local. The approximation behind cs_rng_normals_f32 of Box-Muller's draw from the words w1
+ * (under the log) and w2 (under the cosine): within about 1e-15 of cs_rng_normal's (tests). */
+CS_API double cs_rng_normal_approx(uint64_t w1, uint64_t w2);
 /* Local. Standard normal N(0,1) by the ziggurat: about 1.01 words and no libm call per draw on
  * average, ~5x faster than cs_rng_normal, for draws on the crawl's hot paths (the world generator
  * keeps Box-Muller so that generated worlds do not change). */

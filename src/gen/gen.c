@@ -967,16 +967,17 @@ void cs_gen_page_terms(const cs_gen *g, int64_t page, float *out)
     double sigma = g->cfg.term_noise / sqrt((double)dim);
     cs_rng r;
     cs_rng_init(&r, (uint64_t)g->cfg.seed, CS_RNG_TERMS, (uint64_t)page, 0);
-    /* the normals in chunks, without a call per draw: Box-Muller's (cs_rng_normal's bits), or
-     * with gen.term_normals = ziggurat the ziggurat's (about one word a draw, no libm call) */
-    const int zig = g->cfg.term_normals == CS_TERMS_ZIGGURAT;
+    /* Box-Muller's normals (cs_rng_normal's bits) straight into the floats, libm called for the
+     * few whose float depends on its last bits; with gen.term_normals = ziggurat the ziggurat's
+     * (about one word a draw, no libm call) */
+    if (g->cfg.term_normals != CS_TERMS_ZIGGURAT) {
+        (void)cs_rng_normals_f32(&r, dim, pr, sigma, out);
+        return;
+    }
     double z[64];
     for (int64_t i0 = 0; i0 < dim; i0 += 64) {
         const int64_t n = dim - i0 < 64 ? dim - i0 : 64;
-        if (zig)
-            cs_rng_normals_zig(&r, n, z);
-        else
-            cs_rng_normals(&r, n, z);
+        cs_rng_normals_zig(&r, n, z);
         for (int64_t i = 0; i < n; i++)
             out[i0 + i] = (float)((double)pr[i0 + i] + sigma * z[i]);
     }

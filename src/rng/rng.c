@@ -55,6 +55,47 @@ uint64_t cs_rng_refill(cs_rng *r)
     return r->buf[0];
 }
 
+void cs_rng_words(cs_rng *r, int64_t n, uint64_t *w)
+{
+    int64_t i = 0;
+    for (; i < n && r->used < 4; i++)
+        w[i] = r->buf[r->used++];
+    /* whole blocks: independent Philox blocks back to back, so their multiplications overlap
+     * (one block at a time waits for each round's product); the state as cs_rng_refill leaves
+     * it after the last */
+    const philox4x64_key_t k = {{r->key[0], r->key[1]}};
+    for (; n - i >= 16; i += 16) {
+        const uint64_t c0 = r->ctr[0];
+        const philox4x64_ctr_t a = {{c0, r->ctr[1], r->ctr[2], r->ctr[3]}};
+        const philox4x64_ctr_t b = {{c0 + 1, r->ctr[1], r->ctr[2], r->ctr[3]}};
+        const philox4x64_ctr_t c = {{c0 + 2, r->ctr[1], r->ctr[2], r->ctr[3]}};
+        const philox4x64_ctr_t d = {{c0 + 3, r->ctr[1], r->ctr[2], r->ctr[3]}};
+        const philox4x64_ctr_t oa = philox4x64(a, k), ob = philox4x64(b, k);
+        const philox4x64_ctr_t oc = philox4x64(c, k), od = philox4x64(d, k);
+        memcpy(w + i, oa.v, sizeof oa.v);
+        memcpy(w + i + 4, ob.v, sizeof ob.v);
+        memcpy(w + i + 8, oc.v, sizeof oc.v);
+        memcpy(w + i + 12, od.v, sizeof od.v);
+        memcpy(r->buf, od.v, sizeof od.v);
+        r->ctr[0] = c0 + 4;
+        r->used = 4;
+    }
+    for (; n - i >= 4; i += 4) {
+        const philox4x64_ctr_t c = {{r->ctr[0]++, r->ctr[1], r->ctr[2], r->ctr[3]}};
+        const philox4x64_ctr_t o = philox4x64(c, k);
+        memcpy(w + i, o.v, sizeof o.v);
+        memcpy(r->buf, o.v, sizeof o.v);
+        r->used = 4;
+    }
+    for (; i < n; i++) {
+        if (r->used >= 4) {
+            (void)cs_rng_refill(r);
+            r->used = 0;
+        }
+        w[i] = r->buf[r->used++];
+    }
+}
+
 /* Box-Muller with the cosine branch only on the words w1 (u1 in (0, 1], under the log) and w2
  * (u2 in [0, 1)): cs_rng_normal's value, in one place for the one-by-one and the batched draws. */
 static inline double box_muller(uint64_t w1, uint64_t w2)

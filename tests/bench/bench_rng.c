@@ -2,7 +2,10 @@
  * bench_rng: draws per second of the rng module on one core, i.e. the per-draw budget of the
  * graph generator. Built, never run by ctest. Usage: bench_rng [draws per line, default 1e8].
  *
- * Each line sums its draws into a sink printed at the end, so the compiler cannot drop them.
+ * Each line sums its draws into a sink printed at the end, so the compiler cannot drop them. The
+ * term normals (16 Box-Muller draws a page into floats, as the generator's term vectors) run
+ * through libm and through cs_rng_normals_f32 side by side, and the floats are compared: exit
+ * status 1 when one differs.
  */
 #include "crawlsim/rng.h"
 
@@ -61,6 +64,57 @@ int main(int argc, char **argv)
     for (uint64_t i = 0; i < n; i++)
         dsink += cs_rng_normal_zig(&r);
     report("normal (ziggurat)", n, t0);
+
+    /* the generator's term vectors: 16 Box-Muller draws a page into floats, through libm for
+     * every draw and through cs_rng_normals_f32, side by side; the floats must be the same */
+    {
+        enum { DIM = 16 };
+        float base[DIM], a[DIM], b[DIM];
+        double z[DIM];
+        for (int d = 0; d < DIM; d++)
+            base[d] = (float)(0.3 * cs_rng_normal(&r));
+        const uint64_t pages = n / DIM;
+        int64_t redrawn = 0, differ = 0;
+        double t_libm = 0.0, t_f32 = 0.0;
+        for (uint64_t p0 = 0; p0 < pages; p0 += 4096) {
+            const uint64_t p1 = p0 + 4096 < pages ? p0 + 4096 : pages;
+            t0 = now();
+            for (uint64_t p = p0; p < p1; p++) {
+                cs_rng_init(&r, 12345, CS_RNG_TEST, p, 1);
+                cs_rng_normals(&r, DIM, z);
+                for (int d = 0; d < DIM; d++)
+                    a[d] = (float)((double)base[d] + 0.25 * z[d]);
+                dsink += a[p % DIM];
+            }
+            t_libm += now() - t0;
+            t0 = now();
+            for (uint64_t p = p0; p < p1; p++) {
+                cs_rng_init(&r, 12345, CS_RNG_TEST, p, 1);
+                redrawn += cs_rng_normals_f32(&r, DIM, base, 0.25, b);
+                dsink += b[p % DIM];
+            }
+            t_f32 += now() - t0;
+            for (uint64_t p = p0; p < p1; p++) { /* the check, outside the timed loops */
+                cs_rng_init(&r, 12345, CS_RNG_TEST, p, 1);
+                cs_rng_normals(&r, DIM, z);
+                cs_rng_init(&r, 12345, CS_RNG_TEST, p, 1);
+                (void)cs_rng_normals_f32(&r, DIM, base, 0.25, b);
+                for (int d = 0; d < DIM; d++)
+                    differ += (float)((double)base[d] + 0.25 * z[d]) != b[d];
+            }
+        }
+        const double draws = (double)(pages * DIM);
+        printf("%-28s %12.3e draws/s  %7.2f ns/draw\n", "term normals (libm)", draws / t_libm,
+               1e9 * t_libm / draws);
+        printf("%-28s %12.3e draws/s  %7.2f ns/draw  (%s kernel; %.2e redrawn with libm; %.3f of "
+               "libm's time)\n",
+               "term normals (f32)", cs_rng_normals_f32_kernel(NULL), draws / t_f32,
+               1e9 * t_f32 / draws, (double)redrawn / draws, t_f32 / t_libm);
+        if (differ != 0) {
+            fprintf(stderr, "bench_rng: %lld term floats differ from libm's\n", (long long)differ);
+            return EXIT_FAILURE;
+        }
+    }
 
     t0 = now();
     for (uint64_t i = 0; i < n; i++)

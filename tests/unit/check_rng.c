@@ -602,6 +602,142 @@ START_TEST(test_normals_batch)
 }
 END_TEST
 
+/* cs_rng_words gives the words n cs_rng_u64 calls give, from any position, whole Philox blocks
+ * and partial ones, and leaves the stream where they do. */
+START_TEST(test_words)
+{
+    static const int64_t ns[] = {0, 1, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 64, 67};
+    int bad = 0;
+    for (int skip = 0; skip < 6; skip++)
+        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+            cs_rng a, b;
+            cs_rng_init(&a, SEED, CS_RNG_TERMS, 7, (uint64_t)skip);
+            for (int i = 0; i < skip; i++)
+                (void)cs_rng_u64(&a);
+            b = a;
+            uint64_t w[80];
+            cs_rng_words(&a, ns[k], w);
+            for (int64_t i = 0; i < ns[k]; i++)
+                COUNT_UNLESS(bad, w[i] == cs_rng_u64(&b));
+            for (int i = 0; i < 9; i++)
+                COUNT_UNLESS(bad, cs_rng_u64(&a) == cs_rng_u64(&b));
+        }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* libm's Box-Muller draw from two words, as cs_rng_normal makes it. */
+static double libm_box_muller(uint64_t w1, uint64_t w2)
+{
+    const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
+    const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
+}
+
+/* The approximation behind cs_rng_normals_f32 stays within 1e-13 of libm's draw (its floats are
+ * exact as long as the error stays below the check's tolerance, 2^-40 (|base| + 10 |scale|)
+ * over |scale|, at least 1.4e-10): on 2 x 10^6 random pairs of words and on the ends of both
+ * uniforms and the quarter and eighth turns of the cosine, where its reductions change branch. */
+START_TEST(test_normal_approx_error)
+{
+    cs_rng r;
+    cs_rng_init(&r, SEED, CS_RNG_TEST, 41, 0);
+    static const uint64_t edge2[] = {0,
+                                     1ULL << 11,
+                                     1ULL << 59, /* u2 = 1/16 */
+                                     (1ULL << 60) - (1ULL << 11),
+                                     1ULL << 60, /* 1/8: the nearest quarter's tie */
+                                     (1ULL << 60) + (1ULL << 11),
+                                     1ULL << 62, /* 1/4 */
+                                     3ULL << 60, /* 3/8 */
+                                     1ULL << 63, /* 1/2 */
+                                     5ULL << 60,
+                                     3ULL << 62,
+                                     7ULL << 60,
+                                     UINT64_MAX};
+    static const uint64_t edge1[] = {
+        0,          1ULL << 11,       5ULL << 11, 1ULL << 40,
+        1ULL << 52, (1ULL << 63) - 1, 1ULL << 63, UINT64_MAX - (1ULL << 11),
+        UINT64_MAX};
+    double worst = 0.0;
+    for (size_t a = 0; a < sizeof edge1 / sizeof *edge1; a++)
+        for (size_t b = 0; b < sizeof edge2 / sizeof *edge2; b++) {
+            const double d = fabs(cs_rng_normal_approx(edge1[a], edge2[b]) -
+                                  libm_box_muller(edge1[a], edge2[b]));
+            worst = d > worst || d != d ? d : worst;
+        }
+    for (int i = 0; i < 2000000; i++) {
+        const uint64_t w1 = cs_rng_u64(&r), w2 = cs_rng_u64(&r);
+        const double d = fabs(cs_rng_normal_approx(w1, w2) - libm_box_muller(w1, w2));
+        worst = d > worst || d != d ? d : worst;
+    }
+    printf("check_rng: the approximated Box-Muller draws' largest error: %.3g\n", worst);
+    ck_assert_msg(worst <= 1e-13, "approximation error %g above 1e-13", worst);
+}
+END_TEST
+
+/* One kernel's floats against libm's (test_normals_f32). */
+static void normals_f32_case(const char *kernel)
+{
+    static const int64_t ns[] = {1, 2, 3, 16, 31, 32, 33, 100};
+    static const double scales[] = {0.25, 1.0, 0.01, -0.5, 3.0};
+    cs_rng br;
+    cs_rng_init(&br, SEED, CS_RNG_TEST, 43, 0);
+    float base[100], f[100];
+    double z[100];
+    int64_t bad = 0, redrawn = 0, draws = 0;
+    for (int page = 0; page < 16000; page++) {
+        const int64_t n = ns[page % 8];
+        const double scale = scales[page % 5];
+        const int skip = page % 3;
+        for (int64_t i = 0; i < n; i++) /* prototypes' values, zeros and tiny ones included */
+            base[i] = i % 7 == 6   ? 0.0f
+                      : i % 7 == 5 ? (float)(1e-6 * cs_rng_normal(&br))
+                                   : (float)(0.4 * cs_rng_normal(&br));
+        cs_rng a, b;
+        cs_rng_init(&a, SEED, CS_RNG_TERMS, (uint64_t)page, 0);
+        for (int i = 0; i < skip; i++)
+            (void)cs_rng_u64(&a);
+        b = a;
+        redrawn += cs_rng_normals_f32(&a, n, base, scale, f);
+        cs_rng_normals(&b, n, z);
+        for (int64_t i = 0; i < n; i++) {
+            const float want = (float)((double)base[i] + scale * z[i]);
+            bad += memcmp(&want, &f[i], sizeof want) != 0;
+        }
+        COUNT_UNLESS(bad, cs_rng_u64(&a) == cs_rng_u64(&b));
+        draws += n;
+    }
+    printf("check_rng: %s kernel: %lld of %lld float draws through libm\n", kernel,
+           (long long)redrawn, (long long)draws);
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_gt(draws, 400000);
+    /* the slow path is taken, and rarely (tiny bases make most of it) */
+    ck_assert_int_gt(redrawn, 100);
+    ck_assert_int_lt(redrawn, draws / 10);
+}
+
+/* cs_rng_normals_f32 gives the floats of libm's draws for any length, position, base and scale
+ * (4 x 10^5 draws with each kernel this CPU runs: hundreds go through the check's slow path) and
+ * leaves the stream where cs_rng_normals does. */
+START_TEST(test_normals_f32)
+{
+    static const char *const kernel[] = {"base", "avx2", "avx512"};
+    int ran = 0;
+    for (int k = 0; k < 3; k++) {
+        if (cs_rng_normals_f32_kernel(kernel[k]) == NULL) {
+            printf("check_rng: the %s kernel of the float normals: not on this CPU\n", kernel[k]);
+            continue;
+        }
+        normals_f32_case(kernel[k]);
+        ran++;
+    }
+    ck_assert_ptr_nonnull(cs_rng_normals_f32_kernel(NULL));
+    ck_assert_int_ge(ran, 1);
+    ck_assert_ptr_null(cs_rng_normals_f32_kernel("sse9"));
+}
+END_TEST
+
 /* cs_rng_normals_zig gives n cs_rng_normal_zig draws bit for bit from any position, the slow
  * draws (wedge, tail: a few in 100 of 4000) included, and leaves the stream where they do. */
 START_TEST(test_normals_zig_batch)
@@ -1196,6 +1332,9 @@ static Suite *rng_suite(void)
     tcase_add_test(tc, test_normal_zig);
     tcase_add_test(tc, test_normal_zig_batch);
     tcase_add_test(tc, test_normals_batch);
+    tcase_add_test(tc, test_words);
+    tcase_add_test(tc, test_normal_approx_error);
+    tcase_add_test(tc, test_normals_f32);
     tcase_add_test(tc, test_normals_zig_batch);
     tcase_add_test(tc, test_lognormal);
     tcase_add_test(tc, test_exponential);
