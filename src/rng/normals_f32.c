@@ -12,7 +12,7 @@
  * the polynomials and the roundings of the sum can move v (|z| < 8.6 for any u1 of 53 bits).
  * When the three floats agree, libm's value, which lies within tol of v, rounds to the same
  * float (rounding is monotone). When they do not (v within tol of the midpoint between two
- * floats: about one draw in a few hundred), the draw is made again with libm, as
+ * floats: about one draw in a thousand), the draw is made again with libm, as
  * cs_rng_normal makes it. So the floats are cs_rng_normal's, whatever the polynomials' last bits.
  */
 #include "crawlsim/rng.h"
@@ -32,16 +32,6 @@ static double libm_normal(uint64_t w1, uint64_t w2)
     return sqrt(-2.0 * log(u1)) * cos(CS_TWO_PI * u2);
 }
 
-/*
- * log(u1) for u1 = k 2^-53, k = (w1 >> 11) + 1 in [1, 2^53]: k = m 2^e with m in [3/4, 3/2) from
- * the double's bits, log m = 2 atanh(s) with s = (m - 1) / (m + 1) in [-1/7, 1/5], by its series
- * to s^21 (the next term below 3e-17); near u1 = 1, where z = sqrt(-2 log u1) magnifies the
- * logarithm's absolute error, e = 0 and the series alone makes it, to its relative precision. cos(2
- * pi u2) for u2 = j 2^-53 in [0, 1): u2 = q / 4 + t exactly with q the nearest quarter and |t| <=
- * 1/8, x = 2 pi t in
- * [-pi/4, pi/4], and cos(x + q pi / 2) is cos x, -sin x, -cos x or sin x by q mod 4, each by its
- * Taylor series to x^16 (the next term below 5e-17).
- */
 /* A double's bits and back. */
 static inline uint64_t bits_of(double x)
 {
@@ -67,61 +57,74 @@ static inline double count53(uint64_t c)
     return small_count(c >> 26) * 0x1.0p26 + small_count(c & 0x3ffffffULL);
 }
 
-static inline __attribute__((always_inline)) double approx_one(uint64_t w1, uint64_t w2)
+/*
+ * One draw's approximation. log(u1) for u1 = k 2^-53, k = (w1 >> 11) + 1 in [1, 2^53]: k = m 2^e
+ * with m in [3/4, 3/2) from the double's bits, log m = 2 atanh(s) with s = (m - 1) / (m + 1) in
+ * [-1/7, 1/5], by its series to s^21 (the next term below 3e-17); near u1 = 1, where
+ * z = sqrt(-2 log u1) magnifies the logarithm's absolute error, e = 0 and the series alone makes
+ * it, to its relative precision. cos(2 pi u2) for u2 = j 2^-53 in [0, 1): u2 = q / 4 + t exactly,
+ * q the nearest quarter and |t| <= 1/8, x = 2 pi t in [-pi/4, pi/4], and cos(x + q pi / 2) is
+ * cos x, -sin x, -cos x or sin x by q mod 4, each by its Taylor series to x^16 (the next term
+ * below 5e-17).
+ */
+#if defined(__GNUC__)
+#define APPROX_INLINE static inline __attribute__((always_inline))
+#else
+#define APPROX_INLINE static inline
+#endif
+APPROX_INLINE double approx_one(uint64_t w1, uint64_t w2)
 {
-    {
-        /* k = (w1 >> 11) + 1 = m 2^e with m in [3/4, 3/2): the significand in [1, 2) halved
-         * when its top bit is set (from the bits: no comparison, no branch) */
-        const double k = count53(w1 >> 11) + 1.0;
-        const uint64_t b = bits_of(k);
-        const double top = small_count((b >> 51) & 1); /* 0 or 1 */
-        const double m =
-            of_bits((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL) * (1.0 - 0.5 * top);
-        const double e = small_count(b >> 52) - (1023.0 + 53.0) + top;
-        const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
-        /* sum_j s2^j / (2j + 1), j = 0..10, by Estrin's scheme (a shorter chain than Horner's:
-         * the draws of a chunk wait on this one) */
-        const double t2 = s2 * s2, t4 = t2 * t2, t8 = t4 * t4;
-        const double a0 = 1.0 + s2 * (1.0 / 3.0), a1 = 1.0 / 5.0 + s2 * (1.0 / 7.0);
-        const double a2 = 1.0 / 9.0 + s2 * (1.0 / 11.0), a3 = 1.0 / 13.0 + s2 * (1.0 / 15.0);
-        const double a4 = 1.0 / 17.0 + s2 * (1.0 / 19.0);
-        const double p = (a0 + a1 * t2) + (a2 + a3 * t2) * t4 + (a4 + t2 * (1.0 / 21.0)) * t8;
-        const double lg = e * 0.69314718055994530942 + 2.0 * s * p;
+    /* k = (w1 >> 11) + 1 = m 2^e with m in [3/4, 3/2): the significand in [1, 2) halved
+     * when its top bit is set (from the bits: no comparison, no branch) */
+    const double k = count53(w1 >> 11) + 1.0;
+    const uint64_t b = bits_of(k);
+    const double top = small_count((b >> 51) & 1); /* 0 or 1 */
+    const double m =
+        of_bits((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL) * (1.0 - 0.5 * top);
+    const double e = small_count(b >> 52) - (1023.0 + 53.0) + top;
+    const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+    /* sum_j s2^j / (2j + 1), j = 0..10, by Estrin's scheme (a shorter chain than Horner's:
+     * the draws of a chunk wait on this one) */
+    const double t2 = s2 * s2, t4 = t2 * t2, t8 = t4 * t4;
+    const double a0 = 1.0 + s2 * (1.0 / 3.0), a1 = 1.0 / 5.0 + s2 * (1.0 / 7.0);
+    const double a2 = 1.0 / 9.0 + s2 * (1.0 / 11.0), a3 = 1.0 / 13.0 + s2 * (1.0 / 15.0);
+    const double a4 = 1.0 / 17.0 + s2 * (1.0 / 19.0);
+    const double p = (a0 + a1 * t2) + (a2 + a3 * t2) * t4 + (a4 + t2 * (1.0 / 21.0)) * t8;
+    const double lg = e * 0.69314718055994530942 + 2.0 * s * p;
 
-        /* u2 = q / 4 + t: q the nearest quarter (its low bits those of y's significand) */
-        const double u2 = count53(w2 >> 11) * 0x1.0p-53;
-        const double y = 4.0 * u2 + 0x1.8p52;
-        const uint64_t yb = bits_of(y);
-        const double q = y - 0x1.8p52;
-        const double x = CS_TWO_PI * (u2 - 0.25 * q), x2 = x * x;
-        double sn = -1.0 / 1307674368000.0;
-        sn = sn * x2 + 1.0 / 6227020800.0;
-        sn = sn * x2 - 1.0 / 39916800.0;
-        sn = sn * x2 + 1.0 / 362880.0;
-        sn = sn * x2 - 1.0 / 5040.0;
-        sn = sn * x2 + 1.0 / 120.0;
-        sn = sn * x2 - 1.0 / 6.0;
-        sn = x + x * x2 * sn;
-        double cn = 1.0 / 20922789888000.0;
-        cn = cn * x2 - 1.0 / 87178291200.0;
-        cn = cn * x2 + 1.0 / 479001600.0;
-        cn = cn * x2 - 1.0 / 3628800.0;
-        cn = cn * x2 + 1.0 / 40320.0;
-        cn = cn * x2 - 1.0 / 720.0;
-        cn = cn * x2 + 1.0 / 24.0;
-        cn = cn * x2 - 0.5;
-        cn = 1.0 + x2 * cn;
-        /* cos(x + q pi / 2): cos x, -sin x, -cos x, sin x for q mod 4 = 0, 1, 2, 3 */
-        const double odd = small_count(yb & 1), neg = small_count(((yb + 1) >> 1) & 1);
-        const double c = (odd * sn + (1.0 - odd) * cn) * (1.0 - 2.0 * neg);
-        return sqrt(-2.0 * lg) * c;
-    }
+    /* u2 = q / 4 + t: q the nearest quarter (its low bits those of y's significand) */
+    const double u2 = count53(w2 >> 11) * 0x1.0p-53;
+    const double y = 4.0 * u2 + 0x1.8p52;
+    const uint64_t yb = bits_of(y);
+    const double q = y - 0x1.8p52;
+    const double x = CS_TWO_PI * (u2 - 0.25 * q), x2 = x * x;
+    double sn = -1.0 / 1307674368000.0;
+    sn = sn * x2 + 1.0 / 6227020800.0;
+    sn = sn * x2 - 1.0 / 39916800.0;
+    sn = sn * x2 + 1.0 / 362880.0;
+    sn = sn * x2 - 1.0 / 5040.0;
+    sn = sn * x2 + 1.0 / 120.0;
+    sn = sn * x2 - 1.0 / 6.0;
+    sn = x + x * x2 * sn;
+    double cn = 1.0 / 20922789888000.0;
+    cn = cn * x2 - 1.0 / 87178291200.0;
+    cn = cn * x2 + 1.0 / 479001600.0;
+    cn = cn * x2 - 1.0 / 3628800.0;
+    cn = cn * x2 + 1.0 / 40320.0;
+    cn = cn * x2 - 1.0 / 720.0;
+    cn = cn * x2 + 1.0 / 24.0;
+    cn = cn * x2 - 0.5;
+    cn = 1.0 + x2 * cn;
+    /* cos(x + q pi / 2): cos x, -sin x, -cos x, sin x for q mod 4 = 0, 1, 2, 3 */
+    const double odd = small_count(yb & 1), neg = small_count(((yb + 1) >> 1) & 1);
+    const double c = (odd * sn + (1.0 - odd) * cn) * (1.0 - 2.0 * neg);
+    return sqrt(-2.0 * lg) * c;
 }
 
 /* A chunk's floats: out[i] from the approximated draw of the words w[2i], w[2i + 1], and bad[i]
  * set when v - tol, v and v + tol do not all round to it (or v is not a number). */
-static inline __attribute__((always_inline)) void
-chunk_body(const uint64_t *w, const float *base, double scale, int n, float *out, int32_t *bad)
+APPROX_INLINE void chunk_body(const uint64_t *w, const float *base, double scale, int n, float *out,
+                              int32_t *bad)
 {
     const double as10 = 10.0 * fabs(scale);
 #pragma omp simd
