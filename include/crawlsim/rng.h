@@ -173,13 +173,13 @@ CS_API void cs_rng_words(cs_rng *r, int64_t n, uint64_t *w);
  * stream position is a function of the number of calls only). */
 CS_API double cs_rng_normal(cs_rng *r);
 /* Local. n cs_rng_normal draws into z[0, n), bit-identical to n calls one by one (the same words
- * and the same libm calls), without the per-word bookkeeping of the one-by-one path: for the
- * generator's term vectors, 2 x term_dim words a page. */
+ * and the same libm calls), without the per-word bookkeeping of the one-by-one path (the
+ * generator's term vectors take cs_rng_normals_f32's floats instead). */
 CS_API void cs_rng_normals(cs_rng *r, int64_t n, double *z);
 /* Local. out[i] = (float)((double)base[i] + scale z_i) for i in [0, n), z the stream's next n
  * cs_rng_normal draws: the same words and the same floats as cs_rng_normals and that sum, with
  * libm's log and cos called only for the draws whose float an approximation of them could
- * change (src/rng/normals_f32.c: about one in a few hundred). Returns how many those were. */
+ * change (src/rng/normals_f32.c: about one in a thousand). Returns how many those were. */
 CS_API int64_t cs_rng_normals_f32(cs_rng *r, int64_t n, const float *base, double scale,
                                   float *out);
 /* Process-wide. The vector kernel of cs_rng_normals_f32, for tests and benchmarks (the floats are
