@@ -16,21 +16,13 @@
  * cs_rng_normal makes it. So the floats are cs_rng_normal's, whatever the polynomials' last bits.
  */
 #include "crawlsim/rng.h"
+#include "rng/rng_impl.h"
 
 #include <math.h>
 #include <string.h>
 
-#define CS_TWO_PI 6.283185307179586476925286766559
 /* draws per chunk: the polynomials' loop runs over a chunk at a time */
 #define CHUNK 32
-
-/* libm's draw: box_muller in rng.c, the same expression. */
-static double libm_normal(uint64_t w1, uint64_t w2)
-{
-    const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
-    const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
-    return sqrt(-2.0 * log(u1)) * cos(CS_TWO_PI * u2);
-}
 
 /* A double's bits and back. */
 static inline uint64_t bits_of(double x)
@@ -237,7 +229,7 @@ int64_t cs_rng_normals_f32(cs_rng *r, int64_t n, const float *base, double scale
         for (int i = 0; i < m; i++)
             if (bad[i]) {
                 out[i0 + i] =
-                    (float)((double)base[i0 + i] + scale * libm_normal(w[2 * i], w[2 * i + 1]));
+                    (float)((double)base[i0 + i] + scale * cs_box_muller(w[2 * i], w[2 * i + 1]));
                 redrawn++;
             }
     }

@@ -14,14 +14,13 @@
  * hidden state, so a stream's position is a function of its history of calls.
  */
 #include "crawlsim/rng.h"
+#include "rng/rng_impl.h"
 
 #include <Random123/philox.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CS_TWO_PI 6.283185307179586476925286766559
 
 void cs_rng_init(cs_rng *r, uint64_t seed, cs_rng_domain domain, uint64_t id, uint64_t sub)
 {
@@ -64,20 +63,15 @@ void cs_rng_words(cs_rng *r, int64_t n, uint64_t *w)
      * (one block at a time waits for each round's product); the state as cs_rng_refill leaves
      * it after the last */
     const philox4x64_key_t k = {{r->key[0], r->key[1]}};
-    for (; n - i >= 16; i += 16) {
-        const uint64_t c0 = r->ctr[0];
-        const philox4x64_ctr_t a = {{c0, r->ctr[1], r->ctr[2], r->ctr[3]}};
-        const philox4x64_ctr_t b = {{c0 + 1, r->ctr[1], r->ctr[2], r->ctr[3]}};
-        const philox4x64_ctr_t c = {{c0 + 2, r->ctr[1], r->ctr[2], r->ctr[3]}};
-        const philox4x64_ctr_t d = {{c0 + 3, r->ctr[1], r->ctr[2], r->ctr[3]}};
-        const philox4x64_ctr_t oa = philox4x64(a, k), ob = philox4x64(b, k);
-        const philox4x64_ctr_t oc = philox4x64(c, k), od = philox4x64(d, k);
-        memcpy(w + i, oa.v, sizeof oa.v);
-        memcpy(w + i + 4, ob.v, sizeof ob.v);
-        memcpy(w + i + 8, oc.v, sizeof oc.v);
-        memcpy(w + i + 12, od.v, sizeof od.v);
-        memcpy(r->buf, od.v, sizeof od.v);
-        r->ctr[0] = c0 + 4;
+    for (; n - i >= 16; i += 16) { /* four an iteration: more of them in flight at once */
+        philox4x64_ctr_t o[4];
+        for (int j = 0; j < 4; j++) {
+            const philox4x64_ctr_t c = {{r->ctr[0] + (uint64_t)j, r->ctr[1], r->ctr[2], r->ctr[3]}};
+            o[j] = philox4x64(c, k);
+        }
+        memcpy(w + i, o, sizeof o);
+        memcpy(r->buf, o[3].v, sizeof o[3].v);
+        r->ctr[0] += 4;
         r->used = 4;
     }
     for (; n - i >= 4; i += 4) {
@@ -96,36 +90,23 @@ void cs_rng_words(cs_rng *r, int64_t n, uint64_t *w)
     }
 }
 
-/* Box-Muller with the cosine branch only on the words w1 (u1 in (0, 1], under the log) and w2
- * (u2 in [0, 1)): cs_rng_normal's value, in one place for the one-by-one and the batched draws. */
-static inline double box_muller(uint64_t w1, uint64_t w2)
-{
-    const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
-    const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
-    return sqrt(-2.0 * log(u1)) * cos(CS_TWO_PI * u2);
-}
-
 /* Two words per call, no cached sine value. */
 double cs_rng_normal(cs_rng *r)
 {
     const uint64_t w1 = cs_rng_u64(r);
     const uint64_t w2 = cs_rng_u64(r);
-    return box_muller(w1, w2);
+    return cs_box_muller(w1, w2);
 }
 
 void cs_rng_normals(cs_rng *r, int64_t n, double *z)
 {
-    for (int64_t i = 0; i < n; i++) {
-        if (r->used >= 4) {
-            (void)cs_rng_refill(r);
-            r->used = 0;
-        }
-        if (r->used <= 2) { /* both words in the buffer: no bookkeeping per word */
-            z[i] = box_muller(r->buf[r->used], r->buf[r->used + 1]);
-            r->used += 2;
-        } else {
-            z[i] = cs_rng_normal(r); /* a pair that straddles two blocks */
-        }
+    enum { CHUNK = 32 };
+    uint64_t w[2 * CHUNK];
+    for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
+        const int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+        cs_rng_words(r, 2 * m, w);
+        for (int64_t i = 0; i < m; i++)
+            z[i0 + i] = cs_box_muller(w[2 * i], w[2 * i + 1]);
     }
 }
 

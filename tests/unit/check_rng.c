@@ -565,6 +565,14 @@ START_TEST(test_normal_zig)
 }
 END_TEST
 
+/* libm's Box-Muller draw from two words, as cs_rng_normal makes it. */
+static double libm_box_muller(uint64_t w1, uint64_t w2)
+{
+    const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
+    const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
+}
+
 /* cs_rng_normal is Box-Muller on two words, u1 = (w1 >> 11) + 1 and u2 = w2 >> 11 times 2^-53,
  * sqrt(-2 log u1) cos(2 pi u2): the generator's term vectors and page attributes depend on these
  * bits. cs_rng_normals gives n one-by-one draws bit for bit from any position of the stream (an
@@ -589,10 +597,7 @@ START_TEST(test_normals_batch)
             for (int64_t i = 0; i < ns[k]; i++) {
                 const double one = cs_rng_normal(&b);
                 const uint64_t w1 = cs_rng_u64(&w), w2 = cs_rng_u64(&w);
-                const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
-                const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
-                const double want =
-                    sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
+                const double want = libm_box_muller(w1, w2);
                 bad += memcmp(&one, &want, sizeof want) != 0;
                 bad += memcmp(&z[i], &want, sizeof want) != 0;
             }
@@ -625,14 +630,6 @@ START_TEST(test_words)
     ck_assert_int_eq(bad, 0);
 }
 END_TEST
-
-/* libm's Box-Muller draw from two words, as cs_rng_normal makes it. */
-static double libm_box_muller(uint64_t w1, uint64_t w2)
-{
-    const double u1 = (double)((w1 >> 11) + 1) * 0x1.0p-53;
-    const double u2 = (double)(w2 >> 11) * 0x1.0p-53;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
-}
 
 /* The approximation behind cs_rng_normals_f32 stays within 1e-13 of libm's draw (its floats are
  * exact as long as the error stays below the check's tolerance, 2^-40 (|base| + 10 |scale|)
