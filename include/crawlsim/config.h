@@ -35,6 +35,7 @@ typedef struct cs_gen_web {
     double copy_links;       /* share of a page's drawn links copied from its tree parent's */
     double host_pool;        /* a host's pool of link draws: host_pool x degree_mean slots */
     int64_t community_hosts; /* far links stay in their source's run of this many hosts; 0: no */
+    int64_t community_near;  /* links to hosts this near keep their host (0: the run is closed) */
     double near_share;       /* share of drawn in-host links placed near their source */
     double near_alpha;       /* density exponent of those links' id gap (power law from 1) */
     double near_forward;     /* probability that a near link goes forward (0.5: the old bit) */
@@ -47,6 +48,7 @@ typedef struct cs_gen_web {
     double site_hosts;       /* mean hosts of a site, a run of hosts sharing its first's template */
     double in_hosts;         /* share of hosts no other host links to (bow-tie IN) */
     double out_hosts;        /* share of hosts whose pages link only inside it (bow-tie OUT) */
+    int closed_own;          /* such a host's links drawn as its own links, not uniformly */
     double isolated_hosts;   /* share of hosts both (disconnected: the bow-tie's rest) */
 } cs_gen_web;
 

@@ -399,9 +399,11 @@ static int64_t near_or_popular(const cs_gen *g, int64_t page, int64_t host, uint
                                   : (double)(cs_mix64(h2 ^ CS_HASH_FORWARD) >> 11) * 0x1.0p-53 < pf;
     int64_t t = -1;
     const int64_t far = forward ? fwd : back; /* gen.host_cross: past the host's edge */
-    if ((forward ? fwd >= end : back < first) && far >= 0 && far < g->cfg.pages && crosses(g, w0) &&
-        role_allows(g, host, cs_gen_host_of(g, far)))
-        return far;
+    if ((forward ? fwd >= end : back < first) && far >= 0 && far < g->cfg.pages && crosses(g, w0)) {
+        const int64_t fh = cs_gen_host_of(g, far);
+        if (role_allows(g, host, fh) && same_region(g, host, fh))
+            return far;
+    }
     if (forward ? fwd < end : back >= first)
         t = forward ? fwd : back;
     else if (forward ? back >= first : fwd < end)
@@ -662,7 +664,8 @@ static int64_t cand_target(const cs_gen *g, int64_t src, int64_t host, const can
 {
     const cs_gen_config *c = &g->cfg;
     const host_rec *hr = &g->hosts[host];
-    int64_t t = b->n < 0 ? hr->first + (int64_t)(b->u_in * (double)hr->count)
+    /* b->n < 0: a closed host's link kept inside, uniformly unless gen.closed_own */
+    int64_t t = b->n < 0 && !c->web.closed_own ? hr->first + (int64_t)(b->u_in * (double)hr->count)
                 : b->table == NULL && c->web.near_share > 0.0
                     ? near_or_popular(g, src, host, b->w0, b->u_in, near_key)
                 : b->table == NULL && c->web.host_cross > 0.0 ? own_popular(g, host, b->w0, b->u_in)

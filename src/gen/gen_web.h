@@ -156,10 +156,19 @@ static inline int role_allows(const cs_gen *g, int64_t h, int64_t t)
     return (!(a & HOST_CLOSED) && !(b & HOST_HIDDEN)) || (a == b && (a == HOST_OPEN || t > h));
 }
 
+/* gen.community_near = 0: whether hosts h and t lie in the same community (an aligned run of
+ * community_hosts ids), which no link between hosts then leaves; always without closed
+ * communities. */
+static inline int same_region(const cs_gen *g, int64_t h, int64_t t)
+{
+    const int64_t w = g->cfg.web.community_hosts;
+    return w <= 0 || g->cfg.web.community_near > 0 || h / w == t / w;
+}
+
 /* gen.host_cross: the host k away from h (k = 1 + the trailing zero bits of x's upper word, so
  * 1 in two, 2 in four, ..., at most 16; the direction x's lowest bit), or the next one further
- * out that h may link to (role_allows), the other side when one side ends; h itself when
- * neither side has one within 8 more hosts. */
+ * out that h may link to (role_allows), the other side when one side ends (at the world's edge
+ * or a closed community's); h itself when neither side has one within 8 more hosts. */
 static int64_t neighbour_host(const cs_gen *g, int64_t h, uint64_t x)
 {
     const uint64_t y = cs_mix64(x ^ CS_HASH_CROSS);
@@ -169,7 +178,7 @@ static int64_t neighbour_host(const cs_gen *g, int64_t h, uint64_t x)
         const int64_t d = side == 0 ? dir : -dir;
         for (int64_t j = 0; j < 8; j++) {
             const int64_t t = h + d * (k + j);
-            if (t < 0 || t >= g->n_hosts)
+            if (t < 0 || t >= g->n_hosts || !same_region(g, h, t))
                 break;
             if (role_allows(g, h, t))
                 return t;
@@ -192,8 +201,9 @@ static inline int64_t home_link(const cs_gen *g, int64_t h, uint64_t w0, int64_t
 }
 
 /* gen.site_hosts: the host whose template host h's pages carry: the first host of h's site (host
- * k starts a site when k = 0 or its hash falls below 1 / site_hosts; the walk back ends after
- * GEN_SITE_MAX hosts), or h itself when site_hosts is 1 or the roles do not let h link there. */
+ * k starts a site when k = 0, or the first host of a closed community, or its hash falls below
+ * 1 / site_hosts; the walk back ends after GEN_SITE_MAX hosts), or h itself when site_hosts is 1
+ * or the roles do not let h link there. */
 #define GEN_SITE_MAX 1024
 static int64_t site_lead(const cs_gen *g, int64_t h)
 {
@@ -201,8 +211,10 @@ static int64_t site_lead(const cs_gen *g, int64_t h)
     if (!(sh > 1.0))
         return h;
     const uint64_t key = cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_SITE);
+    const int64_t w = g->cfg.web.community_hosts;
+    const int64_t start = w > 0 && g->cfg.web.community_near == 0 ? h / w * w : 0; /* closed */
     int64_t k = h;
-    for (int j = 0; j < GEN_SITE_MAX && k > 0; j++, k--)
+    for (int j = 0; j < GEN_SITE_MAX && k > start; j++, k--)
         if ((double)(cs_mix64((uint64_t)k + key) >> 11) * 0x1.0p-53 * sh < 1.0)
             break;
     return k == h || role_allows(g, h, k) ? k : h;
@@ -266,19 +278,19 @@ static inline int paired(const cs_gen *g, int64_t p, int64_t q, int k, int64_t h
 }
 
 /* gen.community_hosts: the host a link of a page of `host` to host h goes to: h when it lies
- * within COMMUNITY_NEAR hosts of `host` (or without communities), else the host at h's place
- * modulo the community's size in `host`'s community (an aligned run of community_hosts ids;
- * `host` itself past the last host), when the roles allow the link, else h. */
-#define COMMUNITY_NEAR 16
+ * within gen.community_near hosts of `host` (or without communities), else the host at h's
+ * place modulo the community's size in `host`'s community (an aligned run of community_hosts
+ * ids; `host` itself past the last host), when the roles allow the link, else h (with closed
+ * communities, community_near = 0: `host`). */
 static inline int64_t community_host(const cs_gen *g, int64_t host, int64_t h)
 {
-    const int64_t w = g->cfg.web.community_hosts;
-    if (w <= 0 || h < 0 || (h > host ? h - host : host - h) <= COMMUNITY_NEAR)
+    const int64_t w = g->cfg.web.community_hosts, near = g->cfg.web.community_near;
+    if (w <= 0 || h < 0 || (h > host ? h - host : host - h) <= near)
         return h;
     int64_t c = host / w * w + h % w;
     if (c >= g->n_hosts)
         c = host;
-    return c == host || role_allows(g, host, c) ? c : h;
+    return c == host || role_allows(g, host, c) ? c : near > 0 ? h : host;
 }
 
 /* gen.host_pool: the host's pool of link draws, m slots, and the page's next slot (NULL in

@@ -748,6 +748,8 @@ static cs_gen_config web_like_config(int64_t pages)
     c.web.copy_links = 0.5;
     c.web.host_pool = 0.5;
     c.web.community_hosts = 64;
+    c.web.community_near = 4;
+    c.web.closed_own = 1;
     c.web.dangling_leaves = 1;
     c.web.in_hosts = 0.2;
     c.web.out_hosts = 0.2;
@@ -1120,6 +1122,90 @@ START_TEST(community_hosts_move_their_statistic)
 }
 END_TEST
 
+/* community_near = 0 (closed communities): no link leaves its source's run of w hosts, with
+ * host_cross's neighbours, near links past a host's edge and sites in play (link_pairs and
+ * home_links, which may cross, off); with the default 16, links to hosts a few ids away do. */
+static double region_cross_share(const cs_gen_config *c, int64_t w)
+{
+    cs_gen *g;
+    cs_graph_slice s;
+    whole_world(c, &g, &s);
+    int64_t x = 0;
+    for (int64_t u = 0; u < s.n; u++)
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++)
+            x += s.host[u] / w != cs_gen_host_of(g, s.targets[e]) / w;
+    const double share = (double)x / (double)s.offsets[s.n];
+    drop_world(&g, &s);
+    return share;
+}
+
+START_TEST(closed_communities_keep_their_links)
+{
+    cs_gen_config c = small_config(40000);
+    c.web.community_hosts = 32;
+    c.web.host_cross = 0.5;
+    c.web.near_share = 0.5;
+    c.web.tree_branching = 4;
+    c.web.template_links = 4;
+    c.web.site_hosts = 8.0;
+    c.web.out_hosts = 0.3;
+    const double open = region_cross_share(&c, 32);
+    c.web.community_near = 0;
+    const double closed = region_cross_share(&c, 32);
+    ck_assert_msg(open > 0.01 && closed == 0.0,
+                  "links between communities: closed %g, with community_near 16 %g", closed, open);
+}
+END_TEST
+
+/* closed_own: a closed host's links that would leave it are drawn as its own links, near their
+ * source (near_share), instead of uniformly over the host: among the links of closed hosts of
+ * 200 pages or more that stay inside, the share at an id gap below 16 rises; the roles hold
+ * (no link from a closed host to an open one, nor backwards). */
+static double closed_near_share(const cs_gen_config *c, int64_t *breaks)
+{
+    cs_gen *g;
+    cs_graph_slice s;
+    whole_world(c, &g, &s);
+    int64_t near = 0, inside = 0;
+    *breaks = 0;
+    for (int64_t u = 0; u < s.n; u++) {
+        const int64_t h = s.host[u];
+        int64_t first, count;
+        cs_gen_host_range(g, h, &first, &count);
+        if (!(cs_gen_host_role(g, h) & 2))
+            continue;
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t v = s.targets[e], hv = cs_gen_host_of(g, v);
+            *breaks += hv != h && (cs_gen_host_role(g, hv) != cs_gen_host_role(g, h) || hv < h);
+            if (hv == h && count >= 200) {
+                inside++;
+                near += llabs(v - u) < 16;
+            }
+        }
+    }
+    drop_world(&g, &s);
+    return (double)near / (double)inside;
+}
+
+START_TEST(closed_own_draws_closed_links_near)
+{
+    cs_gen_config c = small_config(40000);
+    c.host_size_mean = 200.0;
+    c.p_host = 0.3; /* most links drawn for elsewhere: kept inside the closed hosts */
+    c.web.near_share = 0.8;
+    c.web.host_cross = 0.2;
+    c.web.out_hosts = 0.5;
+    int64_t b0 = 0, b1 = 0;
+    const double uniform = closed_near_share(&c, &b0);
+    c.web.closed_own = 1;
+    const double own = closed_near_share(&c, &b1);
+    ck_assert_msg(own > uniform + 0.2, "closed hosts' links at a gap < 16: own %g, uniform %g", own,
+                  uniform);
+    ck_assert_msg(b0 == 0 && b1 == 0, "links against the roles: %lld, off %lld", (long long)b1,
+                  (long long)b0);
+}
+END_TEST
+
 /* template_menu: the template is the first template_links pages of the host (without sites):
  * every page of a host larger than that links to each of them but itself; off, the popularity
  * draws repeat and miss some. With sites under the bow-tie roles, no menu link goes against a
@@ -1396,6 +1482,8 @@ static Suite *suite(void)
     tcase_add_test(tc, tree_lift_moves_its_statistic);
     tcase_add_test(tc, copied_links_move_their_statistic);
     tcase_add_test(tc, community_hosts_move_their_statistic);
+    tcase_add_test(tc, closed_communities_keep_their_links);
+    tcase_add_test(tc, closed_own_draws_closed_links_near);
     tcase_add_test(tc, mechanisms_are_pure);
     suite_add_tcase(s, tc);
     return s;
