@@ -26,7 +26,9 @@
     "(import.hosts = blocks with the twin's host_spec for LAW's graphs), the share of links\n"     \
     "within host by gen.host_cross, the in/out-degree correlation by gen.popular_degree,\n"        \
     "reciprocal pairs by gen.link_pairs) with a step that halves when a candidate is no\n"         \
-    "better, then one group of keys at a time. --orders LIST (default bfs) adds the discovery\n"   \
+    "better, then one group of keys at a time; where the twin has closed hosts, twice (with\n"     \
+    "gen.closed_own off and on, unless --set gives it), the better kept. --orders LIST\n"          \
+    "(default bfs) adds the discovery\n"                                                           \
     "crawls of the other orders to the targets (indeg, random: pages known after 1 % and 10 %\n"   \
     "fetched); with indeg, gen.popular_degree follows in-degree-first discovery instead.\n"        \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
