@@ -23,9 +23,10 @@ with open("pairs.txt", "w") as p:
             p.write(f"{u} {v}\n")
 EOP
 printf '[import]\nedges = pairs.txt\nedge_format = pairs\nnode_ids = integer\nnode_count = 3000\nhosts = per-page\n' > real.ini
-# (with the out-degree following popularity, which the twin control popular-degree-0 turns off)
-sed 's/^pages = .*/pages = 3000\npopular_degree = 0.8/' "$SRC/graphs/tiny.ini" > twin.ini
-grep -q "^popular_degree = 0.8" twin.ini || fail "twin spec"
+# (with the out-degree following popularity, which the twin control popular-degree-0 turns off,
+# and closed hosts, whose kept links the control closed-own-switched draws as their own)
+sed 's/^pages = .*/pages = 3000\npopular_degree = 0.8\nout_hosts = 0.3/' "$SRC/graphs/tiny.ini" > twin.ini
+grep -q "^popular_degree = 0.8" twin.ini && grep -q "^out_hosts = 0.3" twin.ini || fail "twin spec"
 # the tool runs mpirun itself: its flags as the tests' (oversubscription)
 export OMP_NUM_THREADS=1
 timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --work tw --out out --ranks 3 --fetch-share 0.05 \
@@ -49,11 +50,11 @@ for g, fig, P, real, twin, d, within in first:
 rows = [r for r in rows if not r[1].startswith("first1.")]
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
 ctl = (".shuffled", ".block256", ".in-host", ".cross-host")  # known.ORDER.SHARE.CONTROL
-tctl = (".popular-degree-0", ".menu")  # the twin regenerated with a key changed
+tctl = (".popular-degree-0", ".menu", ".closed-own-switched")  # the twin, a key changed
 controls = [r for r in rows if r[1].endswith(ctl + tctl)]
 rows = [r for r in rows if not r[1].endswith(ctl + tctl)]
 assert {r[1].rsplit(".", 1)[1] for r in controls} == {c[1:] for c in ctl + tctl}, controls[:2]
-assert len(controls) == 6 * 3 * 6, len(controls)
+assert len(controls) == 6 * 3 * 7, len(controls)
 for g, fig, P, real, ctl, d, within in controls:
     real, ctl, d = float(real), float(ctl), float(d)
     assert within == "-" and 0 < ctl <= 1 and abs(d - (ctl - real) / real) < 1e-4 * max(1, abs(d))
@@ -83,7 +84,8 @@ for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("rando
 a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
 # the twin controls: the twin's pages and hosts, the key changed in the spec, other links
-for name, key in (("popular-degree-0", "popular_degree = 0"), ("menu", "template_menu = true")):
+for name, key in (("popular-degree-0", "popular_degree = 0"), ("menu", "template_menu = true"),
+                  ("closed-own-switched", "closed_own = true")):
     c = h5py.File(f"tw/tiny-{name}.h5", "r")
     assert np.array_equal(c["pages/host"][:], b["pages/host"][:]), name
     spec = c.attrs["spec"]
