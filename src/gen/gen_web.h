@@ -156,13 +156,18 @@ static inline int role_allows(const cs_gen *g, int64_t h, int64_t t)
     return (!(a & HOST_CLOSED) && !(b & HOST_HIDDEN)) || (a == b && (a == HOST_OPEN || t > h));
 }
 
-/* gen.community_near = 0: whether hosts h and t lie in the same community (an aligned run of
- * community_hosts ids), which no link between hosts then leaves; always without closed
- * communities. */
+/* Whether the communities (aligned runs of community_hosts ids) are closed: community_near = 0,
+ * no link between hosts leaves its source's run. */
+static inline int closed_communities(const cs_gen *g)
+{
+    return g->cfg.web.community_hosts > 0 && g->cfg.web.community_near == 0;
+}
+
+/* Whether hosts h and t lie in the same closed community; always without closed communities. */
 static inline int same_region(const cs_gen *g, int64_t h, int64_t t)
 {
     const int64_t w = g->cfg.web.community_hosts;
-    return w <= 0 || g->cfg.web.community_near > 0 || h / w == t / w;
+    return !closed_communities(g) || h / w == t / w;
 }
 
 /* gen.host_cross: the host k away from h (k = 1 + the trailing zero bits of x's upper word, so
@@ -212,7 +217,7 @@ static int64_t site_lead(const cs_gen *g, int64_t h)
         return h;
     const uint64_t key = cs_mix64((uint64_t)g->cfg.seed ^ CS_HASH_SITE);
     const int64_t w = g->cfg.web.community_hosts;
-    const int64_t start = w > 0 && g->cfg.web.community_near == 0 ? h / w * w : 0; /* closed */
+    const int64_t start = closed_communities(g) ? h / w * w : 0;
     int64_t k = h;
     for (int j = 0; j < GEN_SITE_MAX && k > start; j++, k--)
         if ((double)(cs_mix64((uint64_t)k + key) >> 11) * 0x1.0p-53 * sh < 1.0)

@@ -1089,10 +1089,10 @@ START_TEST(site_hosts_move_their_statistic)
 }
 END_TEST
 
-/* community_hosts: the share of links to a host more than 16 hosts away in another aligned run
- * of w hosts (none with communities and no roles; their share of the links without), and the
- * links stay as many. */
-static double far_cross_share(const cs_gen_config *c, int64_t w, int64_t *links)
+/* community_hosts: the share of links to a host more than `near` hosts away in another aligned
+ * run of w hosts (with near = 16, none with communities and no roles; their share of the links
+ * without), and the links stay as many; with near = 0, every link between runs. */
+static double far_cross_share(const cs_gen_config *c, int64_t w, int64_t near, int64_t *links)
 {
     cs_gen *g;
     cs_graph_slice s;
@@ -1101,7 +1101,7 @@ static double far_cross_share(const cs_gen_config *c, int64_t w, int64_t *links)
     for (int64_t u = 0; u < s.n; u++)
         for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
             const int64_t hu = s.host[u], ht = cs_gen_host_of(g, s.targets[e]);
-            far += (ht > hu + 16 || ht < hu - 16) && ht / w != hu / w;
+            far += (ht > hu + near || ht < hu - near) && ht / w != hu / w;
         }
     *links = s.offsets[s.n];
     drop_world(&g, &s);
@@ -1112,9 +1112,9 @@ START_TEST(community_hosts_move_their_statistic)
 {
     cs_gen_config c = small_config(40000);
     int64_t l0 = 0, l1 = 0;
-    const double f0 = far_cross_share(&c, 64, &l0);
+    const double f0 = far_cross_share(&c, 64, 16, &l0);
     c.web.community_hosts = 64;
-    const double f1 = far_cross_share(&c, 64, &l1);
+    const double f1 = far_cross_share(&c, 64, 16, &l1);
     ck_assert_msg(f0 > 0.05 && f1 == 0.0,
                   "community_hosts: far links between communities %g, off %g", f1, f0);
     ck_assert_msg(fabs((double)(l1 - l0)) < 0.02 * (double)l0, "links %lld, off %lld",
@@ -1125,20 +1125,6 @@ END_TEST
 /* community_near = 0 (closed communities): no link leaves its source's run of w hosts, with
  * host_cross's neighbours, near links past a host's edge and sites in play (link_pairs and
  * home_links, which may cross, off); with the default 16, links to hosts a few ids away do. */
-static double region_cross_share(const cs_gen_config *c, int64_t w)
-{
-    cs_gen *g;
-    cs_graph_slice s;
-    whole_world(c, &g, &s);
-    int64_t x = 0;
-    for (int64_t u = 0; u < s.n; u++)
-        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++)
-            x += s.host[u] / w != cs_gen_host_of(g, s.targets[e]) / w;
-    const double share = (double)x / (double)s.offsets[s.n];
-    drop_world(&g, &s);
-    return share;
-}
-
 START_TEST(closed_communities_keep_their_links)
 {
     cs_gen_config c = small_config(40000);
@@ -1149,9 +1135,10 @@ START_TEST(closed_communities_keep_their_links)
     c.web.template_links = 4;
     c.web.site_hosts = 8.0;
     c.web.out_hosts = 0.3;
-    const double open = region_cross_share(&c, 32);
+    int64_t links = 0;
+    const double open = far_cross_share(&c, 32, 0, &links);
     c.web.community_near = 0;
-    const double closed = region_cross_share(&c, 32);
+    const double closed = far_cross_share(&c, 32, 0, &links);
     ck_assert_msg(open > 0.01 && closed == 0.0,
                   "links between communities: closed %g, with community_near 16 %g", closed, open);
 }
