@@ -70,6 +70,8 @@ typedef struct cs_gen_config {
     double degree_mean;
     double degree_alpha;
     int64_t degree_max;
+    double degree_sigma; /* > 0: a log-normal out-degree of this sigma, not the power law */
+    int degree_total;    /* the drawn out-degree counts the page's structural links */
     double p_host;
     double p_topic;
     double host_popularity_skew;

@@ -227,6 +227,10 @@ CS_API double cs_powlaw_draw(const cs_powlaw *p, cs_rng *r);
 /* Local, pure. The law's value at the uniform u in [0, 1): cs_powlaw_draw is this at the word's
  * uniform, bit for bit. */
 CS_API double cs_powlaw_at(const cs_powlaw *p, double u);
+/* Local, pure. The standard normal quantile: z with P(N(0,1) < z) = u, u in (0, 1) (-inf at 0,
+ * +inf at 1; u below 1e-300 taken as 1e-300): Abramowitz and Stegun 26.2.23 (error below
+ * 4.5e-4) refined by two Halley steps on erfc in the nearer tail, to about erfc's precision. */
+CS_API double cs_normal_quantile(double u);
 
 /* Zipf on {1..n}: P(k) proportional to k^-s, s >= 0, exact (rejection-inversion,
  * Hormann & Derflinger 1996). The constants are precomputed once per (n, s). */

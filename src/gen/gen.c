@@ -21,6 +21,7 @@
  * the graph is the same for any number of ranks and threads.
  */
 #include "gen_impl.h"
+#include "gen_math.h"
 #include "gen_sets.h"
 #include "gen_web.h"
 
@@ -254,67 +255,6 @@ void cs_gen_rate_range(const cs_gen *g, const cs_gen_config *c, int64_t first, i
     }
 }
 
-/*
- * t^e for the in-host rank, t in (0, 1] (skew > 1) or t >= 1 (skew < 1). Two paths, chosen once
- * per model: an integral exponent (the default skew 1.2 gives e = -5) by repeated squaring;
- * otherwise log2 and exp2 by bit manipulation and short series, accurate to about 3e-6
- * relative, which only moves ranks whose value lies within 3e-6 of an integer. Both are a few
- * times faster than pow() and give the same bits on every libm: the world must not depend on
- * the machine's math library.
- */
-static inline double fast_log2(double y)
-{
-    uint64_t b;
-    memcpy(&b, &y, sizeof b);
-    int e = (int)((b >> 52) & 0x7ff) - 1023;
-    b = (b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL; /* mantissa in [1, 2) */
-    double m;
-    memcpy(&m, &b, sizeof m);
-    if (m > 1.4142135623730951) { /* centre on 1 so that the series converges fast */
-        m *= 0.5;
-        e += 1;
-    }
-    double z = (m - 1.0) / (m + 1.0), z2 = z * z; /* |z| < 0.172 */
-    double atanh = z * (1.0 + z2 * (1.0 / 3 + z2 * (1.0 / 5)));
-    return (double)e + 2.8853900817779268 * atanh; /* 2 / ln 2 */
-}
-
-/* floor(v), the same value (and sign of zero but for v = -0, which fast_exp2 never passes), by a
- * conversion to an integer: a libm call or a long inline sequence on baseline x86-64 otherwise. */
-static inline double floor_fast(double v)
-{
-    if (!(fabs(v) < 0x1.0p52)) /* also NaN: floor's own value */
-        return floor(v);
-    const double t = (double)(int64_t)v; /* v rounded towards zero */
-    return t > v ? t - 1.0 : t;
-}
-
-static inline double fast_exp2(double y)
-{
-    double n = floor_fast(y + 0.5), f = (y - n) * 0.6931471805599453; /* |f| <= ln2 / 2 */
-    double p = 1.0 + f * (1.0 + f * (1.0 / 2 + f * (1.0 / 6 + f * (1.0 / 24 + f * (1.0 / 120)))));
-    if (n < -1022.0)
-        return 0.0;
-    uint64_t b = (uint64_t)((int64_t)n + 1023) << 52;
-    double scale;
-    memcpy(&scale, &b, sizeof scale);
-    return p * scale;
-}
-
-static inline double ipow(double t, int e)
-{
-    int neg = e < 0;
-    unsigned k = (unsigned)(neg ? -e : e);
-    double r = 1.0;
-    while (k) {
-        if (k & 1u)
-            r *= t;
-        t *= t;
-        k >>= 1;
-    }
-    return neg ? 1.0 / r : r;
-}
-
 /* A popular page of host h: rank ~ discretised power law with page_popularity_skew s (the
  * inverse of the continuous CDF on [1, m+1): x = (c u + 1)^(1/(1-s)), c = (m+1)^(1-s) - 1);
  * rank 1 is the host's first page (its home page). */
@@ -355,8 +295,14 @@ static int64_t draw_degree(const cs_gen *g, int64_t page, cs_rng *r, int hub)
 {
     const cs_gen_config *c = &g->cfg;
     const double u = popular_uniform(g, page, cs_rng_uniform(r));
-    const int64_t x = (int64_t)cs_powlaw_at(&g->deg_law, u);
-    int64_t d = x < 1 ? 1 : x; /* the floor of the law, at least 1 */
+    int64_t d; /* the floor of the law, at least 1, at most degree_max */
+    if (c->degree_sigma > 0.0) {
+        const double x = exp(g->deg_mu + c->degree_sigma * cs_normal_quantile(u));
+        d = x < 1.0 ? 1 : x >= (double)c->degree_max ? c->degree_max : (int64_t)x;
+    } else {
+        const int64_t x = (int64_t)cs_powlaw_at(&g->deg_law, u);
+        d = x < 1 ? 1 : x;
+    }
     if (hub) {
         double hd = (double)d * c->hub_degree_factor;
         d = hd > (double)c->degree_max ? c->degree_max : (int64_t)hd;
@@ -471,8 +417,10 @@ static int64_t listing_links(const cs_gen *g, int64_t page, int64_t first, int64
  * popularity from the host's stream (HOST, host, sub 2), linked from every page that carries it
  * (template_share): pages that share a template and link among themselves close triangles. With
  * gen.site_hosts the host is its site's first host (gen_web.h site_lead): a site's template.
+ * With gen.degree_total only the template's first links that the page's drawn degree deg leaves
+ * room for beside the links before them.
  */
-static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t *out)
+static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t deg, int64_t *out)
 {
     const cs_gen_config *c = &g->cfg;
     const int64_t first = g->hosts[host].first, m = g->hosts[host].count, i = page - first;
@@ -515,13 +463,16 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
     if (T > 0) {
         if (out == NULL)
             return n + T;
-        if (page_flag(g, page, CS_HASH_TEMPLATE) < c->web.template_share) {
+        /* gen.degree_total: the template's first links, as many as the degree deg holds beside
+         * the links above (a small page keeps the front of the menu) */
+        const int64_t k = !c->degree_total ? T : deg - n >= T ? T : deg - n > 0 ? deg - n : 0;
+        if (k > 0 && page_flag(g, page, CS_HASH_TEMPLATE) < c->web.template_share) {
             const int64_t lead = site_lead(g, host); /* gen.site_hosts; host without */
             if (c->web.template_menu)
-                return menu_links(g, page, host, lead, out, n);
+                return menu_links(g, page, host, lead, k, out, n);
             cs_rng r;
             cs_rng_init(&r, (uint64_t)c->seed, CS_RNG_HOST, (uint64_t)lead, 2);
-            for (int64_t j = 0; j < T; j++) {
+            for (int64_t j = 0; j < k; j++) {
                 const double u = cs_rng_uniform(&r);
                 const uint64_t x = (uint64_t)lead * 1024u + (uint64_t)j + CS_HASH_TEMPLATE;
                 int64_t th = crosses(g, x) ? neighbour_host(g, lead, x) : lead;
@@ -720,12 +671,13 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
                          cs_rng *r, int64_t d, int with_struct, int64_t *out, idset *set)
 {
     /* the structural links first (none in a world without them), then d drawn ones */
-    const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, out) : 0;
+    const int64_t ns = with_struct && g->struct_max > 0 ? struct_links(g, page, host, d, out) : 0;
     link_list l = {out, 0, ns + d > 32, set};
     if (l.use_set)
         idset_reset(set, ns + d);
     l.n = keep_struct_links(g, page, host, out, ns, l.use_set, set);
-    const int64_t want = l.n + d;
+    /* gen.degree_total: the drawn links fill what the structure leaves of d */
+    const int64_t want = !g->cfg.degree_total ? l.n + d : l.n < d ? d : l.n;
     /* gen.copy_links: the first k candidates of the parent's own stream (its own first drawn
      * links, whatever this page keeps of them), then the page's own */
     int64_t src = page;
@@ -734,7 +686,7 @@ static int64_t gen_links(const cs_gen *g, int64_t page, int64_t host, const page
         const page_draw sd = draw_page(g, src, host);
         cs_rng rr;
         cs_rng_init(&rr, (uint64_t)g->cfg.seed, CS_RNG_LINKS, (uint64_t)src, 0);
-        draw_links(g, page, src, host, &sd, &rr, NULL, l.n + k, k, &l);
+        draw_links(g, page, src, host, &sd, &rr, NULL, l.n + k < want ? l.n + k : want, k, &l);
     }
     link_pool pool, *pl = NULL; /* gen.host_pool: the page's own draws from its host's pool */
     if (g->cfg.web.host_pool > 0.0) {
@@ -764,7 +716,7 @@ static void link_bounds(const cs_gen *g, int64_t first, const int64_t *ids, int6
         cs_rng_init(&dr, (uint64_t)c->seed, CS_RNG_LINKS, (uint64_t)p, 1);
         const int64_t d = draw_degree(g, p, &dr, page_is_hub(g, p));
         cnt[i] = (uint32_t)d;
-        ub[i + 1] = d + (g->struct_max > 0 ? struct_links(g, p, cs_gen_host_of(g, p), NULL) : 0);
+        ub[i + 1] = d + (g->struct_max > 0 ? struct_links(g, p, cs_gen_host_of(g, p), d, NULL) : 0);
     }
     for (int64_t i = 0; i < n; i++)
         ub[i + 1] += ub[i];

@@ -56,6 +56,7 @@ struct cs_gen {
     float *proto;           /* n_topics x term_dim unit prototypes (each rank its own) */
     double deg_xmin;        /* bounded power-law lower end for out-degrees */
     cs_powlaw deg_law;      /* the out-degrees' law */
+    double deg_mu;          /* gen.degree_sigma > 0: the log-normal out-degrees' location */
     double page_inv;        /* 1 / (1 - page_popularity_skew), or 0 when skew == 1 */
     int page_int_exp;       /* page_inv when it is a small nonzero integer, else 0 */
     int64_t struct_max;     /* most structural links of a page (directory tree, template) */

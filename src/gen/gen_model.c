@@ -98,6 +98,37 @@ static cs_err pl_solve_xmin(cs_ctx *ctx, double mean, double xmax, double alpha,
     return CS_OK;
 }
 
+/* The mean of min(max(floor X, 1), xmax), X log-normal (mu, sigma): 1 + sum over k = 2..xmax of
+ * P(X >= k), exact but for erfc's rounding. */
+static double ln_floor_mean(double mu, double sigma, int64_t xmax)
+{
+    double m = 1.0;
+    for (int64_t k = 2; k <= xmax; k++)
+        m += 0.5 * erfc((log((double)k) - mu) / (sigma * 1.4142135623730950488));
+    return m;
+}
+
+/* The location mu of the log-normal out-degree law whose floored, bounded draw has the given
+ * mean (bisection; the mean grows with mu). */
+static cs_err ln_solve_mu(cs_ctx *ctx, double mean, double sigma, int64_t xmax, double *mu)
+{
+    if (mean < 1.0 || mean > (double)xmax) /* the means of mu -> -inf and +inf */
+        return cs_fail(ctx, CS_ERR_CONFIG,
+                       "gen: a mean out-degree of %g is impossible with degree_max %lld "
+                       "(possible: 1 to %lld)",
+                       mean, (long long)xmax, (long long)xmax);
+    double lo = -10.0 * sigma - 1.0, hi = log((double)xmax) + 10.0 * sigma + 1.0;
+    for (int it = 0; it < 80; it++) {
+        const double mid = 0.5 * (lo + hi);
+        if (ln_floor_mean(mid, sigma, xmax) < mean)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *mu = 0.5 * (lo + hi);
+    return CS_OK;
+}
+
 /* ---- the model's tables, built by the ranks of a node together ----------------------------- */
 
 /* This rank's share [*lo, *hi) of n items among the node's ranks (contiguous, in rank order). */
@@ -568,10 +599,12 @@ static cs_err gen_create(cs_ctx *ctx, const cs_gen_config *cfg, int share, cs_ge
     g->topic_fill = NULL;
     if (rc == CS_OK)
         rc = build_prototypes(ctx, g);
-    if (rc == CS_OK)
+    if (rc == CS_OK && cfg->degree_sigma > 0.0) /* log-normal out-degrees */
+        rc = ln_solve_mu(ctx, cfg->degree_mean, cfg->degree_sigma, cfg->degree_max, &g->deg_mu);
+    else if (rc == CS_OK)
         rc = pl_solve_xmin(ctx, cfg->degree_mean, (double)cfg->degree_max + 1.0, cfg->degree_alpha,
                            "out-degree", &g->deg_xmin);
-    if (rc == CS_OK)
+    if (rc == CS_OK && !(cfg->degree_sigma > 0.0))
         cs_powlaw_init(&g->deg_law, g->deg_xmin, (double)cfg->degree_max + 1.0, cfg->degree_alpha);
     if (rc == CS_OK) { /* the root of the largest host: b - 1 children per base-b digit */
         const int64_t b = cfg->web.tree_branching;

@@ -225,15 +225,15 @@ static int64_t site_lead(const cs_gen *g, int64_t h)
     return k == h || role_allows(g, h, k) ? k : h;
 }
 
-/* gen.template_menu: the template_links pages from the first page of host `lead` (whose
- * template `page` of host h carries), appended to out[0, n): past the lead's end the pages of the
- * hosts after it, each only where the roles let h link there; the count returned. The links are
- * the same for every page of the site: its menu. */
-static int64_t menu_links(const cs_gen *g, int64_t page, int64_t h, int64_t lead, int64_t *out,
-                          int64_t n)
+/* gen.template_menu: the first k of the template_links pages from the first page of host `lead`
+ * (whose template `page` of host h carries), appended to out[0, n): past the lead's end the pages
+ * of the hosts after it, each only where the roles let h link there; the count returned. The
+ * links are the same for every page of the site: its menu. */
+static int64_t menu_links(const cs_gen *g, int64_t page, int64_t h, int64_t lead, int64_t k,
+                          int64_t *out, int64_t n)
 {
     const int64_t first = g->hosts[lead].first, end = first + g->hosts[lead].count;
-    const int64_t stop = first + g->cfg.web.template_links;
+    const int64_t stop = first + k;
     for (int64_t t = first; t < stop && t < g->n_pages; t++) {
         const int64_t th = t < end ? lead : cs_gen_host_of(g, t);
         if (t != page && (th == h || role_allows(g, h, th)))

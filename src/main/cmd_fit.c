@@ -8,13 +8,17 @@
  * iteration, every key at once, with backtracking):
  *
  *   degree_mean            += 0.8 (out mean real - twin) / (1 - dangling)
- *   degree_alpha           += 0.6 log((median real + 1/2) / (median twin + 1/2))
+ *   degree_alpha           += 0.6 log((median real + 1/2) / (median twin + 1/2)); with
+ *                            degree_sigma above 0 (--set), degree_sigma -= the same instead,
+ *                            in [0.1, 3] (a wider log-normal, a lower median)
  *   dangling                = pages without out-links (real)
  *   unlinked               += pages without in-links, real - twin
  *   tree_up, tree_siblings : r += 3 (reciprocity real - twin), r in [0, 2], up = min(r, 1),
  *                            siblings = max(r - 1, 0)
  *   template_links         += round(40 (clustering real - twin)), at least 1 when off by > 10 %,
- *                            at most the real out-degree median (a template is in every page)
+ *                            at most the real out-degree median (a template is in every page;
+ *                            with degree_total, in the pages whose degree holds it: at most the
+ *                            90th percentile)
  *   near_share             += 1.5 (gap < 2^8 real - twin)
  *   near_alpha             += 3 (gap4/gap8 real - twin), gapK the share of gaps below 2^K
  *   near_forward           += 2 (forward share among gaps below 2^8, real - twin)
@@ -286,7 +290,9 @@ static void start(const cs_stats *real, cs_gen_config *g, double *recip)
     set_recip(g, *recip);
     g->web.near_share = 0.5;
     const double live = 1.0 - g->web.dangling;
-    g->degree_mean = sig4(clamp(real->out.mean.value / live - 1.5, 1.2, 1000.0));
+    /* the structural links come on top of the drawn degree, or (degree_total) within it */
+    g->degree_mean =
+        sig4(clamp(real->out.mean.value / live - (g->degree_total ? 0.0 : 1.5), 1.2, 1000.0));
     g->host_size_mean = sig4(clamp(3.0 * real->out.mean.value, 20.0, 5000.0));
     /* the largest host at most a tenth of the pages (or 10 mean hosts): the roles move the
      * bow-tie by host, so no host may hold a large part of it */
@@ -348,11 +354,11 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
     const double dm = g->degree_mean + s * 0.8 * (real->out.mean.value - t->out.mean.value) / live;
     if (ON(K_DEGREE_MEAN))
         g->degree_mean = sig4(clamp(dm, 1.2, 3.0 * real->out.mean.value / live));
-    if (ON(K_DEGREE_ALPHA))
-        g->degree_alpha = sig4(
-            clamp(g->degree_alpha +
-                      s * 0.6 * log((real->out.median.value + 0.5) / (t->out.median.value + 0.5)),
-                  1.4, 6.0));
+    const double med = log((real->out.median.value + 0.5) / (t->out.median.value + 0.5));
+    if (ON(K_DEGREE_ALPHA) && g->degree_sigma > 0.0) /* log-normal: a wider law, a lower median */
+        g->degree_sigma = sig4(clamp(g->degree_sigma - s * 0.6 * med, 0.1, 3.0));
+    else if (ON(K_DEGREE_ALPHA))
+        g->degree_alpha = sig4(clamp(g->degree_alpha + s * 0.6 * med, 1.4, 6.0));
     if (ON(K_UNLINKED))
         g->web.unlinked =
             sig4(clamp(g->web.unlinked + s * (real->in.zero.value - t->in.zero.value), 0.0, 0.9));
@@ -367,8 +373,9 @@ static void update(const cs_stats *real, const cs_stats *t, double s, int mask, 
     if (dT == 0 && fabs(dc) > 0.1 * real->shape.clustering.value)
         dT = dc > 0.0 ? 1 : -1;
     if (ON(K_TEMPLATE))
-        g->web.template_links = (int64_t)clamp((double)(g->web.template_links + dT), 0.0,
-                                               fmin(64.0, real->out.median.value));
+        g->web.template_links = (int64_t)clamp(
+            (double)(g->web.template_links + dT), 0.0,
+            fmin(64.0, g->degree_total ? real->out.rich.value : real->out.median.value));
     const cs_stats_links *rl = &real->links, *tl = &t->links;
     if (isfinite(rl->gap8.value) && isfinite(tl->gap8.value)) {
         const double rr = rl->gap4.value / (rl->gap8.value + 1e-9),
@@ -651,7 +658,8 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
     CS_LOG(ctx, CS_LOG_VERBOSE,
            "fit: candidate %d (step %.3g, keys %d): %d targets met, error %.2f (%.1f s): out "
            "%.3g/%g in %g a20 %.3g rec %.3g clu %.3g gap8 %.3g scc/in/out %.3g/%.3g/%.3g dist "
-           "%.3g bfs %.3g/%.3g indeg %.3g random %.3g | degree_mean %g alpha %g dangling %g "
+           "%.3g bfs %.3g/%.3g indeg %.3g random %.3g | degree_mean %g alpha %g sigma %g total %d "
+           "dangling %g "
            "unlinked %g tree %lld "
            "up %g siblings %g template %lld host_size_mean %g host_skew %g page_skew %g near "
            "%g/%g/%g p_host %g roles in %g out %g isolated %g within %.3g host_cross %g "
@@ -663,13 +671,13 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
            t->shape.out.value, t->shape.dist_mean.value, t->bfs.known1.value, t->bfs.known10.value,
            t->indeg.seeds > 0 ? t->indeg.known1.value : (double)NAN,
            t->rnd.seeds > 0 ? t->rnd.known1.value : (double)NAN, g->degree_mean, g->degree_alpha,
-           w->dangling, w->unlinked, (long long)w->tree_branching, w->tree_up, w->tree_siblings,
-           (long long)w->template_links, g->host_size_mean, g->host_popularity_skew,
-           g->page_popularity_skew, w->near_share, w->near_alpha, w->near_snap, g->p_host,
-           w->in_hosts, w->out_hosts, w->isolated_hosts, t->links.within_host.value, w->host_cross,
-           t->links.target_out.value, w->popular_degree, w->link_pairs, w->tree_only,
-           t->links.top1_in.value, w->site_hosts, w->tree_lift, (long long)w->community_hosts,
-           w->closed_own);
+           g->degree_sigma, g->degree_total, w->dangling, w->unlinked, (long long)w->tree_branching,
+           w->tree_up, w->tree_siblings, (long long)w->template_links, g->host_size_mean,
+           g->host_popularity_skew, g->page_popularity_skew, w->near_share, w->near_alpha,
+           w->near_snap, g->p_host, w->in_hosts, w->out_hosts, w->isolated_hosts,
+           t->links.within_host.value, w->host_cross, t->links.target_out.value, w->popular_degree,
+           w->link_pairs, w->tree_only, t->links.top1_in.value, w->site_hosts, w->tree_lift,
+           (long long)w->community_hosts, w->closed_own);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */

@@ -320,6 +320,28 @@ void cs_powlaw_init(cs_powlaw *p, double xmin, double xmax, double alpha)
     p->e = p->a < 0.0 ? expm1(p->a * p->span) : p->a > 0.0 ? expm1(-p->a * p->span) : 0.0;
 }
 
+double cs_normal_quantile(double u)
+{
+    if (!(u > 0.0))
+        return -INFINITY;
+    if (!(u < 1.0))
+        return INFINITY;
+    /* the lower tail's quantile of q, the nearer tail (1 - u keeps its digits), then mirrored */
+    const double q = u < 1e-300 ? 1e-300 : u < 0.5 ? u : 1.0 - u; /* exp(z^2 / 2) finite */
+    const double t = sqrt(-2.0 * log(q));
+    double z = (2.515517 + t * (0.802853 + t * 0.010328)) /
+                   (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))) -
+               t;
+    for (int it = 0; it < 2; it++) { /* Halley: e the CDF's error over the density */
+        const double cdf = 0.5 * erfc(-z * 0.70710678118654752440); /* z / sqrt 2 */
+        const double e = (cdf - q) * sqrt(CS_TWO_PI) * exp(0.5 * z * z);
+        z -= e / (1.0 + 0.5 * z * e);
+    }
+    if (u > 0.5)
+        z = -z;
+    return z;
+}
+
 double cs_powlaw_draw(const cs_powlaw *p, cs_rng *r)
 {
     return cs_powlaw_at(p, cs_rng_uniform(r));

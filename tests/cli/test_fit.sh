@@ -8,7 +8,8 @@
 # the table (the same link count), the fit is the same at 2 ranks, and --set gen.pages scales
 # the twin (crawlsim info on 10^7 pages); with the piece's hosts as page-id blocks, the fit moves
 # gen.host_cross towards its within-host share; where the twin has closed hosts the search runs
-# with gen.closed_own off and on and keeps the better; --orders adds the other discovery orders' rows;
+# with gen.closed_own off and on and keeps the better; with gen.degree_sigma set it moves that
+# sigma; --orders adds the other discovery orders' rows;
 # on a world of communities the search tries them, and they bring discovery nearer.
 # Skipped (77) without the dataset.
 source "$(dirname "$0")/lib.sh"
@@ -54,6 +55,17 @@ run 1 fit piece.h5 -o twins.ini --candidates 2 --set gen.closed_own=true > /dev/
     [ "$(grep -c 'fit: candidate 1 of 2' fits.err)" = 1 ] &&
     pass "--set gen.closed_own=true: one search, the key kept" ||
     fail "--set gen.closed_own=true: $(grep -c 'fit: candidate 1 of 2' fits.err) searches, $(grep closed_own twins.ini)"
+# the log-normal out-degree counting the structure (--set): the search moves its sigma by the
+# median, and the twin keeps both keys
+run 1 -v fit piece.h5 -o twinl.ini --candidates 6 --set gen.closed_own=true \
+    --set gen.degree_sigma=1 --set gen.degree_total=true > /dev/null 2> fitl.err ||
+    fail "fit --set gen.degree_sigma=1: $(tail -3 fitl.err)"
+sigmas=$(sed -n 's/.* sigma \([0-9.]*\) total 1 .*/\1/p' fitl.err | sort -u | tr '\n' ' ')
+ks=$(sed -n 's/^degree_sigma = //p' twinl.ini)
+[ "$(echo "$sigmas" | wc -w)" -ge 2 ] && grep -qx 'degree_total = true' twinl.ini &&
+    awk -v k="${ks:-0}" 'BEGIN { exit !(k > 0) }' &&
+    pass "degree_sigma searched (sigmas $sigmas), the twin log-normal ($ks) with degree_total" ||
+    fail "degree_sigma: candidates' sigmas '$sigmas', twin $(grep '^degree_' twinl.ini | tr '\n' ' ')"
 # a graph without hosts has no within-host target
 grep -F '| links within host |' twin.fit.md | grep -q '| n/a |$' &&
     pass "links within host: n/a (the piece has a host per page)" ||

@@ -1033,6 +1033,60 @@ START_TEST(popular_degree_and_pairs_move_their_statistics)
 }
 END_TEST
 
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The out-degrees of a world: f[0] the mean, f[1] the median, f[2] the share of pages with one
+ * to three links, f[3] the share with 64 or more, over the pages with links. */
+static void out_degree_stats(const cs_gen_config *c, double *f)
+{
+    cs_gen *g;
+    cs_graph_slice s;
+    whole_world(c, &g, &s);
+    int64_t *d = malloc((size_t)s.n * sizeof *d), n = 0, few = 0, many = 0, sum = 0;
+    ck_assert_ptr_nonnull(d);
+    for (int64_t u = 0; u < s.n; u++) {
+        const int64_t k = s.offsets[u + 1] - s.offsets[u];
+        if (k == 0)
+            continue;
+        d[n++] = k, sum += k, few += k <= 3, many += k >= 64;
+    }
+    ck_assert_int_gt(n, s.n / 2);
+    qsort(d, (size_t)n, sizeof *d, cmp_i64);
+    f[0] = (double)sum / (double)n;
+    f[1] = (double)d[n / 2];
+    f[2] = (double)few / (double)n;
+    f[3] = (double)many / (double)n;
+    free(d);
+    drop_world(&g, &s);
+}
+
+/* degree_sigma: at the same drawn mean, a log-normal degree has a lower median and more
+ * link-rich pages than the power law; degree_total: the structure (a tree, a template of 4)
+ * counted in the degree leaves pages with one to three links, which without it have none. */
+START_TEST(degree_law_moves_its_statistics)
+{
+    cs_gen_config base = roles_config(20000), c;
+    double f0[4], f1[4], f2[4];
+    out_degree_stats(&base, f0);
+    c = base;
+    c.degree_sigma = 1.6;
+    out_degree_stats(&c, f1);
+    c.degree_total = 1;
+    out_degree_stats(&c, f2);
+    ck_assert_msg(f1[1] < 0.8 * f0[1] && f1[3] > 1.5 * f0[3] && fabs(f1[0] / f0[0] - 1.0) < 0.15,
+                  "degree_sigma: median %g against %g, 64 links or more %g against %g, mean %g "
+                  "against %g",
+                  f1[1], f0[1], f1[3], f0[3], f1[0], f0[0]);
+    ck_assert_msg(f0[2] < 0.01 && f2[2] > 0.15 && f2[0] < f1[0] - 3.0,
+                  "degree_total: pages with 1-3 links %g against %g, mean %g against %g", f2[2],
+                  f0[2], f2[0], f1[0]);
+}
+END_TEST
+
 /* home_links: the share of links into the 1 % of pages with the most in-links (crawlsim stats
  * row in.top1), and no link against the roles (into an IN host or out of an OUT host). */
 static double top1_share(const cs_gen_config *c)
@@ -1396,6 +1450,8 @@ START_TEST(mechanisms_are_pure)
 {
     const int64_t N = 30011;
     cs_gen_config c = web_like_config(N);
+    c.degree_sigma = 1.1; /* the log-normal degrees, the structure counted in them */
+    c.degree_total = 1;
     cs_gen *g = NULL;
     ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
     cs_graph_slice whole, a, b;
@@ -1462,6 +1518,7 @@ static Suite *suite(void)
     tcase_add_test(tc, mechanisms_move_their_statistics);
     tcase_add_test(tc, roles_and_snap_move_their_statistics);
     tcase_add_test(tc, popular_degree_and_pairs_move_their_statistics);
+    tcase_add_test(tc, degree_law_moves_its_statistics);
     tcase_add_test(tc, home_links_move_their_statistic);
     tcase_add_test(tc, tree_only_moves_its_statistic);
     tcase_add_test(tc, site_hosts_move_their_statistic);

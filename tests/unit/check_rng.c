@@ -824,6 +824,41 @@ START_TEST(test_lognormal)
 }
 END_TEST
 
+/* The normal quantile: reference values (to 16 digits), the symmetry, the round trip through
+ * erfc over the whole range of a double uniform, the ends. */
+START_TEST(test_normal_quantile)
+{
+    static const struct {
+        double u, z;
+    } ref[] = {{0.5, 0.0},
+               {0.975, 1.959963984540054},
+               {0.8413447460685429, 1.0},
+               {0.02275013194817921, -2.0},
+               {1e-10, -6.361340902404056},
+               {1e-300, -37.0470962993612}};
+    for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+        const double z = cs_normal_quantile(ref[i].u);
+        ck_assert_msg(fabs(z - ref[i].z) <= 1e-13 * fmax(1.0, fabs(ref[i].z)),
+                      "quantile of %g: %.17g against %.17g", ref[i].u, z, ref[i].z);
+    }
+    double worst = 0.0;
+    for (int k = 1; k < 4000; k++) { /* u from 2^-60 to 1 - 2^-40, log-spaced at both ends */
+        const double t = (double)k / 4000.0;
+        const double u = k < 2000 ? ldexp(1.0, -(int)(60.0 * (1.0 - 2.0 * t))) * 0.5
+                                  : 1.0 - ldexp(1.0, -(int)(40.0 * (2.0 * t - 1.0))) * 0.5;
+        const double z = cs_normal_quantile(u);
+        const double back = u < 0.5 ? 0.5 * erfc(-z / sqrt(2.0)) : 0.5 * erfc(z / sqrt(2.0));
+        const double err = fabs(back - (u < 0.5 ? u : 1.0 - u)) / (u < 0.5 ? u : 1.0 - u);
+        worst = fmax(worst, err);
+    }
+    ck_assert_msg(worst < 1e-12, "quantile round trip: relative error %g", worst);
+    ck_assert_msg(fabs(cs_normal_quantile(0.3) + cs_normal_quantile(0.7)) < 1e-15,
+                  "quantile not symmetric");
+    ck_assert(isinf(cs_normal_quantile(0.0)) && cs_normal_quantile(0.0) < 0.0);
+    ck_assert(isinf(cs_normal_quantile(1.0)) && cs_normal_quantile(1.0) > 0.0);
+}
+END_TEST
+
 static double cdf_exponential(double x, const void *par)
 {
     double rate = *(const double *)par;
@@ -1334,6 +1369,7 @@ static Suite *rng_suite(void)
     tcase_add_test(tc, test_normals_f32);
     tcase_add_test(tc, test_normals_zig_batch);
     tcase_add_test(tc, test_lognormal);
+    tcase_add_test(tc, test_normal_quantile);
     tcase_add_test(tc, test_exponential);
     tcase_add_test(tc, test_pareto);
     tcase_add_test(tc, test_power_bounded);
