@@ -24,6 +24,7 @@ typedef struct cs_gen_web {
     double unlinked;         /* share of pages no link points to (never a host's first page) */
     double tree_only;        /* share of pages only the directory tree links to */
     double tree_lift;        /* probability that such a page's link comes one level further up */
+    int64_t tree_lift_span;  /* a lift stops below a directory spanning more ids (0: the root) */
     int dangling_leaves;     /* only pages without children in their host's tree dangle */
     int64_t tree_branching;  /* directory tree per host, base b of host-local indices; 0: none */
     double tree_up;          /* probability that a page links to its directory (parent) */

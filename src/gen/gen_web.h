@@ -61,19 +61,34 @@ static inline int64_t tree_dir(int64_t j, int64_t b)
     return j - (j / q) % b * q;
 }
 
+/* The ids a directory's subtree spans: b^k for host-local index a > 0 with k trailing zero
+ * base-b digits. */
+static inline int64_t dir_span(int64_t a, int64_t b)
+{
+    int64_t q = 1;
+    while (a % (q * b) == 0)
+        q *= b;
+    return q;
+}
+
 /* gen.tree_lift: whether the tree_only page at host-local index j (> 0; host from first) hangs
  * from an ancestor above its directory, and the ancestor's index in *anc: its directory's
- * directory with probability tree_lift, the next one up with its square, ..., at most the root
+ * directory with probability tree_lift, the next one up with its square, ..., at most the root,
+ * or with gen.tree_lift_span the highest one below it whose subtree spans at most that many ids
  * (a hash of the page against the powers of tree_lift: no libm). */
 static int lifted(const cs_gen *g, int64_t first, int64_t j, int64_t *anc)
 {
-    const int64_t b = g->cfg.web.tree_branching;
+    const int64_t b = g->cfg.web.tree_branching, span = g->cfg.web.tree_lift_span;
     const double p = g->cfg.web.tree_lift;
     const double u = page_flag(g, first + j, CS_HASH_LIFT);
     int64_t a = tree_dir(j, b);
     int up = 0;
-    for (double thr = p; a > 0 && u < thr; thr *= p, up = 1)
-        a = tree_dir(a, b);
+    for (double thr = p; a > 0 && u < thr; thr *= p, up = 1) {
+        const int64_t next = tree_dir(a, b);
+        if (span > 0 && (next == 0 || dir_span(next, b) > span)) /* a listing of at most span */
+            break;
+        a = next;
+    }
     *anc = a;
     return up;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The web-like mechanisms of the generator (gen.dangling, dangling_leaves, unlinked, tree_*,
 # template_*, near_*, in_hosts, out_hosts, isolated_hosts, host_cross, link_pairs, popular_degree,
-# home_links, tree_only, tree_lift, site_hosts, copy_links, host_pool, community_hosts (closed:
+# home_links, tree_only, tree_lift (with tree_lift_span), site_hosts, copy_links, host_pool, community_hosts (closed:
 # community_near = 0), closed_own, template_menu, and the log-normal out-degree counting the
 # structure (degree_sigma, degree_total);
 # docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
@@ -25,7 +25,7 @@ spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1 "${p
     --set gen.home_links=0.3 --set gen.tree_only=0.3 --set gen.tree_lift=0.5
     --set gen.site_hosts=4 --set gen.copy_links=0.5 --set gen.host_pool=0.5
     --set gen.community_hosts=16 --set gen.community_near=0 --set gen.closed_own=true
-    --set gen.degree_sigma=1.2 --set gen.degree_total=true)
+    --set gen.degree_sigma=1.2 --set gen.degree_total=true --set gen.tree_lift_span=36)
 run 1 -q gen "${spec[@]}" -o web1.h5 > /dev/null 2>&1 || fail "gen at 1 rank"
 OMP_NUM_THREADS=2 run 3 -q gen "${spec[@]}" -o web3.h5 > /dev/null 2>&1 || fail "gen at 3 ranks"
 if compare web1.h5 web3.h5; then

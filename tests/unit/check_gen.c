@@ -1313,9 +1313,22 @@ static int tree_ancestor(int64_t a, int64_t j, int64_t b)
     return j == a;
 }
 
+/* The ids the subtree of host-local index j spans: b^k, k its trailing zero base-b digits; the
+ * whole host (n) for the root. */
+static int64_t subtree_span(int64_t j, int64_t b, int64_t n)
+{
+    if (j == 0)
+        return n;
+    int64_t q = 1;
+    while (j % (q * b) == 0)
+        q *= b;
+    return q;
+}
+
 /* lifted: the share of the links into flagged pages that come from an ancestor above the page's
- * directory (gen.tree_lift) */
-static double tree_only_stats(const cs_gen_config *c, double *lifted)
+ * directory (gen.tree_lift); *widest, when not NULL: the largest subtree span of such an
+ * ancestor (gen.tree_lift_span) */
+static double tree_only_stats(const cs_gen_config *c, double *lifted, int64_t *widest)
 {
     cs_gen *g;
     cs_graph_slice s;
@@ -1327,6 +1340,8 @@ static double tree_only_stats(const cs_gen_config *c, double *lifted)
     for (int64_t v = 0; v < N; v++) /* a host's first page: hosts are ranges of ids */
         first[v] = v > 0 && s.host[v] == s.host[v - 1] ? first[v - 1] : v;
     int64_t flagged = 0, against = 0, above = 0;
+    if (widest != NULL)
+        *widest = 0;
     for (int64_t u = 0; u < N; u++)
         for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
             const int64_t v = s.targets[e];
@@ -1342,6 +1357,8 @@ static double tree_only_stats(const cs_gen_config *c, double *lifted)
             const int from_child = same && j > 0 && tree_parent(j, b) == i;
             against += !(from_dir || from_above || from_child);
             above += from_above;
+            if (from_above && widest != NULL && subtree_span(j, b, N) > *widest)
+                *widest = subtree_span(j, b, N);
         }
     ck_assert_msg(against == 0, "%lld of %lld links into tree_only pages not from the tree",
                   (long long)against, (long long)flagged);
@@ -1361,28 +1378,37 @@ START_TEST(tree_only_moves_its_statistic)
     base.web.link_pairs = 0.2;
     base.web.tree_siblings = 0.5;
     double up0, up1;
-    const double l0 = tree_only_stats(&base, &up0);
+    const double l0 = tree_only_stats(&base, &up0, NULL);
     c = base;
     c.web.tree_only = 0.4;
-    const double l1 = tree_only_stats(&c, &up1);
+    const double l1 = tree_only_stats(&c, &up1, NULL);
     ck_assert_msg(l1 > l0 + 0.2, "tree_only: pages with at most 2 in-links %g, off %g", l1, l0);
     ck_assert_msg(up1 == 0.0, "tree_only without tree_lift: %g of the links from above", up1);
 }
 END_TEST
 
 /* tree_lift: the links into tree_only pages come from ancestors above their directory, each page
- * keeping one (the share of pages with at most 2 in-links does not fall) */
+ * keeping one (the share of pages with at most 2 in-links does not fall), up to the host's first
+ * page; with tree_lift_span from none whose subtree spans more ids */
 START_TEST(tree_lift_moves_its_statistic)
 {
     cs_gen_config c = roles_config(20000);
     c.web.tree_only = 0.5;
     c.web.tree_branching = 4; /* deep trees: most pages have ancestors above their directory */
-    double up0, up1;
-    const double l0 = tree_only_stats(&c, &up0);
+    double up0, up1, up2;
+    int64_t w1, w2;
+    const double l0 = tree_only_stats(&c, &up0, NULL);
     c.web.tree_lift = 0.6;
-    const double l1 = tree_only_stats(&c, &up1);
+    const double l1 = tree_only_stats(&c, &up1, &w1);
     ck_assert_msg(up0 == 0.0 && up1 > 0.15, "tree_lift: links from above %g, off %g", up1, up0);
     ck_assert_msg(l1 > l0 - 0.02, "tree_lift: pages with at most 2 in-links %g, off %g", l1, l0);
+    c.web.tree_lift = 0.9;
+    c.web.tree_lift_span = 16;
+    const double l2 = tree_only_stats(&c, &up2, &w2);
+    ck_assert_msg(w1 > 16 && w2 == 16 && up2 > 0.08 && l2 > l0 - 0.02,
+                  "tree_lift_span 16: widest listing %lld (without: %lld), links from above %g, "
+                  "pages with at most 2 in-links %g",
+                  (long long)w2, (long long)w1, up2, l2);
 }
 END_TEST
 
@@ -1452,6 +1478,7 @@ START_TEST(mechanisms_are_pure)
     cs_gen_config c = web_like_config(N);
     c.degree_sigma = 1.1; /* the log-normal degrees, the structure counted in them */
     c.degree_total = 1;
+    c.web.tree_lift_span = 36; /* listings of at most 36 ids (base 6) */
     cs_gen *g = NULL;
     ck_assert_int_eq(cs_gen_create(&ctx, &c, &g), CS_OK);
     cs_graph_slice whole, a, b;
