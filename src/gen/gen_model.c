@@ -99,12 +99,17 @@ static cs_err pl_solve_xmin(cs_ctx *ctx, double mean, double xmax, double alpha,
 }
 
 /* The mean of min(max(floor X, 1), xmax), X log-normal (mu, sigma): 1 + sum over k = 2..xmax of
- * P(X >= k), exact but for erfc's rounding. */
+ * P(X >= k), exact but for erfc's rounding (the terms fall with k: the sum stops where they
+ * no longer move it). */
 static double ln_floor_mean(double mu, double sigma, int64_t xmax)
 {
     double m = 1.0;
-    for (int64_t k = 2; k <= xmax; k++)
-        m += 0.5 * erfc((log((double)k) - mu) / (sigma * 1.4142135623730950488));
+    for (int64_t k = 2; k <= xmax; k++) {
+        const double p = 0.5 * erfc((log((double)k) - mu) / (sigma * 1.4142135623730950488));
+        if (p < 1e-17 * m)
+            break;
+        m += p;
+    }
     return m;
 }
 
