@@ -418,7 +418,8 @@ static int64_t listing_links(const cs_gen *g, int64_t page, int64_t first, int64
  * (template_share): pages that share a template and link among themselves close triangles. With
  * gen.site_hosts the host is its site's first host (gen_web.h site_lead): a site's template.
  * With gen.degree_total only the template's first links that the page's drawn degree deg leaves
- * room for beside the links before them.
+ * room for beside the links before them. With gen.tree_lift_span a lifted tree_only page's link
+ * up goes to the listing that links to it (an item links back to its list).
  */
 static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t deg, int64_t *out)
 {
@@ -437,8 +438,13 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
             if (out == NULL)
                 n += 3;
             else {
+                /* with gen.tree_lift_span a lifted page links up to its listing */
+                int64_t up = page - dk * pk, anc = -1;
+                if (c->web.tree_lift_span > 0 && c->web.tree_lift > 0.0 &&
+                    is_tree_only(g, page, first) && lifted(g, first, i, &anc))
+                    up = first + anc;
                 if (page_flag(g, page, CS_HASH_TREE_UP) < c->web.tree_up)
-                    out[n++] = page - dk * pk;
+                    out[n++] = up;
                 if (dk > 1 && page_flag(g, page - pk, CS_HASH_SIBLING) < c->web.tree_siblings &&
                     !tree_only_pair(g, page - pk, page, first))
                     out[n++] = page - pk;

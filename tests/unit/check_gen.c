@@ -1354,7 +1354,10 @@ static double tree_only_stats(const cs_gen_config *c, double *lifted, int64_t *w
             const int same = s.host[u] == s.host[v] && j >= 0;
             const int from_dir = same && i > 0 && tree_parent(i, b) == j;
             const int from_above = same && i > 0 && !from_dir && tree_ancestor(j, i, b);
-            const int from_child = same && j > 0 && tree_parent(j, b) == i;
+            /* with tree_lift_span a lifted page links up to its listing, an ancestor */
+            const int from_child =
+                same && j > 0 &&
+                (tree_parent(j, b) == i || (c->web.tree_lift_span > 0 && tree_ancestor(i, j, b)));
             against += !(from_dir || from_above || from_child);
             above += from_above;
             if (from_above && widest != NULL && subtree_span(j, b, N) > *widest)
@@ -1387,6 +1390,33 @@ START_TEST(tree_only_moves_its_statistic)
 }
 END_TEST
 
+/* The share of the links from a listing (an ancestor above the page's directory, not the home
+ * page, which the template links to) into tree_only pages that the page links back (with
+ * tree_lift_span, its link up goes to its listing). */
+static double listing_back_share(const cs_gen_config *c)
+{
+    cs_gen *g;
+    cs_graph_slice s;
+    whole_world(c, &g, &s);
+    const int64_t b = c->web.tree_branching;
+    const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_TREE_ONLY);
+    int64_t n = 0, back = 0;
+    for (int64_t u = 0, first = 0; u < s.n; u++) {
+        first = u > 0 && s.host[u] == s.host[u - 1] ? first : u;
+        for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
+            const int64_t v = s.targets[e], i = v - first, j = u - first;
+            if (s.host[v] != s.host[u] || i <= 0 || j <= 0 || /* not from the home page */
+                (double)(cs_mix64((uint64_t)v + key) >> 11) * 0x1.0p-53 >= c->web.tree_only ||
+                j == tree_parent(i, b) || !tree_ancestor(j, i, b))
+                continue;
+            n++;
+            back += has_link(&s, v, u);
+        }
+    }
+    drop_world(&g, &s);
+    return n > 0 ? (double)back / (double)n : 0.0;
+}
+
 /* tree_lift: the links into tree_only pages come from ancestors above their directory, each page
  * keeping one (the share of pages with at most 2 in-links does not fall), up to the host's first
  * page; with tree_lift_span from none whose subtree spans more ids */
@@ -1409,6 +1439,11 @@ START_TEST(tree_lift_moves_its_statistic)
                   "tree_lift_span 16: widest listing %lld (without: %lld), links from above %g, "
                   "pages with at most 2 in-links %g",
                   (long long)w2, (long long)w1, up2, l2);
+    const double back = listing_back_share(&c); /* items link back to their listing */
+    c.web.tree_lift_span = 0;
+    const double back0 = listing_back_share(&c);
+    ck_assert_msg(back > 0.8 && back0 < 0.5,
+                  "tree_lift_span: listed pages linking back %g, without the span %g", back, back0);
 }
 END_TEST
 
