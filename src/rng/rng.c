@@ -323,9 +323,9 @@ void cs_powlaw_init(cs_powlaw *p, double xmin, double xmax, double alpha)
 double cs_normal_quantile(double u)
 {
     if (!(u > 0.0))
-        return -INFINITY;
+        return -HUGE_VAL;
     if (!(u < 1.0))
-        return INFINITY;
+        return HUGE_VAL;
     /* the lower tail's quantile of q, the nearer tail (1 - u keeps its digits), then mirrored */
     const double q = u < 1e-300 ? 1e-300 : u < 0.5 ? u : 1.0 - u; /* exp(z^2 / 2) finite */
     const double t = sqrt(-2.0 * log(q));

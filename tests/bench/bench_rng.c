@@ -108,8 +108,8 @@ int main(int argc, char **argv)
                1e9 * t_libm / draws);
         printf("%-28s %12.3e draws/s  %7.2f ns/draw  (%s kernel; %.2e redrawn with libm; %.3f of "
                "libm's time)\n",
-               "term normals (f32)", cs_rng_normals_f32_kernel(NULL), draws / t_f32,
-               1e9 * t_f32 / draws, (double)redrawn / draws, t_f32 / t_libm);
+               "term normals (f32)", draws / t_f32, 1e9 * t_f32 / draws,
+               cs_rng_normals_f32_kernel(NULL), (double)redrawn / draws, t_f32 / t_libm);
         if (differ != 0) {
             fprintf(stderr, "bench_rng: %lld term floats differ from libm's\n", (long long)differ);
             return EXIT_FAILURE;
