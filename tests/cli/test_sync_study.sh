@@ -319,4 +319,44 @@ grep -q "is counted once (1 such)" <<< "$out" &&
     grep -q "Over the 2 pairs of cells: 2 seeds collapsed only under the global budget, 0 only" <<< "$out" &&
     pass "budget sign test: the strong design's cells run again by weak scaling counted once" ||
     fail "budget sign test with a repeated configuration: $out"
+# a weak cell that is a strong one (B / P x P = B on the same world: weak-default-sarsa at 64,
+# weak-wikispeedia-sarsa at 16) takes the strong cell's runs it lacks, marked, after the runs
+# both hold agree but for provenance and wall time (and the counters between launches); a
+# difference in the crawl refuses the table; no other cell coincides
+out=$(/usr/bin/python3 - "$SS" << 'PY' 2>&1
+import copy, importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("ss", sys.argv[1])
+spec = importlib.util.spec_from_loader("ss", loader)
+ss = importlib.util.module_from_spec(spec)
+loader.exec_module(ss)
+assert ss.coincident("weak-default-sarsa", 64, False) == "strong-default-sarsa"
+assert ss.coincident("weak-wikispeedia-sarsa", 16, False) == "strong-wikispeedia-sarsa"
+assert ss.coincident("weak-default-sarsa", 32, False) is None
+assert ss.coincident("strong-default-sarsa", 64, False) is None
+run = {"q": 0.3, "wnorm": 2.0, "coll": 5.0, "commit": "a", "world_hash": "h", "launch": "mpirun",
+       "sec_per_tick": 0.01}
+c = {("strong-default-sarsa", 64, "K=4"): {1: dict(run), 2: dict(run, q=0.2)},
+     ("weak-default-sarsa", 64, "K=4"): {1: dict(run, commit="b", sec_per_tick=0.02)},
+     ("weak-default-sarsa", 32, "K=4"): {1: dict(run)},
+     ("strong-default-sarsa", 32, "K=4"): {1: dict(run), 2: dict(run)}}
+ok = copy.deepcopy(c)
+print("shared", ss.share_coincident(ok, False))
+w = ok[("weak-default-sarsa", 64, "K=4")]
+print("weak seeds", sorted(w), w[2]["launch"], w[2]["q"], len(ok[("weak-default-sarsa", 32, "K=4")]))
+sim = copy.deepcopy(c)
+sim[("weak-default-sarsa", 64, "K=4")][1].update(launch="smpi", coll=7.0)
+print("counters between launches", ss.share_coincident(sim, False))
+bad = copy.deepcopy(c)
+bad[("weak-default-sarsa", 64, "K=4")][1]["wnorm"] = 2.5
+try:
+    ss.share_coincident(bad, False)
+except SystemExit as e:
+    print("refused:", e)
+PY
+)
+grep -q "shared (1, 1)" <<< "$out" && grep -q "weak seeds \[1, 2\] mpirun+strong 0.2 1" <<< "$out" &&
+    grep -q "counters between launches (1, 1)" <<< "$out" &&
+    grep -q "refused:.*weak-default-sarsa P=64 K=4 seed 1 differs .* in wnorm" <<< "$out" &&
+    pass "coinciding cells: the strong runs shared, checked equal, a difference refused" ||
+    fail "coinciding cells: $out"
 finish

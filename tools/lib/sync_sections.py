@@ -502,8 +502,8 @@ def slurm_split(cells, decl):
     for runs_ in cells.values():
         for r in runs_.values():
             fpt = r["fetched"] / max(r["ticks"], 1)
-            if r["sec_per_tick"] > 0 and fpt > 0:
-                per.setdefault((r["P"], r.get("launch") == "smpi"), []).append(
+            if r["sec_per_tick"] > 0 and fpt > 0 and not st.is_shared(r):
+                per.setdefault((r["P"], st.launch_kind(r) == "smpi"), []).append(
                     r["sec_per_tick"] * r["P"] / fpt)
     every = [x for v in per.values() for x in v]
     if not runs or not every:
@@ -531,7 +531,9 @@ def slurm_split(cells, decl):
     took, nsim = {}, 0
     for runs_ in cells.values():
         for r in runs_.values():
-            k = r.get("launch") or "mpirun"
+            if st.is_shared(r):  # timed in the strong cell
+                continue
+            k = st.launch_kind(r)
             if k == "smpi":
                 nsim += 1
             else:

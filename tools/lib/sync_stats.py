@@ -163,3 +163,18 @@ def verdict(k, p_holm, p_tost_holm, loss, alpha=0.05):
     if p_holm < alpha:
         return "worse" if loss > 0 else "better"
     return "inconclusive"
+
+
+# the launch of a run a weak cell shares with the strong cell it coincides with (tools/sync-study
+# table): the same run, counted once where runs are counted or timed
+SHARED = "+strong"
+
+
+def is_shared(r):
+    return str(r.get("launch", "")).endswith(SHARED)
+
+
+def launch_kind(r):
+    """mpirun, smpi (simulated ranks), slurm or unknown, shared or not."""
+    k = str(r.get("launch") or "mpirun")
+    return k[:-len(SHARED)] if k.endswith(SHARED) else k
