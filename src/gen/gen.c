@@ -432,8 +432,7 @@ static int64_t struct_links(const cs_gen *g, int64_t page, int64_t host, int64_t
     if (b >= 2) {
         int64_t pk = 1; /* b^k of the lowest nonzero digit (i > 0) */
         if (i > 0) {
-            while ((i / pk) % b == 0)
-                pk *= b;
+            pk = dir_span(i, b);
             const int64_t dk = (i / pk) % b;
             if (out == NULL)
                 n += 3;

@@ -51,24 +51,22 @@ static inline int is_tree_only(const cs_gen *g, int64_t page, int64_t host_first
            page_flag(g, page, CS_HASH_TREE_ONLY) < g->cfg.web.tree_only;
 }
 
+/* The ids a directory's subtree spans: b^k for host-local index a > 0 with k trailing zero
+ * base-b digits (the place of its lowest nonzero digit). */
+static inline int64_t dir_span(int64_t a, int64_t b)
+{
+    int64_t q = 1;
+    while ((a / q) % b == 0)
+        q *= b;
+    return q;
+}
+
 /* The directory of host-local index j > 0 in the tree of base b: j with its lowest nonzero
  * base-b digit cleared. */
 static inline int64_t tree_dir(int64_t j, int64_t b)
 {
-    int64_t q = 1;
-    while ((j / q) % b == 0)
-        q *= b;
+    const int64_t q = dir_span(j, b);
     return j - (j / q) % b * q;
-}
-
-/* The ids a directory's subtree spans: b^k for host-local index a > 0 with k trailing zero
- * base-b digits. */
-static inline int64_t dir_span(int64_t a, int64_t b)
-{
-    int64_t q = 1;
-    while (a % (q * b) == 0)
-        q *= b;
-    return q;
 }
 
 /* gen.tree_lift: whether the tree_only page at host-local index j (> 0; host from first) hangs

@@ -505,14 +505,16 @@ static void move(const cs_stats *real, const cs_stats *t, double s, int mask, cs
 }
 
 /* Local. A degree mean the exponent cannot give (gen_model's bound) is met by a steeper
- * exponent: raised by 0.1 until the model builds (the same verdict on every rank). */
+ * exponent: raised by 0.1 until the model builds (the same verdict on every rank). The
+ * log-normal law (degree_sigma) has no exponent: its verdict stands. */
 static cs_err feasible(cs_ctx *ctx, cs_gen_config *g)
 {
     for (int i = 0; i < 60; i++) {
         cs_gen *m = NULL;
         cs_err rc = cs_gen_create(ctx, g, &m);
         cs_gen_destroy(&m);
-        if (rc != CS_ERR_CONFIG || strstr(ctx->errmsg, "out-degree") == NULL)
+        if (rc != CS_ERR_CONFIG || strstr(ctx->errmsg, "out-degree") == NULL ||
+            g->degree_sigma > 0.0)
             return rc;
         cs_ctx_clear_error(ctx);
         g->degree_alpha = sig4(g->degree_alpha + 0.1);

@@ -1033,12 +1033,6 @@ START_TEST(popular_degree_and_pairs_move_their_statistics)
 }
 END_TEST
 
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The out-degrees of a world: f[0] the mean, f[1] the median, f[2] the share of pages with one
  * to three links, f[3] the share with 64 or more, over the pages with links. */
 static void out_degree_stats(const cs_gen_config *c, double *f)
@@ -1055,7 +1049,7 @@ static void out_degree_stats(const cs_gen_config *c, double *f)
         d[n++] = k, sum += k, few += k <= 3, many += k >= 64;
     }
     ck_assert_int_gt(n, s.n / 2);
-    qsort(d, (size_t)n, sizeof *d, cmp_i64);
+    qsort(d, (size_t)n, sizeof *d, cmp_id);
     f[0] = (double)sum / (double)n;
     f[1] = (double)d[n / 2];
     f[2] = (double)few / (double)n;
