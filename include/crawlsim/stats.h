@@ -69,7 +69,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CS_STATS_MAX_SEEDS 16       /* BFS discovery seeds */
+#define CS_STATS_MAX_SEEDS 256      /* BFS discovery seeds */
 #define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
 #define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
 #define CS_STATS_N_BLOCKS 3         /* block sizes of block_repeat: 16, 256, 4096 consecutive ids */

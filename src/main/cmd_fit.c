@@ -552,9 +552,11 @@ static void fmt_target(char *buf, size_t n, int i)
 static void print_table(FILE *f, const char *real_path, const cs_stats *real, const cs_stats *twin,
                         int candidates, int best)
 {
-    fprintf(f, "Fit of %s: %lld pages, %lld links; twin: %lld links (candidate %d of %d)\n\n",
+    fprintf(f,
+            "Fit of %s: %lld pages, %lld links; twin: %lld links (candidate %d of %d); discovery "
+            "crawls from %d seeds\n\n",
             real_path, (long long)real->n_pages, (long long)real->n_links, (long long)twin->n_links,
-            best + 1, candidates);
+            best + 1, candidates, real->bfs.seeds);
     fprintf(f, "| statistic | real | twin | difference | target | met |\n");
     fprintf(f, "|---|---|---|---|---|---|\n");
     int met = 0, known = 0, unmet_fitted = 0, unmet_free = 0;
@@ -685,16 +687,18 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
 /* ---- the command ---------------------------------------------------------------------------- */
 
 /* Local. The candidates option (default 24, in [1, 1000]). */
-static cs_err parse_candidates(cs_ctx *ctx, const char *s, int *n)
+/* Local. Option `name`'s whole number s in [1, hi] into *n (*n = dflt when s is NULL);
+ * CS_ERR_USAGE otherwise. */
+static cs_err parse_count(cs_ctx *ctx, const char *name, const char *s, int dflt, int hi, int *n)
 {
-    *n = 24;
+    *n = dflt;
     if (s == NULL)
         return CS_OK;
     char *end = NULL;
     errno = 0;
     const long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0 || v < 1 || v > 1000)
-        return main_usage(ctx, " fit", "--candidates '%s' is not a whole number in [1, 1000]", s);
+    if (end == s || *end != '\0' || errno != 0 || v < 1 || v > hi)
+        return main_usage(ctx, " fit", "%s '%s' is not a whole number in [1, %d]", name, s, hi);
     *n = (int)v;
     return CS_OK;
 }
@@ -805,7 +809,10 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     if (a->output == NULL)
         return main_usage(ctx, " fit", "fit needs the twin's spec file: -o TWIN.ini");
     int candidates = 0;
-    cs_err rc = parse_candidates(ctx, a->candidates, &candidates);
+    int seeds = 0;
+    cs_err rc = parse_count(ctx, "--candidates", a->candidates, 24, 1000, &candidates);
+    if (rc == CS_OK)
+        rc = parse_count(ctx, "--bfs-seeds", a->bfs_seeds, 5, CS_STATS_MAX_SEEDS, &seeds);
     if (rc != CS_OK)
         return rc;
     char table_path[4096];
@@ -825,7 +832,8 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     light = full;
     light.sources = 16;
     light.cluster_pages = 2000;
-    light.bfs_seeds = 2;
+    full.bfs_seeds = seeds;
+    light.bfs_seeds = seeds / 4 > 2 ? seeds / 4 : 2;
     cs_stats *real = NULL;
     fit_best best = {0}, other = {0};
     char *table = NULL;

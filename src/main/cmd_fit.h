@@ -11,7 +11,7 @@
 
 #define CS_FIT_SYNOPSIS                                                                            \
     "crawlsim fit REAL.h5 -o TWIN.ini [--candidates N] [--table TABLE.md] "                        \
-    "[--orders bfs,indeg,random] [--set gen.KEY=VALUE ...]"
+    "[--orders bfs,indeg,random] [--bfs-seeds N] [--set gen.KEY=VALUE ...]"
 
 #define CS_FIT_HELP                                                                                \
     "Fits the generator to a real graph (docs/guide/fitting.md): measures REAL.h5 with the\n"      \
@@ -31,6 +31,8 @@
     "(default bfs) adds the discovery\n"                                                           \
     "crawls of the other orders to the targets (indeg, random: pages known after 1 % and 10 %\n"   \
     "fetched); with indeg, gen.popular_degree follows in-degree-first discovery instead.\n"        \
+    "--bfs-seeds N: the discovery crawls' seeds on the real graph and in the twin's table\n"       \
+    "(default 5, at most 256); each candidate is crawled from the first N / 4 (at least 2).\n"     \
     "Keeps the one meeting the most targets and writes its [gen] section to TWIN.ini (every\n"     \
     "key, so that the twin does not move with the defaults; --set gen.pages=N scales it).\n"       \
     "Prints the table real / twin / difference / target / met and writes it to TABLE.md\n"         \
@@ -45,7 +47,8 @@ typedef struct cs_fit_args {
     const char *output; /* the twin spec */
     const char *table;  /* NULL: derived from output */
     const char *candidates;
-    const char *orders; /* --orders: discovery orders compared (NULL: bfs) */
+    const char *orders;    /* --orders: discovery orders compared (NULL: bfs) */
+    const char *bfs_seeds; /* --bfs-seeds: discovery seeds (NULL: 5) */
     const char *const *sets;
     int nsets;
 } cs_fit_args;

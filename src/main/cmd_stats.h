@@ -29,7 +29,8 @@
     "whole up to that size, and beyond it, or with --sampled, estimated from --sample N pages\n"   \
     "(default 10^5) and their out-links (rows needing in-links or the whole graph: '-').\n"        \
     "--sources N: distance sources in the largest SCC (64); --cluster-pages N: clustering\n"       \
-    "sample (10^4); --bfs-seeds N: discovery seeds (5); 0 leaves those figures out.\n"             \
+    "sample (10^4); --bfs-seeds N: discovery seeds (5, at most 256); 0 leaves those figures\n"     \
+    "out. The first seeds are the same for any N, so more seeds only add crawls.\n"                \
     "--orders LIST: the discovery crawls' orders, a comma-separated subset of bfs, indeg\n"        \
     "(in-degree first) and random (default: all three); the same seeds in every order.\n"          \
     "--stats-seed S: the sampling seed (1). -o writes the table (TSV: statistic, value, lo, hi,\n" \

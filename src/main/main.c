@@ -405,6 +405,29 @@ static cs_err cmd_bandit(cs_ctx *ctx, const cli *c)
 
 /* ---- fit (cmd_fit.c) ---------------------------------------------------------------------- */
 
+/* Local. The value of the stats option `name` on the command line, or NULL. */
+static const char *stats_option_value(const cli *c, const char *name)
+{
+    const char *v = NULL;
+    for (int i = 0; i + 1 < c->nstats_opt; i += 2)
+        if (strcmp(c->stats_opt[i], name) == 0)
+            v = c->stats_opt[i + 1];
+    return v;
+}
+
+/* Local. The first stats option that the command does not take (fit: --orders and --bfs-seeds,
+ * stats: all), or NULL. */
+static const char *misplaced_stats_option(const cli *c)
+{
+    const int fit = c->cmd != NULL && strcmp(c->cmd, "fit") == 0;
+    for (int i = 0; i + 1 < c->nstats_opt; i += 2)
+        if (fit ? strcmp(c->stats_opt[i], "--orders") != 0 &&
+                      strcmp(c->stats_opt[i], "--bfs-seeds") != 0
+                : c->cmd == NULL || strcmp(c->cmd, "stats") != 0)
+            return c->stats_opt[i];
+    return NULL;
+}
+
 static cs_err cmd_fit(cs_ctx *ctx, const cli *c)
 {
     const cs_fit_args a = {c->npos == 1 ? c->pos[0] : NULL,
@@ -412,7 +435,8 @@ static cs_err cmd_fit(cs_ctx *ctx, const cli *c)
                            c->output,
                            c->fit_table,
                            c->fit_candidates,
-                           c->nstats_opt == 2 ? c->stats_opt[1] : NULL,
+                           stats_option_value(c, "--orders"),
+                           stats_option_value(c, "--bfs-seeds"),
                            c->sets,
                            c->nsets};
     return cs_cmd_fit(ctx, &a);
@@ -700,11 +724,10 @@ int main(int argc, char **argv)
         rc = main_usage(&ctx, "", "--restart applies to crawlsim run only");
     if (rc == CS_OK && c.seeds != NULL && (c.cmd == NULL || strcmp(c.cmd, "run") != 0))
         rc = main_usage(&ctx, "", "--seeds applies to crawlsim run only");
-    const int fit_orders = c.cmd != NULL && strcmp(c.cmd, "fit") == 0 && c.nstats_opt == 2 &&
-                           strcmp(c.stats_opt[0], "--orders") == 0; /* fit's discovery orders */
-    if (rc == CS_OK && c.nstats_opt > 0 && !fit_orders &&
-        (c.cmd == NULL || strcmp(c.cmd, "stats") != 0))
-        rc = main_usage(&ctx, "", "%s applies to crawlsim stats only", c.stats_opt[0]);
+    /* fit takes two of the stats options: the discovery crawls' orders and seeds */
+    const char *fit_stats = misplaced_stats_option(&c);
+    if (rc == CS_OK && fit_stats != NULL)
+        rc = main_usage(&ctx, "", "%s applies to crawlsim stats only", fit_stats);
     if (rc == CS_OK && c.fit_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "fit") != 0))
         rc = main_usage(&ctx, "", "%s applies to crawlsim fit only", c.fit_opt);
     if (rc == CS_OK && c.compare_opt != NULL && (c.cmd == NULL || strcmp(c.cmd, "compare") != 0))

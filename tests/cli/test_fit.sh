@@ -129,6 +129,18 @@ run 2 -q fit piece.h5 -o twino2.ini --candidates 4 --orders bfs,indeg,random > /
     diff -q twino.fit.md twino2.fit.md > /dev/null && pass "fit --orders at 2 ranks = at 1 rank" ||
     fail "fit --orders at 2 ranks differs: $(diff twino.fit.md twino2.fit.md | head -4)"
 expect_exit 2 1 "not a comma-separated list" fit piece.h5 -o bad.ini --orders bfs,bfs
+# --bfs-seeds: the table's discovery from that many seeds (the header says so, and its rows
+# move with the seeds); 0 and the stats options fit does not take are refused
+run 1 -q fit piece.h5 -o twins.ini --candidates 4 --bfs-seeds 20 > /dev/null 2>&1 ||
+    fail "fit --bfs-seeds 20"
+k5=$(grep -F '| BFS: pages known after 1 % fetched |' twin.fit.md | cut -d'|' -f3)
+k20=$(grep -F '| BFS: pages known after 1 % fetched |' twins.fit.md | cut -d'|' -f3)
+grep -q 'discovery crawls from 20 seeds' twins.fit.md && grep -q 'discovery crawls from 5 seeds' twin.fit.md &&
+    [ -n "$k20" ] && [ "$k20" != "$k5" ] &&
+    pass "fit --bfs-seeds 20: the table's discovery from 20 seeds (real BFS after 1 %:$k20 against$k5)" ||
+    fail "fit --bfs-seeds 20: $(head -1 twins.fit.md), '$k20' against '$k5'"
+expect_exit 2 1 "not a whole number in \[1, 256\]" fit piece.h5 -o bad.ini --bfs-seeds 0
+expect_exit 2 1 "applies to crawlsim stats only" fit piece.h5 -o bad.ini --sources 3
 expect_exit 2 1 "applies to crawlsim stats only" gen piece.ini --orders indeg -o bad.h5
 # communities (docs/guide/web-like.md): a world whose far links stay in runs of 64 hosts discovers
 # slowly; the fit's twins discover too fast, so its search tries gen.community_hosts, and the

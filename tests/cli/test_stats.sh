@@ -87,6 +87,13 @@ run 2 stats w.h5 --sources 0 --cluster-pages 0 --bfs-seeds 0 -o none.tsv > /dev/
 grep -q "^dist.mean	nan	" none.tsv && grep -q "^clustering	nan	" none.tsv && grep -q "^bfs.known1	nan	" none.tsv &&
     ! grep -q "^curve" none.tsv && [ "$(grep '^bowtie.in	' none.tsv)" = "$(grep '^bowtie.in	' one.tsv)" ] &&
     pass "--sources/--cluster-pages/--bfs-seeds 0 leave their rows out" || fail "zero items: $(grep -E '^(dist|clust|bfs)' none.tsv)"
+# more seeds only add crawls: the first 5 seeds' curves of every order as with 5, the 256th there
+run 2 stats w.h5 --sources 0 --cluster-pages 0 --bfs-seeds 256 -o many.tsv > /dev/null || fail "stats --bfs-seeds 256"
+first5() { grep -E '^(|indeg\.|random\.)curve\.[0-4]\.' "$1"; }
+[ -n "$(first5 one.tsv)" ] && [ "$(first5 one.tsv)" = "$(first5 many.tsv)" ] &&
+    grep -q "^random.curve.255.40	" many.tsv && ! grep -q "^curve.256\." many.tsv &&
+    pass "--bfs-seeds 256: the first 5 seeds' curves unchanged, 256 seeds crawled" ||
+    fail "--bfs-seeds 256: $(diff <(first5 one.tsv) <(first5 many.tsv) | head -3)"
 # --orders: the orders left out have no rows nor curves, the others are unchanged
 run 2 stats w.h5 --orders indeg --sources 0 --cluster-pages 0 -o indeg.tsv > /dev/null || fail "stats --orders indeg"
 grep -q "^bfs.known1	nan	" indeg.tsv && grep -q "^random.known1	nan	" indeg.tsv && ! grep -q "^curve\.\|^random.curve" indeg.tsv &&
@@ -129,8 +136,8 @@ EOP
 # errors
 run 1 stats w.h5 --set gen.pages=5 > /dev/null 2> err.txt
 [ $? -eq 2 ] && grep -q "apply to a spec" err.txt && pass "--set on a graph file refused" || fail "--set on a graph: $(cat err.txt)"
-run 1 stats w.h5 --bfs-seeds 99 > /dev/null 2> err.txt
-[ $? -eq 2 ] && grep -q "bfs-seeds" err.txt && pass "--bfs-seeds 99 refused" || fail "--bfs-seeds 99: $(cat err.txt)"
+run 1 stats w.h5 --bfs-seeds 257 > /dev/null 2> err.txt
+[ $? -eq 2 ] && grep -q "bfs-seeds" err.txt && pass "--bfs-seeds 257 refused" || fail "--bfs-seeds 257: $(cat err.txt)"
 run 1 info w.h5 --sources 3 > /dev/null 2> err.txt
 [ $? -eq 2 ] && grep -q "applies to crawlsim stats only" err.txt && pass "stats option on info refused" ||
     fail "--sources on info: $(cat err.txt)"

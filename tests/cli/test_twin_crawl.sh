@@ -80,6 +80,17 @@ for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("rando
     line = next(l for l in md.splitlines() if l.startswith(f"| tiny 3000 | {label} |"))
     assert f"{100 * worst:+.1f} %" in line, (line, worst)
     assert line.endswith("| yes |" if abs(worst) <= 0.15 else "| **no** |"), line
+    # its 95 % interval, from the 64 seeds' curves of both graphs (the standard errors combined)
+    k = [20, 23, 27, 30, 33, 37][[float(r[5]) for r in rows if r[1].startswith(f"known.{o}.")].index(worst)]
+    pre = "curve." if o == "bfs" else f"{o}.curve."
+    def seeds(path):
+        v = [float(l.split("\t")[1]) for l in open(path) if l.startswith(pre) and l.split("\t")[0].endswith(f".{k}")]
+        m = sum(v) / len(v)
+        return m, math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v)), len(v)
+    (mr, er, nr), (mt, et, nt) = seeds("tw/tiny-real.tsv"), seeds("tw/tiny-twin.tsv")
+    assert nr == nt == 64, (nr, nt)
+    half = 1.96 * math.hypot(et, mt / mr * er) / mr
+    assert f"[{100 * (worst - half):+.1f} %, {100 * (worst + half):+.1f} %]" in line, (line, half)
 # the real graph's hosts are the twin's blocks, page for page
 a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
