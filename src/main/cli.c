@@ -148,8 +148,10 @@ static int fit_stats_option(cs_ctx *ctx, int argc, char **argv, int *i, cli *c, 
         const char *v = option_value(argc, argv, i);
         if (v == NULL)
             *rc = main_usage(ctx, "", "%s needs a value", a);
-        else if (a[2] == 'c')
+        else if (strcmp(a, "--candidates") == 0)
             c->fit_candidates = v;
+        else if (strcmp(a, "--twin") == 0)
+            c->fit_twin = v;
         else
             c->fit_table = v;
         if (c->fit_opt == NULL)

@@ -42,6 +42,7 @@ typedef struct cli {
     int nstats_opt;
     const char *fit_candidates; /* fit: --candidates N */
     const char *fit_table;      /* fit: --table FILE */
+    const char *fit_twin;       /* fit: --twin SPEC */
     const char *fit_opt;        /* the first option of fit seen (refused by other commands) */
     const char *compare_opt;    /* the first option of compare seen (refused by other commands) */
     int *status;                /* a command's exit status other than 0 / 1 / 2 (run: 3, stopped) */

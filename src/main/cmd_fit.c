@@ -96,7 +96,9 @@
 
 int cs_cmd_fit_option(const char *a)
 {
-    return strcmp(a, "--candidates") == 0 || strcmp(a, "--table") == 0 ? 2 : 0;
+    return strcmp(a, "--candidates") == 0 || strcmp(a, "--table") == 0 || strcmp(a, "--twin") == 0
+               ? 2
+               : 0;
 }
 
 /* ---- the table's rows ----------------------------------------------------------------------- */
@@ -550,13 +552,13 @@ static void fmt_target(char *buf, size_t n, int i)
 
 /* The side-by-side table in Markdown, with its closing note. */
 static void print_table(FILE *f, const char *real_path, const cs_stats *real, const cs_stats *twin,
-                        int candidates, int best)
+                        const char *which)
 {
     fprintf(f,
-            "Fit of %s: %lld pages, %lld links; twin: %lld links (candidate %d of %d); discovery "
-            "crawls from %d seeds\n\n",
+            "Fit of %s: %lld pages, %lld links; twin: %lld links (%s); discovery crawls from %d "
+            "seeds\n\n",
             real_path, (long long)real->n_pages, (long long)real->n_links, (long long)twin->n_links,
-            best + 1, candidates, real->bfs.seeds);
+            which, real->bfs.seeds);
     fprintf(f, "| statistic | real | twin | difference | target | met |\n");
     fprintf(f, "|---|---|---|---|---|---|\n");
     int met = 0, known = 0, unmet_fitted = 0, unmet_free = 0;
@@ -619,14 +621,14 @@ static cs_err write_file(cs_ctx *ctx, const char *path, const char *head, const 
 
 /* Local (rank 0). The table as text (malloc'd) through a memory stream. */
 static char *table_text(const char *real_path, const cs_stats *real, const cs_stats *twin,
-                        int candidates, int best)
+                        const char *which)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (f == NULL)
         return NULL;
-    print_table(f, real_path, real, twin, candidates, best);
+    print_table(f, real_path, real, twin, which);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -802,12 +804,49 @@ static void table_path_of(const cs_fit_args *a, char *path, size_t size)
         snprintf(path, size, "%s.fit.md", a->output);
 }
 
+/* Local. --twin: the spec's world measured as the fit measures its best, against the real
+ * graph's statistics in real[0] (real[1] takes the twin's), and the table printed (and written to
+ * --table when given); no search. */
+static cs_err check_twin(cs_ctx *ctx, const cs_fit_args *a, const cs_stats_opts *full,
+                         cs_stats *real)
+{
+    cs_config cfg;
+    cs_err rc = cs_config_load(ctx, a->twin, a->sets, a->nsets, &cfg);
+    if (rc != CS_OK)
+        return rc;
+    if (cfg.gen.pages != real->n_pages)
+        return main_usage(ctx, " fit",
+                          "the twin %s has %lld pages, the real graph %lld: a twin is measured at "
+                          "the real size (--set gen.pages=%lld)",
+                          a->twin, (long long)cfg.gen.pages, (long long)real->n_pages,
+                          (long long)real->n_pages);
+    rc = cs_stats_spec(ctx, &cfg.gen, full, 0, real + 1);
+    if (rc != CS_OK)
+        return rc;
+    if (ctx->rank == 0) {
+        char which[4200];
+        snprintf(which, sizeof which, "%s, measured without a search", a->twin);
+        char *table = table_text(a->path, real, real + 1, which);
+        rc = table == NULL ? cs_fail(ctx, CS_ERR_NOMEM, "fit: the table") : CS_OK;
+        if (rc == CS_OK) {
+            fputs(table, stdout);
+            if (a->table != NULL)
+                rc = write_file(ctx, a->table, "", table, NULL);
+            fflush(stdout);
+        }
+        free(table);
+    }
+    return cs_agree(ctx, rc);
+}
+
 cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
 {
     if (a->npos != 1)
         return main_usage(ctx, " fit", "fit takes exactly one graph file (the real graph)");
-    if (a->output == NULL)
+    if (a->output == NULL && a->twin == NULL)
         return main_usage(ctx, " fit", "fit needs the twin's spec file: -o TWIN.ini");
+    if (a->output != NULL && a->twin != NULL)
+        return main_usage(ctx, " fit", "--twin measures a twin without a search: no -o");
     int candidates = 0;
     int seeds = 0;
     cs_err rc = parse_count(ctx, "--candidates", a->candidates, 24, 1000, &candidates);
@@ -815,8 +854,9 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         rc = parse_count(ctx, "--bfs-seeds", a->bfs_seeds, 5, CS_STATS_MAX_SEEDS, &seeds);
     if (rc != CS_OK)
         return rc;
-    char table_path[4096];
-    table_path_of(a, table_path, sizeof table_path);
+    char table_path[4096] = "";
+    if (a->output != NULL)
+        table_path_of(a, table_path, sizeof table_path);
     cs_config cfg;
     rc = cs_config_load(ctx, NULL, a->sets, a->nsets, &cfg);
     if (rc != CS_OK)
@@ -844,6 +884,10 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     CS_TRY(ctx, cs_stats_file(ctx, a->path, &full, real));
     CS_LOG(ctx, CS_LOG_INFO, "fit: %s measured (%lld pages, %lld links) in %.1f s", a->path,
            (long long)real->n_pages, (long long)real->n_links, cs_now() - t0);
+    if (a->twin != NULL) {
+        rc = check_twin(ctx, a, &full, real);
+        goto fail;
+    }
     double recip = 0.0;
     start(real, &cfg.gen, &recip);
     const cs_gen_config start_gen = cfg.gen;
@@ -870,7 +914,9 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
     cfg.gen = *best.gen;
     CS_TRY(ctx, cs_stats_spec(ctx, &cfg.gen, &full, 0, best.stats));
     if (ctx->rank == 0) {
-        table = table_text(a->path, real, best.stats, best.tried, best.index);
+        char which[64];
+        snprintf(which, sizeof which, "candidate %d of %d", best.index + 1, best.tried);
+        table = table_text(a->path, real, best.stats, which);
         rc = table == NULL ? cs_fail(ctx, CS_ERR_NOMEM, "fit: the table") : CS_OK;
         if (rc == CS_OK) {
             fputs(table, stdout);

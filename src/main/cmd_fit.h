@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define CS_FIT_SYNOPSIS                                                                            \
-    "crawlsim fit REAL.h5 -o TWIN.ini [--candidates N] [--table TABLE.md] "                        \
+    "crawlsim fit REAL.h5 -o TWIN.ini|--twin TWIN.ini [--candidates N] [--table TABLE.md] "        \
     "[--orders bfs,indeg,random] [--bfs-seeds N] [--set gen.KEY=VALUE ...]"
 
 #define CS_FIT_HELP                                                                                \
@@ -38,7 +38,9 @@
     "Prints the table real / twin / difference / target / met and writes it to TABLE.md\n"         \
     "(default: TWIN.ini with .fit.md for .ini). --set gen.KEY=VALUE sets the keys the fit\n"       \
     "leaves alone (gen.seed, gen.topics, ...). Deterministic: the same twin on any\n"              \
-    "rank and thread count.\n"
+    "rank and thread count. --twin TWIN.ini (no -o) measures that spec's world at the real\n"      \
+    "size instead, as the fit measures its best, and prints its table (and writes it to\n"         \
+    "--table): no search.\n"
 
 /* The command's arguments as given (borrowed). */
 typedef struct cs_fit_args {
@@ -49,11 +51,12 @@ typedef struct cs_fit_args {
     const char *candidates;
     const char *orders;    /* --orders: discovery orders compared (NULL: bfs) */
     const char *bfs_seeds; /* --bfs-seeds: discovery seeds (NULL: 5) */
+    const char *twin;      /* --twin: a spec measured without a search (NULL: the fit) */
     const char *const *sets;
     int nsets;
 } cs_fit_args;
 
-/* Local. 2 when a is an option of fit with a value (--candidates, --table), else 0. */
+/* Local. 2 when a is an option of fit with a value (--candidates, --table, --twin), else 0. */
 int cs_cmd_fit_option(const char *a);
 
 /*

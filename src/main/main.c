@@ -437,6 +437,7 @@ static cs_err cmd_fit(cs_ctx *ctx, const cli *c)
                            c->fit_candidates,
                            stats_option_value(c, "--orders"),
                            stats_option_value(c, "--bfs-seeds"),
+                           c->fit_twin,
                            c->sets,
                            c->nsets};
     return cs_cmd_fit(ctx, &a);

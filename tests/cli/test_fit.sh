@@ -140,6 +140,20 @@ grep -q 'discovery crawls from 20 seeds' twins.fit.md && grep -q 'discovery craw
     pass "fit --bfs-seeds 20: the table's discovery from 20 seeds (real BFS after 1 %:$k20 against$k5)" ||
     fail "fit --bfs-seeds 20: $(head -1 twins.fit.md), '$k20' against '$k5'"
 expect_exit 2 1 "not a whole number in \[1, 256\]" fit piece.h5 -o bad.ini --bfs-seeds 0
+# --twin: a spec measured without a search gives the fit's own table of that spec (the twin the
+# fit wrote: every row as the fit's table says; another spec: other rows); at another size, or
+# with -o, it is refused
+run 1 -q fit piece.h5 --twin twin.ini --table check.md > check.out 2>&1 || fail "fit --twin: $(tail -3 check.out)"
+rows() { grep -E '\| (met|not met|n/a) \|$' "$1" | grep -v '^| statistic '; }
+[ -n "$(rows twin.fit.md)" ] && [ "$(rows check.md)" = "$(rows twin.fit.md)" ] &&
+    grep -q "twin.ini, measured without a search" check.md && cmp -s check.md <(sed -n '/^Fit of/,$p' check.out) &&
+    pass "fit --twin twin.ini: the fit's table, row for row ($(tail -1 check.md | cut -c1-24))" ||
+    fail "fit --twin: $(diff <(rows twin.fit.md) <(rows check.md) | head -4)"
+sed 's/^template_links = .*/template_links = 0/' twin.ini > other.ini
+run 1 -q fit piece.h5 --twin other.ini > other.out 2>&1 && [ "$(rows other.out)" != "$(rows check.md)" ] &&
+    pass "fit --twin of another spec: other rows" || fail "fit --twin other.ini: $(tail -3 other.out)"
+expect_exit 2 1 "measured at the real size" fit piece.h5 --twin twin.ini --set gen.pages=5000
+expect_exit 2 1 "no -o" fit piece.h5 --twin twin.ini -o bad.ini
 expect_exit 2 1 "applies to crawlsim stats only" fit piece.h5 -o bad.ini --sources 3
 expect_exit 2 1 "applies to crawlsim stats only" gen piece.ini --orders indeg -o bad.h5
 # communities (docs/guide/web-like.md): a world whose far links stay in runs of 64 hosts discovers

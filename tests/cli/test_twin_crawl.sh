@@ -29,7 +29,7 @@ sed 's/^pages = .*/pages = 3000\npopular_degree = 0.8\nout_hosts = 0.3/' "$SRC/g
 grep -q "^popular_degree = 0.8" twin.ini && grep -q "^out_hosts = 0.3" twin.ini || fail "twin spec"
 # the tool runs mpirun itself: its flags as the tests' (oversubscription)
 export OMP_NUM_THREADS=1
-timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --work tw --out out --ranks 3 --fetch-share 0.05 \
+timeout 600 "$PY" "$SRC/tools/twin-crawl" --bin "$BIN" --mpirun "$MPIEXEC" --work tw --out out --ranks 3 --fetch-share 0.05 --seeds 64 --worlds 3 \
     --pair "tiny,tiny 3000,$WORK/real.ini,$WORK/twin.ini" > tool.out 2>&1 || fail "twin-crawl: $(tail -5 tool.out; tail -20 tw/twin-crawl.log)"
 [ -s tw/twin-crawl.tsv ] && [ -s out/realism/twin-crawl.md ] && [ -s out/realism/twin-crawl.png ] &&
     pass "table, fragment and figure written" || fail "outputs missing: $(ls -R tw out | head)"
@@ -48,6 +48,10 @@ for g, fig, P, real, twin, d, within in first:
     key = fig.split(".", 1)[1]
     assert within == "-" and float(real) == sr[key] and float(twin) == st[key], (fig, real, twin)
 rows = [r for r in rows if not r[1].startswith("first1.")]
+# the twin's worlds one by one: every order's six points in each of the 3 worlds, no verdict
+wrows = [r for r in rows if ".world" in r[1]]
+rows = [r for r in rows if ".world" not in r[1]]
+assert len(wrows) == 3 * 6 * 3 and all(r[6] == "-" for r in wrows), len(wrows)
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
 ctl = (".shuffled", ".block256", ".in-host", ".cross-host")  # known.ORDER.SHARE.CONTROL
 tctl = (".popular-degree-0", ".menu", ".closed-own-switched")  # the twin, a key changed
@@ -79,18 +83,31 @@ for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("rando
     worst = max(ds, key=abs)
     line = next(l for l in md.splitlines() if l.startswith(f"| tiny 3000 | {label} |"))
     assert f"{100 * worst:+.1f} %" in line, (line, worst)
-    assert line.endswith("| yes |" if abs(worst) <= 0.15 else "| **no** |"), line
-    # its 95 % interval, from the 64 seeds' curves of both graphs (the standard errors combined)
+    # the twin's point: the mean of its 3 worlds' means over 64 seeds each (world 0 the twin, 1
+    # and 2 its spec at gen.seed + 1, + 2), its standard error that of those means; the real's
+    # over its 64 seeds; the 95 % interval with Student's t at 2 degrees of freedom (4.303)
     k = [20, 23, 27, 30, 33, 37][[float(r[5]) for r in rows if r[1].startswith(f"known.{o}.")].index(worst)]
     pre = "curve." if o == "bfs" else f"{o}.curve."
     def seeds(path):
         v = [float(l.split("\t")[1]) for l in open(path) if l.startswith(pre) and l.split("\t")[0].endswith(f".{k}")]
+        assert len(v) == 64, (path, len(v))
+        return v
+    def mse(v):
         m = sum(v) / len(v)
-        return m, math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v)), len(v)
-    (mr, er, nr), (mt, et, nt) = seeds("tw/tiny-real.tsv"), seeds("tw/tiny-twin.tsv")
-    assert nr == nt == 64, (nr, nt)
-    half = 1.96 * math.hypot(et, mt / mr * er) / mr
+        return m, math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1) / len(v))
+    mr, er = mse(seeds("tw/tiny-real.tsv"))
+    worlds = [sum(seeds(f"tw/tiny-{w}.tsv")) / 64 for w in ("twin", "world1", "world2")]
+    mt, et = mse(worlds)
+    assert abs((mt - mr) / mr - worst) < 1e-4 * max(1, abs(worst)), (mt, mr, worst)
+    half = 4.303 * math.hypot(et, mt / mr * er) / mr
     assert f"[{100 * (worst - half):+.1f} %, {100 * (worst + half):+.1f} %]" in line, (line, half)
+    side = "yes" if abs(worst) <= 0.15 else "no"
+    want = (f"| undecided ({side}) |" if abs(worst) - half < 0.15 < abs(worst) + half
+            else "| yes |" if side == "yes" else "| **no** |")
+    assert line.endswith(want), (line, want)
+    # each world's own largest difference in the worlds' table
+    wl = next(l for l in md.splitlines() if l.startswith(f"| tiny 3000 | {label} |") and l != line)
+    assert len(wl.split("|")) == 3 + 3 + 1, wl
 # the real graph's hosts are the twin's blocks, page for page
 a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
