@@ -688,7 +688,6 @@ static void log_candidate(cs_ctx *ctx, int k, double step, int group, int met, d
 
 /* ---- the command ---------------------------------------------------------------------------- */
 
-/* Local. The candidates option (default 24, in [1, 1000]). */
 /* Local. Option `name`'s whole number s in [1, hi] into *n (*n = dflt when s is NULL);
  * CS_ERR_USAGE otherwise. */
 static cs_err parse_count(cs_ctx *ctx, const char *name, const char *s, int dflt, int hi, int *n)
@@ -845,8 +844,9 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         return main_usage(ctx, " fit", "fit takes exactly one graph file (the real graph)");
     if (a->output == NULL && a->twin == NULL)
         return main_usage(ctx, " fit", "fit needs the twin's spec file: -o TWIN.ini");
-    if (a->output != NULL && a->twin != NULL)
-        return main_usage(ctx, " fit", "--twin measures a twin without a search: no -o");
+    if (a->twin != NULL && (a->output != NULL || a->candidates != NULL))
+        return main_usage(ctx, " fit",
+                          "--twin measures a twin without a search: no -o, no --candidates");
     int candidates = 0;
     int seeds = 0;
     cs_err rc = parse_count(ctx, "--candidates", a->candidates, 24, 1000, &candidates);
