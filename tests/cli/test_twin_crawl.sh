@@ -107,7 +107,12 @@ for o, label in (("bfs", "breadth-first"), ("indeg", "in-degree first"), ("rando
     assert line.endswith(want), (line, want)
     # each world's own largest difference in the worlds' table
     wl = next(l for l in md.splitlines() if l.startswith(f"| tiny 3000 | {label} |") and l != line)
-    assert len(wl.split("|")) == 3 + 3 + 1, wl
+    cells = wl.split("|")[3:-1]
+    assert len(cells) == 3 + 1, wl
+    per = [max((float(r[5]) for r in wrows if r[1].startswith(f"known.{o}.") and r[1].endswith(f".world{j}")), key=abs)
+           for j in range(3)]
+    assert [c.strip() for c in cells[:3]] == [f"{100 * d:+.1f} %" for d in per], (wl, per)
+    assert cells[3].strip() == f"{sum(abs(d) <= 0.15 for d in per)} of 3", wl
 # the real graph's hosts are the twin's blocks, page for page
 a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
