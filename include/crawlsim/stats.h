@@ -31,6 +31,10 @@
  *   gap profile    share of links with |target - source| < 2^4, 2^8, 2^12 (self links are gap
  *                  0); forward8: of the links with 0 < |gap| < 2^8, the share with target > source;
  *   within host    share of links whose two pages share a host (when 1 < hosts < pages);
+ *   between hosts  of the log out-degree over the pages with out-links, and of having none over
+ *                  all pages: the share of its variance that lies between the hosts' means,
+ *                  sum_h n_h (mean_h - mean)^2 / sum (x - mean)^2, summed in page order (with
+ *                  no host effect about (hosts - 1) / (pages - 1));
  *   reciprocity    share of links u->v, u != v, with v->u present;
  *   target out     mean out-degree of a link's target (the out-degree weighted by in-degree);
  *   clustering     mean over uniformly drawn pages of the local clustering coefficient of the
@@ -110,6 +114,10 @@ typedef struct cs_stats_dist {
     cs_stats_est rich; /* out-degrees only: the 90th percentile (the page at 0-based rank
                           floor(0.9 N) in ascending order), at least 1: link-rich pages have
                           at least this many out-links */
+    /* out-degrees with hosts only: the share of the variance between hosts (the correlation
+     * ratio: the hosts' means' spread around the mean over the variance) of the log out-degree
+     * of the pages with out-links, and of having none */
+    cs_stats_est between, zero_between;
 } cs_stats_dist;
 
 typedef struct cs_stats_links {

@@ -120,7 +120,7 @@ cs_err st_dist_hist(cs_ctx *ctx, const int64_t *h, int64_t kmax, cs_stats_dist *
 static void dist_clear(cs_stats_dist *d)
 {
     d->mean = d->median = d->max = d->zero = d->one = d->two = d->few = d->ten = d->alpha =
-        d->alpha20 = d->rich = st_none();
+        d->alpha20 = d->rich = d->between = d->zero_between = st_none();
     d->xmin = d->tail = 0;
 }
 
@@ -694,6 +694,69 @@ fail:
     return rc;
 }
 
+/* The share of the variance of x between the hosts' means (the correlation ratio), from each
+ * host's count and sum of x and the sum of squares about the mean; NaN when x does not vary. */
+static cs_stats_est between_share(const int64_t *cnt, const double *sum, int64_t H, int64_t n,
+                                  double total, double ss)
+{
+    if (n < 2 || !(ss > 0.0))
+        return st_none();
+    const double m = total / (double)n;
+    double b = 0.0;
+    for (int64_t x = 0; x < H; x++)
+        if (cnt[x] > 0) {
+            const double d = sum[x] / (double)cnt[x] - m;
+            b += (double)cnt[x] * d * d;
+        }
+    return st_exact(b / ss);
+}
+
+/* Local. How much of the out-degree's variation lies between hosts (cs_stats_dist.between,
+ * zero_between): the log out-degree of the pages with out-links, and having none, by host; sums
+ * in page order, the same on every rank (each holds the gathered graph). */
+static cs_err host_spread(cs_ctx *ctx, const st_graph *g, int64_t H, cs_stats *s)
+{
+    cs_err rc = CS_OK;
+    int64_t *cnt = NULL, *all = NULL;
+    double *sum = NULL, *zero = NULL;
+    if (!s->has_hosts || g->N < 2)
+        return CS_OK;
+    CS_TRY(ctx, cs_calloc(ctx, &cnt, 2 * (size_t)H, sizeof *cnt, "host spread"));
+    CS_TRY(ctx, cs_calloc(ctx, &sum, 2 * (size_t)H, sizeof *sum, "host spread"));
+    all = cnt + H;
+    zero = sum + H;
+    double total = 0.0, zeros = 0.0;
+    int64_t n = 0;
+    for (int64_t u = 0; u < g->N; u++) {
+        const int64_t d = g->off[u + 1] - g->off[u], h = g->host[u];
+        all[h]++;
+        zero[h] += d == 0;
+        zeros += d == 0;
+        if (d > 0) {
+            const double x = log((double)d);
+            cnt[h]++;
+            sum[h] += x;
+            total += x;
+            n++;
+        }
+    }
+    double ss = 0.0;
+    for (int64_t u = 0; n > 0 && u < g->N; u++) {
+        const int64_t d = g->off[u + 1] - g->off[u];
+        if (d > 0) {
+            const double e = log((double)d) - total / (double)n;
+            ss += e * e;
+        }
+    }
+    const double p = zeros / (double)g->N;
+    s->out.between = between_share(cnt, sum, H, n, total, ss);
+    s->out.zero_between = between_share(all, zero, H, g->N, zeros, (double)g->N * p * (1.0 - p));
+fail:
+    free(cnt);
+    free(sum);
+    return rc;
+}
+
 /* ---- entry points --------------------------------------------------------------------------- */
 
 cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph_meta *meta,
@@ -717,6 +780,7 @@ cs_err cs_stats_compute(cs_ctx *ctx, const cs_graph_slice *block, const cs_graph
     out->n_links = g.M;
     links_whole(ctx, &g, out);
     CS_TRY_AGREE(ctx, degrees(ctx, &g, H, out));
+    CS_TRY_AGREE(ctx, host_spread(ctx, &g, H, out));
     g.rich = isnan(out->out.rich.value) ? 1 : (int64_t)out->out.rich.value;
     CS_TRY(ctx, block_repeat(ctx, &g, out));
     CS_TRY_AGREE(ctx, lone_pages(ctx, &g, out));

@@ -525,12 +525,23 @@ def main():
     c.exact("forward8", float(np.sum(gap[near] > 0) / np.sum(near)))
     if 1 < H < N:
         c.exact("within_host", float(np.mean(host[src] == host[tg])))
+        # the share of the variance between hosts, as 1 - the within-host sum of squares over the
+        # total (crawlsim sums the hosts' means' spread): log out-degree, and having none
+        def eta2(x, h):
+            cnt = np.bincount(h, minlength=H)
+            mean_h = np.bincount(h, weights=x, minlength=H) / np.maximum(cnt, 1)
+            tot = np.sum((x - x.mean()) ** 2)
+            return 1.0 - np.sum((x - mean_h[h]) ** 2) / tot if tot > 0 else float("nan")
+        linked = outdeg > 0
+        c.exact("out.between_hosts", float(eta2(np.log(outdeg[linked].astype(float)), host[linked])))
+        c.exact("out.zero_between_hosts", float(eta2((outdeg == 0).astype(float), host)))
         sizes = np.sort(np.bincount(host, minlength=H))
         c.exact("host.mean", N / H)
         c.exact("host.median", nearest_rank(sizes, 0.5))
         c.exact("host.max", float(sizes[-1]))
     else:
         c.exact("within_host", float("nan"))
+        c.exact("out.between_hosts", float("nan"))
     c.exact("out.target", float(np.mean(outdeg[tg])))
     c.exact("in.top1", float(np.sum(np.sort(indeg)[::-1][: (N + 99) // 100]) / M))
     # the club: the ceil(N / 100) pages of largest in-degree, ties by the lower id

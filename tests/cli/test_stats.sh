@@ -33,7 +33,8 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     # of their block (block16.repeat, block4096.repeat), the pages with one, two, 3 to 9 and 10 or
     # more in-links (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
     # lone.parent_in), the link-rich threshold (out.rich), the first 1 % fetches' figures
-    # (random.rich1, bfs.rich_new1, indeg.other_new1), and the link overlap moved by 0.05 with its
+    # (random.rich1, bfs.rich_new1, indeg.other_new1), the log out-degree's share between hosts
+    # (out.between_hosts), and the link overlap moved by 0.05 with its
     # interval
     sed -e 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' \
         -e 's/^indeg.known10\t\([0-9.]*\)/indeg.known10\t0.987654/' \
@@ -53,21 +54,34 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
         -e 's/^out.rich\t\([0-9.]*\)/out.rich\t1234567/' \
         -e 's/^random.rich1\t\([0-9.]*\)/random.rich1\t0.1234567/' \
         -e 's/^bfs.rich_new1\t\([0-9.]*\)/bfs.rich_new1\t1.234567/' \
-        -e 's/^indeg.other_new1\t\([0-9.]*\)/indeg.other_new1\t1.234567/' one.tsv |
+        -e 's/^indeg.other_new1\t\([0-9.]*\)/indeg.other_new1\t1.234567/' \
+        -e 's/^out.between_hosts\t\([0-9.]*\)/out.between_hosts\t0.1234567/' one.tsv |
         awk -F'\t' 'BEGIN{OFS="\t"} $1=="overlap"{$2+=0.05; $3+=0.05; $4+=0.05} {print}' > bad.tsv
     if ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1; then
         for want in "random curve of seed 2" indeg.known10 reciprocity in.top1 in.club \
             block16.repeat block4096.repeat in.one in.two in.few in.ten leaf.top1 lone.parents lone.top1 \
-            lone.parent_in out.rich random.rich1 bfs.rich_new1 indeg.other_new1 overlap; do
+            lone.parent_in out.rich random.rich1 bfs.rich_new1 indeg.other_new1 overlap \
+            out.between_hosts; do
             grep -q "FAIL: $want" bad.out && pass "oracle rejects a wrong $want" ||
                 fail "oracle accepted a wrong $want: $(tail -3 bad.out)"
         done
     else
-        fail "oracle accepted a table with twenty wrong figures"
+        fail "oracle accepted a table with twenty-one wrong figures"
     fi
+    # the share of pages without out-links between hosts, on a world that has such pages (the
+    # one above has none: that row is NaN there), against the oracle, and a wrong one rejected
+    run 1 gen "$spec" --set gen.pages=2000 --set gen.dangling=0.3 -o wd.h5 -q || fail "gen with dangling pages"
+    OMP_NUM_THREADS=1 run 2 stats wd.h5 --sources 4 --cluster-pages 100 -o wd.tsv > /dev/null || fail "stats of wd.h5"
+    "$PY" "$SRC/tests/cli/stats_oracle.py" wd.h5 wd.tsv > wd.out 2>&1 && grep -q "^ok: out.zero_between_hosts [0-9]" wd.out &&
+        pass "oracle agrees on a world with dangling pages ($(grep '^ok: out.zero_between_hosts' wd.out))" ||
+        fail "oracle on wd.h5: $(grep -v '^ok:' wd.out | head -3; grep zero_between wd.out)"
+    sed 's/^out.zero_between_hosts\t\([0-9.]*\)/out.zero_between_hosts\t0.1234567/' wd.tsv > wdbad.tsv
+    ! "$PY" "$SRC/tests/cli/stats_oracle.py" wd.h5 wdbad.tsv > wdbad.out 2>&1 && grep -q "FAIL: out.zero_between_hosts" wdbad.out &&
+        pass "oracle rejects a wrong out.zero_between_hosts" || fail "oracle accepted a wrong out.zero_between_hosts"
     for k in in.top1 in.club leaf.top1 block16.repeat block256.repeat block4096.repeat in.one in.two in.few in.ten lone.parents \
         lone.top1 lone.parent_in overlap out.rich bfs.rich1 bfs.rich_new1 bfs.other_new1 indeg.rich1 \
-        indeg.rich_new1 indeg.other_new1 random.rich1 random.rich_new1 random.other_new1; do
+        indeg.rich_new1 indeg.other_new1 random.rich1 random.rich_new1 random.other_new1 \
+        out.between_hosts out.zero_between_hosts; do
         grep -q "^ok: $k " oracle.out && pass "oracle checks $k" ||
             fail "$k not checked: $(grep -E "$k" oracle.out | head -3)"
     done
