@@ -1319,6 +1319,13 @@ static int64_t subtree_span(int64_t j, int64_t b, int64_t n)
     return q;
 }
 
+/* Whether page v carries gen.tree_only's flag (gen_web.h is_tree_only, but a host's first page). */
+static int tree_only_flag(const cs_gen_config *c, int64_t v)
+{
+    const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_TREE_ONLY);
+    return (double)(cs_mix64((uint64_t)v + key) >> 11) * 0x1.0p-53 < c->web.tree_only;
+}
+
 /* lifted: the share of the links into flagged pages that come from an ancestor above the page's
  * directory (gen.tree_lift); *widest, when not NULL: the largest subtree span of such an
  * ancestor (gen.tree_lift_span) */
@@ -1328,7 +1335,6 @@ static double tree_only_stats(const cs_gen_config *c, double *lifted, int64_t *w
     cs_graph_slice s;
     whole_world(c, &g, &s);
     const int64_t N = s.n, b = c->web.tree_branching;
-    const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_TREE_ONLY);
     int64_t *in = calloc((size_t)N, sizeof *in), *first = malloc((size_t)N * sizeof *first);
     ck_assert(in != NULL && first != NULL);
     for (int64_t v = 0; v < N; v++) /* a host's first page: hosts are ranges of ids */
@@ -1340,8 +1346,7 @@ static double tree_only_stats(const cs_gen_config *c, double *lifted, int64_t *w
         for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
             const int64_t v = s.targets[e];
             in[v]++;
-            if (v == first[v] ||
-                (double)(cs_mix64((uint64_t)v + key) >> 11) * 0x1.0p-53 >= c->web.tree_only)
+            if (v == first[v] || !tree_only_flag(c, v))
                 continue;
             flagged++;
             const int64_t i = v - first[v], j = u - first[v];
@@ -1393,15 +1398,13 @@ static double listing_back_share(const cs_gen_config *c)
     cs_graph_slice s;
     whole_world(c, &g, &s);
     const int64_t b = c->web.tree_branching;
-    const uint64_t key = cs_mix64((uint64_t)c->seed ^ CS_HASH_TREE_ONLY);
     int64_t n = 0, back = 0;
     for (int64_t u = 0, first = 0; u < s.n; u++) {
         first = u > 0 && s.host[u] == s.host[u - 1] ? first : u;
         for (int64_t e = s.offsets[u]; e < s.offsets[u + 1]; e++) {
             const int64_t v = s.targets[e], i = v - first, j = u - first;
             if (s.host[v] != s.host[u] || i <= 0 || j <= 0 || /* not from the home page */
-                (double)(cs_mix64((uint64_t)v + key) >> 11) * 0x1.0p-53 >= c->web.tree_only ||
-                j == tree_parent(i, b) || !tree_ancestor(j, i, b))
+                !tree_only_flag(c, v) || j == tree_parent(i, b) || !tree_ancestor(j, i, b))
                 continue;
             n++;
             back += has_link(&s, v, u);
