@@ -774,8 +774,11 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
     int64_t done = 0;
     int nomem = 0;
     size_t set_cap = idset_slots(c->degree_max + g->struct_max);
+    /* chunks of 4 096 pages for a world, fewer for a tick's fetched pages, so that every
+     * thread gets some of a few hundred (each page writes its own range: no bit depends on it) */
+    const int chunk = n >= 32 * 4096 ? 4096 : n >= 32 * 16 ? (int)(n / 32) : 16;
 #pragma omp parallel default(none)                                                                 \
-    shared(g, c, out, ub, cnt, first, ids, n, done, nomem, progress) firstprivate(set_cap)
+    shared(g, c, out, ub, cnt, first, ids, n, done, nomem, progress) firstprivate(set_cap, chunk)
     {
         idset set = {malloc(set_cap * sizeof(int64_t)), set_cap - 1};
         /* consecutive pages mostly share a host: remember it and its base change rate */
@@ -785,7 +788,7 @@ static cs_err gen_pages(cs_ctx *ctx, const cs_gen *g, int64_t first, const int64
 #pragma omp atomic write
             nomem = 1;
         }
-#pragma omp for schedule(dynamic, 4096)
+#pragma omp for schedule(dynamic, chunk)
         for (int64_t i = 0; i < n; i++) {
             if (set.slot == NULL)
                 continue;

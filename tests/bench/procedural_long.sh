@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: issue 18's long runs on the procedural world (gen.materialize = false;
 # docs/guide/generating.md), not run by ctest: SARSA (asynchronous) on the default world of PAGES
-# pages (10^9), FETCHES fetches (10^8) at B = 1000, on NP ranks (2) with one thread each; with
-# REFRESH=1 also [refresh] with lambda-learn (refresh.policy). Take /work/quiet.lock (or the
+# pages (10^9), FETCHES fetches (10^8) at B = 1000, on NP ranks (2) with THREADS OpenMP threads
+# each (1); with REFRESH=1 also [refresh] with lambda-learn (refresh.policy). Take /work/quiet.lock (or the
 # machine) for it: the run is meant to hold both cores for up to 30 minutes.
 #
 # Prints the load average before and after, every MONITOR seconds (30) the elapsed time, the
@@ -29,11 +29,11 @@ extra=()
 if [ "${REFRESH:-0}" = 1 ]; then
     extra=(--set refresh.policy=lambda-learn)
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${THREADS:-1}
 export OMPI_MCA_mpi_yield_when_idle=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "== SARSA, $np ranks, $pages pages (procedural), $fetches fetches, ${extra[*]} $*"
+echo "== SARSA, $np ranks x $OMP_NUM_THREADS threads, $pages pages (procedural), $fetches fetches, ${extra[*]} $*"
 echo "load before: $(uptime)"
 t0=$(date +%s)
 mpirun -n "$np" --oversubscribe --bind-to none "$build/crawlsim" run "$here/jobs/quickstart.ini" \
