@@ -130,6 +130,7 @@ cs_err cs_frontier_create(cs_ctx *ctx, int64_t capacity, int stride, cs_frontier
     f->capacity = capacity;
     f->stride = stride;
     f->nslots = 1024;
+    f->tier_par_min = FR_TIER_PARALLEL;
     fr_tier_reset(f);
     CS_TRY(ctx, cs_alloc(ctx, &f->slots, (size_t)f->nslots, sizeof *f->slots, "frontier hash"));
     rehash(f);
@@ -228,6 +229,10 @@ cs_err cs_frontier_rekey_many(cs_ctx *ctx, cs_frontier *f, const int64_t *e, con
     for (int64_t g = 0; g < n; g += IX_GROUP) {
         const int64_t m = n - g < IX_GROUP ? n - g : IX_GROUP;
         int64_t h = 0; /* the keys the index holds or takes (the cold tier's: no descent) */
+        for (int64_t j = 0; j < m; j++) { /* the group's entries, at random places */
+            __builtin_prefetch(&f->q[e[g + j]]);
+            __builtin_prefetch(&f->id[e[g + j]]);
+        }
         for (int64_t j = 0; j < m; j++) {
             const uint64_t ko = old[g + j], kn = cs_frontier_key(f->q[e[g + j]], f->id[e[g + j]]);
             k[h] = ko;

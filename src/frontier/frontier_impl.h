@@ -9,6 +9,10 @@
 
 #include <math.h>
 
+/* Entries from which a refill of the index's tiers runs its passes on the threads (a frontier's
+ * tier_par_min at creation; the tests lower it). */
+#define FR_TIER_PARALLEL ((int64_t)1 << 20)
+
 struct cs_frontier {
     int64_t n, cap_alloc, capacity;
     int stride;
@@ -29,6 +33,7 @@ struct cs_frontier {
      * the lowest cold key of a number (fr_numeric), UINT64_MAX for none, known when cold_lo_ok. */
     uint64_t tau, cold_lo;
     int64_t hot_max;
+    int64_t tier_par_min; /* entries from which a refill's passes share the threads */
     int whole, cold_lo_ok;
     uint64_t *low; /* an indexed eviction's keys and their sort's scratch */
     int64_t low_cap;

@@ -17,12 +17,15 @@
 #include "frontier/frontier_impl.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Buckets of one refill level: 16 bits of the key. */
 #define TIER_BITS 16
 #define TIER_BUCKETS (1 << TIER_BITS)
+/* At most this many parts share a refill's passes. */
+#define TIER_MAX_PARTS 256
 
 void fr_tier_reset(cs_frontier *f)
 {
@@ -98,30 +101,68 @@ cs_err cs_frontier_index_whole(cs_ctx *ctx, cs_frontier *f)
     return f->ix != NULL ? fr_tier_whole(ctx, f) : CS_OK;
 }
 
+/* The parts of a refill's passes over the entries (1 below tier_par_min entries), one per
+ * thread: part p covers entries [n p / P, n (p + 1) / P), whichever thread takes it. */
+static int tier_parts(const cs_frontier *f)
+{
+    const int T = f->n >= f->tier_par_min ? omp_get_max_threads() : 1;
+    return T < TIER_MAX_PARTS ? T : TIER_MAX_PARTS;
+}
+
+/* h[b] = how many cold keys k (< tau) lie in [prefix, prefix + span] with (k - prefix) >> shift
+ * == b: a pass over the entries in P parts, each counting into its own row of hp (P rows of
+ * TIER_BUCKETS), the rows summed in part order (integer counts: the same for any P). */
+static void tier_hist(const cs_frontier *f, uint64_t tau, uint64_t prefix, uint64_t span, int shift,
+                      int P, uint32_t *hp, int64_t *h)
+{
+    const int64_t n = f->n;
+#pragma omp parallel num_threads(P) if (P > 1) default(none)                                       \
+    shared(f, tau, prefix, span, shift, P, hp, h, n)
+    {
+#pragma omp for schedule(static, 1)
+        for (int p = 0; p < P; p++) {
+            uint32_t *row = hp + (size_t)p * TIER_BUCKETS;
+            memset(row, 0, TIER_BUCKETS * sizeof *row);
+            for (int64_t i = n * p / P; i < n * (p + 1) / P; i++) {
+                const uint64_t k = entry_key(f, i);
+                if (k < tau && k - prefix <= span && k >= prefix)
+                    row[(k - prefix) >> shift]++;
+            }
+        }
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < TIER_BUCKETS; b++) {
+            int64_t c = 0;
+            for (int p = 0; p < P; p++)
+                c += hp[(size_t)p * TIER_BUCKETS + (size_t)b];
+            h[b] = c;
+        }
+    }
+}
+
 /*
  * The threshold below tau above which the cold tier holds at least `want` keys (0 when it holds
  * fewer), by histograms of 16 bits of the cold keys, level by level from the highest bits, each
- * a pass over the entries: a level's bucket that brings the count to `want` becomes the next
- * level's range, until the keys at or above it are at most 2 want (or the bits run out).
+ * a pass over the entries (on the rank's threads for a large frontier): a level's bucket that
+ * brings the count to `want` becomes the next level's range, until the keys at or above it are
+ * at most 2 want (or the bits run out).
  */
 static cs_err refill_threshold(cs_ctx *ctx, const cs_frontier *f, int64_t want, uint64_t *t)
 {
     cs_err rc = CS_OK;
     int64_t *h = NULL;
+    uint32_t *hp = NULL;
+    const int P = tier_parts(f);
     CS_TRY(ctx, cs_alloc(ctx, &h, TIER_BUCKETS, sizeof *h, "frontier index tiers"));
+    /* (a part's count fits 32 bits: a frontier holds fewer than 2^31 entries) */
+    CS_TRY(ctx, cs_alloc(ctx, &hp, (size_t)P * TIER_BUCKETS, sizeof *hp, "frontier index tiers"));
     const uint64_t tau = f->tau;
     uint64_t prefix = 0; /* the range's keys share the bits above shift + TIER_BITS with it */
     int64_t above = 0;   /* cold keys above the range */
     *t = 0;
     for (int shift = 64 - TIER_BITS; shift >= 0; shift -= TIER_BITS) {
-        memset(h, 0, TIER_BUCKETS * sizeof *h);
         const uint64_t span =
             shift + TIER_BITS >= 64 ? UINT64_MAX : (1ULL << (shift + TIER_BITS)) - 1;
-        for (int64_t i = 0; i < f->n; i++) {
-            const uint64_t k = entry_key(f, i);
-            if (k < tau && k - prefix <= span && k >= prefix)
-                h[(k - prefix) >> shift]++;
-        }
+        tier_hist(f, tau, prefix, span, shift, P, hp, h);
         int64_t b = TIER_BUCKETS - 1, sum = above;
         while (b >= 0 && sum + h[b] < want)
             sum += h[b--];
@@ -134,7 +175,49 @@ static cs_err refill_threshold(cs_ctx *ctx, const cs_frontier *f, int64_t want, 
             break;
     }
 fail:
+    free(hp);
     free(h);
+    return rc;
+}
+
+/* The keys in [t, tau) into *keys (allocated; *m of them), in an order that the caller sorts:
+ * two passes over the entries in P parts, a count per part, then each part's keys at its own
+ * offset. CS_ERR_NOMEM. */
+static cs_err cold_keys_from(cs_ctx *ctx, const cs_frontier *f, uint64_t t, uint64_t **keys,
+                             int64_t *m)
+{
+    cs_err rc = CS_OK;
+    const uint64_t tau = f->tau;
+    const int64_t n = f->n;
+    const int P = tier_parts(f);
+    int64_t at[TIER_MAX_PARTS + 1] = {0};
+#pragma omp parallel for num_threads(P) if (P > 1) default(none) shared(f, t, tau, n, at, P)       \
+    schedule(static, 1)
+    for (int p = 0; p < P; p++) {
+        int64_t c = 0;
+        for (int64_t i = n * p / P; i < n * (p + 1) / P; i++) {
+            const uint64_t key = entry_key(f, i);
+            c += key >= t && key < tau;
+        }
+        at[p + 1] = c;
+    }
+    for (int p = 0; p < P; p++)
+        at[p + 1] += at[p];
+    uint64_t *k = NULL;
+    CS_TRY(ctx, cs_alloc(ctx, &k, 2 * (size_t)at[P] + 1, sizeof *k, "frontier index tiers"));
+#pragma omp parallel for num_threads(P) if (P > 1) default(none) shared(f, t, tau, n, at, P, k)    \
+    schedule(static, 1)
+    for (int p = 0; p < P; p++) {
+        int64_t j = at[p];
+        for (int64_t i = n * p / P; i < n * (p + 1) / P; i++) {
+            const uint64_t key = entry_key(f, i);
+            if (key >= t && key < tau)
+                k[j++] = key;
+        }
+    }
+    *keys = k;
+    *m = at[P];
+fail:
     return rc;
 }
 
@@ -144,20 +227,9 @@ static cs_err refill(cs_ctx *ctx, cs_frontier *f, int64_t want)
 {
     cs_err rc = CS_OK;
     uint64_t t = 0, *k = NULL;
-    CS_TRY(ctx, refill_threshold(ctx, f, want, &t));
-    const uint64_t tau = f->tau;
     int64_t m = 0;
-    for (int64_t i = 0; i < f->n; i++) {
-        const uint64_t key = entry_key(f, i);
-        m += key >= t && key < tau;
-    }
-    CS_TRY(ctx, cs_alloc(ctx, &k, 2 * (size_t)m + 1, sizeof *k, "frontier index tiers"));
-    int64_t j = 0;
-    for (int64_t i = 0; i < f->n && j < m; i++) {
-        const uint64_t key = entry_key(f, i);
-        if (key >= t && key < tau)
-            k[j++] = key;
-    }
+    CS_TRY(ctx, refill_threshold(ctx, f, want, &t));
+    CS_TRY(ctx, cold_keys_from(ctx, f, t, &k, &m));
     cs_sort_u64(k, m, k + m); /* ascending: neighbouring descents share their paths */
     for (int64_t i = 0; i < m; i++) {
         int added = 0;

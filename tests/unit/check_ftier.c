@@ -9,13 +9,17 @@
  * (cs_frontier_index_down, from the highest key and from a random bound, short and to the end)
  * and the value ranges must be the same bit for bit; the tiered index must have held fewer keys
  * than its frontier and refilled (else the comparison would test nothing). Then evictions below
- * a cut and to the capacity, which make the index whole, must leave the same entries.
+ * a cut and to the capacity, which make the index whole, must leave the same entries. The tiers
+ * run once on one thread and once with their refills' passes on 3 threads (a frontier that
+ * small shares them only when the tests lower its threshold).
  */
 #include "crawlsim/core.h"
 #include "crawlsim/frontier.h"
 #include "crawlsim/rng.h"
+#include "frontier/frontier_impl.h"
 
 #include <check.h>
+#include <omp.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,7 +112,8 @@ static void set_both(cs_frontier **fr, int64_t id, float q)
     }
 }
 
-START_TEST(test_tiers_answer_as_whole)
+/* The tiers against the whole index, the tiers' refills on `threads` threads. */
+static void tiers_answer_as_whole(int threads)
 {
     const int64_t N = 4000; /* distinct pages */
     cs_frontier *fr[2] = {NULL, NULL};
@@ -117,6 +122,8 @@ START_TEST(test_tiers_answer_as_whole)
         ck_assert_int_eq(cs_frontier_index_keys(&ctx, fr[k]), CS_OK);
     }
     cs_frontier_set_hot(fr[1], 24);
+    omp_set_num_threads(threads);
+    fr[1]->tier_par_min = threads > 1 ? 1 : FR_TIER_PARALLEL;
     uint64_t *a = malloc((size_t)(N + 1) * sizeof *a), *b = malloc((size_t)(N + 1) * sizeof *b);
     int64_t *ent = malloc((size_t)N * sizeof *ent), *ids = malloc((size_t)N * sizeof *ids);
     uint64_t *old = malloc((size_t)N * sizeof *old);
@@ -222,6 +229,17 @@ START_TEST(test_tiers_answer_as_whole)
     cs_frontier_destroy(&fr[0]);
     cs_frontier_destroy(&fr[1]);
 }
+
+START_TEST(test_tiers_answer_as_whole)
+{
+    tiers_answer_as_whole(1);
+}
+END_TEST
+
+START_TEST(test_tiers_refill_on_threads)
+{
+    tiers_answer_as_whole(3);
+}
 END_TEST
 
 static Suite *ftier_suite(void)
@@ -230,6 +248,7 @@ static Suite *ftier_suite(void)
     TCase *tc = tcase_create("tiers");
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_tiers_answer_as_whole);
+    tcase_add_test(tc, test_tiers_refill_on_threads);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
