@@ -525,6 +525,9 @@ void sim_visited_free(sim *s);
 void sim_visited_clear(sim *s);
 int64_t sim_visited_words(const sim *s);
 int sim_visited_get(const sim *s, int64_t page);
+/* A hint that sim_visited_get(s, page) follows soon (the visited bits by page id: a bit at a
+ * random place of the world's). */
+void sim_visited_prefetch(const sim *s, int64_t page);
 void sim_visited_set(sim *s, int64_t page);
 cs_err sim_share_visited(sim *s, cs_err local, int64_t n);
 /* The same, and (cap_global) the other ranks' fetches counted towards their hosts' MAX caps. */

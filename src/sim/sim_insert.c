@@ -37,6 +37,9 @@ enum { INS_NEW = -1, INS_VISITED = -2, INS_CAPPED = -3 };
 /* Entries are shared among the threads of the third pass in blocks of INS_BLOCK: each entry's
  * records are applied by one thread, in record order, so no bit depends on the thread count. */
 #define INS_BLOCK 64
+/* The lookups' hints: a record's visited bit and hash slot this many records ahead, the entry
+ * its slot names half as many (two misses to memory one after the other). */
+#define INS_AHEAD 16
 /* Fewer records than this are inserted without waking the threads. */
 #define INS_PARALLEL 128
 /* Records per block of the lookups and of the list of new pages (fixed: the work of a block does
@@ -113,10 +116,13 @@ static int64_t insert_lookup(const sim *cs, const ins_recs *rr, int64_t *ent, in
         const int64_t e = (b + 1) * INS_LIST_BLOCK < n ? (b + 1) * INS_LIST_BLOCK : n;
         int64_t k = 0;
         for (int64_t i = b * INS_LIST_BLOCK; i < e; i++) {
-            if (i + 16 < n)
-                cs_frontier_prefetch(cs->fr, rec_at(rr, i + 16)->dst, 1);
-            if (i + 8 < n)
-                cs_frontier_prefetch(cs->fr, rec_at(rr, i + 8)->dst, 2);
+            if (i + INS_AHEAD < n) {
+                const int64_t d = rec_at(rr, i + INS_AHEAD)->dst;
+                sim_visited_prefetch(cs, d);
+                cs_frontier_prefetch(cs->fr, d, 1);
+            }
+            if (i + INS_AHEAD / 2 < n)
+                cs_frontier_prefetch(cs->fr, rec_at(rr, i + INS_AHEAD / 2)->dst, 2);
             const cs_link_msg *m = rec_at(rr, i);
             if (sim_visited_get(cs, m->dst)) {
                 dropped++;
@@ -246,31 +252,45 @@ static cs_err keys_before(sim *s, const int64_t *ent, int64_t n)
     return CS_OK;
 }
 
-/* Local. The index follows the merge (serial: O(log n) per changed key): a new entry's key joins
- * it, an entry whose key changed moves, once: an entry's later records (a popular page has
- * several a tick) find it moved already (each would cost the index two descents for nothing,
- * a removal of a key it no longer holds and an insertion of one it holds). The moves go to
- * the index in record order, in groups whose descents are prefetched together. */
+/* Local. The index follows the merge: a new entry's key joins it, an entry whose key changed
+ * moves, once: an entry's later records (a popular page has several a tick) find it moved
+ * already (each would cost the index two descents for nothing, a removal of a key it no longer
+ * holds and an insertion of one it holds). The entries' keys now are read in parallel (misses at
+ * random places, prefetched); the moves go to the index serially (O(log n) each), in record
+ * order, in groups whose descents are prefetched together. */
 static cs_err keys_after(sim *s, const int64_t *ent, int64_t n)
 {
     const size_t slots = idset_slots(n);
     cs_err rc = cs_grow(s->ctx, &s->in.moved, &s->in.moved_cap, slots + (size_t)n,
                         sizeof *s->in.moved, "links");
+    if (rc == CS_OK)
+        rc = cs_grow(s->ctx, &s->in.newk, &s->in.newk_cap, (size_t)n + 1, sizeof *s->in.newk,
+                     "links");
     if (rc != CS_OK)
         return rc;
     idset moved = {s->in.moved, 0}; /* the set, then the moved entries */
     int64_t *me = s->in.moved + slots;
     idset_reset(&moved, n);
-    uint64_t *oldk = s->in.oldk; /* (compacted in place: record i's old key to place m <= i) */
+    uint64_t *oldk = s->in.oldk, *newk = s->in.newk; /* (oldk compacted in place: to m <= i) */
     cs_frontier_view v;
     cs_frontier_view_get(s->fr, &v);
+#pragma omp parallel for if (n >= INS_PARALLEL) default(none) shared(v, ent, newk, n)              \
+    schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 8 < n && ent[i + 8] >= 0) {
+            const int64_t e8 = ent[i + 8] & (INS_FIRST - 1);
+            __builtin_prefetch(&v.q[e8]);
+            __builtin_prefetch(&v.id[e8]);
+        }
+        const int64_t e = ent[i] & (INS_FIRST - 1);
+        newk[i] = ent[i] >= 0 ? cs_frontier_key(v.q[e], v.id[e]) : 0;
+    }
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
         if (ent[i] < 0)
             continue;
         const int64_t e = ent[i] & (INS_FIRST - 1);
-        if (((ent[i] & INS_FIRST) || cs_frontier_key(v.q[e], v.id[e]) != oldk[i]) &&
-            idset_insert(&moved, e)) {
+        if (((ent[i] & INS_FIRST) || newk[i] != oldk[i]) && idset_insert(&moved, e)) {
             me[m] = e;
             oldk[m++] = oldk[i];
         }
@@ -443,5 +463,6 @@ void sim_insert_fini(sim_insert_phase *p)
     free(p->kidx);
     free(p->kx);
     free(p->oldk);
+    free(p->newk);
     free(p->moved);
 }

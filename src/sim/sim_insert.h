@@ -28,6 +28,8 @@ typedef struct sim_insert_phase {
     size_t kx_cap;
     uint64_t *oldk; /* an indexed frontier: per record its entry's key before the merge */
     size_t oldk_cap;
+    uint64_t *newk; /* and after it */
+    size_t newk_cap;
     int64_t *moved; /* and the set of the entries whose keys have moved (rng/idset.h) */
     size_t moved_cap;
 } sim_insert_phase;

@@ -88,6 +88,12 @@ static int64_t bit_of(const sim *s, int64_t id)
     return gi < 0 ? -1 : v->n_local + gi;
 }
 
+void sim_visited_prefetch(const sim *s, int64_t page)
+{
+    if (s->vis.slot == NULL) /* (by local index: the lookup itself is the miss, no hint) */
+        __builtin_prefetch(&s->vis.bits[page >> 6]);
+}
+
 int sim_visited_get(const sim *s, int64_t page)
 {
     const int64_t b = bit_of(s, page);
