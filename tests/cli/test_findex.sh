@@ -7,7 +7,7 @@
 # the strict setting's global eviction runs on 3 ranks (an odd count), the owned one on 2 ranks x
 # 2 threads. A run whose eviction is off (a capacity that never binds) differs: the comparison can
 # fail. Synchronous SARSA, whose values all change with its weights, says at -v that it passes
-# over the frontier (docs/performance.md). The index's tiers (a few keys in the index, the rest
+# over the frontier (docs/developer/frontier.md). The index's tiers (a few keys in the index, the rest
 # in their entries) crawl as the whole index, with and without evictions.
 source "$(dirname "$0")/lib.sh"
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive
