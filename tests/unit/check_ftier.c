@@ -19,8 +19,8 @@
 #include "frontier/frontier_impl.h"
 
 #include <check.h>
-#include <omp.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
