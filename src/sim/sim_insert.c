@@ -255,8 +255,8 @@ static cs_err keys_before(sim *s, const int64_t *ent, int64_t n)
 /* Local. The index follows the merge: a new entry's key joins it, an entry whose key changed
  * moves, once: an entry's later records (a popular page has several a tick) find it moved
  * already (each would cost the index two descents for nothing, a removal of a key it no longer
- * holds and an insertion of one it holds). The entries' keys now are read in parallel (misses at
- * random places, prefetched); the moves go to the index serially (O(log n) each), in record
+ * holds and an insertion of one it holds). The merged entries' keys are read in parallel (misses
+ * at random places, prefetched); the moves go to the index serially (O(log n) each), in record
  * order, in groups whose descents are prefetched together. */
 static cs_err keys_after(sim *s, const int64_t *ent, int64_t n)
 {
