@@ -77,6 +77,7 @@
 #define CS_STATS_CURVE 41           /* discovery-curve points: fetched share 10^(-4 + k / 10) */
 #define CS_STATS_MAX_PAGES 20000000 /* whole-graph statistics up to this many pages */
 #define CS_STATS_N_BLOCKS 3         /* block sizes of block_repeat: 16, 256, 4096 consecutive ids */
+#define CS_STATS_IN_CLASSES 4 /* in-degree classes of discovery fetches: <= 1, 2-9, 10-99, 100+ */
 
 /* Discovery orders, bits of cs_stats_opts.orders. */
 #define CS_STATS_ORDER_BFS 1u    /* breadth-first */
@@ -153,6 +154,9 @@ typedef struct cs_stats_bfs {
     cs_stats_est rich1;      /* share of the first 1 % fetches at link-rich pages (out.rich) */
     cs_stats_est rich_new1;  /* new pages per such fetch */
     cs_stats_est other_new1; /* new pages per other fetch of the first 1 % */
+    /* the first 1 % fetches by the fetched page's in-degree (CS_STATS_IN_CLASSES, from
+     * cs_stats_in_class_lo): their share, and the new pages per such fetch */
+    cs_stats_est by_in[CS_STATS_IN_CLASSES], by_in_new[CS_STATS_IN_CLASSES];
     double curve[CS_STATS_MAX_SEEDS][CS_STATS_CURVE]; /* known share at fetched share x_k */
     int64_t fetched[CS_STATS_MAX_SEEDS];              /* fetches until the frontier emptied */
 } cs_stats_bfs;
@@ -171,6 +175,13 @@ typedef struct cs_stats {
     int n_ranks;
     double seconds; /* wall time, maximum over ranks */
 } cs_stats;
+
+/* Local. The smallest in-degree of class c < CS_STATS_IN_CLASSES of cs_stats_bfs.by_in (class 0
+ * also holds the pages without in-links, such as a seed): 1, 2, 10, 100. */
+static inline int64_t cs_stats_in_class_lo(int c)
+{
+    return c <= 0 ? 1 : c == 1 ? 2 : c == 2 ? 10 : 100;
+}
 
 /* Local. The defaults of cs_stats_opts. */
 CS_API void cs_stats_opts_default(cs_stats_opts *o);

@@ -5,9 +5,10 @@
  * only grow) and random (uniform among the known unfetched pages: a pool with swap removal, the
  * draws from a stream keyed by the sampling seed and the seed's index). A crawl fetches until no
  * known page is left unfetched. Of its first 1 % fetches it counts those at link-rich pages
- * (out.rich out-links or more) and the others, and the pages each kind made known: what the order
- * fetched early and what that taught it. Each is a pure function of the gathered graph, the seed
- * page and (sampling seed, seed index), so it gives the same row on any rank and thread.
+ * (out.rich out-links or more) and the others, and those by the fetched page's in-degree class,
+ * and the pages each kind made known: what the order fetched early and what that taught it. Each is
+ * a pure function of the gathered graph, the seed page and (sampling seed, seed index), so it gives
+ * the same row on any rank and thread.
  */
 #include "stats_impl.h"
 
@@ -42,16 +43,22 @@ static void rec_init(recorder *r, int64_t N, int64_t rich, double *row)
     r->row = row;
 }
 
-/* Local. One fetch, of a page with `deg` out-links, that made `fresh` pages known. */
-static void rec_fetch(recorder *r, int64_t deg, int64_t fresh)
+/* Local. One fetch, of page u, that made `fresh` pages known. */
+static void rec_fetch(recorder *r, const st_graph *g, int32_t u, int64_t fresh)
 {
     const double N = (double)r->N;
     r->fetched++;
     r->nknown += fresh;
     if (r->fetched <= r->f1) {
-        const int kind = deg >= r->rich ? 0 : 2;
+        const int kind = g->off[u + 1] - g->off[u] >= r->rich ? 0 : 2;
         r->row[ST_ROW_RICH + kind] += 1.0;
         r->row[ST_ROW_RICH + kind + 1] += (double)fresh;
+        const int64_t in = g->ioff[u + 1] - g->ioff[u];
+        int c = CS_STATS_IN_CLASSES - 1;
+        while (c > 0 && in < cs_stats_in_class_lo(c))
+            c--;
+        r->row[ST_ROW_IN + 2 * c] += 1.0;
+        r->row[ST_ROW_IN + 2 * c + 1] += (double)fresh;
     }
     if (r->fetched <= r->f10)
         r->empty += fresh == 0;
@@ -94,7 +101,7 @@ static void crawl_bfs(const st_graph *g, int32_t seed, st_crawl_scratch *w, reco
                 fresh++;
             }
         }
-        rec_fetch(r, g->off[u + 1] - g->off[u], fresh);
+        rec_fetch(r, g, u, fresh);
     }
     for (int64_t i = 0; i < tail; i++)
         w->known[w->queue[i]] = 0;
@@ -174,7 +181,7 @@ static void crawl_indeg(const st_graph *g, int32_t seed, st_crawl_scratch *w, re
                 heap_up(w, w->pos[v]);
             }
         }
-        rec_fetch(r, g->off[u + 1] - g->off[u], fresh);
+        rec_fetch(r, g, u, fresh);
     }
     for (int64_t i = 0; i < tail; i++)
         w->known[w->queue[i]] = 0;
@@ -203,7 +210,7 @@ static void crawl_random(const st_graph *g, int32_t seed, cs_rng *rng, st_crawl_
                 fresh++;
             }
         }
-        rec_fetch(r, g->off[u + 1] - g->off[u], fresh);
+        rec_fetch(r, g, u, fresh);
     }
     for (int64_t i = 0; i < tail; i++)
         w->known[w->queue[i]] = 0;

@@ -566,6 +566,11 @@ static void discovery_figures(const items *it, const double *rows, cs_stats_bfs 
     d->rich1 = seed_ratio(rows, it->nb, ST_ROW_RICH, ST_ROW_RICH, 2);
     d->rich_new1 = seed_ratio(rows, it->nb, ST_ROW_RICH + 1, ST_ROW_RICH, 0);
     d->other_new1 = seed_ratio(rows, it->nb, ST_ROW_RICH + 3, ST_ROW_RICH + 2, 0);
+    /* by in-degree class: a share of all the first 1 % fetches (rich and other together) */
+    for (int c = 0; c < CS_STATS_IN_CLASSES; c++) {
+        d->by_in[c] = seed_ratio(rows, it->nb, ST_ROW_IN + 2 * c, ST_ROW_RICH, 2);
+        d->by_in_new[c] = seed_ratio(rows, it->nb, ST_ROW_IN + 2 * c + 1, ST_ROW_IN + 2 * c, 0);
+    }
     d->seeds = (int)it->nb;
     for (int64_t b = 0; b < it->nb; b++) {
         d->seed_page[b] = it->seed[b];

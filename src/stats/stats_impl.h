@@ -88,9 +88,11 @@ static inline int st_holds32(const int32_t *a, int64_t n, int32_t x)
 }
 
 /* A discovery crawl's row: known1, known10, empty10, fetched, the curve, then of the first 1 %
- * fetches: those at link-rich pages, the pages they made known, the other fetches, theirs. */
-#define ST_SEED_ROW (4 + CS_STATS_CURVE + 4)
+ * fetches: those at link-rich pages, the pages they made known, the other fetches, theirs, and
+ * per in-degree class of the fetched page (CS_STATS_IN_CLASSES) its fetches and theirs. */
+#define ST_SEED_ROW (4 + CS_STATS_CURVE + 4 + 2 * CS_STATS_IN_CLASSES)
 #define ST_ROW_RICH (4 + CS_STATS_CURVE)
+#define ST_ROW_IN (ST_ROW_RICH + 4)
 
 /* A thread's scratch for the discovery crawls: known N + 1 bytes, zero on entry and on return;
  * queue, heap, pos and cnt N + 1 entries each (heap, pos and cnt for in-degree first and random

@@ -15,6 +15,41 @@ typedef struct row {
     cs_stats_est e;
 } row;
 
+/* Local. The rows of the first 1 % fetches by the fetched page's in-degree, per order, after
+ * the n rows already in r (at most cap in all); returns the new count. */
+static int in_class_rows(const cs_stats *s, row *r, int n, int cap)
+{
+    static const char *const key[3][2][CS_STATS_IN_CLASSES] = {
+        {{"bfs.fetch_in1", "bfs.fetch_in2", "bfs.fetch_in10", "bfs.fetch_in100"},
+         {"bfs.new_in1", "bfs.new_in2", "bfs.new_in10", "bfs.new_in100"}},
+        {{"indeg.fetch_in1", "indeg.fetch_in2", "indeg.fetch_in10", "indeg.fetch_in100"},
+         {"indeg.new_in1", "indeg.new_in2", "indeg.new_in10", "indeg.new_in100"}},
+        {{"random.fetch_in1", "random.fetch_in2", "random.fetch_in10", "random.fetch_in100"},
+         {"random.new_in1", "random.new_in2", "random.new_in10", "random.new_in100"}}};
+    static const char *const label[3][2][CS_STATS_IN_CLASSES] = {
+        {{"BFS: first 1 % at pages of <= 1 in-link", "BFS: first 1 % at pages of 2-9 in-links",
+          "BFS: first 1 % at pages of 10-99 in-links", "BFS: first 1 % at pages of >= 100"},
+         {"BFS: new per fetch, <= 1 in-link", "BFS: new per fetch, 2-9 in-links",
+          "BFS: new per fetch, 10-99 in-links", "BFS: new per fetch, >= 100 in-links"}},
+        {{"in-degree first: first 1 % at <= 1 in-link", "in-degree first: first 1 % at 2-9",
+          "in-degree first: first 1 % at 10-99", "in-degree first: first 1 % at >= 100"},
+         {"in-degree first: new per fetch, <= 1", "in-degree first: new per fetch, 2-9",
+          "in-degree first: new per fetch, 10-99", "in-degree first: new per fetch, >= 100"}},
+        {{"random: first 1 % at pages of <= 1 in-link", "random: first 1 % at pages of 2-9",
+          "random: first 1 % at pages of 10-99", "random: first 1 % at pages of >= 100"},
+         {"random: new per fetch, <= 1 in-link", "random: new per fetch, 2-9 in-links",
+          "random: new per fetch, 10-99 in-links", "random: new per fetch, >= 100 in-links"}}};
+    const cs_stats_bfs *d[3] = {&s->bfs, &s->indeg, &s->rnd};
+    for (int j = 0; j < 3; j++)
+        for (int w = 0; w < 2; w++)
+            for (int c = 0; c < CS_STATS_IN_CLASSES && n < cap; c++) {
+                const row x = {key[j][w][c], label[j][w][c], w == 0,
+                               w == 0 ? d[j]->by_in[c] : d[j]->by_in_new[c]};
+                r[n++] = x;
+            }
+    return n;
+}
+
 /* Local. The rows of s into r (at most cap); returns their number. */
 static int rows_of(const cs_stats *s, row *r, int cap)
 {
@@ -102,10 +137,10 @@ static int rows_of(const cs_stats *s, row *r, int cap)
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && n < cap; i++)
         r[n++] = all[i];
-    return n;
+    return in_class_rows(s, r, n, cap);
 }
 
-#define MAX_ROWS 80
+#define MAX_ROWS 104
 
 /* Local. Whether a row is a discovery crawl's (its lo and hi are the range over seeds). */
 static int is_crawl(const char *key)

@@ -255,14 +255,24 @@ def rich_of(off):
     return max(1, int(deg[int(0.9 * len(deg))]))
 
 
-def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0, rich=None):
+IN_CLASSES = ("1", "2", "10", "100")  # in-degree <= 1, 2-9, 10-99, 100 or more
+
+
+def in_class(d):
+    return 0 if d <= 1 else 1 if d < 10 else 2 if d < 100 else 3
+
+
+def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0, rich=None, indeg=None):
     """A crawl from seed until no known page is left unfetched: pages known after 1 % and 10 %
     fetched, the share of the first 10 % fetches that found nothing new, the curve, and of the
     first 1 % fetches [at link-rich pages (rich out-links or more), the pages they made known,
-    the other fetches, theirs]."""
+    the other fetches, theirs, then per in-degree class of the fetched page (IN_CLASSES) its
+    fetches and theirs]."""
     if rich is None:
         rich = rich_of(off)
-    first = [0, 0, 0, 0]
+    if indeg is None:
+        indeg = np.bincount(np.asarray(tg, dtype=np.int64), minlength=N).tolist()
+    first = [0] * (4 + 2 * len(IN_CLASSES))
     f1 = max(1, round(0.01 * N))
     f10 = max(1, round(0.1 * N))
     known = bytearray(N)  # 1 known, 2 fetched
@@ -331,6 +341,9 @@ def discovery(N, off, tg, seed, order="bfs", stats_seed=1, index=0, rich=None):
             kind = 0 if offl[u + 1] - offl[u] >= rich else 2
             first[kind] += 1
             first[kind + 1] += fresh
+            c = in_class(indeg[u])
+            first[4 + 2 * c] += 1
+            first[5 + 2 * c] += fresh
         if fetched <= f10 and fresh == 0:
             empty += 1
         if fetched in want:
@@ -434,8 +447,10 @@ def check_order(c, t, curve, order, N, off, tg, scc, stats_seed, order_seeds):
         seeds = seeds[:order_seeds]
     k1, k10, e10, firsts = [], [], [], []
     rich = rich_of(off)
+    indeg = np.bincount(np.asarray(tg, dtype=np.int64), minlength=N).tolist()
     for s in seeds:
-        a, b, e, cv, first = discovery(N, off, tg, curve[s]["seed"], order, stats_seed, s, rich)
+        a, b, e, cv, first = discovery(N, off, tg, curve[s]["seed"], order, stats_seed, s, rich,
+                                       indeg)
         k1.append(a)
         k10.append(b)
         e10.append(e)
@@ -454,8 +469,10 @@ def check_order(c, t, curve, order, N, off, tg, scc, stats_seed, order_seeds):
                 print(f"FAIL: {key}.{name} range [{lo}, {hi}] against [{min(x)}, {max(x)}]")
                 c.failed += 1
         # the first 1 % fetches: means over the seeds where the ratio is defined
-        for name, num, den in (("rich1", (0,), (0, 2)), ("rich_new1", (1,), (0,)),
-                               ("other_new1", (3,), (2,))):
+        by_in = [(f"fetch_in{lo}", (4 + 2 * c,), (0, 2)) for c, lo in enumerate(IN_CLASSES)]
+        by_in += [(f"new_in{lo}", (5 + 2 * c,), (4 + 2 * c,)) for c, lo in enumerate(IN_CLASSES)]
+        for name, num, den in [("rich1", (0,), (0, 2)), ("rich_new1", (1,), (0,)),
+                               ("other_new1", (3,), (2,))] + by_in:
             x = [sum(f[i] for i in num) / sum(f[i] for i in den) for f in firsts
                  if sum(f[i] for i in den) > 0]
             v, lo, hi, n = t[f"{key}.{name}"]

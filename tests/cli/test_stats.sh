@@ -33,7 +33,8 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     # of their block (block16.repeat, block4096.repeat), the pages with one, two, 3 to 9 and 10 or
     # more in-links (in.one, in.two, in.few, in.ten), the lone pages' parents (lone.parents, lone.top1,
     # lone.parent_in), the link-rich threshold (out.rich), the first 1 % fetches' figures
-    # (random.rich1, bfs.rich_new1, indeg.other_new1), the log out-degree's share between hosts
+    # (random.rich1, bfs.rich_new1, indeg.other_new1) and by the fetched page's in-degree
+    # (random.fetch_in10, bfs.new_in100), the log out-degree's share between hosts
     # (out.between_hosts), and the link overlap moved by 0.05 with its
     # interval
     sed -e 's/^\(random.curve.2.25\)\t[0-9.e-]*/\1\t0.5/' \
@@ -55,18 +56,20 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
         -e 's/^random.rich1\t\([0-9.]*\)/random.rich1\t0.1234567/' \
         -e 's/^bfs.rich_new1\t\([0-9.]*\)/bfs.rich_new1\t1.234567/' \
         -e 's/^indeg.other_new1\t\([0-9.]*\)/indeg.other_new1\t1.234567/' \
+        -e 's/^random.fetch_in10\t\([0-9.]*\)/random.fetch_in10\t0.1234567/' \
+        -e 's/^bfs.new_in100\t\([0-9.]*\)/bfs.new_in100\t1.234567/' \
         -e 's/^out.between_hosts\t\([0-9.]*\)/out.between_hosts\t0.1234567/' one.tsv |
         awk -F'\t' 'BEGIN{OFS="\t"} $1=="overlap"{$2+=0.05; $3+=0.05; $4+=0.05} {print}' > bad.tsv
     if ! "$PY" "$SRC/tests/cli/stats_oracle.py" w.h5 bad.tsv > bad.out 2>&1; then
         for want in "random curve of seed 2" indeg.known10 reciprocity in.top1 in.club \
             block16.repeat block4096.repeat in.one in.two in.few in.ten leaf.top1 lone.parents lone.top1 \
-            lone.parent_in out.rich random.rich1 bfs.rich_new1 indeg.other_new1 overlap \
-            out.between_hosts; do
+            lone.parent_in out.rich random.rich1 bfs.rich_new1 indeg.other_new1 random.fetch_in10 \
+            bfs.new_in100 overlap out.between_hosts; do
             grep -q "FAIL: $want" bad.out && pass "oracle rejects a wrong $want" ||
                 fail "oracle accepted a wrong $want: $(tail -3 bad.out)"
         done
     else
-        fail "oracle accepted a table with twenty-one wrong figures"
+        fail "oracle accepted a table with twenty-three wrong figures"
     fi
     # the share of pages without out-links between hosts, on a world that has such pages (the
     # one above has none: that row is NaN there), against the oracle, and a wrong one rejected
@@ -81,6 +84,8 @@ if "$PY" -c "import h5py, numpy" 2> /dev/null; then
     for k in in.top1 in.club leaf.top1 block16.repeat block256.repeat block4096.repeat in.one in.two in.few in.ten lone.parents \
         lone.top1 lone.parent_in overlap out.rich bfs.rich1 bfs.rich_new1 bfs.other_new1 indeg.rich1 \
         indeg.rich_new1 indeg.other_new1 random.rich1 random.rich_new1 random.other_new1 \
+        bfs.fetch_in1 bfs.fetch_in2 bfs.fetch_in10 bfs.fetch_in100 bfs.new_in10 indeg.fetch_in100 \
+        indeg.new_in10 random.fetch_in2 random.new_in1 random.new_in2 random.new_in100 \
         out.between_hosts out.zero_between_hosts; do
         grep -q "^ok: $k " oracle.out && pass "oracle checks $k" ||
             fail "$k not checked: $(grep -E "$k" oracle.out | head -3)"
