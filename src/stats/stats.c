@@ -177,8 +177,8 @@ void st_clear(cs_stats *s)
                          &s->rnd.other_new1};
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
         *l[i] = st_none();
-    cs_stats_bfs *orders[] = {&s->bfs, &s->indeg, &s->rnd};
-    for (int j = 0; j < 3; j++)
+    cs_stats_bfs *orders[ST_ORDERS] = {&s->bfs, &s->indeg, &s->rnd};
+    for (int j = 0; j < ST_ORDERS; j++)
         for (int c = 0; c < CS_STATS_IN_CLASSES; c++)
             orders[j]->by_in[c] = orders[j]->by_in_new[c] = st_none();
     for (int k = 0; k < CS_STATS_N_BLOCKS; k++)

@@ -19,14 +19,14 @@ typedef struct row {
  * the n rows already in r (at most cap in all); returns the new count. */
 static int in_class_rows(const cs_stats *s, row *r, int n, int cap)
 {
-    static const char *const key[3][2][CS_STATS_IN_CLASSES] = {
+    static const char *const key[ST_ORDERS][2][CS_STATS_IN_CLASSES] = {
         {{"bfs.fetch_in1", "bfs.fetch_in2", "bfs.fetch_in10", "bfs.fetch_in100"},
          {"bfs.new_in1", "bfs.new_in2", "bfs.new_in10", "bfs.new_in100"}},
         {{"indeg.fetch_in1", "indeg.fetch_in2", "indeg.fetch_in10", "indeg.fetch_in100"},
          {"indeg.new_in1", "indeg.new_in2", "indeg.new_in10", "indeg.new_in100"}},
         {{"random.fetch_in1", "random.fetch_in2", "random.fetch_in10", "random.fetch_in100"},
          {"random.new_in1", "random.new_in2", "random.new_in10", "random.new_in100"}}};
-    static const char *const label[3][2][CS_STATS_IN_CLASSES] = {
+    static const char *const label[ST_ORDERS][2][CS_STATS_IN_CLASSES] = {
         {{"BFS: first 1 % at pages of <= 1 in-link", "BFS: first 1 % at pages of 2-9 in-links",
           "BFS: first 1 % at pages of 10-99 in-links", "BFS: first 1 % at pages of >= 100"},
          {"BFS: new per fetch, <= 1 in-link", "BFS: new per fetch, 2-9 in-links",
@@ -39,8 +39,8 @@ static int in_class_rows(const cs_stats *s, row *r, int n, int cap)
           "random: first 1 % at pages of 10-99", "random: first 1 % at pages of >= 100"},
          {"random: new per fetch, <= 1 in-link", "random: new per fetch, 2-9 in-links",
           "random: new per fetch, 10-99 in-links", "random: new per fetch, >= 100 in-links"}}};
-    const cs_stats_bfs *d[3] = {&s->bfs, &s->indeg, &s->rnd};
-    for (int j = 0; j < 3; j++)
+    const cs_stats_bfs *d[ST_ORDERS] = {&s->bfs, &s->indeg, &s->rnd};
+    for (int j = 0; j < ST_ORDERS; j++)
         for (int w = 0; w < 2; w++)
             for (int c = 0; c < CS_STATS_IN_CLASSES && n < cap; c++) {
                 const row x = {key[j][w][c], label[j][w][c], w == 0,
