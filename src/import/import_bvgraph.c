@@ -181,6 +181,17 @@ static inline int64_t nat2int(uint64_t v)
     return (v & 1) ? -(int64_t)((v + 1) >> 1) : (int64_t)(v >> 1);
 }
 
+/* The node a gap names: the first gap of a list is signed and relative to x, the others count from
+ * one past prev. 0 when the node falls outside [0, n); v is bounded before any sum can wrap. */
+static int gap_node(int64_t x, int64_t prev, int first, uint64_t v, int64_t n, int64_t *t)
+{
+    *t = -1;
+    if (v > 2 * (uint64_t)n)
+        return 0;
+    *t = first ? x + nat2int(v) : prev + 1 + (int64_t)v;
+    return *t >= 0 && *t < n;
+}
+
 /* ---- decoding lists ------------------------------------------------------------------------ */
 
 /* A growable int32 array. */
@@ -333,8 +344,8 @@ static int copy_blocks(dec *D, bits *r, int64_t x, uint64_t pos, int64_t y, uint
         return D->nomem = 1, 0;
     int64_t at = 0;
     for (uint64_t i = 0; i < bc; i++) {
-        uint64_t bl = read_code(r, p->blocks, p->zetak) + (i > 0 ? 1 : 0);
-        if (r->bad || bl > (uint64_t)(Ln - at))
+        uint64_t bl = read_code(r, p->blocks, p->zetak), room = (uint64_t)(Ln - at);
+        if (r->bad || bl > room || (bl += (i > 0 ? 1 : 0)) > room)
             return fail_at(D, "copy blocks beyond the referenced list", x, pos);
         if (i % 2 == 0) {
             memcpy(D->cp.v + *ncp, L + at, (size_t)bl * sizeof *L);
@@ -388,12 +399,10 @@ static int decode_list(dec *D, int64_t x, uint64_t pos, vec *out, int64_t *len, 
         int64_t prev = 0;
         for (uint64_t i = 0; i < ic; i++) {
             int64_t left;
-            if (i == 0)
-                left = x + nat2int(read_gamma(&r));
-            else
-                left = prev + 1 + (int64_t)read_gamma(&r);
-            uint64_t l = read_gamma(&r) + (uint64_t)p->minint;
-            if (r.bad || left < 0 || l > (uint64_t)(extra - niv) || left + (int64_t)l > n)
+            int inside = gap_node(x, prev, i == 0, read_gamma(&r), n, &left);
+            uint64_t l = read_gamma(&r), room = (uint64_t)(extra - niv);
+            if (r.bad || !inside || l > room || (l += (uint64_t)p->minint) > room ||
+                left + (int64_t)l > n)
                 return fail_at(D, "an interval outside the graph or the outdegree", x, pos);
             for (uint64_t j = 0; j < l; j++)
                 D->iv.v[niv++] = (int32_t)(left + (int64_t)j);
@@ -406,9 +415,9 @@ static int decode_list(dec *D, int64_t x, uint64_t pos, vec *out, int64_t *len, 
             return D->nomem = 1, 0;
         int64_t prev = 0;
         for (int64_t i = 0; i < extra; i++) {
+            int64_t t;
             uint64_t v = read_code(&r, p->residuals, p->zetak);
-            int64_t t = i == 0 ? x + nat2int(v) : prev + 1 + (int64_t)v;
-            if (r.bad || t < 0 || t >= n || v > (uint64_t)n * 2)
+            if (r.bad || !gap_node(x, prev, i == 0, v, n, &t))
                 return fail_at(D, "a residual outside the graph", x, pos);
             D->res.v[nres++] = (int32_t)t;
             prev = t;
@@ -975,8 +984,8 @@ cs_err cs_bv_read_offsets(cs_ctx *ctx, const char *path, const cs_bv_params *p, 
     bits r = {buf, nb * 8, 0, 0};
     uint64_t at = 0;
     for (int64_t x = 0; x <= p->nodes; x++) {
-        at += read_code(&r, p->offsets, p->zetak);
-        if (r.bad || at > nbits || (x == 0 && at != 0)) {
+        uint64_t gap = read_code(&r, p->offsets, p->zetak);
+        if (r.bad || gap > nbits - at || (at += gap, x == 0 && at != 0)) {
             rc = cs_fail(ctx, CS_ERR_FORMAT,
                          "%s: offset %lld is bad or beyond the graph's %llu bits (truncated "
                          "file, or another graph's?)",
