@@ -176,19 +176,15 @@ static inline uint64_t read_code(bits *r, cs_bv_code c, int k)
     }
 }
 
-static inline int64_t nat2int(uint64_t v)
-{
-    return (v & 1) ? -(int64_t)((v + 1) >> 1) : (int64_t)(v >> 1);
-}
-
-/* The node a gap names: the first gap of a list is signed and relative to x, the others count from
- * one past prev. 0 when the node falls outside [0, n); v is bounded before any sum can wrap. */
+/* The node a gap v names: a list's first gap is signed (0, -1, 1, -2, ... coded 0, 1, 2, 3, ...)
+ * from x, the others count from prev + 1. 0 outside [0, n) (v bounded before any sum wraps). */
 static int gap_node(int64_t x, int64_t prev, int first, uint64_t v, int64_t n, int64_t *t)
 {
     *t = -1;
     if (v > 2 * (uint64_t)n)
         return 0;
-    *t = first ? x + nat2int(v) : prev + 1 + (int64_t)v;
+    const int64_t signed_gap = (v & 1) ? -(int64_t)((v + 1) >> 1) : (int64_t)(v >> 1);
+    *t = first ? x + signed_gap : prev + 1 + (int64_t)v;
     return *t >= 0 && *t < n;
 }
 
