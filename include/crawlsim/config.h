@@ -45,6 +45,8 @@ typedef struct cs_gen_web {
     double link_pairs;       /* probability that pages p and p XOR 2^k link both ways, per level */
     int64_t pair_levels;     /* the levels k of link_pairs: 0 .. pair_levels - 1 */
     double popular_degree;   /* probability that a page's out-degree follows its popularity */
+    double host_degree;      /* share of the out-degree's normal score a page's host sets */
+    double host_dangling;    /* share of the dangling flag's normal score a page's host sets */
     double home_links;       /* probability that a drawn link goes to a popular host's home page */
     double site_hosts;       /* mean hosts of a site, a run of hosts sharing its first's template */
     double in_hosts;         /* share of hosts no other host links to (bow-tie IN) */

@@ -290,11 +290,14 @@ static int64_t page_in_host_u(const cs_gen *g, int64_t h, double u)
 }
 
 /* Out-degree of a page, from its degree stream (LINKS, page, sub 1), or with
- * gen.popular_degree at its popularity quantile (gen_web.h popular_uniform). */
+ * gen.popular_degree at its popularity quantile (gen_web.h popular_uniform); with
+ * gen.host_degree leaning to its host's level (gen_web.h host_lean). */
 static int64_t draw_degree(const cs_gen *g, int64_t page, cs_rng *r, int hub)
 {
     const cs_gen_config *c = &g->cfg;
-    const double u = popular_uniform(g, page, cs_rng_uniform(r));
+    double u = popular_uniform(g, page, cs_rng_uniform(r));
+    if (c->web.host_degree > 0.0)
+        u = host_lean(g, cs_gen_host_of(g, page), CS_HASH_HOST_DEG, c->web.host_degree, u);
     int64_t d; /* the floor of the law, at least 1, at most degree_max */
     if (c->degree_sigma > 0.0) {
         const double x = exp(g->deg_mu + c->degree_sigma * cs_normal_quantile(u));

@@ -22,11 +22,31 @@ static inline double page_flag(const cs_gen *g, int64_t page, uint64_t salt)
     return (double)(cs_mix64((uint64_t)page + key) >> 11) * 0x1.0p-53;
 }
 
-/* A page without out-links (gen.dangling; gen.dangling_leaves: only a leaf of the tree). */
+/* gen.host_degree, gen.host_dangling: a page's uniform u leaning to its host's level,
+ * Phi(sqrt(s) z + sqrt(1 - s) Phi^-1(u)), z the normal score of the host's hash under salt: the
+ * pages of one host share a part s of their normal scores' variance, and u stays uniform over the
+ * pages (z and u independent), so every law drawn from it stays the same. */
+static double host_lean(const cs_gen *g, int64_t host, uint64_t salt, double s, double u)
+{
+    const double lo = 0x1.0p-60; /* finite scores, also at s = 1 */
+    const double v = page_flag(g, host, salt);
+    const double x = sqrt(s) * cs_normal_quantile(v < lo ? lo : v) +
+                     sqrt(1.0 - s) * cs_normal_quantile(u < lo ? lo : u);
+    const double p = 0.5 * erfc(-x * 0.70710678118654752440); /* Phi(x) */
+    return p < 1.0 ? p : 1.0 - 0x1.0p-53;                    /* a uniform's range, [0, 1) */
+}
+
+/* A page without out-links (gen.dangling; gen.dangling_leaves: only a leaf of the tree;
+ * gen.host_dangling: its flag leaning to its host's). */
 static inline int is_dangling(const cs_gen *g, int64_t page)
 {
     const cs_gen_config *c = &g->cfg;
-    if (!(c->web.dangling > 0.0 && page_flag(g, page, CS_HASH_DANGLING) < c->web.dangling))
+    if (!(c->web.dangling > 0.0))
+        return 0;
+    double f = page_flag(g, page, CS_HASH_DANGLING);
+    if (c->web.host_dangling > 0.0)
+        f = host_lean(g, cs_gen_host_of(g, page), CS_HASH_HOST_DANG, c->web.host_dangling, f);
+    if (!(f < c->web.dangling))
         return 0;
     if (!c->web.dangling_leaves || c->web.tree_branching < 2)
         return 1;

@@ -2,8 +2,8 @@
 # The web-like mechanisms of the generator (gen.dangling, dangling_leaves, unlinked, tree_*,
 # template_*, near_*, in_hosts, out_hosts, isolated_hosts, host_cross, link_pairs, popular_degree,
 # home_links, tree_only, tree_lift (with tree_lift_span), site_hosts, copy_links, host_pool, community_hosts (closed:
-# community_near = 0), closed_own, template_menu, and the log-normal out-degree counting the
-# structure (degree_sigma, degree_total);
+# community_near = 0), closed_own, template_menu, the log-normal out-degree counting the
+# structure (degree_sigma, degree_total) and the hosts' levels (host_degree, host_dangling);
 # docs/guide/web-like.md) keep the world a pure function of (seed, page id): with all of them on,
 # the graph file `crawlsim gen` writes is the same on 1 rank (1 thread) and 3 ranks (2 threads),
 # and a crawl of the procedural world (gen.materialize = false) is bit-identical to the crawl of
@@ -25,7 +25,8 @@ spec=("$SRC/graphs/tiny.ini" --set gen.pages=20000 --set gen.delta_median=1 "${p
     --set gen.home_links=0.3 --set gen.tree_only=0.3 --set gen.tree_lift=0.5
     --set gen.site_hosts=4 --set gen.copy_links=0.5 --set gen.host_pool=0.5
     --set gen.community_hosts=16 --set gen.community_near=0 --set gen.closed_own=true
-    --set gen.degree_sigma=1.2 --set gen.degree_total=true --set gen.tree_lift_span=36)
+    --set gen.degree_sigma=1.2 --set gen.degree_total=true --set gen.tree_lift_span=36
+    --set gen.host_degree=0.6 --set gen.host_dangling=0.7)
 run 1 -q gen "${spec[@]}" -o web1.h5 > /dev/null 2>&1 || fail "gen at 1 rank"
 OMP_NUM_THREADS=2 run 3 -q gen "${spec[@]}" -o web3.h5 > /dev/null 2>&1 || fail "gen at 3 ranks"
 if compare web1.h5 web3.h5; then

@@ -1081,6 +1081,77 @@ START_TEST(degree_law_moves_its_statistics)
 }
 END_TEST
 
+/* The share of a page figure's variance that lies between hosts: sum over hosts of n_h (mean_h -
+ * mean)^2 over the sum of squares (x: the figure of each of the n pages, by host h). */
+static double between_hosts(const double *x, const int64_t *h, int64_t n, int64_t H)
+{
+    double *sum = calloc((size_t)H, sizeof *sum), *cnt = calloc((size_t)H, sizeof *cnt), m = 0;
+    ck_assert(sum != NULL && cnt != NULL);
+    for (int64_t i = 0; i < n; i++)
+        sum[h[i]] += x[i], cnt[h[i]] += 1.0, m += x[i] / (double)n;
+    double b = 0.0, ss = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        ss += (x[i] - m) * (x[i] - m);
+    for (int64_t k = 0; k < H; k++)
+        if (cnt[k] > 0.0)
+            b += cnt[k] * (sum[k] / cnt[k] - m) * (sum[k] / cnt[k] - m);
+    free(sum);
+    free(cnt);
+    return b / ss;
+}
+
+/* host_degree, host_dangling: f[0] the log out-degree's share of variance between hosts (pages
+ * with links), f[1] the dangling indicator's, f[2] the mean out-degree, f[3] the dangling share. */
+static void host_level_stats(const cs_gen_config *c, double *f)
+{
+    cs_gen *g;
+    cs_graph_slice s;
+    whole_world(c, &g, &s);
+    double *x = malloc(2 * (size_t)s.n * sizeof *x), *z = x + s.n;
+    int64_t *h = malloc(2 * (size_t)s.n * sizeof *h), *hz = h + s.n, n = 0, L = 0;
+    ck_assert(x != NULL && h != NULL);
+    for (int64_t u = 0; u < s.n; u++) {
+        const int64_t k = s.offsets[u + 1] - s.offsets[u];
+        z[u] = k == 0, hz[u] = s.host[u], L += k;
+        if (k > 0)
+            x[n] = log((double)k), h[n++] = s.host[u];
+    }
+    f[0] = between_hosts(x, h, n, cs_gen_n_hosts(g));
+    f[1] = between_hosts(z, hz, s.n, cs_gen_n_hosts(g));
+    f[2] = (double)L / (double)n;
+    f[3] = 1.0 - (double)n / (double)s.n;
+    free(x);
+    free(h);
+    drop_world(&g, &s);
+}
+
+/* host_degree and host_dangling move the share of their figure's variance between hosts and
+ * leave its law: the mean out-degree and the dangling share (the hosts' levels are few draws, so
+ * a few points of noise). */
+START_TEST(host_levels_move_their_statistics)
+{
+    cs_gen_config base = small_config(60000), c;
+    base.web.dangling = 0.1;
+    double f0[4], f1[4], f2[4];
+    host_level_stats(&base, f0);
+    c = base;
+    c.web.host_degree = 0.8;
+    host_level_stats(&c, f1);
+    c = base;
+    c.web.host_dangling = 0.8;
+    host_level_stats(&c, f2);
+    ck_assert_msg(f1[0] > f0[0] + 0.3 && fabs(f1[2] / f0[2] - 1.0) < 0.1 &&
+                      fabs(f1[1] - f0[1]) < 0.02,
+                  "host_degree: between hosts %g (off %g), mean out-degree %g (off %g), dangling "
+                  "between hosts %g (off %g)",
+                  f1[0], f0[0], f1[2], f0[2], f1[1], f0[1]);
+    ck_assert_msg(f2[1] > f0[1] + 0.2 && fabs(f2[3] - f0[3]) < 0.03 && fabs(f2[0] - f0[0]) < 0.03,
+                  "host_dangling: between hosts %g (off %g), dangling %g (off %g), log out-degree "
+                  "between hosts %g (off %g)",
+                  f2[1], f0[1], f2[3], f0[3], f2[0], f0[0]);
+}
+END_TEST
+
 /* home_links: the share of links into the 1 % of pages with the most in-links (crawlsim stats
  * row in.top1), and no link against the roles (into an IN host or out of an OUT host). */
 static double top1_share(const cs_gen_config *c)
@@ -1577,6 +1648,7 @@ static Suite *suite(void)
     tcase_add_test(tc, mechanisms_move_their_statistics);
     tcase_add_test(tc, roles_and_snap_move_their_statistics);
     tcase_add_test(tc, popular_degree_and_pairs_move_their_statistics);
+    tcase_add_test(tc, host_levels_move_their_statistics);
     tcase_add_test(tc, degree_law_moves_its_statistics);
     tcase_add_test(tc, home_links_move_their_statistic);
     tcase_add_test(tc, tree_only_moves_its_statistic);
