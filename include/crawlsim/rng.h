@@ -69,7 +69,7 @@ typedef enum cs_rng_domain {
 #define CS_HASH_LIFT 0x6c69667400000011u     /* the ancestor a tree_only page hangs from */
 #define CS_HASH_COPY 0x636f707900000012u     /* the rounding of a page's copied links */
 #define CS_HASH_POOL 0x706f6f6c00000013u     /* a host's pool of link draws (gen.host_pool) */
-#define CS_HASH_HOST_DEG 0x6864656700000014u  /* a host's out-degree level (gen.host_degree) */
+#define CS_HASH_HOST_DEG 0x6864656700000014u /* a host's out-degree level (gen.host_degree) */
 #define CS_HASH_HOST_DANG 0x6864616e67000015u /* a host's dangling level (gen.host_dangling) */
 
 typedef struct cs_rng {

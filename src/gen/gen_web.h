@@ -33,7 +33,7 @@ static double host_lean(const cs_gen *g, int64_t host, uint64_t salt, double s, 
     const double x = sqrt(s) * cs_normal_quantile(v < lo ? lo : v) +
                      sqrt(1.0 - s) * cs_normal_quantile(u < lo ? lo : u);
     const double p = 0.5 * erfc(-x * 0.70710678118654752440); /* Phi(x) */
-    return p < 1.0 ? p : 1.0 - 0x1.0p-53;                    /* a uniform's range, [0, 1) */
+    return p < 1.0 ? p : 1.0 - 0x1.0p-53;                     /* a uniform's range, [0, 1) */
 }
 
 /* A page without out-links (gen.dangling; gen.dangling_leaves: only a leaf of the tree;
