@@ -41,6 +41,11 @@
  *   link_pairs             += 1.5 (reciprocity real - twin), in [0, 0.6]
  *   site_hosts             *= exp(4 (links into the 1 % most-linked pages, real - twin)), in
  *                            [1, 64]
+ *   host_degree            += 1.2 (log out-degree's variance share between hosts, real - twin)
+ *   host_dangling          += 1.5 (having no out-links: the same, real - twin); both in
+ *                            [0, 0.95], with unlinked's group, where the real graph has hosts
+ *                            and --set starts either above 0 (two more rows; otherwise both
+ *                            stay as given)
  *   tree_lift              += log(BFS known after 10 % real / twin), in [0, 0.95], where
  *                            tree_only > 0; in phase 2 only (below)
  *   community_hosts        2^k, k += round(3 log2(BFS known after 1 % real / twin)) (at least
@@ -69,8 +74,8 @@
  * base 8 whose directories never dangle (dangling_leaves), half the in-host links near their
  * source, half of those onto directories where the real in-degree median is 3 or less (and a
  * fifth of the pages only the tree links to where it is 2 or less), host
- * roles of the real bow-tie's shares, half the in-host links to neighbouring hosts where the real
- * graph has hosts and under 70 % of its links stay inside them, the defaults otherwise (or the
+ * roles of the real bow-tie's shares, half the in-host links to neighbouring hosts where the
+ * real graph has hosts and under 70 % of its links stay inside them, the defaults otherwise (or the
  * --set values). Each key is
  * clamped to a safe range and rounded to 4 significant digits (so that the written spec
  * reproduces the twin bit for bit). A candidate is measured with a lighter sampling (16 distance
@@ -148,6 +153,9 @@ static const row rows[] = {
     {"in-degree first: pages known after 10 % fetched", TOL_REL, 0.20, 1},
     {"random: pages known after 1 % fetched", TOL_REL, 0.20, 1},
     {"random: pages known after 10 % fetched", TOL_REL, 0.20, 1},
+    /* the hosts' levels (gen.host_degree, gen.host_dangling above 0 by --set): likewise */
+    {"log out-degree's variance between hosts", TOL_PTS, 0.05, 1},
+    {"having no out-links: variance between hosts", TOL_PTS, 0.05, 1},
 };
 enum { N_ROWS = (int)(sizeof rows / sizeof rows[0]) };
 
@@ -207,15 +215,29 @@ static double row_value(const cs_stats *s, int i)
         return s->indeg.seeds == 0 ? (double)NAN
                : i == 24           ? s->indeg.known1.value
                                    : s->indeg.known10.value;
-    default:
+    case 26:
+    case 27:
         return s->rnd.seeds == 0 ? (double)NAN
                : i == 26         ? s->rnd.known1.value
                                  : s->rnd.known10.value;
+    case 28: /* NaN where the real graph has no hosts, or the levels are not fitted */
+        return s->has_hosts ? s->out.between.value : (double)NAN;
+    default:
+        return s->has_hosts ? s->out.zero_between.value : (double)NAN;
     }
 }
 
-/* The rows of the discovery orders but breadth-first (--orders): left out where not measured. */
+/* The rows of the discovery orders but breadth-first (--orders), and of the hosts' levels: left
+ * out where not measured. */
 #define ROW_ORDERS 24
+
+/* The hosts' levels are fitted when --set starts either above 0: otherwise their figures are
+ * taken out of the real graph's statistics, so that their rows leave the table and the score. */
+static void hide_host_levels(const cs_gen_config *g, cs_stats *real)
+{
+    if (!(g->web.host_degree > 0.0 || g->web.host_dangling > 0.0))
+        real->out.between.value = real->out.zero_between.value = (double)NAN;
+}
 
 /* The row's error over its tolerance (<= 1: met); NaN when either value is missing. */
 static double row_error(int i, double real, double twin)
@@ -485,6 +507,16 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
     const double rt = real->links.top1_in.value, tt = t->links.top1_in.value;
     if (ON(K_SITE) && isfinite(rt) && isfinite(tt))
         w->site_hosts = sig4(clamp(w->site_hosts * exp(s * 4.0 * (rt - tt)), 1.0, 64.0));
+    const cs_stats_dist *rs = &real->out, *ts = &t->out;
+    if (ON(K_UNLINKED) && real->has_hosts && isfinite(rs->between.value) &&
+        isfinite(ts->between.value) && isfinite(rs->zero_between.value) &&
+        isfinite(ts->zero_between.value)) {
+        w->host_degree = sig4(
+            clamp(w->host_degree + s * 1.2 * (rs->between.value - ts->between.value), 0.0, 0.95));
+        w->host_dangling = sig4(
+            clamp(w->host_dangling + s * 1.5 * (rs->zero_between.value - ts->zero_between.value),
+                  0.0, 0.95));
+    }
     const double rk = real->bfs.known10.value, tk = t->bfs.known10.value;
     if (ON(K_LIFT) && w->tree_only > 0.0 && isfinite(rk) && isfinite(tk) && rk > 0.0 && tk > 0.0)
         w->tree_lift = sig4(clamp(w->tree_lift + s * log(rk / tk), 0.0, 0.95));
@@ -822,6 +854,7 @@ static cs_err check_twin(cs_ctx *ctx, const cs_fit_args *a, const cs_stats_opts 
     rc = cs_stats_spec(ctx, &cfg.gen, full, 0, real + 1);
     if (rc != CS_OK)
         return rc;
+    hide_host_levels(&cfg.gen, real);
     if (ctx->rank == 0) {
         char which[4200];
         snprintf(which, sizeof which, "%s, measured without a search", a->twin);
@@ -889,6 +922,7 @@ cs_err cs_cmd_fit(cs_ctx *ctx, const cs_fit_args *a)
         goto fail;
     }
     double recip = 0.0;
+    hide_host_levels(&cfg.gen, real);
     start(real, &cfg.gen, &recip);
     const cs_gen_config start_gen = cfg.gen;
     int both = start_gen.web.out_hosts + start_gen.web.isolated_hosts > 0.0; /* closed hosts */

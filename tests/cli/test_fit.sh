@@ -95,7 +95,8 @@ regen=$(run 1 stats twin.ini --bfs-seeds 1 --sources 1 --cluster-pages 10 2> /de
 printf '[import]\nedges = piece.txt\nedge_format = successors\nself_loops = drop\nhosts = blocks\nhost_spec = twin.ini\n' \
     > blocks.ini
 run 1 -q import blocks.ini -o blocks.h5 > /dev/null 2>&1 || fail "import of the piece with hosts"
-run 1 -q fit blocks.h5 -o twinb.ini --candidates 12 > /dev/null 2>&1 || fail "fit with hosts"
+run 1 -q fit blocks.h5 -o twinb.ini --candidates 12 --set gen.host_degree=0.2 \
+    --set gen.host_dangling=0.2 > /dev/null 2>&1 || fail "fit with hosts"
 within() { sed -n 's/^| links within host | \([0-9.-]*\)[ %]*| \([0-9.]*\) % |.*/\1 \2/p' "$1"; }
 read -r _ w0 <<< "$(within twin.fit.md)"
 read -r wr wb <<< "$(within twinb.fit.md)"
@@ -105,6 +106,22 @@ if awk -v a="$w0" -v b="$wb" -v r="$wr" -v x="$cross" \
     pass "within host: real $wr %, twin $wb % with host_cross $cross (without hosts: $w0 %)"
 else
     fail "within host: real ${wr:-?} %, twin ${wb:-?} %, host_cross ${cross:-?} (without hosts ${w0:-?} %)"
+fi
+# the hosts' levels: not started by --set, their rows stay out of the table and the keys off;
+# started, with hosts, the fit follows them (the twin's log out-degree variance between hosts
+# nearer the real share than the same twin's at host_degree = 0)
+between() { sed -n "s/^| $1 | \([0-9.]*\) % | \([0-9.]*\) % |.*/\1 \2/p" "$2"; }
+read -r br bt <<< "$(between "log out-degree's variance between hosts" twinb.fit.md)"
+hd=$(sed -n 's/^host_degree = //p' twinb.ini)
+run 1 -q stats twinb.ini --set gen.host_degree=0 --set gen.host_dangling=0 --sources 0 \
+    --cluster-pages 0 --bfs-seeds 0 -o flat.tsv > /dev/null 2>&1 || fail "stats of the flat twin"
+b0=$(awk '$1 == "out.between_hosts" { print 100 * $2 }' flat.tsv)
+if ! grep -qF "variance between hosts" twin.fit.md && grep -qF "variance between hosts" twinb.fit.md &&
+    grep -q '^host_degree = 0$' twin.ini && awk -v r="$br" -v t="$bt" -v z="$b0" -v h="$hd" \
+    'BEGIN { d = t - r; e = z - r; exit !(r + 0 > 0 && h > 0 && d * d < e * e) }'; then
+    pass "between hosts: real $br %, twin $bt % with host_degree $hd (off: $b0 %)"
+else
+    fail "between hosts: real ${br:-?} %, twin ${bt:-?} %, host_degree ${hd:-?}, off ${b0:-?} %"
 fi
 # the same fit at 2 ranks
 run 2 -q fit piece.h5 -o twin2.ini --candidates 12 > /dev/null 2>&1 || fail "fit at 2 ranks"
