@@ -65,11 +65,11 @@ rows = [r for r in rows if ".world" not in r[1]]
 assert len(wrows) == 3 * 6 * 3 and all(r[6] == "-" for r in wrows), len(wrows)
 assert {r[2] for r in rows if r[1].startswith(("cut", "bpf", "lpf"))} == {"3"}
 ctl = (".shuffled", ".block256", ".in-host", ".cross-host")  # known.ORDER.SHARE.CONTROL
-tctl = (".popular-degree-0", ".menu", ".closed-own-switched")  # the twin, a key changed
+tctl = (".popular-degree-0", ".menu", ".closed-own-switched", ".host-levels")  # a key changed
 controls = [r for r in rows if r[1].endswith(ctl + tctl)]
 rows = [r for r in rows if not r[1].endswith(ctl + tctl)]
 assert {r[1].rsplit(".", 1)[1] for r in controls} == {c[1:] for c in ctl + tctl}, controls[:2]
-assert len(controls) == 6 * 3 * 7, len(controls)
+assert len(controls) == 6 * 3 * 8, len(controls)
 for g, fig, P, real, ctl, d, within in controls:
     real, ctl, d = float(real), float(ctl), float(d)
     assert within == "-" and 0 < ctl <= 1 and abs(d - (ctl - real) / real) < 1e-4 * max(1, abs(d))
@@ -129,7 +129,7 @@ a, b = h5py.File("tw/tiny-real.h5", "r"), h5py.File("tw/tiny-twin.h5", "r")
 assert np.array_equal(a["pages/host"][:], b["pages/host"][:])
 # the twin controls: the twin's pages and hosts, the key changed in the spec, other links
 for name, key in (("popular-degree-0", "popular_degree = 0"), ("menu", "template_menu = true"),
-                  ("closed-own-switched", "closed_own = true")):
+                  ("closed-own-switched", "closed_own = true"), ("host-levels", "host_degree = 0.6999")):
     c = h5py.File(f"tw/tiny-{name}.h5", "r")
     assert np.array_equal(c["pages/host"][:], b["pages/host"][:]), name
     spec = c.attrs["spec"]
