@@ -19,6 +19,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,6 +483,40 @@ START_TEST(test_delta_error)
 }
 END_TEST
 
+/* The results of a refresh-only experiment do not depend on the thread count: 60000 cached
+ * pages, so the re-solves' passes and the clocks' restart run on the threads (over 4096 pages);
+ * every epoch's costs, bandwidth and crawls the same bits at 1, 2 and 3 threads, for a policy
+ * of known rates and a learner. */
+START_TEST(test_threads_identical)
+{
+    world w = make(60000, 0.1, 0.0, 0.7, 9, 0);
+    const char *pols[] = {"lambdacrawl", "lambda-learn"};
+    for (int p = 0; p < 2; p++) {
+        cs_recrawl_epoch ep[3][4];
+        for (int k = 0; k < 3; k++) {
+            omp_set_num_threads(k + 1);
+            cs_recrawl_config c = config(pols[p], 12000.0, 5);
+            cs_recrawl_epoch tot;
+            run(&c, &w, 6, 0.5, 4, 1, ep[k], &tot);
+        }
+        omp_set_num_threads(1);
+        for (int k = 1; k < 3; k++)
+            for (int e = 0; e < 4; e++) {
+                const cs_recrawl_epoch *a = &ep[0][e], *b = &ep[k][e];
+                ck_assert_msg(a->crawls > 1000 && a->crawls == b->crawls &&
+                                  memcmp(&a->jh, &b->jh, sizeof a->jh) == 0 &&
+                                  memcmp(&a->jb, &b->jb, sizeof a->jb) == 0 &&
+                                  memcmp(&a->bandwidth, &b->bandwidth, sizeof a->bandwidth) == 0,
+                              "%s, epoch %d: %d threads: %lld crawls, J_h %.17g (1 thread: %lld, "
+                              "%.17g)",
+                              pols[p], e, k + 1, (long long)b->crawls, b->jh, (long long)a->crawls,
+                              a->jh);
+            }
+    }
+    drop(&w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("recrawl");
@@ -490,6 +525,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_estimators);
     tcase_add_test(tc, test_registry_errors);
     tcase_add_test(tc, test_delta_error);
+    tcase_add_test(tc, test_threads_identical);
     suite_add_tcase(s, tc);
     tc = tcase_create("fidelity");
     tcase_add_checked_fixture(tc, setup, NULL);
