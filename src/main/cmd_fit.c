@@ -74,8 +74,8 @@
  * base 8 whose directories never dangle (dangling_leaves), half the in-host links near their
  * source, half of those onto directories where the real in-degree median is 3 or less (and a
  * fifth of the pages only the tree links to where it is 2 or less), host
- * roles of the real bow-tie's shares, half the in-host links to neighbouring hosts where the
- * real graph has hosts and under 70 % of its links stay inside them, the defaults otherwise (or the
+ * roles of the real bow-tie's shares, half the in-host links to neighbouring hosts where the real
+ * graph has hosts and under 70 % of its links stay inside them, the defaults otherwise (or the
  * --set values). Each key is
  * clamped to a safe range and rounded to 4 significant digits (so that the written spec
  * reproduces the twin bit for bit). A candidate is measured with a lighter sampling (16 distance
@@ -507,16 +507,14 @@ static void update_web(const cs_stats *real, const cs_stats *t, double s, int ma
     const double rt = real->links.top1_in.value, tt = t->links.top1_in.value;
     if (ON(K_SITE) && isfinite(rt) && isfinite(tt))
         w->site_hosts = sig4(clamp(w->site_hosts * exp(s * 4.0 * (rt - tt)), 1.0, 64.0));
-    const cs_stats_dist *rs = &real->out, *ts = &t->out;
-    if (ON(K_UNLINKED) && real->has_hosts && isfinite(rs->between.value) &&
-        isfinite(ts->between.value) && isfinite(rs->zero_between.value) &&
-        isfinite(ts->zero_between.value)) {
-        w->host_degree = sig4(
-            clamp(w->host_degree + s * 1.2 * (rs->between.value - ts->between.value), 0.0, 0.95));
-        w->host_dangling = sig4(
-            clamp(w->host_dangling + s * 1.5 * (rs->zero_between.value - ts->zero_between.value),
-                  0.0, 0.95));
-    }
+    /* each level where both shares are defined (NaN without hosts, unfitted, or without
+     * variance: no page, or every page, without out-links) */
+    const double rv = real->out.between.value, tv = t->out.between.value;
+    if (ON(K_UNLINKED) && isfinite(rv) && isfinite(tv))
+        w->host_degree = sig4(clamp(w->host_degree + s * 1.2 * (rv - tv), 0.0, 0.95));
+    const double rz = real->out.zero_between.value, tz = t->out.zero_between.value;
+    if (ON(K_UNLINKED) && isfinite(rz) && isfinite(tz))
+        w->host_dangling = sig4(clamp(w->host_dangling + s * 1.5 * (rz - tz), 0.0, 0.95));
     const double rk = real->bfs.known10.value, tk = t->bfs.known10.value;
     if (ON(K_LIFT) && w->tree_only > 0.0 && isfinite(rk) && isfinite(tk) && rk > 0.0 && tk > 0.0)
         w->tree_lift = sig4(clamp(w->tree_lift + s * log(rk / tk), 0.0, 0.95));
