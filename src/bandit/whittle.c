@@ -264,6 +264,8 @@ static cs_err whittle_ephemeral(cs_ctx *ctx, const cs_ephemeral_setup *s, int64_
         for (int64_t i = 0; i < K; i++)
             age[i] = (int64_t)A.age[i];
         rc = cs_whittle_tick(ctx, &A, s->crawlers, ch, &nc, &r_index);
+        if (rc != CS_OK) /* nc is not set */
+            break;
         rw[t] = 0.0;
         for (int64_t j = 0; j < nc; j++) {
             const int64_t i = ch[j];

@@ -200,9 +200,11 @@ static cs_err directed(cs_ctx *ctx, const cs_gen *g, int64_t s, int64_t *oo, int
         }
         for (int64_t i = 0; i < nh; i++) {
             const int64_t lo = sl.offsets[c.ps[i]];
-            CS_TRY(ctx, grow(ctx, od, ow, &cap, D + c.nd[i]));
-            memcpy(*od + D, c.tmp + lo, (size_t)c.nd[i] * sizeof **od);
-            memcpy(*ow + D, c.cnt + lo, (size_t)c.nd[i] * sizeof **ow);
+            if (c.nd[i] > 0) { /* (memcpy's pointers must be valid even for no bytes) */
+                CS_TRY(ctx, grow(ctx, od, ow, &cap, D + c.nd[i]));
+                memcpy(*od + D, c.tmp + lo, (size_t)c.nd[i] * sizeof **od);
+                memcpy(*ow + D, c.cnt + lo, (size_t)c.nd[i] * sizeof **ow);
+            }
             D += c.nd[i];
             oo[h0 + i + 1] = D;
         }
