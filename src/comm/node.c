@@ -39,7 +39,7 @@ cs_err cs_node_create(cs_ctx *ctx, int share, cs_node **out)
         int size = 1;
         if (c != MPI_COMM_NULL)
             MPI_Comm_size(c, &size);
-        if (size > 1) {
+        if (size > 1 && n != NULL) {
             n->comm = c;
             MPI_Comm_rank(c, &n->rank);
             n->size = size;

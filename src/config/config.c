@@ -613,11 +613,12 @@ static cs_err read_shared_text(cs_ctx *ctx, const char *path, char **text)
     cs_err rc = CS_OK;
     long len = 0;
     cs_err local = CS_OK;
-    if (ctx->rank == 0)
+    const int root = ctx->rank == 0;
+    if (root)
         local = read_file_text(ctx, path, text, &len);
     CS_TRY(ctx, cs_agree(ctx, local));
     cs_bcast(ctx, &len, 1, CS_T_LONG, 0);
-    if (ctx->rank != 0)
+    if (!root)
         local = cs_alloc(ctx, text, (size_t)len + 1, 1, "config text");
     CS_TRY(ctx, cs_agree(ctx, local));
     cs_bcast(ctx, *text, (int)len + 1, CS_T_CHAR, 0);

@@ -223,12 +223,12 @@ void cs_feat_action(const cs_feat_layout *L, float anchor_rl, uint32_t anchor_ca
 
 uint32_t cs_feat_action_anchor_cat(const cs_feat_layout *L, const uint8_t *action)
 {
-    uint8_t idx[CS_FEAT_MAX_INDEXES];
+    uint8_t idx[CS_FEAT_MAX_INDEXES] = {0};
     int k = 0;
     for (int g = L->n_state_groups; g < L->n_groups; g++)
         k += cs_feat_unpack(L, g, action[g - L->n_state_groups], idx + k);
-    CS_ASSERT(k == L->n_action);
     /* the action's indexes: anchor (q5, q6), then (q5, q6) per category, then the parents' */
+    CS_ASSERT(k == L->n_action && 2 + 2 * L->categories <= k);
     uint32_t v = 0;
     for (int j = 0; j < L->categories; j++)
         v |= (uint32_t)(idx[2 + 2 * j] | idx[3 + 2 * j] << 4) << (8 * j);

@@ -465,6 +465,7 @@ static cs_err check_attr(cs_ctx *ctx, const char *path, const char *name, const 
                          const int64_t *v64, const int32_t *v32, int64_t lo, int64_t hi)
 {
     const int64_t n = g->n_local;
+    CS_ASSERT(n == 0 || v64 != NULL || v32 != NULL);
     int64_t bad = INT64_MAX;
 #pragma omp parallel for default(none) shared(v64, v32, n, lo, hi) reduction(min                   \
                                                                              : bad)                \

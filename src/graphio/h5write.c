@@ -280,7 +280,7 @@ static cs_err share_meta(cs_ctx *ctx, const char *path, const cs_graph_meta *met
     if (rc == CS_OK)
         rc = cs_alloc(ctx, spec, (size_t)wm->spec_len + 1, 1, "spec text");
     CS_TRY_AGREE(ctx, rc);
-    if (ctx->rank == 0 && wm->spec_len > 0)
+    if (ctx->rank == 0 && spec_text != NULL && wm->spec_len > 0)
         memcpy(*spec, spec_text, (size_t)wm->spec_len);
     (*spec)[wm->spec_len] = '\0';
     cs_bcast(ctx, *spec, (int)wm->spec_len + 1, CS_T_CHAR, 0);

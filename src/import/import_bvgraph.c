@@ -588,7 +588,7 @@ static int decode_chunk(dec *T, const uint64_t *ofs, int64_t a, int64_t i0, int6
 {
     for (int64_t i = i0; i < i1; i++) {
         const int64_t x = a + i;
-        uint64_t end;
+        uint64_t end = 0;
         if (!dec_next(T, x, ofs[x], &end))
             return 0;
         if (end != ofs[x + 1])
@@ -675,9 +675,8 @@ static cs_err decode_nodes(cs_ctx *ctx, const char *name, const uint8_t *graph, 
         }
         dec_fini(&T);
     }
-    if (bad)
-        return dec_error(ctx, name, &first_err);
-    return CS_OK;
+    CS_ASSERT(!bad || err_node < INT64_MAX); /* a failing thread recorded where */
+    return bad ? dec_error(ctx, name, &first_err) : CS_OK;
 }
 
 cs_err cs_bv_decode(cs_ctx *ctx, const char *name, const uint8_t *graph, uint64_t nbytes,

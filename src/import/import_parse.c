@@ -843,7 +843,7 @@ static cs_err page_line(cs_imp *im, char *line, size_t len, int list_only)
     CS_TRY(im->ctx, split(im, &im->pseps, line, len, &nf));
     if (nf == 0)
         return CS_OK;
-    int32_t page;
+    int32_t page = 0;
     if (!list_only && ic->page_ids == CS_PAGE_IDS_LINE) {
         if ((uint64_t)im->table_next > CS_IMP_ID_MAX)
             return bad(im, CS_ERR_LIMIT, "more than 2^31 - 1 page-table lines (pages)");

@@ -277,7 +277,8 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
     sched_rows w;
     memset(&w, 0, sizeof w);
     double *grate = NULL, *gprob = NULL;
-    CS_TRY_AGREE(ctx, ctx->rank == 0 ? cs_schedule_table_read(ctx, a->input, &t) : CS_OK);
+    const int root = ctx->rank == 0; /* rank 0 reads, gathers and writes */
+    CS_TRY_AGREE(ctx, root ? cs_schedule_table_read(ctx, a->input, &t) : CS_OK);
 
     int64_t N = t.n;
     cs_bcast(ctx, &N, 1, CS_T_I64, 0);
@@ -286,9 +287,9 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
                                   a->input, (long long)N));
     CS_TRY(ctx, scatter_rows(ctx, &t, N, &w));
     cs_err local = CS_OK;
-    if (ctx->rank == 0)
+    if (root)
         local = cs_alloc(ctx, &grate, (size_t)N, sizeof *grate, "rates");
-    if (local == CS_OK && ctx->rank == 0)
+    if (local == CS_OK && root)
         local = cs_alloc(ctx, &gprob, (size_t)N, sizeof *gprob, "probabilities");
     CS_TRY_AGREE(ctx, local);
 
@@ -305,10 +306,10 @@ cs_err cs_cmd_schedule(cs_ctx *ctx, const cs_schedule_args *a)
 
     cs_gatherv(ctx, w.rate, w.n, grate, w.counts, w.displs, CS_T_F64, 0);
     cs_gatherv(ctx, w.prob, w.n, gprob, w.counts, w.displs, CS_T_F64, 0);
-    CS_TRY_AGREE(ctx, ctx->rank == 0 ? write_output(ctx, a->output, &t, grate, gprob) : CS_OK);
-    if (ctx->rank == 0 && o.static_opt)
+    CS_TRY_AGREE(ctx, root ? write_output(ctx, a->output, &t, grate, gprob) : CS_OK);
+    if (root && o.static_opt)
         print_static_opt(&so, N, o.R, dt, a->output);
-    else if (ctx->rank == 0)
+    else if (root)
         print_refresh(o.policy, &res, o.R, dt, a->output);
     rc = CS_OK;
 fail:

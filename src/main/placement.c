@@ -84,7 +84,7 @@ void main_check_placement(cs_ctx *ctx)
     cs_allreduce(ctx, &have, &agreed, 1, CS_T_INT, CS_OP_MIN);
     if (agreed && all_ok)
         cs_gather(ctx, v, 8, g, CS_T_INT, 0);
-    if (agreed && all_ok && ctx->rank == 0) {
+    if (agreed && all_ok && ctx->rank == 0 && g != NULL) { /* (agreed: every rank has g) */
         int r_rank = -1, r_node = -1, r_pin = -1, r_sock = -1;
         for (int r = 0; r < ctx->size; r++) {
             const int *x = g + 8 * r;

@@ -610,7 +610,7 @@ cs_err cs_recrawl_delta_error(cs_ctx *ctx, cs_recrawl *r, double *err)
     int64_t has = est != NULL, all = 0;
     cs_allreduce(ctx, &has, &all, 1, CS_T_I64, CS_OP_MIN);
     *err = CS_NAN;
-    if (!all)
+    if (!all || est == NULL) /* (all is 0 where est is NULL) */
         return CS_OK;
     recrawl_view(r);
     const int64_t n = r->n; /* the slots, in place */

@@ -259,7 +259,8 @@ static void eval(solver *s, ev_kind kind, int inc, int comp, double x, double *f
     }
     if (kind == EV_LC && comp) {
         /* the complete pages, a few of the slots: found by their flag (a byte a page), not
-         * computed for every page */
+         * computed for every page; a class of its own only when the solver splits */
+        CS_ASSERT(cf != NULL);
 #pragma omp parallel for default(none) shared(n, mu, delta, cf, x, sf, sd)                         \
     reduction(+ : f0, f1, f2, g0, g1, g2) schedule(static)
         for (int64_t i = 0; i < n; i++) {

@@ -191,10 +191,13 @@ static int kernel_best(void)
 
 const char *cs_rng_normals_f32_kernel(const char *force)
 {
-    int k = force == NULL ? kernel_best() : -1;
-    for (int i = 0; i < NKERNELS && k < 0; i++)
-        if (strcmp(force, kernels[i].name) == 0 && kernel_runs(i))
-            k = i;
+    int k = -1;
+    if (force == NULL)
+        k = kernel_best();
+    else
+        for (int i = 0; i < NKERNELS && k < 0; i++)
+            if (strcmp(force, kernels[i].name) == 0 && kernel_runs(i))
+                k = i;
     if (k < 0)
         return NULL;
     __atomic_store_n(&kernel_in_use, k, __ATOMIC_RELAXED);

@@ -101,7 +101,7 @@ double cs_rng_normal(cs_rng *r)
 void cs_rng_normals(cs_rng *r, int64_t n, double *z)
 {
     enum { CHUNK = 32 };
-    uint64_t w[2 * CHUNK];
+    uint64_t w[2 * CHUNK] = {0}; /* (the analyser cannot tell 2 m words fill it) */
     for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
         const int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
         cs_rng_words(r, 2 * m, w);

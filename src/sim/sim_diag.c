@@ -55,7 +55,7 @@ cs_err sim_diag_create(sim *s)
         rc = cs_alloc(ctx, &d->all, row * (size_t)ctx->size, sizeof *d->all, "diagnostics");
     if (rc == CS_OK)
         rc = cs_alloc(ctx, &d->mean, (size_t)d->nw + 1, sizeof *d->mean, "diagnostics");
-    if (rc == CS_OK && d->nw > 0)
+    if (rc == CS_OK && w != NULL && d->nw > 0)
         memcpy(d->w_sync, w, (size_t)d->nw * sizeof *w);
     d->nb = 0;
     while (d->nw > 0 && s->ops->weight_blocks != NULL && d->nb < CS_WEIGHT_BLOCKS_MAX &&

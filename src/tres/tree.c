@@ -46,11 +46,12 @@ static inline uint64_t home(const cs_tree *t, uint64_t id)
  * map then unchanged. */
 static int map_rehash(cs_tree *t, uint64_t newcap)
 {
+    CS_ASSERT(newcap > 0 && (newcap & (newcap - 1)) == 0);
     map_entry *m = malloc((size_t)newcap * sizeof *m);
     if (m == NULL)
         return 0;
-    for (uint64_t i = 0; i < newcap; i++)
-        m[i].id = EMPTY_ID;
+    _Static_assert(EMPTY_ID == UINT64_MAX, "an empty map is all ones");
+    memset(m, 0xff, (size_t)newcap * sizeof *m); /* every entry EMPTY_ID */
     map_entry *old = t->map;
     const uint64_t oldcap = old != NULL ? t->map_mask + 1 : 0;
     t->map = m;
