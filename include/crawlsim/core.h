@@ -243,6 +243,29 @@ CS_API cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, c
  */
 CS_API cs_err cs_grow(cs_ctx *ctx, void *pp, size_t *cap, size_t need, size_t sz, const char *what);
 
+#ifdef __clang_analyzer__
+/* For the static analyser (tools/analyze), which does not see core.c from the other files: the
+ * contracts the error paths rely on. cs_fail returns its code; cs_agree never agrees a local
+ * failure away (it returns the lowest failing rank's code, and this rank is failing); cs_alloc
+ * and cs_calloc succeed with a pointer. Without them every error path looks as if it could go
+ * on with CS_OK. core.c defines the functions as (cs_fail), (cs_agree), (cs_alloc), (cs_calloc). */
+static inline cs_err cs_agree_analysed(cs_ctx *ctx, cs_err local)
+{
+    const cs_err r = (cs_agree)(ctx, local);
+    return local != CS_OK && r == CS_OK ? local : r;
+}
+static inline cs_err cs_alloc_analysed(cs_err r, void *out_ptr)
+{
+    return r == CS_OK && *(void **)out_ptr == NULL ? CS_ERR_NOMEM : r;
+}
+#define cs_fail(ctx, code, ...) ((cs_fail)(ctx, code, __VA_ARGS__), (cs_err)(code))
+#define cs_agree(ctx, local) cs_agree_analysed(ctx, local)
+#define cs_alloc(ctx, out, n, size, what)                                                          \
+    cs_alloc_analysed((cs_alloc)(ctx, out, n, size, what), out)
+#define cs_calloc(ctx, out, n, size, what)                                                         \
+    cs_alloc_analysed((cs_calloc)(ctx, out, n, size, what), out)
+#endif
+
 /*
  * Progress of a long piece of work, printed by rank 0: on a terminal a line redrawn in place
  * at most 5 times a second; in a batch log (stderr not a terminal) one line every

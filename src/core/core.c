@@ -181,7 +181,7 @@ void cs_ctx_clear_error(cs_ctx *ctx)
     ctx->errmsg[0] = '\0';
 }
 
-cs_err cs_fail(cs_ctx *ctx, cs_err code, const char *fmt, ...)
+cs_err(cs_fail)(cs_ctx *ctx, cs_err code, const char *fmt, ...)
 {
     if (ctx != NULL && ctx->err == CS_OK && code != CS_OK) {
         va_list ap;
@@ -193,7 +193,7 @@ cs_err cs_fail(cs_ctx *ctx, cs_err code, const char *fmt, ...)
     return code;
 }
 
-cs_err cs_agree(cs_ctx *ctx, cs_err local)
+cs_err(cs_agree)(cs_ctx *ctx, cs_err local)
 {
     /* The lowest failing rank speaks for all: its code and message go to every rank. Two
      * collectives, both always executed by every rank. */
@@ -333,12 +333,12 @@ static cs_err alloc_impl(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, 
     return CS_OK;
 }
 
-cs_err cs_alloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what)
+cs_err(cs_alloc)(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what)
 {
     return alloc_impl(ctx, out_ptr, count, size, what, 0);
 }
 
-cs_err cs_calloc(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what)
+cs_err(cs_calloc)(cs_ctx *ctx, void *out_ptr, size_t count, size_t size, const char *what)
 {
     return alloc_impl(ctx, out_ptr, count, size, what, 1);
 }
