@@ -67,6 +67,14 @@ int main(int argc, char **argv)
     const int64_t n0 = argc > 2 ? atoll(argv[2]) : 1000;
     const int ticks = argc > 3 ? atoi(argv[3]) : 20;
     const int64_t steps = argc > 4 ? atoll(argv[4]) : 20000;
+    if (G < 1 || n0 < 1 || ticks < 1 || steps < 0) {
+        if (ctx.rank == 0)
+            fprintf(stderr,
+                    "usage: bench_bandit [ARMS >= 1] [N0 >= 1] [TICKS >= 1] [STEPS >= 0]\n");
+        cs_ctx_fini(&ctx);
+        MPI_Finalize();
+        return 2;
+    }
     const int64_t lo = G * ctx.rank / ctx.size, hi = G * (ctx.rank + 1) / ctx.size;
     cs_whittle_arms A;
     if (cs_whittle_arms_init(&ctx, &A, hi - lo) != CS_OK)

@@ -27,6 +27,9 @@ static int write_graph(const char *base, int64_t n, int64_t deg, int with_offset
     uint8_t *mark = calloc((size_t)n, 1);
     if (prev == NULL || cur == NULL || mark == NULL || deg < 1 || deg > n) {
         fprintf(stderr, "bench_bvgraph: out of memory (or a degree outside [1, nodes])\n");
+        free(prev);
+        free(cur);
+        free(mark);
         return 1;
     }
     cs_bv_params p;

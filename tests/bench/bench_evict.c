@@ -45,9 +45,10 @@ int main(int argc, char **argv)
     int64_t *ids = malloc((size_t)(cap + k) * sizeof *ids);
     int64_t *ent = malloc((size_t)(cap + k) * sizeof *ent);
     uint64_t *keys = malloc((size_t)(cap + k) * sizeof *keys);
+    int rc = 1;
     if (ids == NULL || ent == NULL || keys == NULL ||
         cs_frontier_create(&ctx, cap, 16, &f) != CS_OK)
-        return 1;
+        goto done;
     uint64_t next = 1;
     /* the pages' ids: a counter times an odd number modulo 2^31 (distinct, scattered); their
      * values: hashes in [0, 1), of another hash than the one that places ids in the frontier's
@@ -55,14 +56,14 @@ int main(int argc, char **argv)
     for (int64_t j = 0; j < cap; j++)
         ids[j] = page_id(next++);
     if (cs_frontier_add_new(&ctx, f, ids, cap, ent) != CS_OK)
-        return 1;
+        goto done;
     cs_frontier_view v;
     double t = 0.0;
     for (int r = 0; r <= rounds; r++) {
         for (int64_t j = 0; j < k; j++)
             ids[j] = page_id(next++);
         if (cs_frontier_add_new(&ctx, f, ids, k, ent) != CS_OK)
-            return 1;
+            goto done;
         cs_frontier_view_get(f, &v);
         for (int64_t i = 0; i < v.n; i++)
             v.q[i] = (float)(cs_mix64((uint64_t)v.id[i] ^ 0x5bd1e995u) >> 40) * 0x1.0p-24f;
@@ -87,9 +88,13 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     printf("frontier memory: %.2f bytes an entry (allocated, G = 16), peak RSS %.1f MiB\n",
            cs_frontier_bytes_per_entry(f), (double)ru.ru_maxrss / 1024.0);
+    rc = 0;
+done:
+    if (rc != 0)
+        fprintf(stderr, "bench_evict: %s\n", ctx.errmsg[0] ? ctx.errmsg : "out of memory");
     cs_frontier_destroy(&f);
     free(ids);
     free(ent);
     free(keys);
-    return 0;
+    return rc;
 }

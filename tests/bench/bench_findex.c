@@ -88,15 +88,16 @@ static int bench(cs_ctx *ctx, run *rn, int prefetch)
                 malloc(GROUP * sizeof(uint64_t)),
                 malloc((size_t)n * sizeof(uint32_t)),
                 calloc((size_t)n, sizeof(uint64_t))};
+    int ok = 0;
     if (st.key == NULL || st.best == NULL || st.old == NULL || st.nu == NULL || st.id == NULL ||
         st.ver == NULL || cs_findex_create(ctx, &st.x) != CS_OK)
-        return 0;
+        goto done;
     int added = 0;
     for (int64_t i = 0; i < n; i++) {
         st.id[i] = (uint32_t)i;
         st.key[i] = key_of(st.id[i], 0);
         if (cs_findex_insert(ctx, st.x, st.key[i], &added) != CS_OK)
-            return 0;
+            goto done;
     }
     cs_rng r;
     cs_rng_init(&r, 1, CS_RNG_TEST, 0, 0);
@@ -109,7 +110,7 @@ static int bench(cs_ctx *ctx, run *rn, int prefetch)
             for (int k = 0; k < g; k++) /* (a slot may move twice in a group: as in a tick) */
                 at[k] = (int64_t)(cs_rng_u64(&r) % (uint64_t)n);
             if (!move_group(ctx, &st, at, g, prefetch))
-                return 0;
+                goto done;
         }
         /* the best b out, b new pages in their slots */
         const int64_t got = cs_findex_down(st.x, UINT64_MAX, st.best, b);
@@ -118,11 +119,11 @@ static int bench(cs_ctx *ctx, run *rn, int prefetch)
         for (int64_t j = 0; j < got; j++) {
             const int64_t i = (int64_t)(st.best[j] & 0xffffffffu) % n;
             if (!cs_findex_remove(st.x, st.best[j]))
-                return 0;
+                goto done;
             st.id[i] += (uint32_t)n; /* a new page in the slot */
             st.key[i] = key_of(st.id[i], st.ver[i]);
             if (cs_findex_insert(ctx, st.x, st.key[i], &added) != CS_OK || !added)
-                return 0;
+                goto done;
         }
         t += cpu_now() - t0;
         ops += 2 * (rn->m + got);
@@ -141,6 +142,8 @@ static int bench(cs_ctx *ctx, run *rn, int prefetch)
     }
     rn->check = h;
     rn->bytes = cs_findex_bytes(st.x) / (double)rn->count;
+    ok = 1;
+done:
     cs_findex_destroy(&st.x);
     free(st.key);
     free(st.best);
@@ -148,7 +151,7 @@ static int bench(cs_ctx *ctx, run *rn, int prefetch)
     free(st.nu);
     free(st.id);
     free(st.ver);
-    return 1;
+    return ok;
 }
 
 int main(int argc, char **argv)

@@ -28,6 +28,9 @@ int main(int argc, char **argv)
     double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
     if (a == NULL || b == NULL || c == NULL) {
         fprintf(stderr, "bench_flops: out of memory\n");
+        free(a);
+        free(b);
+        free(c);
         return 1;
     }
     for (size_t i = 0; i < nn; i++) {

@@ -121,6 +121,12 @@ int main(int argc, char **argv)
     double *c = malloc((size_t)m * sizeof *c);
     if (!codes || !out || !ref || !a || !b || !c) {
         fprintf(stderr, "bench_frontier: out of memory\n");
+        free(codes);
+        free(out);
+        free(ref);
+        free(a);
+        free(b);
+        free(c);
         return EXIT_FAILURE;
     }
 

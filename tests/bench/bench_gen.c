@@ -30,25 +30,23 @@ int main(int argc, char **argv)
     }
     double t0 = cs_now();
     cs_gen *g = NULL;
-    if (cs_gen_create(&ctx, &cfg.gen, &g) != CS_OK) {
-        fprintf(stderr, "bench_gen: %s\n", ctx.errmsg);
-        return 1;
-    }
-    double t1 = cs_now();
     cs_graph_slice s;
     cs_graph_slice_init(&s);
+    int64_t *ids = NULL;
+    int rc = 1;
+    if (cs_gen_create(&ctx, &cfg.gen, &g) != CS_OK)
+        goto fail;
+    double t1 = cs_now();
     double links = 0.0;
     if (batch == 0) {
-        if (cs_gen_slice(&ctx, g, 0, n, &s, NULL) != CS_OK) {
-            fprintf(stderr, "bench_gen: %s\n", ctx.errmsg);
-            return 1;
-        }
+        if (cs_gen_slice(&ctx, g, 0, n, &s, NULL) != CS_OK)
+            goto fail;
         links = (double)s.offsets[s.n];
     } else {
-        int64_t *ids = malloc((size_t)batch * sizeof *ids);
+        ids = malloc((size_t)batch * sizeof *ids);
         if (ids == NULL) {
-            fprintf(stderr, "bench_gen: out of memory\n");
-            return 1;
+            snprintf(ctx.errmsg, sizeof ctx.errmsg, "out of memory");
+            goto fail;
         }
         uint64_t x = 12345;
         for (int64_t done = 0; done + batch <= n; done += batch) {
@@ -57,13 +55,10 @@ int main(int argc, char **argv)
                 ids[i] = (int64_t)(x % (uint64_t)cfg.gen.pages);
             }
             cs_graph_slice_fini(&s);
-            if (cs_gen_pages(&ctx, g, ids, batch, &s) != CS_OK) {
-                fprintf(stderr, "bench_gen: %s\n", ctx.errmsg);
-                return 1;
-            }
+            if (cs_gen_pages(&ctx, g, ids, batch, &s) != CS_OK)
+                goto fail;
             links += (double)s.offsets[s.n];
         }
-        free(ids);
         n -= n % batch;
     }
     double t2 = cs_now();
@@ -75,7 +70,12 @@ int main(int argc, char **argv)
            (long long)cfg.gen.pages, (long long)cs_gen_n_hosts(g), t1 - t0, what, (long long)n,
            links, t2 - t1, omp_get_max_threads(), links / (t2 - t1) / 1e6,
            (t2 - t1) * 1e9 * omp_get_max_threads() / links);
+    rc = 0;
+fail:
+    if (rc != 0)
+        fprintf(stderr, "bench_gen: %s\n", ctx.errmsg);
+    free(ids);
     cs_graph_slice_fini(&s);
     cs_gen_destroy(&g);
-    return 0;
+    return rc;
 }

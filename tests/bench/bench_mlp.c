@@ -29,8 +29,10 @@ int main(int argc, char **argv)
     const int64_t batches[] = {1, 4, 16, 64, 256, 1024, 4096};
     const int64_t maxb = 4096;
     float *x = malloc((size_t)maxb * 7 * sizeof *x), *q = malloc((size_t)maxb * sizeof *q);
+    cs_mlp *m = NULL;
+    int rc = EXIT_FAILURE;
     if (x == NULL || q == NULL)
-        return EXIT_FAILURE;
+        goto done;
     cs_rng r;
     cs_rng_init(&r, 1, CS_RNG_TEST, 0, 0);
     for (int64_t i = 0; i < maxb * 7; i++)
@@ -41,9 +43,8 @@ int main(int argc, char **argv)
     printf("%-14s %6s %14s %10s %12s\n", "net", "batch", "samples/s", "GFLOP/s", "us/call");
     for (int s = 0; s < 3; s++) {
         cs_mlp_config c = {shapes[s][0], shapes[s][1], shapes[s][2], 0.1f};
-        cs_mlp *m = NULL;
         if (cs_mlp_create(&ctx, &c, &m) != CS_OK)
-            return EXIT_FAILURE;
+            goto done;
         cs_mlp_init_weights(m, CS_MLP_INIT_HE, &r);
         const double flops = 2.0 * (double)(c.d_in * c.h1 + c.h1 * c.h2 + c.h2);
         char name[32];
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < sizeof batches / sizeof *batches; k++) {
             const int64_t b = batches[k];
             if (cs_mlp_eval(&ctx, m, x, 7, b, q) != CS_OK) /* warm-up, scratch */
-                return EXIT_FAILURE;
+                goto done;
             int64_t calls = 0;
             const double t0 = cs_now();
             double t = t0;
@@ -83,7 +84,12 @@ int main(int argc, char **argv)
         cs_mlp_destroy(&m);
     }
     printf("sink %g\n", sink);
+    rc = EXIT_SUCCESS;
+done:
+    if (rc != EXIT_SUCCESS)
+        fprintf(stderr, "bench_mlp: %s\n", ctx.errmsg[0] ? ctx.errmsg : "out of memory");
+    cs_mlp_destroy(&m);
     free(x);
     free(q);
-    return EXIT_SUCCESS;
+    return rc;
 }

@@ -29,6 +29,13 @@ typedef struct pageset {
     uint8_t *complete;
 } pageset;
 
+/* Ends the job (MPI_Abort does not return; the abort tells the compiler so). */
+static _Noreturn void abort_job(MPI_Comm comm)
+{
+    MPI_Abort(comm, 1);
+    abort();
+}
+
 static void make_pages(pageset *p, int64_t total, double frac_complete, int rank, int size)
 {
     const int64_t lo = total * rank / size, hi = total * (rank + 1) / size;
@@ -41,7 +48,7 @@ static void make_pages(pageset *p, int64_t total, double frac_complete, int rank
     p->complete = malloc(n);
     if (!p->mu || !p->delta || !p->rate || !p->prob || !p->complete) {
         fprintf(stderr, "bench_refresh: out of memory for %lld pages\n", (long long)p->n);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        abort_job(MPI_COMM_WORLD);
     }
     double *mu = p->mu, *delta = p->delta;
     uint8_t *cf = p->complete;
@@ -77,7 +84,7 @@ static double time_solve(cs_ctx *ctx, cs_refresh_policy pol, const cs_refresh_pa
         MPI_Allreduce(&dt, &gdt, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
         if (rc != CS_OK) {
             cs_report_error(ctx, rc);
-            MPI_Abort(ctx->comm, 1);
+            abort_job(ctx->comm);
         }
         best = gdt < best ? gdt : best;
     }
@@ -103,6 +110,13 @@ int main(int argc, char **argv)
     const int64_t n_io = argc > 1 ? (int64_t)atof(argv[1]) : 18532314;
     const int64_t n_mx = argc > 2 ? (int64_t)atof(argv[2]) : 1000000;
     const int reps = argc > 3 ? atoi(argv[3]) : 3;
+    if (n_io < 1 || n_mx < 1 || reps < 1) {
+        if (ctx.rank == 0)
+            fprintf(stderr, "usage: bench_refresh [PAGES >= 1] [MIXED_PAGES >= 1] [REPS >= 1]\n");
+        cs_ctx_fini(&ctx);
+        MPI_Finalize();
+        return 2;
+    }
     if (ctx.rank == 0)
         printf("bench_refresh: %d rank(s) x %d thread(s); R = 0.2 N; best of %d\n", ctx.size,
                omp_get_max_threads(), reps);

@@ -39,6 +39,10 @@ static int cut_of(cs_ctx *ctx, const cs_gen *g, const uint16_t *hp, int32_t k, i
     const int64_t step = 1 << 18, N = cs_gen_n_pages(g);
     const uint64_t salt = cs_mix64(0x5a3b1ed);
     int64_t *ids = malloc((size_t)step * sizeof *ids);
+    if (ids == NULL) {
+        snprintf(ctx->errmsg, sizeof ctx->errmsg, "out of memory");
+        return 1;
+    }
     double sc = 0, sl = 0, scc = 0, sll = 0, scl = 0;
     const cs_gen_owner o = {g, 1, k, hp};
     cs_graph_slice sl_;
@@ -48,8 +52,10 @@ static int cut_of(cs_ctx *ctx, const cs_gen *g, const uint16_t *hp, int32_t k, i
             ids[i] =
                 uniform ? (int64_t)(cs_mix64((uint64_t)(o0 + i) ^ salt) % (uint64_t)N) : o0 + i;
         cs_graph_slice_init(&sl_);
-        if (cs_gen_pages(ctx, g, ids, m, &sl_) != CS_OK)
+        if (cs_gen_pages(ctx, g, ids, m, &sl_) != CS_OK) {
+            free(ids);
             return 1;
+        }
         for (int64_t i = 0; i < m; i++) {
             const int32_t a = cs_gen_host_owner(&o, sl_.host[i]);
             double c = 0, l = 0;
@@ -78,6 +84,8 @@ static int cut_of(cs_ctx *ctx, const cs_gen *g, const uint16_t *hp, int32_t k, i
 static double balance(const cs_gen *g, const uint16_t *hp, int32_t k)
 {
     double *w = calloc((size_t)k, sizeof *w), mx = 0;
+    if (w == NULL)
+        return NAN;
     const cs_gen_owner o = {g, 1, k, hp};
     for (int64_t h = 0; h < cs_gen_n_hosts(g); h++) {
         int64_t f = 0, c = 0;
@@ -118,21 +126,22 @@ int main(int argc, char **argv)
            (long long)cfg.partition.sample, cfg.partition.balance_relevant,
            eval > 0 ? "a uniform page sample" : "every page");
     uint16_t *hp = malloc((size_t)H * sizeof *hp);
+    int rc = 1;
+    if (hp == NULL) {
+        snprintf(ctx.errmsg, sizeof ctx.errmsg, "out of memory");
+        goto fail;
+    }
     for (char *tok = strtok(argv[3], ","); tok != NULL; tok = strtok(NULL, ",")) {
         const int32_t k = atoi(tok);
         cs_gen_host_graph_info info;
         t0 = cs_now();
-        if (cs_gen_host_parts(&ctx, g, &cfg.partition, k, hp, &info) != CS_OK) {
-            fprintf(stderr, "bench_sampled: %s\n", ctx.errmsg);
-            return 1;
-        }
+        if (cs_gen_host_parts(&ctx, g, &cfg.partition, k, hp, &info) != CS_OK)
+            goto fail;
         const double setup = cs_now() - t0, rss = peak_mib();
         double cm = 0, hm = 0, ch = 0, hh = 0;
         if (cut_of(&ctx, g, hp, k, n, eval > 0, &cm, &hm) ||
-            cut_of(&ctx, g, NULL, k, n, eval > 0, &ch, &hh)) {
-            fprintf(stderr, "bench_sampled: %s\n", ctx.errmsg);
-            return 1;
-        }
+            cut_of(&ctx, g, NULL, k, n, eval > 0, &ch, &hh))
+            goto fail;
         printf("k %d: set-up %.2f s (host graph %.2f s: %lld sampled pages, %lld links, %lld "
                "adjacency entries; METIS %.2f s), peak RSS %.0f MiB; cut metis-sampled %.4f +- "
                "%.4f, host-hash %.4f +- %.4f, ratio %.3f; page balance %.3f vs %.3f\n",
@@ -142,7 +151,11 @@ int main(int argc, char **argv)
                balance(g, NULL, k));
         fflush(stdout);
     }
+    rc = 0;
+fail:
+    if (rc != 0)
+        fprintf(stderr, "bench_sampled: %s\n", ctx.errmsg);
     free(hp);
     cs_gen_destroy(&g);
-    return 0;
+    return rc;
 }

@@ -258,7 +258,7 @@ static int damage(const char *path, const char *item, int how)
         if (sp >= 0 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 && dim > 0) {
             if (how == 0) {
                 hsize_t at = dim - 1, one = 1;
-                unsigned char buf[8];
+                unsigned char buf[8] = {0};
                 hid_t ms = H5Screate_simple(1, &one, NULL);
                 hid_t t = H5Dget_type(d);
                 ok = H5Sselect_hyperslab(sp, H5S_SELECT_SET, &at, NULL, &one, NULL) >= 0 &&
@@ -300,7 +300,7 @@ static int damage(const char *path, const char *item, int how)
             } else if (how == 2) {
                 ok = H5Adelete(d, "checksums") >= 0;
             } else {
-                int64_t counts[64];
+                int64_t counts[64] = {0};
                 hid_t a = H5Aopen(d, "counts", H5P_DEFAULT);
                 ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, counts) >= 0;
                 counts[0] -= 1;

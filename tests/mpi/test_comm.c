@@ -423,6 +423,7 @@ static void ref_split(int64_t B, const int64_t *d, int P, int64_t *share)
 START_TEST(split_exact_and_proportional)
 {
     const int P = ctx.size;
+    ck_assert_int_ge(P, 1);
     ck_assert_int_le(P, 64);
     static const int64_t budgets[] = {0, 1, 2, 3, 5, 7, 100, 1000003, 1LL << 40, INT64_MAX / 2};
     int ok = 1;
@@ -628,7 +629,7 @@ START_TEST(exchange_records)
     cs_exchange_stats st;
     memset(&st, 0, sizeof st);
     MPI_ASSERT(ok && cs_comm_exchange(&ctx, &o, &recv, &cap, &len, &st) == CS_OK);
-    ok = len == (size_t)P * (size_t)(me + 1) * 3 * sizeof(int32_t);
+    ok = recv != NULL && len == (size_t)P * (size_t)(me + 1) * 3 * sizeof(int32_t);
     size_t k = 0;
     for (int s = 0; ok && s < P; s++)
         for (int j = 0; j <= me; j++, k++) {

@@ -247,6 +247,8 @@ START_TEST(test_ranks_agree)
     /* the reference: the serial reader on rank 0 */
     cs_graph_slice ref;
     cs_graph_meta rmeta;
+    cs_graph_slice_init(&ref); /* (set on rank 0 only) */
+    cs_graph_meta_init(&rmeta);
     int ok = 1;
     if (g_rank == 0) {
         cs_ctx self;

@@ -239,6 +239,8 @@ START_TEST(test_ranks_agree)
     /* the reference: the serial reader on rank 0 (or its error) */
     cs_graph_slice ref;
     cs_graph_meta rmeta;
+    cs_graph_slice_init(&ref); /* (set on rank 0 only) */
+    cs_graph_meta_init(&rmeta);
     char ref_err[CS_ERRMSG_MAX] = "";
     int ok = 1;
     if (g_rank == 0) {

@@ -227,6 +227,7 @@ static double whittle_avg(const inst *I)
                     b = i;
                 }
             }
+            ck_assert_int_ge(b, 0);
             chosen[b] = 1;
             r += xr(I, b, age[b]);
         }

@@ -526,6 +526,10 @@ START_TEST(test_sparse_slots)
         if (j == m / 2) { /* a sort half way: the later joins are merged in */
             ord = cs_cache_sorted(c, &got);
             ck_assert(got == j + 1);
+            cs_cache_slot_view h;
+            cs_cache_slots(c, &h);
+            for (int64_t k = 1; k < got; k++)
+                ck_assert(h.local[ord[k - 1]] < h.local[ord[k]]);
         }
     }
     ck_assert(!cs_cache_has(c, 1) && cs_cache_slot(c, 2) < 0);

@@ -30,6 +30,7 @@ static void layout(cs_feat_layout *L, int a)
     sc.delta2 = 0.3;
     sc.beta = BETA;
     cs_feat_layout_init(L, &sc);
+    ck_assert_int_eq(L->categories, a);
 }
 
 /* The indexes of packed codes[0..n_codes) starting at group g0, concatenated. */

@@ -217,6 +217,7 @@ START_TEST(test_random_rounds)
             } else {
                 ck_assert_int_eq(cs_findex_remove(x, key), at >= 0);
                 if (at >= 0) { /* the last key moves into its place */
+                    ck_assert(R.k != NULL && at < R.n);
                     map_del(m, key);
                     R.k[at] = R.k[--R.n];
                     if (at < R.n)
