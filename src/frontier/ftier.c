@@ -16,6 +16,7 @@
  */
 #include "frontier/frontier_impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -302,6 +303,18 @@ void cs_frontier_value_range(cs_frontier *f, double *lo, double *hi)
         for (int64_t i = 0; i < f->n; i++) {
             a = q[i] < a ? q[i] : a;
             b = q[i] > b ? q[i] : b;
+        }
+        /* a min (max) reduction's copies start at +inf (-inf) with gcc but at the largest
+         * (smallest) finite float with clang: a result there may be that start, where no value
+         * lies below (above) it, so a pass without the clause decides (a frontier of +inf, -inf
+         * or NaN values alone, or empty; never in a crawl's usual course) */
+        if (a == FLT_MAX || b == -FLT_MAX) {
+            a = INFINITY;
+            b = -INFINITY;
+            for (int64_t i = 0; i < f->n; i++) {
+                a = q[i] < a ? q[i] : a;
+                b = q[i] > b ? q[i] : b;
+            }
         }
     }
     *lo = (double)a;

@@ -144,37 +144,53 @@ static int32_t proc_group(const void *arg, int64_t li)
  * by no finite value, so only a pass gives the range the materialized world's arrays give. The
  * rank's pages are runs of consecutive ids (one for host-preserving ranges, a host's pages for
  * host hashing): the threads share the runs, or each run's pages when there are few runs. */
+/* Inside a parallel region: a thread's range into the team's (min and max, in any order the
+ * same). Not a min/max reduction clause: its copies start at +-inf with gcc but at the largest
+ * finite values with clang, which a rank without pages would return. */
+static void range_join(double *lo, double *hi, double tlo, double thi)
+{
+#pragma omp critical(crawlsim_proc_range)
+    {
+        *lo = tlo < *lo ? tlo : *lo;
+        *hi = thi > *hi ? thi : *hi;
+    }
+}
+
 static void proc_range(const proc_pages *pp, double *lo, double *hi)
 {
     const int64_t nr = cs_graph_n_local_runs(pp->g);
     double dlo = (double)INFINITY, dhi = -(double)INFINITY;
     if (nr < 0) { /* the local ids one by one (a directory): runs of consecutive ids found here */
         const int64_t n = cs_graph_n_local(pp->g);
-#pragma omp parallel default(none) shared(pp, n) reduction(min : dlo) reduction(max : dhi)
+#pragma omp parallel default(none) shared(pp, n, dlo, dhi)
         {
             const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
             const int64_t e = n * (me + 1) / T;
+            double tlo = (double)INFINITY, thi = -(double)INFINITY;
             for (int64_t i = n * me / T; i < e;) {
                 const int64_t first = cs_graph_local_id(pp->g, i);
                 int64_t k = 1;
                 while (i + k < e && cs_graph_local_id(pp->g, i + k) == first + k)
                     k++;
-                cs_gen_rate_range(pp->gen, pp->c, first, k, CS_RNG_PAGE, &dlo, &dhi);
+                cs_gen_rate_range(pp->gen, pp->c, first, k, CS_RNG_PAGE, &tlo, &thi);
                 i += k;
             }
+            range_join(&dlo, &dhi, tlo, thi);
         }
     } else {
-#pragma omp parallel default(none) shared(pp, nr) reduction(min : dlo) reduction(max : dhi)
+#pragma omp parallel default(none) shared(pp, nr, dlo, dhi)
         {
             const int64_t T = omp_get_num_threads(), me = omp_get_thread_num();
             const int split = nr < 4 * T; /* few runs: each thread takes a part of every run */
+            double tlo = (double)INFINITY, thi = -(double)INFINITY;
             for (int64_t i = split ? 0 : me; i < nr; i += split ? 1 : T) {
                 int64_t first = 0, count = 0, base = 0;
                 cs_graph_local_run(pp->g, i, &first, &count, &base);
                 const int64_t a = split ? count * me / T : 0,
                               b = split ? count * (me + 1) / T : count;
-                cs_gen_rate_range(pp->gen, pp->c, first + a, b - a, CS_RNG_PAGE, &dlo, &dhi);
+                cs_gen_rate_range(pp->gen, pp->c, first + a, b - a, CS_RNG_PAGE, &tlo, &thi);
             }
+            range_join(&dlo, &dhi, tlo, thi);
         }
     }
     *lo = dlo;

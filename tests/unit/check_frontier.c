@@ -15,6 +15,7 @@
 #include "crawlsim/rng.h"
 
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -792,6 +793,9 @@ START_TEST(test_value_range)
     set_both(fr, 5 * 977, INFINITY);
     set_both(fr, 6 * 977, -INFINITY);
     range_agree(fr, "infinities");
+    set_both(fr, 9 * 977, -0.0f);
+    set_both(fr, 10 * 977, 0.0f);
+    range_agree(fr, "zeros of both signs");
     set_both(fr, 7 * 977, NAN);
     set_both(fr, 8 * 977, -NAN);
     range_agree(fr, "NaN of both signs");
@@ -804,6 +808,20 @@ START_TEST(test_value_range)
     range_agree(fr, "one number among NaN");
     cs_frontier_value_range(fr[0], &lo, &hi);
     ck_assert(lo == -3.5 && hi == -3.5);
+    /* +inf, then -inf, the only number: the plain pass must not stop at the largest (smallest)
+     * finite float, where clang's min (max) reduction starts */
+    set_both(fr, 11 * 977, INFINITY);
+    range_agree(fr, "+inf among NaN");
+    cs_frontier_value_range(fr[1], &lo, &hi);
+    ck_assert(isinf(lo) && lo > 0 && isinf(hi) && hi > 0);
+    set_both(fr, 11 * 977, -INFINITY);
+    range_agree(fr, "-inf among NaN");
+    cs_frontier_value_range(fr[1], &lo, &hi);
+    ck_assert(isinf(lo) && lo < 0 && isinf(hi) && hi < 0);
+    /* the largest finite float itself, and the smallest */
+    set_both(fr, 11 * 977, FLT_MAX);
+    set_both(fr, 12 * 977, -FLT_MAX);
+    range_agree(fr, "the largest and smallest finite floats among NaN");
     cs_frontier_destroy(&fr[0]);
     cs_frontier_destroy(&fr[1]);
 }

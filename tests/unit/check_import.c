@@ -139,20 +139,20 @@ END_TEST
 /* A node id of 2e9 in a pairs file (no count to check it against) asks for 2e9 pages: the
  * failure names the file and line of that id. Address space is capped at 1 GiB in this forked
  * test so that the allocation fails whatever the machine has. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CHECK_IMPORT_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHECK_IMPORT_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CHECK_IMPORT_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CHECK_IMPORT_SANITIZED 1
 #endif
 #endif
 
 START_TEST(memory_failure_names_the_input)
 {
-#ifdef CHECK_IMPORT_ASAN
-    /* AddressSanitizer reserves terabytes of shadow memory and aborts when its allocator meets
-     * the address-space limit: this case runs in the plain build only */
-    printf("memory_failure_names_the_input: not run under AddressSanitizer\n");
+#ifdef CHECK_IMPORT_SANITIZED
+    /* AddressSanitizer and ThreadSanitizer reserve terabytes of shadow memory and abort when
+     * their allocators meet the address-space limit: this case runs in the plain build only */
+    printf("memory_failure_names_the_input: not run under a sanitizer\n");
     return;
 #endif
     write_text("huge.txt", "0 1\n1 2000000000\n2 0\n");
