@@ -119,15 +119,10 @@ int main(int argc, char **argv)
     double *a = malloc((size_t)m * sizeof *a);
     double *b = malloc((size_t)m * sizeof *b);
     double *c = malloc((size_t)m * sizeof *c);
+    int rc = EXIT_FAILURE;
     if (!codes || !out || !ref || !a || !b || !c) {
         fprintf(stderr, "bench_frontier: out of memory\n");
-        free(codes);
-        free(out);
-        free(ref);
-        free(a);
-        free(b);
-        free(c);
-        return EXIT_FAILURE;
+        goto done;
     }
 
     /* First touch with the static schedule the loops use; codes drawn per entry from its own
@@ -206,7 +201,8 @@ int main(int argc, char **argv)
     printf("eval vs serial group-order reference: %s; checksum %016llx\n",
            same ? "bit-identical" : "DIFFERENT", (unsigned long long)fnv1a(out, n));
     printf("(sinks: %g %llu)\n", a[m / 2], (unsigned long long)sink);
-
+    rc = same ? EXIT_SUCCESS : EXIT_FAILURE;
+done:
     free(codes);
     free(out);
     free(ref);
@@ -215,5 +211,5 @@ int main(int argc, char **argv)
     free(c);
     cs_qlinear_fini(&q);
     cs_ctx_fini(&ctx);
-    return same ? EXIT_SUCCESS : EXIT_FAILURE;
+    return rc;
 }
