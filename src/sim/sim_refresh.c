@@ -137,13 +137,6 @@ static int32_t proc_group(const void *arg, int64_t li)
     return rate_class(delta, pp->lo, pp->hi, pp->K);
 }
 
-/* Local. The smallest and largest change rate over the procedural world's local pages, O(N / P),
- * run only for the bandit-* policies' rate classes: nothing stored, each host's base rate drawn
- * once, and a page drawn in full only when the bound on its jitter lets it leave the range found
- * so far (cs_gen_rate_range). The change rates are log-normal: the world's parameters bound them
- * by no finite value, so only a pass gives the range the materialized world's arrays give. The
- * rank's pages are runs of consecutive ids (one for host-preserving ranges, a host's pages for
- * host hashing): the threads share the runs, or each run's pages when there are few runs. */
 /* Inside a parallel region: a thread's range into the team's (min and max, in any order the
  * same). Not a min/max reduction clause: its copies start at +-inf with gcc but at the largest
  * finite values with clang, which a rank without pages would return. */
@@ -156,6 +149,13 @@ static void range_join(double *lo, double *hi, double tlo, double thi)
     }
 }
 
+/* Local. The smallest and largest change rate over the procedural world's local pages, O(N / P),
+ * run only for the bandit-* policies' rate classes: nothing stored, each host's base rate drawn
+ * once, and a page drawn in full only when the bound on its jitter lets it leave the range found
+ * so far (cs_gen_rate_range). The change rates are log-normal: the world's parameters bound them
+ * by no finite value, so only a pass gives the range the materialized world's arrays give. The
+ * rank's pages are runs of consecutive ids (one for host-preserving ranges, a host's pages for
+ * host hashing): the threads share the runs, or each run's pages when there are few runs. */
 static void proc_range(const proc_pages *pp, double *lo, double *hi)
 {
     const int64_t nr = cs_graph_n_local_runs(pp->g);
